@@ -1,0 +1,38 @@
+# Two commands on a fresh machine with only python3:
+#   make run    set up .venv and run the default study (results/default/)
+#   make test   set up .venv and run the tests
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+CORES  ?= all
+PYTEST_ARGS ?=
+
+.PHONY: setup run test test-fast lint clean help
+
+help:
+	@echo "make setup | run | test | test-fast | lint | clean"
+
+$(STAMP): pyproject.toml constraints.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "python >= 3.11 is required, found " + sys.version.split()[0])'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test,bench]"
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+run: setup
+	$(BIN)/snakemake --cores $(CORES)
+
+test: setup
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-fast: setup
+	$(BIN)/python -m pytest -m "not slow and not workflow" $(PYTEST_ARGS)
+
+lint: setup
+	$(BIN)/snakemake --lint
+
+clean:
+	rm -rf results .snakemake

@@ -1,0 +1,191 @@
+"""Two server pools with job-server affinity: the threshold paper's analysis.
+
+Raaijmakers, Borst, Boxma, *Threshold-based rerouting and replication for
+resolving job-server affinity relations* (``papers/000_...``; clean statements in
+REFERENCES.md section 1). Notation follows the paper: pools ``i`` in {0, 1} here
+(1 and 2 in the paper), ``l`` the other pool, job types ``j`` with probability
+``p_j`` and speed ``r_ij`` in pool ``i``, ``alpha_ij`` the fraction of type-j jobs
+first assigned to pool ``i``, ``E[B_i]`` the expected service requirement that a
+job brings to pool ``i``; the effective load per server is
+``rho_i = lambda E[B_i] / n_i`` and the stability bound is
+``lambda_max = 1 / max_i (E[B_i] / n_i)`` maximised over the assignment.
+
+Rates here are job arrival rates; :func:`to_load_units` converts them to the
+project's load units (DESIGN.md: ``load = lambda E[replica size] / N``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..dependence import Dependence, pair
+from ..distributions import Distribution
+
+KNOWLEDGE = ("unknown", "partial", "known")
+
+
+@dataclass(frozen=True)
+class TwoPoolSystem:
+    """Pools, job types and what the dispatcher knows of a job's type."""
+
+    n: tuple[int, int]
+    """Servers per pool (n_1, n_2)."""
+    p: tuple[float, ...]
+    """Type probabilities p_j."""
+    speeds: tuple[tuple[float, ...], tuple[float, ...]]
+    """speeds[i][j] = r_ij, the speed of a type-j job in pool i."""
+    belief: tuple[tuple[float, ...], ...]
+    """belief[j][c] = P(a type-j job is believed to be of class c) (Cor. 1-3):
+    one class for unknown types, the identity for known types."""
+
+    @property
+    def n_types(self) -> int:
+        return len(self.p)
+
+    @property
+    def servers(self) -> int:
+        return self.n[0] + self.n[1]
+
+    @classmethod
+    def affinity(cls, N: int, r_slow: float, p=(0.5, 0.5), knowledge="unknown",
+                 belief=1.0, pools=None, speeds=None) -> "TwoPoolSystem":
+        """The common system of DESIGN.md: type 1 runs at speed 1 in pool 1 and
+        ``r_slow`` in pool 2, type 2 the reverse (or a given speed matrix)."""
+        p = tuple(float(x) for x in p)
+        J = len(p)
+        if pools is None:
+            if N % 2:
+                raise ValueError(f"two pools need an even N, got N = {N} (set system.pools)")
+            pools = (N // 2, N // 2)
+        pools = (int(pools[0]), int(pools[1]))
+        if speeds is None:
+            if J != 2:
+                raise ValueError(f"system.speeds is required when there are J = {J} != 2 types")
+            speeds = ((1.0, r_slow), (r_slow, 1.0))
+        speeds = tuple(tuple(float(r) for r in row) for row in speeds)
+        return cls(n=pools, p=p, speeds=speeds, belief=belief_matrix(knowledge, J, belief))
+
+
+def belief_matrix(knowledge: str, J: int, belief=1.0) -> tuple[tuple[float, ...], ...]:
+    """The matrix p_{j -> c} of Corollaries 1-3.
+
+    ``unknown``: every job is in the single class (alpha_ij = q_i, Cor. 1);
+    ``known``: the identity (alpha_ij = q_ij, Cor. 3); ``partial``: ``belief`` is
+    either the matrix itself or the scalar p_{j->j}, the rest spread evenly over
+    the other types (Cor. 2).
+    """
+    if knowledge == "unknown":
+        return tuple((1.0,) for _ in range(J))
+    if knowledge == "known":
+        return tuple(tuple(1.0 if c == j else 0.0 for c in range(J)) for j in range(J))
+    if knowledge == "partial":
+        if np.ndim(belief) == 0:
+            b = float(belief)
+            off = (1.0 - b) / (J - 1) if J > 1 else 0.0
+            return tuple(tuple(b if c == j else off for c in range(J)) for j in range(J))
+        return tuple(tuple(float(x) for x in row) for row in belief)
+    raise ValueError(f"knowledge must be one of {KNOWLEDGE}, got {knowledge!r}")
+
+
+def assignment_fractions(system: TwoPoolSystem, q) -> np.ndarray:
+    """alpha_ij = sum_c p_{j->c} q_ic (Corollary 2; Cor. 1 and 3 are special cases).
+
+    ``q[c]`` is the fraction of class-c jobs sent first to pool 1; returns the
+    2 x J matrix alpha.
+    """
+    B = np.asarray(system.belief, dtype=float)  # J x C
+    q1 = np.asarray(q, dtype=float).reshape(-1)
+    a1 = B @ q1
+    return np.vstack([a1, 1.0 - a1])
+
+
+def replica_work(system: TwoPoolSystem, X: Distribution, dep: Dependence) -> np.ndarray:
+    """w_ij = E[X_i / r_ij]: the work of a type-j job that runs to completion in pool i."""
+    m = dep.replica_mean(X)
+    r = np.asarray(system.speeds, dtype=float)
+    return m / r
+
+
+def expected_work_zero_redundancy(system, X, dep, alpha) -> np.ndarray:
+    """E[B_i] = sum_j p_j alpha_ij E[X_i / r_ij] (Remark 1, eq. 5)."""
+    return (np.asarray(alpha) * replica_work(system, X, dep)) @ np.asarray(system.p)
+
+
+def expected_work_full_redundancy(system, X, dep) -> np.ndarray:
+    """E[B_i] = sum_j p_j E[min(X_i / r_ij, X_l / r_lj)] (Remark 1, eq. 6).
+
+    Both replicas start at once and each pool works until the first finishes, so
+    the work is the same in both pools and independent of the assignment.
+    """
+    r = system.speeds
+    per_type = [
+        pair(dep, X, 1.0 / r[0][j], 1.0 / r[1][j]).mean_min_AB() for j in range(system.n_types)
+    ]
+    work = float(np.dot(system.p, per_type))
+    return np.array([work, work])
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A stability bound (job arrival rate) and the assignment that attains it."""
+
+    rate: float
+    q: tuple[float, ...]
+    """Fraction of each believed class sent first to pool 1."""
+    work: tuple[float, float]
+    """E[B_1], E[B_2] at the chosen assignment."""
+
+
+def optimal_assignment_no_redundancy(system: TwoPoolSystem, X, dep) -> Bound:
+    """Maximise 1 / max_i (E[B_i] / n_i) over q for zero redundancy (eq. 5 with Cor. 1-3).
+
+    E[B_i] is linear in q, so this is the linear programme
+    min t  s.t.  sum_j p_j alpha_ij(q) w_ij / n_i <= t (i = 1, 2),  0 <= q <= 1.
+    With known types it is the KT policy of the paper (and of its ref. [15]).
+    """
+    from scipy.optimize import linprog  # lazy: scipy import is slow
+
+    w = replica_work(system, X, dep)  # 2 x J
+    p = np.asarray(system.p)
+    B = np.asarray(system.belief)  # J x C
+    C = B.shape[1]
+    n = np.asarray(system.n, dtype=float)
+    # pool-1 work is linear in q: g1 . q; pool 2: const2 - g2 . q
+    g1 = (p * w[0]) @ B / n[0]
+    g2 = (p * w[1]) @ B / n[1]
+    const2 = float(p @ w[1]) / n[1]
+    # variables (q_1..q_C, t)
+    c = np.zeros(C + 1)
+    c[-1] = 1.0
+    A_ub = np.vstack([np.append(g1, -1.0), np.append(-g2, -1.0)])
+    b_ub = np.array([0.0, -const2])
+    bounds = [(0.0, 1.0)] * C + [(0.0, None)]
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs")
+    if not res.success:  # pragma: no cover - the LP is always feasible and bounded
+        raise RuntimeError(f"assignment LP failed: {res.message}")
+    q = res.x[:C]
+    alpha = assignment_fractions(system, q)
+    work = expected_work_zero_redundancy(system, X, dep, alpha)
+    t = max(work[0] / n[0], work[1] / n[1])
+    return Bound(rate=1.0 / t if t > 0 else math.inf, q=tuple(float(x) for x in q),
+                 work=(float(work[0]), float(work[1])))
+
+
+def full_redundancy_bound(system: TwoPoolSystem, X, dep) -> Bound:
+    """lambda_max of full redundancy: 1 / max_i (E[B_i] / n_i) with eq. 6."""
+    work = expected_work_full_redundancy(system, X, dep)
+    t = max(work[0] / system.n[0], work[1] / system.n[1])
+    return Bound(rate=1.0 / t, q=(math.nan,), work=(float(work[0]), float(work[1])))
+
+
+def to_load_units(rate: float, X: Distribution, dep: Dependence, N: int) -> float:
+    """Convert a job arrival rate to load units: lambda E[replica size] / N (DESIGN.md)."""
+    return rate * dep.replica_mean(X) / N
+
+
+def load_to_rate(load, X: Distribution, dep: Dependence, N: int):
+    """The inverse of :func:`to_load_units`."""
+    return np.asarray(load, dtype=float) * N / dep.replica_mean(X)

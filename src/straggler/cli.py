@@ -1,0 +1,82 @@
+"""The ``straggler`` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _check_config(args) -> int:
+    from .config import ConfigError, dump_config, load_config, resolve_config
+    from .grid import build_grid
+
+    try:
+        resolved = resolve_config(load_config(args.file))
+    except ConfigError as err:
+        print(f"{args.file}: invalid configuration:\n{err}", file=sys.stderr)
+        return 1
+    grid = build_grid(resolved)
+    if not grid.cells:
+        print(f"{args.file}: invalid configuration: the grid has no possible cell", file=sys.stderr)
+        return 1
+    print(dump_config(resolved), end="")
+    print(f"# {len(grid.cells)} distinct cells; {len(grid.impossible)} grid points left NaN:")
+    for point, reason in grid.impossible.items():
+        print(f"#   {dict(zip(grid.axes, point))}: {reason}")
+    return 0
+
+
+def _cells(args) -> int:
+    from .config import ConfigError, load_config, resolve_config
+    from .grid import build_grid
+
+    try:
+        resolved = resolve_config(load_config(args.file))
+    except ConfigError as err:
+        print(f"{args.file}: invalid configuration:\n{err}", file=sys.stderr)
+        return 1
+    for cid in build_grid(resolved).cells:
+        print(cid)
+    return 0
+
+
+def _evaluate(args) -> int:
+    from .config import ConfigError, load_config, resolve_config
+    from .dataset import write_netcdf
+    from .evaluate import evaluate_cell
+
+    try:
+        resolved = resolve_config(load_config(args.file))
+    except ConfigError as err:
+        print(f"{args.file}: invalid configuration:\n{err}", file=sys.stderr)
+        return 1
+    ds = evaluate_cell(resolved, args.cell)
+    if args.output:
+        write_netcdf(ds, args.output)
+    else:
+        print(ds)
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="straggler", description="Parameter studies of redundancy policies."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("check-config", help="validate a config and print it resolved")
+    p.add_argument("file")
+    p.set_defaults(func=_check_config)
+    p = sub.add_parser("cells", help="list the distinct cells of a config's grid")
+    p.add_argument("file")
+    p.set_defaults(func=_cells)
+    p = sub.add_parser("evaluate", help="evaluate one cell outside Snakemake")
+    p.add_argument("file")
+    p.add_argument("cell", help="a cell id, as listed by `straggler cells`")
+    p.add_argument("-o", "--output", help="write the cell dataset to this netCDF file")
+    p.set_defaults(func=_evaluate)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

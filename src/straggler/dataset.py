@@ -1,0 +1,238 @@
+"""The study dataset (DESIGN.md, "Dataset contract"): per-cell files and their aggregate.
+
+Every variable carries CF attributes ``long_name`` and ``units``; provenance goes
+into global attributes as strings (netCDF attributes cannot hold dicts, None or
+bools, so structured values are JSON). Files are written to a temporary name and
+renamed, so an interrupted run never leaves a partial file behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import platform
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+from . import __version__
+from .grid import Grid
+
+QUANTILES = (0.5, 0.9, 0.99)
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    dims: tuple[str, ...]
+    """Dimensions beyond the grid's (``load``, ``quantile``)."""
+    long_name: str
+    units: str
+    kind: str = "float"  # float | str
+
+
+VARIABLES: tuple[Variable, ...] = (
+    Variable("lambda_max", (), "analytic stability bound", "load (lambda E[X] / N)"),
+    Variable("lambda_max_kind", (), "kind of stability bound", "1", "str"),
+    Variable("tau_opt", (), "threshold chosen by the analysis", "time"),
+    Variable("q_opt", (), "fraction of jobs first assigned to pool 1 by the analysis", "1"),
+    Variable("rho", ("load",), "analytic effective load of the most loaded server", "1"),
+    Variable("cost", (), "analytic expected server time per job", "time"),
+    Variable("latency_approx", ("load",), "analytic mean response time", "time"),
+    Variable("latency_approx_kind", (), "kind of analytic mean response time", "1", "str"),
+    Variable("latency_mean", ("load",), "simulated mean response time", "time"),
+    Variable("latency_mean_ci", ("load",), "confidence-interval half-width of latency_mean", "time"),
+    Variable("latency_quantile", ("load", "quantile"), "simulated response-time quantile", "time"),
+    Variable("cost_mean", ("load",), "simulated server time per job", "time"),
+    Variable("cost_mean_ci", ("load",), "confidence-interval half-width of cost_mean", "time"),
+    Variable("stable", ("load",), "simulation verdict (1 stable, 0 backlog grows)", "1"),
+    Variable("jobs", ("load",), "jobs measured by the simulation", "1"),
+)
+
+VARIABLE_BY_NAME = {v.name: v for v in VARIABLES}
+
+COORD_ATTRS = {
+    "policy": ("redundancy policy", "1"),
+    "distribution": ("job-size distribution (name under distributions)", "1"),
+    "dependence": ("replica dependence (name under dependences)", "1"),
+    "r_slow": ("speed of a job in its slow pool", "1"),
+    "d": ("number of replicas", "1"),
+    "N": ("number of servers", "1"),
+    "load": ("nominal load per server, lambda E[X] / N", "1"),
+    "quantile": ("response-time quantile level", "1"),
+}
+
+
+def _fill(var: Variable, shape) -> np.ndarray:
+    if var.kind == "str":
+        return np.full(shape, "", dtype=object)
+    return np.full(shape, math.nan)
+
+
+def _annotate(ds: xr.Dataset) -> xr.Dataset:
+    for var in VARIABLES:
+        if var.name in ds:
+            ds[var.name].attrs.update(long_name=var.long_name, units=var.units)
+    for name, (long_name, units) in COORD_ATTRS.items():
+        if name in ds.coords:
+            ds[name].attrs.update(long_name=long_name, units=units)
+    for name in ds.coords:
+        if "long_name" not in ds[name].attrs:
+            ds[name].attrs.update(long_name=f"swept parameter {name}", units="1")
+    return ds
+
+
+def cell_dataset(loads, values: dict, attrs: dict) -> xr.Dataset:
+    """A cell's results on dims (load, quantile); absent variables are NaN / ''."""
+    loads = np.asarray(loads, dtype=float)
+    sizes = {"load": len(loads), "quantile": len(QUANTILES)}
+    data = {}
+    for var in VARIABLES:
+        shape = tuple(sizes[d] for d in var.dims)
+        array = _fill(var, shape)
+        if var.name in values and values[var.name] is not None:
+            array[...] = values[var.name]
+        data[var.name] = (var.dims, array)
+    ds = xr.Dataset(data, coords={"load": loads, "quantile": list(QUANTILES)})
+    ds.attrs.update({k: _attr(v) for k, v in attrs.items()})
+    return _annotate(ds)
+
+
+def _attr(value):
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return value
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def aggregate(grid: Grid, cell_datasets: dict[str, xr.Dataset], attrs: dict) -> xr.Dataset:
+    """Assemble the study dataset: every grid point takes its cell's values
+    (repeated along axes the cell ignores); impossible points stay NaN."""
+    any_cell = next(iter(cell_datasets.values()))
+    loads = any_cell["load"].values
+    axis_names = list(grid.axes)
+    grid_shape = tuple(len(v) for v in grid.axes.values())
+    extra_sizes = {"load": len(loads), "quantile": len(QUANTILES)}
+    arrays = {
+        var.name: _fill(var, grid_shape + tuple(extra_sizes[d] for d in var.dims))
+        for var in VARIABLES
+    }
+    index = {name: {v: i for i, v in enumerate(values)} for name, values in grid.axes.items()}
+    for point, cid in grid.point_cells.items():
+        if cid is None:
+            continue
+        ds = cell_datasets[cid]
+        where = tuple(index[name][value] for name, value in zip(axis_names, point))
+        for var in VARIABLES:
+            arrays[var.name][where] = ds[var.name].values
+    data = {
+        var.name: (tuple(axis_names) + var.dims, arrays[var.name]) for var in VARIABLES
+    }
+    coords = {name: _coord(values) for name, values in grid.axes.items()}
+    coords.update(load=loads, quantile=list(QUANTILES))
+    out = xr.Dataset(data, coords=coords)
+    for var in VARIABLES:
+        if var.kind == "str":
+            out[var.name] = out[var.name].astype(str)
+    out.attrs.update({k: _attr(v) for k, v in attrs.items()})
+    out.attrs["impossible_cells"] = json.dumps(
+        [dict(zip(axis_names, map(_jsonable, p)), reason=r) for p, r in grid.impossible.items()]
+    )
+    return _annotate(out)
+
+
+def _jsonable(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _coord(values):
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        if all(isinstance(v, int) for v in values):
+            return np.asarray(values, dtype=np.int64)
+        return np.asarray(values, dtype=float)
+    return np.asarray([str(v) for v in values], dtype=object)
+
+
+def provenance(resolved: dict, config_text: str) -> dict:
+    """Global attributes that make a result set reproducible."""
+    import numba
+    import scipy
+
+    try:
+        import snakemake
+
+        snakemake_version = getattr(snakemake, "__version__", "unknown")
+    except ImportError:  # pragma: no cover - snakemake is a dependency
+        snakemake_version = "not installed"
+    return {
+        "study": resolved["study"],
+        "config": config_text,
+        "config_sha256": hashlib.sha256(config_text.encode()).hexdigest(),
+        "seed": int(resolved["seed"]),
+        "straggler_version": __version__,
+        "source_hash": source_hash(),
+        "git_commit": git_commit(),
+        "python_version": platform.python_version(),
+        "numpy_version": np.__version__,
+        "scipy_version": scipy.__version__,
+        "numba_version": numba.__version__,
+        "xarray_version": xr.__version__,
+        "snakemake_version": snakemake_version,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "Conventions": "CF-1.10",
+    }
+
+
+def source_hash() -> str:
+    """sha256 of the package's source files: changes whenever the code does, so
+    Snakemake reruns cells after a code change (it cannot see into imports)."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".yaml") and "__pycache__" not in path.parts:
+            h.update(str(path.relative_to(root)).encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def git_commit() -> str:
+    """The commit of the working directory (where the study runs), '-dirty' if modified."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+        )
+        commit = out.stdout.strip() if out.returncode == 0 else "unknown"
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+            text=True, timeout=5,
+        )
+        if commit != "unknown" and dirty.stdout.strip():
+            commit += "-dirty"
+        return commit
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def write_netcdf(ds: xr.Dataset, path) -> None:
+    """Write atomically (temporary file, then rename), compressed, with no
+    inherited fixed-width string encodings (they truncate string coordinates)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ds = ds.drop_encoding()
+    encoding = {
+        name: {"zlib": True, "complevel": 4}
+        for name, var in ds.data_vars.items()
+        if var.dtype.kind == "f"
+    }
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        ds.to_netcdf(tmp, engine="netcdf4", encoding=encoding)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()

@@ -1,0 +1,221 @@
+"""The parameter grid of a study: axes, distinct cells, cell ids and random streams.
+
+A *point* is one combination of axis values (the Cartesian product of ``grid``).
+A *cell* is what is actually evaluated: the point with the axes that its policy
+ignores dropped (``d`` for ``ZRed``, ``Rer.tau`` for ``CoC``, ``pareto.alpha`` for
+an exponential cell), so that each distinct model is computed once and repeated
+along the ignored axes when the study dataset is assembled.
+
+Cell ids are built from the config's own literals (``1`` stays ``1``, ``0.3``
+stays ``0.3``), and every cell's random stream is derived from the master seed
+and its id alone, so adding a value to an axis changes no other cell's result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass, field
+
+from .policies import ALIASES, POLICIES, canonical_policy
+
+NAMED_AXES: tuple[str, ...] = ("policy", "distribution", "dependence", "r_slow", "d", "N")
+
+_SEP = "__"
+
+
+def literal(value) -> str:
+    """The text of a config value as the user wrote it (YAML scalars round-trip via repr)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    return str(value).replace("/", "_")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One distinct model to evaluate."""
+
+    id: str
+    coords: tuple[tuple[str, object], ...]
+    """(axis, value) for the axes this cell depends on, in axis order."""
+
+    def __getitem__(self, axis: str):
+        return dict(self.coords)[axis]
+
+    def get(self, axis: str, default=None):
+        return dict(self.coords).get(axis, default)
+
+    @property
+    def policy(self) -> str:
+        return self["policy"]
+
+
+@dataclass
+class Grid:
+    axes: dict[str, list]
+    """Axis name -> values (config literals), in dataset dimension order."""
+    cells: dict[str, Cell]
+    """Distinct cells by id, in first-seen order."""
+    point_cells: dict[tuple, str | None]
+    """Point (tuple of values in axis order) -> cell id, or None if impossible."""
+    impossible: dict[tuple, str] = field(default_factory=dict)
+    """Point -> reason it cannot be evaluated (left NaN in the dataset)."""
+
+    def points(self):
+        return itertools.product(*self.axes.values())
+
+
+def _policy_list_axes(resolved: dict) -> dict[str, list]:
+    """Policy parameters given as lists become dimensions named by the parameter."""
+    axes: dict[str, list] = {}
+    for policy in resolved["grid"]["policy"]:
+        for param, value in resolved.get("policies", {}).get(policy, {}).items():
+            if isinstance(value, list):
+                values = axes.setdefault(param, [])
+                values.extend(v for v in value if v not in values)
+    return axes
+
+
+def axes_of(resolved: dict) -> dict[str, list]:
+    grid = resolved["grid"]
+    axes = {name: list(grid[name]) for name in NAMED_AXES}
+    axes.update({name: list(values) for name, values in grid.items() if name not in NAMED_AXES})
+    for name, values in _policy_list_axes(resolved).items():
+        if name in axes:
+            raise ValueError(f"grid axis {name!r} is defined twice (grid and policies)")
+        axes[name] = values
+    return axes
+
+
+def _axis_applies(axis: str, point: dict, resolved: dict) -> bool:
+    """Does the model at ``point`` depend on ``axis``?"""
+    policy = point["policy"]
+    spec = POLICIES[policy]
+    if axis in ("policy", "distribution", "dependence", "r_slow", "N"):
+        return True
+    if axis == "d":
+        return spec.uses_d
+    if "." in axis:
+        head = axis.split(".", 1)[0]
+        if head in POLICIES or head in ALIASES:
+            return canonical_policy(head) == policy
+        if head in resolved.get("distributions", {}):
+            if head == point["distribution"]:
+                return True
+            dep = resolved.get("dependences", {}).get(point["dependence"], {})
+            return isinstance(dep, dict) and dep.get("slowdown") == head
+        return True  # a system parameter (types.p1, types.belief, ...)
+    # a policy parameter list axis such as ``tau``
+    value = resolved.get("policies", {}).get(policy, {}).get(axis)
+    return isinstance(value, list)
+
+
+def _impossible_reason(point: dict, resolved: dict) -> str | None:
+    policy = point["policy"]
+    spec = POLICIES[policy]
+    N = point["N"]
+    if spec.uses_d and point["d"] > N:
+        return f"d = {point['d']} > N = {N}"
+    if policy == "FJ":
+        k = point.get("FJ.k", resolved["policies"].get("FJ", {}).get("k", 1))
+        if k > point["d"]:
+            return f"k = {k} > d = {point['d']}"
+    if spec.two_pools and resolved["system"].get("pools") is None and N % 2 == 1:
+        return f"{policy} needs two pools and N = {N} is odd (set system.pools)"
+    for axis, value in point.items():
+        own = resolved.get("policies", {}).get(policy, {}).get(axis)
+        if isinstance(own, list) and value not in own:
+            return f"{axis} = {value!r} is not among {policy}'s values {own}"
+    return None
+
+
+def cell_id(coords) -> str:
+    return _SEP.join(f"{axis}={literal(value)}" for axis, value in coords)
+
+
+def build_grid(resolved: dict) -> Grid:
+    """Expand the resolved config's grid into points and distinct cells."""
+    axes = axes_of(resolved)
+    names = list(axes)
+    cells: dict[str, Cell] = {}
+    point_cells: dict[tuple, str | None] = {}
+    impossible: dict[tuple, str] = {}
+    for values in itertools.product(*axes.values()):
+        point = dict(zip(names, values))
+        reason = _impossible_reason(point, resolved)
+        if reason is not None:
+            point_cells[values] = None
+            impossible[values] = reason
+            continue
+        coords = tuple((a, v) for a, v in point.items() if _axis_applies(a, point, resolved))
+        cid = cell_id(coords)
+        cells.setdefault(cid, Cell(cid, coords))
+        point_cells[values] = cid
+    return Grid(axes=axes, cells=cells, point_cells=point_cells, impossible=impossible)
+
+
+def cell_config(resolved: dict, cell: Cell) -> dict:
+    """The resolved config with the cell's extra-axis values applied."""
+    from .config import apply_override
+
+    cfg = resolved
+    for axis, value in cell.coords:
+        if "." in axis:
+            cfg = apply_override(cfg, axis, value)
+        elif axis not in NAMED_AXES:  # a policy parameter list axis such as tau
+            cfg = apply_override(cfg, f"{cell.policy}.{axis}", value)
+    return cfg
+
+
+def seed_sequence(master_seed: int, cid: str):
+    """The cell's random stream: a function of the master seed and the cell id only."""
+    import numpy as np
+
+    digest = hashlib.sha256(cid.encode()).digest()
+    words = tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+    return np.random.SeedSequence(entropy=master_seed, spawn_key=words)
+
+
+def cell_spec(resolved: dict, cell: Cell) -> dict:
+    """A self-contained resolved config for one cell.
+
+    Its grid holds only the cell's own values (axes the cell ignores are dropped or
+    pinned), and it keeps only the distributions, dependence and policy parameters
+    the cell uses. The ``evaluate`` rule passes it as a parameter, so Snakemake
+    reruns a cell exactly when something it depends on changes.
+    """
+    import copy
+
+    coords = dict(cell.coords)
+    spec = copy.deepcopy(
+        {k: v for k, v in resolved.items()
+         if k not in ("grid", "policies", "distributions", "dependences")}
+    )
+    dep_name = coords["dependence"]
+    dep = copy.deepcopy(resolved["dependences"][dep_name])
+    used_distributions = {coords["distribution"]}
+    if isinstance(dep, dict) and isinstance(dep.get("slowdown"), str):
+        used_distributions.add(dep["slowdown"])
+    spec["distributions"] = {
+        name: copy.deepcopy(resolved["distributions"][name]) for name in sorted(used_distributions)
+    }
+    spec["dependences"] = {dep_name: dep}
+    policy_params = copy.deepcopy(resolved.get("policies", {}).get(cell.policy, {}))
+    grid: dict = {}
+    for axis in NAMED_AXES:
+        # an ignored named axis (d for ZRed) is pinned to 1, which is never impossible
+        grid[axis] = [coords.get(axis, 1)]
+    for axis, value in coords.items():
+        if axis in NAMED_AXES:
+            continue
+        if "." in axis:
+            grid[axis] = [value]
+        else:  # a policy parameter list axis such as tau
+            policy_params[axis] = [value]
+    spec["grid"] = grid
+    spec["policies"] = {cell.policy: policy_params}
+    return spec

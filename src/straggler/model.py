@@ -1,0 +1,80 @@
+"""The model of one grid cell, built from its resolved config.
+
+Analysis and simulation both start from a :class:`CellModel`, so that they
+describe the same system: sizes, replica dependence, pools, types, speeds, what
+the dispatcher knows, the policy and its parameters, and the loads to sweep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import dependence as dependence_mod
+from . import distributions
+from .analysis.threshold import TwoPoolSystem
+from .grid import Cell, cell_config
+
+
+@dataclass(frozen=True)
+class CellModel:
+    policy: str
+    params: dict
+    size: distributions.Distribution
+    dependence: dependence_mod.Dependence
+    N: int
+    d: int | None
+    r_slow: float
+    system: TwoPoolSystem | None
+    """The two-pool system; None when the policy picks among all N servers of a
+    homogeneous system with odd N."""
+    discipline: str
+    queueing: str
+    loads: np.ndarray
+
+    @property
+    def replica_mean(self) -> float:
+        return self.dependence.replica_mean(self.size)
+
+    def rates(self) -> np.ndarray:
+        """Job arrival rates for the swept loads (load = lambda E[replica] / N)."""
+        return self.loads * self.N / self.replica_mean
+
+
+def named_distributions(cfg: dict) -> dict[str, distributions.Distribution]:
+    return {name: distributions.from_spec(spec) for name, spec in cfg["distributions"].items()}
+
+
+def build_model(resolved: dict, cell: Cell) -> CellModel:
+    cfg = cell_config(resolved, cell)
+    named = named_distributions(cfg)
+    size = named[cell["distribution"]]
+    dep_name = cell["dependence"]
+    dep = dependence_mod.from_spec(cfg["dependences"][dep_name], named)
+    system_cfg = cfg["system"]
+    types = system_cfg["types"]
+    N = int(cell["N"])
+    r_slow = float(cell["r_slow"])
+    pools = system_cfg.get("pools")
+    if pools is None and N % 2 == 1:
+        system = None  # homogeneous system, odd N: single-pool policies only (grid ensures)
+    else:
+        system = TwoPoolSystem.affinity(
+            N, r_slow, p=types["p"], knowledge=types["knowledge"], belief=types["belief"],
+            pools=pools, speeds=system_cfg.get("speeds"),
+        )
+    params = dict(cfg["policies"].get(cell.policy, {}))
+    return CellModel(
+        policy=cell.policy,
+        params=params,
+        size=size,
+        dependence=dep,
+        N=N,
+        d=int(cell["d"]) if cell.get("d") is not None else None,
+        r_slow=r_slow,
+        system=system,
+        discipline=system_cfg["discipline"],
+        queueing=system_cfg["queueing"],
+        loads=np.asarray(cfg["load"], dtype=float),
+    )

@@ -1,0 +1,143 @@
+"""End to end: snakemake on a tiny study in a temporary directory."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+
+TINY = {
+    "study": "tiny",
+    "seed": 7,
+    "grid": {
+        "policy": ["ZRed", "FRed", "KT", "CoC"],
+        "distribution": ["exp", "det"],
+        "dependence": ["identical", "iid"],
+        "r_slow": [0.25, 1.0],
+        "d": [2, 20],
+        "N": [10],
+    },
+    "load": [0.2, 0.4],
+    "distributions": {
+        "exp": {"family": "exponential", "mean": 10},
+        "det": {"family": "deterministic", "value": 10},
+    },
+    "evaluate": ["analytic"],
+}
+
+pytestmark = pytest.mark.workflow
+
+
+def snakemake(workdir: Path, configfile: Path, *extra):
+    return subprocess.run(
+        [SNAKEMAKE, "--snakefile", str(ROOT / "Snakefile"), "--directory", str(workdir),
+         "--configfile", str(configfile), *extra],
+        capture_output=True, text=True, timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def tiny_study(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("study")
+    configfile = workdir / "tiny.yaml"
+    configfile.write_text(yaml.safe_dump(TINY))
+    run = snakemake(workdir, configfile, "--cores", "2")
+    assert run.returncode == 0, run.stderr[-4000:]
+    with xr.open_dataset(workdir / "results" / "tiny" / "tiny.nc") as ds:
+        yield workdir, ds.load()
+
+
+def test_dry_run_lists_one_evaluate_job_per_distinct_cell(tmp_path):
+    configfile = tmp_path / "tiny.yaml"
+    configfile.write_text(yaml.safe_dump(TINY))
+    run = snakemake(tmp_path, configfile, "-n", "--quiet", "rules")
+    assert run.returncode == 0, run.stderr[-4000:]
+    counts = dict(
+        line.split() for line in (run.stdout + run.stderr).splitlines()
+        if len(line.split()) == 2 and line.split()[1].isdigit()
+    )
+    # ZRed, FRed, KT: 2 distributions x 2 dependences x 2 r_slow; CoC also d=2 only (d=20 > N)
+    assert int(counts["evaluate"]) == 4 * 2 * 2 * 2
+    assert not (tmp_path / "results").exists()
+
+
+def test_dataset_dimensions_and_attributes(tiny_study):
+    workdir, ds = tiny_study
+    assert list(ds["lambda_max"].dims) == ["policy", "distribution", "dependence", "r_slow", "d", "N"]
+    assert list(ds["rho"].dims)[-1] == "load"
+    assert list(ds["latency_quantile"].dims)[-2:] == ["load", "quantile"]
+    assert list(ds["policy"].values) == ["ZRed", "FRed", "KT", "CoC"]
+    for name, var in ds.data_vars.items():
+        assert var.attrs.get("long_name") and var.attrs.get("units"), name
+    for key in ("study", "config", "config_sha256", "seed", "straggler_version", "git_commit",
+                "numpy_version", "numba_version", "xarray_version", "snakemake_version",
+                "python_version", "created"):
+        assert key in ds.attrs, key
+    assert yaml.safe_load(ds.attrs["config"])["study"] == "tiny"
+    impossible = json.loads(ds.attrs["impossible_cells"])
+    assert {(c["policy"], c["d"]) for c in impossible} == {("CoC", 20)}
+
+
+def test_outputs_exist(tiny_study):
+    workdir, _ = tiny_study
+    out = workdir / "results" / "tiny"
+    assert (out / "config.yaml").exists()
+    for name in ("stability", "load", "cost", "latency"):
+        assert (out / "figures" / f"{name}.png").stat().st_size > 1000
+        assert (out / "figures" / f"{name}.svg").stat().st_size > 1000
+
+
+def test_lambda_max_reference_values(tiny_study):
+    _, ds = tiny_study
+    lm = ds["lambda_max"].sel(d=2, N=10)
+    for r in [0.25, 1.0]:
+        for dist in ["exp", "det"]:
+            for dep in ["identical", "iid"]:
+                cell = lm.sel(r_slow=r, distribution=dist, dependence=dep)
+                assert float(cell.sel(policy="ZRed")) == pytest.approx(2 * r / (1 + r), rel=1e-9)
+                assert float(cell.sel(policy="KT")) == pytest.approx(1.0, rel=1e-9)
+        assert float(lm.sel(policy="FRed", r_slow=r, distribution="det", dependence="identical")) \
+            == pytest.approx(0.5, rel=1e-9)
+        assert float(lm.sel(policy="FRed", r_slow=r, distribution="exp", dependence="identical")) \
+            == pytest.approx(0.5, rel=1e-9)
+        assert float(lm.sel(policy="FRed", r_slow=r, distribution="exp", dependence="iid")) \
+            == pytest.approx((1 + r) / 2, rel=1e-7)
+    assert set(ds["lambda_max_kind"].sel(policy="ZRed").values.ravel()) == {"exact"}
+    # ZRed ignores d: the value is repeated along it; CoC at d = 20 > N is NaN
+    assert np.array_equal(ds["lambda_max"].sel(policy="ZRed", d=2).values,
+                          ds["lambda_max"].sel(policy="ZRed", d=20).values)
+    assert np.isnan(ds["lambda_max"].sel(policy="CoC", d=20)).all()
+
+
+def test_rho_is_load_over_bound(tiny_study):
+    _, ds = tiny_study
+    sub = ds.sel(policy=["ZRed", "FRed", "KT"], d=2)
+    expected = sub["load"] / sub["lambda_max"]
+    np.testing.assert_allclose(sub["rho"].values, expected.transpose(*sub["rho"].dims).values,
+                               rtol=1e-9)
+
+
+def test_second_run_is_a_no_op(tiny_study):
+    workdir, _ = tiny_study
+    run = snakemake(workdir, workdir / "tiny.yaml", "-n", "--quiet", "rules")
+    assert run.returncode == 0, run.stderr[-4000:]
+    assert "Nothing to be done" in run.stdout + run.stderr
+
+
+def test_bad_config_is_refused_before_any_job(tmp_path):
+    bad = json.loads(json.dumps(TINY))
+    bad["grid"]["policy"] = ["ZRed", "CoCC"]
+    configfile = tmp_path / "bad.yaml"
+    configfile.write_text(yaml.safe_dump(bad))
+    run = snakemake(tmp_path, configfile, "--cores", "1")
+    assert run.returncode != 0
+    assert "grid.policy" in run.stderr and "CoCC" in run.stderr and "CoC" in run.stderr
+    assert not (tmp_path / "results").exists()

@@ -1,0 +1,58 @@
+# Config resolution, the grid, and input functions. Everything here runs at parse
+# time, before any job: a bad config stops the run here and writes nothing.
+import json
+from pathlib import Path
+
+from snakemake.exceptions import WorkflowError
+
+from straggler.config import ConfigError, dump_config, load_config, resolve_config
+from straggler.dataset import source_hash
+from straggler.grid import build_grid, cell_spec
+from straggler.plots import FIGURES
+
+# Without --configfile the default study runs. A study file is complete by itself:
+# it is not merged into config/config.yaml (Snakemake's `configfile:` would merge).
+if not config:
+    config.update(load_config(Path(workflow.basedir) / "config" / "config.yaml"))
+
+try:
+    RESOLVED = resolve_config(config)
+except ConfigError as err:
+    raise WorkflowError(f"invalid configuration:\n{err}") from None
+
+STUDY = RESOLVED["study"]
+RESULTS = f"results/{STUDY}"
+GRID = build_grid(RESOLVED)
+RESOLVED_YAML = dump_config(RESOLVED)
+SOURCE_HASH = source_hash()
+
+if not GRID.cells:
+    raise WorkflowError(
+        "invalid configuration: the grid has no possible cell:\n"
+        + "\n".join(f"  {dict(zip(GRID.axes, p))}: {r}" for p, r in GRID.impossible.items())
+    )
+for _point, _reason in GRID.impossible.items():
+    logger.info(f"left NaN: {dict(zip(GRID.axes, _point))}: {_reason}")
+
+
+wildcard_constraints:
+    study=r"[^/]+",
+    cell=r"[^/]+",
+
+
+def cell_path(cell_id):
+    return f"{RESULTS}/cells/{cell_id}.nc"
+
+
+def all_cell_paths(wildcards=None):
+    return [cell_path(cid) for cid in GRID.cells]
+
+
+def cell_params(wildcards):
+    """The cell's self-contained config, as JSON: a change reruns exactly this cell."""
+    return json.dumps(cell_spec(RESOLVED, GRID.cells[wildcards.cell]), sort_keys=True)
+
+
+def study_outputs():
+    figures = [f"{RESULTS}/figures/{name}.{ext}" for name in FIGURES for ext in ("png", "svg")]
+    return [f"{RESULTS}/{STUDY}.nc", f"{RESULTS}/config.yaml", *figures]

@@ -1,0 +1,9 @@
+# Run by `rule figures`; the work is in straggler.pipeline.figures.
+import logging
+from pathlib import Path
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
+
+from straggler.pipeline import figures
+
+figures(snakemake.input[0], Path(snakemake.output.png[0]).parent)
