@@ -132,12 +132,33 @@ def test_second_run_is_a_no_op(tiny_study):
     assert "Nothing to be done" in run.stdout + run.stderr
 
 
-def test_bad_config_is_refused_before_any_job(tmp_path):
-    bad = json.loads(json.dumps(TINY))
-    bad["grid"]["policy"] = ["ZRed", "CoCC"]
+def _bad(path, value):
+    cfg = json.loads(json.dumps(TINY))
+    *parents, key = path
+    node = cfg
+    for part in parents:
+        node = node[part]
+    node[key] = value
+    return cfg
+
+
+@pytest.mark.parametrize(
+    "path,value,expected",
+    [
+        (("grid", "policy"), ["ZRed", "CoCC"], ["grid.policy", "CoCC", "did you mean 'CoC'"]),
+        (("lod",), [0.5], ["lod", "did you mean 'load'"]),
+        (("distributions", "exp"), {"family": "pareto", "xm": 1, "alpha": 0.9},
+         ["distributions.exp", "alpha", "0.9"]),
+        (("grid", "N"), [9], ["grid.N", "9", "even"]),
+        (("grid", "r_slow"), [0.5, 1.5], ["grid.r_slow", "1.5", "(0, 1]"]),
+    ],
+    ids=["policy", "top-level-key", "pareto-alpha", "odd-N", "r_slow"],
+)
+def test_bad_config_is_refused_before_any_job(tmp_path, path, value, expected):
     configfile = tmp_path / "bad.yaml"
-    configfile.write_text(yaml.safe_dump(bad))
+    configfile.write_text(yaml.safe_dump(_bad(path, value)))
     run = snakemake(tmp_path, configfile, "--cores", "1")
     assert run.returncode != 0
-    assert "grid.policy" in run.stderr and "CoCC" in run.stderr and "CoC" in run.stderr
+    for text in expected:
+        assert text in run.stderr, (text, run.stderr[-2000:])
     assert not (tmp_path / "results").exists()

@@ -6,15 +6,26 @@ import argparse
 import sys
 
 
-def _check_config(args) -> int:
-    from .config import ConfigError, dump_config, load_config, resolve_config
-    from .grid import build_grid
+class _Refused(Exception):
+    """A config was refused; the message has been printed."""
+
+
+def _resolve(path: str) -> dict:
+    """Load and resolve a config file, or print its errors and raise _Refused."""
+    from .config import ConfigError, load_config, resolve_config
 
     try:
-        resolved = resolve_config(load_config(args.file))
+        return resolve_config(load_config(path))
     except ConfigError as err:
-        print(f"{args.file}: invalid configuration:\n{err}", file=sys.stderr)
-        return 1
+        print(f"{path}: invalid configuration:\n{err}", file=sys.stderr)
+        raise _Refused from None
+
+
+def _check_config(args) -> int:
+    from .config import dump_config
+    from .grid import build_grid
+
+    resolved = _resolve(args.file)
     grid = build_grid(resolved)
     if not grid.cells:
         print(f"{args.file}: invalid configuration: the grid has no possible cell", file=sys.stderr)
@@ -27,30 +38,18 @@ def _check_config(args) -> int:
 
 
 def _cells(args) -> int:
-    from .config import ConfigError, load_config, resolve_config
     from .grid import build_grid
 
-    try:
-        resolved = resolve_config(load_config(args.file))
-    except ConfigError as err:
-        print(f"{args.file}: invalid configuration:\n{err}", file=sys.stderr)
-        return 1
-    for cid in build_grid(resolved).cells:
+    for cid in build_grid(_resolve(args.file)).cells:
         print(cid)
     return 0
 
 
 def _evaluate(args) -> int:
-    from .config import ConfigError, load_config, resolve_config
     from .dataset import write_netcdf
     from .evaluate import evaluate_cell
 
-    try:
-        resolved = resolve_config(load_config(args.file))
-    except ConfigError as err:
-        print(f"{args.file}: invalid configuration:\n{err}", file=sys.stderr)
-        return 1
-    ds = evaluate_cell(resolved, args.cell)
+    ds = evaluate_cell(_resolve(args.file), args.cell)
     if args.output:
         write_netcdf(ds, args.output)
     else:
@@ -75,7 +74,10 @@ def main(argv=None) -> int:
     p.add_argument("-o", "--output", help="write the cell dataset to this netCDF file")
     p.set_defaults(func=_evaluate)
     args = parser.parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except _Refused:
+        return 1
 
 
 if __name__ == "__main__":

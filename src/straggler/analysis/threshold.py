@@ -189,3 +189,644 @@ def to_load_units(rate: float, X: Distribution, dep: Dependence, N: int) -> floa
 def load_to_rate(load, X: Distribution, dep: Dependence, N: int):
     """The inverse of :func:`to_load_units`."""
     return np.asarray(load, dtype=float) * N / dep.replica_mean(X)
+
+
+# =====================================================================================
+# Threshold policies: rerouting and replication after tau (Props. 1, 2, 5)
+# =====================================================================================
+#
+# Conventions (as above): pools 0/1 (1/2 in the paper), A_ij = X_i / r_ij the time a
+# type-j job needs in pool i, alpha[i][j] the fraction of type-j jobs first sent to
+# pool i, tau = (tau_1, tau_2) the threshold applied in the pool where the job
+# started, each in [0, inf]. The pair functionals come from straggler.dependence:
+# ``pair(dep, X, 1/r_ij, 1/r_lj)`` is (A, B) = (A_ij, A_lj).
+
+POLICIES = ("rerouting", "replication")
+
+
+def _times(x: float, y: float) -> float:
+    """``x * y`` with ``0 * inf = 0`` (an event of probability 0 carries no mass)."""
+    return 0.0 if x == 0.0 or y == 0.0 else x * y
+
+
+def _dot(u, v) -> float:
+    """``sum_k u_k v_k`` with ``0 * inf = 0``."""
+    return math.fsum(_times(float(a), float(b)) for a, b in zip(u, v))
+
+
+def _check_tau(tau) -> tuple[float, float]:
+    t = tuple(float(x) for x in np.broadcast_to(np.asarray(tau, dtype=float), (2,)))
+    for x in t:
+        if math.isnan(x) or x < 0:
+            raise ValueError(f"thresholds tau must be in [0, inf], got {tau!r}")
+    return t
+
+
+def _check_alpha(system: TwoPoolSystem, alpha) -> np.ndarray:
+    a = np.asarray(alpha, dtype=float)
+    J = system.n_types
+    if a.shape != (2, J):
+        raise ValueError(f"alpha must be a 2 x J = 2 x {J} matrix, got shape {a.shape}")
+    if np.any(a < -1e-12) or np.any(np.abs(a.sum(axis=0) - 1.0) > 1e-9):
+        raise ValueError(f"alpha must be non-negative with columns summing to 1, got {a.tolist()}")
+    return np.clip(a, 0.0, 1.0)
+
+
+def _pairs(system: TwoPoolSystem, X: Distribution, dep: Dependence):
+    """``P[i][j] = pair(dep, X, 1/r_ij, 1/r_lj)``: A = A_ij (pool i), B = A_lj."""
+    r = system.speeds
+    return [
+        [pair(dep, X, 1.0 / r[i][j], 1.0 / r[1 - i][j]) for j in range(system.n_types)]
+        for i in range(2)
+    ]
+
+
+def _profile(P, policy: str, i: int, tau: float, moment: int = 1, per_job: bool = False):
+    """Per-type work of a job that *starts* in pool ``i`` with threshold ``tau``.
+
+    Returns ``(own, cross)``, arrays over j: the m-th moment of the work in pool i
+    (``own``) and in the other pool l (``cross``). With ``m = 1``:
+
+    - rerouting (Prop. 1): own = E[min(A_ij, tau)], cross = E[A_lj 1{A_ij > tau}];
+    - replication (Prop. 2): own = E[min(A_ij, tau)] + k^1_{il,j}(tau),
+      cross = k^1_{il,j}(tau) (both pools work until the first replica finishes).
+
+    ``m = 2`` gives the second moments of Section 6 (see
+    :func:`second_moment_work_replication` for ``per_job``).
+    """
+    J = len(P[0])
+    own = np.empty(J)
+    cross = np.empty(J)
+    l = 1 - i
+    for j in range(J):
+        Pi, Pl = P[i][j], P[l][j]
+        if policy == "rerouting":
+            if moment == 1:
+                own[j] = Pi.mean_min_A(tau)
+                cross[j] = Pl.mean_A_B_exceeds(tau)
+            else:
+                own[j] = Pi.second_min_A(tau)
+                cross[j] = Pl.second_A_B_exceeds(tau)
+        elif policy == "replication":
+            if moment == 1:
+                k1 = Pi.k(1, tau)
+                own[j] = Pi.mean_min_A(tau) + k1
+                cross[j] = k1
+            else:
+                k2 = Pi.k(2, tau)
+                own[j] = Pi.second_min_A(tau) + k2
+                if per_job and 0.0 < tau < math.inf:
+                    own[j] += 2.0 * tau * Pi.k(1, tau)
+                cross[j] = k2
+        else:
+            raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+    return own, cross
+
+
+def _work_from_profiles(system: TwoPoolSystem, alpha: np.ndarray, prof) -> np.ndarray:
+    """E[B_i] = sum_j p_j (alpha_ij own_ij + alpha_lj cross_lj) (eqs. 2 and 4)."""
+    p = np.asarray(system.p, dtype=float)
+    out = np.empty(2)
+    for i in range(2):
+        l = 1 - i
+        own_i, _ = prof[i]
+        _, cross_l = prof[l]
+        out[i] = _dot(p * alpha[i], own_i) + _dot(p * alpha[l], cross_l)
+    return out
+
+
+def _expected(system, X, dep, alpha, tau, policy, moment=1, per_job=False) -> np.ndarray:
+    alpha = _check_alpha(system, alpha)
+    tau = _check_tau(tau)
+    P = _pairs(system, X, dep)
+    prof = [_profile(P, policy, i, tau[i], moment, per_job) for i in range(2)]
+    return _work_from_profiles(system, alpha, prof)
+
+
+def expected_work_rerouting(system: TwoPoolSystem, X, dep, alpha, tau) -> np.ndarray:
+    """E[B_i^Rer(A, tau)] of Proposition 1, eq. (2), for i = 1, 2.
+
+    E[B_i] = sum_j p_j alpha_ij E[min(X_i/r_ij, tau_i)]
+           + sum_j p_j alpha_lj E[(X_i/r_ij) 1{X_l/r_lj > tau_l}].
+
+    A job starting in pool i is processed there for up to tau_i, then killed and
+    restarted from scratch in pool l, where it runs to completion. ``tau`` is
+    ``(tau_1, tau_2)`` with entries in [0, inf] (a scalar applies to both);
+    ``tau = inf`` gives eq. (5) (zero redundancy). Any J, speed matrix, pool sizes
+    and dependence (the expectations come from :func:`straggler.dependence.pair`).
+    """
+    return _expected(system, X, dep, alpha, tau, "rerouting")
+
+
+def expected_work_replication(system: TwoPoolSystem, X, dep, alpha, tau) -> np.ndarray:
+    """E[B_i^Rep(A, tau)] of Proposition 2, eq. (4), for i = 1, 2.
+
+    E[B_i] = sum_j p_j alpha_ij (E[min(X_i/r_ij, tau_i)] + k^1_{il,j}(tau_i))
+           + sum_j p_j alpha_lj k^1_{li,j}(tau_l),
+    k^m_{il,j}(y) = E[min(X_i/r_ij - y, X_l/r_lj)^m 1{X_i/r_ij > y}].
+
+    After tau_i of processing a replica starts in the other pool (from scratch) and
+    both pools work until the first replica finishes. ``tau = inf`` gives eq. (5),
+    ``tau = 0`` gives eq. (6) (full redundancy, independent of alpha).
+    """
+    return _expected(system, X, dep, alpha, tau, "replication")
+
+
+# ---------------------------------------------------------------- multi-threshold (App. B)
+
+
+def _min_above(Y: Distribution, a: float, t: float, c: float) -> float:
+    """E[min(a Y, t) 1{Y > c}] for ``c`` in [-inf, inf] (``-inf``: no condition)."""
+    if c >= math.inf:
+        return 0.0
+    d = t / a  # min(aY, t) = aY for Y <= d, t above
+    if c >= d:
+        return _times(t, float(Y.sf(c)))
+    head = Y.partial_mean(max(c, 0.0)) - (Y.partial_mean(d) if math.isfinite(d) else 0.0)
+    tail = 0.0 if math.isinf(t) else _times(t, float(Y.sf(d)))
+    return a * max(head, 0.0) + tail
+
+
+def _joint_min_exceeds(P, t: float, s: float, u: float) -> float:
+    """E[min(A, t) 1{A > s} 1{B > u}] for a pair ``P`` of :mod:`straggler.dependence`
+    (``s``, ``u`` = -inf for no condition). Exact for identical, i.i.d. and mixture
+    pairs (partial moments); one quadrature over X for the continuous S&X pair."""
+    from ..dependence import IdenticalPair, IIDPair, MixturePair, SXPair
+
+    if isinstance(P, IdenticalPair):
+        c = max(s / P.a, u / P.b)
+        return _min_above(P.X, P.a, t, c)
+    if isinstance(P, IIDPair):
+        pb = 1.0 if u == -math.inf else float(P.X.sf(u / P.b))
+        return _times(_min_above(P.X, P.a, t, s / P.a), pb)
+    if isinstance(P, MixturePair):
+        return math.fsum(_times(w, _joint_min_exceeds(c, t, s, u)) for w, c in P.components)
+    if isinstance(P, SXPair):
+        return P.X.expect(
+            lambda x: _joint_min_exceeds(IIDPair(P.S, P.a * x, P.b * x), t, s, u) if x > 0 else 0.0
+        )
+    raise TypeError(f"unsupported pair {type(P).__name__}")
+
+
+def _threshold_rows(taus) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    seq = list(taus)
+    if seq and all(np.ndim(x) == 1 for x in seq):
+        if len(seq) != 2:
+            raise ValueError("per-pool thresholds must be two sequences (rows of T)")
+        rows = (tuple(float(x) for x in seq[0]), tuple(float(x) for x in seq[1]))
+    else:
+        row = tuple(float(x) for x in seq)
+        rows = (row, row)
+    for row in rows:
+        if any(math.isnan(x) or x < 0 for x in row):
+            raise ValueError(f"thresholds must be in [0, inf], got {taus!r}")
+    return rows
+
+
+def expected_work_rerouting_multi(system: TwoPoolSystem, X, dep, alpha, taus) -> np.ndarray:
+    """E[B_i^Rer(A, T)] of the n-threshold rerouting policy (Appendix B, Prop. 5;
+    Definition 1).
+
+    ``taus`` is the rerouting vector (tau_1, ..., tau_n), used for both initial
+    pools, or a pair of such vectors (the rows of the 2 x n matrix T, one per
+    initial pool; their lengths may differ). A job that starts in pool s runs
+    there for up to tau_1 of processing; if not finished it is killed and
+    restarted *from scratch* in the other pool for up to tau_2 of processing in
+    that run, then back in s for up to tau_3, ...; after the n-th reroute it runs
+    to completion. Each tau_k is the processing time of run k alone (Definition 1),
+    and the job's size in pool i is the same replica size X_i at every visit.
+
+    Derivation: run k (in pool pi_k) is reached iff every earlier run did not finish,
+    i.e. A_{i j} > M_i and A_{l j} > M_l where M_i is the largest threshold of the
+    earlier runs in pool i; the run then brings min(A_{pi_k j}, tau_k) (tau_{n+1} =
+    inf) to pool pi_k. So
+
+        E[B_i] = sum_s sum_j p_j alpha_sj sum_{k: pi_k = i}
+                 E[min(A_ij, tau_k) 1{A_ij > M_i(k)} 1{A_lj > M_l(k)}].
+
+    With increasing thresholds (the paper's setting) M_i(k) and M_l(k) are the two
+    previous thresholds, and this is exactly Prop. 5: the first term is run 1 from
+    pool i, the m-th term the (m+1)-th run of a job that started in I(m), with the
+    condition {tau_{m-1} < X_i/r_ij, tau_m < X_l/r_lj}. The general form above also
+    covers non-monotone vectors (a run shorter than an earlier one in the same pool
+    can never finish the job). One threshold per pool reproduces eq. (2) with
+    tau = (T[0][0], T[1][0]); the empty vector is zero redundancy.
+    """
+    alpha = _check_alpha(system, alpha)
+    rows = _threshold_rows(taus)
+    P = _pairs(system, X, dep)
+    p = np.asarray(system.p, dtype=float)
+    work = np.zeros(2)
+    for s in range(2):
+        limits = rows[s] + (math.inf,)
+        for j in range(system.n_types):
+            weight = p[j] * alpha[s][j]
+            if weight == 0.0:
+                continue
+            M = [-math.inf, -math.inf]  # largest earlier threshold in each pool
+            for k, t in enumerate(limits):
+                i = s if k % 2 == 0 else 1 - s
+                work[i] += weight * _joint_min_exceeds(P[i][j], t, M[i], M[1 - i])
+                M[i] = max(M[i], t)
+    return work
+
+
+# ---------------------------------------------------------------- second moments, latency
+
+
+def second_moment_work_rerouting(system: TwoPoolSystem, X, dep, alpha, tau) -> np.ndarray:
+    """E[(B_i^Rer)^2] of Section 6 (REFERENCES.md section 1, latency approximation):
+
+    sum_j p_j alpha_ij E[min(X_i/r_ij, tau_i)^2] + sum_j p_j alpha_lj E[(X_i/r_ij)^2 1{X_l/r_lj > tau_l}].
+
+    A job brings work to pool i either in its first run or after rerouting, never
+    both, so this is the exact second moment of the work per arriving job.
+    ``inf`` when it does not exist (e.g. Pareto with alpha <= 2 and tau > 0 in use).
+    """
+    return _expected(system, X, dep, alpha, tau, "rerouting", moment=2)
+
+
+def second_moment_work_replication(system: TwoPoolSystem, X, dep, alpha, tau,
+                                   per_job: bool = False) -> np.ndarray:
+    """E[(B_i^Rep)^2] of Section 6 (REFERENCES.md section 1, latency approximation):
+
+    sum_j p_j alpha_ij (E[min(X_i/r_ij, tau_i)^2] + k^2_{il,j}(tau_i)) + sum_j p_j alpha_lj k^2_{li,j}(tau_l).
+
+    This is the paper's expression. It treats the part before and the part after
+    replication as separate (Poisson) customers, consistent with the paper's
+    approximation that replicated traffic is Poisson. ``per_job=True`` gives the
+    exact second moment of the whole work of a job in pool i instead, which adds
+    the cross term 2 tau_i k^1_{il,j}(tau_i) for jobs that started in i. The two
+    agree at tau = 0 and tau = inf.
+    """
+    return _expected(system, X, dep, alpha, tau, "replication", moment=2, per_job=per_job)
+
+
+def _pk_wait(lam: float, m1: float, m2: float) -> float:
+    """Pollaczek-Khinchine W(B) = lam E[B^2] / (2 (1 - lam E[B])); 0 for a pool
+    that gets no work, inf when overloaded or E[B^2] = inf."""
+    if m1 == 0.0 and m2 == 0.0:
+        return 0.0
+    rho = lam * m1
+    if rho >= 1.0 or math.isinf(m2) or math.isnan(m2):
+        return math.inf
+    return lam * m2 / (2.0 * (1.0 - rho))
+
+
+def _check_single_servers(system: TwoPoolSystem) -> None:
+    if tuple(system.n) != (1, 1):
+        raise ValueError(f"the Section 6 latency approximation needs n_1 = n_2 = 1, got {system.n}")
+
+
+def _latency(system, X, dep, alpha, tau, lam, policy):
+    _check_single_servers(system)
+    alpha = _check_alpha(system, alpha)
+    tau = _check_tau(tau)
+    P = _pairs(system, X, dep)
+    p = np.asarray(system.p, dtype=float)
+    m1 = _work_from_profiles(system, alpha, [_profile(P, policy, i, tau[i]) for i in range(2)])
+    m2 = _work_from_profiles(system, alpha, [_profile(P, policy, i, tau[i], 2) for i in range(2)])
+    # per (pool, type): own processing, then (rerouting) the run in the other pool
+    service = np.zeros((2, system.n_types))
+    moved = np.zeros((2, system.n_types))  # P(rerouted) for rerouting
+    for i in range(2):
+        for j in range(system.n_types):
+            Pi, Pl = P[i][j], P[1 - i][j]
+            if policy == "rerouting":
+                service[i, j] = Pi.mean_min_A(tau[i]) + Pl.mean_A_B_exceeds(tau[i])
+                moved[i, j] = Pi.prob_A_exceeds(tau[i])
+            else:
+                service[i, j] = Pi.mean_min_A(tau[i]) + Pi.k(1, tau[i])
+    lams = np.atleast_1d(np.asarray(lam, dtype=float))
+    out = np.empty(lams.shape)
+    for k, lm in enumerate(lams):
+        W = [_pk_wait(float(lm), float(m1[i]), float(m2[i])) for i in range(2)]
+        total = 0.0
+        for i in range(2):
+            for j in range(system.n_types):
+                weight = p[j] * alpha[i][j]
+                if weight == 0.0:
+                    continue
+                t_ij = W[i] + service[i, j] + _times(W[1 - i], moved[i, j])
+                total += weight * t_ij
+        out[k] = total
+    return float(out[0]) if np.ndim(lam) == 0 else out
+
+
+def latency_rerouting(system: TwoPoolSystem, X, dep, alpha, tau, lam):
+    """Approximate mean latency E[T^Rer] of Section 6 (n_1 = n_2 = 1, FCFS).
+
+    E[T_ij] = W(B_i) + E[min(X_i/r_ij, tau_i)] + E[(X_l/r_lj) 1{X_i/r_ij > tau_i}]
+              + W(B_l) P(X_i/r_ij > tau_i),
+    W(B) = lam E[B^2] / (2 (1 - lam E[B])) (Pollaczek-Khinchine with the moments of
+    eq. 2 and :func:`second_moment_work_rerouting`), E[T] = sum_i sum_j p_j alpha_ij E[T_ij].
+
+    The paper writes E[T_i] with sum_j p_j inside and then sums p_j alpha_ij E[T_i];
+    we read it per type (E[T_ij]), which is the same for unknown types
+    (alpha_ij = q_i) and the consistent reading for partly known ones.
+    ``lam`` is the job arrival rate (scalar or array); the result is ``inf``
+    (never an exception) when a pool is overloaded or a needed second moment is
+    infinite. Exact (M/G/1 per pool) at tau = inf.
+    """
+    return _latency(system, X, dep, alpha, tau, lam, "rerouting")
+
+
+def latency_replication(system: TwoPoolSystem, X, dep, alpha, tau, lam):
+    """Approximate mean latency E[T^Rep] of Section 6 (n_1 = n_2 = 1, FCFS):
+
+    E[T_ij] = W(B_i) + E[min(X_i/r_ij, tau_i)] + k^1_{il,j}(tau_i),
+
+    with the moments of eq. (4) and :func:`second_moment_work_replication` (the
+    paper's form); replicas have preemptive priority, so the replica in the other
+    pool does not wait. E[T] = sum_i sum_j p_j alpha_ij E[T_ij] (per-type reading,
+    see :func:`latency_rerouting`). At tau = 0 this is one M/G/1 queue with service
+    min(X_1/r_1j, X_2/r_2j); at tau = inf one M/G/1 per pool. ``inf`` when
+    overloaded or when a second moment is infinite.
+    """
+    return _latency(system, X, dep, alpha, tau, lam, "replication")
+
+
+# ---------------------------------------------------------------- stability optimisation
+
+
+@dataclass(frozen=True)
+class ThresholdBound(Bound):
+    """A stability bound of a threshold policy: rate, q and work as in
+    :class:`Bound`, plus the thresholds that attain it."""
+
+    tau: tuple[float, float] = (math.inf, math.inf)
+    """(tau_1, tau_2); a pool that receives no first assignments gets inf."""
+    policy: str = ""
+
+
+def _inner_value(p, B, n, own0, cross0, own1, cross1):
+    """min over q in [0,1]^C of max_i E[B_i](q) / n_i, vectorised over leading axes.
+
+    E[B_i] is affine in q (alpha_1 = B q), so by LP duality the value is
+    max over w in [0,1] of w c_1 + (1-w) c_2 + sum_c min(0, w g_1c + (1-w) g_2c):
+    a concave piecewise-linear function of w whose maximum is at w = 0, 1 or a
+    zero of one of the g-combinations. Returns (value, (c0, g0, c1, g1)).
+    """
+    c0 = (cross1 @ p) / n[0]
+    g0 = ((own0 - cross1) * p) @ B / n[0]
+    c1 = (own1 @ p) / n[1]
+    g1 = ((cross0 - own1) * p) @ B / n[1]
+    g0, g1 = np.broadcast_arrays(g0, g1)
+    c0 = np.broadcast_to(c0, g0.shape[:-1])
+    c1 = np.broadcast_to(c1, g0.shape[:-1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        wc = np.where(g1 != g0, g1 / (g1 - g0), 0.0)
+    wc = np.clip(np.nan_to_num(wc, nan=0.0, posinf=0.0, neginf=0.0), 0.0, 1.0)
+    ws = np.concatenate([np.zeros(c0.shape + (1,)), np.ones(c0.shape + (1,)), wc], axis=-1)
+    h = ws[..., :, None] * g0[..., None, :] + (1.0 - ws[..., :, None]) * g1[..., None, :]
+    phi = ws * c0[..., None] + (1.0 - ws) * c1[..., None] + np.minimum(h, 0.0).sum(axis=-1)
+    return phi.max(axis=-1), (c0, g0, c1, g1)
+
+
+def _best_q(c0: float, g0: np.ndarray, c1: float, g1: np.ndarray) -> np.ndarray:
+    """A minimiser q of max(c0 + g0.q, c1 + g1.q) over [0,1]^C (exact for C = 1).
+
+    Ties (e.g. full redundancy, where the load does not depend on q) go to the
+    balancing point, then to q = 1/2, then to the vertices."""
+    C = g0.size
+    cands = []
+    if C == 1:
+        if g0[0] != g1[0]:
+            cands.append(np.clip(np.array([(c1 - c0) / (g0[0] - g1[0])]), 0.0, 1.0))
+    else:
+        from scipy.optimize import linprog  # lazy
+
+        c = np.zeros(C + 1)
+        c[-1] = 1.0
+        A_ub = np.vstack([np.append(g0, -1.0), np.append(g1, -1.0)])
+        res = linprog(c, A_ub=A_ub, b_ub=np.array([-c0, -c1]),
+                      bounds=[(0.0, 1.0)] * C + [(None, None)], method="highs")
+        if res.success:
+            cands.append(np.clip(res.x[:C], 0.0, 1.0))
+    cands += [np.full(C, 0.5), np.zeros(C), np.ones(C)]
+    vals = np.array([max(c0 + g0 @ q, c1 + g1 @ q) for q in cands])
+    best = vals.min()
+    k = int(np.flatnonzero(vals <= best + 1e-14 * abs(best))[0])
+    return cands[k]
+
+
+class _Optimiser:
+    """Outer search over (tau_1, tau_2), inner exact LP over q (dual form)."""
+
+    def __init__(self, system, X, dep, policy):
+        self.system, self.X, self.dep, self.policy = system, X, dep, policy
+        self.P = _pairs(system, X, dep)
+        self.p = np.asarray(system.p, dtype=float)
+        self.B = np.asarray(system.belief, dtype=float)
+        self.n = np.asarray(system.n, dtype=float)
+        self.cache: list[dict[float, tuple[np.ndarray, np.ndarray]]] = [{}, {}]
+        r = np.asarray(system.speeds, dtype=float)
+        m = dep.replica_mean(X)
+        # natural time scale per pool: geometric mean of E[A_ij] over the types
+        self.scale = [float(np.exp(np.mean(np.log(m / r[i])))) for i in range(2)]
+        self.evaluations = 0
+
+    # threshold <-> u = tau / (scale + tau) in [0, 1]
+    def tau_of(self, i, u):
+        if u <= 0.0:
+            return 0.0
+        if u >= 1.0:
+            return math.inf
+        return self.scale[i] * u / (1.0 - u)
+
+    def u_of(self, i, tau):
+        return 1.0 if math.isinf(tau) else tau / (self.scale[i] + tau)
+
+    def profile(self, i, tau):
+        c = self.cache[i]
+        if tau not in c:
+            c[tau] = _profile(self.P, self.policy, i, tau)
+        return c[tau]
+
+    def candidates(self, i) -> np.ndarray:
+        """0, inf, support ends and atoms of every A_ij (the 'rational' points where
+        the load has kinks or jumps) and a geometric grid, ~7 points per decade
+        from 1e-4 to 1e5 times the pool's time scale."""
+        r = np.asarray(self.system.speeds, dtype=float)
+        pts = {0.0, math.inf}
+        s = self.scale[i]
+        pts.update(float(x) for x in s * np.logspace(-4, 5, 64))
+        sizes = _replica_points(self.X, self.dep)
+        for j in range(self.system.n_types):
+            for v in sizes:
+                if 0 < v < math.inf:
+                    pts.add(float(v / r[i][j]))
+        return np.array(sorted(pts))
+
+    def value(self, t0, t1) -> float:
+        self.evaluations += 1
+        o0, x0 = self.profile(0, t0)
+        o1, x1 = self.profile(1, t1)
+        v, _ = _inner_value(self.p, self.B, self.n, o0, x0, o1, x1)
+        return float(v)
+
+    def run(self) -> ThresholdBound:
+        from scipy.optimize import minimize_scalar  # lazy
+
+        grids = [self.candidates(i) for i in range(2)]
+        self._grid_tau = grids
+        prof = []
+        for i in range(2):
+            own, cross = zip(*(self.profile(i, float(t)) for t in grids[i]))
+            prof.append((np.array(own), np.array(cross)))
+        (o0, x0), (o1, x1) = prof
+        V, _ = _inner_value(self.p, self.B, self.n,
+                            o0[:, None, :], x0[:, None, :], o1[None, :, :], x1[None, :, :])
+        self.evaluations += V.size
+        # starting points: the best grid points that are local minima of the grid
+        padded = np.pad(V, 1, constant_values=np.inf)
+        local = np.ones_like(V, dtype=bool)
+        for di in (-1, 0, 1):
+            for dj in (-1, 0, 1):
+                if di or dj:
+                    nb = padded[1 + di:1 + di + V.shape[0], 1 + dj:1 + dj + V.shape[1]]
+                    local &= V <= nb
+        idx = np.argwhere(local)
+        order = np.argsort(V[local])[:4]
+        starts = [tuple(idx[k]) for k in order]
+        best_t = (float(grids[0][starts[0][0]]), float(grids[1][starts[0][1]]))
+        best_v = float(V[starts[0]])
+        ugrid = [np.array([self.u_of(i, float(t)) for t in grids[i]]) for i in range(2)]
+        for a, b in starts:
+            t, v = self.zoom(ugrid, (a, b), float(V[a, b]))
+            t, v = self.polish(ugrid, t, v, minimize_scalar)
+            if v < best_v:
+                best_v, best_t = v, t
+        # prefer the plain policies on (numerical) ties: ZRed (inf, inf), then FRed (0, 0)
+        for simple in ((math.inf, math.inf), (0.0, 0.0)):
+            if self.value(*simple) <= best_v * (1.0 + 1e-10):
+                best_t = simple
+                break
+        return self.finish(best_t)
+
+    def values(self, t0s, t1s) -> np.ndarray:
+        """V on the grid t0s x t1s (profiles computed once per coordinate)."""
+        o0, x0 = map(np.array, zip(*(self.profile(0, t) for t in t0s)))
+        o1, x1 = map(np.array, zip(*(self.profile(1, t) for t in t1s)))
+        V, _ = _inner_value(self.p, self.B, self.n,
+                            o0[:, None, :], x0[:, None, :], o1[None, :, :], x1[None, :, :])
+        self.evaluations += V.size
+        return V
+
+    def zoom(self, ugrid, start, v, points=13, shrink=4.0, xtol=1e-9):
+        """Successive 2-D grids in (u_1, u_2) around the best point, shrinking by
+        ``shrink`` each level (moving without shrinking when the best point is on
+        the window's edge): follows ridges and kinks that defeat coordinate search."""
+        a, b = start
+        uc = [float(ugrid[0][a]), float(ugrid[1][b])]
+        # start from the exact candidate thresholds (u -> tau does not round-trip atoms)
+        tc = [float(self._grid_tau[0][a]), float(self._grid_tau[1][b])]
+        h = []
+        for i, k in enumerate(start):
+            g = ugrid[i]
+            h.append(max(g[min(k + 1, len(g) - 1)] - g[k], g[k] - g[max(k - 1, 0)]))
+        for _level in range(60):
+            axes = []
+            for i in range(2):
+                us = np.linspace(uc[i] - h[i], uc[i] + h[i], points)
+                us = np.unique(np.clip(us, 0.0, 1.0))
+                ts = [self.tau_of(i, float(u)) for u in us]
+                axes.append((us, [tc[i]] + ts))
+            (u0, t0s), (u1, t1s) = axes
+            V = self.values(t0s, t1s)
+            k0, k1 = np.unravel_index(int(np.argmin(V)), V.shape)
+            if V[k0, k1] < v:
+                v = float(V[k0, k1])
+                tc = [t0s[k0], t1s[k1]]
+                uc = [self.u_of(0, tc[0]), self.u_of(1, tc[1])]
+                edge = [k0 in (1, len(t0s) - 1), k1 in (1, len(t1s) - 1)]
+            else:
+                edge = [False, False]
+            h = [hi if e else hi / shrink for hi, e in zip(h, edge)]
+            if max(h) < xtol:
+                break
+        return (tc[0], tc[1]), v
+
+    def polish(self, ugrid, t, v, minimize_scalar):
+        """Coordinate-wise bounded Brent in u around the current point."""
+        t = list(t)
+        for _sweep in range(3):
+            improved = False
+            for i in range(2):
+                u = self.u_of(i, t[i])
+                step = 1e-3
+                lo, hi = max(u - step, 0.0), min(u + step, 1.0)
+
+                def f(uu, i=i):
+                    tt = list(t)
+                    tt[i] = self.tau_of(i, uu)
+                    return self.value(*tt)
+
+                res = minimize_scalar(f, bounds=(lo, hi), method="bounded", options={"xatol": 1e-12})
+                if res.fun < v * (1 - 1e-13):
+                    t[i] = self.tau_of(i, float(res.x))
+                    v = float(res.fun)
+                    improved = True
+            if not improved:
+                break
+        return (t[0], t[1]), v
+
+    def finish(self, tau) -> ThresholdBound:
+        o0, x0 = self.profile(0, tau[0])
+        o1, x1 = self.profile(1, tau[1])
+        _, (c0, g0, c1, g1) = _inner_value(self.p, self.B, self.n, o0, x0, o1, x1)
+        q = _best_q(float(c0), np.asarray(g0), float(c1), np.asarray(g1))
+        alpha = assignment_fractions(self.system, q)
+        tau = list(tau)
+        # a pool that never gets a first assignment does not use its threshold
+        for i in range(2):
+            if not np.any((alpha[i] > 0) & (self.p > 0)):
+                tau[i] = math.inf
+        fn = expected_work_rerouting if self.policy == "rerouting" else expected_work_replication
+        work = fn(self.system, self.X, self.dep, alpha, tau)
+        t = max(work[0] / self.n[0], work[1] / self.n[1])
+        return ThresholdBound(rate=1.0 / t if t > 0 else math.inf, q=tuple(float(x) for x in q),
+                              work=(float(work[0]), float(work[1])),
+                              tau=(float(tau[0]), float(tau[1])), policy=self.policy)
+
+
+def _replica_points(X: Distribution, dep: Dependence) -> list[float]:
+    """Support ends and atoms of a replica size X_i (speed 1)."""
+    from ..dependence import SX
+
+    def ends(D):
+        lo, hi = D.support()
+        return [lo, hi, *D.atoms()]
+
+    xs = ends(X)
+    if isinstance(dep, SX):
+        ss = ends(dep.slowdown)
+        return [x * s for x in xs for s in ss if math.isfinite(x * s)]
+    return [x for x in xs if math.isfinite(x)]
+
+
+def _optimal(system, X, dep, policy) -> ThresholdBound:
+    return _Optimiser(system, X, dep, policy).run()
+
+
+def optimal_rerouting(system: TwoPoolSystem, X, dep) -> ThresholdBound:
+    """Maximise 1 / max_i (E[B_i^Rer] / n_i) (eq. 2) over (q, tau_1, tau_2).
+
+    For fixed tau, E[B_i] is affine in the assignment q (Cor. 1-3), so the inner
+    problem is a linear programme, solved exactly through its dual (a concave
+    piecewise-linear function of one weight w, maximal at one of C + 2 points).
+    The outer search over tau in [0, inf]^2: a grid of candidate thresholds per
+    pool (0, inf, the support ends and atoms of each X_i/r_ij, and a geometric
+    grid over nine decades around the pool's time scale), all pairs evaluated at
+    once, then coordinate-wise bounded Brent refinement in u = tau/(s + tau)
+    between neighbouring candidates from the four best local minima of the grid.
+    (inf, inf) is a candidate, so the result is never below zero redundancy.
+    """
+    return _optimal(system, X, dep, "rerouting")
+
+
+def optimal_replication(system: TwoPoolSystem, X, dep) -> ThresholdBound:
+    """Maximise 1 / max_i (E[B_i^Rep] / n_i) (eq. 4) over (q, tau_1, tau_2); the
+    method of :func:`optimal_rerouting`. (0, 0) and (inf, inf) are candidates, so
+    the result is never below max(ZRed, FRed)."""
+    return _optimal(system, X, dep, "replication")
