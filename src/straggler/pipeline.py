@@ -46,13 +46,13 @@ def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config) -> 
     _write_text(out_config, resolved_yaml)
 
 
-def figures(nc_path, outdir) -> None:
+def figures(nc_path, outdir, names=None) -> None:
     import xarray as xr
 
     from .plots import write_figures
 
     with xr.open_dataset(nc_path, engine="netcdf4") as ds:
-        write_figures(ds.load(), outdir)
+        write_figures(ds.load(), outdir, names)
 
 
 def _write_text(path, text: str) -> None:

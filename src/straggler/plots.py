@@ -1,21 +1,40 @@
 """Figures of a study dataset (seaborn; PNG and SVG side by side).
 
-Each figure function takes the study dataset and returns a matplotlib figure;
-:func:`write_figures` saves them. Dimensions that a figure does not show are
-sliced at their first value, and the figure title says where.
+Every figure has one line per policy and one row of panels per
+(distribution, dependence) case. A second swept axis with a few values
+(``r_slow`` in a ``types.p1`` sweep, say) becomes the panel columns, as in the
+threshold paper's figures; every other dimension is sliced at its first value
+and the title says where.
 """
 
 from __future__ import annotations
 
+import numbers
 from pathlib import Path
 
 import numpy as np
 import xarray as xr
 
-FIGURES = ("stability", "load", "cost", "latency")
-"""Figure names; each is written as <name>.png and <name>.svg."""
+BASE_FIGURES = ("stability", "load", "cost", "latency")
+"""Always written; ``stability`` is lambda_max against r_slow."""
 
-_SHOWN = {"policy", "distribution", "dependence"}
+_MAX_COLUMNS = 4
+_CASE = "case"
+
+
+def figure_names(axes: dict[str, list]) -> list[str]:
+    """Names of the figures of a study whose grid has these axes (known before
+    any job runs, so that Snakemake can declare them)."""
+    extra = [
+        name for name, values in axes.items()
+        if name not in ("policy", "distribution", "dependence", "r_slow")
+        and len(values) > 1 and _numeric(values)
+    ]
+    return list(BASE_FIGURES) + [f"stability_vs_{name}" for name in extra]
+
+
+def _numeric(values) -> bool:
+    return all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in values)
 
 
 def _backend():
@@ -29,15 +48,28 @@ def _backend():
     return plt, sns
 
 
-def _slice(ds: xr.Dataset, keep: set[str]) -> tuple[xr.Dataset, str]:
-    """Select the first value of every grid dimension that the figure does not show."""
-    hidden = [
-        dim for dim in ds["lambda_max"].dims
-        if dim not in keep | _SHOWN | {"load", "quantile"}
-    ]
-    fixed = {dim: ds[dim].values[0] for dim in hidden}
+def _grid_dims(ds: xr.Dataset) -> list[str]:
+    return [d for d in ds["lambda_max"].dims if d not in ("policy", "distribution", "dependence")]
+
+
+def _column_axis(ds: xr.Dataset, x: str) -> str | None:
+    """A second swept numeric axis with a few values, shown as panel columns."""
+    for dim in _grid_dims(ds):
+        if dim != x and 1 < ds.sizes[dim] <= _MAX_COLUMNS and ds[dim].dtype.kind in "if":
+            return dim
+    return None
+
+
+def _frame(ds: xr.Dataset, var: str, x: str):
+    """Long-form data of ``var`` against ``x``; returns (frame, column axis, title suffix)."""
+    col = _column_axis(ds, x)
+    keep = {x, col, "load"} if var in ("rho", "latency_approx") else {x, col}
+    fixed = {d: ds[d].values[0] for d in _grid_dims(ds) if d not in keep}
+    sub = ds[var].sel(fixed)
+    df = sub.to_dataframe().reset_index()
+    df[_CASE] = df["distribution"].astype(str) + ", " + df["dependence"].astype(str)
     where = ", ".join(f"{k} = {_fmt(v)}" for k, v in fixed.items() if ds.sizes[k] > 1)
-    return ds.sel(fixed), where
+    return df, col, (f" at {where}" if where else "")
 
 
 def _fmt(value) -> str:
@@ -46,20 +78,20 @@ def _fmt(value) -> str:
     return str(value)
 
 
-def _facets(df, x: str, y: str, title: str, ylabel: str, style: str | None = None,
+def _facets(df, x: str, y: str, title: str, ylabel: str, col: str | None = None,
             logy: bool = False):
     plt, sns = _backend()
-    if df[y].notna().sum() == 0:
+    df = df[np.isfinite(df[y].astype(float))]
+    if df.empty:
         fig, ax = plt.subplots(figsize=(6, 3))
         ax.text(0.5, 0.5, f"no {y} values in this study\n(not computed for these policies)",
                 ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
         fig.suptitle(title)
         return fig
-    df = df[df[y].notna()]
     grid = sns.relplot(
-        data=df, x=x, y=y, hue="policy", style=style, col="distribution", row="dependence",
-        kind="line", marker="o", height=2.6, aspect=1.2,
+        data=df, x=x, y=y, hue="policy", style="policy", row=_CASE, col=col,
+        kind="line", markers=True, dashes=False, height=2.6, aspect=1.3,
         facet_kws={"sharey": not logy, "margin_titles": True},
     )
     grid.set_axis_labels(x, ylabel)
@@ -70,57 +102,55 @@ def _facets(df, x: str, y: str, title: str, ylabel: str, style: str | None = Non
     return grid.figure
 
 
-def stability_figure(ds: xr.Dataset):
-    """lambda_max against r_slow, one line per policy, faceted by distribution and dependence."""
-    style = "d" if ds.sizes.get("d", 1) > 1 else None
-    sub, where = _slice(ds, {"r_slow", "d"} if style else {"r_slow"})
-    df = sub["lambda_max"].to_dataframe().reset_index()
-    title = "Stability bound (analysis)" + (f" at {where}" if where else "")
-    return _facets(df, "r_slow", "lambda_max", title, "lambda_max (load units)", style)
+def stability_figure(ds: xr.Dataset, x: str = "r_slow"):
+    """lambda_max against ``x``, one line per policy."""
+    df, col, where = _frame(ds, "lambda_max", x)
+    return _facets(df, x, "lambda_max", f"Stability bound (analysis){where}",
+                   "lambda_max (load units)", col)
 
 
 def load_figure(ds: xr.Dataset):
-    """Effective load of the most loaded server against the nominal load, at the
-    smallest r_slow (the most unbalanced speeds)."""
-    sub, where = _slice(ds, {"load"})
-    df = sub["rho"].to_dataframe().reset_index()
-    title = "Effective load of the busiest server (analysis)" + (f" at {where}" if where else "")
-    return _facets(df, "load", "rho", title, "rho")
+    """Effective load of the busiest server against the nominal load."""
+    df, col, where = _frame(ds, "rho", "load")
+    return _facets(df, "load", "rho", f"Effective load of the busiest server (analysis){where}",
+                   "rho", col)
 
 
 def cost_figure(ds: xr.Dataset):
     """Expected server time per job against r_slow."""
-    sub, where = _slice(ds, {"r_slow"})
-    df = sub["cost"].to_dataframe().reset_index()
-    title = "Server time per job (analysis)" + (f" at {where}" if where else "")
-    return _facets(df, "r_slow", "cost", title, "E[server time per job]")
+    df, col, where = _frame(ds, "cost", "r_slow")
+    return _facets(df, "r_slow", "cost", f"Server time per job (analysis){where}",
+                   "E[server time per job]", col)
 
 
 def latency_figure(ds: xr.Dataset):
     """Analytic mean response time against load (log scale)."""
-    sub, where = _slice(ds, {"load"})
-    df = sub["latency_approx"].to_dataframe().reset_index()
-    df = df[np.isfinite(df["latency_approx"])]
-    title = "Mean response time (analysis)" + (f" at {where}" if where else "")
-    return _facets(df, "load", "latency_approx", title, "E[T]", logy=True)
+    df, col, where = _frame(ds, "latency_approx", "load")
+    return _facets(df, "load", "latency_approx", f"Mean response time (analysis){where}",
+                   "E[T]", col, logy=True)
 
 
-_MAKERS = {
-    "stability": stability_figure,
-    "load": load_figure,
-    "cost": cost_figure,
-    "latency": latency_figure,
-}
+def make_figure(ds: xr.Dataset, name: str):
+    if name.startswith("stability_vs_"):
+        return stability_figure(ds, name.removeprefix("stability_vs_"))
+    return {
+        "stability": stability_figure,
+        "load": load_figure,
+        "cost": cost_figure,
+        "latency": latency_figure,
+    }[name](ds)
 
 
-def write_figures(ds: xr.Dataset, outdir) -> list[Path]:
-    """Write every figure as PNG and SVG into ``outdir``; return the paths."""
+def write_figures(ds: xr.Dataset, outdir, names=None) -> list[Path]:
+    """Write the figures as PNG and SVG into ``outdir``; return the paths."""
     plt, _ = _backend()
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
+    if names is None:
+        names = figure_names({d: list(ds[d].values) for d in _grid_dims(ds)})
     written = []
-    for name in FIGURES:
-        fig = _MAKERS[name](ds)
+    for name in names:
+        fig = make_figure(ds, name)
         for ext in ("png", "svg"):
             path = outdir / f"{name}.{ext}"
             fig.savefig(path, dpi=150, bbox_inches="tight", metadata=_metadata(ext))
@@ -130,7 +160,7 @@ def write_figures(ds: xr.Dataset, outdir) -> list[Path]:
 
 
 def _metadata(ext: str) -> dict:
-    # fixed metadata so that figures are byte-reproducible
+    # no timestamps, so that figures are byte-reproducible
     if ext == "svg":
         return {"Date": None}
     return {"Software": None}

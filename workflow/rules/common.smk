@@ -8,7 +8,7 @@ from snakemake.exceptions import WorkflowError
 from straggler.config import ConfigError, dump_config, load_config, resolve_config
 from straggler.dataset import source_hash
 from straggler.grid import build_grid, cell_spec
-from straggler.plots import FIGURES
+from straggler.plots import figure_names
 
 # Without --configfile the default study runs. A study file is complete by itself:
 # it is not merged into config/config.yaml (Snakemake's `configfile:` would merge).
@@ -25,6 +25,7 @@ RESULTS = f"results/{STUDY}"
 GRID = build_grid(RESOLVED)
 RESOLVED_YAML = dump_config(RESOLVED)
 SOURCE_HASH = source_hash()
+FIGURE_NAMES = figure_names(GRID.axes)
 
 if not GRID.cells:
     raise WorkflowError(
@@ -54,5 +55,5 @@ def cell_params(wildcards):
 
 
 def study_outputs():
-    figures = [f"{RESULTS}/figures/{name}.{ext}" for name in FIGURES for ext in ("png", "svg")]
+    figures = [f"{RESULTS}/figures/{n}.{ext}" for n in FIGURE_NAMES for ext in ("png", "svg")]
     return [f"{RESULTS}/{STUDY}.nc", f"{RESULTS}/config.yaml", *figures]

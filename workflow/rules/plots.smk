@@ -6,13 +6,15 @@ rule figures:
         png=[
             report(
                 f"{RESULTS}/figures/{name}.png",
-                caption=f"../report/{name}.rst",
+                caption="../report/figure.rst",
                 category="Figures",
+                labels={"figure": name},
             )
-            for name in FIGURES
+            for name in FIGURE_NAMES
         ],
-        svg=[f"{RESULTS}/figures/{name}.svg" for name in FIGURES],
+        svg=[f"{RESULTS}/figures/{name}.svg" for name in FIGURE_NAMES],
     params:
+        names=FIGURE_NAMES,
         code=SOURCE_HASH,
     log:
         f"{RESULTS}/logs/figures.log",

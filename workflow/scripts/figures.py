@@ -6,4 +6,4 @@ logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
 from straggler.pipeline import figures
 
-figures(snakemake.input[0], Path(snakemake.output.png[0]).parent)
+figures(snakemake.input[0], Path(snakemake.output.png[0]).parent, list(snakemake.params.names))
