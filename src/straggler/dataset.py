@@ -40,7 +40,8 @@ class Variable:
 VARIABLES: tuple[Variable, ...] = (
     Variable("lambda_max", (), "analytic stability bound", "load (lambda E[X] / N)"),
     Variable("lambda_max_kind", (), "kind of stability bound", "1", "str"),
-    Variable("tau_opt", (), "threshold chosen by the analysis", "time"),
+    Variable("tau_opt", (), "threshold chosen by the analysis (pool 1)", "time"),
+    Variable("tau_opt_pool2", (), "threshold chosen by the analysis for pool 2", "time"),
     Variable("q_opt", (), "fraction of jobs first assigned to pool 1 by the analysis", "1"),
     Variable("rho", ("load",), "analytic effective load of the most loaded server", "1"),
     Variable("cost", (), "analytic expected server time per job", "time"),
@@ -188,15 +189,25 @@ def provenance(resolved: dict, config_text: str) -> dict:
     }
 
 
-def source_hash() -> str:
-    """sha256 of the package's source files: changes whenever the code does, so
-    Snakemake reruns cells after a code change (it cannot see into imports)."""
+PRESENTATION_MODULES = ("plots.py", "cli.py", "bench.py")
+"""Modules that never change a cell's numbers: editing them does not rerun cells."""
+
+
+def source_hash(only: tuple[str, ...] | None = None,
+                exclude: tuple[str, ...] = ()) -> str:
+    """sha256 of the package's source files (or of the ``only`` ones): changes
+    whenever the code does, so Snakemake reruns a rule after a code change (it
+    cannot see into imported modules)."""
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
     for path in sorted(root.rglob("*")):
-        if path.suffix in (".py", ".yaml") and "__pycache__" not in path.parts:
-            h.update(str(path.relative_to(root)).encode())
-            h.update(path.read_bytes())
+        if path.suffix not in (".py", ".yaml") or "__pycache__" in path.parts:
+            continue
+        name = str(path.relative_to(root))
+        if (only is not None and name not in only) or name in exclude:
+            continue
+        h.update(name.encode())
+        h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
 

@@ -40,6 +40,7 @@ def evaluate_cell(resolved: dict, cell_id: str) -> xr.Dataset:
             lambda_max=result.lambda_max,
             lambda_max_kind=result.lambda_max_kind,
             tau_opt=result.tau_opt,
+            tau_opt_pool2=result.tau_opt_pool2,
             q_opt=result.q_opt,
             rho=result.rho,
             cost=result.cost,

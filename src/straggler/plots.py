@@ -89,10 +89,17 @@ def _facets(df, x: str, y: str, title: str, ylabel: str, col: str | None = None,
         ax.set_axis_off()
         fig.suptitle(title)
         return fig
+    # one panel per case (wrapped) or, with a column axis, one row of panels per case;
+    # each case keeps its own y scale, since bounds differ by an order of magnitude
+    layout = (
+        {"col": _CASE, "col_wrap": min(2, df[_CASE].nunique())}
+        if col is None else {"row": _CASE, "col": col}
+    )
     grid = sns.relplot(
-        data=df, x=x, y=y, hue="policy", style="policy", row=_CASE, col=col,
-        kind="line", markers=True, dashes=False, height=2.6, aspect=1.3,
-        facet_kws={"sharey": not logy, "margin_titles": True},
+        data=df, x=x, y=y, hue="policy", style="policy", kind="line", markers=True,
+        dashes=False, height=2.6, aspect=1.3,
+        facet_kws={"sharey": False if col is None else "row", "margin_titles": col is not None},
+        **layout,
     )
     grid.set_axis_labels(x, ylabel)
     if logy:

@@ -11,7 +11,7 @@ rule aggregate:
         config=f"{RESULTS}/config.yaml",
     params:
         resolved=RESOLVED_YAML,
-        code=SOURCE_HASH,
+        code=MODEL_HASH,
     log:
         f"{RESULTS}/logs/aggregate.log",
     script:

@@ -6,7 +6,7 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 
 from straggler.config import ConfigError, dump_config, load_config, resolve_config
-from straggler.dataset import source_hash
+from straggler.dataset import PRESENTATION_MODULES, source_hash
 from straggler.grid import build_grid, cell_spec
 from straggler.plots import figure_names
 
@@ -24,7 +24,10 @@ STUDY = RESOLVED["study"]
 RESULTS = f"results/{STUDY}"
 GRID = build_grid(RESOLVED)
 RESOLVED_YAML = dump_config(RESOLVED)
-SOURCE_HASH = source_hash()
+# Snakemake cannot see into the package: pass hashes of its source as params, so a
+# change of the model code reruns the cells and a change of the figures only the figures.
+MODEL_HASH = source_hash(exclude=PRESENTATION_MODULES)
+PLOTS_HASH = source_hash(only=("plots.py",))
 FIGURE_NAMES = figure_names(GRID.axes)
 
 if not GRID.cells:

@@ -4,7 +4,7 @@ rule evaluate:
         f"{RESULTS}/cells/{{cell}}.nc",
     params:
         spec=cell_params,
-        code=SOURCE_HASH,
+        code=MODEL_HASH,
     log:
         f"{RESULTS}/logs/evaluate/{{cell}}.log",
     benchmark:

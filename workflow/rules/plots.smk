@@ -15,7 +15,7 @@ rule figures:
         svg=[f"{RESULTS}/figures/{name}.svg" for name in FIGURE_NAMES],
     params:
         names=FIGURE_NAMES,
-        code=SOURCE_HASH,
+        code=PLOTS_HASH,
     log:
         f"{RESULTS}/logs/figures.log",
     script:

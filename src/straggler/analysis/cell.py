@@ -28,6 +28,7 @@ class AnalyticResult:
     cost: float = math.nan
     latency_approx: np.ndarray | None = None
     latency_approx_kind: str = ""
+    tau_opt_pool2: float = math.nan
     notes: list[str] = field(default_factory=list)
 
     def __post_init__(self):
@@ -73,6 +74,55 @@ def _full_redundancy(model: CellModel) -> AnalyticResult:
     it sufficient (Section 3), hence the kind ``necessary``."""
     bound = threshold.full_redundancy_bound(model.system, model.size, model.dependence)
     return _from_work(model, model.system, bound, kind="necessary")
+
+
+def _threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
+    """Rer (Prop. 1) and Rep (Prop. 2) with the threshold of the config, or with the
+    (q, tau) that maximise the stability bound when ``tau: opt``. The paper shows
+    the load condition necessary and conjectures it sufficient (Section 3)."""
+    system = model.system
+    tau = model.params.get("tau", "opt")
+    if tau == "opt":
+        optimise = threshold.optimal_rerouting if policy == "rerouting" else (
+            threshold.optimal_replication)
+        bound = optimise(system, model.size, model.dependence)
+    else:
+        bound = threshold.bound_at_threshold(system, model.size, model.dependence, policy, tau)
+    result = _from_work(model, system, bound, kind="necessary")
+    result.tau_opt = bound.tau[0]
+    result.tau_opt_pool2 = bound.tau[1]
+    alpha = threshold.assignment_fractions(system, bound.q)
+    result.q_opt = float(np.dot(system.p, alpha[0]))
+    if system.n == (1, 1) and model.discipline == "FCFS" and model.queueing == "per_server":
+        latency = threshold.latency_rerouting if policy == "rerouting" else (
+            threshold.latency_replication)
+        result.latency_approx = np.asarray(
+            latency(system, model.size, model.dependence, alpha, bound.tau, model.rates()),
+            dtype=float,
+        )
+        result.latency_approx_kind = "approximation"
+    else:
+        result.notes.append(
+            "the latency approximation of the threshold paper (Section 6) needs one FCFS "
+            "server per pool"
+        )
+    return result
+
+
+def _known_sizes(model: CellModel) -> AnalyticResult:
+    """KS: size-aware rerouting or replication (Props. 3-4), the larger bound, computed
+    exactly through LP duality over the rational thresholds (Lemma 1, Remark 2)."""
+    system = model.system
+    bound = threshold.known_sizes_bound(system, model.size, model.dependence)
+    per_server = 1.0 / bound.rate
+    result = AnalyticResult(
+        model.loads,
+        lambda_max=threshold.to_load_units(bound.rate, model.size, model.dependence, model.N),
+        lambda_max_kind="necessary",
+        rho=model.rates() * per_server,
+    )
+    result.notes.append(f"KS bound attained by size-aware {bound.policy}")
+    return result
 
 
 def _from_work(model, system, bound: threshold.Bound, kind: str) -> AnalyticResult:
@@ -139,4 +189,7 @@ _HANDLERS = {
     "ZRed": _zero_redundancy,
     "KT": lambda model: _zero_redundancy(model, knowledge="known"),
     "FRed": _full_redundancy,
+    "Rer": lambda model: _threshold_policy(model, "rerouting"),
+    "Rep": lambda model: _threshold_policy(model, "replication"),
+    "KS": _known_sizes,
 }
