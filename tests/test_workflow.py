@@ -18,7 +18,7 @@ TINY = {
     "study": "tiny",
     "seed": 7,
     "grid": {
-        "policy": ["ZRed", "FRed", "KT", "CoC"],
+        "policy": ["ZRed", "FRed", "KT", "Rep", "CoC"],
         "distribution": ["exp", "det"],
         "dependence": ["identical", "iid"],
         "r_slow": [0.25, 1.0],
@@ -64,8 +64,8 @@ def test_dry_run_lists_one_evaluate_job_per_distinct_cell(tmp_path):
         line.split() for line in (run.stdout + run.stderr).splitlines()
         if len(line.split()) == 2 and line.split()[1].isdigit()
     )
-    # ZRed, FRed, KT: 2 distributions x 2 dependences x 2 r_slow; CoC also d=2 only (d=20 > N)
-    assert int(counts["evaluate"]) == 4 * 2 * 2 * 2
+    # ZRed, FRed, KT, Rep: 2 distributions x 2 dependences x 2 r_slow; CoC d=2 only (d=20 > N)
+    assert int(counts["evaluate"]) == 5 * 2 * 2 * 2
     assert not (tmp_path / "results").exists()
 
 
@@ -74,7 +74,7 @@ def test_dataset_dimensions_and_attributes(tiny_study):
     assert list(ds["lambda_max"].dims) == ["policy", "distribution", "dependence", "r_slow", "d", "N"]
     assert list(ds["rho"].dims)[-1] == "load"
     assert list(ds["latency_quantile"].dims)[-2:] == ["load", "quantile"]
-    assert list(ds["policy"].values) == ["ZRed", "FRed", "KT", "CoC"]
+    assert list(ds["policy"].values) == ["ZRed", "FRed", "KT", "Rep", "CoC"]
     for name, var in ds.data_vars.items():
         assert var.attrs.get("long_name") and var.attrs.get("units"), name
     for key in ("study", "config", "config_sha256", "seed", "straggler_version", "git_commit",
@@ -111,6 +111,10 @@ def test_lambda_max_reference_values(tiny_study):
         assert float(lm.sel(policy="FRed", r_slow=r, distribution="exp", dependence="iid")) \
             == pytest.approx((1 + r) / 2, rel=1e-7)
     assert set(ds["lambda_max_kind"].sel(policy="ZRed").values.ravel()) == {"exact"}
+    # replication with its optimal threshold is never below zero or full redundancy
+    best_plain = np.maximum(lm.sel(policy="ZRed"), lm.sel(policy="FRed"))
+    assert (lm.sel(policy="Rep") >= best_plain - 1e-9).all()
+    assert np.isfinite(ds["tau_opt"].sel(policy="Rep", d=2)).any()
     # ZRed ignores d: the value is repeated along it; CoC at d = 20 > N is NaN
     assert np.array_equal(ds["lambda_max"].sel(policy="ZRed", d=2).values,
                           ds["lambda_max"].sel(policy="ZRed", d=20).values)

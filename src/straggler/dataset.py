@@ -141,6 +141,10 @@ def aggregate(grid: Grid, cell_datasets: dict[str, xr.Dataset], attrs: dict) -> 
         if var.kind == "str":
             out[var.name] = out[var.name].astype(str)
     out.attrs.update({k: _attr(v) for k, v in attrs.items()})
+    notes = {
+        cid: json.loads(ds.attrs.get("notes", "[]")) for cid, ds in cell_datasets.items()
+    }
+    out.attrs["cell_notes"] = json.dumps({cid: n for cid, n in notes.items() if n}, sort_keys=True)
     out.attrs["impossible_cells"] = json.dumps(
         [dict(zip(axis_names, map(_jsonable, p)), reason=r) for p, r in grid.impossible.items()]
     )

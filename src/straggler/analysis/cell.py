@@ -45,7 +45,27 @@ def analyze(model: CellModel) -> AnalyticResult:
         result = AnalyticResult(model.loads)
         result.notes.append(f"no analysis of {model.policy} yet")
         return result
-    return handler(model)
+    result = handler(model)
+    _explain_infinite_latency(model, result)
+    return result
+
+
+def _explain_infinite_latency(model: CellModel, result: AnalyticResult) -> None:
+    """Say why a latency is +inf (it is a value, not an error)."""
+    infinite = np.isinf(result.latency_approx)
+    if not infinite.any():
+        return
+    _, m2 = model.dependence.replica_marginal_moments(model.size)
+    if math.isinf(m2):
+        result.notes.append(
+            "latency_approx is +inf: the replica size has an infinite second moment, so the "
+            "Pollaczek-Khinchine waiting time is infinite"
+        )
+    overloaded = model.loads[infinite & (result.rho >= 1.0)]
+    if overloaded.size:
+        result.notes.append(
+            f"latency_approx is +inf at loads {overloaded.tolist()}: rho >= 1 (unstable)"
+        )
 
 
 def _zero_redundancy(model: CellModel, knowledge: str | None = None) -> AnalyticResult:
