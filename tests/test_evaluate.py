@@ -63,12 +63,49 @@ def test_affinity_latency_mixes_types_per_pool():
         assert t == pytest.approx(w + s1, rel=1e-12)
 
 
-def test_unimplemented_policy_is_nan_with_a_note():
-    cfg = resolved(grid={"policy": ["CoS"], "distribution": ["h2"], "N": [3]})
+def test_policy_without_analysis_is_nan_with_a_note():
+    cfg = resolved(grid={"policy": ["RIQ"], "distribution": ["h2"], "N": [3]})
     (cid,) = build_grid(cfg).cells
     ds = evaluate_cell(cfg, cid)
     assert np.isnan(float(ds["lambda_max"]))
-    assert "no analysis of CoS yet" in json.loads(ds.attrs["notes"])
+    assert "none of the four papers analyses RIQ; simulation only" in json.loads(ds.attrs["notes"])
+
+
+def test_affinity_without_theory_is_nan_with_a_note():
+    cfg = resolved(grid={"policy": ["CoC"], "distribution": ["h2"], "r_slow": [0.5], "N": [4]})
+    (cid,) = build_grid(cfg).cells
+    ds = evaluate_cell(cfg, cid)
+    assert np.isnan(float(ds["lambda_max"]))
+    assert any("r_slow < 1" in note for note in json.loads(ds.attrs["notes"]))
+
+
+def _cell(policy, dist, dep="iid", N=4, d=2, **extra):
+    cfg = resolved(grid={"policy": [policy], "distribution": [dist], "dependence": [dep],
+                         "N": [N], "d": [d]},
+                   distributions={"exp": {"family": "exponential", "mean": 2},
+                                  "det": {"family": "deterministic", "value": 2}},
+                   load=[0.3, 0.6], **extra)
+    (cid,) = build_grid(cfg).cells
+    return evaluate_cell(cfg, cid)
+
+
+def test_cross_paper_closed_forms_in_the_dataset():
+    # PS redundancy: identical replicas 1/d, i.i.d. exponential 1 (PS paper)
+    assert float(_cell("CoC", "exp", "identical", system={"discipline": "PS"})["lambda_max"]) \
+        == pytest.approx(0.5)
+    assert float(_cell("CoC", "exp", "iid", system={"discipline": "PS"})["lambda_max"]) \
+        == pytest.approx(1.0)
+    # (N,1) fork-join with i.i.d. exponential: E[T] = 1 / (N mu - lambda), cost E[X]
+    ds = _cell("CoC", "exp", "iid", N=4, d=4)
+    lam = ds["load"].values * 4 / 2.0
+    np.testing.assert_allclose(ds["latency_approx"].values, 1 / (4 * 0.5 - lam), rtol=1e-9)
+    assert float(ds["cost"]) == pytest.approx(2.0)
+    # CoS: stability of plain load balancing, one replica served
+    ds = _cell("CoS", "det", "identical")
+    assert float(ds["lambda_max"]) == pytest.approx(1.0) and float(ds["cost"]) == 2.0
+    # SLB with deterministic sizes never gains: tau_opt = inf, lambda_max = 1
+    ds = _cell("Rer", "det", "identical")
+    assert float(ds["lambda_max"]) == pytest.approx(1.0)
 
 
 def test_netcdf_round_trip_keeps_strings_and_dotted_axes(tmp_path):

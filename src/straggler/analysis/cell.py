@@ -13,8 +13,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..dependence import IID, SX
 from ..model import CellModel
-from . import queues, threshold
+from . import forkjoin, queues, redundancy_ps, speculation, threshold
 
 
 @dataclass
@@ -205,11 +206,194 @@ def _random_dispatch_latency(model, system, alpha, lam: float) -> float:
     return total
 
 
+def _homogeneous(model: CellModel) -> bool:
+    """All servers run every job at speed 1: the model of the speculation,
+    PS-redundancy and fork-join papers."""
+    if model.system is None:
+        return True
+    return all(r == 1.0 for row in model.system.speeds for r in row)
+
+
+def _needs_homogeneous(model: CellModel, source: str) -> AnalyticResult | None:
+    if _homogeneous(model):
+        return None
+    result = AnalyticResult(model.loads)
+    result.notes.append(
+        f"no analysis of {model.policy} with job-server affinity (r_slow < 1): {source} "
+        "assumes identical servers"
+    )
+    return result
+
+
+def _per_load(model: CellModel, fn) -> np.ndarray:
+    return np.array([fn(lam) for lam in model.rates()], dtype=float)
+
+
+def _rerouting(model: CellModel) -> AnalyticResult:
+    """Rer: on identical servers the speculation paper's SLB (Theorems 1-2 and 4);
+    with affinity the threshold paper's rerouting."""
+    if not _homogeneous(model):
+        if model.params.get("resume"):
+            result = AnalyticResult(model.loads)
+            result.notes.append("the threshold paper analyses kill-and-restart only "
+                                "(Rer resume: true needs r_slow = 1)")
+            return result
+        return _threshold_policy(model, "rerouting")
+    X, dep, N = model.size, model.dependence, model.N
+    resume = bool(model.params.get("resume", False))
+    bound = speculation.stability_bound(X, dep, N, tau=model.params.get("tau", "opt"),
+                                        resume=resume, discipline=model.discipline)
+    result = AnalyticResult(
+        model.loads, lambda_max=bound.load, lambda_max_kind=bound.kind, tau_opt=bound.tau,
+        cost=speculation.expected_work(bound.tau, X, dep, resume),
+    )
+    result.rho = model.loads / bound.load
+    result.notes.append(f"speculation paper: {bound.note}")
+    if model.discipline == "FCFS" and model.queueing == "per_server":
+        result.latency_approx = _per_load(
+            model, lambda lam: speculation.latency_approx(lam, bound.tau, X, dep, N, resume))
+        result.latency_approx_kind = "approximation"
+    return result
+
+
+def _cancel_on_complete(model: CellModel) -> AnalyticResult:
+    """CoC: redundancy-d with PS (PS paper), or with FCFS the (N,1) fork-join queue
+    when d = N (fork-join paper, section 5.1) and the mean-field result for i.i.d.
+    exponential replicas (Gardner et al. 2017, REFERENCES.md section 5)."""
+    refused = _needs_homogeneous(model, "redundancy-d analysis")
+    if refused:
+        return refused
+    X, dep, N, d = model.size, model.dependence, model.N, model.d
+    if model.params.get("ps_bound"):
+        result = AnalyticResult(model.loads)
+        result.notes.append("the PS bound systems are simulated only")
+        return result
+    if model.discipline == "PS":
+        bound = redundancy_ps.stability_bound(X, dep, N, d)
+        result = AnalyticResult(model.loads, lambda_max=bound.load, lambda_max_kind=bound.kind)
+        result.rho = model.loads / bound.load
+        kinds = set()
+
+        def latency(lam):
+            value, kind = redundancy_ps.latency(lam, X, dep, N, d)
+            kinds.add(kind)
+            return value
+
+        result.latency_approx = _per_load(model, latency)
+        result.latency_approx_kind = kinds.pop() if len(kinds) == 1 else ""
+        result.notes.append(f"PS paper: {bound.note}; server time per job under PS not given")
+        return result
+    if d == N:
+        rate = 1.0 / forkjoin.replica_min_moment(X, dep, N, 1)
+        result = AnalyticResult(
+            model.loads, lambda_max=threshold.to_load_units(rate, X, dep, N),
+            lambda_max_kind="exact", cost=N / rate,
+        )
+        result.rho = model.rates() / rate
+        result.latency_approx = _per_load(
+            model, lambda lam: forkjoin.coc_full_replication(lam, X, dep, N).latency)
+        result.latency_approx_kind = "exact"
+        return result
+    if isinstance(dep, IID) and X.family == "exponential":
+        mu = 1.0 / X.mean()
+        result = AnalyticResult(model.loads, lambda_max=1.0, lambda_max_kind="exact",
+                                cost=X.mean(), rho=model.loads.copy())
+        result.latency_approx = np.array(
+            [_mean_field_coc(rho, d) / mu for rho in model.loads])
+        result.latency_approx_kind = "approximation"
+        result.notes.append("i.i.d. exponential CoC: stability and cost exact, latency the "
+                            "N -> infinity mean-field limit (Gardner et al. 2017)")
+        return result
+    result = AnalyticResult(model.loads)
+    result.notes.append("no analysis of CoC on FCFS queues for d < N beyond i.i.d. exponential")
+    return result
+
+
+def _mean_field_coc(rho: float, d: int, terms: int = 100000) -> float:
+    """E[T] mu = sum_n rho^n / (n (d - 1) + d): CoC with i.i.d. exponential replicas
+    as N -> infinity (Gardner et al., Operations Research 65(4), 2017)."""
+    if rho >= 1.0:
+        return math.inf
+    n = np.arange(terms, dtype=float)
+    return float(np.sum(rho**n / (n * (d - 1) + d)))
+
+
+def _cancel_on_start(model: CellModel) -> AnalyticResult:
+    """CoS: one replica is served, so stability is that of load balancing
+    (speculation paper, remark on CoS-d = LLW-d); d = N is M/G/N (fork-join
+    paper, section 5.2: fork-early-cancel with k = 1)."""
+    refused = _needs_homogeneous(model, "CoS analysis")
+    if refused:
+        return refused
+    X, dep, N, d = model.size, model.dependence, model.N, model.d
+    bound = forkjoin.cos_stability(X, dep, N)
+    result = AnalyticResult(model.loads, lambda_max=bound.load, lambda_max_kind=bound.kind,
+                            cost=dep.replica_mean(X), rho=model.loads / bound.load)
+    if d == N and model.discipline == "FCFS" and not isinstance(dep, SX):
+        estimates = [forkjoin.fork_early_cancel_n1(lam, X, N) for lam in model.rates()]
+        result.latency_approx = np.array([e.latency for e in estimates])
+        result.latency_approx_kind = estimates[0].latency_kind
+    return result
+
+
+def _fork_join(model: CellModel) -> AnalyticResult:
+    """FJ k-of-d with d = N and i.i.d. tasks (fork-join paper): exact for k = 1,
+    necessary stability, split-merge latency upper bound and cost bounds otherwise;
+    fork-early-cancel: cost k E[X]."""
+    refused = _needs_homogeneous(model, "the fork-join paper")
+    if refused:
+        return refused
+    X, N, d = model.size, model.N, model.d
+    k = int(model.params.get("k", 1))
+    result = AnalyticResult(model.loads)
+    if d != N or not isinstance(model.dependence, IID) or model.discipline != "FCFS":
+        result.notes.append("the fork-join paper's results need d = N, FCFS and i.i.d. tasks")
+        return result
+    if model.params.get("early"):
+        bound = forkjoin.fork_early_cancel_stability(X, N, k)
+        result.lambda_max, result.lambda_max_kind = bound.load, bound.kind
+        result.cost = forkjoin.fork_early_cancel_cost(X, k)
+        result.rho = model.loads / bound.load
+        if k == 1:
+            estimates = [forkjoin.fork_early_cancel_n1(lam, X, N) for lam in model.rates()]
+            result.latency_approx = np.array([e.latency for e in estimates])
+            result.latency_approx_kind = estimates[0].latency_kind
+        return result
+    necessary, _ = forkjoin.fork_join_stability(X, N, k)
+    result.lambda_max, result.lambda_max_kind = necessary.load, necessary.kind
+    result.rho = model.loads / necessary.load
+    if k == 1:
+        estimates = [forkjoin.fork_join_n1(lam, X, N) for lam in model.rates()]
+        result.latency_approx = np.array([e.latency for e in estimates])
+        result.latency_approx_kind = "exact"
+        result.cost = estimates[0].cost
+    else:
+        result.latency_approx = _per_load(model, lambda lam: forkjoin.fork_join_bounds(lam, X, N, k)[1])
+        result.latency_approx_kind = "upper_bound"
+        bounds = forkjoin.fork_join_cost_bounds(X, N, k)
+        if bounds.lower == bounds.upper:
+            result.cost = bounds.lower
+        else:
+            result.notes.append(f"cost between {bounds.lower} and {bounds.upper} "
+                                f"({bounds.tail_class} tail)")
+    return result
+
+
+def _no_analysis(model: CellModel) -> AnalyticResult:
+    result = AnalyticResult(model.loads)
+    result.notes.append(f"none of the four papers analyses {model.policy}; simulation only")
+    return result
+
+
 _HANDLERS = {
     "ZRed": _zero_redundancy,
     "KT": lambda model: _zero_redundancy(model, knowledge="known"),
     "FRed": _full_redundancy,
-    "Rer": lambda model: _threshold_policy(model, "rerouting"),
+    "Rer": _rerouting,
     "Rep": lambda model: _threshold_policy(model, "replication"),
     "KS": _known_sizes,
+    "CoC": _cancel_on_complete,
+    "CoS": _cancel_on_start,
+    "FJ": _fork_join,
+    "RIQ": _no_analysis,
 }
