@@ -150,3 +150,17 @@ def test_interrupted_write_leaves_no_file(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError):
         write_netcdf(ds, tmp_path / "out.nc")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_infinite_second_moment_gives_inf_latency_with_reason():
+    cfg = resolve_config({
+        "study": "t",
+        "grid": {"policy": ["KT", "ZRed"], "distribution": ["p"], "r_slow": [0.1], "N": [10]},
+        "load": [0.5],
+        "distributions": {"p": {"family": "pareto", "xm": 1, "alpha": 1.5}},
+        "evaluate": ["analytic"],
+    })
+    for cid in build_grid(cfg).cells:
+        ds = evaluate_cell(cfg, cid)
+        assert np.isposinf(ds["latency_approx"].values).all(), cid
+        assert any("infinite second moment" in n for n in json.loads(ds.attrs["notes"]))

@@ -198,8 +198,9 @@ def _random_dispatch_latency(model, system, alpha, lam: float) -> float:
         if share <= 0:
             continue
         lam_i = lam * share / system.n[i]
-        s1 = float(np.dot(weights, m1 / r[i]) / share)
-        s2 = float(np.dot(weights, m2 / r[i] ** 2) / share)
+        used = weights > 0  # 0 * inf (an infinite second moment) must not become nan
+        s1 = float(np.dot(weights[used], m1 / r[i][used]) / share)
+        s2 = float(np.dot(weights[used], m2 / r[i][used] ** 2) / share)
         for j in range(system.n_types):
             if weights[j] > 0:
                 total += weights[j] * _mg1_response(lam_i, s1, s2, m1 / r[i][j], model.discipline)
