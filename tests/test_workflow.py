@@ -90,6 +90,10 @@ def test_outputs_exist(tiny_study):
     workdir, _ = tiny_study
     out = workdir / "results" / "tiny"
     assert (out / "config.yaml").exists()
+    assert "| most_stable |" in (out / "report.md").read_text()
+    winners = (out / "winners.csv").read_text().splitlines()
+    assert winners[0].startswith("distribution,dependence,r_slow,d,N,most_stable")
+    assert len(winners) == 1 + 2 * 2 * 2 * 2  # one row per setting
     for name in ("stability", "load", "cost", "latency"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 1000
         assert (out / "figures" / f"{name}.svg").stat().st_size > 1000

@@ -193,7 +193,7 @@ def provenance(resolved: dict, config_text: str) -> dict:
     }
 
 
-PRESENTATION_MODULES = ("plots.py", "cli.py", "bench.py")
+PRESENTATION_MODULES = ("plots.py", "report.py", "cli.py", "bench.py")
 """Modules that never change a cell's numbers: editing them does not rerun cells."""
 
 

@@ -55,6 +55,15 @@ def figures(nc_path, outdir, names=None) -> None:
         write_figures(ds.load(), outdir, names)
 
 
+def report(nc_path, markdown_path, csv_path) -> None:
+    import xarray as xr
+
+    from .report import write_report
+
+    with xr.open_dataset(nc_path, engine="netcdf4") as ds:
+        write_report(ds.load(), markdown_path, csv_path)
+
+
 def _write_text(path, text: str) -> None:
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")

@@ -27,7 +27,7 @@ RESOLVED_YAML = dump_config(RESOLVED)
 # Snakemake cannot see into the package: pass hashes of its source as params, so a
 # change of the model code reruns the cells and a change of the figures only the figures.
 MODEL_HASH = source_hash(exclude=PRESENTATION_MODULES)
-PLOTS_HASH = source_hash(only=("plots.py",))
+PLOTS_HASH = source_hash(only=("plots.py", "report.py"))
 FIGURE_NAMES = figure_names(GRID.axes)
 
 if not GRID.cells:
@@ -59,4 +59,5 @@ def cell_params(wildcards):
 
 def study_outputs():
     figures = [f"{RESULTS}/figures/{n}.{ext}" for n in FIGURE_NAMES for ext in ("png", "svg")]
-    return [f"{RESULTS}/{STUDY}.nc", f"{RESULTS}/config.yaml", *figures]
+    summary = [f"{RESULTS}/report.md", f"{RESULTS}/winners.csv"]
+    return [f"{RESULTS}/{STUDY}.nc", f"{RESULTS}/config.yaml", *figures, *summary]

@@ -1,0 +1,142 @@
+"""The comparison report of a study: which policy wins where, and on what evidence.
+
+For every setting of the grid (every axis but ``policy``) the analysis names the
+policy with the largest stability bound and the one with the smallest server time
+per job, each with the kind of result it rests on; where the simulation ran, the
+policy with the smallest simulated mean latency at each load. Written as a CSV
+table (``winners.csv``) and a Markdown page (``report.md``) with the provenance.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+_TOLERANCE = 1e-9
+"""Relative gap under which two policies tie (they are then listed together)."""
+
+
+def _setting_dims(ds: xr.Dataset) -> list[str]:
+    return [d for d in ds["lambda_max"].dims if d != "policy"]
+
+
+def _best(values: np.ndarray, policies: list[str], larger: bool) -> str:
+    finite = np.isfinite(values)
+    if not finite.any():
+        return ""
+    target = np.nanmax(values[finite]) if larger else np.nanmin(values[finite])
+    scale = max(abs(target), 1e-300)
+    return ", ".join(
+        p for p, v, ok in zip(policies, values, finite)
+        if ok and abs(v - target) <= _TOLERANCE * scale
+    )
+
+
+def winners(ds: xr.Dataset) -> pd.DataFrame:
+    """One row per grid setting: the analytic winners on stability and cost."""
+    policies = [str(p) for p in ds["policy"].values]
+    dims = _setting_dims(ds)
+    lm = ds["lambda_max"].transpose(*dims, "policy")
+    cost = ds["cost"].transpose(*dims, "policy")
+    kinds = ds["lambda_max_kind"].transpose(*dims, "policy")
+    rows = []
+    for index in np.ndindex(*lm.shape[:-1]):
+        setting = {d: _plain(ds[d].values[i]) for d, i in zip(dims, index)}
+        lm_values = lm.values[index]
+        best_stability = _best(lm_values, policies, larger=True)
+        best_cost = _best(cost.values[index], policies, larger=False)
+        row = dict(setting)
+        row["most_stable"] = best_stability
+        if best_stability:
+            first = policies.index(best_stability.split(", ")[0])
+            row["lambda_max"] = float(lm_values[first])
+            row["lambda_max_kind"] = str(kinds.values[index][first])
+        else:
+            row["lambda_max"], row["lambda_max_kind"] = np.nan, ""
+        row["cheapest"] = best_cost
+        row["cost"] = float(np.nanmin(cost.values[index])) if best_cost else np.nan
+        row["no_analysis"] = ", ".join(
+            p for p, v in zip(policies, lm_values) if not np.isfinite(v))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def latency_winners(ds: xr.Dataset) -> pd.DataFrame:
+    """The policy with the smallest simulated mean latency per setting and load
+    (empty when the study did not simulate)."""
+    if not np.isfinite(ds["latency_mean"].values).any():
+        return pd.DataFrame()
+    policies = [str(p) for p in ds["policy"].values]
+    dims = _setting_dims(ds) + ["load"]
+    lat = ds["latency_mean"].transpose(*dims, "policy")
+    rows = []
+    for index in np.ndindex(*lat.shape[:-1]):
+        row = {d: _plain(ds[d].values[i]) for d, i in zip(dims, index)}
+        row["fastest"] = _best(lat.values[index], policies, larger=False)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def markdown(ds: xr.Dataset, table: pd.DataFrame) -> str:
+    attrs = ds.attrs
+    lines = [
+        f"# Study `{attrs.get('study', '?')}`",
+        "",
+        f"- created {attrs.get('created', '?')}, seed {attrs.get('seed', '?')}, "
+        f"straggler {attrs.get('straggler_version', '?')} "
+        f"(source {attrs.get('source_hash', '?')}, commit {attrs.get('git_commit', '?')})",
+        f"- config sha256 `{attrs.get('config_sha256', '?')}`",
+        f"- python {attrs.get('python_version', '?')}, numpy {attrs.get('numpy_version', '?')}, "
+        f"numba {attrs.get('numba_version', '?')}, xarray {attrs.get('xarray_version', '?')}, "
+        f"snakemake {attrs.get('snakemake_version', '?')}",
+        "",
+        "## Which policy carries the most load, and which burns the least server time",
+        "",
+        "From the analysis: `most_stable` has the largest stability bound `lambda_max` "
+        "(load units, with the kind of result it is), `cheapest` the smallest expected "
+        "server time per job; ties are listed together; `no_analysis` lists the policies "
+        "that theory does not cover in that setting (see `cell_notes` in the dataset).",
+        "",
+        _markdown_table(table),
+    ]
+    counts = table["most_stable"].value_counts()
+    if len(counts):
+        lines += ["", "Settings won on stability: "
+                  + ", ".join(f"{p or 'none'} {n}" for p, n in counts.items()) + "."]
+    lat = latency_winners(ds)
+    if not lat.empty:
+        lines += ["", "## Smallest simulated mean latency", "", _markdown_table(lat)]
+    impossible = json.loads(attrs.get("impossible_cells", "[]"))
+    if impossible:
+        lines += ["", f"{len(impossible)} grid points cannot be set up and are NaN "
+                  "(attribute `impossible_cells`)."]
+    return "\n".join(lines) + "\n"
+
+
+def _markdown_table(df: pd.DataFrame) -> str:
+    def fmt(v):
+        if isinstance(v, float):
+            return "" if np.isnan(v) else f"{v:.4g}"
+        return str(v)
+
+    header = "| " + " | ".join(df.columns) + " |"
+    rule = "|" + "|".join("---" for _ in df.columns) + "|"
+    body = ["| " + " | ".join(fmt(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join([header, rule, *body])
+
+
+def write_report(ds: xr.Dataset, markdown_path, csv_path) -> None:
+    table = winners(ds)
+    for path, text in ((csv_path, table.to_csv(index=False)), (markdown_path, markdown(ds, table))):
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(text)
+        tmp.replace(path)

@@ -1,0 +1,8 @@
+# Run by `rule report`; the work is in straggler.pipeline.report.
+import logging
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
+
+from straggler.pipeline import report
+
+report(snakemake.input[0], snakemake.output.markdown, snakemake.output.table)
