@@ -30,7 +30,9 @@ def figure_names(axes: dict[str, list]) -> list[str]:
         if name not in ("policy", "distribution", "dependence", "r_slow")
         and len(values) > 1 and _numeric(values)
     ]
-    return list(BASE_FIGURES) + [f"stability_vs_{name}" for name in extra]
+    thresholds = [name for name in extra if name == "tau" or name.endswith(".tau")]
+    return (list(BASE_FIGURES) + [f"stability_vs_{name}" for name in extra]
+            + [f"load_ratio_vs_{name}" for name in thresholds])
 
 
 def _numeric(values) -> bool:
@@ -137,7 +139,36 @@ def latency_figure(ds: xr.Dataset):
                    "E[T]", col, logy=True)
 
 
+def load_ratio_figure(ds: xr.Dataset, x: str):
+    """1 / lambda_max against a threshold on a log axis, one line per job-size law and
+    one panel per dependence and policy: on identical servers this is the speculation
+    paper's load ratio L(tau) = rho(tau) / rho(inf) (its Fig. 1), since there
+    lambda_max(inf) = 1 in load units; L < 1 means the timeout gains capacity."""
+    plt, sns = _backend()
+    fixed = {d: ds[d].values[0] for d in _grid_dims(ds) if d != x}
+    df = ds["lambda_max"].sel(fixed).to_dataframe().reset_index()
+    df = df[np.isfinite(df["lambda_max"]) & (df[x] > 0)]
+    df["L"] = 1.0 / df["lambda_max"]
+    where = ", ".join(f"{k} = {_fmt(v)}" for k, v in fixed.items() if ds.sizes[k] > 1)
+    title = "Load ratio L(tau) = 1 / lambda_max (analysis)" + (f" at {where}" if where else "")
+    if df.empty:
+        return _facets(df.assign(policy=[]), x, "L", title, "L")
+    df["panel"] = df["policy"].astype(str) + ", " + df["dependence"].astype(str)
+    grid = sns.relplot(data=df, x=x, y="L", hue="distribution", style="distribution",
+                       col="panel", col_wrap=min(2, df["panel"].nunique()), kind="line",
+                       markers=True, dashes=False, height=2.6, aspect=1.3,
+                       facet_kws={"sharey": False})
+    for ax in grid.axes.flat:
+        ax.set_xscale("log")
+        ax.axhline(1.0, color="0.4", lw=0.8, ls="--")
+    grid.set_axis_labels(x, "L(tau)")
+    grid.figure.suptitle(title, y=1.02)
+    return grid.figure
+
+
 def make_figure(ds: xr.Dataset, name: str):
+    if name.startswith("load_ratio_vs_"):
+        return load_ratio_figure(ds, name.removeprefix("load_ratio_vs_"))
     if name.startswith("stability_vs_"):
         return stability_figure(ds, name.removeprefix("stability_vs_"))
     return {
