@@ -131,7 +131,7 @@ def test_netcdf_round_trip_keeps_strings_and_dotted_axes(tmp_path):
         assert list(back["dependence"].values) == ["identical", "iid"]
         assert list(back["policy"].values) == ["ZRed", "FRed"]
         assert "types.p1" in back.dims
-        assert set(np.unique(back["lambda_max_kind"].values)) == {"exact", "necessary"}
+        assert set(np.unique(back["lambda_max_kind"].values)) == {"exact", "approximate"}
         zred = back["lambda_max"].sel(policy="ZRed", distribution="exp", r_slow=0.5, d=2, N=4)
         assert zred.sel({"types.p1": 0.5}).isel(dependence=0).item() == pytest.approx(2 / 3)
         # p = (0.3, 0.7): mean work per pool-1 job 0.3 + 0.7 / r, pool 2: 0.3 / r + 0.7

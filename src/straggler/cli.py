@@ -57,6 +57,13 @@ def _evaluate(args) -> int:
     return 0
 
 
+def _bench(args) -> int:
+    from .bench import run_bench
+
+    run_bench(json=args.json, quick=args.quick)
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="straggler", description="Parameter studies of redundancy policies."
@@ -73,6 +80,11 @@ def main(argv=None) -> int:
     p.add_argument("cell", help="a cell id, as listed by `straggler cells`")
     p.add_argument("-o", "--output", help="write the cell dataset to this netCDF file")
     p.set_defaults(func=_evaluate)
+    p = sub.add_parser("bench", help="simulation throughput, with a SimPy baseline "
+                       "measured in the same run")
+    p.add_argument("--json", action="store_true", help='print {"workloads": {...}} as JSON')
+    p.add_argument("--quick", action="store_true", help="10x fewer jobs (a smoke test)")
+    p.set_defaults(func=_bench)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -1,17 +1,24 @@
-"""Evaluate one grid cell: analysis (and, once it lands, simulation) at every load.
+"""Evaluate one grid cell: analysis and simulation at every load.
 
 This is what the ``evaluate`` rule runs, one job per distinct cell; it can also
 be called from a plain Python session to debug a cell::
 
     from straggler.evaluate import evaluate_cell
     ds = evaluate_cell(resolved_config, "policy=ZRed__distribution=exp__...")
+
+Where a threshold or an assignment is ``opt``, the simulation uses the one the
+analysis chose, so theory and simulation describe the same policy; the analysis
+is therefore run whenever the simulation needs its choice, and stored only when
+``evaluate`` asks for it.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 
+import numpy as np
 import xarray as xr
 
 from . import dataset
@@ -19,7 +26,8 @@ from .grid import build_grid, seed_sequence
 
 log = logging.getLogger(__name__)
 
-SIMULATION_UNAVAILABLE = "simulation is not implemented yet; simulated variables are NaN"
+ANALYTIC_VARIABLES = ("lambda_max", "lambda_max_kind", "tau_opt", "tau_opt_pool2", "q_opt",
+                      "rho", "cost", "latency_approx", "latency_approx_kind")
 
 
 def evaluate_cell(resolved: dict, cell_id: str) -> xr.Dataset:
@@ -32,26 +40,15 @@ def evaluate_cell(resolved: dict, cell_id: str) -> xr.Dataset:
         raise KeyError(f"cell {cell_id!r} is not in this study's grid (e.g. {known})")
     cell = grid.cells[cell_id]
     model = build_model(resolved, cell)
+    seed = seed_sequence(int(resolved["seed"]), cell_id)
     values: dict = {}
     notes: list[str] = []
+    result = analyze(model)
     if "analytic" in resolved["evaluate"]:
-        result = analyze(model)
-        values.update(
-            lambda_max=result.lambda_max,
-            lambda_max_kind=result.lambda_max_kind,
-            tau_opt=result.tau_opt,
-            tau_opt_pool2=result.tau_opt_pool2,
-            q_opt=result.q_opt,
-            rho=result.rho,
-            cost=result.cost,
-            latency_approx=result.latency_approx,
-            latency_approx_kind=result.latency_approx_kind,
-        )
+        values.update({name: getattr(result, name) for name in ANALYTIC_VARIABLES})
         notes.extend(result.notes)
     if "simulation" in resolved["evaluate"]:
-        log.warning("%s: %s", cell_id, SIMULATION_UNAVAILABLE)
-        notes.append(SIMULATION_UNAVAILABLE)
-    seed = seed_sequence(int(resolved["seed"]), cell_id)
+        values.update(_simulate(model, seed, resolved["simulation"], result, notes))
     attrs = {
         "cell_id": cell_id,
         "cell": json.dumps(dict(cell.coords), default=str),
@@ -60,3 +57,34 @@ def evaluate_cell(resolved: dict, cell_id: str) -> xr.Dataset:
         "cell_spawn_key": json.dumps(list(seed.spawn_key)),
     }
     return dataset.cell_dataset(model.loads, values, attrs)
+
+
+def _simulate(model, seed, settings: dict, analysis, notes: list[str]) -> dict:
+    """Simulated variables of the cell, or {} with a note when no engine covers it."""
+    from . import simulation
+
+    if model.policy == "KS":
+        notes.append("KS is analytic only (a bound over size-aware policies)")
+        return {}
+    tau = None
+    if model.policy in ("Rer", "Rep") and model.params.get("tau") == "opt":
+        if math.isnan(analysis.tau_opt):
+            notes.append(f"{model.policy}: no optimal threshold from the analysis to simulate")
+            return {}
+        tau = (analysis.tau_opt,
+               analysis.tau_opt if math.isnan(analysis.tau_opt_pool2) else analysis.tau_opt_pool2)
+    try:
+        sim = simulation.simulate(
+            model, seed, jobs=int(settings["jobs"]), warmup=int(settings["warmup"]),
+            replications=int(settings["replications"]),
+            confidence=float(settings["confidence"]), alpha=analysis.alpha, tau=tau,
+        )
+    except NotImplementedError as err:
+        log.warning("%s", err)
+        notes.append(f"not simulated: {err}")
+        return {}
+    notes.extend(sim.notes)
+    unstable = np.asarray(sim.stable) == 0
+    if unstable.any():
+        notes.append(f"simulation: backlog grows at loads {model.loads[unstable].tolist()}")
+    return sim.values()

@@ -13,6 +13,7 @@ import numbers
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import xarray as xr
 
 BASE_FIGURES = ("stability", "load", "cost", "latency")
@@ -133,10 +134,34 @@ def cost_figure(ds: xr.Dataset):
 
 
 def latency_figure(ds: xr.Dataset):
-    """Analytic mean response time against load (log scale)."""
-    df, col, where = _frame(ds, "latency_approx", "load")
-    return _facets(df, "load", "latency_approx", f"Mean response time (analysis){where}",
-                   "E[T]", col, logy=True)
+    """Mean response time against load (log scale): the analysis as solid lines, the
+    simulation as dashed lines with markers, one colour per policy."""
+    frames = []
+    for var, source in (("latency_approx", "analysis"), ("latency_mean", "simulation")):
+        df, col, where = _frame(ds, var, "load")
+        frames.append(df.rename(columns={var: "latency"}).assign(source=source))
+    df = pd.concat(frames, ignore_index=True)
+    df = df[np.isfinite(df["latency"].astype(float))]
+    title = f"Mean response time{where}"
+    if df.empty:
+        return _facets(df.assign(latency=[]), "load", "latency", title, "E[T]")
+    plt, sns = _backend()
+    layout = (
+        {"col": _CASE, "col_wrap": min(2, df[_CASE].nunique())}
+        if col is None else {"row": _CASE, "col": col}
+    )
+    grid = sns.relplot(
+        data=df, x="load", y="latency", hue="policy", style="source", kind="line",
+        markers={"analysis": ".", "simulation": "o"}, dashes={"analysis": "", "simulation": (3, 2)},
+        height=2.6, aspect=1.3,
+        facet_kws={"sharey": False if col is None else "row", "margin_titles": col is not None},
+        **layout,
+    )
+    for ax in grid.axes.flat:
+        ax.set_yscale("log")
+    grid.set_axis_labels("load", "E[T]")
+    grid.figure.suptitle(title, y=1.02)
+    return grid.figure
 
 
 def load_ratio_figure(ds: xr.Dataset, x: str):

@@ -30,6 +30,9 @@ class AnalyticResult:
     latency_approx: np.ndarray | None = None
     latency_approx_kind: str = ""
     tau_opt_pool2: float = math.nan
+    alpha: np.ndarray | None = None
+    """alpha[i, j]: fraction of type-j jobs first sent to pool i, as chosen by the
+    analysis (the simulation uses the same assignment)."""
     notes: list[str] = field(default_factory=list)
 
     def __post_init__(self):
@@ -82,6 +85,7 @@ def _zero_redundancy(model: CellModel, knowledge: str | None = None) -> Analytic
     alpha = threshold.assignment_fractions(system, bound.q)
     result = _from_work(model, system, bound, kind="exact")
     result.q_opt = float(np.dot(system.p, alpha[0]))
+    result.alpha = alpha
     if model.queueing == "per_server":
         result.latency_approx = np.array(
             [_random_dispatch_latency(model, system, alpha, lam) for lam in model.rates()]
@@ -94,7 +98,23 @@ def _full_redundancy(model: CellModel) -> AnalyticResult:
     """FRed: eq. 6. The paper proves the load condition necessary and conjectures
     it sufficient (Section 3), hence the kind ``necessary``."""
     bound = threshold.full_redundancy_bound(model.system, model.size, model.dependence)
-    return _from_work(model, model.system, bound, kind="necessary")
+    result = _from_work(model, model.system, bound, kind=_replication_kind(model))
+    if result.lambda_max_kind == "approximate":
+        result.notes.append(
+            "per-server queues: the two copies do not start together, so eq. 6 (central "
+            "queues, simultaneous service) is an approximation here"
+        )
+    return result
+
+
+def _replication_kind(model: CellModel) -> str:
+    """Replicas in both pools run simultaneously in the threshold paper's model (one
+    central queue per pool, preemptive-resume priority for replicated jobs). On
+    per-server FCFS queues a job's two copies start at different times, so the
+    work per pool differs from eqs. 4 and 6: the bound is then an approximation."""
+    if model.queueing == "central":
+        return "necessary"
+    return "approximate"
 
 
 def _threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
@@ -109,10 +129,17 @@ def _threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
         bound = optimise(system, model.size, model.dependence)
     else:
         bound = threshold.bound_at_threshold(system, model.size, model.dependence, policy, tau)
-    result = _from_work(model, system, bound, kind="necessary")
+    kind = "necessary" if policy == "rerouting" else _replication_kind(model)
+    result = _from_work(model, system, bound, kind=kind)
+    if kind == "approximate":
+        result.notes.append(
+            "per-server queues: a job's replicas do not start together, so the threshold "
+            "paper's work per pool (central queues with priority) is an approximation here"
+        )
     result.tau_opt = bound.tau[0]
     result.tau_opt_pool2 = bound.tau[1]
     alpha = threshold.assignment_fractions(system, bound.q)
+    result.alpha = alpha
     result.q_opt = float(np.dot(system.p, alpha[0]))
     if system.n == (1, 1) and model.discipline == "FCFS" and model.queueing == "per_server":
         latency = threshold.latency_rerouting if policy == "rerouting" else (

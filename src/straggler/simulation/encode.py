@@ -1,0 +1,303 @@
+"""Turn a :class:`~straggler.model.CellModel` into plain arrays for numba kernels.
+
+Every simulation engine (the FCFS fast path in :mod:`.fast`, the event-driven
+engine) receives the same :class:`Encoded` model: two small parameter vectors and
+a handful of arrays, so that the kernels have one stable signature and policy is
+*data*, not code. The layout (all indices are module constants):
+
+``ints`` (int64)
+    ``I_POLICY`` policy code (``ZRED``, ``KT``, ``FRED``, ``COC``, ``COS``, ``RIQ``,
+    ``FJ``, ``RER``, ``REP``); ``I_D`` replicas placed at arrival (CoC, CoS, RIQ,
+    FJ: ``d``; FRed: 2; one-copy policies: 1); ``I_K`` FJ's k (1 otherwise);
+    ``I_EARLY`` FJ's fork-early-cancel flag; ``I_RESUME`` Rer's resume flag;
+    ``I_N`` servers; ``I_POOLS`` 1 (homogeneous, ``model.system is None``) or 2;
+    ``I_POOL0``, ``I_POOL1``, ``I_POOL2`` pool boundaries: the servers of pool i
+    are ``pool_start[i] .. pool_start[i+1]-1`` (pool 0 first, contiguous);
+    ``I_J`` job types; ``I_DEP``, ``I_XCODE``, ``I_SCODE`` the dependence code and
+    the size / slowdown family codes of :func:`straggler.dependence.sample_replicas`;
+    ``I_DISCIPLINE`` (``FCFS`` / ``PS``), ``I_QUEUEING`` (``PER_SERVER`` /
+    ``CENTRAL``), ``I_PS_BOUND`` (``BOUND_NONE`` / ``BOUND_LOWER`` /
+    ``BOUND_UPPER``); ``I_CHECK`` the stability checkpoint interval in arrivals.
+
+``flts`` (float64)
+    ``F_TAU0``, ``F_TAU1``: Rer/Rep thresholds by *first* pool (``inf``: never);
+    ``F_REPLICA_MEAN``: ``E[size of one replica]`` (the load unit);
+    ``F_MONITOR_WAIT``: the work per server before the backlog monitor may fire
+    (:func:`~straggler.simulation.statistics.monitor_wait` at the slowest speed).
+
+arrays
+    ``speeds[i, j]`` = r_ij (shape ``pools x J``) and ``inv_speeds = 1 / speeds``
+    (a replica of size x on a server of pool i takes ``x * inv_speeds[i, j]``:
+    engines and the reference simulator use this product, never ``x / r``, so
+    their floating-point results agree bit for bit); ``type_cdf[j]`` the
+    cumulative type probabilities (last entry exactly 1); ``alpha[i, j]`` the
+    probability that a type-j job is first sent to pool i (shape ``pools x J``);
+    ``x_params``, ``s_params`` the sampler parameters.
+
+Server choice (documented here because every engine and the reference must draw
+the same random numbers in the same order, see :mod:`.fast`): a one-copy policy
+picks a pool with one uniform against ``alpha[0, j]`` (no draw with one pool),
+then a server of that pool as ``start + int(u * n_pool)``; FRed draws one server
+per pool (pool 0 first); CoC, CoS, RIQ and FJ draw d distinct servers among all
+N by a partial Fisher-Yates shuffle of a permutation kept across jobs (O(d),
+no rejection, flat in N).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..dependence import sampler_args
+
+# ---------------------------------------------------------------- policy codes
+ZRED, KT, FRED, COC, COS, RIQ, FJ, RER, REP = range(9)
+POLICY_CODES = {
+    "ZRed": ZRED, "KT": KT, "FRed": FRED, "CoC": COC, "CoS": COS,
+    "RIQ": RIQ, "FJ": FJ, "Rer": RER, "Rep": REP,
+}
+POLICY_NAMES = {v: k for k, v in POLICY_CODES.items()}
+#: policies that choose a pool first (with alpha); the rest choose among all N
+POOL_POLICIES = frozenset({ZRED, KT, RER, REP})
+
+FCFS, PS = 0, 1
+PER_SERVER, CENTRAL = 0, 1
+BOUND_NONE, BOUND_LOWER, BOUND_UPPER = 0, 1, 2
+_DISCIPLINES = {"FCFS": FCFS, "PS": PS}
+_QUEUEING = {"per_server": PER_SERVER, "central": CENTRAL}
+_BOUNDS = {None: BOUND_NONE, "none": BOUND_NONE, "lower": BOUND_LOWER, "upper": BOUND_UPPER}
+
+# ---------------------------------------------------------------- ints layout
+(I_POLICY, I_D, I_K, I_EARLY, I_RESUME, I_N, I_POOLS, I_POOL0, I_POOL1, I_POOL2, I_J,
+ I_DEP, I_XCODE, I_SCODE, I_DISCIPLINE, I_QUEUEING, I_PS_BOUND, I_CHECK) = range(18)
+N_INTS = 18
+# ---------------------------------------------------------------- flts layout
+F_TAU0, F_TAU1, F_REPLICA_MEAN, F_MONITOR_WAIT = range(4)
+N_FLTS = 4
+
+
+def check_interval(N: int) -> int:
+    """Arrivals between two stability checkpoints: ``max(16 N, 4096)``, so the
+    O(N) backlog scan costs at most 1/16 of a server lookup per job."""
+    return max(16 * int(N), 4096)
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """A model as kernel data (see the module docstring for the layout)."""
+
+    ints: np.ndarray
+    flts: np.ndarray
+    speeds: np.ndarray
+    inv_speeds: np.ndarray
+    type_cdf: np.ndarray
+    alpha: np.ndarray
+    x_params: np.ndarray
+    s_params: np.ndarray
+
+    def kernel_args(self) -> tuple:
+        """The model arguments of every engine kernel, in signature order."""
+        return (self.ints, self.flts, self.speeds, self.inv_speeds, self.type_cdf,
+                self.alpha, self.x_params, self.s_params)
+
+    # convenient read access (Python side)
+    @property
+    def policy(self) -> int:
+        return int(self.ints[I_POLICY])
+
+    @property
+    def N(self) -> int:
+        return int(self.ints[I_N])
+
+    @property
+    def d(self) -> int:
+        return int(self.ints[I_D])
+
+    @property
+    def pool_start(self) -> tuple[int, int, int]:
+        return tuple(int(x) for x in self.ints[I_POOL0:I_POOL2 + 1])
+
+    @property
+    def pool_of(self) -> np.ndarray:
+        """The pool (0 or 1) of each server: pools are contiguous ranges."""
+        return (np.arange(self.N) >= int(self.ints[I_POOL1])).astype(np.int64)
+
+    @property
+    def tau(self) -> tuple[float, float]:
+        return float(self.flts[F_TAU0]), float(self.flts[F_TAU1])
+
+    @property
+    def replica_mean(self) -> float:
+        return float(self.flts[F_REPLICA_MEAN])
+
+
+def resolve_alpha(model, alpha=None) -> np.ndarray:
+    """The first-pool assignment ``alpha[i, j]`` (pools x J) that the simulation uses.
+
+    ``alpha`` may be a ``2 x J`` matrix, a per-class vector ``q`` (the fraction of
+    each believed class sent first to pool 1, turned into alpha by
+    :func:`~straggler.analysis.threshold.assignment_fractions`, so for unknown
+    types ``alpha_1j = q`` for all j) or a scalar q. ``None``: random dispatch
+    over all N servers (``alpha_ij = n_i / N``) except for KT, whose type-aware
+    optimal assignment is computed as the analysis does. With one pool
+    (``model.system is None``) it is ``[[1, ..., 1]]``.
+    """
+    system = model.system
+    if system is None:
+        return np.ones((1, 1))
+    J = system.n_types
+    if alpha is None:
+        if model.policy == "KT":
+            from dataclasses import replace
+
+            from ..analysis import threshold
+
+            known = replace(system, belief=threshold.belief_matrix("known", J))
+            bound = threshold.optimal_assignment_no_redundancy(known, model.size, model.dependence)
+            return threshold.assignment_fractions(known, bound.q)
+        share = system.n[0] / system.servers
+        return np.vstack([np.full(J, share), np.full(J, 1.0 - share)])
+    a = np.asarray(alpha, dtype=float)
+    if a.ndim == 2:
+        if a.shape != (2, J):
+            raise ValueError(f"alpha must be a 2 x J = 2 x {J} matrix, got shape {a.shape}")
+    else:
+        from ..analysis.threshold import assignment_fractions
+
+        q = np.atleast_1d(a)
+        C = len(system.belief[0])
+        if q.size == 1 and C > 1:
+            q = np.full(C, float(q[0]))
+        if q.size != C:
+            raise ValueError(f"q must have one entry per believed class ({C}), got {q.tolist()}")
+        a = assignment_fractions(system, q)
+    if np.any(a < -1e-12) or np.any(np.abs(a.sum(axis=0) - 1.0) > 1e-9):
+        raise ValueError(f"alpha must be non-negative with columns summing to 1, got {a.tolist()}")
+    return np.clip(a, 0.0, 1.0)
+
+
+def resolve_tau(model, tau=None) -> tuple[float, float]:
+    """``(tau_1, tau_2)``: the threshold by first pool (Rer, Rep; ``inf`` otherwise).
+
+    ``tau`` (a number or a pair) overrides the model's ``params['tau']``; a model
+    whose tau is ``opt`` needs the analysis's choice passed as ``tau``.
+    """
+    if model.policy not in ("Rer", "Rep"):
+        return (math.inf, math.inf)
+    if tau is None:
+        tau = model.params.get("tau", "opt")
+        if isinstance(tau, str):
+            raise ValueError(
+                f"{model.policy} has tau = {tau!r}: pass the threshold the analysis chose "
+                "(simulate(..., tau=tau_opt))"
+            )
+    t = np.broadcast_to(np.asarray(tau, dtype=float), (2,))
+    if np.any(np.isnan(t)) or np.any(t < 0):
+        raise ValueError(f"tau must be in [0, inf], got {tau!r}")
+    return float(t[0]), float(t[1])
+
+
+def encode(model, alpha=None, tau=None) -> Encoded:
+    """Encode ``model`` (a :class:`~straggler.model.CellModel`) for the kernels.
+
+    ``alpha`` and ``tau`` are the assignment and threshold that the analysis
+    chose (see :func:`resolve_alpha`, :func:`resolve_tau`).
+    """
+    if model.policy not in POLICY_CODES:
+        raise NotImplementedError(f"no simulation of policy {model.policy!r}")
+    code = POLICY_CODES[model.policy]
+    N = int(model.N)
+    system = model.system
+    if system is None:
+        pools = 1
+        pool_start = (0, N, N)
+        speeds = np.ones((1, 1))
+        type_cdf = np.ones(1)
+    else:
+        pools = 2
+        n0, n1 = system.n
+        if n0 + n1 != N:
+            raise ValueError(f"pools {system.n} do not add up to N = {N}")
+        pool_start = (0, n0, n0 + n1)
+        speeds = np.asarray(system.speeds, dtype=float)
+        p = np.asarray(system.p, dtype=float)
+        type_cdf = np.cumsum(p / p.sum())
+        type_cdf[-1] = 1.0
+    if code in (FRED, RER, REP) and pools != 2:
+        raise ValueError(f"{model.policy} needs two pools (model.system is None)")
+    if code == FRED and min(pool_start[1], N - pool_start[1]) < 1:
+        raise ValueError("FRed needs at least one server in each pool")
+    if np.any(speeds <= 0) or not np.all(np.isfinite(speeds)):
+        raise ValueError(f"speeds must be finite and > 0, got {speeds.tolist()}")
+    alpha_m = resolve_alpha(model, alpha)
+    if pools == 1:
+        alpha_m = np.ones((1, speeds.shape[1]))
+    elif code in POOL_POLICIES:
+        for i in range(2):
+            if pool_start[i + 1] == pool_start[i] and (code in (RER, REP) or alpha_m[i].max() > 0):
+                raise ValueError(f"{model.policy} sends jobs to pool {i + 1}, which has no server "
+                                 f"(pools {pool_start[1]}, {N - pool_start[1]}; alpha {alpha_m.tolist()})")
+    tau_pair = resolve_tau(model, tau)
+
+    d = 1
+    k = 1
+    early = 0
+    if code in (COC, COS, RIQ, FJ):
+        if model.d is None:
+            raise ValueError(f"{model.policy} needs d")
+        d = int(model.d)
+        if not 1 <= d <= N:
+            raise ValueError(f"{model.policy}: d = {d} must be in 1..N = {N}")
+        if code == FJ:
+            k = int(model.params.get("k", 1))
+            early = int(bool(model.params.get("early", False)))
+            if not 1 <= k <= d:
+                raise ValueError(f"FJ: k = {k} must be in 1..d = {d}")
+    elif code == FRED:
+        d = 2
+    resume = int(bool(model.params.get("resume", False))) if code == RER else 0
+    bound = model.params.get("ps_bound") if code == COC else None
+    if bound not in _BOUNDS:
+        raise ValueError(f"CoC ps_bound must be null, lower or upper, got {bound!r}")
+    if model.discipline not in _DISCIPLINES:
+        raise ValueError(f"discipline must be FCFS or PS, got {model.discipline!r}")
+    if model.queueing not in _QUEUEING:
+        raise ValueError(f"queueing must be per_server or central, got {model.queueing!r}")
+
+    dep_code, x_code, x_params, s_code, s_params = sampler_args(model.dependence, model.size)
+    ints = np.zeros(N_INTS, dtype=np.int64)
+    ints[I_POLICY] = code
+    ints[I_D] = d
+    ints[I_K] = k
+    ints[I_EARLY] = early
+    ints[I_RESUME] = resume
+    ints[I_N] = N
+    ints[I_POOLS] = pools
+    ints[I_POOL0:I_POOL2 + 1] = pool_start
+    ints[I_J] = speeds.shape[1]
+    ints[I_DEP] = dep_code
+    ints[I_XCODE] = x_code
+    ints[I_SCODE] = s_code
+    ints[I_DISCIPLINE] = _DISCIPLINES[model.discipline]
+    ints[I_QUEUEING] = _QUEUEING[model.queueing]
+    ints[I_PS_BOUND] = _BOUNDS[bound]
+    ints[I_CHECK] = check_interval(N)
+    from .statistics import monitor_wait
+
+    m1, m2 = model.dependence.replica_marginal_moments(model.size)
+    slow = float(np.max(1.0 / speeds))
+    wait = monitor_wait(m1 * slow, m2 * slow * slow)
+    flts = np.array([tau_pair[0], tau_pair[1], float(model.replica_mean), wait], dtype=np.float64)
+    speeds = np.ascontiguousarray(speeds, dtype=np.float64)
+    return Encoded(
+        ints=ints,
+        flts=flts,
+        speeds=speeds,
+        inv_speeds=np.ascontiguousarray(1.0 / speeds),
+        type_cdf=np.ascontiguousarray(type_cdf, dtype=np.float64),
+        alpha=np.ascontiguousarray(alpha_m, dtype=np.float64),
+        x_params=x_params,
+        s_params=s_params,
+    )

@@ -1,0 +1,762 @@
+"""The FCFS fast path: per-server FCFS queues by the exact workload recursion.
+
+Each server keeps the time at which it empties, ``free[s]``. With FCFS per-server
+queues a job never affects the jobs that joined a queue before it, so when a job
+arrives at time t everything about it is already determined by the current
+``free``: a replica sent to server s starts at ``max(t, free[s])`` and runs for
+``x * inv_speeds[pool(s), type]``. The policy decides from these start and finish
+times when the job is done (latency) and how long each replica occupies its
+server (cost, and the new ``free[s]``):
+
+======  =====================================================================
+ZRed    one replica on a random server of the pool drawn from alpha (KT: the
+KT      same, with the type-aware alpha)
+FRed    one replica on a random server of each pool, cancel on complete
+CoC     d replicas on d distinct servers; done at the first completion ``c``;
+        a replica that started before ``c`` is cut at ``c``, one that had not
+        started never runs
+FJ      k-of-d: as CoC with ``c`` the k-th completion; ``early``: only the k
+        replicas that start first run (to completion), done when all k have
+        finished; the q-th to start gets the q-th size
+CoS     the replica that starts first runs, the others never start (FJ with
+        k = 1 and early; the least-work server of the d)
+RIQ     replicas on the idle servers among d sampled (all start at t, cancel
+        on complete); none idle: one replica on the first sampled
+Rer     one replica; if it would run longer than tau of its first pool it is
+        killed after tau and restarted at ``start + tau`` on a random server of
+        the other pool, where its FCFS position is that time (a heap of
+        pending restarts is merged with the arrivals in time order); the second
+        run is the second replica of the dependence (identical: the same X;
+        iid, sx: a fresh replica), or with ``resume`` the remaining work
+        ``x - r_ij tau`` of the first replica
+======  =====================================================================
+
+Ties between start times are broken by sampling order (the d servers come in
+uniformly random order). Cost is the server time per job over all replicas
+(time in service only): a completed replica counts its duration, a cut one
+``c - start``.
+
+Random-number contract (:mod:`.streams`; shared with :mod:`.reference` and any
+engine that wants to be compared job by job). Per arrival:
+
+* ARRIVALS: one value e, the interarrival time ``e / lambda``;
+* ROUTING, in this order: the type (one uniform against ``type_cdf``, only if
+  J > 1); the servers: a one-copy policy draws its pool (one uniform against
+  ``alpha[0, j]``, only with two pools) then ``start + int(u * n_pool)``; FRed
+  one server in pool 0 then one in pool 1; CoC, CoS, RIQ and FJ d distinct
+  servers by a partial Fisher-Yates shuffle of a permutation of 0..N-1 kept
+  across jobs (place i takes ``perm[i + int(u * (N - i))]``); Rer, if the job
+  will be rerouted, then its second server in the other pool;
+* SIZES and SLOWDOWNS: the replica sizes of
+  :func:`straggler.dependence.sample_replicas` for the replicas that run (CoC,
+  FJ: d; RIQ: the idle ones, or 1; CoS: 1; FJ early: k, given in start order;
+  FRed, Rer: 2).
+
+Kernel contract (every engine): ``run(*encoded.kernel_args(), lam, warmup, jobs,
+acc, batches, hist, mon, trace, rngs)``, a numba function (``nogil``) that
+returns nothing and
+
+* simulates ``warmup + jobs`` Poisson arrivals at rate ``lam`` from an empty
+  system (``encoded``: :class:`.encode.Encoded`; ``rngs``: the tuple of
+  :func:`.streams.replication_streams`);
+* records each of the last ``jobs`` jobs with :func:`.statistics.record`
+  (measured index = arrival index - warmup; latency = completion - arrival;
+  cost = server time of all its replicas);
+* writes its first ``len(trace)`` jobs' ``(latency, cost)`` (warm-up included,
+  by arrival index) into ``trace`` (shape ``(n, 2)``, usually ``(0, 2)``);
+* every ``ints[I_CHECK]`` arrivals writes a checkpoint row into ``mon`` and calls
+  :func:`.statistics.backlog_check` with ``flts[F_MONITOR_WAIT]``; when it fires
+  (or a bounded buffer would overflow) stops with ``acc[A_STABLE] = 0`` and
+  ``acc[A_REASON]`` set;
+* sets ``acc[A_ARRIVALS]``, ``acc[A_TIME]`` and ``acc[A_WORK]``.
+
+Structure: ``run`` refills the stream blocks (the only generator calls) and
+hands chunks of jobs to one small loop per policy family (``_chunk_one``,
+``_chunk_cancel``, ``_chunk_start``, ``_chunk_riq``; Rer has its own loop with
+the restart heap, ``_run_rer``); it takes the checkpoints between chunks.
+
+Performance notes (measured, numba 0.68, CoC d = 2, ~37 ns a job): a generator
+passed into an inlined helper, a call to the generic sampler, an inlined helper
+that returns a tuple or calls another inlined helper, or all policies in one
+loop each cost 2-60 ns a job; small inlined helpers on arrays and numbers
+(``_distinct``, ``_cancel_at``, :func:`.statistics.record`) cost nothing.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from . import encode as E
+from . import statistics as S
+from .streams import block_size, refill_exponential, refill_family, refill_uniform
+
+SUPPORTED = frozenset({"ZRed", "KT", "FRed", "CoC", "CoS", "RIQ", "FJ", "Rer"})
+
+
+def supports(model) -> bool:
+    """True when the fast path simulates ``model`` exactly: FCFS per-server queues
+    and a policy whose dynamics follow the workload recursion."""
+    return (
+        model.discipline == "FCFS"
+        and model.queueing == "per_server"
+        and model.policy in SUPPORTED
+        and not (model.policy == "CoC" and model.params.get("ps_bound") not in (None, "none"))
+    )
+
+
+# ---------------------------------------------------------------- per-job helpers
+# (arrays and numbers only: the stream positions go in and come back out)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _distinct(perm, N, d, srv, ub, ui):
+    """d distinct servers into srv[:d] (partial Fisher-Yates on perm)."""
+    for i in range(d):
+        r = i + int(ub[ui + i] * (N - i))
+        s = perm[r]
+        perm[r] = perm[i]
+        perm[i] = s
+        srv[i] = s
+    return ui + d
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _pool(s, p1):
+    return 0 if s < p1 else 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _cancel_at(free, srv, st, fin, dur, n, c):
+    """Replicas ``0..n-1`` (started at st, finishing at fin) run until c: update
+    the servers' free times and return the server time consumed."""
+    cost = 0.0
+    for i in range(n):
+        a = st[i]
+        if a < c:
+            if fin[i] <= c:
+                cost += dur[i]
+                free[srv[i]] = fin[i]
+            else:
+                cost += c - a
+                free[srv[i]] = c
+    return cost
+
+
+@numba.njit(cache=True, nogil=True)
+def _checkpoint(free, t, pools, p_start, scratch, mon, kc, work, N, wait):
+    """Write checkpoint ``kc`` (median backlog per pool, work per server) and
+    return True if the backlog grows."""
+    for pool in range(pools):
+        cnt = 0
+        for s in range(p_start[pool], p_start[pool + 1]):
+            b = free[s] - t
+            scratch[cnt] = b if b > 0.0 else 0.0
+            cnt += 1
+        mon[kc, pool] = S.median_inplace(scratch, cnt) if cnt > 0 else 0.0
+    mon[kc, S.MON_WORK] = work / N
+    return S.backlog_check(mon, kc, pools, S.EPS, wait)
+
+
+# ---------------------------------------------------------------- job chunks
+# Each processes jobs n0..n1-1 of one policy family without refilling the
+# stream blocks (``run`` sizes the chunk so that they suffice) and returns the
+# updated (t, work, ei, ui, xi, si). Small separate loops: LLVM optimises them
+# better than one loop with every policy in it. Inside them, no helper that
+# returns a tuple or calls another inlined helper (each cost 2-60 ns a job,
+# measured): the type draw and the per-job bookkeeping are written out.
+
+
+@numba.njit(cache=True, nogil=True)
+def _chunk_one(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
+               alpha, pools, p_start, inv_speeds, free,
+               warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace):
+    """ZRed, KT: one replica on a random server of the pool drawn from alpha."""
+    for n in range(n0, n1):
+        t += eb[ei] * inv_lam
+        ei += 1
+        j = 0
+        if J > 1:  # the type: one uniform against type_cdf
+            ut = ub[ui]
+            ui += 1
+            while j < J - 1 and ut >= type_cdf[j]:
+                j += 1
+        i = 0
+        if pools == 2:
+            if ub[ui] >= alpha[0, j]:
+                i = 1
+            ui += 1
+        lo = p_start[i]
+        s = lo + int(ub[ui] * (p_start[i + 1] - lo))
+        ui += 1
+        x = xb[xi]
+        xi += 1
+        if dep == 2:
+            x *= sb[si]
+            si += 1
+        du = x * inv_speeds[i, j]
+        a = free[s]
+        if a < t:
+            a = t
+        f = a + du
+        free[s] = f
+        work += du
+        lat = f - t
+        if n >= warmup:
+            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, du, inv_batch)
+        if n < n_trace:
+            trace[n, 0] = lat
+            trace[n, 1] = du
+    return t, work, ei, ui, xi, si
+
+
+@numba.njit(cache=True, nogil=True)
+def _chunk_cancel(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
+                  fred, N, d, k, p1, inv_speeds, free, perm, srv, st, fin, dur, sel,
+                  warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace):
+    """CoC, FRed, FJ: d replicas, done at the k-th completion, the rest cancelled."""
+    for n in range(n0, n1):
+        t += eb[ei] * inv_lam
+        ei += 1
+        j = 0
+        if J > 1:  # the type: one uniform against type_cdf
+            ut = ub[ui]
+            ui += 1
+            while j < J - 1 and ut >= type_cdf[j]:
+                j += 1
+        if fred:  # one server in each pool
+            srv[0] = int(ub[ui] * p1)
+            srv[1] = p1 + int(ub[ui + 1] * (N - p1))
+            ui += 2
+        else:
+            ui = _distinct(perm, N, d, srv, ub, ui)
+        c = np.inf
+        x = xb[xi]
+        for r in range(d):
+            if dep == 1:
+                x = xb[xi + r]
+            s = srv[r]
+            du = x * inv_speeds[_pool(s, p1), j]
+            if dep == 2:
+                du *= sb[si + r]
+            a = free[s]
+            if a < t:
+                a = t
+            st[r] = a
+            dur[r] = du
+            f = a + du
+            fin[r] = f
+            if f < c:
+                c = f
+        if dep == 1:
+            xi += d
+        else:
+            xi += 1
+            if dep == 2:
+                si += d
+        if k > 1:
+            for r in range(d):
+                sel[r] = fin[r]
+            c = S.kth_smallest(sel, d, k - 1)
+        cost = _cancel_at(free, srv, st, fin, dur, d, c)
+        work += cost
+        lat = c - t
+        if n >= warmup:
+            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, cost, inv_batch)
+        if n < n_trace:
+            trace[n, 0] = lat
+            trace[n, 1] = cost
+    return t, work, ei, ui, xi, si
+
+
+@numba.njit(cache=True, nogil=True)
+def _chunk_start(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
+                 N, d, k, p1, inv_speeds, free, perm, srv, ksrv, st, fin, sel,
+                 warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace):
+    """CoS, FJ early: of d replicas the k that start first run to completion
+    (ties: sampling order), the q-th to start with the q-th size."""
+    for n in range(n0, n1):
+        t += eb[ei] * inv_lam
+        ei += 1
+        j = 0
+        if J > 1:  # the type: one uniform against type_cdf
+            ut = ub[ui]
+            ui += 1
+            while j < J - 1 and ut >= type_cdf[j]:
+                j += 1
+        ui = _distinct(perm, N, d, srv, ub, ui)
+        for r in range(d):
+            a = free[srv[r]]
+            if a < t:
+                a = t
+            st[r] = a
+        if k == 1:
+            best = 0
+            for r in range(1, d):
+                if st[r] < st[best]:
+                    best = r
+            ksrv[0] = srv[best]
+            fin[0] = st[best]
+        else:
+            for r in range(d):
+                sel[r] = st[r]
+            sk = S.kth_smallest(sel, d, k - 1)
+            ties = k
+            for r in range(d):
+                if st[r] < sk:
+                    ties -= 1
+            q = 0
+            for r in range(d):
+                a = st[r]
+                keep = a < sk
+                if not keep and a == sk and ties > 0:
+                    keep = True
+                    ties -= 1
+                if keep:  # insertion by start time, stable
+                    pos = q
+                    while pos > 0 and fin[pos - 1] > a:
+                        fin[pos] = fin[pos - 1]
+                        ksrv[pos] = ksrv[pos - 1]
+                        pos -= 1
+                    fin[pos] = a
+                    ksrv[pos] = srv[r]
+                    q += 1
+        cost = 0.0
+        last = t
+        x = xb[xi]
+        for q in range(k):
+            if dep == 1:
+                x = xb[xi + q]
+            s = ksrv[q]
+            du = x * inv_speeds[_pool(s, p1), j]
+            if dep == 2:
+                du *= sb[si + q]
+            f = fin[q] + du
+            free[s] = f
+            cost += du
+            if f > last:
+                last = f
+        if dep == 1:
+            xi += k
+        else:
+            xi += 1
+            if dep == 2:
+                si += k
+        work += cost
+        lat = last - t
+        if n >= warmup:
+            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, cost, inv_batch)
+        if n < n_trace:
+            trace[n, 0] = lat
+            trace[n, 1] = cost
+    return t, work, ei, ui, xi, si
+
+
+@numba.njit(cache=True, nogil=True)
+def _chunk_riq(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
+               N, d, p1, inv_speeds, free, perm, srv, ksrv, st, fin, dur,
+               warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace):
+    """RIQ: replicas on the idle servers among d sampled, cancel on complete;
+    none idle: one replica on the first sampled."""
+    for n in range(n0, n1):
+        t += eb[ei] * inv_lam
+        ei += 1
+        j = 0
+        if J > 1:  # the type: one uniform against type_cdf
+            ut = ub[ui]
+            ui += 1
+            while j < J - 1 and ut >= type_cdf[j]:
+                j += 1
+        ui = _distinct(perm, N, d, srv, ub, ui)
+        nr = 0
+        for r in range(d):
+            if free[srv[r]] <= t:
+                ksrv[nr] = srv[r]
+                nr += 1
+        if nr == 0:
+            ksrv[0] = srv[0]
+            nr = 1
+        c = np.inf
+        x = xb[xi]
+        for r in range(nr):
+            if dep == 1:
+                x = xb[xi + r]
+            s = ksrv[r]
+            du = x * inv_speeds[_pool(s, p1), j]
+            if dep == 2:
+                du *= sb[si + r]
+            a = free[s]
+            if a < t:
+                a = t
+            st[r] = a
+            dur[r] = du
+            f = a + du
+            fin[r] = f
+            if f < c:
+                c = f
+        if dep == 1:
+            xi += nr
+        else:
+            xi += 1
+            if dep == 2:
+                si += nr
+        cost = _cancel_at(free, ksrv, st, fin, dur, nr, c)
+        work += cost
+        lat = c - t
+        if n >= warmup:
+            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, cost, inv_batch)
+        if n < n_trace:
+            trace[n, 0] = lat
+            trace[n, 1] = cost
+    return t, work, ei, ui, xi, si
+
+
+# ---------------------------------------------------------------- the kernel
+
+
+@numba.njit(cache=True, nogil=True)
+def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
+        lam, warmup, jobs, acc, batches, hist, mon, trace, rngs):
+    """Simulate one replication (see the module docstring for the contract)."""
+    policy = ints[E.I_POLICY]
+    N = ints[E.I_N]
+    d = ints[E.I_D]
+    k = ints[E.I_K]
+    early = ints[E.I_EARLY]
+    pools = ints[E.I_POOLS]
+    J = ints[E.I_J]
+    dep = ints[E.I_DEP]
+    xc = ints[E.I_XCODE]
+    sc = ints[E.I_SCODE]
+    check = ints[E.I_CHECK]
+    p_start = ints[E.I_POOL0:E.I_POOL2 + 1]
+    p1 = p_start[1]
+
+    inv_lam = 1.0 / lam
+    total = warmup + jobs
+    inv_batch = S.N_BATCHES / max(jobs, 1)
+    n_trace = trace.shape[0]
+
+    # random streams, read in blocks; one job takes at most need_* values
+    re = rngs[0]
+    ru = rngs[1]
+    rx = rngs[2]
+    rs = rngs[3]
+    need_u = 1 + max(d, 2)
+    need_x = max(d, 2)
+    BE = block_size(1)
+    BU = block_size(need_u)
+    BX = block_size(need_x)
+    eb = np.empty(BE)
+    ub = np.empty(BU)
+    xb = np.empty(BX)
+    sb = np.empty(BX if dep == 2 else 1)
+    ei = BE
+    ui = BU
+    xi = BX
+    si = BX
+
+    free = np.zeros(N)
+    scratch = np.empty(N)
+    m = max(d, 2)
+    sz = np.empty(m)
+    fbuf = np.empty(1)
+    ibuf = fbuf.view(np.int64)
+
+    if policy == E.RER:
+        _run_rer(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
+                 inv_lam, warmup, total, inv_batch, acc, batches, hist, mon, trace,
+                 re, ru, rx, rs, eb, ub, xb, sb, free, scratch, sz, fbuf, ibuf)
+        return
+
+    perm = np.arange(N)
+    srv = np.empty(m, dtype=np.int64)
+    ksrv = np.empty(m, dtype=np.int64)
+    st = np.empty(m)
+    fin = np.empty(m)
+    dur = np.empty(m)
+    sel = np.empty(m)
+
+    t = 0.0
+    work = 0.0
+    kc = 0
+    n = 0
+    while n < total:
+        end = min(n + check, total)
+        while n < end:
+            # refill the half-read stream blocks (the only generator calls) ...
+            if ei > BE // 2:
+                ei = refill_exponential(re, eb, ei)
+            if ui > BU // 2:
+                ui = refill_uniform(ru, ub, ui)
+            if xi > BX // 2:
+                xi = refill_family(xc, x_params, rx, xb, xi)
+            if dep == 2 and si > BX // 2:
+                si = refill_family(sc, s_params, rs, sb, si)
+            # ... and run as many jobs as they surely cover
+            n1 = min(end, n + (BE - ei), n + (BU - ui) // need_u, n + (BX - xi) // need_x)
+            if dep == 2:
+                n1 = min(n1, n + (BX - si) // need_x)
+            if policy == E.ZRED or policy == E.KT:
+                t, work, ei, ui, xi, si = _chunk_one(
+                    n, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
+                    alpha, pools, p_start, inv_speeds, free,
+                    warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace)
+            elif policy == E.COC or policy == E.FRED or (policy == E.FJ and early == 0):
+                t, work, ei, ui, xi, si = _chunk_cancel(
+                    n, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
+                    policy == E.FRED, N, d, k, p1, inv_speeds, free, perm, srv, st, fin, dur, sel,
+                    warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace)
+            elif policy == E.COS or policy == E.FJ:
+                t, work, ei, ui, xi, si = _chunk_start(
+                    n, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
+                    N, d, k, p1, inv_speeds, free, perm, srv, ksrv, st, fin, sel,
+                    warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace)
+            else:
+                t, work, ei, ui, xi, si = _chunk_riq(
+                    n, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
+                    N, d, p1, inv_speeds, free, perm, srv, ksrv, st, fin, dur,
+                    warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace)
+            n = n1
+        # checkpoint (a partial last one only if it covers a quarter interval)
+        if end - (kc * check) >= check // 4 or end % check == 0:
+            kc += 1
+            if _checkpoint(free, t, pools, p_start, scratch, mon, kc, work, N,
+                           flts[E.F_MONITOR_WAIT]):
+                acc[S.A_STABLE] = 0.0
+                acc[S.A_REASON] = S.STOP_BACKLOG
+                break
+    acc[S.A_ARRIVALS] = n
+    acc[S.A_TIME] = t
+    acc[S.A_WORK] = work
+
+
+# ---------------------------------------------------------------- Rer
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _heap_less(ht, hj, a, b):
+    return ht[a] < ht[b] or (ht[a] == ht[b] and hj[a] < hj[b])
+
+
+@numba.njit(cache=True, nogil=True)
+def _heap_swap(ht, hj, ha, hd, hc, hs, a, b):
+    ht[a], ht[b] = ht[b], ht[a]
+    hj[a], hj[b] = hj[b], hj[a]
+    ha[a], ha[b] = ha[b], ha[a]
+    hd[a], hd[b] = hd[b], hd[a]
+    hc[a], hc[b] = hc[b], hc[a]
+    hs[a], hs[b] = hs[b], hs[a]
+
+
+@numba.njit(cache=True, nogil=True)
+def _sift_up(ht, hj, ha, hd, hc, hs, i):
+    while i > 0:
+        p = (i - 1) >> 1
+        if _heap_less(ht, hj, i, p):
+            _heap_swap(ht, hj, ha, hd, hc, hs, i, p)
+            i = p
+        else:
+            break
+
+
+@numba.njit(cache=True, nogil=True)
+def _sift_down(ht, hj, ha, hd, hc, hs, n):
+    i = 0
+    while True:
+        l = 2 * i + 1
+        if l >= n:
+            break
+        c = l
+        if l + 1 < n and _heap_less(ht, hj, l + 1, l):
+            c = l + 1
+        if _heap_less(ht, hj, c, i):
+            _heap_swap(ht, hj, ha, hd, hc, hs, i, c)
+            i = c
+        else:
+            break
+
+
+@numba.njit(cache=True, nogil=True)
+def _grow(a, n):
+    b = np.empty(2 * a.shape[0], dtype=a.dtype)
+    b[:n] = a[:n]
+    return b
+
+
+#: most pending restarts Rer keeps (beyond: stop, ``STOP_CAPACITY``)
+RER_HEAP_CAP = 1 << 21
+
+
+@numba.njit(cache=True, nogil=True)
+def _run_rer(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
+             inv_lam, warmup, total, inv_batch, acc, batches, hist, mon, trace,
+             re, ru, rx, rs, eb, ub, xb, sb, free, scratch, sz, fbuf, ibuf):
+    N = ints[E.I_N]
+    pools = ints[E.I_POOLS]
+    J = ints[E.I_J]
+    dep = ints[E.I_DEP]
+    xc = ints[E.I_XCODE]
+    sc = ints[E.I_SCODE]
+    check = ints[E.I_CHECK]
+    resume = ints[E.I_RESUME]
+    p_start = ints[E.I_POOL0:E.I_POOL2 + 1]
+    n_trace = trace.shape[0]
+    cap = max(RER_HEAP_CAP, 256 * N)
+    BE = eb.shape[0]
+    BU = ub.shape[0]
+    BX = xb.shape[0]
+    ei = BE
+    ui = BU
+    xi = BX
+    si = BX
+
+    size = 1024
+    ht = np.empty(size)                   # restart time
+    hj = np.empty(size, dtype=np.int64)   # job index
+    ha = np.empty(size)                   # arrival time
+    hd = np.empty(size)                   # duration of the second run
+    hc = np.empty(size)                   # server time of the first run (tau)
+    hs = np.empty(size, dtype=np.int64)   # second server
+    hn = 0
+
+    t = 0.0
+    work = 0.0
+    kc = 0
+    n = 0
+    if total > 0:
+        ei = refill_exponential(re, eb, ei)
+        t_next = eb[ei] * inv_lam
+        ei += 1
+    else:
+        t_next = np.inf
+    next_check = check
+    while True:
+        if hn > 0 and (n >= total or ht[0] <= t_next):
+            # a pending restart comes first: it joins its second server's queue
+            u = ht[0]
+            jn = hj[0]
+            ta = ha[0]
+            du = hd[0]
+            c1 = hc[0]
+            s = hs[0]
+            hn -= 1
+            if hn > 0:
+                _heap_swap(ht, hj, ha, hd, hc, hs, 0, hn)
+                _sift_down(ht, hj, ha, hd, hc, hs, hn)
+            a = free[s]
+            if a < u:
+                a = u
+            f = a + du
+            free[s] = f
+            lat = f - ta
+            cost = c1 + du
+            work += du
+            if jn >= warmup:
+                S.record(acc, batches, hist, fbuf, ibuf, jn - warmup, lat, cost, inv_batch)
+            if jn < n_trace:
+                trace[jn, 0] = lat
+                trace[jn, 1] = cost
+            continue
+        if n >= total:
+            break
+        # the next arrival
+        if ui > BU - 4:
+            ui = refill_uniform(ru, ub, ui)
+        if xi > BX - 2:
+            xi = refill_family(xc, x_params, rx, xb, xi)
+        if dep == 2 and si > BX - 2:
+            si = refill_family(sc, s_params, rs, sb, si)
+        t = t_next
+        j = 0
+        if J > 1:  # the type: one uniform against type_cdf
+            ut = ub[ui]
+            ui += 1
+            while j < J - 1 and ut >= type_cdf[j]:
+                j += 1
+        i = 0 if ub[ui] < alpha[0, j] else 1
+        ui += 1
+        lo = p_start[i]
+        s = lo + int(ub[ui] * (p_start[i + 1] - lo))
+        ui += 1
+        if dep == 1:
+            sz[0] = xb[xi]
+            sz[1] = xb[xi + 1]
+            xi += 2
+        elif dep == 0:
+            sz[0] = xb[xi]
+            sz[1] = sz[0]
+            xi += 1
+        else:
+            x = xb[xi]
+            xi += 1
+            sz[0] = x * sb[si]
+            sz[1] = x * sb[si + 1]
+            si += 2
+        du = sz[0] * inv_speeds[i, j]
+        tau = flts[E.F_TAU0 + i]
+        a = free[s]
+        if a < t:
+            a = t
+        if du > tau:
+            u = a + tau
+            free[s] = u
+            work += tau
+            l = 1 - i
+            lo = p_start[l]
+            s2 = lo + int(ub[ui] * (p_start[l + 1] - lo))
+            ui += 1
+            if resume != 0:
+                d2 = (sz[0] - tau * speeds[i, j]) * inv_speeds[l, j]
+            else:
+                d2 = sz[1] * inv_speeds[l, j]
+            if hn == ht.shape[0]:
+                if hn >= cap:
+                    acc[S.A_STABLE] = 0.0
+                    acc[S.A_REASON] = S.STOP_CAPACITY
+                    break
+                ht = _grow(ht, hn)
+                hj = _grow(hj, hn)
+                ha = _grow(ha, hn)
+                hd = _grow(hd, hn)
+                hc = _grow(hc, hn)
+                hs = _grow(hs, hn)
+            ht[hn] = u
+            hj[hn] = n
+            ha[hn] = t
+            hd[hn] = d2
+            hc[hn] = tau
+            hs[hn] = s2
+            _sift_up(ht, hj, ha, hd, hc, hs, hn)
+            hn += 1
+        else:
+            f = a + du
+            free[s] = f
+            lat = f - t
+            work += du
+            if n >= warmup:
+                S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, du, inv_batch)
+            if n < n_trace:
+                trace[n, 0] = lat
+                trace[n, 1] = du
+        n += 1
+        if n < total:
+            if ei >= BE:
+                ei = refill_exponential(re, eb, ei)
+            t_next = t + eb[ei] * inv_lam
+            ei += 1
+        if n == next_check or (n == total and n - (next_check - check) >= check // 4):
+            next_check += check
+            kc += 1
+            if _checkpoint(free, t, pools, p_start, scratch, mon, kc, work, N, flts[E.F_MONITOR_WAIT]):
+                acc[S.A_STABLE] = 0.0
+                acc[S.A_REASON] = S.STOP_BACKLOG
+                break
+    acc[S.A_ARRIVALS] = n
+    acc[S.A_TIME] = t
+    acc[S.A_WORK] = work
+
+
+from .cachekey import bind_module as _bind_module  # noqa: E402
+
+_bind_module(globals())

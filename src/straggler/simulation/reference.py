@@ -1,0 +1,301 @@
+"""A slow, event-driven, pure-Python simulator of the FCFS per-server policies.
+
+It exists to check the kernels: it keeps explicit FIFO queues, a busy replica per
+server and an event list (arrivals, replica completions, Rer's kill after tau),
+and implements each policy's rules literally (cancel a running replica by
+aborting it, a waiting one by dropping it from its queue), instead of the
+workload recursion of :mod:`.fast`. It reads the random streams of
+:mod:`.streams` one value at a time, in the order of the random-number contract
+of :mod:`.fast`, so with the same seed the two see the same jobs, and their
+latencies and costs can be compared job by job.
+
+Only for small runs (a few thousand jobs): ``simulate_reference(enc, lam, n, rngs)``
+returns the per-job latency and cost arrays (job order = arrival order).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+
+import numpy as np
+
+from . import encode as E
+from .streams import PyStreams
+
+ARRIVAL, COMPLETE, KILL = 0, 1, 2
+
+
+class _Job:
+    __slots__ = ("idx", "t", "type", "sizes", "replicas", "k", "completed", "started",
+                 "done", "cost", "finish", "rer_server", "rer_dur", "rer_tau")
+
+    def __init__(self, idx, t, jtype):
+        self.idx = idx
+        self.t = t
+        self.type = jtype
+        self.sizes = []
+        self.replicas = []
+        self.k = 1
+        self.completed = 0
+        self.started = 0
+        self.done = False
+        self.cost = 0.0
+        self.finish = -math.inf
+        self.rer_server = -1
+
+
+class _Replica:
+    __slots__ = ("job", "server", "dur", "start", "state", "first_run")
+
+    def __init__(self, job, server, dur):
+        self.job = job
+        self.server = server
+        self.dur = dur          # None: taken from job.sizes when it starts (CoS, FJ early)
+        self.start = None
+        self.state = "waiting"  # waiting | running | done | cancelled
+        self.first_run = False  # Rer: the run that may be killed after tau
+
+
+def _replica_sizes(enc, n, streams):
+    """``sample_replicas(..., n, ...)`` from the SIZES and SLOWDOWNS streams."""
+    dep = int(enc.ints[E.I_DEP])
+    if dep == 0:
+        x = streams.size()
+        return [x] * n
+    if dep == 1:
+        return [streams.size() for _ in range(n)]
+    x = streams.size()
+    return [x * streams.slowdown() for _ in range(n)]
+
+
+class ReferenceSimulator:
+    """Event-driven FCFS per-server simulation of one encoded model."""
+
+    def __init__(self, enc: E.Encoded, lam: float, rngs):
+        self.enc = enc
+        self.ints = [int(x) for x in enc.ints]
+        self.lam = lam
+        self.inv_lam = 1.0 / lam
+        self.streams = PyStreams(rngs, enc.ints[E.I_XCODE], enc.x_params,
+                                 enc.ints[E.I_SCODE], enc.s_params)
+        N = self.ints[E.I_N]
+        self.N = N
+        self.queues = [deque() for _ in range(N)]
+        self.busy = [None] * N
+        self.perm = list(range(N))
+        self.events = []
+        self.seq = 0
+        self.now = 0.0
+
+    # ------------------------------------------------------------ events
+    def _schedule(self, time, kind, obj):
+        heapq.heappush(self.events, (time, self.seq, kind, obj))
+        self.seq += 1
+
+    def _pool(self, s):
+        return 0 if s < self.ints[E.I_POOL1] else 1
+
+    def _dur(self, size, server, jtype):
+        return size * self.enc.inv_speeds[self._pool(server), jtype]
+
+    # ------------------------------------------------------------ servers
+    def _join(self, rep):
+        s = rep.server
+        self.queues[s].append(rep)
+        if self.busy[s] is None:
+            self._start_next(s)
+
+    def _start_next(self, s):
+        q = self.queues[s]
+        while q:
+            rep = q.popleft()
+            if rep.state == "waiting":
+                self._start(rep)
+                return
+        self.busy[s] = None
+
+    def _start(self, rep):
+        job = rep.job
+        s = rep.server
+        self.busy[s] = rep
+        rep.state = "running"
+        rep.start = self.now
+        policy = self.ints[E.I_POLICY]
+        if rep.dur is None:  # CoS / FJ early: the q-th replica to start gets the q-th size
+            rep.dur = self._dur(job.sizes[job.started], s, job.type)
+        job.started += 1
+        if rep.first_run:
+            tau = float(self.enc.flts[E.F_TAU0 + self._pool(s)])
+            if rep.dur > tau:
+                self._schedule(self.now + tau, KILL, rep)
+            else:
+                self._schedule(self.now + rep.dur, COMPLETE, rep)
+        else:
+            self._schedule(self.now + rep.dur, COMPLETE, rep)
+        if policy == E.COS or (policy == E.FJ and self.ints[E.I_EARLY]):
+            if job.started == job.k:  # cancel on start: drop the replicas still waiting
+                for other in job.replicas:
+                    if other.state == "waiting":
+                        other.state = "cancelled"
+
+    def _stop(self, rep, cost):
+        """``rep`` leaves its server now (completed, aborted or killed)."""
+        rep.job.cost += cost
+        self.busy[rep.server] = None
+        self._start_next(rep.server)
+
+    # ------------------------------------------------------------ arrivals
+    def _arrival(self, idx):
+        enc, ints, streams = self.enc, self.ints, self.streams
+        policy = ints[E.I_POLICY]
+        J = ints[E.I_J]
+        jtype = 0
+        if J > 1:
+            u = streams.uniform()
+            while jtype < J - 1 and u >= enc.type_cdf[jtype]:
+                jtype += 1
+        job = _Job(idx, self.now, jtype)
+        self.jobs.append(job)
+        p0, p1, p2 = ints[E.I_POOL0], ints[E.I_POOL1], ints[E.I_POOL2]
+        bounds = (p0, p1, p2)
+        if policy in (E.ZRED, E.KT, E.RER):
+            pool = 0
+            if ints[E.I_POOLS] == 2:
+                pool = 0 if streams.uniform() < enc.alpha[0, jtype] else 1
+            s = bounds[pool] + int(streams.uniform() * (bounds[pool + 1] - bounds[pool]))
+            if policy == E.RER:
+                sizes = _replica_sizes(enc, 2, streams)
+                rep = _Replica(job, s, self._dur(sizes[0], s, jtype))
+                rep.first_run = True
+                tau = float(enc.flts[E.F_TAU0 + pool])
+                if rep.dur > tau:  # it will be rerouted: the second server now (contract)
+                    other = 1 - pool
+                    s2 = bounds[other] + int(streams.uniform() * (bounds[other + 1] - bounds[other]))
+                    job.rer_server = s2
+                    if ints[E.I_RESUME]:
+                        rest = sizes[0] - tau * enc.speeds[pool, jtype]
+                    else:
+                        rest = sizes[1]
+                    job.rer_dur = rest * enc.inv_speeds[other, jtype]
+                    job.rer_tau = tau
+            else:
+                sizes = _replica_sizes(enc, 1, streams)
+                rep = _Replica(job, s, self._dur(sizes[0], s, jtype))
+            job.replicas = [rep]
+            self._join(rep)
+            return
+        if policy == E.FRED:
+            s0 = int(streams.uniform() * p1)
+            s1 = p1 + int(streams.uniform() * (p2 - p1))
+            servers = [s0, s1]
+        else:
+            d = ints[E.I_D]
+            servers = []
+            for i in range(d):  # partial Fisher-Yates (the contract)
+                r = i + int(streams.uniform() * (self.N - i))
+                self.perm[i], self.perm[r] = self.perm[r], self.perm[i]
+                servers.append(self.perm[i])
+        if policy == E.RIQ:
+            idle = [s for s in servers if self.busy[s] is None]
+            servers = idle if idle else servers[:1]
+        if policy == E.COS or (policy == E.FJ and ints[E.I_EARLY]):
+            job.k = 1 if policy == E.COS else ints[E.I_K]
+            job.sizes = _replica_sizes(enc, job.k, streams)
+            job.replicas = [_Replica(job, s, None) for s in servers]
+        else:
+            job.k = ints[E.I_K] if policy == E.FJ else 1
+            sizes = _replica_sizes(enc, len(servers), streams)
+            job.replicas = [_Replica(job, s, self._dur(x, s, jtype)) for s, x in zip(servers, sizes)]
+        for rep in job.replicas:
+            if rep.state == "waiting":  # not cancelled on start by an earlier sibling
+                self._join(rep)
+
+    # ------------------------------------------------------------ completions
+    def _complete(self, rep):
+        job = rep.job
+        rep.state = "done"
+        self._stop(rep, rep.dur)
+        job.completed += 1
+        policy = self.ints[E.I_POLICY]
+        if policy == E.COS or (policy == E.FJ and self.ints[E.I_EARLY]):
+            if job.completed == job.k:
+                job.done = True
+                job.finish = self.now
+            return
+        if job.completed == job.k and not job.done:
+            job.done = True
+            job.finish = self.now
+            for other in job.replicas:  # cancel on complete
+                if other.state == "running":
+                    other.state = "cancelled"
+                    self._stop(other, self.now - other.start)
+                elif other.state == "waiting":
+                    other.state = "cancelled"
+
+    def _kill(self, rep):
+        """Rer: tau of processing done; restart on the other pool's server."""
+        job = rep.job
+        rep.state = "cancelled"
+        self._stop(rep, job.rer_tau)
+        second = _Replica(job, job.rer_server, job.rer_dur)
+        job.replicas.append(second)
+        self._join(second)
+
+    # ------------------------------------------------------------ run
+    def run(self, n_jobs: int):
+        self.jobs = []
+        if n_jobs > 0:
+            self._schedule(self.streams.interarrival() * self.inv_lam, ARRIVAL, 0)
+        while self.events:
+            time, _, kind, obj = heapq.heappop(self.events)
+            self.now = time
+            if kind == ARRIVAL:
+                self._arrival(obj)
+                if obj + 1 < n_jobs:
+                    self._schedule(time + self.streams.interarrival() * self.inv_lam,
+                                   ARRIVAL, obj + 1)
+            elif kind == COMPLETE:
+                if obj.state == "running":
+                    self._complete(obj)
+            else:
+                if obj.state == "running":
+                    self._kill(obj)
+        latency = np.array([j.finish - j.t for j in self.jobs])
+        cost = np.array([j.cost for j in self.jobs])
+        return latency, cost
+
+
+def simulate_reference(enc: E.Encoded, lam: float, n_jobs: int, rngs):
+    """Per-job ``(latency, cost)`` arrays of ``n_jobs`` arrivals (no warm-up);
+    ``rngs`` is the tuple of :func:`.streams.replication_streams`."""
+    return ReferenceSimulator(enc, lam, rngs).run(int(n_jobs))
+
+
+def make_model(policy: str, N: int, loads, size=None, dependence="iid", d=None, r_slow=1.0,
+               params=None, two_pools=None, p=(0.5, 0.5), knowledge="unknown", belief=1.0,
+               pools=None, discipline="FCFS", queueing="per_server"):
+    """A :class:`~straggler.model.CellModel` without a config (tests, benchmarks).
+
+    ``size`` defaults to exponential with mean 1; ``dependence`` is a
+    :class:`~straggler.dependence.Dependence` or its config form. The system has
+    two pools (``TwoPoolSystem.affinity``) when ``two_pools`` is true, or by
+    default when N is even or ``pools`` is given; otherwise it is the homogeneous
+    single pool (``system = None``).
+    """
+    from .. import dependence as dep_mod
+    from .. import distributions
+    from ..analysis.threshold import TwoPoolSystem
+    from ..model import CellModel
+
+    size = distributions.Exponential(1.0) if size is None else size
+    dep = dep_mod.from_spec(dependence)
+    if two_pools is None:
+        two_pools = pools is not None or N % 2 == 0
+    system = (TwoPoolSystem.affinity(N, r_slow, p=p, knowledge=knowledge, belief=belief,
+                                     pools=pools) if two_pools else None)
+    return CellModel(policy=policy, params=dict(params or {}), size=size, dependence=dep, N=int(N),
+                     d=None if d is None else int(d), r_slow=float(r_slow), system=system,
+                     discipline=discipline, queueing=queueing,
+                     loads=np.atleast_1d(np.asarray(loads, dtype=float)))

@@ -1,0 +1,339 @@
+"""Accumulators for simulated jobs, the backlog (stability) monitor, and summaries.
+
+Nothing here keeps an array per job. One replication of one load fills an
+:class:`Accumulator`, three arrays that a numba kernel updates in place:
+
+``acc`` (float64[ACC_SIZE])
+    running sums over the measured jobs (``A_N`` count, ``A_SUM_T`` / ``A_SUM_T2``
+    latency and its square, ``A_SUM_C`` / ``A_SUM_C2`` cost), and the run's
+    state: ``A_STABLE`` (1.0 until the backlog monitor fires), ``A_ARRIVALS``
+    (jobs that arrived, warm-up included), ``A_TIME`` (simulated time at the end),
+    ``A_WORK`` (server time brought by all arrived jobs, the monitor's
+    denominator), ``A_REASON`` (``STOP_DONE``, ``STOP_BACKLOG`` or
+    ``STOP_CAPACITY``: an engine's bounded buffer, e.g. Rer's restart heap, is
+    full).
+``batches`` (float64[N_BATCHES, 3])
+    count, latency sum and cost sum of the measured jobs in each of
+    ``N_BATCHES`` consecutive batches (by measured-job index): batch means give
+    a confidence interval from a single replication.
+``hist`` (int64[HIST_BINS])
+    a log-spaced latency histogram: ``2**HIST_SUB_BITS`` bins per octave from
+    ``2**HIST_MIN_EXP`` to ``2**HIST_MAX_EXP`` (values outside are clamped into
+    the end bins). A bin spans a relative width of at most ``2**-HIST_SUB_BITS``
+    (0.39 %), and quantiles interpolate inside the bin. The bin index is read
+    from the bits of the float (exponent and leading mantissa bits), no log.
+    Histograms of replications add up.
+
+Engines call :func:`record` for every measured job and :func:`backlog_check` at
+checkpoints; the driver turns accumulators into per-load results with
+:func:`summarize` (pure Python).
+
+Backlog monitor (``stable``): every ``check`` arrivals (see
+:func:`~straggler.simulation.encode.check_interval`) the engine writes, at
+checkpoint k, ``m_k`` = the median over the servers of each pool of the
+server's backlog (unfinished work, in time units) and ``a_k`` = the server time
+brought by all arrivals so far divided by N. The run is declared unstable when,
+for one pool, at both checkpoints c = k-1 and c = k:
+
+* ``a_c >= wait`` (:func:`monitor_wait`: ``WAIT_SCALE * E[S^2] / E[S]`` of work
+  per server, at most ``WAIT_CAP * E[S]``; S a replica's service time at the
+  slowest speed), so that the fill-up transient of a stable queue is over;
+* ``m_c > EPS * a_c`` (the typical server holds more than 2 % of all the work
+  it was ever given), and
+* ``m_c > RATIO * m_{c//2} > RATIO**2 * m_{c//4} > 0`` (the backlog grew by at
+  least 1.7 per doubling of the run, twice in a row).
+
+A growing backlog grows linearly (the ratio tends to 2 per doubling and
+``m / a`` to ``(rho - 1) / rho``, 0.048 at load 1.05); a stable queue's backlog
+fills up like sqrt(t) at most (ratio 1.41) and then stays put while ``a`` grows.
+Telling loads 0.95 and 1.05 apart takes a run of order ``E[S^2] / E[S] /
+0.05^2`` per server (the queue's relaxation time); shorter runs are never
+flagged. The median makes one huge job, which inflates one server's backlog,
+irrelevant when the pool has several servers. Measured (tests and
+``test_backlog_monitor_*``): load 0.95 is never flagged for exponential,
+hyperexponential (scv 9.5), Pareto (alpha 2.2) and deterministic sizes with
+N = 1 to 1000; load 1.05 is flagged within about 10^4 work per server. Known
+limit: with infinite-variance sizes (Pareto alpha <= 2) and N <= 10 a stable
+load near 1 can be flagged (one job can exceed 2 % of all the work); the mean
+latency does not exist there anyway.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+# ---------------------------------------------------------------- acc layout
+A_N, A_SUM_T, A_SUM_C, A_SUM_T2, A_SUM_C2, A_STABLE, A_ARRIVALS, A_TIME, A_WORK, A_REASON = range(10)
+ACC_SIZE = 10
+STOP_DONE, STOP_BACKLOG, STOP_CAPACITY = 0, 1, 2
+
+N_BATCHES = 32
+B_COUNT, B_SUM_T, B_SUM_C = 0, 1, 2
+
+HIST_SUB_BITS = 8
+HIST_MIN_EXP = -30
+HIST_MAX_EXP = 50
+HIST_BINS = (HIST_MAX_EXP - HIST_MIN_EXP) << HIST_SUB_BITS
+_HIST_SHIFT = 52 - HIST_SUB_BITS
+_HIST_OFFSET = (1023 + HIST_MIN_EXP) << HIST_SUB_BITS
+
+QUANTILES = (0.5, 0.9, 0.99)
+
+EPS = 0.02
+"""Backlog level (fraction of the work brought per server) below which the monitor never fires."""
+RATIO = 1.7
+"""Growth of the backlog per doubling of the run that the monitor calls linear."""
+WAIT_SCALE = 100.0
+"""The monitor waits until each server was given WAIT_SCALE * E[S^2] / E[S] of work."""
+WAIT_CAP = 1.0e4
+"""... or WAIT_CAP * E[S] when E[S^2] is infinite (or larger)."""
+
+MON_POOL0, MON_POOL1, MON_WORK = 0, 1, 2
+
+
+@dataclass
+class Accumulator:
+    acc: np.ndarray
+    batches: np.ndarray
+    hist: np.ndarray
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.acc, self.batches, self.hist
+
+
+def new_accumulator() -> Accumulator:
+    acc = np.zeros(ACC_SIZE, dtype=np.float64)
+    acc[A_STABLE] = 1.0
+    return Accumulator(acc, np.zeros((N_BATCHES, 3), dtype=np.float64),
+                       np.zeros(HIST_BINS, dtype=np.int64))
+
+
+def batch_scale(jobs: int) -> float:
+    """``1 / batch size``: measured job m goes to batch ``int(m * batch_scale)``."""
+    return N_BATCHES / float(max(int(jobs), 1))
+
+
+def new_monitor(arrivals: int, check: int) -> np.ndarray:
+    """Checkpoint history for :func:`backlog_check`: one row per checkpoint
+    (median backlog of pool 0 and 1, work per server), row 0 is time 0."""
+    return np.zeros((int(arrivals) // int(check) + 3, 3), dtype=np.float64)
+
+
+# ---------------------------------------------------------------- numba helpers
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def hist_index(x, fbuf, ibuf):
+    """Histogram bin of ``x >= 0``; ``fbuf`` float64[1] and ``ibuf`` its int64 view."""
+    fbuf[0] = x
+    b = (ibuf[0] >> _HIST_SHIFT) - _HIST_OFFSET
+    if b < 0:
+        return 0
+    if b >= HIST_BINS:
+        return HIST_BINS - 1
+    return b
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def record(acc, batches, hist, fbuf, ibuf, m, latency, cost, inv_batch):
+    """Add measured job number ``m`` (0-based after the warm-up)."""
+    acc[A_N] += 1.0
+    acc[A_SUM_T] += latency
+    acc[A_SUM_C] += cost
+    acc[A_SUM_T2] += latency * latency
+    acc[A_SUM_C2] += cost * cost
+    b = int(m * inv_batch)
+    if b >= N_BATCHES:
+        b = N_BATCHES - 1
+    batches[b, B_COUNT] += 1.0
+    batches[b, B_SUM_T] += latency
+    batches[b, B_SUM_C] += cost
+    hist[hist_index(latency, fbuf, ibuf)] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def kth_smallest(buf, n, k):
+    """The k-th smallest (0-based) of ``buf[:n]``, reordering ``buf`` in place
+    (Hoare quickselect with a median-of-three pivot; no allocation)."""
+    lo = 0
+    hi = n - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        a = buf[lo]
+        b = buf[mid]
+        c = buf[hi]
+        if a < b:
+            if b < c:
+                pivot = b
+            elif a < c:
+                pivot = c
+            else:
+                pivot = a
+        else:
+            if a < c:
+                pivot = a
+            elif b < c:
+                pivot = c
+            else:
+                pivot = b
+        i = lo
+        j = hi
+        while i <= j:
+            while buf[i] < pivot:
+                i += 1
+            while buf[j] > pivot:
+                j -= 1
+            if i <= j:
+                tmp = buf[i]
+                buf[i] = buf[j]
+                buf[j] = tmp
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return buf[k]
+    return buf[k]
+
+
+@numba.njit(cache=True, nogil=True)
+def median_inplace(buf, n):
+    """Median of ``buf[:n]`` (``n >= 1``), reordering it."""
+    if n % 2 == 1:
+        return kth_smallest(buf, n, n // 2)
+    hi = kth_smallest(buf, n, n // 2)
+    lo = buf[0]
+    for i in range(1, n // 2):
+        if buf[i] > lo:
+            lo = buf[i]
+    return 0.5 * (lo + hi)
+
+
+@numba.njit(cache=True, nogil=True)
+def _grows(mon, c, pool, eps, ratio):
+    """Linear growth up to checkpoint c: above EPS of the work, and at least
+    ``ratio`` times the value at c // 2, itself ``ratio`` times that at c // 4."""
+    m = mon[c, pool]
+    mh = mon[c // 2, pool]
+    mq = mon[c // 4, pool]
+    return m > eps * mon[c, MON_WORK] and mq > 0.0 and mh > ratio * mq and m > ratio * mh
+
+
+def monitor_wait(m1: float, m2: float) -> float:
+    """Work per server before the monitor may fire, for replica service times
+    with moments (m1, m2) (at the slowest speed): ``WAIT_SCALE * m2 / m1``, at
+    most ``WAIT_CAP * m1``."""
+    if not (m1 > 0 and math.isfinite(m1)):
+        return 0.0
+    if not math.isfinite(m2):
+        return WAIT_CAP * m1
+    return min(WAIT_SCALE * m2 / m1, WAIT_CAP * m1)
+
+
+@numba.njit(cache=True, nogil=True)
+def backlog_check(mon, k, pools, eps, wait):
+    """True if the backlog grows (see the module docstring); row ``k`` of ``mon``
+    holds checkpoint k (row 0: time 0); ``wait`` is :func:`monitor_wait`."""
+    if k < 5 or mon[k, MON_WORK] < wait:
+        return False
+    for pool in range(pools):
+        if _grows(mon, k, pool, eps, RATIO) and _grows(mon, k - 1, pool, eps, RATIO):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- summaries
+
+
+def t_quantile(confidence: float, df: int) -> float:
+    """Two-sided Student t quantile ``t_{(1 + confidence)/2, df}``."""
+    from scipy.special import stdtrit  # lazy: scipy.special ~0.2 s
+
+    return float(stdtrit(df, 0.5 + 0.5 * float(confidence)))
+
+
+def hist_quantiles(hist: np.ndarray, qs=QUANTILES) -> np.ndarray:
+    """Quantiles of a histogram, interpolated linearly inside the bin."""
+    total = int(hist.sum())
+    out = np.full(len(qs), math.nan)
+    if total == 0:
+        return out
+    cum = np.cumsum(hist)
+    for i, q in enumerate(qs):
+        target = q * total
+        b = int(np.searchsorted(cum, target, side="left"))
+        b = min(b, HIST_BINS - 1)
+        before = float(cum[b - 1]) if b > 0 else 0.0
+        count = float(hist[b])
+        lo, hi = bin_edges(b)
+        frac = (target - before) / count if count > 0 else 0.5
+        out[i] = lo + min(max(frac, 0.0), 1.0) * (hi - lo)
+    return out
+
+
+def bin_edges(b: int) -> tuple[float, float]:
+    """``[lo, hi)`` of histogram bin ``b``."""
+    e = (b >> HIST_SUB_BITS) + HIST_MIN_EXP
+    m = b & ((1 << HIST_SUB_BITS) - 1)
+    scale = 2.0 ** (e - HIST_SUB_BITS)
+    base = 1 << HIST_SUB_BITS
+    return (base + m) * scale, (base + m + 1) * scale
+
+
+def _ci(values: np.ndarray, confidence: float) -> float:
+    n = len(values)
+    if n < 2:
+        return math.nan
+    return t_quantile(confidence, n - 1) * float(np.std(values, ddof=1)) / math.sqrt(n)
+
+
+def summarize(accumulators, confidence: float) -> dict:
+    """Per-load results from the accumulators of its replications.
+
+    Returns ``latency_mean``, ``latency_mean_ci``, ``latency_quantile`` (for
+    :data:`QUANTILES`), ``cost_mean``, ``cost_mean_ci``, ``stable`` (1/0) and
+    ``jobs`` (measured jobs, all replications). Means are pooled over all
+    measured jobs; the CI half-width is Student t at ``confidence`` over the
+    replication means (two or more replications) or over the non-empty batch
+    means of the single replication. An unstable load (any replication's
+    monitor fired or a buffer overflowed) has ``stable = 0`` and NaN
+    estimates: the mean of a growing backlog estimates nothing.
+    """
+    accs = [a if isinstance(a, Accumulator) else Accumulator(*a) for a in accumulators]
+    n = np.array([a.acc[A_N] for a in accs])
+    jobs = int(n.sum())
+    stable = all(a.acc[A_STABLE] == 1.0 for a in accs)
+    nan = math.nan
+    out = dict(latency_mean=nan, latency_mean_ci=nan, latency_quantile=np.full(len(QUANTILES), nan),
+               cost_mean=nan, cost_mean_ci=nan, stable=int(stable), jobs=jobs)
+    if not stable or jobs == 0:
+        return out
+    sum_t = sum(a.acc[A_SUM_T] for a in accs)
+    sum_c = sum(a.acc[A_SUM_C] for a in accs)
+    out["latency_mean"] = sum_t / jobs
+    out["cost_mean"] = sum_c / jobs
+    if len(accs) >= 2:
+        ok = n > 0
+        t_means = np.array([a.acc[A_SUM_T] for a in accs])[ok] / n[ok]
+        c_means = np.array([a.acc[A_SUM_C] for a in accs])[ok] / n[ok]
+    else:
+        b = accs[0].batches
+        ok = b[:, B_COUNT] > 0
+        t_means = b[ok, B_SUM_T] / b[ok, B_COUNT]
+        c_means = b[ok, B_SUM_C] / b[ok, B_COUNT]
+    out["latency_mean_ci"] = _ci(t_means, confidence)
+    out["cost_mean_ci"] = _ci(c_means, confidence)
+    hist = np.sum([a.hist for a in accs], axis=0)
+    out["latency_quantile"] = hist_quantiles(hist)
+    return out
+
+
+from .cachekey import bind_module as _bind_module  # noqa: E402
+
+_bind_module(globals())

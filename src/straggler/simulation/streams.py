@@ -1,0 +1,167 @@
+"""Random streams of a replication: four independent generators, read in blocks.
+
+A replication draws from four independent ``numpy.random.Generator`` streams
+(PCG64, from :func:`replication_streams`), each consumed in job order:
+
+``ARRIVALS``
+    standard exponentials; interarrival time = value / lambda.
+``ROUTING``
+    uniforms on [0, 1): the job's type, pool and servers (see the order in
+    :mod:`.fast`).
+``SIZES``
+    draws of the job-size family X (``distributions.sample`` with the size's
+    code): the replica sizes of the dependence (identical: one X per job,
+    iid: one per replica, sx: one per job).
+``SLOWDOWNS``
+    draws of the slowdown family S (sx only): one per replica.
+
+The q-th value a job takes from a stream is the q-th draw of that stream's
+generator, whatever the buffering, so an engine can read the streams in blocks
+(the fast path refills a block of ``block_size`` values when fewer than one job
+may need remain) and the pure-Python reference can draw one value at a time and
+still see the same numbers. Filling a block is a tight loop per family (about
+3-4 ns a value for the common families), which keeps the generators' indirect
+calls out of the simulation loop: with the generator called inside the loop a
+CoC job costs several times more.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ..distributions import sample as _sample
+
+ARRIVALS, ROUTING, SIZES, SLOWDOWNS = range(4)
+N_STREAMS = 4
+NAMES = ("arrivals", "routing", "sizes", "slowdowns")
+
+
+def replication_streams(seed: np.random.SeedSequence) -> tuple:
+    """The four generators of a replication, from its ``SeedSequence`` (children
+    0..3 of ``seed.spawn``; a fresh copy of ``seed`` is spawned, so the call is
+    pure)."""
+    ss = np.random.SeedSequence(entropy=seed.entropy, spawn_key=seed.spawn_key,
+                                pool_size=seed.pool_size)
+    return tuple(np.random.Generator(np.random.PCG64(c)) for c in ss.spawn(N_STREAMS))
+
+
+@numba.njit(cache=True, nogil=True)
+def block_size(per_job):
+    """Block length for a stream of which one job takes at most ``per_job``
+    values: refilled when half read, a block covers at least 4 jobs (and at
+    least 2048 values)."""
+    return max(4096, 8 * per_job)
+
+
+@numba.njit(cache=True, nogil=True)
+def _shift(buf, pos):
+    """Move the unread values ``buf[pos:]`` to the front; return how many."""
+    n = buf.shape[0]
+    keep = n - pos
+    for i in range(keep):
+        buf[i] = buf[pos + i]
+    return keep
+
+
+@numba.njit(cache=True, nogil=True)
+def refill_exponential(rng, buf, pos):
+    """Keep the unread ``buf[pos:]`` (moved to the front), fill the rest with
+    standard exponentials; return the new read position 0."""
+    start = _shift(buf, pos)
+    for i in range(start, buf.shape[0]):
+        buf[i] = rng.standard_exponential()
+    return 0
+
+
+@numba.njit(cache=True, nogil=True)
+def refill_uniform(rng, buf, pos):
+    """As :func:`refill_exponential`, with uniforms on [0, 1)."""
+    start = _shift(buf, pos)
+    for i in range(start, buf.shape[0]):
+        buf[i] = rng.random()
+    return 0
+
+
+@numba.njit(cache=True, nogil=True)
+def _pick(p, n, u):
+    acc = 0.0
+    for i in range(n):
+        acc += p[1 + i]
+        if u < acc:
+            return i
+    return n - 1
+
+
+@numba.njit(cache=True, nogil=True)
+def refill_family(code, p, rng, buf, pos):
+    """As :func:`refill_exponential`, with draws of the family ``code``
+    (parameters ``p``): bit for bit :func:`straggler.distributions.sample`, with
+    the loop specialised per family (Erlang and lognormal call it)."""
+    n = buf.shape[0]
+    i0 = _shift(buf, pos)
+    if code == 0:  # exponential [mean]
+        m = p[0]
+        for i in range(i0, n):
+            buf[i] = m * rng.standard_exponential()
+    elif code == 1:  # deterministic [value]
+        for i in range(i0, n):
+            buf[i] = p[0]
+    elif code == 2:  # pareto [xm, alpha]
+        xm = p[0]
+        a = p[1]
+        for i in range(i0, n):
+            buf[i] = xm * np.exp(rng.standard_exponential() / a)
+    elif code == 3:  # bounded pareto [low, high, alpha, 1 - (low/high)^alpha]
+        for i in range(i0, n):
+            x = p[0] * (1.0 - rng.random() * p[3]) ** (-1.0 / p[2])
+            buf[i] = min(x, p[1])
+    elif code == 4:  # shifted exponential [shift, mean]
+        for i in range(i0, n):
+            buf[i] = p[0] + p[1] * rng.standard_exponential()
+    elif code == 5:  # hyperexponential [n, p..., rates...]
+        k = int(p[0])
+        for i in range(i0, n):
+            c = _pick(p, k, rng.random())
+            buf[i] = rng.standard_exponential() / p[1 + k + c]
+    elif code == 7:  # weibull [shape, scale]
+        for i in range(i0, n):
+            buf[i] = p[1] * rng.standard_exponential() ** (1.0 / p[0])
+    elif code == 8:  # uniform [low, high]
+        for i in range(i0, n):
+            buf[i] = p[0] + (p[1] - p[0]) * rng.random()
+    elif code == 9:  # discrete [n, p..., values...]
+        k = int(p[0])
+        for i in range(i0, n):
+            buf[i] = p[1 + k + _pick(p, k, rng.random())]
+    else:
+        for i in range(i0, n):
+            buf[i] = _sample(code, p, rng)
+    return 0
+
+
+class PyStreams:
+    """The same streams, one value at a time, for pure-Python code (the reference)."""
+
+    def __init__(self, rngs, x_code, x_params, s_code, s_params):
+        self.rngs = rngs
+        self.x = (int(x_code), np.asarray(x_params, dtype=float))
+        self.s = (int(s_code), np.asarray(s_params, dtype=float))
+        self._sample = _sample.py_func
+
+    def interarrival(self) -> float:
+        return self.rngs[ARRIVALS].standard_exponential()
+
+    def uniform(self) -> float:
+        return self.rngs[ROUTING].random()
+
+    def size(self) -> float:
+        return self._sample(self.x[0], self.x[1], self.rngs[SIZES])
+
+    def slowdown(self) -> float:
+        return self._sample(self.s[0], self.s[1], self.rngs[SLOWDOWNS])
+
+
+from .cachekey import bind_module as _bind_module  # noqa: E402
+
+_bind_module(globals())
