@@ -164,3 +164,19 @@ def test_infinite_second_moment_gives_inf_latency_with_reason():
         ds = evaluate_cell(cfg, cid)
         assert np.isposinf(ds["latency_approx"].values).all(), cid
         assert any("infinite second moment" in n for n in json.loads(ds.attrs["notes"]))
+
+
+def test_known_sizes_cost_saturates_both_pools():
+    """KS with identical exponential replicas, r_slow = 0.1: rerouting at the job's own
+    size costs x in the right pool and 2x in the wrong one, 1.5 E[X] on average."""
+    cfg = resolve_config({
+        "study": "t",
+        "grid": {"policy": ["KS"], "distribution": ["e"], "r_slow": [0.1], "N": [10]},
+        "load": [0.5],
+        "distributions": {"e": {"family": "exponential", "mean": 10}},
+        "evaluate": ["analytic"],
+    })
+    (cid,) = build_grid(cfg).cells
+    ds = evaluate_cell(cfg, cid)
+    assert float(ds["cost"]) == pytest.approx(15.0, rel=1e-9)
+    assert float(ds["lambda_max"]) == pytest.approx(2 / 3, rel=1e-9)

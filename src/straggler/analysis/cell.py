@@ -170,6 +170,14 @@ def _known_sizes(model: CellModel) -> AnalyticResult:
         rho=model.rates() * per_server,
     )
     result.notes.append(f"KS bound attained by size-aware {bound.policy}")
+    if 0.0 < bound.weight < 1.0:
+        # an interior optimal dual weight saturates both pools (complementary
+        # slackness): E[B_i] / n_i = 1 / lambda_max for i = 1, 2, so the server time
+        # per job of the optimal size-aware policy is sum_i E[B_i] = N / lambda_max
+        result.cost = system.servers / bound.rate
+    else:
+        result.notes.append("KS: one pool is not saturated at the optimum, so the dual "
+                            "does not give the optimal policy's cost")
     return result
 
 
