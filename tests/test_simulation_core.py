@@ -242,8 +242,11 @@ def test_engine_dispatch_names_the_missing_engine():
     assert engine_for(make_model("CoC", 4, [0.5], d=2)).name == "fast"
     for m in (make_model("CoC", 4, [0.5], d=2, discipline="PS"),
               make_model("ZRed", 4, [0.5], queueing="central"),
-              make_model("Rep", 4, [0.5], params={"tau": 1.0}),
-              make_model("CoC", 4, [0.5], d=2, params={"ps_bound": "lower"})):
+              make_model("Rep", 4, [0.5], params={"tau": 1.0})):
+        assert engine_for(m).name == "events"
+    for m in (make_model("CoC", 4, [0.5], d=2, params={"ps_bound": "lower"}),  # bounds need PS
+              make_model("CoS", 4, [0.5], d=2, discipline="PS"),
+              make_model("CoC", 4, [0.5], d=2, queueing="central")):
         with pytest.raises(NotImplementedError, match="event-driven engine"):
             simulate(m, np.random.SeedSequence(0), 100, 0, 1, 0.95)
     with pytest.raises(NotImplementedError):
@@ -306,10 +309,11 @@ def test_alpha_from_the_analysis_is_used():
 
 def test_engine_can_be_forced_by_name():
     m = make_model("ZRed", 3, [0.5], two_pools=False)
-    res = simulate(m, np.random.SeedSequence(0), 1000, 0, 1, 0.95, engine="fast")
-    assert res.engine == "fast"
-    with pytest.raises(NotImplementedError, match="no simulation engine called 'events'"):
-        simulate(m, np.random.SeedSequence(0), 1000, 0, 1, 0.95, engine="events")
+    assert simulate(m, np.random.SeedSequence(0), 1000, 0, 1, 0.95, engine="fast").engine == "fast"
+    assert simulate(m, np.random.SeedSequence(0), 1000, 0, 1, 0.95,
+                    engine="events").engine == "events"
+    with pytest.raises(NotImplementedError, match="no simulation engine called 'nope'"):
+        simulate(m, np.random.SeedSequence(0), 1000, 0, 1, 0.95, engine="nope")
     with pytest.raises(ValueError, match="confidence"):
         simulate(m, np.random.SeedSequence(0), 1000, 0, 1, 1.5)
 

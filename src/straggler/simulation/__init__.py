@@ -222,3 +222,6 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
         njobs[li] = s["jobs"]
     return SimulationResult(loads=loads, latency_quantile=quant, stable=stable, jobs=njobs,
                             engine=engine.name, **out)
+
+
+from . import events as _events  # noqa: E402,F401  (appends the event engine to ENGINES)

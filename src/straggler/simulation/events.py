@@ -1,0 +1,713 @@
+"""The general event-driven engine (engine ``"events"``): PS servers, central pool
+queues, Rep with preemptive-resume priority, CoC's PS bound systems, and the
+FCFS per-server policies (to cross-check the fast path).
+
+One numba kernel, :func:`run`, with the policy as data (:mod:`.encode`). It
+follows the kernel contract and the random-number contract of :mod:`.fast`, so
+on the FCFS per-server policies that both engines support the two see the same
+jobs (and give the same latencies and costs, job by job, up to rounding).
+
+State
+-----
+*Queues.* Per-server queueing: queue s is server s (one server). Central
+queueing: queue i is pool i, served by its ``n_i`` servers. A queue keeps its
+replicas in an array ``qm[q, :qn[q]]`` in service order: first the *high*
+priority replicas (Rep's replicated jobs, ``qhigh[q]`` of them, in the order in
+which they became high), then the low ones in order of joining the queue.
+
+*Replicas* (preallocated slots, a free list): queue, job, residual service time
+``rres`` (time alone on that server: size times ``inv_speeds[pool, type]``),
+attained service ``ratt`` (server time consumed: the cost), current rate
+``rrate``, Rer/Rep threshold ``rtau`` (the attained service at which it fires;
+``inf`` for none).
+
+*Service rates* (per queue, recomputed when its membership changes):
+
+* FCFS with c servers (c = 1 per server, ``n_i`` central): the first c replicas of
+  the service order run at rate 1, the others wait (rate 0); a low replica
+  pushed out of the first c by a high one is preempted and later resumes with its
+  attained service (preemptive resume);
+* PS (per server): all ``n`` replicas at rate ``1/n``;
+* CoC's PS bound systems (``ps_bound`` lower / upper, PS paper sections 3.2-3.3):
+  every replica of a job runs at rate ``1 / min`` (lower) or ``1 / max`` (upper)
+  of the queue lengths (replicas present) of that job's servers; all rates are
+  recomputed after every event (O(replicas in the system) per event).
+
+Each queue is updated lazily: ``_advance`` brings the residuals of its running
+replicas to the current time, ``_resched`` recomputes its rates and its next
+event ``qnext[q]`` (the first completion, or a running replica reaching its
+threshold). The next event overall is the earlier of the next arrival and the
+smallest ``qnext``, kept in a tournament tree over the queues when there is
+more than one (O(log N) per queue change; the update is called from the event
+loop, not from inside the inlined queue helpers, where it cost 40 % of the
+throughput, measured). PS costs O(jobs at the server) per event at that server.
+
+Policies
+--------
+ZRed, KT    one replica: pool by alpha (two pools), then a random server of the
+            pool (per server) or the pool's queue (central).
+FRed        one replica in each pool (a random server of each, or each pool's
+            queue), cancel on complete.
+CoC         d replicas on d distinct servers (per server only), cancel on
+            complete (waiting replicas are dropped, running ones cut).
+Rer         one replica; when its attained service reaches tau of its first pool
+            it is killed (cost tau) and a new replica joins the back of the queue
+            of a random server of the other pool (or the other pool's queue),
+            with the second size of the dependence (``resume``: the remaining
+            work). Under PS "attained" is PS attained service.
+Rep         (FCFS only) one replica; when its attained service reaches tau of
+            its first pool, the job becomes *replicated*: that replica becomes
+            high priority in its queue (it keeps running), and a second replica,
+            size the second replica of the dependence from scratch, joins the
+            other pool (a random server of it, or its central queue) as high
+            priority: it goes behind the high replicas already there and ahead
+            of all low ones, preempting a running low replica if no server is
+            free of high work (preemptive resume: the preempted replica keeps
+            its attained service and resumes first among the low ones). A high
+            replica is never preempted. The first of the two to finish
+            completes the job; the other is cancelled (cut). Cost = attained
+            service of both. With n_1 = n_2 = 1 this is the threshold paper's
+            model: a replicated job is served in both pools at once unless the
+            other pool is busy with another replicated job (which the paper's
+            latency approximation neglects).
+
+Random numbers: as in :mod:`.fast`; Rer and Rep draw the second server (per
+server queueing) at arrival iff the first replica's duration exceeds tau (it
+then surely reaches tau: service is preemptive-resume), and always take two
+sizes. Central queueing draws no server (the type, then the pool).
+
+Capacity: every array is preallocated; a full queue, replica or job table stops
+the run with ``stable = 0`` (``STOP_CAPACITY``), never a crash. Jobs still in
+the system after the last arrival are run to completion (drained), so every
+arrival is recorded, like the fast path.
+"""
+
+from __future__ import annotations
+
+
+import numba
+import numpy as np
+
+from . import encode as E
+from . import statistics as S
+from .streams import block_size, refill_exponential, refill_family, refill_uniform
+
+NAME = "events"
+
+#: replica slots of one replication (per-server queue capacity: this / N, at
+#: least MIN_QCAP and at most MAX_QCAP; a central queue: CENTRAL_QCAP)
+REPLICA_SLOTS = 1 << 18
+MIN_QCAP = 64
+MAX_QCAP = 4096
+CENTRAL_QCAP = 1 << 16
+#: above this many queues the earliest is kept in a tournament tree (O(log N)
+#: per change) instead of a linear scan per event (measured: as fast at N = 50,
+#: 3.4x faster at N = 1000)
+TREE_MIN_QUEUES = 1
+
+_PER_SERVER_FCFS = frozenset({"ZRed", "KT", "FRed", "CoC", "Rer", "Rep"})
+_PER_SERVER_PS = frozenset({"ZRed", "KT", "FRed", "CoC", "Rer"})
+_CENTRAL_FCFS = frozenset({"ZRed", "KT", "FRed", "Rer", "Rep"})
+
+
+def supports(model) -> bool:
+    """True if the event engine simulates ``model``."""
+    bound = model.params.get("ps_bound")
+    if bound not in (None, "none") and not (model.policy == "CoC" and model.discipline == "PS"
+                                            and model.queueing == "per_server"
+                                            and bound in ("lower", "upper")):
+        return False
+    if model.queueing == "per_server":
+        if model.discipline == "FCFS":
+            return model.policy in _PER_SERVER_FCFS
+        if model.discipline == "PS":
+            return model.policy in _PER_SERVER_PS
+        return False
+    if model.queueing == "central":
+        return model.discipline == "FCFS" and model.policy in _CENTRAL_FCFS
+    return False
+
+
+# ---------------------------------------------------------------- queue helpers
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _advance(q, t, qt, qserv, qm, rres, ratt, rrate):
+    """Bring the running replicas of queue q to time t."""
+    dt = t - qt[q]
+    if dt > 0.0:
+        for k in range(qserv[q]):
+            r = qm[q, k]
+            a = rrate[r] * dt
+            rres[r] -= a
+            ratt[r] += a
+    qt[q] = t
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _resched(q, ps, bound, qc, qn, qserv, qm, qt, qnext, qwho, qkind, rres, ratt, rrate, rtau):
+    """Recompute the rates (unless ``bound``: set globally) and the next event of q."""
+    n = qn[q]
+    if bound:
+        m = n
+    elif ps:
+        m = n
+        if n > 0:
+            rate = 1.0 / n
+            for k in range(n):
+                rrate[qm[q, k]] = rate
+    else:
+        m = qc[q] if qc[q] < n else n
+        for k in range(m):
+            rrate[qm[q, k]] = 1.0
+    qserv[q] = m
+    best = np.inf
+    who = -1
+    kind = 0
+    for k in range(m):
+        r = qm[q, k]
+        c = rres[r]
+        kd = 0
+        x = rtau[r] - ratt[r]
+        if x < c:
+            c = x
+            kd = 1
+        if c < 0.0:
+            c = 0.0
+        if bound:
+            c = c / rrate[r]
+        if c < best:
+            best = c
+            who = r
+            kind = kd
+    if ps and not bound and n > 0:
+        best *= n  # every replica at rate 1/n
+    qnext[q] = qt[q] + best
+    qwho[q] = who
+    qkind[q] = kind
+
+
+@numba.njit(cache=True, nogil=True)
+def _tree_fix(tree, qnext, P, q):
+    """Tournament tree over the queues' next events (tree[1] = the earliest):
+    update the path of leaf q."""
+    k = (P + q) >> 1
+    while k >= 1:
+        a = tree[2 * k]
+        b = tree[2 * k + 1]
+        tree[k] = a if qnext[a] <= qnext[b] else b
+        k >>= 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _remove(q, r, qn, qhigh, qm):
+    """Remove replica r from queue q (keeping the service order)."""
+    n = qn[q]
+    p = 0
+    while p < n and qm[q, p] != r:
+        p += 1
+    for k in range(p, n - 1):
+        qm[q, k] = qm[q, k + 1]
+    qn[q] = n - 1
+    if p < qhigh[q]:
+        qhigh[q] -= 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _insert(q, r, high, qn, qhigh, qm):
+    """Append replica r to queue q (low), or behind its high replicas (high);
+    False if the queue is full."""
+    n = qn[q]
+    if n >= qm.shape[1]:
+        return False
+    if high:
+        h = qhigh[q]
+        for k in range(n, h, -1):
+            qm[q, k] = qm[q, k - 1]
+        qm[q, h] = r
+        qhigh[q] = h + 1
+    else:
+        qm[q, n] = r
+    qn[q] = n + 1
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _bound_rates(upper, Q, qn, qm, rjob, rq, jrep, jnr, rrate):
+    """CoC PS bound systems: every replica of a job at rate 1/min (lower) or
+    1/max (upper) of the queue lengths of the job's servers."""
+    for q in range(Q):
+        for k in range(qn[q]):
+            r = qm[q, k]
+            js = rjob[r]
+            m = -1
+            for i in range(jnr[js]):
+                r2 = jrep[js, i]
+                if r2 >= 0:
+                    c = qn[rq[r2]]
+                    if m < 0 or (c > m if upper else c < m):
+                        m = c
+            rrate[r] = 1.0 / m
+
+
+@numba.njit(cache=True, nogil=True)
+def _checkpoint(central, Q, pools, p_start, qc, qn, qm, qt, qserv, rres, ratt, rrate,
+                t, scratch, mon, kc, work_done, N, wait):
+    """Checkpoint kc: the median backlog (residual service time) per server of
+    each pool (central: the pool's backlog / n_i) and the work per server."""
+    total = 0.0
+    for q in range(Q):
+        _advance(q, t, qt, qserv, qm, rres, ratt, rrate)
+    for pool in range(pools):
+        cnt = 0
+        if central:
+            b = 0.0
+            for k in range(qn[pool]):
+                b += rres[qm[pool, k]]
+            total += b
+            scratch[0] = b / max(qc[pool], 1)
+            cnt = 1
+        else:
+            for s in range(p_start[pool], p_start[pool + 1]):
+                b = 0.0
+                for k in range(qn[s]):
+                    b += rres[qm[s, k]]
+                total += b
+                scratch[cnt] = b
+                cnt += 1
+        mon[kc, pool] = S.median_inplace(scratch, cnt) if cnt > 0 else 0.0
+    # work brought so far ~ server time consumed + what is left in the queues
+    mon[kc, S.MON_WORK] = (work_done + total) / N
+    return S.backlog_check(mon, kc, pools, S.EPS, wait)
+
+
+# ---------------------------------------------------------------- the kernel
+
+
+@numba.njit(cache=True, nogil=True)
+def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
+        lam, warmup, jobs, acc, batches, hist, mon, trace, rngs):
+    """Simulate one replication (kernel contract of :mod:`.fast`)."""
+    policy = ints[E.I_POLICY]
+    N = ints[E.I_N]
+    d = ints[E.I_D]
+    pools = ints[E.I_POOLS]
+    J = ints[E.I_J]
+    dep = ints[E.I_DEP]
+    xc = ints[E.I_XCODE]
+    sc = ints[E.I_SCODE]
+    check = ints[E.I_CHECK]
+    resume = ints[E.I_RESUME]
+    ps = ints[E.I_DISCIPLINE] == E.PS
+    central = ints[E.I_QUEUEING] == E.CENTRAL
+    bound = ints[E.I_PS_BOUND] != E.BOUND_NONE
+    upper = ints[E.I_PS_BOUND] == E.BOUND_UPPER
+    p_start = ints[E.I_POOL0:E.I_POOL2 + 1]
+    p1 = p_start[1]
+    tau0 = flts[E.F_TAU0]
+    tau1 = flts[E.F_TAU1]
+    wait = flts[E.F_MONITOR_WAIT]
+    threshold = policy == E.RER or policy == E.REP
+    rep = policy == E.REP
+
+    inv_lam = 1.0 / lam
+    total = warmup + jobs
+    inv_batch = S.N_BATCHES / max(jobs, 1)
+    n_trace = trace.shape[0]
+
+    # queues
+    if central:
+        Q = pools
+        qcap = CENTRAL_QCAP
+    else:
+        Q = N
+        qcap = min(MAX_QCAP, max(MIN_QCAP, REPLICA_SLOTS // N))
+    qc = np.ones(Q, dtype=np.int64)
+    if central:
+        for i in range(pools):
+            qc[i] = p_start[i + 1] - p_start[i]
+    qm = np.empty((Q, qcap), dtype=np.int64)
+    qn = np.zeros(Q, dtype=np.int64)
+    qhigh = np.zeros(Q, dtype=np.int64)
+    qserv = np.zeros(Q, dtype=np.int64)
+    qt = np.zeros(Q)
+    # the earliest queue: a linear scan with few queues, else a tournament tree
+    P = 0
+    if Q > TREE_MIN_QUEUES:
+        P = 1
+        while P < Q:
+            P *= 2
+    qnext = np.full(max(P, Q), np.inf)  # padded to P (the padding: inf)
+    tree = np.empty(2 * P, dtype=np.int64)
+    for i in range(P):
+        tree[P + i] = i
+    for k in range(P - 1, 0, -1):
+        tree[k] = tree[2 * k]
+    qwho = np.full(Q, -1, dtype=np.int64)
+    qkind = np.zeros(Q, dtype=np.int64)
+
+    # replicas and jobs
+    R = max(d, 2)
+    RC = min(Q * qcap, REPLICA_SLOTS if not central else 2 * CENTRAL_QCAP)
+    rq = np.empty(RC, dtype=np.int64)
+    rjob = np.empty(RC, dtype=np.int64)
+    rres = np.empty(RC)
+    ratt = np.empty(RC)
+    rrate = np.zeros(RC)
+    rtau = np.empty(RC)
+    rfree = np.arange(RC - 1, -1, -1)
+    nrfree = RC
+    JC = max(16, RC // (d if d > 1 else 1))
+    jn = np.empty(JC, dtype=np.int64)
+    jt = np.empty(JC)
+    jcost = np.empty(JC)
+    jnr = np.zeros(JC, dtype=np.int64)
+    jrep = np.empty((JC, R), dtype=np.int64)
+    jq2 = np.empty(JC, dtype=np.int64)     # Rer/Rep: the queue of the second replica
+    jd2 = np.empty(JC)                     # Rer/Rep: its service time
+    jfree = np.arange(JC - 1, -1, -1)
+    njfree = JC
+
+    # random streams, read in blocks
+    re = rngs[0]
+    ru = rngs[1]
+    rx = rngs[2]
+    rs = rngs[3]
+    need_u = 2 + R
+    need_x = R
+    BE = block_size(1)
+    BU = block_size(need_u)
+    BX = block_size(need_x)
+    eb = np.empty(BE)
+    ub = np.empty(BU)
+    xb = np.empty(BX)
+    sb = np.empty(BX if dep == 2 else 1)
+    ei = BE
+    ui = BU
+    xi = BX
+    si = BX
+
+    perm = np.arange(N)
+    srv = np.empty(R, dtype=np.int64)
+    dur = np.empty(R)
+    scratch = np.empty(max(N, 1))
+    fbuf = np.empty(1)
+    ibuf = fbuf.view(np.int64)
+
+    t = 0.0
+    t_last = 0.0
+    work_done = 0.0
+    kc = 0
+    n = 0
+    next_check = check
+    overflow = False
+    if total > 0:
+        ei = refill_exponential(re, eb, ei)
+        t_arr = eb[ei] * inv_lam
+        ei += 1
+    else:
+        t_arr = np.inf
+
+    while True:
+        # ------------------------------------------------ the next event
+        if P > 0:
+            qmin = tree[1]
+            tq = qnext[qmin]
+        else:
+            tq = np.inf
+            qmin = -1
+            for q in range(Q):
+                if qnext[q] < tq:
+                    tq = qnext[q]
+                    qmin = q
+        if tq == np.inf:
+            qmin = -1
+        if n < total and t_arr <= tq:
+            # ------------------------------------------- an arrival
+            t = t_arr
+            t_last = t
+            if bound:
+                for q in range(Q):
+                    _advance(q, t, qt, qserv, qm, rres, ratt, rrate)
+            if ui > BU - need_u:
+                ui = refill_uniform(ru, ub, ui)
+            if xi > BX - need_x:
+                xi = refill_family(xc, x_params, rx, xb, xi)
+            if dep == 2 and si > BX - need_x:
+                si = refill_family(sc, s_params, rs, sb, si)
+            j = 0
+            if J > 1:  # the type: one uniform against type_cdf
+                ut = ub[ui]
+                ui += 1
+                while j < J - 1 and ut >= type_cdf[j]:
+                    j += 1
+            # the queues (srv) and service times (dur) of the replicas placed now
+            nr = 1
+            q2 = -1
+            d2 = 0.0
+            rt = np.inf
+            if policy == E.COC:
+                for i in range(d):
+                    r = i + int(ub[ui + i] * (N - i))
+                    s = perm[r]
+                    perm[r] = perm[i]
+                    perm[i] = s
+                    srv[i] = s
+                ui += d
+                nr = d
+                x = xb[xi]
+                for r in range(d):
+                    if dep == 1:
+                        x = xb[xi + r]
+                    du = x * inv_speeds[0 if srv[r] < p1 else 1, j]
+                    if dep == 2:
+                        du *= sb[si + r]
+                    dur[r] = du
+                if dep == 1:
+                    xi += d
+                else:
+                    xi += 1
+                    if dep == 2:
+                        si += d
+            elif policy == E.FRED:
+                if central:
+                    srv[0] = 0
+                    srv[1] = 1
+                else:
+                    srv[0] = int(ub[ui] * p1)
+                    srv[1] = p1 + int(ub[ui + 1] * (N - p1))
+                    ui += 2
+                nr = 2
+                x = xb[xi]
+                for r in range(2):
+                    if dep == 1:
+                        x = xb[xi + r]
+                    du = x * inv_speeds[r, j]
+                    if dep == 2:
+                        du *= sb[si + r]
+                    dur[r] = du
+                if dep == 1:
+                    xi += 2
+                else:
+                    xi += 1
+                    if dep == 2:
+                        si += 2
+            else:  # ZRed, KT, Rer, Rep: a pool, then a server (or the pool's queue)
+                i = 0
+                if pools == 2:
+                    if ub[ui] >= alpha[0, j]:
+                        i = 1
+                    ui += 1
+                if central:
+                    srv[0] = i
+                else:
+                    lo = p_start[i]
+                    srv[0] = lo + int(ub[ui] * (p_start[i + 1] - lo))
+                    ui += 1
+                if threshold:
+                    if dep == 1:
+                        x0 = xb[xi]
+                        x1 = xb[xi + 1]
+                        xi += 2
+                    elif dep == 0:
+                        x0 = xb[xi]
+                        x1 = x0
+                        xi += 1
+                    else:
+                        x = xb[xi]
+                        xi += 1
+                        x0 = x * sb[si]
+                        x1 = x * sb[si + 1]
+                        si += 2
+                    du = x0 * inv_speeds[i, j]
+                    tau = tau0 if i == 0 else tau1
+                    if du > tau:
+                        rt = tau
+                        l = 1 - i
+                        if central:
+                            q2 = l
+                        else:
+                            lo = p_start[l]
+                            q2 = lo + int(ub[ui] * (p_start[l + 1] - lo))
+                            ui += 1
+                        if resume != 0 and not rep:
+                            d2 = (x0 - tau * speeds[i, j]) * inv_speeds[l, j]
+                        else:
+                            d2 = x1 * inv_speeds[l, j]
+                else:
+                    du = xb[xi] * inv_speeds[i, j]
+                    xi += 1
+                    if dep == 2:
+                        du *= sb[si]
+                        si += 1
+                dur[0] = du
+            # the job and its replicas
+            if njfree == 0 or nrfree < nr:
+                overflow = True
+                break
+            njfree -= 1
+            js = jfree[njfree]
+            jn[js] = n
+            jt[js] = t
+            jcost[js] = 0.0
+            jnr[js] = nr
+            jq2[js] = q2
+            jd2[js] = d2
+            for k in range(nr):
+                nrfree -= 1
+                r = rfree[nrfree]
+                q = srv[k]
+                _advance(q, t, qt, qserv, qm, rres, ratt, rrate)
+                if not _insert(q, r, False, qn, qhigh, qm):
+                    overflow = True
+                    break
+                rq[r] = q
+                rjob[r] = js
+                rres[r] = dur[k]
+                ratt[r] = 0.0
+                rrate[r] = 0.0
+                rtau[r] = rt
+                jrep[js, k] = r
+                if not bound:
+                    _resched(q, ps, bound, qc, qn, qserv, qm, qt, qnext, qwho, qkind,
+                             rres, ratt, rrate, rtau)
+                    if P > 0:
+                        _tree_fix(tree, qnext, P, q)
+            if overflow:
+                break
+            n += 1
+            if n < total:
+                if ei >= BE:
+                    ei = refill_exponential(re, eb, ei)
+                t_arr = t + eb[ei] * inv_lam
+                ei += 1
+            if n == next_check:
+                next_check += check
+                kc += 1
+                if _checkpoint(central, Q, pools, p_start, qc, qn, qm, qt, qserv, rres, ratt,
+                               rrate, t, scratch, mon, kc, work_done, N, wait):
+                    acc[S.A_STABLE] = 0.0
+                    acc[S.A_REASON] = S.STOP_BACKLOG
+                    break
+        elif qmin >= 0:
+            # ------------------------------------------- a queue event
+            t = tq
+            q = qmin
+            if bound:
+                for q3 in range(Q):
+                    _advance(q3, t, qt, qserv, qm, rres, ratt, rrate)
+            else:
+                _advance(q, t, qt, qserv, qm, rres, ratt, rrate)
+            r = qwho[q]
+            if r < 0:  # cannot happen (a finite qnext has a replica); never index with it
+                overflow = True
+                break
+            js = rjob[r]
+            if qkind[q] == 0:
+                # a completion: the job is done, its other replicas are cancelled
+                cost = jcost[js]
+                for k in range(jnr[js]):
+                    r2 = jrep[js, k]
+                    if r2 < 0:
+                        continue
+                    q2 = rq[r2]
+                    _advance(q2, t, qt, qserv, qm, rres, ratt, rrate)
+                    cost += ratt[r2]
+                    _remove(q2, r2, qn, qhigh, qm)
+                    if not bound:
+                        _resched(q2, ps, bound, qc, qn, qserv, qm, qt, qnext, qwho, qkind,
+                                 rres, ratt, rrate, rtau)
+                        if P > 0:
+                            _tree_fix(tree, qnext, P, q2)
+                    rfree[nrfree] = r2
+                    nrfree += 1
+                work_done += cost
+                nj = jn[js]
+                lat = t - jt[js]
+                if nj >= warmup:
+                    S.record(acc, batches, hist, fbuf, ibuf, nj - warmup, lat, cost, inv_batch)
+                if nj < n_trace:
+                    trace[nj, 0] = lat
+                    trace[nj, 1] = cost
+                jnr[js] = 0
+                jfree[njfree] = js
+                njfree += 1
+            else:
+                # a threshold: Rer kills and restarts, Rep replicates
+                rtau[r] = np.inf
+                q2 = jq2[js]
+                _advance(q2, t, qt, qserv, qm, rres, ratt, rrate)
+                if nrfree == 0:
+                    overflow = True
+                    break
+                nrfree -= 1
+                r2 = rfree[nrfree]
+                if rep:
+                    _remove(q, r, qn, qhigh, qm)
+                    _insert(q, r, True, qn, qhigh, qm)  # room: it was just removed
+                    ok = _insert(q2, r2, True, qn, qhigh, qm)
+                else:
+                    jcost[js] += ratt[r]
+                    work_done += ratt[r]
+                    _remove(q, r, qn, qhigh, qm)
+                    rfree[nrfree] = r
+                    nrfree += 1
+                    jrep[js, 0] = -1
+                    ok = _insert(q2, r2, False, qn, qhigh, qm)
+                if not ok:
+                    overflow = True
+                    break
+                rq[r2] = q2
+                rjob[r2] = js
+                rres[r2] = jd2[js]
+                ratt[r2] = 0.0
+                rrate[r2] = 0.0
+                rtau[r2] = np.inf
+                jrep[js, 1] = r2
+                jnr[js] = 2
+                if not bound:
+                    _resched(q, ps, bound, qc, qn, qserv, qm, qt, qnext, qwho, qkind,
+                             rres, ratt, rrate, rtau)
+                    if P > 0:
+                        _tree_fix(tree, qnext, P, q)
+                    _resched(q2, ps, bound, qc, qn, qserv, qm, qt, qnext, qwho, qkind,
+                             rres, ratt, rrate, rtau)
+                    if P > 0:
+                        _tree_fix(tree, qnext, P, q2)
+        else:
+            break
+        if bound:
+            _bound_rates(upper, Q, qn, qm, rjob, rq, jrep, jnr, rrate)
+            for q3 in range(Q):
+                _resched(q3, ps, bound, qc, qn, qserv, qm, qt, qnext, qwho, qkind,
+                         rres, ratt, rrate, rtau)
+                if P > 0:
+                    _tree_fix(tree, qnext, P, q3)
+    if overflow:
+        acc[S.A_STABLE] = 0.0
+        acc[S.A_REASON] = S.STOP_CAPACITY
+    acc[S.A_ARRIVALS] = n
+    acc[S.A_TIME] = t_last
+    acc[S.A_WORK] = work_done
+
+
+def engine():
+    """The engine factory that :data:`straggler.simulation.ENGINES` holds."""
+    from . import Engine
+
+    return Engine(NAME, supports, run)
+
+
+def _register() -> None:
+    from . import ENGINES
+
+    if not any(getattr(f, "__module__", None) == __name__ for f in ENGINES):
+        ENGINES.append(engine)
+
+
+_register()
+
+
+from .cachekey import bind_module as _bind_module  # noqa: E402
+
+_bind_module(globals())
