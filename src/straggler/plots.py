@@ -56,9 +56,9 @@ def _grid_dims(ds: xr.Dataset) -> list[str]:
 
 
 def _column_axis(ds: xr.Dataset, x: str) -> str | None:
-    """A second swept numeric axis with a few values, shown as panel columns."""
+    """A second swept axis with a few values, shown as panel columns."""
     for dim in _grid_dims(ds):
-        if dim != x and 1 < ds.sizes[dim] <= _MAX_COLUMNS and ds[dim].dtype.kind in "if":
+        if dim != x and 1 < ds.sizes[dim] <= _MAX_COLUMNS:
             return dim
     return None
 

@@ -300,7 +300,7 @@ def _cancel_on_complete(model: CellModel) -> AnalyticResult:
     if refused:
         return refused
     X, dep, N, d = model.size, model.dependence, model.N, model.d
-    if model.params.get("ps_bound"):
+    if model.params.get("ps_bound") not in (None, "none"):
         result = AnalyticResult(model.loads)
         result.notes.append("the PS bound systems are simulated only")
         return result
