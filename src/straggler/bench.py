@@ -33,26 +33,33 @@ def _coc_model(N: int):
     return make_model("CoC", N, [LOAD], d=D, two_pools=False)
 
 
-def fast_throughput(N: int = 50, jobs: int = 10_000_000, repeat: int = 3) -> dict:
-    """Jobs per second of the fast path on CoC d = 2 with N servers."""
+def kernel_throughput(kernel, model, jobs: int, repeat: int = 3) -> dict:
+    """Jobs per second of one engine's kernel on ``model`` at its first load (best of
+    ``repeat`` runs, after one short run that compiles or loads the kernel)."""
     import numpy as np
 
-    from .simulation import encode_model, fast, run_replication
+    from .simulation import encode_model, run_replication
     from .simulation import statistics as S
 
-    model = _coc_model(N)
     enc = encode_model(model)
     lam = float(model.rates()[0])
-    run_replication(fast.run, enc, lam, 0, 1000, np.random.SeedSequence(0))  # compile / load
+    run_replication(kernel, enc, lam, 0, 1000, np.random.SeedSequence(0))  # compile / load
     best = float("inf")
     latency = float("nan")
     for r in range(repeat):
         start = time.perf_counter()
-        acc, _ = run_replication(fast.run, enc, lam, 0, jobs, np.random.SeedSequence(r))
+        acc, _ = run_replication(kernel, enc, lam, 0, jobs, np.random.SeedSequence(r))
         best = min(best, time.perf_counter() - start)
         latency = acc.acc[S.A_SUM_T] / acc.acc[S.A_N]
     return {"jobs": jobs, "seconds": best, "jobs_per_second": jobs / best,
             "mean_latency": latency}
+
+
+def fast_throughput(N: int = 50, jobs: int = 10_000_000, repeat: int = 3) -> dict:
+    """Jobs per second of the fast path on CoC d = 2 with N servers."""
+    from .simulation import fast
+
+    return kernel_throughput(fast.run, _coc_model(N), jobs, repeat)
 
 
 def simpy_coc(N: int, jobs: int, seed: int = 0) -> float:
@@ -112,23 +119,9 @@ def simpy_throughput(N: int = 50, jobs: int = 50_000, repeat: int = 2) -> dict:
 
 def event_throughput(model, jobs: int, repeat: int = 3) -> dict:
     """Jobs per second of the event-driven engine (:mod:`straggler.simulation.events`)."""
-    import numpy as np
+    from .simulation import events
 
-    from .simulation import encode_model, events, run_replication
-    from .simulation import statistics as S
-
-    enc = encode_model(model)
-    lam = float(model.rates()[0])
-    run_replication(events.run, enc, lam, 0, 1000, np.random.SeedSequence(0))  # compile / load
-    best = float("inf")
-    latency = float("nan")
-    for r in range(repeat):
-        start = time.perf_counter()
-        acc, _ = run_replication(events.run, enc, lam, 0, jobs, np.random.SeedSequence(r))
-        best = min(best, time.perf_counter() - start)
-        latency = acc.acc[S.A_SUM_T] / acc.acc[S.A_N]
-    return {"jobs": jobs, "seconds": best, "jobs_per_second": jobs / best,
-            "mean_latency": latency}
+    return kernel_throughput(events.run, model, jobs, repeat)
 
 
 def _ps_mm1_model():
