@@ -306,10 +306,13 @@ def test_mean_field_formula():
 
 
 @pytest.mark.slow
-def test_coc_d2_n50():
-    """CoC d = 2, N = 50, load 0.4: 0.6956 (finite N, above the mean field 0.69266)."""
+@pytest.mark.parametrize("engine", ["fast", "events"])
+def test_coc_d2_n50(engine):
+    """CoC d = 2, N = 50, load 0.4: 0.6956 (finite N, above the mean field 0.69266),
+    by each of the two independent simulators (10 x 4e6 jobs; 10^8 in the closing
+    note's run of benchmarks/coc_n50_two_engines.py)."""
     m = make_model("CoC", 50, [0.4], d=2, two_pools=False)
-    res = sim(m, 4_000_000 * SCALE, 200_000)
+    res = sim(m, 4_000_000 * SCALE, 200_000, engine=engine)
     assert res.latency_mean[0] == pytest.approx(0.6956, rel=0.005)
     assert abs(res.latency_mean[0] - 0.6956) < K * res.latency_mean_ci[0] + 5e-5  # 0.6956 is rounded
     assert_close(res, 1.0, "cost")  # i.i.d. exponential: d E[min] = E[X]
