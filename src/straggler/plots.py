@@ -127,9 +127,14 @@ def load_figure(ds: xr.Dataset):
 
 
 def cost_figure(ds: xr.Dataset):
-    """Expected server time per job against r_slow."""
-    df, col, where = _frame(ds, "cost", "r_slow")
-    return _facets(df, "r_slow", "cost", f"Server time per job (analysis){where}",
+    """Expected server time per job against r_slow, or against the first other swept
+    numeric axis (d, say) when r_slow has one value."""
+    x = "r_slow"
+    if ds.sizes["r_slow"] == 1:
+        swept = [d for d in _grid_dims(ds) if ds.sizes[d] > 1 and ds[d].dtype.kind in "if"]
+        x = swept[0] if swept else x
+    df, col, where = _frame(ds, "cost", x)
+    return _facets(df, x, "cost", f"Server time per job (analysis){where}",
                    "E[server time per job]", col)
 
 

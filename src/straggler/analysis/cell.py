@@ -319,6 +319,8 @@ def _cancel_on_complete(model: CellModel) -> AnalyticResult:
         result.latency_approx_kind = kinds.pop() if len(kinds) == 1 else ""
         result.notes.append(f"PS paper: {bound.note}; server time per job under PS not given")
         return result
+    if d == 1:
+        return _homogeneous_single_copy(model)  # one copy on a random server: M/G/1 each
     if d == N:
         rate = 1.0 / forkjoin.replica_min_moment(X, dep, N, 1)
         result = AnalyticResult(
