@@ -1564,7 +1564,7 @@ class Lognormal(Distribution):
 
 
 @numba.njit(cache=True)
-def _pick(params, n, u):
+def pick_component(params, n, u):
     """Index i of the mixture component for uniform u, probabilities params[1:1+n]."""
     acc = 0.0
     for i in range(n):
@@ -1594,7 +1594,7 @@ def sample(code, params, rng):
         return params[0] + params[1] * rng.standard_exponential()
     elif code == 5:  # hyperexponential [n, p..., rates...]
         n = int(params[0])
-        i = _pick(params, n, rng.random())
+        i = pick_component(params, n, rng.random())
         return rng.standard_exponential() / params[1 + n + i]
     elif code == 6:  # erlang [k, mean]
         return rng.standard_gamma(params[0]) * (params[1] / params[0])
@@ -1604,7 +1604,7 @@ def sample(code, params, rng):
         return params[0] + (params[1] - params[0]) * rng.random()
     elif code == 9:  # discrete [n, p..., values...]
         n = int(params[0])
-        i = _pick(params, n, rng.random())
+        i = pick_component(params, n, rng.random())
         return params[1 + n + i]
     elif code == 10:  # lognormal [mu, sigma]
         return np.exp(params[0] + params[1] * rng.standard_normal())

@@ -62,9 +62,10 @@ def evaluate_cell(resolved: dict, cell_id: str) -> xr.Dataset:
 def _simulate(model, seed, settings: dict, analysis, notes: list[str]) -> dict:
     """Simulated variables of the cell, or {} with a note when no engine covers it."""
     from . import simulation
+    from .policies import POLICIES
 
-    if model.policy == "KS":
-        notes.append("KS is analytic only (a bound over size-aware policies)")
+    if POLICIES[model.policy].analytic_only:
+        notes.append(f"{model.policy} is analytic only: {POLICIES[model.policy].description}")
         return {}
     tau = None
     if model.policy in ("Rer", "Rep") and model.params.get("tau") == "opt":

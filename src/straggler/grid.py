@@ -65,9 +65,6 @@ class Grid:
     impossible: dict[tuple, str] = field(default_factory=dict)
     """Point -> reason it cannot be evaluated (left NaN in the dataset)."""
 
-    def points(self):
-        return itertools.product(*self.axes.values())
-
 
 def _policy_list_axes(resolved: dict) -> dict[str, list]:
     """Policy parameters given as lists become dimensions named by the parameter."""

@@ -194,11 +194,6 @@ def to_load_units(rate: float, X: Distribution, dep: Dependence, N: int) -> floa
     return rate * dep.replica_mean(X) / N
 
 
-def load_to_rate(load, X: Distribution, dep: Dependence, N: int):
-    """The inverse of :func:`to_load_units`."""
-    return np.asarray(load, dtype=float) * N / dep.replica_mean(X)
-
-
 # =====================================================================================
 # Threshold policies: rerouting and replication after tau (Props. 1, 2, 5)
 # =====================================================================================

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..distributions import pick_component
 from ..distributions import sample as _sample
 
 ARRIVALS, ROUTING, SIZES, SLOWDOWNS = range(4)
@@ -84,16 +85,6 @@ def refill_uniform(rng, buf, pos):
 
 
 @numba.njit(cache=True, nogil=True)
-def _pick(p, n, u):
-    acc = 0.0
-    for i in range(n):
-        acc += p[1 + i]
-        if u < acc:
-            return i
-    return n - 1
-
-
-@numba.njit(cache=True, nogil=True)
 def refill_family(code, p, rng, buf, pos):
     """As :func:`refill_exponential`, with draws of the family ``code``
     (parameters ``p``): bit for bit :func:`straggler.distributions.sample`, with
@@ -122,7 +113,7 @@ def refill_family(code, p, rng, buf, pos):
     elif code == 5:  # hyperexponential [n, p..., rates...]
         k = int(p[0])
         for i in range(i0, n):
-            c = _pick(p, k, rng.random())
+            c = pick_component(p, k, rng.random())
             buf[i] = rng.standard_exponential() / p[1 + k + c]
     elif code == 7:  # weibull [shape, scale]
         for i in range(i0, n):
@@ -133,7 +124,7 @@ def refill_family(code, p, rng, buf, pos):
     elif code == 9:  # discrete [n, p..., values...]
         k = int(p[0])
         for i in range(i0, n):
-            buf[i] = p[1 + k + _pick(p, k, rng.random())]
+            buf[i] = p[1 + k + pick_component(p, k, rng.random())]
     else:
         for i in range(i0, n):
             buf[i] = _sample(code, p, rng)
