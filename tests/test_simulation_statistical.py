@@ -210,6 +210,25 @@ def test_full_redundancy_per_server_costs_more_under_load_with_affinity():
     assert res.cost_mean[0] > exact + K * res.cost_mean_ci[0]
 
 
+@pytest.mark.parametrize("dep", sorted(DEPENDENCES))
+@pytest.mark.parametrize("policy", ["FRed", "Rep"])
+def test_central_queue_replication_cost_is_the_papers_at_high_load(policy, dep):
+    """The threshold paper's model has one FCFS queue per pool: FRed's cost is
+    eq. 6 and Rep's is Prop. 2's E[B_1] + E[B_2] at every load, here at 90 % of
+    the stability bound (r_slow = 0.1; Rep with a fixed tau = 0.8 in both
+    pools so that replication happens part of the time)."""
+    params = {"tau": 0.8} if policy == "Rep" else {}
+    m0 = make_model(policy, 6, [0.05], r_slow=0.1, size=X_COST, dependence=DEPENDENCES[dep],
+                    queueing="central", params=params)
+    a = analyze(m0)
+    assert a.lambda_max_kind == "necessary"
+    m = make_model(policy, 6, [0.9 * a.lambda_max], r_slow=0.1, size=X_COST,
+                   dependence=DEPENDENCES[dep], queueing="central", params=params)
+    kw = dict(alpha=a.alpha, tau=(0.8, 0.8)) if policy == "Rep" else dict(alpha=a.alpha)
+    res = sim(m, 400_000 * SCALE, 40_000 * SCALE, **kw)
+    assert_close(res, a.cost, "cost")
+
+
 def test_rer_resume_cost_is_the_size_at_its_speeds():
     """Rer with resume on the homogeneous two pools: the work is conserved, cost = E[X]."""
     m = make_model("Rer", 4, [0.5], r_slow=1.0, params={"tau": 0.5, "resume": True})
