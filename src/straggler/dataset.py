@@ -45,6 +45,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("q_opt", (), "fraction of jobs first assigned to pool 1 by the analysis", "1"),
     Variable("rho", ("load",), "analytic effective load of the most loaded server", "1"),
     Variable("cost", (), "analytic expected server time per job", "time"),
+    Variable("cost_kind", (), "kind of analytic cost", "1", "str"),
     Variable("latency_approx", ("load",), "analytic mean response time", "time"),
     Variable("latency_approx_kind", (), "kind of analytic mean response time", "1", "str"),
     Variable("latency_mean", ("load",), "simulated mean response time", "time"),

@@ -27,7 +27,7 @@ from .grid import build_grid, seed_sequence
 log = logging.getLogger(__name__)
 
 ANALYTIC_VARIABLES = ("lambda_max", "lambda_max_kind", "tau_opt", "tau_opt_pool2", "q_opt",
-                      "rho", "cost", "latency_approx", "latency_approx_kind")
+                      "rho", "cost", "cost_kind", "latency_approx", "latency_approx_kind")
 
 
 def evaluate_cell(resolved: dict, cell_id: str) -> xr.Dataset:

@@ -47,6 +47,8 @@ def winners(ds: xr.Dataset) -> pd.DataFrame:
     lm = ds["lambda_max"].transpose(*dims, "policy")
     cost = ds["cost"].transpose(*dims, "policy")
     kinds = ds["lambda_max_kind"].transpose(*dims, "policy")
+    cost_kinds = (ds["cost_kind"].transpose(*dims, "policy") if "cost_kind" in ds
+                  else xr.full_like(cost, "", dtype=object))
     rows = []
     for index in np.ndindex(*lm.shape[:-1]):
         setting = {d: _plain(ds[d].values[i]) for d, i in zip(dims, index)}
@@ -63,7 +65,12 @@ def winners(ds: xr.Dataset) -> pd.DataFrame:
             row["lambda_max"], row["lambda_max_kind"] = np.nan, ""
         row["most_stable_practical"] = _best(lm_values, policies, larger=True, skip=ORACLES)
         row["cheapest"] = best_cost
-        row["cost"] = float(np.nanmin(cost.values[index])) if best_cost else np.nan
+        if best_cost:
+            first = policies.index(best_cost.split(", ")[0])
+            row["cost"] = float(cost.values[index][first])
+            row["cost_kind"] = str(cost_kinds.values[index][first])
+        else:
+            row["cost"], row["cost_kind"] = np.nan, ""
         row["cheapest_practical"] = _best(cost.values[index], policies, larger=False,
                                           skip=ORACLES)
         row["no_analysis"] = ", ".join(
@@ -111,9 +118,11 @@ def markdown(ds: xr.Dataset, table: pd.DataFrame) -> str:
         "From the analysis: `most_stable` has the largest stability bound `lambda_max` "
         "(load units, with the kind of result it is), `most_stable_practical` the same "
         "without the oracles KT (knows types) and KS (knows sizes), `cheapest` the "
-        "smallest expected server time per job; ties are listed together; `no_analysis` "
-        "lists the policies that theory does not cover in that setting (see `cell_notes` "
-        "in the dataset).",
+        "smallest expected server time per job (with its kind); ties are listed together; "
+        "`no_analysis` lists the policies that theory does not cover in that setting (see "
+        "`cell_notes` in the dataset). A win that rests on a `necessary` stability bound "
+        "or a `lower_bound` cost is a candidate, not a proof: such a bound only says the "
+        "policy can do no better (the sufficient bounds are in `cell_notes`).",
         "",
         _markdown_table(table),
     ]

@@ -2,8 +2,10 @@
 
 Each policy maps to the best result that theory gives, with its kind
 (``lambda_max_kind``: exact, necessary, sufficient, conjectured, approximate;
-``latency_approx_kind``: exact, approximation, upper_bound, lower_bound). A policy
-whose analysis is not implemented yet returns NaN with a note that says so.
+``cost_kind`` and ``latency_approx_kind``: exact, approximation, upper_bound,
+lower_bound). Where no paper covers a cell of CoC, CoS, RIQ or FJ (affinity,
+FCFS with 1 < d < N), :mod:`.replica_bounds` gives a necessary stability bound
+and a lower bound on the cost, with the sufficient bounds in the notes.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 
 from ..dependence import IID, SX
 from ..model import CellModel
-from . import forkjoin, queues, redundancy_ps, speculation, threshold
+from . import forkjoin, queues, redundancy_ps, replica_bounds, speculation, threshold
 
 
 @dataclass
@@ -27,6 +29,7 @@ class AnalyticResult:
     q_opt: float = math.nan
     rho: np.ndarray | None = None
     cost: float = math.nan
+    cost_kind: str = ""
     latency_approx: np.ndarray | None = None
     latency_approx_kind: str = ""
     tau_opt_pool2: float = math.nan
@@ -98,7 +101,8 @@ def _full_redundancy(model: CellModel) -> AnalyticResult:
     """FRed: eq. 6. The paper proves the load condition necessary and conjectures
     it sufficient (Section 3), hence the kind ``necessary``."""
     bound = threshold.full_redundancy_bound(model.system, model.size, model.dependence)
-    result = _from_work(model, model.system, bound, kind=_replication_kind(model))
+    kind = _replication_kind(model)
+    result = _from_work(model, model.system, bound, kind=kind, cost_kind=_cost_kind(kind))
     if result.lambda_max_kind == "approximate":
         result.notes.append(
             "per-server queues: the two copies do not start together, so eq. 6 (central "
@@ -117,6 +121,13 @@ def _replication_kind(model: CellModel) -> str:
     return "approximate"
 
 
+def _cost_kind(replication_kind: str) -> str:
+    """The threshold paper's work per pool is exact in its own model (central
+    queues; checked against simulation at 90 % of the bound) and an approximation
+    on per-server queues, like its stability bound."""
+    return "approximation" if replication_kind == "approximate" else "exact"
+
+
 def _threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
     """Rer (Prop. 1) and Rep (Prop. 2) with the threshold of the config, or with the
     (q, tau) that maximise the stability bound when ``tau: opt``. The paper shows
@@ -130,7 +141,8 @@ def _threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
     else:
         bound = threshold.bound_at_threshold(system, model.size, model.dependence, policy, tau)
     kind = "necessary" if policy == "rerouting" else _replication_kind(model)
-    result = _from_work(model, system, bound, kind=kind)
+    result = _from_work(model, system, bound, kind=kind,
+                        cost_kind="exact" if policy == "rerouting" else _cost_kind(kind))
     if kind == "approximate":
         result.notes.append(
             "per-server queues: a job's replicas do not start together, so the threshold "
@@ -175,13 +187,15 @@ def _known_sizes(model: CellModel) -> AnalyticResult:
         # slackness): E[B_i] / n_i = 1 / lambda_max for i = 1, 2, so the server time
         # per job of the optimal size-aware policy is sum_i E[B_i] = N / lambda_max
         result.cost = system.servers / bound.rate
+        result.cost_kind = "exact"
     else:
         result.notes.append("KS: one pool is not saturated at the optimum, so the dual "
                             "does not give the optimal policy's cost")
     return result
 
 
-def _from_work(model, system, bound: threshold.Bound, kind: str) -> AnalyticResult:
+def _from_work(model, system, bound: threshold.Bound, kind: str,
+               cost_kind: str = "exact") -> AnalyticResult:
     per_server = max(bound.work[0] / system.n[0], bound.work[1] / system.n[1])
     return AnalyticResult(
         model.loads,
@@ -190,6 +204,7 @@ def _from_work(model, system, bound: threshold.Bound, kind: str) -> AnalyticResu
         q_opt=bound.q[0] if len(bound.q) == 1 else math.nan,
         rho=model.rates() * per_server,
         cost=float(sum(bound.work)),
+        cost_kind=cost_kind,
     )
 
 
@@ -198,7 +213,7 @@ def _homogeneous_single_copy(model: CellModel) -> AnalyticResult:
     m1, m2 = model.dependence.replica_marginal_moments(model.size)
     rates = model.rates()
     result = AnalyticResult(model.loads, lambda_max=1.0, lambda_max_kind="exact",
-                            rho=rates * m1 / model.N, cost=m1)
+                            rho=rates * m1 / model.N, cost=m1, cost_kind="exact")
     if model.queueing == "per_server":
         result.latency_approx = np.array(
             [_mg1_response(lam / model.N, m1, m2, m1, model.discipline) for lam in rates]
@@ -250,15 +265,43 @@ def _homogeneous(model: CellModel) -> bool:
     return all(r == 1.0 for row in model.system.speeds for r in row)
 
 
-def _needs_homogeneous(model: CellModel, source: str) -> AnalyticResult | None:
-    if _homogeneous(model):
-        return None
-    result = AnalyticResult(model.loads)
-    result.notes.append(
-        f"no analysis of {model.policy} with job-server affinity (r_slow < 1): {source} "
-        "assumes identical servers"
+def _replica_bounds(model: CellModel, why: str, k: int = 1,
+                    choice: str = "completion") -> AnalyticResult:
+    """The bounds of :mod:`.replica_bounds` for a cell that no paper covers
+    (``why`` says which): lambda_max necessary (exact when it meets the sufficient
+    bound), cost a lower bound (exact when it meets the upper one)."""
+    X, dep, N = model.size, model.dependence, model.N
+    b = replica_bounds.bounds(X, dep, replica_bounds.Pools.of(model.system, N), model.d, k, choice)
+    result = AnalyticResult(
+        model.loads,
+        lambda_max=threshold.to_load_units(b.necessary_rate, X, dep, N),
+        lambda_max_kind="exact" if b.exact_rate else "necessary",
+        rho=model.rates() / b.necessary_rate,
+        cost=b.cost_lower,
+        cost_kind="exact" if b.exact_cost else "lower_bound",
     )
+    _bound_notes(result, model, b, why)
     return result
+
+
+def _bound_notes(result: AnalyticResult, model: CellModel, b, why: str) -> None:
+    X, dep, N = model.size, model.dependence, model.N
+    result.notes.append(
+        f"{why}: bounds from full-service accounting (replica_bounds): stable below load "
+        f"{threshold.to_load_units(b.sufficient_rate, X, dep, N):.6g} (sufficient), "
+        f"unstable above {threshold.to_load_units(b.necessary_rate, X, dep, N):.6g} "
+        f"(necessary); server time per job between {b.cost_lower:.6g} and {b.cost_upper:.6g}"
+    )
+
+
+def _add_cost_bound(result: AnalyticResult, model: CellModel, why: str, k: int = 1,
+                    choice: str = "completion") -> None:
+    """Fill a missing cost with the lower bound of :mod:`.replica_bounds`."""
+    b = replica_bounds.bounds(model.size, model.dependence,
+                              replica_bounds.Pools.of(model.system, model.N), model.d, k, choice)
+    result.cost = b.cost_lower
+    result.cost_kind = "exact" if b.exact_cost else "lower_bound"
+    _bound_notes(result, model, b, why)
 
 
 def _per_load(model: CellModel, fn) -> np.ndarray:
@@ -281,7 +324,7 @@ def _rerouting(model: CellModel) -> AnalyticResult:
                                         resume=resume, discipline=model.discipline)
     result = AnalyticResult(
         model.loads, lambda_max=bound.load, lambda_max_kind=bound.kind, tau_opt=bound.tau,
-        cost=speculation.expected_work(bound.tau, X, dep, resume),
+        cost=speculation.expected_work(bound.tau, X, dep, resume), cost_kind="exact",
     )
     result.rho = model.loads / bound.load
     result.notes.append(f"speculation paper: {bound.note}")
@@ -296,14 +339,13 @@ def _cancel_on_complete(model: CellModel) -> AnalyticResult:
     """CoC: redundancy-d with PS (PS paper), or with FCFS the (N,1) fork-join queue
     when d = N (fork-join paper, section 5.1) and the mean-field result for i.i.d.
     exponential replicas (Gardner et al. 2017, REFERENCES.md section 5)."""
-    refused = _needs_homogeneous(model, "redundancy-d analysis")
-    if refused:
-        return refused
     X, dep, N, d = model.size, model.dependence, model.N, model.d
     if model.params.get("ps_bound") not in (None, "none"):
         result = AnalyticResult(model.loads)
         result.notes.append("the PS bound systems are simulated only")
         return result
+    if not _homogeneous(model):
+        return _replica_bounds(model, "no paper analyses CoC with job-server affinity")
     if model.discipline == "PS":
         bound = redundancy_ps.stability_bound(X, dep, N, d)
         result = AnalyticResult(model.loads, lambda_max=bound.load, lambda_max_kind=bound.kind)
@@ -317,7 +359,8 @@ def _cancel_on_complete(model: CellModel) -> AnalyticResult:
 
         result.latency_approx = _per_load(model, latency)
         result.latency_approx_kind = kinds.pop() if len(kinds) == 1 else ""
-        result.notes.append(f"PS paper: {bound.note}; server time per job under PS not given")
+        result.notes.append(f"PS paper: {bound.note}")
+        _add_cost_bound(result, model, "the PS paper gives no server time per job")
         return result
     if d == 1:
         return _homogeneous_single_copy(model)  # one copy on a random server: M/G/1 each
@@ -325,7 +368,7 @@ def _cancel_on_complete(model: CellModel) -> AnalyticResult:
         rate = 1.0 / forkjoin.replica_min_moment(X, dep, N, 1)
         result = AnalyticResult(
             model.loads, lambda_max=threshold.to_load_units(rate, X, dep, N),
-            lambda_max_kind="exact", cost=N / rate,
+            lambda_max_kind="exact", cost=N / rate, cost_kind="exact",
         )
         result.rho = model.rates() / rate
         result.latency_approx = _per_load(
@@ -335,16 +378,15 @@ def _cancel_on_complete(model: CellModel) -> AnalyticResult:
     if isinstance(dep, IID) and X.family == "exponential":
         mu = 1.0 / X.mean()
         result = AnalyticResult(model.loads, lambda_max=1.0, lambda_max_kind="exact",
-                                cost=X.mean(), rho=model.loads.copy())
+                                cost=X.mean(), cost_kind="exact", rho=model.loads.copy())
         result.latency_approx = np.array(
             [_mean_field_coc(rho, d) / mu for rho in model.loads])
         result.latency_approx_kind = "approximation"
         result.notes.append("i.i.d. exponential CoC: stability and cost exact, latency the "
                             "N -> infinity mean-field limit (Gardner et al. 2017)")
         return result
-    result = AnalyticResult(model.loads)
-    result.notes.append("no analysis of CoC on FCFS queues for d < N beyond i.i.d. exponential")
-    return result
+    return _replica_bounds(model, "no paper analyses CoC on FCFS queues with 1 < d < N "
+                                  "beyond i.i.d. exponential replicas")
 
 
 def _mean_field_coc(rho: float, d: int, terms: int = 100000) -> float:
@@ -360,13 +402,14 @@ def _cancel_on_start(model: CellModel) -> AnalyticResult:
     """CoS: one replica is served, so stability is that of load balancing
     (speculation paper, remark on CoS-d = LLW-d); d = N is M/G/N (fork-join
     paper, section 5.2: fork-early-cancel with k = 1)."""
-    refused = _needs_homogeneous(model, "CoS analysis")
-    if refused:
-        return refused
+    if not _homogeneous(model):
+        return _replica_bounds(model, "no paper analyses CoS with job-server affinity",
+                               choice="start")
     X, dep, N, d = model.size, model.dependence, model.N, model.d
     bound = forkjoin.cos_stability(X, dep, N)
     result = AnalyticResult(model.loads, lambda_max=bound.load, lambda_max_kind=bound.kind,
-                            cost=dep.replica_mean(X), rho=model.loads / bound.load)
+                            cost=dep.replica_mean(X), cost_kind="exact",
+                            rho=model.loads / bound.load)
     if d == N and model.discipline == "FCFS" and not isinstance(dep, SX):
         estimates = [forkjoin.fork_early_cancel_n1(lam, X, N) for lam in model.rates()]
         result.latency_approx = np.array([e.latency for e in estimates])
@@ -378,19 +421,20 @@ def _fork_join(model: CellModel) -> AnalyticResult:
     """FJ k-of-d with d = N and i.i.d. tasks (fork-join paper): exact for k = 1,
     necessary stability, split-merge latency upper bound and cost bounds otherwise;
     fork-early-cancel: cost k E[X]."""
-    refused = _needs_homogeneous(model, "the fork-join paper")
-    if refused:
-        return refused
     X, N, d = model.size, model.N, model.d
     k = int(model.params.get("k", 1))
-    result = AnalyticResult(model.loads)
+    choice = "start" if model.params.get("early") else "completion"
+    if not _homogeneous(model):
+        return _replica_bounds(model, "no paper analyses FJ with job-server affinity", k, choice)
     if d != N or not isinstance(model.dependence, IID) or model.discipline != "FCFS":
-        result.notes.append("the fork-join paper's results need d = N, FCFS and i.i.d. tasks")
-        return result
+        return _replica_bounds(
+            model, "the fork-join paper's results need d = N, FCFS and i.i.d. tasks", k, choice)
+    result = AnalyticResult(model.loads)
     if model.params.get("early"):
         bound = forkjoin.fork_early_cancel_stability(X, N, k)
         result.lambda_max, result.lambda_max_kind = bound.load, bound.kind
         result.cost = forkjoin.fork_early_cancel_cost(X, k)
+        result.cost_kind = "exact"
         result.rho = model.loads / bound.load
         if k == 1:
             estimates = [forkjoin.fork_early_cancel_n1(lam, X, N) for lam in model.rates()]
@@ -405,22 +449,25 @@ def _fork_join(model: CellModel) -> AnalyticResult:
         result.latency_approx = np.array([e.latency for e in estimates])
         result.latency_approx_kind = "exact"
         result.cost = estimates[0].cost
+        result.cost_kind = "exact"
     else:
         result.latency_approx = _per_load(model, lambda lam: forkjoin.fork_join_bounds(lam, X, N, k)[1])
         result.latency_approx_kind = "upper_bound"
         bounds = forkjoin.fork_join_cost_bounds(X, N, k)
+        result.cost = bounds.lower
         if bounds.lower == bounds.upper:
-            result.cost = bounds.lower
+            result.cost_kind = "exact"
         else:
+            result.cost_kind = "lower_bound"
             result.notes.append(f"cost between {bounds.lower} and {bounds.upper} "
                                 f"({bounds.tail_class} tail)")
     return result
 
 
-def _no_analysis(model: CellModel) -> AnalyticResult:
-    result = AnalyticResult(model.loads)
-    result.notes.append(f"none of the four papers analyses {model.policy}; simulation only")
-    return result
+def _redundant_to_idle(model: CellModel) -> AnalyticResult:
+    """RIQ: the speculation paper simulates it (Fig. 2) but gives no analysis; at
+    least one replica is served in full, so the CoC bounds apply."""
+    return _replica_bounds(model, "none of the four papers analyses RIQ")
 
 
 _HANDLERS = {
@@ -433,5 +480,5 @@ _HANDLERS = {
     "CoC": _cancel_on_complete,
     "CoS": _cancel_on_start,
     "FJ": _fork_join,
-    "RIQ": _no_analysis,
+    "RIQ": _redundant_to_idle,
 }

@@ -1,0 +1,246 @@
+"""Stability and cost bounds for policies that send a job's replicas to d random
+servers of N: CoC, RIQ, FJ (k of d) and CoS, on any speeds, with any dependence.
+
+None of the four papers analyses these policies with job-server affinity
+(``r_slow < 1``), nor CoC on FCFS queues with ``1 < d < N`` in general. What can be
+said for every such cell comes from two accounting arguments, both
+work-conserving, so they hold for FCFS and PS servers alike:
+
+*Necessary* (an upper bound on ``lambda_max``). A job is done only when ``k`` of
+its replicas have received their full service ``X_s / r_s``, so pool ``i``
+receives at least ``W_i`` = the full sizes of the completing replicas it holds,
+and a stable system needs ``lambda E[W_i] <= n_i``. For any weights ``w_i >= 0``
+with ``sum_i n_i w_i = 1`` this gives ``lambda E[sum_i w_i W_i] <= 1``, and
+``sum_i w_i W_i`` is at least the sum of the ``k`` smallest of the weighted full
+sizes ``w_{pool(s)} X_s / r_{pool(s) j}`` of the job's replicas. Hence
+
+    lambda_max <= 1 / max_w  E[ sum of the k smallest of  w_pool(s) X_s / r_pool(s) j ]
+
+(the expectation over the type ``j``, the pools of the ``d`` sampled servers, which
+are hypergeometric, and the replica sizes). The maximand is an expectation of a
+minimum of linear functions of ``w``, so it is concave and the search over the one
+free weight is a unimodal one. This is the PS paper's argument (papers/002,
+section 3, "at least one replica is fully served") carried over to pools and
+speeds; with one pool of identical servers it reads ``lambda E[X_{1:d}] < N``
+(k = 1).
+
+CoS, and FJ with ``keep = k`` (fork-early-cancel), choose the replicas that run
+before their sizes are drawn (by the queues' state, which does not depend on the
+new job's sizes), so there the completing replicas' full sizes average ``E[X] /
+r``: the same bound holds with ``E[X] / r`` in place of ``X_s / r``.
+
+*Sufficient* (a lower bound on ``lambda_max``). Serving every replica in full only
+adds work, and each server then receives replicas at rate ``lambda d / N`` (the d
+servers are uniform), so the system is stable if every such server's load
+``lambda d / N sum_j p_j E[X] / r_ij`` is below 1 (the PS paper's section 3.5
+upper-bound system; on FCFS queues the workload recursion is monotone in the
+service amounts).
+
+The cost (server time per job, every replica) lies between the same two
+quantities with unit weights: at least the ``k`` smallest full sizes, at most
+all ``d``. When a bound pair coincides (``d = 1``, or CoS with identical servers),
+the value is exact.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..dependence import IID, SX, Dependence, Identical, _integrate, _sf
+from ..distributions import Distribution
+
+#: relative gap under which a lower and an upper bound are reported as exact
+EXACT_RTOL = 1e-9
+
+
+@dataclass(frozen=True)
+class Pools:
+    """Servers per pool, type probabilities and speeds ``speeds[i][j]``."""
+
+    n: tuple[int, ...]
+    p: tuple[float, ...]
+    speeds: tuple[tuple[float, ...], ...]
+
+    @classmethod
+    def single(cls, N: int) -> "Pools":
+        return cls(n=(int(N),), p=(1.0,), speeds=((1.0,),))
+
+    @classmethod
+    def of(cls, system, N: int) -> "Pools":
+        """From a :class:`~straggler.analysis.threshold.TwoPoolSystem` (or None:
+        one pool of N identical servers, as is a system whose speeds are all 1)."""
+        if system is None or all(r == 1.0 for row in system.speeds for r in row):
+            return cls.single(N)
+        return cls(n=tuple(system.n), p=tuple(system.p), speeds=tuple(system.speeds))
+
+    @property
+    def servers(self) -> int:
+        return sum(self.n)
+
+
+@dataclass(frozen=True)
+class ReplicaBounds:
+    """Bounds for one (policy, cell); rates are job arrival rates."""
+
+    necessary_rate: float
+    sufficient_rate: float
+    cost_lower: float
+    cost_upper: float
+
+    @property
+    def exact_rate(self) -> bool:
+        return _same(self.necessary_rate, self.sufficient_rate)
+
+    @property
+    def exact_cost(self) -> bool:
+        return _same(self.cost_lower, self.cost_upper)
+
+
+def _same(a: float, b: float) -> bool:
+    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= EXACT_RTOL * max(abs(a), abs(b))
+
+
+def compositions(pools: Pools, d: int) -> list[tuple[tuple[int, ...], float]]:
+    """``(m, P(m))``: how many of the d sampled servers (distinct, uniform) fall in
+    each pool (multivariate hypergeometric)."""
+    N = pools.servers
+    if not 1 <= d <= N:
+        raise ValueError(f"need 1 <= d <= N, got d = {d}, N = {N}")
+    total = math.comb(N, d)
+    out = []
+    if len(pools.n) == 1:
+        return [((d,), 1.0)]
+    n0, n1 = pools.n
+    for m0 in range(max(0, d - n1), min(d, n0) + 1):
+        out.append(((m0, d - m0), math.comb(n0, m0) * math.comb(n1, d - m0) / total))
+    return out
+
+
+def mean_sum_smallest(Y: Distribution, groups, k: int) -> float:
+    """``E[sum of the k smallest of c_g Y_s]``: ``groups`` is a list of ``(c_g,
+    m_g)``, ``m_g`` independent copies of ``Y >= 0`` scaled by ``c_g >= 0``.
+
+    ``sum_{i<=k} Z_(i) = int_0^inf (k - N_t)^+ dt`` with ``N_t = #{s: Z_s <= t}``, a
+    sum of independent binomials ``Bin(m_g, F(t / c_g))``; integrated by adaptive
+    quadrature split at the scaled atoms of ``Y``.
+    """
+    groups = [(float(c), int(m)) for c, m in groups if m > 0]
+    total = sum(m for _, m in groups)
+    if not 1 <= k <= total:
+        raise ValueError(f"need 1 <= k <= {total} replicas, got k = {k}")
+    zero = sum(m for c, m in groups if c == 0.0)
+    if zero >= k:
+        return 0.0
+    k -= zero
+    groups = [(c, m) for c, m in groups if c > 0.0]
+    atoms = [float(v) for v, q in Y.point_masses() if q > 0]
+    lo = Y.support()[0]
+    points = [c * v for c, _ in groups for v in atoms]
+    scale = max(c for c, _ in groups) * Y.mean()
+
+    def shortfall(t: float) -> float:
+        # pmf of N_t truncated at k (only counts below k matter)
+        pmf = np.zeros(k)
+        pmf[0] = 1.0
+        for c, m in groups:
+            f = 1.0 - _sf(Y, t / c)
+            if f <= 0.0:
+                continue
+            j = np.arange(min(m, k - 1) + 1)
+            b = np.array([math.comb(m, int(i)) for i in j]) * f**j * (1.0 - f) ** (m - j)
+            pmf = np.convolve(pmf, b)[:k]
+        return float(np.dot(k - np.arange(k), pmf))
+
+    below = k * min(c for c, _ in groups) * lo  # no replica can finish before its scaled lower end
+    start = min(c for c, _ in groups) * lo
+    return below + _integrate(shortfall, start, math.inf, points, scale=scale)
+
+
+def _scaled_sum(X: Distribution, dep: Dependence, groups, k: int) -> float:
+    """``E[sum of the k smallest of c_g X_s]`` over a job's replicas under ``dep``."""
+    if isinstance(dep, Identical):
+        cs = sorted(c for c, m in groups for _ in range(m))
+        return X.mean() * math.fsum(cs[:k])
+    if isinstance(dep, IID):
+        return mean_sum_smallest(X, groups, k)
+    if isinstance(dep, SX):  # X_s = X S_s with X shared: E[X] E[k smallest of c S]
+        return X.mean() * mean_sum_smallest(dep.slowdown, groups, k)
+    raise ValueError(f"unknown dependence {dep!r}")
+
+
+def _per_job(pools: Pools, d: int, k: int, weights, per_replica) -> float:
+    """``E[sum of the k smallest weighted replica works]`` over types and pools;
+    ``per_replica(groups, k)`` takes ``(c, m)`` per pool (``c = w_i / r_ij``)."""
+    total = 0.0
+    for m, pm in compositions(pools, d):
+        for j, pj in enumerate(pools.p):
+            groups = [(weights[i] / pools.speeds[i][j], m[i]) for i in range(len(pools.n))]
+            total += pj * pm * per_replica(groups, k)
+    return total
+
+
+def bounds(X: Distribution, dep: Dependence, pools: Pools, d: int, k: int = 1,
+           choice: str = "completion") -> ReplicaBounds:
+    """Stability and cost bounds (module docstring) for ``d`` replicas of which
+    ``k`` must finish. ``choice="completion"`` (CoC, RIQ, FJ): which replicas
+    finish may depend on their sizes; ``choice="start"`` (CoS, FJ keeping the
+    first k to start): the ``k`` replicas served in full are chosen before the
+    sizes are known, so they cost ``E[X] / r`` each."""
+    d, k = int(d), int(k)
+    if not 1 <= k <= d:
+        raise ValueError(f"need 1 <= k <= d, got k = {k}, d = {d}")
+    if choice == "completion":
+        def per_replica(groups, kk):
+            return _scaled_sum(X, dep, groups, kk)
+    elif choice == "start":
+        mean = dep.replica_mean(X)
+
+        def per_replica(groups, kk):
+            return mean * math.fsum(sorted(c for c, m in groups for _ in range(m))[:kk])
+    else:
+        raise ValueError(f"choice must be 'completion' or 'start', got {choice!r}")
+
+    n = pools.n
+    if len(n) == 1:
+        necessary = n[0] / _per_job(pools, d, k, (1.0,), per_replica)
+    else:
+        def work(w0: float) -> float:
+            return _per_job(pools, d, k, (w0, (1.0 - n[0] * w0) / n[1]), per_replica)
+
+        necessary = 1.0 / _maximise_concave(work, 0.0, 1.0 / n[0])
+    mean = dep.replica_mean(X)
+    per_server = [sum(pj / pools.speeds[i][j] for j, pj in enumerate(pools.p)) * mean
+                  for i in range(len(n))]
+    sufficient = pools.servers / (d * max(per_server))
+    ones = (1.0,) * len(n)
+    cost_lower = _per_job(pools, d, k, ones, per_replica)
+    share = [ni / pools.servers for ni in n]
+    cost_upper = d * math.fsum(s * w for s, w in zip(share, per_server))
+    if choice == "start":
+        cost_upper = _per_job(pools, d, k, ones,
+                              lambda groups, kk: mean * math.fsum(
+                                  sorted(c for c, m in groups for _ in range(m))[-kk:]))
+    return ReplicaBounds(necessary_rate=necessary, sufficient_rate=sufficient,
+                         cost_lower=cost_lower, cost_upper=cost_upper)
+
+
+def _maximise_concave(f, lo: float, hi: float, tol: float = 1e-8) -> float:
+    """max of a concave function on [lo, hi] by golden-section search (the ends
+    included, where the maximum of a piecewise-linear concave function may sit)."""
+    g = (math.sqrt(5.0) - 1.0) / 2.0
+    a, b = lo, hi
+    c, e = b - g * (b - a), a + g * (b - a)
+    fc, fe = f(c), f(e)
+    while b - a > tol * max(1.0, hi - lo):
+        if fc < fe:
+            a, c, fc = c, e, fe
+            e = a + g * (b - a)
+            fe = f(e)
+        else:
+            b, e, fe = e, c, fc
+            c = b - g * (b - a)
+            fc = f(c)
+    return max(fc, fe, f(lo), f(hi))
