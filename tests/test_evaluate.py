@@ -185,3 +185,15 @@ def test_known_sizes_cost_saturates_both_pools():
     ds = evaluate_cell(cfg, cid)
     assert float(ds["cost"]) == pytest.approx(15.0, rel=1e-9)
     assert float(ds["lambda_max"]) == pytest.approx(2 / 3, rel=1e-9)
+
+
+def test_loads_above_the_bound_are_simulated_and_flagged():
+    cfg = resolved(load=[0.5, 1.2], evaluate=["analytic", "simulation"],
+                   simulation={"jobs": 20_000, "warmup": 2_000, "replications": 2,
+                               "confidence": 0.95})
+    (cid,) = build_grid(cfg).cells
+    ds = evaluate_cell(cfg, cid)
+    assert ds["stable"].values.tolist() == [1.0, 0.0]
+    notes = json.loads(ds.attrs["notes"])
+    assert ("simulated above the analytic bound lambda_max = 1 (exact) at loads [1.2], "
+            "verdicts stable = [0]") in notes

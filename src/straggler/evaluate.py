@@ -88,4 +88,21 @@ def _simulate(model, seed, settings: dict, analysis, notes: list[str]) -> dict:
     unstable = np.asarray(sim.stable) == 0
     if unstable.any():
         notes.append(f"simulation: backlog grows at loads {model.loads[unstable].tolist()}")
+    _flag_loads_above_bound(model, analysis, np.asarray(sim.stable), notes)
     return sim.values()
+
+
+def _flag_loads_above_bound(model, analysis, stable: np.ndarray, notes: list[str]) -> None:
+    """Loads above the analytic stability bound are simulated anyway (the verdict
+    checks the bound); say which, and flag a verdict that contradicts a bound that
+    no stable system can exceed (a finite run near the bound may still pass)."""
+    bound = analysis.lambda_max
+    if not math.isfinite(bound) or analysis.lambda_max_kind not in ("exact", "necessary",
+                                                                   "conjectured"):
+        return
+    above = model.loads > bound
+    if not above.any():
+        return
+    notes.append(f"simulated above the analytic bound lambda_max = {bound:.6g} "
+                 f"({analysis.lambda_max_kind}) at loads {model.loads[above].tolist()}, "
+                 f"verdicts stable = {stable[above].astype(int).tolist()}")
