@@ -346,3 +346,25 @@ def test_coc_d2_many_servers_is_the_mean_field_limit(load):
     exact = mean_field_d2(load)
     assert res.latency_mean[0] == pytest.approx(exact, rel=0.005)
     assert_close(res, exact)
+
+
+@pytest.mark.parametrize("X,n,k,load", [
+    (D.Exponential(1.0), 6, 3, 0.3),
+    (D.Pareto(xm=1.0 / 2.2 * 1.2, alpha=2.2), 6, 3, 0.15),
+    (D.ShiftedExponential(1.0, 1.0), 6, 4, 0.1),
+])
+def test_fork_join_engine_within_the_papers_bounds(X, n, k, load):
+    """(n, k) fork-join (FJ, d = N = n, i.i.d. tasks) on the fast path: the mean
+    latency lies between Theorem 4's lower and split-merge upper bounds and the
+    cost within the cost bounds of section 7.1 (4 CI half-widths of slack)."""
+    from straggler.analysis import forkjoin
+
+    m = make_model("FJ", n, [load], size=X, d=n, params={"k": k}, two_pools=False)
+    res = sim(m, 300_000 * SCALE, 30_000 * SCALE)
+    lam = float(m.rates()[0])
+    lo, hi = forkjoin.fork_join_bounds(lam, X, n, k)
+    t, t_ci = res.latency_mean[0], res.latency_mean_ci[0]
+    assert lo - K * t_ci <= t <= hi + K * t_ci
+    cb = forkjoin.fork_join_cost_bounds(X, n, k, tail="log-convex" if X.family == "pareto" else None)
+    c, c_ci = res.cost_mean[0], res.cost_mean_ci[0]
+    assert cb.lower - K * c_ci <= c <= cb.upper + K * c_ci
