@@ -170,3 +170,47 @@ def test_bad_config_is_refused_before_any_job(tmp_path, path, value, expected):
     for text in expected:
         assert text in run.stderr, (text, run.stderr[-2000:])
     assert not (tmp_path / "results").exists()
+
+
+# ---------------------------------------------------------------- archives
+
+
+def test_archive_verifies_reruns_and_is_reproducible(tiny_study, tmp_path):
+    from straggler import archive
+
+    workdir, _ = tiny_study
+    first = archive.create("tiny", results_root=workdir / "results", project_root=ROOT,
+                           output=tmp_path / "a.tar.gz")
+    second = archive.create("tiny", results_root=workdir / "results", project_root=ROOT,
+                            output=tmp_path / "b.tar.gz")
+    assert first.read_bytes() == second.read_bytes()  # sorted members, zeroed times
+    verdict = archive.verify(first, rerun=3)
+    assert verdict.ok, verdict.lines
+    assert sum(line.endswith(": identical") for line in verdict.lines) == 3
+    with pytest.raises(archive.ArchiveError, match="exists; pass --force"):
+        archive.create("tiny", results_root=workdir / "results", output=first)
+    with pytest.raises(archive.ArchiveError, match="run the study first"):
+        archive.create("nope", results_root=workdir / "results", output=tmp_path / "c.tar.gz")
+
+
+def test_verify_reports_an_altered_member(tiny_study, tmp_path):
+    import tarfile
+
+    from straggler import archive
+
+    workdir, _ = tiny_study
+    path = archive.create("tiny", results_root=workdir / "results", project_root=ROOT,
+                          output=tmp_path / "a.tar.gz")
+    altered = tmp_path / "altered.tar.gz"
+    with tarfile.open(path) as src, tarfile.open(altered, "w:gz") as dst:
+        for info in src.getmembers():
+            data = src.extractfile(info).read()
+            if info.name == "tiny/results/winners.csv":
+                data += b"forged,row\n"
+                info.size = len(data)
+            dst.addfile(info, __import__("io").BytesIO(data))
+    verdict = archive.verify(altered)
+    assert not verdict.ok and "FAIL altered: tiny/results/winners.csv" in verdict.lines
+    run = subprocess.run([str(Path(sys.executable).with_name("straggler")), "verify",
+                          str(altered)], capture_output=True, text=True)
+    assert run.returncode == 1 and run.stdout.rstrip().endswith("FAILED")

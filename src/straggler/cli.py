@@ -64,6 +64,31 @@ def _bench(args) -> int:
     return 0
 
 
+def _archive(args) -> int:
+    from .archive import ArchiveError, create
+
+    try:
+        path = create(args.study, results_root=args.results, output=args.output, force=args.force)
+    except ArchiveError as err:
+        print(f"straggler archive: {err}", file=sys.stderr)
+        return 1
+    print(path)
+    return 0
+
+
+def _verify(args) -> int:
+    from .archive import ArchiveError, verify
+
+    try:
+        verdict = verify(args.archive, rerun=args.rerun)
+    except ArchiveError as err:
+        print(f"straggler verify: {err}", file=sys.stderr)
+        return 1
+    print("\n".join(verdict.lines))
+    print("OK" if verdict.ok else "FAILED")
+    return 0 if verdict.ok else 1
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="straggler", description="Parameter studies of redundancy policies."
@@ -85,6 +110,19 @@ def main(argv=None) -> int:
     p.add_argument("--json", action="store_true", help='print {"workloads": {...}} as JSON')
     p.add_argument("--quick", action="store_true", help="10x fewer jobs (a smoke test)")
     p.set_defaults(func=_bench)
+    p = sub.add_parser("archive", help="pack results/<study> with its code, environment and "
+                       "a sha256 manifest into archives/<study>.tar.gz")
+    p.add_argument("study")
+    p.add_argument("--results", default="results", help="results root (default: results)")
+    p.add_argument("-o", "--output", help="archive path (default: archives/<study>.tar.gz)")
+    p.add_argument("--force", action="store_true", help="replace an existing archive")
+    p.set_defaults(func=_archive)
+    p = sub.add_parser("verify", help="check an archive against its manifest; --rerun K "
+                       "re-evaluates K cells and compares them bit for bit")
+    p.add_argument("archive")
+    p.add_argument("--rerun", type=int, default=0, metavar="K",
+                   help="re-evaluate K cells (spread over the grid) with the installed code")
+    p.set_defaults(func=_verify)
     args = parser.parse_args(argv)
     try:
         return args.func(args)
