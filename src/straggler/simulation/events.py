@@ -72,7 +72,7 @@ Rer         one replica; when its attained service reaches tau of its first pool
             of a random server of the other pool (or the other pool's queue),
             with the second size of the dependence (``resume``: the remaining
             work). Under PS "attained" is PS attained service.
-Rep         (FCFS only) one replica; when its attained service reaches tau of
+Rep         (FCFS; PS: see the end of this entry) one replica; when its attained service reaches tau of
             its first pool, the job becomes *replicated*: that replica becomes
             high priority in its queue (it keeps running), and a second replica,
             size the second replica of the dependence from scratch, joins the
