@@ -170,6 +170,16 @@ def test_fj_k_larger_than_d_is_not_an_error():
     assert resolve_config(raw)["policies"]["FJ"]["k"] == 5
 
 
+def test_central_fcfs_and_per_server_ps_resolve():
+    for system in ({"queueing": "central", "discipline": "FCFS"}, {"queueing": "per_server", "discipline": "PS"}):
+        raw = minimal()
+        raw["system"] = system
+        assert resolve_config(raw)["system"]["queueing"] == system["queueing"]
+    raw = minimal()  # d-of-N policies with central queueing: grid points left NaN, not an error
+    raw["system"] = {"queueing": "central"}
+    assert resolve_config(raw)["grid"]["policy"] == ["ZRed", "Rer", "CoC"]
+
+
 def test_odd_n_fine_on_homogeneous_system_and_with_pools():
     raw = minimal()
     raw["grid"]["r_slow"] = [1.0]
@@ -342,6 +352,16 @@ BAD = [
     ("distribution-name-with-dot", _add_dist("my.exp", {"family": "exponential", "mean": 1}), ["distributions.my.exp", "'my.exp'"]),
     ("builtin-dependence-redefined", _set(("dependences", "identical"), {"kind": "iid"}), ["dependences.identical", "iid"]),
     ("no-possible-cell", lambda raw: raw["grid"].update(policy=["CoC"], d=[20]), ["grid", "d > N"]),
+    ("central-with-ps", lambda raw: raw.update(system={"queueing": "central", "discipline": "PS"}),
+     ["system.queueing", "'central'", "per_server", "'PS'", "no central processor-sharing model"]),
+    ("extra-axis-central-with-ps", lambda raw: raw.update(system={"discipline": "PS"})
+     or raw["grid"].update({"system.queueing": ["per_server", "central"]}),
+     ["grid.system.queueing[1]", "'central'", "per_server", "'PS'"]),
+    ("extra-axis-ps-with-central", lambda raw: raw.update(system={"queueing": "central"})
+     or raw["grid"].update({"system.discipline": ["FCFS", "PS"]}),
+     ["grid.system.discipline[1]", "'central'", "'PS'"]),
+    ("no-possible-cell-central", lambda raw: raw["grid"].update(policy=["CoC", "FJ"])
+     or raw.update(system={"queueing": "central"}), ["grid", "no cell", "central"]),
     # extra axes
     ("extra-axis-bad-tau", _set(("grid", "Rer.tau"), [1, -1]), ["grid.Rer.tau[1]", "-1", "policies.Rer.tau"]),
     ("extra-axis-pareto-alpha", _set(("grid", "pareto.alpha"), [0.5, 2]), ["grid.pareto.alpha[0]", "0.5", "> 1"]),

@@ -197,3 +197,30 @@ def test_loads_above_the_bound_are_simulated_and_flagged():
     notes = json.loads(ds.attrs["notes"])
     assert ("simulated above the analytic bound lambda_max = 1 (exact) at loads [1.2], "
             "verdicts stable = [0]") in notes
+
+
+@pytest.mark.parametrize("system", [{"discipline": "PS"}, {"discipline": "FCFS"},
+                                    {"discipline": "FCFS", "queueing": "central"}],
+                         ids=["ps", "fcfs", "central"])
+def test_every_simulated_policy_is_simulated(system):
+    """Every policy except the analytic-only KS gets simulated variables, with
+    affinity (r_slow = 0.5); with central queueing the d-of-N policies are
+    impossible grid points (a reason each), never NaN cells."""
+    policies = ["ZRed", "KT", "FRed", "Rer", "Rep", "CoC", "CoS", "RIQ", "FJ"]
+    cfg = resolved(grid={"policy": policies, "distribution": ["h2"], "dependence": ["iid"],
+                         "r_slow": [0.5], "d": [2], "N": [4]},
+                   policies={"Rer": {"tau": 1.0}, "Rep": {"tau": 1.0}, "FJ": {"k": 2}},
+                   load=[0.05], system=system, evaluate=["simulation"],
+                   simulation={"jobs": 2000, "warmup": 200, "replications": 2})
+    grid = build_grid(cfg)
+    central = system.get("queueing") == "central"
+    expected = [p for p in policies if not (central and p in ("CoC", "CoS", "RIQ", "FJ"))]
+    assert sorted(c.policy for c in grid.cells.values()) == sorted(expected)
+    assert len(grid.impossible) == len(policies) - len(expected)
+    for cid, cell in grid.cells.items():
+        ds = evaluate_cell(cfg, cid)
+        notes = json.loads(ds.attrs["notes"])
+        assert not any("not simulated" in n for n in notes), (cell.policy, notes)
+        for var in ("latency_mean", "cost_mean", "latency_mean_ci"):
+            assert np.all(np.isfinite(ds[var].values)), (cell.policy, var)
+        assert float(ds["stable"].values[0]) == 1.0

@@ -85,6 +85,39 @@ def test_odd_N_needs_two_pools_only_for_pool_policies():
     assert all("FRed needs two pools" in r for r in grid.impossible.values())
 
 
+def _with(resolved, **system):
+    return {**resolved, "system": {**resolved["system"], **system}}
+
+
+def test_d_of_n_policies_are_impossible_with_central_queueing():
+    resolved = config(policy=["ZRed", "FRed", "CoC", "CoS", "RIQ", "FJ"], r_slow=[0.5], d=[2])
+    grid = build_grid(_with(resolved, queueing="central"))
+    assert sorted(c.policy for c in grid.cells.values()) == ["FRed", "ZRed"]
+    assert len(grid.impossible) == 4
+    for point, reason in grid.impossible.items():
+        assert point[0] in ("CoC", "CoS", "RIQ", "FJ")
+        assert f"{point[0]} picks d of the N servers" in reason and "central" in reason
+    # per-server queueing: all possible
+    assert not build_grid(resolved).impossible
+
+
+def test_swept_queueing_and_discipline_mark_central_ps_impossible():
+    resolved = config(policy=["ZRed", "CoC"], r_slow=[1], d=[2],
+                      **{"system.queueing": ["per_server", "central"], "system.discipline": ["FCFS", "PS"]})
+    grid = build_grid(resolved)
+    names = list(grid.axes)
+    reasons = {tuple((a, v) for a, v in zip(names, p) if a in ("policy", "system.queueing", "system.discipline")): r
+               for p, r in grid.impossible.items()}
+    assert set(reasons) == {
+        (("policy", "ZRed"), ("system.queueing", "central"), ("system.discipline", "PS")),
+        (("policy", "CoC"), ("system.queueing", "central"), ("system.discipline", "FCFS")),
+        (("policy", "CoC"), ("system.queueing", "central"), ("system.discipline", "PS")),
+    }
+    assert "no central processor-sharing model" in reasons[
+        (("policy", "ZRed"), ("system.queueing", "central"), ("system.discipline", "PS"))]
+    assert len(grid.cells) == 5
+
+
 @pytest.mark.parametrize("alias,canonical", [("RND", "ZRed"), ("SLB", "Rer"), ("LLW", "CoS")])
 def test_aliases_are_reported_by_canonical_name(alias, canonical):
     grid = build_grid(config(policy=[alias]))

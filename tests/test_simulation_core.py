@@ -241,11 +241,14 @@ def test_encode_rer_tau_and_errors():
 def test_engine_dispatch_names_the_missing_engine():
     assert engine_for(make_model("CoC", 4, [0.5], d=2)).name == "fast"
     for m in (make_model("CoC", 4, [0.5], d=2, discipline="PS"),
+              make_model("CoS", 4, [0.5], d=2, discipline="PS"),
+              make_model("FJ", 4, [0.5], d=2, discipline="PS"),
               make_model("ZRed", 4, [0.5], queueing="central"),
               make_model("Rep", 4, [0.5], params={"tau": 1.0})):
         assert engine_for(m).name == "events"
     for m in (make_model("CoC", 4, [0.5], d=2, params={"ps_bound": "lower"}),  # bounds need PS
-              make_model("CoS", 4, [0.5], d=2, discipline="PS"),
+              make_model("ZRed", 4, [0.5], discipline="PS", queueing="central"),  # no such model
+              make_model("CoS", 4, [0.5], d=2, queueing="central"),
               make_model("CoC", 4, [0.5], d=2, queueing="central")):
         with pytest.raises(NotImplementedError, match="event-driven engine"):
             simulate(m, np.random.SeedSequence(0), 100, 0, 1, 0.95)

@@ -43,8 +43,15 @@ def test_registered_and_supports():
     bound = make_model("CoC", 4, [0.3], d=2, two_pools=False, discipline="PS",
                        params={"ps_bound": "lower"})
     assert events.supports(bound)
-    assert not events.supports(make_model("CoS", 4, [0.3], d=2, two_pools=False, discipline="PS"))
-    assert not events.supports(make_model("Rep", 2, [0.1], params={"tau": 1.0}, discipline="PS"))
+    for policy in ("CoS", "RIQ", "FJ"):
+        ps_d = make_model(policy, 4, [0.3], d=2, two_pools=False, discipline="PS")
+        assert engine_for(ps_d).name == "events"
+        assert engine_for(make_model(policy, 4, [0.3], d=2, two_pools=False)).name == "fast"
+        assert not events.supports(make_model(policy, 4, [0.3], d=2, two_pools=False))
+        assert not events.supports(make_model(policy, 4, [0.3], d=2, queueing="central"))
+    assert events.supports(make_model("Rep", 2, [0.1], params={"tau": 1.0}, discipline="PS"))
+    # no central PS model
+    assert not events.supports(make_model("ZRed", 4, [0.1], discipline="PS", queueing="central"))
 
 
 # ---------------------------------------------------------------- PS
@@ -234,3 +241,58 @@ def test_rer_ps_threshold_reroutes():
     m = make_model("Rer", 4, [0.3], size=D.Uniform(0.0, 2.0), r_slow=1.0, discipline="PS",
                    params={"tau": tau})
     _close(_sim(m), 1.25, what="cost")
+
+
+# ---------------------------------------------------------------- PS: CoS, FJ, RIQ, Rep (exact)
+
+
+H2_PS = D.Hyperexponential((0.9, 0.1), (2.0, 0.2))
+
+
+def test_ps_cos_identical_servers_is_random_dispatch():
+    # all d replicas would start together: one of them runs, on a random server
+    # of the d, so every server is an M/G/1-PS queue at the load
+    load = 0.6
+    m = make_model("CoS", 4, [load], d=2, size=H2_PS, two_pools=False, discipline="PS")
+    _close(_sim(m, jobs=100_000), H2_PS.mean() / (1.0 - load))
+
+
+@pytest.mark.parametrize("early", [False, True])
+def test_ps_fj_k1_d1_is_mg1_ps(early):
+    load = 0.5
+    m = make_model("FJ", 3, [load], d=1, size=H2_PS, two_pools=False, discipline="PS",
+                   params={"k": 1, "early": early})
+    _close(_sim(m, jobs=100_000), H2_PS.mean() / (1.0 - load))
+
+
+def test_ps_riq_d1_is_mg1_ps():
+    load = 0.5
+    m = make_model("RIQ", 3, [load], d=1, size=H2_PS, two_pools=False, discipline="PS")
+    _close(_sim(m, jobs=100_000), H2_PS.mean() / (1.0 - load))
+
+
+def test_ps_riq_low_load_limit_with_affinity():
+    """As the load -> 0 every sampled server is empty: d replicas, each alone on
+    its server, cut at the first completion. With i.i.d. exponential(1) replicas
+    on N = 4 = 2 + 2 servers (type j at speed 1 in its pool, r in the other) the
+    latency is min_i X_i / r_i, mean 1 / sum_i r_i over the pair of pools drawn
+    (both in one pool: 1/6 each, split: 2/3), and the cost d times it. At load
+    1e-4 a job meets another with probability ~1e-4, far below the CI."""
+    r = 0.1
+    m = make_model("RIQ", 4, [1e-4], d=2, r_slow=r, discipline="PS")
+    mean_min = (1 / 6) * (1 / 2) + (1 / 6) * (1 / (2 * r)) + (2 / 3) * (1 / (1 + r))
+    res = _sim(m, jobs=60_000)
+    _close(res, mean_min)
+    _close(res, 2 * mean_min, what="cost")
+
+
+@pytest.mark.parametrize("policy", ["ZRed", "Rep"])
+def test_ps_rep_tau_inf_is_zred_with_affinity(policy):
+    """Rep with tau = inf never replicates: ZRed on PS. Random dispatch (alpha =
+    n_i / N) gives every server rate lambda / N = load (E[X] = 1) and mean
+    service (1 + 1 / r_slow) / 2 (two equally likely types): M/G/1-PS each."""
+    r, load = 0.1, 0.05
+    es = 0.5 * (1.0 + 1.0 / r)
+    m = make_model(policy, 4, [load], r_slow=r, discipline="PS",
+                   params={"tau": math.inf} if policy == "Rep" else None)
+    _close(_sim(m, jobs=100_000), es / (1.0 - load * es))

@@ -733,6 +733,14 @@ def _semantic_errors(cfg: dict) -> list[_Err]:
                              f"to {total}, but grid.N has {_one_of(bad)}; expected pool sizes summing to "
                              f"every N of the grid"))
 
+    # queueing and discipline: central queueing is one FCFS queue per pool (the
+    # threshold paper's model); no central processor-sharing model is defined
+    if system.get("queueing") == "central" and system.get("discipline") == "PS":
+        errs.append(_not_allowed(("system", "queueing"), "central",
+                                 "per_server when system.discipline is 'PS' (no central processor-sharing "
+                                 "model is defined: a central pool queue is FCFS); or system.discipline "
+                                 "'FCFS' with central queueing"))
+
     # types
     p = types.get("p")
     if _numbers(p) and p:
@@ -756,8 +764,11 @@ def _semantic_errors(cfg: dict) -> list[_Err]:
             for i, row in enumerate(belief):
                 errs += _check_probabilities(row, ("system", "types", "belief", i))
 
-    # at least one possible cell (cells with d > N or an odd N needing two pools are left NaN)
+    # at least one possible cell (cells with d > N, an odd N needing two pools, or a
+    # d-of-N policy with central queueing are left NaN)
     names = grid.get("policy")
+    queueings = grid.get("system.queueing") if isinstance(grid.get("system.queueing"), list) else [
+        system.get("queueing", "per_server")]
     ds = grid.get("d")
     if (isinstance(names, list) and names and all(isinstance(x, str) and (x in POLICIES or x in ALIASES)
                                                   for x in names)
@@ -766,12 +777,15 @@ def _semantic_errors(cfg: dict) -> list[_Err]:
             spec = POLICIES[canonical_policy(policy)]
             if spec.uses_d and d > n:
                 return False
+            if spec.uses_d and "per_server" not in queueings:
+                return False
             return not (spec.two_pools and pools is None and n % 2 == 1)
 
         if not any(possible(pol, d, n) for pol in names for d in ds for n in Ns):
             errs.append(_Err(("grid",), f"grid: no cell can be evaluated (policy {_fmt(names)}, d {_fmt(ds)}, "
-                             f"N {_fmt(Ns)}): every combination has d > N or needs two pools with an odd N; "
-                             f"expected at least one possible cell"))
+                             f"N {_fmt(Ns)}, system.queueing {_fmt(queueings)}): every combination has "
+                             f"d > N, needs two pools with an odd N, or is a d-of-N policy (CoC, CoS, RIQ, "
+                             f"FJ) with central queueing; expected at least one possible cell"))
 
     # NaN and infinities (the schema's bounds let NaN through)
     for path, value in _walk(cfg):

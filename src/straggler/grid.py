@@ -63,7 +63,9 @@ class Grid:
     point_cells: dict[tuple, str | None]
     """Point (tuple of values in axis order) -> cell id, or None if impossible."""
     impossible: dict[tuple, str] = field(default_factory=dict)
-    """Point -> reason it cannot be evaluated (left NaN in the dataset)."""
+    """Point -> reason it cannot be evaluated (left NaN in the dataset): d > N, k > d,
+    a pool policy with an odd N, a d-of-N policy (CoC, CoS, RIQ, FJ) with central
+    queueing, central queueing with PS (only when both are swept)."""
 
 
 def _policy_list_axes(resolved: dict) -> dict[str, list]:
@@ -123,6 +125,16 @@ def _impossible_reason(point: dict, resolved: dict) -> str | None:
             return f"k = {k} > d = {point['d']}"
     if spec.two_pools and resolved["system"].get("pools") is None and N % 2 == 1:
         return f"{policy} needs two pools and N = {N} is odd (set system.pools)"
+    system = resolved["system"]
+    queueing = point.get("system.queueing", system.get("queueing", "per_server"))
+    discipline = point.get("system.discipline", system.get("discipline", "FCFS"))
+    if queueing == "central":
+        if spec.uses_d:
+            return (f"{policy} picks d of the N servers, so it has no central form "
+                    f"(system.queueing = central is one queue per pool); use per_server")
+        if discipline == "PS":  # both swept (a fixed pair is a config error)
+            return ("system.queueing = central with system.discipline = PS: no central "
+                    "processor-sharing model is defined (central queues are FCFS)")
     for axis, value in point.items():
         own = resolved.get("policies", {}).get(policy, {}).get(axis)
         if isinstance(own, list) and value not in own:

@@ -18,14 +18,20 @@ Layout of the package:
 - :mod:`.streams`: the four random streams of a replication, read in blocks;
 - :mod:`.fast`: the FCFS per-server fast path (workload recursion), and the
   kernel contract that every engine follows;
-- :mod:`.reference`: a slow, event-driven pure-Python simulator used by the
-  tests (and :func:`.reference.make_model`, a CellModel without a config);
+- :mod:`.reference`: slow, event-driven pure-Python simulators (per-server FCFS
+  and PS) used by the tests (and :func:`.reference.make_model`, a CellModel
+  without a config);
 - :mod:`.cachekey`: ties numba's cache of the kernels to all their sources.
 
 Engines: :func:`engine_for` picks one; the fast path covers FCFS per-server
-queues for ZRed, KT, FRed, CoC, CoS, RIQ, FJ and Rer. PS servers, central pool
-queues, Rep and CoC's PS bound systems need the event-driven engine
-(``simulation/events.py``), which appends a factory returning
+queues for ZRed, KT, FRed, CoC, CoS, RIQ, FJ and Rer. The event-driven engine
+(``simulation/events.py``) covers per-server PS for every simulated policy
+(ZRed, KT, FRed, CoC, CoS, RIQ, FJ, Rer, Rep; its docstring gives the PS
+semantics of each), central FCFS pool queues (ZRed, KT, FRed, Rer, Rep), Rep on
+FCFS with preemptive-resume priority and CoC's PS bound systems. Not simulated:
+KS (analytic only), central PS (no such model: a config error) and CoC, CoS, RIQ,
+FJ with central queueing (they pick d of the N servers: impossible grid
+points). The event engine appends a factory returning
 ``Engine(name, supports, kernel)`` to :data:`ENGINES` (after the fast path, so
 the fast path keeps the models it supports; ``simulate(..., engine=name)``
 forces one, to cross-check them). The kernel follows the contract in
@@ -101,7 +107,8 @@ def engine_for(model, name: str | None = None) -> Engine:
         f"queueing {model.queueing}"
         + (f", ps_bound {model.params.get('ps_bound')}" if model.params.get("ps_bound") else "")
         + ": the fast path covers FCFS per-server ZRed, KT, FRed, CoC, CoS, RIQ, FJ and Rer; "
-        "this needs the event-driven engine (straggler.simulation.events)"
+        "the event-driven engine per-server PS (all of these and Rep), central FCFS ZRed, KT, "
+        "FRed, Rer and Rep, FCFS Rep and CoC's PS bound systems"
     )
 
 

@@ -2,6 +2,13 @@
 queues, Rep with preemptive-resume priority, CoC's PS bound systems, and the
 FCFS per-server policies (to cross-check the fast path).
 
+Coverage (:func:`supports`): per-server FCFS ZRed, KT, FRed, CoC, Rer, Rep;
+per-server PS every simulated policy (ZRed, KT, FRed, CoC, CoS, RIQ, FJ, Rer,
+Rep; CoC also with ``ps_bound``); central FCFS ZRed, KT, FRed, Rer, Rep. CoS,
+RIQ and FJ on FCFS servers are the fast path's (cancel on start needs the start
+order, which the workload recursion has); there is no central PS model, and
+CoC, CoS, RIQ and FJ pick d of the N servers, so they have no central form.
+
 One numba kernel, :func:`run`, with the policy as data (:mod:`.encode`). It
 follows the kernel contract and the random-number contract of :mod:`.fast`, so
 on the FCFS per-server policies that both engines support the two see the same
@@ -65,7 +72,7 @@ Rer         one replica; when its attained service reaches tau of its first pool
             of a random server of the other pool (or the other pool's queue),
             with the second size of the dependence (``resume``: the remaining
             work). Under PS "attained" is PS attained service.
-Rep         (FCFS only) one replica; when its attained service reaches tau of
+Rep         (FCFS; PS: see the end of this entry) one replica; when its attained service reaches tau of
             its first pool, the job becomes *replicated*: that replica becomes
             high priority in its queue (it keeps running), and a second replica,
             size the second replica of the dependence from scratch, joins the
@@ -80,6 +87,27 @@ Rep         (FCFS only) one replica; when its attained service reaches tau of
             model: a replicated job is served in both pools at once unless the
             other pool is busy with another replicated job (which the paper's
             latency approximation neglects).
+            On PS there is no priority: at tau of attained service the second
+            replica joins a random server of the other pool and shares it like
+            any other replica; the first to finish wins.
+
+PS only (a replica *starts* when it joins a PS server: its service begins at
+once, so every replica of a job starts at its arrival):
+
+CoS         cancel on start keeps one replica of the d sampled: all start
+            together, and the tie goes to sampling order (as in :mod:`.fast`),
+            i.e. the first sampled, a uniformly random one of the d chosen by
+            the routing stream. One size is drawn. With identical servers it is
+            random dispatch: N independent M/G/1-PS queues.
+RIQ         replicas on the idle (empty) servers among the d sampled, cancel on
+            complete; none idle: one replica on the first sampled (a random one
+            of the d), as the fast path does for FCFS. Sizes for the replicas
+            placed.
+FJ          k of d: all d tasks run under PS (d sizes), the job finishes at the
+            k-th completion and the rest are cancelled (cut). ``early``
+            (cancel once k have started): all start together, so the k kept are
+            the first k sampled (a random k of the d), the q-th with the q-th
+            size, and the job finishes when all k have completed.
 
 Random numbers: as in :mod:`.fast`; Rer and Rep draw the second server (per
 server queueing) at arrival iff the first replica's duration exceeds tau (it
@@ -116,7 +144,7 @@ CENTRAL_QCAP = 1 << 16
 TREE_MIN_QUEUES = 1
 
 _PER_SERVER_FCFS = frozenset({"ZRed", "KT", "FRed", "CoC", "Rer", "Rep"})
-_PER_SERVER_PS = frozenset({"ZRed", "KT", "FRed", "CoC", "Rer"})
+_PER_SERVER_PS = frozenset({"ZRed", "KT", "FRed", "CoC", "CoS", "RIQ", "FJ", "Rer", "Rep"})
 _CENTRAL_FCFS = frozenset({"ZRed", "KT", "FRed", "Rer", "Rep"})
 
 
@@ -286,6 +314,9 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
     wait = flts[E.F_MONITOR_WAIT]
     threshold = policy == E.RER or policy == E.REP
     rep = policy == E.REP
+    kfj = ints[E.I_K]
+    early = ints[E.I_EARLY] != 0
+    multi = policy == E.FJ and kfj > 1  # a job may need more than one completion
 
     inv_lam = 1.0 / lam
     total = warmup + jobs
@@ -342,6 +373,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
     jrep = np.empty((JC, R), dtype=np.int64)
     jq2 = np.empty(JC, dtype=np.int64)     # Rer/Rep: the queue of the second replica
     jd2 = np.empty(JC)                     # Rer/Rep: its service time
+    jneed = np.ones(JC, dtype=np.int64)    # FJ: completions still needed
     jfree = np.arange(JC - 1, -1, -1)
     njfree = JC
 
@@ -423,6 +455,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                     j += 1
             # the queues (srv) and service times (dur) of the replicas placed now
             nr = 1
+            need = 1
             q2 = -1
             d2 = 0.0
             rt = np.inf
@@ -472,6 +505,43 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                     xi += 1
                     if dep == 2:
                         si += 2
+            elif policy == E.COS or policy == E.RIQ or policy == E.FJ:
+                # (PS only) d distinct servers, then the replicas that run: on PS
+                # every replica starts when it joins (module docstring)
+                for i in range(d):
+                    r = i + int(ub[ui + i] * (N - i))
+                    s = perm[r]
+                    perm[r] = perm[i]
+                    perm[i] = s
+                    srv[i] = s
+                ui += d
+                if policy == E.FJ:
+                    need = kfj
+                    nr = kfj if early else d  # early: the first k sampled
+                elif policy == E.RIQ:  # the empty servers among the d (order kept)
+                    nr = 0
+                    for i in range(d):
+                        s = srv[i]
+                        if qn[s] == 0:
+                            srv[nr] = s
+                            nr += 1
+                    if nr == 0:  # none: the first sampled (srv[0] untouched)
+                        nr = 1
+                # CoS: nr = 1, the first sampled (a random one of the d)
+                x = xb[xi]
+                for r in range(nr):
+                    if dep == 1:
+                        x = xb[xi + r]
+                    du = x * inv_speeds[0 if srv[r] < p1 else 1, j]
+                    if dep == 2:
+                        du *= sb[si + r]
+                    dur[r] = du
+                if dep == 1:
+                    xi += nr
+                else:
+                    xi += 1
+                    if dep == 2:
+                        si += nr
             else:  # ZRed, KT, Rer, Rep: a pool, then a server (or the pool's queue)
                 i = 0
                 if pools == 2:
@@ -531,6 +601,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
             jt[js] = t
             jcost[js] = 0.0
             jnr[js] = nr
+            jneed[js] = need
             jq2[js] = q2
             jd2[js] = d2
             for k in range(nr):
@@ -594,7 +665,25 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                 overflow = True
                 break
             js = rjob[r]
-            if qkind[q] == 0:
+            if qkind[q] == 0 and multi and jneed[js] > 1:
+                # FJ: a completion before the k-th; the replica leaves
+                jneed[js] -= 1
+                jcost[js] += ratt[r]
+                n3 = qn[q]
+                p3 = 0
+                while p3 < n3 and qm[q, p3] != r:
+                    p3 += 1
+                for k3 in range(p3, n3 - 1):
+                    qm[q, k3] = qm[q, k3 + 1]
+                qn[q] = n3 - 1
+                for k3 in range(jnr[js]):
+                    if jrep[js, k3] == r:
+                        jrep[js, k3] = -1
+                rfree[nrfree] = r
+                nrfree += 1
+                dirty[nd] = q
+                nd += 1
+            elif qkind[q] == 0:
                 # a completion: the job is done, its other replicas are cancelled
                 cost = jcost[js]
                 for k in range(jnr[js]):

@@ -1,4 +1,4 @@
-"""A slow, event-driven, pure-Python simulator of the FCFS per-server policies.
+"""A slow, event-driven, pure-Python simulator of the per-server policies (FCFS and PS).
 
 It exists to check the kernels: it keeps explicit FIFO queues, a busy replica per
 server and an event list (arrivals, replica completions, Rer's kill after tau),
@@ -8,6 +8,9 @@ workload recursion of :mod:`.fast`. It reads the random streams of
 :mod:`.streams` one value at a time, in the order of the random-number contract
 of :mod:`.fast`, so with the same seed the two see the same jobs, and their
 latencies and costs can be compared job by job.
+
+:class:`PSReferenceSimulator` does the same for processor-sharing servers
+(every policy, with the semantics of :mod:`.events`), checking the event engine.
 
 Only for small runs (a few thousand jobs): ``simulate_reference(enc, lam, n, rngs)``
 returns the per-job latency and cost arrays (job order = arrival order).
@@ -267,9 +270,206 @@ class ReferenceSimulator:
         return latency, cost
 
 
+class _PSReplica:
+    __slots__ = ("job", "server", "dur", "rem", "att", "tau")
+
+    def __init__(self, job, server, dur, tau=math.inf):
+        self.job = job
+        self.server = server
+        self.dur = dur      # service time alone on that server
+        self.rem = dur      # remaining (time alone)
+        self.att = 0.0      # attained service (server time consumed: the cost)
+        self.tau = tau      # Rer/Rep: the attained service at which it fires
+
+
+class PSReferenceSimulator:
+    """Event-driven per-server processor-sharing simulation of one encoded model.
+
+    Every server shares itself equally among the replicas present (n of them:
+    each at rate 1/n). The policies, on PS (the semantics of
+    :mod:`.events`; a replica starts when it joins a server):
+
+    * ZRed, KT: one replica (pool by alpha, then a server); FRed: one per pool,
+      cancel on complete; CoC: d replicas on d distinct servers, cancel on
+      complete;
+    * CoS: all d would start together, so one replica on the first server
+      sampled (a uniformly random one of the d), one size;
+    * FJ: d replicas, done at the k-th completion, the rest cancelled; early:
+      the k first sampled (a random k of the d) run to completion, the q-th
+      with the q-th size, done when all k have finished;
+    * RIQ: replicas on the empty servers among the d sampled, cancel on
+      complete; none empty: one replica on the first sampled;
+    * Rer: at tau of attained service the replica is killed (cost tau) and a
+      new one joins a server of the other pool; Rep: at tau of attained service
+      a second replica joins a server of the other pool (it just shares that
+      server: no priority on PS), the first of the two to finish wins.
+
+    It reads the random streams in the order of the contract of :mod:`.fast`
+    (the second server of Rer and Rep at arrival, iff the first replica's
+    duration exceeds tau), and it advances every server at every event
+    (O(replicas) per event): slow, literal, independent of the kernel's lazy
+    per-queue bookkeeping.
+    """
+
+    def __init__(self, enc: E.Encoded, lam: float, rngs):
+        self.enc = enc
+        self.ints = [int(x) for x in enc.ints]
+        self.inv_lam = 1.0 / lam
+        self.streams = PyStreams(rngs, enc.ints[E.I_XCODE], enc.x_params,
+                                 enc.ints[E.I_SCODE], enc.s_params)
+        self.N = self.ints[E.I_N]
+        self.servers = [[] for _ in range(self.N)]
+        self.perm = list(range(self.N))
+        self.now = 0.0
+
+    def _pool(self, s):
+        return 0 if s < self.ints[E.I_POOL1] else 1
+
+    def _dur(self, size, server, jtype):
+        return size * self.enc.inv_speeds[self._pool(server), jtype]
+
+    def _advance(self, t):
+        dt = t - self.now
+        if dt > 0.0:
+            for reps in self.servers:
+                if reps:
+                    a = dt / len(reps)
+                    for r in reps:
+                        r.rem -= a
+                        r.att += a
+        self.now = t
+
+    def _next_event(self):
+        best, who, kind = math.inf, None, 0
+        for reps in self.servers:
+            n = len(reps)
+            for r in reps:
+                if r.tau - r.att < r.rem:
+                    c, kd = max(r.tau - r.att, 0.0) * n, 1
+                else:
+                    c, kd = max(r.rem, 0.0) * n, 0
+                if self.now + c < best:
+                    best, who, kind = self.now + c, r, kd
+        return best, who, kind
+
+    def _join(self, rep):
+        self.servers[rep.server].append(rep)
+        rep.job.replicas.append(rep)
+
+    def _leave(self, rep):
+        self.servers[rep.server].remove(rep)
+        rep.job.replicas.remove(rep)
+        rep.job.cost += rep.att
+
+    def _arrival(self, idx):
+        enc, ints, streams = self.enc, self.ints, self.streams
+        policy = ints[E.I_POLICY]
+        jtype = 0
+        if ints[E.I_J] > 1:
+            u = streams.uniform()
+            while jtype < ints[E.I_J] - 1 and u >= enc.type_cdf[jtype]:
+                jtype += 1
+        job = _Job(idx, self.now, jtype)
+        self.jobs.append(job)
+        bounds = (ints[E.I_POOL0], ints[E.I_POOL1], ints[E.I_POOL2])
+        if policy in (E.ZRED, E.KT, E.RER, E.REP):
+            pool = 0
+            if ints[E.I_POOLS] == 2:
+                pool = 0 if streams.uniform() < enc.alpha[0, jtype] else 1
+            s = bounds[pool] + int(streams.uniform() * (bounds[pool + 1] - bounds[pool]))
+            if policy in (E.RER, E.REP):
+                sizes = _replica_sizes(enc, 2, streams)
+                tau = float(enc.flts[E.F_TAU0 + pool])
+                first = _PSReplica(job, s, self._dur(sizes[0], s, jtype))
+                if first.dur > tau:
+                    first.tau = tau
+                    other = 1 - pool
+                    job.rer_server = bounds[other] + int(streams.uniform()
+                                                         * (bounds[other + 1] - bounds[other]))
+                    if policy == E.RER and ints[E.I_RESUME]:
+                        rest = sizes[0] - tau * enc.speeds[pool, jtype]
+                    else:
+                        rest = sizes[1]
+                    job.rer_dur = rest * enc.inv_speeds[other, jtype]
+                self._join(first)
+            else:
+                x = _replica_sizes(enc, 1, streams)[0]
+                self._join(_PSReplica(job, s, self._dur(x, s, jtype)))
+            return
+        if policy == E.FRED:
+            servers = [int(streams.uniform() * bounds[1]),
+                       bounds[1] + int(streams.uniform() * (bounds[2] - bounds[1]))]
+        else:
+            servers = []
+            for i in range(ints[E.I_D]):  # partial Fisher-Yates (the contract)
+                r = i + int(streams.uniform() * (self.N - i))
+                self.perm[i], self.perm[r] = self.perm[r], self.perm[i]
+                servers.append(self.perm[i])
+        if policy == E.COS:
+            servers = servers[:1]
+        elif policy == E.FJ:
+            job.k = ints[E.I_K]
+            if ints[E.I_EARLY]:
+                servers = servers[:job.k]
+        elif policy == E.RIQ:
+            idle = [s for s in servers if not self.servers[s]]
+            servers = idle if idle else servers[:1]
+        sizes = _replica_sizes(enc, len(servers), streams)
+        for s, x in zip(servers, sizes):
+            self._join(_PSReplica(job, s, self._dur(x, s, jtype)))
+
+    def _complete(self, rep):
+        job = rep.job
+        rep.rem = 0.0
+        self._leave(rep)
+        job.completed += 1
+        if job.completed == job.k:
+            job.finish = self.now
+            for other in list(job.replicas):  # cancel on complete
+                self._leave(other)
+
+    def _threshold(self, rep):
+        job = rep.job
+        rep.tau = math.inf
+        if self.ints[E.I_POLICY] == E.RER:  # killed: its cost is its attained service, tau
+            self._leave(rep)
+        self._join(_PSReplica(job, job.rer_server, job.rer_dur))
+
+    def run(self, n_jobs: int):
+        self.jobs = []
+        t_arr = self.streams.interarrival() * self.inv_lam if n_jobs > 0 else math.inf
+        n = 0
+        while True:
+            tq, rep, kind = self._next_event()
+            if n < n_jobs and t_arr <= tq:
+                self._advance(t_arr)
+                self._arrival(n)
+                n += 1
+                t_arr = (self.now + self.streams.interarrival() * self.inv_lam
+                         if n < n_jobs else math.inf)
+            elif rep is not None:
+                self._advance(tq)
+                if kind == 0:
+                    self._complete(rep)
+                else:
+                    self._threshold(rep)
+            else:
+                break
+        latency = np.array([j.finish - j.t for j in self.jobs])
+        cost = np.array([j.cost for j in self.jobs])
+        return latency, cost
+
+
 def simulate_reference(enc: E.Encoded, lam: float, n_jobs: int, rngs):
     """Per-job ``(latency, cost)`` arrays of ``n_jobs`` arrivals (no warm-up);
-    ``rngs`` is the tuple of :func:`.streams.replication_streams`."""
+    ``rngs`` is the tuple of :func:`.streams.replication_streams`. Per-server
+    FCFS (:class:`ReferenceSimulator`) or PS (:class:`PSReferenceSimulator`)."""
+    if int(enc.ints[E.I_QUEUEING]) != E.PER_SERVER:
+        raise NotImplementedError("the reference simulates per-server queues only")
+    if int(enc.ints[E.I_DISCIPLINE]) == E.PS:
+        if int(enc.ints[E.I_PS_BOUND]) != E.BOUND_NONE:
+            raise NotImplementedError("the reference does not simulate CoC's PS bound systems")
+        return PSReferenceSimulator(enc, lam, rngs).run(int(n_jobs))
     return ReferenceSimulator(enc, lam, rngs).run(int(n_jobs))
 
 
