@@ -30,6 +30,14 @@ class AnalyticResult:
     latency_approx: np.ndarray | None = None
     latency_approx_kind: str = ""
     tau_opt_pool2: float = math.nan
+    keep_opt: np.ndarray | None = None
+    """FJ ``keep: opt``: the tasks kept (r of section 8.1) that the strategy of
+    section 8.2 chose at each load (the simulation uses the same)."""
+    latency_lower: np.ndarray | None = None
+    """An analytic lower bound on the mean latency, where one is known besides
+    ``latency_approx`` (FJ: Theorem 4's lower bound)."""
+    cost_lower: float = math.nan
+    cost_upper: float = math.nan
     alpha: np.ndarray | None = None
     """alpha[i, j]: fraction of type-j jobs first sent to pool i, as chosen by the
     analysis (the simulation uses the same assignment)."""
@@ -41,6 +49,10 @@ class AnalyticResult:
             self.rho = nan.copy()
         if self.latency_approx is None:
             self.latency_approx = nan.copy()
+        if self.keep_opt is None:
+            self.keep_opt = nan.copy()
+        if self.latency_lower is None:
+            self.latency_lower = nan.copy()
 
 
 def analyze(model: CellModel) -> AnalyticResult:
@@ -375,45 +387,132 @@ def _cancel_on_start(model: CellModel) -> AnalyticResult:
 
 
 def _fork_join(model: CellModel) -> AnalyticResult:
-    """FJ k-of-d with d = N and i.i.d. tasks (fork-join paper): exact for k = 1,
-    necessary stability, split-merge latency upper bound and cost bounds otherwise;
-    fork-early-cancel: cost k E[X]."""
+    """FJ, the generalised (n, r_f, r, k) fork-join of section 8.1 with n = N,
+    r_f = d and r = keep, on i.i.d. tasks (with ``split: shift`` the task law is
+    already ``ShiftedExp(Delta / k, mu)``, section 7.2).
+
+    - d = N, keep = d (plain (n, k) fork-join): exact for k = 1 (section 5.1);
+      otherwise Theorem 4's split-merge upper bound (``latency_approx``) and lower
+      bound (``latency_lower``) on E[T], the cost bounds of section 7.1
+      (``cost_lower``, ``cost_upper``) and necessary stability;
+    - d = N, keep = k (fork-early-cancel, section 7.3): cost k E[X]; k = 1 is
+      M/G/n (section 5.2);
+    - d = 1: one task on a random server, N M/G/1 queues (exact);
+    - otherwise (r_f < n, or k < keep < d): the section 8.2 estimates
+      (:func:`forkjoin.strategy_estimates`), kind ``approximation``;
+    - keep = opt: the section 8.2 strategy chooses keep at each load
+      (:func:`_fork_join_strategy`).
+
+    Loads are in the model's load unit (with ``split: shift`` the unsplit job),
+    so stability bounds are converted with :attr:`CellModel.load_mean`.
+    """
     refused = _needs_homogeneous(model, "the fork-join paper")
     if refused:
         return refused
     X, N, d = model.size, model.N, model.d
     k = int(model.params.get("k", 1))
-    result = AnalyticResult(model.loads)
-    if d != N or not isinstance(model.dependence, IID) or model.discipline != "FCFS":
-        result.notes.append("the fork-join paper's results need d = N, FCFS and i.i.d. tasks")
-        return result
+    keep = model.params.get("keep", "d")
     if model.params.get("early"):
+        keep = k
+    elif keep == "d":
+        keep = d
+    result = AnalyticResult(model.loads)
+    if not isinstance(model.dependence, IID) or model.discipline != "FCFS":
+        result.notes.append("the fork-join paper's results need FCFS and i.i.d. tasks")
+        return result
+    if keep == "opt":
+        return _fork_join_strategy(model, k)
+    keep = int(keep)
+
+    def to_load(rate: float) -> float:
+        return rate * model.load_mean / N
+
+    def set_stability(rate: float, kind: str) -> None:
+        result.lambda_max, result.lambda_max_kind = to_load(rate), kind
+        result.rho = model.loads / result.lambda_max
+
+    if d == 1:  # one task, k = keep = 1: N independent M/G/1 queues
+        m1, m2 = X.mean(), X.second_moment()
+        set_stability(N / m1, "exact")
+        result.cost = result.cost_lower = result.cost_upper = m1
+        result.latency_approx = _per_load(model, lambda lam: forkjoin._pk(lam / N, m1, m2))
+        result.latency_approx_kind = "exact"
+        return result
+    if d == N and keep == d:
+        necessary, _ = forkjoin.fork_join_stability(X, N, k)
+        set_stability(necessary.rate, necessary.kind)
+        bounds = [forkjoin.fork_join_bounds(lam, X, N, k) for lam in model.rates()]
+        result.latency_lower = np.array([b[0] for b in bounds])
+        if k == 1:
+            estimates = [forkjoin.fork_join_n1(lam, X, N) for lam in model.rates()]
+            result.latency_approx = np.array([e.latency for e in estimates])
+            result.latency_approx_kind = "exact"
+            result.cost = result.cost_lower = result.cost_upper = estimates[0].cost
+            return result
+        result.latency_approx = np.array([b[1] for b in bounds])
+        result.latency_approx_kind = "upper_bound"
+        cb = forkjoin.fork_join_cost_bounds(X, N, k)
+        result.cost_lower, result.cost_upper = cb.lower, cb.upper
+        # shifted exponential: both bounds are n Delta + k / mu, equal up to rounding
+        if math.isclose(cb.lower, cb.upper, rel_tol=1e-12):
+            result.cost = cb.lower
+        else:
+            result.notes.append(f"cost between {cb.lower} and {cb.upper} ({cb.tail_class} tail)")
+        return result
+    if d == N and keep == k:
         bound = forkjoin.fork_early_cancel_stability(X, N, k)
-        result.lambda_max, result.lambda_max_kind = bound.load, bound.kind
-        result.cost = forkjoin.fork_early_cancel_cost(X, k)
-        result.rho = model.loads / bound.load
+        set_stability(bound.rate, bound.kind)
+        result.cost = result.cost_lower = result.cost_upper = forkjoin.fork_early_cancel_cost(X, k)
         if k == 1:
             estimates = [forkjoin.fork_early_cancel_n1(lam, X, N) for lam in model.rates()]
             result.latency_approx = np.array([e.latency for e in estimates])
             result.latency_approx_kind = estimates[0].latency_kind
         return result
-    necessary, _ = forkjoin.fork_join_stability(X, N, k)
-    result.lambda_max, result.lambda_max_kind = necessary.load, necessary.kind
-    result.rho = model.loads / necessary.load
+    # r_f = d < n, or k < keep < d: the paper gives the section 8.2 estimates only
+    estimates = [forkjoin.strategy_estimates(lam, X, N, keep, k) for lam in model.rates()]
+    result.latency_approx = np.array([e[0] for e in estimates])
+    result.latency_approx_kind = "approximation"
+    result.notes.append(
+        f"(n, r_f, r, k) = ({N}, {d}, {keep}, {k}): latency is the section 8.2 estimate "
+        f"T_hat(r = {keep}) (r tasks starting together, rate lam r / n per group); "
+        f"C_hat = {estimates[0][1]:.6g}")
     if k == 1:
-        estimates = [forkjoin.fork_join_n1(lam, X, N) for lam in model.rates()]
-        result.latency_approx = np.array([e.latency for e in estimates])
-        result.latency_approx_kind = "exact"
-        result.cost = estimates[0].cost
-    else:
-        result.latency_approx = _per_load(model, lambda lam: forkjoin.fork_join_bounds(lam, X, N, k)[1])
-        result.latency_approx_kind = "upper_bound"
-        bounds = forkjoin.fork_join_cost_bounds(X, N, k)
-        if bounds.lower == bounds.upper:
-            result.cost = bounds.lower
-        else:
-            result.notes.append(f"cost between {bounds.lower} and {bounds.upper} "
-                                f"({bounds.tail_class} tail)")
+        lo, hi, tc = forkjoin.uniform_partial_fork_cost_bounds(X, keep)
+        result.cost_lower, result.cost_upper = lo, hi
+        if lo == hi:
+            result.cost = lo
+    return result
+
+
+def _fork_join_strategy(model: CellModel, k: int) -> AnalyticResult:
+    """FJ ``keep: opt``: the general strategy of section 8.2 at each load.
+
+    ``r_f = d`` (the network limit; the paper conjectures the largest allowed
+    r_f is best) and r = keep minimises the estimated latency ``T_hat(r)``
+    subject to ``C_hat(r) <= cost_limit`` (:func:`forkjoin.general_strategy`);
+    ``latency_approx`` is ``T_hat`` of the chosen r (kind ``approximation``),
+    ``cost`` is ``C_hat`` when the same r is chosen at every load.
+    """
+    X, N, d = model.size, model.N, model.d
+    c_max = float(model.params.get("cost_limit", math.inf))
+    result = AnalyticResult(model.loads)
+    if k > d:
+        result.notes.append(f"keep: opt needs k <= d, got k = {k}, d = {d}")
+        return result
+    choices = [forkjoin.general_strategy(lam, X, N, k, c_max, rf_max=d) for lam in model.rates()]
+    result.keep_opt = np.array([c.r for c in choices], dtype=float)
+    result.latency_approx = np.array([c.latency_estimate for c in choices])
+    result.latency_approx_kind = "approximation"
+    costs = {c.cost_estimate for c in choices}
+    if len(costs) == 1:
+        result.cost = costs.pop()
+    result.notes.append(
+        f"section 8.2 strategy, r_f = d = {d}, cost limit {c_max:g}: keep "
+        f"{[c.r for c in choices]} at loads {model.loads.tolist()} "
+        f"(C_hat {[round(c.cost_estimate, 4) for c in choices]})")
+    infeasible = [float(lo) for lo, c in zip(model.loads, choices) if not c.feasible]
+    if infeasible:
+        result.notes.append(f"no keep meets the cost limit at loads {infeasible}: the cheapest is used")
     return result
 
 
