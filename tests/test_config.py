@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import os
 from pathlib import Path
 
@@ -82,7 +83,7 @@ def test_design_example_resolves():
     assert resolved["grid"]["policy"] == ["ZRed", "FRed", "Rer", "Rep", "CoC", "CoS"]
     assert resolved["system"]["pools"] == [5, 5]
     assert resolved["dependences"]["sx_bimodal"] == {"kind": "sx", "slowdown": "bimodal"}
-    assert resolved["policies"]["FJ"] == {"k": 2, "early": False}
+    assert resolved["policies"]["FJ"] == {"k": 2, "early": False, "keep": "d", "split": "none", "cost_limit": math.inf}
     assert list(resolved) == list(C.TOP_LEVEL_ORDER)
 
 
@@ -160,7 +161,7 @@ def test_policy_parameter_list_allowed():
     raw["policies"] = {"Rer": {"tau": [1, 2, 5, "opt"]}, "FJ": {"k": [1, 2], "early": [False, True]}}
     resolved = resolve_config(raw)
     assert resolved["policies"]["Rer"]["tau"] == [1, 2, 5, "opt"]
-    assert resolved["policies"]["FJ"] == {"k": [1, 2], "early": [False, True]}
+    assert resolved["policies"]["FJ"] == {"k": [1, 2], "early": [False, True], "keep": "d", "split": "none", "cost_limit": math.inf}
 
 
 def test_fj_k_larger_than_d_is_not_an_error():
@@ -437,8 +438,8 @@ def test_apply_override_policy_parameter(resolved):
     assert out["policies"]["Rer"] == {"tau": 2, "resume": False}
     assert apply_override(resolved, "SLB.tau", 5)["policies"]["Rer"]["tau"] == 5
     # a policy that the resolved config does not list gets its defaults first
-    assert apply_override(resolved, "FJ.early", True)["policies"]["FJ"] == {"k": 2, "early": True}
-    assert apply_override(resolve_config(minimal()), "FJ.k", 3)["policies"]["FJ"] == {"k": 3, "early": False}
+    assert apply_override(resolved, "FJ.early", True)["policies"]["FJ"] == {"k": 2, "early": True, "keep": "d", "split": "none", "cost_limit": math.inf}
+    assert apply_override(resolve_config(minimal()), "FJ.k", 3)["policies"]["FJ"] == {"k": 3, "early": False, "keep": "d", "split": "none", "cost_limit": math.inf}
     assert resolved["policies"]["Rer"]["tau"] == "opt"
 
 

@@ -41,6 +41,12 @@ CASES = {
     "fj-early-k2-d4": dict(policy="FJ", N=6, d=4, k=2, early=True, load=0.8, two_pools=False),
     "fj-early-k1": dict(policy="FJ", N=5, d=3, k=1, early=True, load=0.8, two_pools=False),
     "fj-early-k3-sx": dict(policy="FJ", N=6, d=5, k=3, early=True, dependence=SX_EXP, load=0.5, two_pools=False),
+    "fj-keep3-k1-d5": dict(policy="FJ", N=6, d=5, k=1, keep=3, load=0.6, two_pools=False),
+    "fj-keep3-k2-d4-2pool": dict(policy="FJ", N=6, d=4, k=2, keep=3, r_slow=0.5, load=0.5),
+    "fj-keep4-k2-d6-sx": dict(policy="FJ", N=6, d=6, k=2, keep=4, dependence=SX_EXP, load=0.5,
+                              two_pools=False),
+    "fj-keep2-k1-identical": dict(policy="FJ", N=5, d=5, k=1, keep=2, dependence="identical",
+                                  load=0.7, two_pools=False),
     "rer-identical": dict(policy="Rer", N=4, r_slow=0.2, dependence="identical", tau=(0.8, 1.5), load=0.5),
     "rer-iid": dict(policy="Rer", N=4, r_slow=0.5, tau=(0.5, 0.5), load=0.6),
     "rer-sx-pareto": dict(policy="Rer", N=6, r_slow=0.7, size=D.Pareto(xm=0.5, alpha=2.5),
@@ -54,7 +60,7 @@ CASES = {
 def build(case):
     c = dict(case)
     params = {}
-    for key in ("k", "early", "resume"):
+    for key in ("k", "early", "keep", "resume"):
         if key in c:
             params[key] = c.pop(key)
     alpha = c.pop("alpha", None)

@@ -655,8 +655,10 @@ def _walk(node, path=()):
 
 
 def _infinity_allowed(path) -> bool:
-    """tau may be .inf (never reroute or replicate)."""
-    if len(path) >= 3 and path[0] == "policies" and path[2] == "tau":
+    """tau may be .inf (never reroute or replicate), FJ's cost_limit too (no limit)."""
+    if len(path) >= 3 and path[0] == "policies" and path[2] in ("tau", "cost_limit"):
+        return True
+    if len(path) >= 2 and path[0] == "grid" and str(path[1]).endswith(".cost_limit"):
         return True
     return len(path) >= 2 and path[0] == "grid" and str(path[1]).endswith(".tau")
 
@@ -787,12 +789,69 @@ def _semantic_errors(cfg: dict) -> list[_Err]:
                              f"d > N, needs two pools with an odd N, or is a d-of-N policy (CoC, CoS, RIQ, "
                              f"FJ) with central queueing; expected at least one possible cell"))
 
+    errs += _check_fork_join(cfg, grid, dists, system)
+
     # NaN and infinities (the schema's bounds let NaN through)
     for path, value in _walk(cfg):
         if isinstance(value, float) and not math.isfinite(value):
             if math.isinf(value) and _infinity_allowed(path):
                 continue
             errs.append(_not_allowed(path, value, "a finite number"))
+    return errs
+
+
+def _as_list(value) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def _check_fork_join(cfg: dict, grid: dict, dists: dict, system: dict) -> list[_Err]:
+    """FJ's keep, early and split against k, d and the job-size laws (fork-join
+    paper, section 8.1: k <= r <= r_f = d; section 7.2: the split divides Delta).
+
+    A grid axis ``FJ.<param>`` is checked value by value (each value is applied
+    and validated on its own), so here every parameter is the config's value."""
+    policies = cfg.get("policies") if isinstance(cfg.get("policies"), dict) else {}
+    params = policies.get("FJ")
+    names = grid.get("policy") if isinstance(grid.get("policy"), list) else []
+    if not isinstance(params, dict) or "FJ" not in names:
+        return []
+    errs: list[_Err] = []
+    ks = [k for k in _as_list(params.get("k", 1)) if isinstance(k, int) and not isinstance(k, bool)]
+    keeps = _as_list(params.get("keep", "d"))
+    earlies = _as_list(params.get("early", False))
+    ds = [d for d in grid.get("d", []) if isinstance(d, int) and not isinstance(d, bool)] \
+        if isinstance(grid.get("d"), list) else []
+    allowed = (f"an integer with k <= keep <= d (k: {_one_of(ks)}; d: {_one_of(ds)}), "
+               f"d (plain fork-join) or opt (section 8.2 strategy)")
+    for i, keep in enumerate(keeps):
+        path = ("policies", "FJ", "keep") + ((i,) if isinstance(params.get("keep"), list) else ())
+        if isinstance(keep, bool) or not isinstance(keep, int):
+            continue
+        if ks and keep < max(ks):
+            errs.append(_not_allowed(path, keep, allowed, f"; here keep = {keep} < k = {max(ks)}"))
+        elif ds and keep > max(ds):
+            errs.append(_not_allowed(path, keep, allowed, f"; here keep = {keep} > d for every d of the grid"))
+    if True in earlies:
+        bad = [keep for keep in keeps if keep == "opt" or (isinstance(keep, int) and keep not in ks)]
+        if bad:
+            errs.append(_not_allowed(("policies", "FJ", "early"), True,
+                                     f"false when keep is {_fmt(bad[0])} (early: true is the alias "
+                                     f"keep = k; give keep or early, not both)"))
+    if "opt" in keeps and system.get("discipline", "FCFS") != "FCFS":
+        errs.append(_not_allowed(("policies", "FJ", "keep"), "opt",
+                                 "an integer or d with system.discipline PS (keep: opt uses the "
+                                 "FCFS estimates of section 8.2)"))
+    if "shift" in _as_list(params.get("split", "none")):
+        names_d = grid.get("distribution") if isinstance(grid.get("distribution"), list) else []
+        for i, name in enumerate(names_d):
+            spec = dists.get(name) if isinstance(name, str) else None
+            family = spec.get("family") if isinstance(spec, dict) else None
+            if family is not None and family != "shifted_exponential":
+                errs.append(_Err(("policies", "FJ", "split"),
+                                 f"policies.FJ.split: value 'shift' is not allowed with grid.distribution"
+                                 f"[{i}] = {name!r} (family {family}); expected none, or only "
+                                 f"shifted_exponential distributions (split: shift divides their "
+                                 f"shift by k, section 7.2)"))
     return errs
 
 

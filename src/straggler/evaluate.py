@@ -6,8 +6,8 @@ be called from a plain Python session to debug a cell::
     from straggler.evaluate import evaluate_cell
     ds = evaluate_cell(resolved_config, "policy=ZRed__distribution=exp__...")
 
-Where a threshold or an assignment is ``opt``, the simulation uses the one the
-analysis chose, so theory and simulation describe the same policy; the analysis
+Where a threshold, an assignment or FJ's keep is ``opt``, the simulation uses the
+one the analysis chose, so theory and simulation describe the same policy; the analysis
 is therefore run whenever the simulation needs its choice, and stored only when
 ``evaluate`` asks for it.
 """
@@ -27,7 +27,8 @@ from .grid import build_grid, seed_sequence
 log = logging.getLogger(__name__)
 
 ANALYTIC_VARIABLES = ("lambda_max", "lambda_max_kind", "tau_opt", "tau_opt_pool2", "q_opt",
-                      "rho", "cost", "cost_kind", "latency_approx", "latency_approx_kind")
+                      "keep_opt", "rho", "cost", "cost_kind", "cost_lower", "cost_upper",
+                      "latency_approx", "latency_approx_kind", "latency_lower")
 
 
 def evaluate_cell(resolved: dict, cell_id: str) -> xr.Dataset:
@@ -74,11 +75,17 @@ def _simulate(model, seed, settings: dict, analysis, notes: list[str]) -> dict:
             return {}
         tau = (analysis.tau_opt,
                analysis.tau_opt if math.isnan(analysis.tau_opt_pool2) else analysis.tau_opt_pool2)
+    keep = None
+    if model.policy == "FJ" and model.params.get("keep") == "opt":
+        if np.isnan(analysis.keep_opt).any():
+            notes.append("FJ: no keep chosen by the analysis to simulate")
+            return {}
+        keep = analysis.keep_opt.astype(int)
     try:
         sim = simulation.simulate(
             model, seed, jobs=int(settings["jobs"]), warmup=int(settings["warmup"]),
             replications=int(settings["replications"]),
-            confidence=float(settings["confidence"]), alpha=analysis.alpha, tau=tau,
+            confidence=float(settings["confidence"]), alpha=analysis.alpha, tau=tau, keep=keep,
         )
     except NotImplementedError as err:
         log.warning("%s", err)

@@ -113,6 +113,17 @@ def _axis_applies(axis: str, point: dict, resolved: dict) -> bool:
     return isinstance(value, list)
 
 
+def _fj_param(point: dict, resolved: dict, name: str, default):
+    """FJ's parameter at this grid point: its ``FJ.<name>`` axis, a list-valued
+    parameter's own axis ``<name>``, or the config's value."""
+    if f"FJ.{name}" in point:
+        return point[f"FJ.{name}"]
+    value = resolved["policies"].get("FJ", {}).get(name, default)
+    if isinstance(value, list):
+        return point.get(name, value[0])
+    return value
+
+
 def _impossible_reason(point: dict, resolved: dict) -> str | None:
     policy = point["policy"]
     spec = POLICIES[policy]
@@ -120,9 +131,12 @@ def _impossible_reason(point: dict, resolved: dict) -> str | None:
     if spec.uses_d and point["d"] > N:
         return f"d = {point['d']} > N = {N}"
     if policy == "FJ":
-        k = point.get("FJ.k", resolved["policies"].get("FJ", {}).get("k", 1))
+        k = _fj_param(point, resolved, "k", 1)
         if k > point["d"]:
             return f"k = {k} > d = {point['d']}"
+        keep = _fj_param(point, resolved, "keep", "d")
+        if isinstance(keep, int) and keep > point["d"]:
+            return f"keep = {keep} > d = {point['d']}"
     if spec.two_pools and resolved["system"].get("pools") is None and N % 2 == 1:
         return f"{policy} needs two pools and N = {N} is odd (set system.pools)"
     system = resolved["system"]

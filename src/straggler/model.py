@@ -32,14 +32,26 @@ class CellModel:
     discipline: str
     queueing: str
     loads: np.ndarray
+    unit_mean: float | None = None
+    """The load unit E[X] when it is not the replica mean: FJ with ``split: shift``
+    keeps the unsplit job's mean, so that one load is one arrival rate for every k."""
 
     @property
     def replica_mean(self) -> float:
         return self.dependence.replica_mean(self.size)
 
+    @property
+    def load_mean(self) -> float:
+        """E[X] of the load unit (load = lambda E[X] / N)."""
+        return self.replica_mean if self.unit_mean is None else self.unit_mean
+
     def rates(self) -> np.ndarray:
-        """Job arrival rates for the swept loads (load = lambda E[replica] / N)."""
-        return self.loads * self.N / self.replica_mean
+        """Job arrival rates for the swept loads (load = lambda E[X] / N)."""
+        return self.loads * self.N / self.load_mean
+
+    def to_load(self, rate: float) -> float:
+        """An arrival rate in load units (the inverse of :meth:`rates`)."""
+        return rate * self.load_mean / self.N
 
 
 def named_distributions(cfg: dict) -> dict[str, distributions.Distribution]:
@@ -65,6 +77,10 @@ def build_model(resolved: dict, cell: Cell) -> CellModel:
             pools=pools, speeds=system_cfg.get("speeds"),
         )
     params = dict(cfg["policies"].get(cell.policy, {}))
+    unit_mean = None
+    if cell.policy == "FJ" and params.get("split", "none") == "shift":
+        unit_mean = dep.replica_mean(size)
+        size = split_shift(size, int(params.get("k", 1)))
     return CellModel(
         policy=cell.policy,
         params=params,
@@ -77,4 +93,19 @@ def build_model(resolved: dict, cell: Cell) -> CellModel:
         discipline=system_cfg["discipline"],
         queueing=system_cfg["queueing"],
         loads=np.asarray(cfg["load"], dtype=float),
+        unit_mean=unit_mean,
     )
+
+
+def split_shift(size: distributions.Distribution, k: int) -> distributions.ShiftedExponential:
+    """The task law of a job split into ``k`` tasks: ``ShiftedExp(Delta / k, mu)``.
+
+    Fork-join paper, section 7.2 (diversity-parallelism trade-off): ``Delta_k =
+    Delta / k``, the exponential part unchanged: a larger k makes the tasks
+    smaller (parallelism) but leaves fewer redundant tasks (diversity).
+    """
+    if not isinstance(size, distributions.ShiftedExponential):
+        raise ValueError(f"FJ split: shift needs a shifted_exponential law, got {size.family}")
+    if k < 1:
+        raise ValueError(f"FJ split: shift needs k >= 1, got {k}")
+    return distributions.ShiftedExponential(shift=size.shift / k, mean_value=size.mean_value)

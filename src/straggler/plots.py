@@ -32,8 +32,18 @@ def figure_names(axes: dict[str, list]) -> list[str]:
         and len(values) > 1 and _numeric(values)
     ]
     thresholds = [name for name in extra if name == "tau" or name.endswith(".tau")]
+    # a swept policy or distribution parameter (FJ.k, ...): latency and cost against it
+    params = [name for name in extra if name not in ("d", "N")]
+    # any swept parameter axis: one line per variant (every swept axis but the case)
+    variants = ["latency_by_variant", "cost_by_variant"] if any(
+        name not in _NAMED and len(values) > 1 for name, values in axes.items()) else []
     return (list(BASE_FIGURES) + [f"stability_vs_{name}" for name in extra]
-            + [f"load_ratio_vs_{name}" for name in thresholds])
+            + [f"load_ratio_vs_{name}" for name in thresholds]
+            + [f"{what}_vs_{name}" for name in params for what in ("latency", "cost")]
+            + variants)
+
+
+_NAMED = ("policy", "distribution", "dependence", "r_slow", "d", "N")
 
 
 def _numeric(values) -> bool:
@@ -196,7 +206,96 @@ def load_ratio_figure(ds: xr.Dataset, x: str):
     return grid.figure
 
 
+def _simulated_and_analytic(ds: xr.Dataset, what: str):
+    """(simulation variable, its CI, analytic variables with their labels) of
+    ``what`` (latency or cost)."""
+    if what == "latency":
+        return "latency_mean", "latency_mean_ci", (("latency_approx", "analysis"),
+                                                   ("latency_lower", "analysis, lower bound"))
+    return "cost_mean", "cost_mean_ci", (("cost_lower", "analysis, lower bound"),
+                                         ("cost_upper", "analysis, upper bound"))
+
+
+def _long(ds: xr.Dataset, what: str, keep: set[str]) -> tuple[pd.DataFrame, str]:
+    """Simulated and analytic ``what`` in long form over the dims in ``keep`` (and the
+    case), every other grid dim sliced at its first value."""
+    sim_var, ci_var, analytic = _simulated_and_analytic(ds, what)
+    fixed = {d: ds[d].values[0] for d in _grid_dims(ds) if d not in keep}
+    frames = []
+    for var, source in ((sim_var, "simulation"),) + analytic:
+        if var not in ds:
+            continue
+        sub = ds[var].sel(fixed)
+        if "load" not in sub.dims:
+            sub = sub.expand_dims(load=ds["load"].values)
+        df = sub.to_dataframe(name="value").reset_index()
+        if var == sim_var:
+            df["ci"] = ds[ci_var].sel(fixed).to_dataframe(name="ci").reset_index()["ci"].values
+        frames.append(df.assign(source=source))
+    df = pd.concat(frames, ignore_index=True)
+    df = df[np.isfinite(df["value"].astype(float))]
+    df[_CASE] = df["distribution"].astype(str) + ", " + df["dependence"].astype(str)
+    where = ", ".join(f"{k} = {_fmt(v)}" for k, v in fixed.items() if ds.sizes[k] > 1)
+    return df, (f" at {where}" if where else "")
+
+
+def against_axis_figure(ds: xr.Dataset, what: str, x: str):
+    """Mean latency or cost against a swept parameter ``x`` (e.g. FJ.k): one panel per
+    case and policy, one colour per load; simulation with markers and CI bars,
+    analytic values and bounds as lines."""
+    plt, sns = _backend()
+    df, where = _long(ds, what, {x, "policy", "load"})
+    ylabel = "E[T]" if what == "latency" else "E[server time per job]"
+    title = f"Mean {'response time' if what == 'latency' else 'server time per job'} against {x}{where}"
+    if df.empty:
+        return _facets(df.assign(policy=[], value=[]), x, "value", title, ylabel)
+    df["panel"] = df[_CASE] + ", " + df["policy"].astype(str)
+    df["load"] = df["load"].map(_fmt)
+    grid = sns.relplot(data=df, x=x, y="value", hue="load", style="source", kind="line",
+                       markers=True, col="panel", col_wrap=min(2, df["panel"].nunique()),
+                       height=2.8, aspect=1.3, facet_kws={"sharey": False})
+    for (panel, load), part in df[df["source"] == "simulation"].groupby(["panel", "load"]):
+        ax = grid.axes_dict[panel]
+        ax.errorbar(part[x], part["value"], yerr=part["ci"], fmt="none", ecolor="0.3", lw=0.8)
+    if what == "latency":
+        for ax in grid.axes.flat:
+            ax.set_yscale("log")
+    grid.set_axis_labels(x, ylabel)
+    grid.figure.suptitle(title, y=1.02)
+    return grid.figure
+
+
+def by_variant_figure(ds: xr.Dataset, what: str):
+    """Mean latency or cost against load, one line per variant (a combination of the
+    swept grid axes other than the case, e.g. ``d = 4, FJ.keep = opt``): simulation
+    solid with markers, analysis dashed."""
+    plt, sns = _backend()
+    swept = [d for d in _grid_dims(ds) if ds.sizes[d] > 1] + ["policy"]
+    df, where = _long(ds, what, set(swept) | {"load"})
+    ylabel = "E[T]" if what == "latency" else "E[server time per job]"
+    title = f"Mean {'response time' if what == 'latency' else 'server time per job'} by variant{where}"
+    if df.empty:
+        return _facets(df.assign(policy=[], value=[]), "load", "value", title, ylabel)
+    df["variant"] = df[swept].astype(str).apply(
+        lambda row: ", ".join(f"{k}={v}" for k, v in row.items() if k != "policy"
+                              or ds.sizes["policy"] > 1), axis=1)
+    grid = sns.relplot(data=df, x="load", y="value", hue="variant", style="source", kind="line",
+                       markers=True, col=_CASE, col_wrap=min(2, df[_CASE].nunique()),
+                       height=3.2, aspect=1.4, facet_kws={"sharey": False})
+    if what == "latency":
+        for ax in grid.axes.flat:
+            ax.set_yscale("log")
+    grid.set_axis_labels("load", ylabel)
+    grid.figure.suptitle(title, y=1.02)
+    return grid.figure
+
+
 def make_figure(ds: xr.Dataset, name: str):
+    for what in ("latency", "cost"):
+        if name.startswith(f"{what}_vs_"):
+            return against_axis_figure(ds, what, name.removeprefix(f"{what}_vs_"))
+        if name == f"{what}_by_variant":
+            return by_variant_figure(ds, what)
     if name.startswith("load_ratio_vs_"):
         return load_ratio_figure(ds, name.removeprefix("load_ratio_vs_"))
     if name.startswith("stability_vs_"):

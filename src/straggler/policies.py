@@ -42,7 +42,9 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec("RIQ", "copies to the idle servers among d sampled", uses_d=True,
                    two_pools=False),
         PolicySpec("FJ", "k-of-d fork-join with cancellation", uses_d=True,
-                   two_pools=False, parameters={"k": 1, "early": False}),
+                   two_pools=False,
+                   parameters={"k": 1, "early": False, "keep": "d", "split": "none",
+                               "cost_limit": float("inf")}),
     ]
 }
 

@@ -33,6 +33,14 @@ class AnalyticResult:
     latency_approx: np.ndarray | None = None
     latency_approx_kind: str = ""
     tau_opt_pool2: float = math.nan
+    keep_opt: np.ndarray | None = None
+    """FJ ``keep: opt``: the tasks kept (r of section 8.1) that the strategy of
+    section 8.2 chose at each load (the simulation uses the same)."""
+    latency_lower: np.ndarray | None = None
+    """An analytic lower bound on the mean latency, where one is known besides
+    ``latency_approx`` (FJ: Theorem 4's lower bound)."""
+    cost_lower: float = math.nan
+    cost_upper: float = math.nan
     alpha: np.ndarray | None = None
     """alpha[i, j]: fraction of type-j jobs first sent to pool i, as chosen by the
     analysis (the simulation uses the same assignment)."""
@@ -44,6 +52,10 @@ class AnalyticResult:
             self.rho = nan.copy()
         if self.latency_approx is None:
             self.latency_approx = nan.copy()
+        if self.keep_opt is None:
+            self.keep_opt = nan.copy()
+        if self.latency_lower is None:
+            self.latency_lower = nan.copy()
 
 
 def analyze(model: CellModel) -> AnalyticResult:
@@ -274,22 +286,23 @@ def _replica_bounds(model: CellModel, why: str, k: int = 1,
     b = replica_bounds.bounds(X, dep, replica_bounds.Pools.of(model.system, N), model.d, k, choice)
     result = AnalyticResult(
         model.loads,
-        lambda_max=threshold.to_load_units(b.necessary_rate, X, dep, N),
+        lambda_max=model.to_load(b.necessary_rate),
         lambda_max_kind="exact" if b.exact_rate else "necessary",
         rho=model.rates() / b.necessary_rate,
         cost=b.cost_lower,
         cost_kind="exact" if b.exact_cost else "lower_bound",
+        cost_lower=b.cost_lower,
+        cost_upper=b.cost_upper,
     )
     _bound_notes(result, model, b, why)
     return result
 
 
 def _bound_notes(result: AnalyticResult, model: CellModel, b, why: str) -> None:
-    X, dep, N = model.size, model.dependence, model.N
     result.notes.append(
         f"{why}: bounds from full-service accounting (replica_bounds): stable below load "
-        f"{threshold.to_load_units(b.sufficient_rate, X, dep, N):.6g} (sufficient), "
-        f"unstable above {threshold.to_load_units(b.necessary_rate, X, dep, N):.6g} "
+        f"{model.to_load(b.sufficient_rate):.6g} (sufficient), "
+        f"unstable above {model.to_load(b.necessary_rate):.6g} "
         f"(necessary); server time per job between {b.cost_lower:.6g} and {b.cost_upper:.6g}"
     )
 
@@ -299,7 +312,7 @@ def _add_cost_bound(result: AnalyticResult, model: CellModel, why: str, k: int =
     """Fill a missing cost with the lower bound of :mod:`.replica_bounds`."""
     b = replica_bounds.bounds(model.size, model.dependence,
                               replica_bounds.Pools.of(model.system, model.N), model.d, k, choice)
-    result.cost = b.cost_lower
+    result.cost, result.cost_lower, result.cost_upper = b.cost_lower, b.cost_lower, b.cost_upper
     result.cost_kind = "exact" if b.exact_cost else "lower_bound"
     _bound_notes(result, model, b, why)
 
@@ -418,49 +431,162 @@ def _cancel_on_start(model: CellModel) -> AnalyticResult:
 
 
 def _fork_join(model: CellModel) -> AnalyticResult:
-    """FJ k-of-d with d = N and i.i.d. tasks (fork-join paper): exact for k = 1,
-    necessary stability, split-merge latency upper bound and cost bounds otherwise;
-    fork-early-cancel: cost k E[X]."""
+    """FJ, the generalised (n, r_f, r, k) fork-join of section 8.1 with n = N,
+    r_f = d and r = keep, on i.i.d. tasks (with ``split: shift`` the task law is
+    already ``ShiftedExp(Delta / k, mu)``, section 7.2).
+
+    - d = N, keep = d (plain (n, k) fork-join): exact for k = 1 (section 5.1);
+      otherwise Theorem 4's split-merge upper bound (``latency_approx``) and lower
+      bound (``latency_lower``) on E[T], the cost bounds of section 7.1
+      (``cost_lower``, ``cost_upper``) and necessary stability;
+    - d = N, keep = k (fork-early-cancel, section 7.3): cost k E[X]; k = 1 is
+      M/G/n (section 5.2);
+    - d = 1: one task on a random server, N M/G/1 queues (exact);
+    - otherwise (r_f < n, or k < keep < d): the section 8.2 estimates
+      (:func:`forkjoin.strategy_estimates`), kind ``approximation``;
+    - keep = opt: the section 8.2 strategy chooses keep at each load
+      (:func:`_fork_join_strategy`);
+    - job-server affinity, PS, or dependent tasks: the bounds of
+      :mod:`.replica_bounds`; a cost the paper does not give falls back to its
+      lower bound there too.
+
+    Loads are in the model's load unit (with ``split: shift`` the unsplit job),
+    so stability bounds are converted with :attr:`CellModel.load_mean`.
+    """
     X, N, d = model.size, model.N, model.d
     k = int(model.params.get("k", 1))
-    choice = "start" if model.params.get("early") else "completion"
+    keep = model.params.get("keep", "d")
+    # the first k to start run in full, chosen before their sizes are known
+    choice = "start" if (model.params.get("early") or keep == k) else "completion"
     if not _homogeneous(model):
         return _replica_bounds(model, "no paper analyses FJ with job-server affinity", k, choice)
-    if d != N or not isinstance(model.dependence, IID) or model.discipline != "FCFS":
-        return _replica_bounds(
-            model, "the fork-join paper's results need d = N, FCFS and i.i.d. tasks", k, choice)
-    result = AnalyticResult(model.loads)
     if model.params.get("early"):
-        bound = forkjoin.fork_early_cancel_stability(X, N, k)
-        result.lambda_max, result.lambda_max_kind = bound.load, bound.kind
-        result.cost = forkjoin.fork_early_cancel_cost(X, k)
+        keep = k
+    elif keep == "d":
+        keep = d
+    if not isinstance(model.dependence, IID) or model.discipline != "FCFS":
+        return _replica_bounds(model, "the fork-join paper's results need FCFS and i.i.d. "
+                               "tasks", k, choice)
+    if keep == "opt":
+        return _with_replica_bounds(_fork_join_strategy(model, k), model, k, choice)
+    return _with_replica_bounds(_fork_join_paper(model, k, int(keep)), model, k, choice)
+
+
+def _fork_join_paper(model: CellModel, k: int, keep: int) -> AnalyticResult:
+    """The fork-join paper's results for FJ (see :func:`_fork_join`)."""
+    X, N, d = model.size, model.N, model.d
+    result = AnalyticResult(model.loads)
+
+    def to_load(rate: float) -> float:
+        return rate * model.load_mean / N
+
+    def set_stability(rate: float, kind: str) -> None:
+        result.lambda_max, result.lambda_max_kind = to_load(rate), kind
+        result.rho = model.loads / result.lambda_max
+
+    if d == 1:  # one task, k = keep = 1: N independent M/G/1 queues
+        m1, m2 = X.mean(), X.second_moment()
+        set_stability(N / m1, "exact")
+        result.cost = result.cost_lower = result.cost_upper = m1
         result.cost_kind = "exact"
-        result.rho = model.loads / bound.load
+        result.latency_approx = _per_load(model, lambda lam: forkjoin._pk(lam / N, m1, m2))
+        result.latency_approx_kind = "exact"
+        return result
+    if d == N and keep == d:
+        necessary, _ = forkjoin.fork_join_stability(X, N, k)
+        set_stability(necessary.rate, necessary.kind)
+        bounds = [forkjoin.fork_join_bounds(lam, X, N, k) for lam in model.rates()]
+        result.latency_lower = np.array([b[0] for b in bounds])
+        if k == 1:
+            estimates = [forkjoin.fork_join_n1(lam, X, N) for lam in model.rates()]
+            result.latency_approx = np.array([e.latency for e in estimates])
+            result.latency_approx_kind = "exact"
+            result.cost = result.cost_lower = result.cost_upper = estimates[0].cost
+            result.cost_kind = "exact"
+            return result
+        result.latency_approx = np.array([b[1] for b in bounds])
+        result.latency_approx_kind = "upper_bound"
+        cb = forkjoin.fork_join_cost_bounds(X, N, k)
+        result.cost_lower, result.cost_upper = cb.lower, cb.upper
+        result.cost = cb.lower
+        # shifted exponential: both bounds are n Delta + k / mu, equal up to rounding
+        if math.isclose(cb.lower, cb.upper, rel_tol=1e-12):
+            result.cost_kind = "exact"
+        elif math.isfinite(cb.lower):
+            result.cost_kind = "lower_bound"
+            result.notes.append(f"cost between {cb.lower} and {cb.upper} ({cb.tail_class} tail)")
+        return result
+    if d == N and keep == k:
+        bound = forkjoin.fork_early_cancel_stability(X, N, k)
+        set_stability(bound.rate, bound.kind)
+        result.cost = result.cost_lower = result.cost_upper = forkjoin.fork_early_cancel_cost(X, k)
+        result.cost_kind = "exact"
         if k == 1:
             estimates = [forkjoin.fork_early_cancel_n1(lam, X, N) for lam in model.rates()]
             result.latency_approx = np.array([e.latency for e in estimates])
             result.latency_approx_kind = estimates[0].latency_kind
         return result
-    necessary, _ = forkjoin.fork_join_stability(X, N, k)
-    result.lambda_max, result.lambda_max_kind = necessary.load, necessary.kind
-    result.rho = model.loads / necessary.load
+    # r_f = d < n, or k < keep < d: the paper gives the section 8.2 estimates only
+    estimates = [forkjoin.strategy_estimates(lam, X, N, keep, k) for lam in model.rates()]
+    result.latency_approx = np.array([e[0] for e in estimates])
+    result.latency_approx_kind = "approximation"
+    result.notes.append(
+        f"(n, r_f, r, k) = ({N}, {d}, {keep}, {k}): latency is the section 8.2 estimate "
+        f"T_hat(r = {keep}) (r tasks starting together, rate lam r / n per group); "
+        f"C_hat = {estimates[0][1]:.6g}")
     if k == 1:
-        estimates = [forkjoin.fork_join_n1(lam, X, N) for lam in model.rates()]
-        result.latency_approx = np.array([e.latency for e in estimates])
-        result.latency_approx_kind = "exact"
-        result.cost = estimates[0].cost
-        result.cost_kind = "exact"
-    else:
-        result.latency_approx = _per_load(model, lambda lam: forkjoin.fork_join_bounds(lam, X, N, k)[1])
-        result.latency_approx_kind = "upper_bound"
-        bounds = forkjoin.fork_join_cost_bounds(X, N, k)
-        result.cost = bounds.lower
-        if bounds.lower == bounds.upper:
-            result.cost_kind = "exact"
-        else:
-            result.cost_kind = "lower_bound"
-            result.notes.append(f"cost between {bounds.lower} and {bounds.upper} "
-                                f"({bounds.tail_class} tail)")
+        lo, hi, tc = forkjoin.uniform_partial_fork_cost_bounds(X, keep)
+        result.cost_lower, result.cost_upper, result.cost = lo, hi, lo
+        result.cost_kind = "exact" if lo == hi else "lower_bound"
+    return result
+
+
+def _with_replica_bounds(result: AnalyticResult, model: CellModel, k: int,
+                         choice: str) -> AnalyticResult:
+    """Fill what the fork-join paper leaves open (stability for r_f < n, the cost
+    for k > 1) with the bounds of :mod:`.replica_bounds`."""
+    if math.isfinite(result.lambda_max) and math.isfinite(result.cost):
+        return result
+    bounds = _replica_bounds(model, "the fork-join paper leaves this open", k, choice)
+    if not math.isfinite(result.lambda_max):
+        result.lambda_max, result.lambda_max_kind = bounds.lambda_max, bounds.lambda_max_kind
+        result.rho = bounds.rho
+    if not math.isfinite(result.cost):
+        result.cost, result.cost_kind = bounds.cost, bounds.cost_kind
+        result.cost_lower, result.cost_upper = bounds.cost_lower, bounds.cost_upper
+    result.notes.extend(bounds.notes)
+    return result
+
+
+def _fork_join_strategy(model: CellModel, k: int) -> AnalyticResult:
+    """FJ ``keep: opt``: the general strategy of section 8.2 at each load.
+
+    ``r_f = d`` (the network limit; the paper conjectures the largest allowed
+    r_f is best) and r = keep minimises the estimated latency ``T_hat(r)``
+    subject to ``C_hat(r) <= cost_limit`` (:func:`forkjoin.general_strategy`);
+    ``latency_approx`` is ``T_hat`` of the chosen r (kind ``approximation``),
+    ``cost`` is ``C_hat`` when the same r is chosen at every load.
+    """
+    X, N, d = model.size, model.N, model.d
+    c_max = float(model.params.get("cost_limit", math.inf))
+    result = AnalyticResult(model.loads)
+    if k > d:
+        result.notes.append(f"keep: opt needs k <= d, got k = {k}, d = {d}")
+        return result
+    choices = [forkjoin.general_strategy(lam, X, N, k, c_max, rf_max=d) for lam in model.rates()]
+    result.keep_opt = np.array([c.r for c in choices], dtype=float)
+    result.latency_approx = np.array([c.latency_estimate for c in choices])
+    result.latency_approx_kind = "approximation"
+    costs = {c.cost_estimate for c in choices}
+    if len(costs) == 1:
+        result.cost, result.cost_kind = costs.pop(), "approximation"
+    result.notes.append(
+        f"section 8.2 strategy, r_f = d = {d}, cost limit {c_max:g}: keep "
+        f"{[c.r for c in choices]} at loads {model.loads.tolist()} "
+        f"(C_hat {[round(c.cost_estimate, 4) for c in choices]})")
+    infeasible = [float(lo) for lo, c in zip(model.loads, choices) if not c.feasible]
+    if infeasible:
+        result.notes.append(f"no keep meets the cost limit at loads {infeasible}: the cheapest is used")
     return result
 
 

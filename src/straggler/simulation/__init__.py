@@ -176,7 +176,7 @@ def run_replication(kernel, enc: Encoded, lam: float, warmup: int, jobs: int,
 
 def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
              confidence: float, alpha=None, tau=None, workers: int = 1,
-             engine: str | None = None) -> SimulationResult:
+             engine: str | None = None, keep=None) -> SimulationResult:
     """Simulate ``model`` at each of its loads (see the module docstring).
 
     ``jobs`` and ``warmup`` are per replication. ``workers > 1`` runs the
@@ -184,7 +184,8 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
     depend on it. Loads above the analytic bound are simulated too: the backlog
     monitor stops them early and reports ``stable = 0``. ``engine`` forces an
     engine by name (``"fast"``, or the event engine's) instead of the first that
-    supports the model.
+    supports the model. ``keep`` is FJ's kept tasks that the analysis chose
+    (``keep: opt``): an integer, or one per load.
     """
     if not 0.0 < float(confidence) < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
@@ -192,8 +193,15 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
         raise ValueError(f"need jobs >= 1, warmup >= 0, replications >= 1; got "
                          f"{jobs}, {warmup}, {replications}")
     engine = engine_for(model, engine)
-    enc = encode_model(model, alpha=alpha, tau=tau)
     loads = np.asarray(model.loads, dtype=float)
+    if keep is None or np.ndim(keep) == 0:
+        encs = [encode_model(model, alpha=alpha, tau=tau, keep=keep)] * len(loads)
+    else:
+        if len(keep) != len(loads):
+            raise ValueError(f"keep needs one value per load ({len(loads)}), got {list(keep)}")
+        # the strategy's choice depends on the arrival rate: one encoding per load
+        encs = [encode_model(model, alpha=alpha, tau=tau, keep=int(r)) for r in keep]
+    enc = encs[0] if encs else encode_model(model, alpha=alpha, tau=tau, keep=keep)
     rates = loads * model.N / enc.replica_mean
     tasks = []
     for li, load in enumerate(loads):
@@ -204,7 +212,7 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
 
     def one(task):
         li, r, lam, seed = task
-        acc, _ = run_replication(engine.kernel, enc, lam, warmup, jobs, seed)
+        acc, _ = run_replication(engine.kernel, encs[li], lam, warmup, jobs, seed)
         return acc
 
     if workers > 1 and len(tasks) > 1:

@@ -9,7 +9,10 @@ a handful of arrays, so that the kernels have one stable signature and policy is
     ``I_POLICY`` policy code (``ZRED``, ``KT``, ``FRED``, ``COC``, ``COS``, ``RIQ``,
     ``FJ``, ``RER``, ``REP``); ``I_D`` replicas placed at arrival (CoC, CoS, RIQ,
     FJ: ``d``; FRed: 2; one-copy policies: 1); ``I_K`` FJ's k (1 otherwise);
-    ``I_EARLY`` FJ's fork-early-cancel flag; ``I_RESUME`` Rer's resume flag;
+    ``I_EARLY`` 1 when FJ cancels tasks on start (keep them to the first
+    ``I_KEEP`` to start: ``early: true`` or an integer ``keep``), 0 for plain FJ;
+    ``I_KEEP`` the tasks kept, r of the (n, r_f = d, r, k) fork-join (CoS: 1; FJ:
+    ``k <= keep <= d``; others: ``d``); ``I_RESUME`` Rer's resume flag;
     ``I_N`` servers; ``I_POOLS`` 1 (homogeneous, ``model.system is None``) or 2;
     ``I_POOL0``, ``I_POOL1``, ``I_POOL2`` pool boundaries: the servers of pool i
     are ``pool_start[i] .. pool_start[i+1]-1`` (pool 0 first, contiguous);
@@ -21,7 +24,8 @@ a handful of arrays, so that the kernels have one stable signature and policy is
 
 ``flts`` (float64)
     ``F_TAU0``, ``F_TAU1``: Rer/Rep thresholds by *first* pool (``inf``: never);
-    ``F_REPLICA_MEAN``: ``E[size of one replica]`` (the load unit);
+    ``F_REPLICA_MEAN``: the load unit, ``E[size of one replica]`` (FJ with
+    ``split: shift``: of the unsplit job, :attr:`~straggler.model.CellModel.load_mean`);
     ``F_MONITOR_WAIT``: the work per server before the backlog monitor may fire
     (:func:`~straggler.simulation.statistics.monitor_wait` at the slowest speed).
 
@@ -71,8 +75,8 @@ _BOUNDS = {None: BOUND_NONE, "none": BOUND_NONE, "lower": BOUND_LOWER, "upper": 
 
 # ---------------------------------------------------------------- ints layout
 (I_POLICY, I_D, I_K, I_EARLY, I_RESUME, I_N, I_POOLS, I_POOL0, I_POOL1, I_POOL2, I_J,
- I_DEP, I_XCODE, I_SCODE, I_DISCIPLINE, I_QUEUEING, I_PS_BOUND, I_CHECK) = range(18)
-N_INTS = 18
+ I_DEP, I_XCODE, I_SCODE, I_DISCIPLINE, I_QUEUEING, I_PS_BOUND, I_CHECK, I_KEEP) = range(19)
+N_INTS = 19
 # ---------------------------------------------------------------- flts layout
 F_TAU0, F_TAU1, F_REPLICA_MEAN, F_MONITOR_WAIT = range(4)
 N_FLTS = 4
@@ -199,11 +203,44 @@ def resolve_tau(model, tau=None) -> tuple[float, float]:
     return float(t[0]), float(t[1])
 
 
-def encode(model, alpha=None, tau=None) -> Encoded:
+def resolve_keep(model, keep=None) -> tuple[int, int]:
+    """``(keep, early)`` of an FJ model with ``k`` and ``d``: the tasks kept and
+    whether the kernel cancels tasks on start.
+
+    ``keep`` (an integer) overrides ``params['keep']``; a model whose keep is
+    ``opt`` needs the analysis's choice passed as ``keep``. ``keep: d`` is plain
+    fork-join (early 0); ``early: true`` is keep = k; an integer keep cancels on
+    start (early 1) unless it is d with k < d, plain fork-join again. So keep = k
+    gives bitwise the results of ``early: true``, and keep = d (k < d) those of
+    plain fork-join.
+    """
+    d = int(model.d)
+    k = int(model.params.get("k", 1))
+    value = model.params.get("keep", "d") if keep is None else keep
+    early = bool(model.params.get("early", False))
+    if isinstance(value, str) and value not in ("d", "opt"):
+        raise ValueError(f"FJ: keep must be an integer, d or opt, got {value!r}")
+    if value == "opt":
+        raise ValueError("FJ has keep = 'opt': pass the keep the analysis chose "
+                         "(simulate(..., keep=keep_opt))")
+    if early:
+        if value not in ("d", k):
+            raise ValueError(f"FJ: early: true is keep = k = {k}, but keep = {value!r}")
+        return k, 1
+    if value == "d":
+        return d, 0
+    value = int(value)
+    if not k <= value <= d:
+        raise ValueError(f"FJ: keep = {value} must be in k..d = {k}..{d}")
+    return value, int(value < d or value == k)
+
+
+def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
     """Encode ``model`` (a :class:`~straggler.model.CellModel`) for the kernels.
 
-    ``alpha`` and ``tau`` are the assignment and threshold that the analysis
-    chose (see :func:`resolve_alpha`, :func:`resolve_tau`).
+    ``alpha``, ``tau`` and ``keep`` are the assignment, threshold and FJ's kept
+    tasks that the analysis chose (see :func:`resolve_alpha`, :func:`resolve_tau`,
+    :func:`resolve_keep`).
     """
     if model.policy not in POLICY_CODES:
         raise NotImplementedError(f"no simulation of policy {model.policy!r}")
@@ -250,13 +287,17 @@ def encode(model, alpha=None, tau=None) -> Encoded:
         d = int(model.d)
         if not 1 <= d <= N:
             raise ValueError(f"{model.policy}: d = {d} must be in 1..N = {N}")
+        kept = 1 if code == COS else d
         if code == FJ:
             k = int(model.params.get("k", 1))
-            early = int(bool(model.params.get("early", False)))
             if not 1 <= k <= d:
                 raise ValueError(f"FJ: k = {k} must be in 1..d = {d}")
+            kept, early = resolve_keep(model, keep)
     elif code == FRED:
         d = 2
+        kept = 2
+    else:
+        kept = 1
     resume = int(bool(model.params.get("resume", False))) if code == RER else 0
     bound = model.params.get("ps_bound") if code == COC else None
     if bound not in _BOUNDS:
@@ -284,12 +325,13 @@ def encode(model, alpha=None, tau=None) -> Encoded:
     ints[I_QUEUEING] = _QUEUEING[model.queueing]
     ints[I_PS_BOUND] = _BOUNDS[bound]
     ints[I_CHECK] = check_interval(N)
+    ints[I_KEEP] = kept
     from .statistics import monitor_wait
 
     m1, m2 = model.dependence.replica_marginal_moments(model.size)
     slow = float(np.max(1.0 / speeds))
     wait = monitor_wait(m1 * slow, m2 * slow * slow)
-    flts = np.array([tau_pair[0], tau_pair[1], float(model.replica_mean), wait], dtype=np.float64)
+    flts = np.array([tau_pair[0], tau_pair[1], float(model.load_mean), wait], dtype=np.float64)
     speeds = np.ascontiguousarray(speeds, dtype=np.float64)
     return Encoded(
         ints=ints,

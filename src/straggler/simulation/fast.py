@@ -15,9 +15,11 @@ FRed    one replica on a random server of each pool, cancel on complete
 CoC     d replicas on d distinct servers; done at the first completion ``c``;
         a replica that started before ``c`` is cut at ``c``, one that had not
         started never runs
-FJ      k-of-d: as CoC with ``c`` the k-th completion; ``early``: only the k
-        replicas that start first run (to completion), done when all k have
-        finished; the q-th to start gets the q-th size
+FJ      k-of-d: as CoC with ``c`` the k-th completion; with cancel on start
+        (``early``, or ``keep`` < d): only the ``keep`` replicas that start
+        first run (``early``: keep = k), done at the k-th completion ``c``
+        among them, the others cut at ``c`` as in CoC; the q-th to start gets
+        the q-th size
 CoS     the replica that starts first runs, the others never start (FJ with
         k = 1 and early; the least-work server of the d)
 RIQ     replicas on the idle servers among d sampled (all start at t, cancel
@@ -49,8 +51,8 @@ engine that wants to be compared job by job). Per arrival:
   will be rerouted, then its second server in the other pool;
 * SIZES and SLOWDOWNS: the replica sizes of
   :func:`straggler.dependence.sample_replicas` for the replicas that run (CoC,
-  FJ: d; RIQ: the idle ones, or 1; CoS: 1; FJ early: k, given in start order;
-  FRed, Rer: 2).
+  FJ: d; RIQ: the idle ones, or 1; CoS: 1; FJ cancelling on start: keep
+  (early: k), given in start order; FRed, Rer: 2).
 
 Kernel contract (every engine): ``run(*encoded.kernel_args(), lam, warmup, jobs,
 acc, batches, hist, mon, trace, rngs)``, a numba function (``nogil``) that
@@ -271,10 +273,12 @@ def _chunk_cancel(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep,
 
 @numba.njit(cache=True, nogil=True)
 def _chunk_start(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
-                 N, d, k, p1, inv_speeds, free, perm, srv, ksrv, st, fin, sel,
+                 N, d, k, keep, p1, inv_speeds, free, perm, srv, ksrv, st, fin, dur, sel,
                  warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace):
-    """CoS, FJ early: of d replicas the k that start first run to completion
-    (ties: sampling order), the q-th to start with the q-th size."""
+    """CoS, FJ with cancel on start: of d replicas the ``keep`` that start first run
+    (ties: sampling order), the q-th to start with the q-th size; done when k of
+    them finish, the others cut then (fork-join paper section 8.1, (n, r_f = d,
+    r = keep, k)). keep = k (CoS, ``early``) needs no cut: all kept run to the end."""
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -290,7 +294,7 @@ def _chunk_start(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, 
             if a < t:
                 a = t
             st[r] = a
-        if k == 1:
+        if keep == 1:
             best = 0
             for r in range(1, d):
                 if st[r] < st[best]:
@@ -300,19 +304,19 @@ def _chunk_start(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, 
         else:
             for r in range(d):
                 sel[r] = st[r]
-            sk = S.kth_smallest(sel, d, k - 1)
-            ties = k
+            sk = S.kth_smallest(sel, d, keep - 1)
+            ties = keep
             for r in range(d):
                 if st[r] < sk:
                     ties -= 1
             q = 0
             for r in range(d):
                 a = st[r]
-                keep = a < sk
-                if not keep and a == sk and ties > 0:
-                    keep = True
+                kept = a < sk
+                if not kept and a == sk and ties > 0:
+                    kept = True
                     ties -= 1
-                if keep:  # insertion by start time, stable
+                if kept:  # insertion by start time, stable
                     pos = q
                     while pos > 0 and fin[pos - 1] > a:
                         fin[pos] = fin[pos - 1]
@@ -321,27 +325,44 @@ def _chunk_start(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, 
                     fin[pos] = a
                     ksrv[pos] = srv[r]
                     q += 1
-        cost = 0.0
-        last = t
         x = xb[xi]
-        for q in range(k):
-            if dep == 1:
-                x = xb[xi + q]
-            s = ksrv[q]
-            du = x * inv_speeds[_pool(s, p1), j]
-            if dep == 2:
-                du *= sb[si + q]
-            f = fin[q] + du
-            free[s] = f
-            cost += du
-            if f > last:
-                last = f
+        if keep == k:
+            # every kept replica must finish: no cut, so this stays the exact
+            # arithmetic (and results) of fork-early-cancel
+            cost = 0.0
+            last = t
+            for q in range(k):
+                if dep == 1:
+                    x = xb[xi + q]
+                s = ksrv[q]
+                du = x * inv_speeds[_pool(s, p1), j]
+                if dep == 2:
+                    du *= sb[si + q]
+                f = fin[q] + du
+                free[s] = f
+                cost += du
+                if f > last:
+                    last = f
+        else:
+            for q in range(keep):
+                if dep == 1:
+                    x = xb[xi + q]
+                du = x * inv_speeds[_pool(ksrv[q], p1), j]
+                if dep == 2:
+                    du *= sb[si + q]
+                a = fin[q]
+                st[q] = a
+                dur[q] = du
+                fin[q] = a + du
+                sel[q] = a + du
+            last = S.kth_smallest(sel, keep, k - 1)
+            cost = _cancel_at(free, ksrv, st, fin, dur, keep, last)
         if dep == 1:
-            xi += k
+            xi += keep
         else:
             xi += 1
             if dep == 2:
-                si += k
+                si += keep
         work += cost
         lat = last - t
         if n >= warmup:
@@ -423,6 +444,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
     d = ints[E.I_D]
     k = ints[E.I_K]
     early = ints[E.I_EARLY]
+    keep = ints[E.I_KEEP]
     pools = ints[E.I_POOLS]
     J = ints[E.I_J]
     dep = ints[E.I_DEP]
@@ -510,7 +532,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
             elif policy == E.COS or policy == E.FJ:
                 t, work, ei, ui, xi, si = _chunk_start(
                     n, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
-                    N, d, k, p1, inv_speeds, free, perm, srv, ksrv, st, fin, sel,
+                    N, d, k, keep, p1, inv_speeds, free, perm, srv, ksrv, st, fin, dur, sel,
                     warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace)
             else:
                 t, work, ei, ui, xi, si = _chunk_riq(

@@ -27,11 +27,12 @@ import numpy as np
 from . import encode as E
 from .streams import PyStreams
 
-ARRIVAL, COMPLETE, KILL = 0, 1, 2
+ARRIVAL, COMPLETE, KILL, DECIDE = 0, 1, 2, 3
 
 
 class _Job:
-    __slots__ = ("idx", "t", "type", "sizes", "replicas", "k", "completed", "started",
+    __slots__ = ("idx", "t", "type", "sizes", "replicas", "k", "keep", "completed", "started",
+                 "pending",
                  "done", "cost", "finish", "rer_server", "rer_dur", "rer_tau")
 
     def __init__(self, idx, t, jtype):
@@ -41,6 +42,8 @@ class _Job:
         self.sizes = []
         self.replicas = []
         self.k = 1
+        self.keep = 1
+        self.pending = []
         self.completed = 0
         self.started = 0
         self.done = False
@@ -55,7 +58,7 @@ class _Replica:
     def __init__(self, job, server, dur):
         self.job = job
         self.server = server
-        self.dur = dur          # None: taken from job.sizes when it starts (CoS, FJ early)
+        self.dur = dur          # None: taken from job.sizes when it starts (CoS, FJ cancelling on start)
         self.start = None
         self.state = "waiting"  # waiting | running | done | cancelled
         self.first_run = False  # Rer: the run that may be killed after tau
@@ -123,11 +126,18 @@ class ReferenceSimulator:
         job = rep.job
         s = rep.server
         self.busy[s] = rep
-        rep.state = "running"
         rep.start = self.now
-        policy = self.ints[E.I_POLICY]
-        if rep.dur is None:  # CoS / FJ early: the q-th replica to start gets the q-th size
-            rep.dur = self._dur(job.sizes[job.started], s, job.type)
+        if rep.dur is None:
+            # CoS / FJ cancelling on start: replicas of one job that reach service at
+            # the same instant are kept in sampling order (the contract's tie rule, which
+            # the kernel follows); cuts free several servers at once, so decide only
+            # after every event of this instant
+            rep.state = "starting"
+            if not job.pending:
+                self._schedule(self.now, DECIDE, job)
+            job.pending.append(rep)
+            return
+        rep.state = "running"
         job.started += 1
         if rep.first_run:
             tau = float(self.enc.flts[E.F_TAU0 + self._pool(s)])
@@ -137,11 +147,26 @@ class ReferenceSimulator:
                 self._schedule(self.now + rep.dur, COMPLETE, rep)
         else:
             self._schedule(self.now + rep.dur, COMPLETE, rep)
-        if policy == E.COS or (policy == E.FJ and self.ints[E.I_EARLY]):
-            if job.started == job.k:  # cancel on start: drop the replicas still waiting
-                for other in job.replicas:
-                    if other.state == "waiting":
-                        other.state = "cancelled"
+
+    def _decide(self, job):
+        """Keep the replicas that started now, in sampling order, while fewer than
+        ``keep`` have started; the q-th to start gets the q-th size."""
+        pending = sorted(job.pending, key=job.replicas.index)
+        job.pending = []
+        for rep in pending:
+            if job.started < job.keep and not job.done:
+                rep.state = "running"
+                rep.dur = self._dur(job.sizes[job.started], rep.server, job.type)
+                job.started += 1
+                self._schedule(self.now + rep.dur, COMPLETE, rep)
+            else:  # never served: the server takes its next replica now
+                rep.state = "cancelled"
+                self.busy[rep.server] = None
+                self._start_next(rep.server)
+        if job.started == job.keep:  # cancel on start: drop the replicas still waiting
+            for other in job.replicas:
+                if other.state == "waiting":
+                    other.state = "cancelled"
 
     def _stop(self, rep, cost):
         """``rep`` leaves its server now (completed, aborted or killed)."""
@@ -205,7 +230,8 @@ class ReferenceSimulator:
             servers = idle if idle else servers[:1]
         if policy == E.COS or (policy == E.FJ and ints[E.I_EARLY]):
             job.k = 1 if policy == E.COS else ints[E.I_K]
-            job.sizes = _replica_sizes(enc, job.k, streams)
+            job.keep = ints[E.I_KEEP]
+            job.sizes = _replica_sizes(enc, job.keep, streams)
             job.replicas = [_Replica(job, s, None) for s in servers]
         else:
             job.k = ints[E.I_K] if policy == E.FJ else 1
@@ -221,12 +247,8 @@ class ReferenceSimulator:
         rep.state = "done"
         self._stop(rep, rep.dur)
         job.completed += 1
-        policy = self.ints[E.I_POLICY]
-        if policy == E.COS or (policy == E.FJ and self.ints[E.I_EARLY]):
-            if job.completed == job.k:
-                job.done = True
-                job.finish = self.now
-            return
+        # cancelling on start left only the kept replicas; with keep = k all of
+        # them have completed here, so the cancel below finds nothing
         if job.completed == job.k and not job.done:
             job.done = True
             job.finish = self.now
@@ -259,6 +281,8 @@ class ReferenceSimulator:
                 if obj + 1 < n_jobs:
                     self._schedule(time + self.streams.interarrival() * self.inv_lam,
                                    ARRIVAL, obj + 1)
+            elif kind == DECIDE:
+                self._decide(obj)
             elif kind == COMPLETE:
                 if obj.state == "running":
                     self._complete(obj)
