@@ -32,14 +32,46 @@ class CellModel:
     discipline: str
     queueing: str
     loads: np.ndarray
+    load_basis: str = "nominal"
+    """What ``loads`` mean: ``nominal`` (DESIGN.md: lambda E[X_i] / N) or ``redundancy``
+    (the PS paper's rho~ = lambda d E[min(X_1..X_d)] / N, CoC only; see :attr:`load_factor`)."""
 
     @property
     def replica_mean(self) -> float:
         return self.dependence.replica_mean(self.size)
 
+    @property
+    def load_factor(self) -> float:
+        """``rho~ / nominal load = d E[min(X_1..X_d)] / E[X_i]`` under the redundancy
+        basis (PS paper, section 3.4-3.5: rho~ is the load at which its stability
+        condition ``lambda d E[X_min] / N < 1`` is tight), 1 under the nominal one.
+
+        Identical replicas give ``d``, i.i.d. exponential ones 1, and ``d = 1`` always 1,
+        so a cell without redundancy has rho~ = nominal load.
+        """
+        if self.load_basis == "nominal":
+            return 1.0
+        from .analysis.redundancy_ps import mean_min_replicas
+
+        return int(self.d) * mean_min_replicas(self.size, self.dependence, int(self.d)) / self.replica_mean
+
+    @property
+    def nominal_loads(self) -> np.ndarray:
+        """The swept loads in the nominal units of DESIGN.md, whatever the basis."""
+        if self.load_basis == "nominal":
+            return self.loads
+        return self.loads / self.load_factor
+
     def rates(self) -> np.ndarray:
-        """Job arrival rates for the swept loads (load = lambda E[replica] / N)."""
-        return self.loads * self.N / self.replica_mean
+        """Job arrival rates for the swept loads: ``load N / E[X_i]`` under the nominal
+        basis; ``rho~ N / (d E[min(X_1..X_d)])`` under the redundancy basis."""
+        if self.load_basis == "nominal":
+            # kept as written before the basis existed, so nominal rates are bit for bit
+            return self.loads * self.N / self.replica_mean
+        from .analysis.redundancy_ps import mean_min_replicas
+
+        d = int(self.d)
+        return self.loads * self.N / (d * mean_min_replicas(self.size, self.dependence, d))
 
 
 def named_distributions(cfg: dict) -> dict[str, distributions.Distribution]:
@@ -77,4 +109,5 @@ def build_model(resolved: dict, cell: Cell) -> CellModel:
         discipline=system_cfg["discipline"],
         queueing=system_cfg["queueing"],
         loads=np.asarray(cfg["load"], dtype=float),
+        load_basis=cfg.get("load_basis", "nominal"),
     )

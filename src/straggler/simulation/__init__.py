@@ -187,7 +187,10 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
     engine = engine_for(model, engine)
     enc = encode_model(model, alpha=alpha, tau=tau)
     loads = np.asarray(model.loads, dtype=float)
-    rates = loads * model.N / enc.replica_mean
+    if getattr(model, "load_basis", "nominal") == "nominal":
+        rates = loads * model.N / enc.replica_mean
+    else:  # rho~ (PS paper, section 3.5): the rate depends on d and E[min] too
+        rates = np.asarray(model.rates(), dtype=float)
     tasks = []
     for li, load in enumerate(loads):
         if not (math.isfinite(rates[li]) and rates[li] > 0):
