@@ -12,6 +12,7 @@ from straggler.config import ConfigError, dump_config, load_config, resolve_conf
 from straggler.evaluate import evaluate_cell
 from straggler.grid import build_grid, seed_sequence
 from straggler.model import build_model
+from straggler.plots import figure_names, load_label
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDIES = [ROOT / "config" / "config.yaml", *sorted((ROOT / "config" / "studies").glob("*.yaml"))]
@@ -173,3 +174,16 @@ def test_simulated_extremes_are_the_mm1_ps_queue(dep, d, exact):
     assert s.stable[0] == 1
     assert half < 0.04 * exact
     assert abs(mean - exact) <= half
+
+
+# ------------------------------------------------------------------ figures
+
+
+def test_figures_of_a_d_sweep_and_the_load_label():
+    import xarray as xr
+
+    resolved = resolve_config(_config(laws=("exp", "h2")))
+    names = figure_names(build_grid(resolved).axes)
+    assert "latency_vs_d" in names and "latency_by_distribution" in names
+    assert load_label(xr.Dataset(attrs={"load_basis": "redundancy"})).startswith("load rho~")
+    assert load_label(xr.Dataset()) == "load"
