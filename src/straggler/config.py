@@ -63,6 +63,10 @@ TOP_LEVEL_ORDER: tuple[str, ...] = (
     "system", "evaluate", "simulation",
 )
 
+KEY_ORDER: tuple[str, ...] = TOP_LEVEL_ORDER[:4] + ("load_basis",) + TOP_LEVEL_ORDER[4:]
+"""Every top-level key, in dump order: ``load_basis`` is in a resolved config only when
+it is not the default (``nominal``), so TOP_LEVEL_ORDER (always present) leaves it out."""
+
 BUILTIN_DEPENDENCES: dict[str, dict] = {"identical": {"kind": "identical"}, "iid": {"kind": "iid"}}
 
 SYSTEM_AXES: dict[str, tuple[str, ...]] = {
@@ -448,7 +452,7 @@ def load_config(path) -> dict:
         raise ConfigError([f"{path}: the file is empty; expected a mapping of config keys"], source=str(path))
     if not isinstance(data, dict):
         raise ConfigError([f"{path}: the top level is {_fmt(data, 60)}; expected a mapping of config keys "
-                           f"({', '.join(TOP_LEVEL_ORDER)})"], source=str(path))
+                           f"({', '.join(KEY_ORDER)})"], source=str(path))
     return data
 
 
@@ -464,7 +468,7 @@ def read_config(path) -> dict:
 
 def dump_config(resolved: dict) -> str:
     """The resolved config as YAML text, in a stable key order (contract order at the top)."""
-    ordered = {k: resolved[k] for k in TOP_LEVEL_ORDER if k in resolved}
+    ordered = {k: resolved[k] for k in KEY_ORDER if k in resolved}
     ordered.update({k: v for k, v in resolved.items() if k not in ordered})
     return yaml.safe_dump(ordered, sort_keys=False, default_flow_style=None, allow_unicode=True, width=100)
 
@@ -766,6 +770,8 @@ def _semantic_errors(cfg: dict) -> list[_Err]:
             for i, row in enumerate(belief):
                 errs += _check_probabilities(row, ("system", "types", "belief", i))
 
+    errs += _load_basis_errors(cfg, grid, system)
+
     # at least one possible cell (cells with d > N, an odd N needing two pools, or a
     # d-of-N policy with central queueing are left NaN)
     names = grid.get("policy")
@@ -855,6 +861,35 @@ def _check_fork_join(cfg: dict, grid: dict, dists: dict, system: dict) -> list[_
     return errs
 
 
+LOAD_BASES: tuple[str, ...] = ("nominal", "redundancy")
+
+
+def _load_basis_errors(cfg: dict, grid: dict, system: dict) -> list[_Err]:
+    """``load_basis: redundancy`` makes ``load`` the PS paper's rho~ = lambda d
+    E[min(X_1..X_d)] / N (section 3.5), which only redundancy-d (CoC) on identical
+    servers defines: another policy has no d replicas cancelled on completion, and
+    with speeds != 1 the work of a replica is no longer its size."""
+    basis = cfg.get("load_basis", "nominal")
+    if basis != "redundancy":
+        return []  # a value outside LOAD_BASES is the schema's error
+    errs: list[_Err] = []
+    names = grid.get("policy") if isinstance(grid.get("policy"), list) else []
+    other = [n for n in names if isinstance(n, str) and (n in POLICIES or n in ALIASES)
+             and canonical_policy(n) != "CoC"]
+    if other:
+        errs.append(_not_allowed(("load_basis",), basis,
+                                 f"'nominal' while grid.policy has {_one_of(other)}: the redundancy "
+                                 f"load rho~ = lambda d E[min(X_1..X_d)] / N is defined for CoC only "
+                                 f"(allowed: {_one_of(LOAD_BASES)})"))
+    slow = [r for r in (grid.get("r_slow") if _numbers(grid.get("r_slow")) else []) if r != 1]
+    if slow or system.get("speeds") is not None:
+        what = f"grid.r_slow has {_one_of(slow)}" if slow else "system.speeds is given"
+        errs.append(_not_allowed(("load_basis",), basis,
+                                 f"'nominal' while {what}: rho~ needs identical unit-speed servers "
+                                 f"(r_slow = 1, no system.speeds)"))
+    return errs
+
+
 def _validate(cfg: dict) -> list[_Err]:
     """Schema and semantic errors of ``cfg`` (whose defaults are filled in place)."""
     errs = _schema_errors(cfg)
@@ -920,7 +955,7 @@ def resolve_config(raw: dict) -> dict:
     """
     if not isinstance(raw, Mapping):
         raise ConfigError([f"(top level): value {_fmt(raw, 60)} is not allowed; expected a mapping of "
-                           f"config keys ({', '.join(TOP_LEVEL_ORDER)})"])
+                           f"config keys ({', '.join(KEY_ORDER)})"])
     cfg = copy.deepcopy(dict(raw))
     _schema_errors(cfg)  # fill the defaults first; the errors are collected below
 
@@ -996,11 +1031,15 @@ def _normalise(cfg: dict, axes: list[tuple[_Axis, list]]) -> dict:
         "types": {"p": types_in["p"], "knowledge": types_in["knowledge"], "belief": types_in["belief"]},
     }
     sim = cfg["simulation"]
+    # the default basis is left out, so that a config without the key (every study
+    # written before it existed) resolves to the same text, cell specs and hashes
+    basis = {} if cfg.get("load_basis", "nominal") == "nominal" else {"load_basis": cfg["load_basis"]}
     return copy.deepcopy({
         "study": cfg["study"],
         "seed": cfg["seed"],
         "grid": grid,
         "load": list(cfg["load"]),
+        **basis,
         "policies": policies,
         "distributions": distributions,
         "dependences": dependences,

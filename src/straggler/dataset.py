@@ -76,6 +76,14 @@ COORD_ATTRS = {
 }
 
 
+LOAD_BASIS_ATTRS = {
+    # load_basis: (load coordinate long_name, lambda_max units); DESIGN.md's default first
+    "nominal": (COORD_ATTRS["load"][0], VARIABLE_BY_NAME["lambda_max"].units),
+    "redundancy": ("redundancy load per server rho~ = lambda d E[min(X_1..X_d)] / N "
+                   "(PS paper, section 3.5)", "load (rho~ = lambda d E[X_min] / N)"),
+}
+
+
 def _fill(var: Variable, shape) -> np.ndarray:
     if var.kind == "str":
         return np.full(shape, "", dtype=object)
@@ -92,6 +100,12 @@ def _annotate(ds: xr.Dataset) -> xr.Dataset:
     for name in ds.coords:
         if "long_name" not in ds[name].attrs:
             ds[name].attrs.update(long_name=f"swept parameter {name}", units="1")
+    basis = ds.attrs.get("load_basis", "nominal")
+    if basis != "nominal":
+        long_name, units = LOAD_BASIS_ATTRS[basis]
+        ds["load"].attrs.update(long_name=long_name)
+        if "lambda_max" in ds:
+            ds["lambda_max"].attrs.update(units=units)
     return ds
 
 
@@ -185,6 +199,7 @@ def provenance(resolved: dict, config_text: str) -> dict:
         "config": config_text,
         "config_sha256": hashlib.sha256(config_text.encode()).hexdigest(),
         "seed": int(resolved["seed"]),
+        "load_basis": resolved.get("load_basis", "nominal"),
         "straggler_version": __version__,
         "source_hash": source_hash(),
         "git_commit": git_commit(),

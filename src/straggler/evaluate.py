@@ -56,6 +56,7 @@ def evaluate_cell(resolved: dict, cell_id: str) -> xr.Dataset:
         "notes": json.dumps(notes),
         "cell_entropy": str(seed.entropy),
         "cell_spawn_key": json.dumps(list(seed.spawn_key)),
+        "load_basis": model.load_basis,
     }
     return dataset.cell_dataset(model.loads, values, attrs)
 

@@ -19,6 +19,9 @@ import xarray as xr
 BASE_FIGURES = ("stability", "load", "cost", "latency")
 """Always written; ``stability`` is lambda_max against r_slow."""
 
+_MAX_LOAD_PANELS = 4
+"""Latency against another axis shows at most this many loads (evenly spread)."""
+
 _MAX_COLUMNS = 4
 _CASE = "case"
 
@@ -32,18 +35,28 @@ def figure_names(axes: dict[str, list]) -> list[str]:
         and len(values) > 1 and _numeric(values)
     ]
     thresholds = [name for name in extra if name == "tau" or name.endswith(".tau")]
-    # a swept policy or distribution parameter (FJ.k, ...): latency and cost against it
+    # a swept policy or distribution parameter (FJ.k, ...): cost against it
     params = [name for name in extra if name not in ("d", "N")]
     # any swept parameter axis: one line per variant (every swept axis but the case)
     variants = ["latency_by_variant", "cost_by_variant"] if any(
         name not in _NAMED and len(values) > 1 for name, values in axes.items()) else []
+    by_law = ["latency_by_distribution"] if len(axes.get("distribution", [])) > 1 else []
     return (list(BASE_FIGURES) + [f"stability_vs_{name}" for name in extra]
             + [f"load_ratio_vs_{name}" for name in thresholds]
-            + [f"{what}_vs_{name}" for name in params for what in ("latency", "cost")]
-            + variants)
+            + [f"latency_vs_{name}" for name in extra]
+            + [f"cost_vs_{name}" for name in params]
+            + variants + by_law)
 
 
 _NAMED = ("policy", "distribution", "dependence", "r_slow", "d", "N")
+
+
+def load_label(ds: xr.Dataset) -> str:
+    """The load axis label: rho~ when the study's loads are the PS paper's
+    redundancy load (``load_basis: redundancy``), else the nominal load."""
+    if ds.attrs.get("load_basis", "nominal") == "redundancy":
+        return "load rho~ = lambda d E[X_min] / N"
+    return "load"
 
 
 def _numeric(values) -> bool:
@@ -125,15 +138,20 @@ def _facets(df, x: str, y: str, title: str, ylabel: str, col: str | None = None,
 def stability_figure(ds: xr.Dataset, x: str = "r_slow"):
     """lambda_max against ``x``, one line per policy."""
     df, col, where = _frame(ds, "lambda_max", x)
+    units = "rho~ units" if ds.attrs.get("load_basis", "nominal") == "redundancy" else "load units"
     return _facets(df, x, "lambda_max", f"Stability bound (analysis){where}",
-                   "lambda_max (load units)", col)
+                   f"lambda_max ({units})", col)
 
 
 def load_figure(ds: xr.Dataset):
     """Effective load of the busiest server against the nominal load."""
     df, col, where = _frame(ds, "rho", "load")
-    return _facets(df, "load", "rho", f"Effective load of the busiest server (analysis){where}",
-                   "rho", col)
+    fig = _facets(df, "load", "rho", f"Effective load of the busiest server (analysis){where}",
+                  "rho", col)
+    for ax in fig.axes:
+        if ax.get_xlabel() == "load":
+            ax.set_xlabel(load_label(ds))
+    return fig
 
 
 def cost_figure(ds: xr.Dataset):
@@ -174,7 +192,133 @@ def latency_figure(ds: xr.Dataset):
     )
     for ax in grid.axes.flat:
         ax.set_yscale("log")
-    grid.set_axis_labels("load", "E[T]")
+    grid.set_axis_labels(load_label(ds), "E[T]")
+    grid.figure.suptitle(title, y=1.02)
+    return grid.figure
+
+
+def _confidence(ds: xr.Dataset) -> float:
+    """The CI level of the study (its config travels in the dataset attrs)."""
+    import yaml
+
+    try:
+        return float(yaml.safe_load(ds.attrs["config"])["simulation"]["confidence"])
+    except (KeyError, TypeError, ValueError, yaml.YAMLError):
+        return 0.95  # the config default
+
+
+def _shown_loads(ds: xr.Dataset) -> np.ndarray:
+    loads = ds["load"].values
+    if len(loads) <= _MAX_LOAD_PANELS:
+        return loads
+    return loads[np.unique(np.linspace(0, len(loads) - 1, _MAX_LOAD_PANELS).round().astype(int))]
+
+
+def _latency_frame(ds: xr.Dataset, keep: set) -> tuple[pd.DataFrame, str]:
+    """Analysis and simulation (with CI half-widths) in long form, every grid
+    dimension outside ``keep`` sliced at its first value; returns (frame, title suffix)."""
+    fixed = {d: ds[d].values[0] for d in _grid_dims(ds) if d not in keep}
+    sub = ds.sel(fixed).sel(load=_shown_loads(ds))
+    sim = sub[["latency_mean", "latency_mean_ci"]].to_dataframe().reset_index()
+    sim = sim.rename(columns={"latency_mean": "latency", "latency_mean_ci": "ci"})
+    ana = sub["latency_approx"].to_dataframe().reset_index().rename(
+        columns={"latency_approx": "latency"})
+    parts = [ana.assign(source="analysis", ci=np.nan), sim.assign(source="simulation")]
+    if "latency_lower" in sub and np.isfinite(sub["latency_lower"].values).any():
+        low = sub["latency_lower"].to_dataframe().reset_index().rename(
+            columns={"latency_lower": "latency"})
+        parts.append(low.assign(source="analysis, lower bound", ci=np.nan))
+    df = pd.concat(parts, ignore_index=True)
+    # an infinite bound (overload of the bound system) or a missing value stays as a gap
+    # in its line: dropping the row would draw a straight line across it
+    df["latency"] = df["latency"].astype(float).where(np.isfinite(df["latency"].astype(float)))
+    df[_CASE] = df["distribution"].astype(str) + ", " + df["dependence"].astype(str)
+    df["load_panel"] = [f"{load_label(ds).split(' = ')[0]} = {_fmt(v)}" for v in df["load"]]
+    where = ", ".join(f"{k} = {_fmt(v)}" for k, v in fixed.items() if ds.sizes[k] > 1)
+    return df, (f" at {where}" if where else "")
+
+
+def _empty(title: str, what: str):
+    plt, _ = _backend()
+    fig, ax = plt.subplots(figsize=(6, 3))
+    ax.text(0.5, 0.5, f"no {what} in this study", ha="center", va="center",
+            transform=ax.transAxes)
+    ax.set_axis_off()
+    fig.suptitle(title)
+    return fig
+
+
+def latency_vs_figure(ds: xr.Dataset, x: str):
+    """Mean response time against a swept axis (``d``, ``FJ.k``), one row of panels
+    per (distribution, dependence) case and one column per load (at most four): the
+    analysis as solid lines (a lower bound dotted), the simulation dashed with its CI
+    as error bars (log y, as latencies near saturation span orders of magnitude)."""
+    df, where = _latency_frame(ds, {x})
+    title = f"Mean response time against {x}{where}"
+    if not df["latency"].notna().any():
+        return _empty(title, "latency values")
+    plt, sns = _backend()
+    policies = list(dict.fromkeys(df["policy"]))
+    colours = dict(zip(policies, sns.color_palette(n_colors=len(policies))))
+
+    def draw(data, **_):
+        ax = plt.gca()
+        for (policy, source), part in data.groupby(["policy", "source"], sort=False):
+            part = part.sort_values(x)
+            simulated = source == "simulation"
+            style = "--" if simulated else (":" if "lower" in source else "-")
+            ax.errorbar(part[x], part["latency"], yerr=part["ci"] if simulated else None,
+                        color=colours[policy], ls=style,
+                        marker="o" if simulated else ".", ms=4, capsize=2, lw=1,
+                        label=f"{policy} ({source})")
+
+    grid = sns.FacetGrid(df, row=_CASE, col="load_panel", height=2.6, aspect=1.3,
+                         sharey="row", margin_titles=True)
+    grid.map_dataframe(draw)
+    for ax in grid.axes.flat:
+        ax.set_yscale("log")
+    grid.set_axis_labels(x, "E[T]")
+    grid.set_titles(row_template="{row_name}", col_template="{col_name}")
+    handles, labels = grid.axes.flat[0].get_legend_handles_labels()
+    grid.figure.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.9))
+    grid.figure.suptitle(title, y=1.02)
+    return grid.figure
+
+
+def latency_by_distribution_figure(ds: xr.Dataset):
+    """Simulated mean response time with its CI per job-size law (in the study's
+    order, e.g. by increasing variance), one panel per load (at most four), one
+    colour per (policy, dependence): the near-insensitivity of the PS paper's Fig. 5.
+    The y axis is not forced to 0, so differences of a percent stay visible."""
+    df, where = _latency_frame(ds, {"distribution"})
+    df = df[(df["source"] == "simulation") & df["latency"].notna()]
+    title = (f"Simulated mean response time per job-size law ({_confidence(ds):.0%} CI bars)"
+             f"{where}")
+    if df.empty:
+        return _empty(title, "simulated latency")
+    plt, sns = _backend()
+    df = df.assign(series=df["policy"].astype(str) + ", " + df["dependence"].astype(str))
+    order = [str(v) for v in ds["distribution"].values]
+    series = list(dict.fromkeys(df["series"]))
+    colours = dict(zip(series, sns.color_palette(n_colors=len(series))))
+    offsets = dict(zip(series, np.linspace(-0.15, 0.15, len(series)) if len(series) > 1 else [0.0]))
+
+    def draw(data, **_):
+        ax = plt.gca()
+        for name, part in data.groupby("series", sort=False):
+            pos = np.array([order.index(str(v)) for v in part["distribution"]]) + offsets[name]
+            ax.errorbar(pos, part["latency"], yerr=part["ci"], color=colours[name], ls="none",
+                        marker="o", ms=4, capsize=3, label=name)
+        ax.set_xticks(range(len(order)))
+        ax.set_xticklabels(order, rotation=30)
+
+    grid = sns.FacetGrid(df, col="load_panel", col_wrap=min(2, df["load_panel"].nunique()),
+                         height=2.8, aspect=1.3, sharey=False)
+    grid.map_dataframe(draw)
+    grid.set_axis_labels("job-size law", "E[T]")
+    grid.set_titles(col_template="{col_name}")
+    handles, labels = grid.axes.flat[0].get_legend_handles_labels()
+    grid.figure.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.9))
     grid.figure.suptitle(title, y=1.02)
     return grid.figure
 
@@ -240,7 +384,7 @@ def _long(ds: xr.Dataset, what: str, keep: set[str]) -> tuple[pd.DataFrame, str]
 
 
 def against_axis_figure(ds: xr.Dataset, what: str, x: str):
-    """Mean latency or cost against a swept parameter ``x`` (e.g. FJ.k): one panel per
+    """Mean cost (or latency) against a swept parameter ``x`` (e.g. FJ.k): one panel per
     case and policy, one colour per load; simulation with markers and CI bars,
     analytic values and bounds as lines."""
     plt, sns = _backend()
@@ -291,16 +435,19 @@ def by_variant_figure(ds: xr.Dataset, what: str):
 
 
 def make_figure(ds: xr.Dataset, name: str):
+    if name.startswith("cost_vs_"):
+        return against_axis_figure(ds, "cost", name.removeprefix("cost_vs_"))
     for what in ("latency", "cost"):
-        if name.startswith(f"{what}_vs_"):
-            return against_axis_figure(ds, what, name.removeprefix(f"{what}_vs_"))
         if name == f"{what}_by_variant":
             return by_variant_figure(ds, what)
     if name.startswith("load_ratio_vs_"):
         return load_ratio_figure(ds, name.removeprefix("load_ratio_vs_"))
     if name.startswith("stability_vs_"):
         return stability_figure(ds, name.removeprefix("stability_vs_"))
+    if name.startswith("latency_vs_"):
+        return latency_vs_figure(ds, name.removeprefix("latency_vs_"))
     return {
+        "latency_by_distribution": latency_by_distribution_figure,
         "stability": stability_figure,
         "load": load_figure,
         "cost": cost_figure,

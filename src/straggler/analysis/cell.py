@@ -64,8 +64,26 @@ def analyze(model: CellModel) -> AnalyticResult:
         result = AnalyticResult(model.loads)
         result.notes.append(f"no analysis of {model.policy} yet")
         return result
+    if model.load_basis != "nominal":
+        return _in_basis(model, handler)
     result = handler(model)
     _explain_infinite_latency(model, result)
+    return result
+
+
+def _in_basis(model: CellModel, handler) -> AnalyticResult:
+    """Run ``handler`` in nominal units and express its load-valued answers in the
+    model's basis: the handlers (and their papers' formulas) all speak nominal load.
+
+    Only ``lambda_max`` is a load; ``rho`` (busiest server's utilisation), latencies
+    and costs are per arrival rate, which is the same in both bases.
+    """
+    nominal = replace(model, loads=model.nominal_loads, load_basis="nominal")
+    result = handler(nominal)
+    _explain_infinite_latency(nominal, result)
+    result.loads = model.loads
+    result.lambda_max = result.lambda_max * model.load_factor
+    result.notes = [note.replace(" at loads ", " at nominal loads ") for note in result.notes]
     return result
 
 

@@ -202,7 +202,8 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
         # the strategy's choice depends on the arrival rate: one encoding per load
         encs = [encode_model(model, alpha=alpha, tau=tau, keep=int(r)) for r in keep]
     enc = encs[0] if encs else encode_model(model, alpha=alpha, tau=tau, keep=keep)
-    rates = loads * model.N / enc.replica_mean
+    # the model's own conversion: nominal load (split FJ: of the unsplit job) or rho~
+    rates = np.asarray(model.rates(), dtype=float)
     tasks = []
     for li, load in enumerate(loads):
         if not (math.isfinite(rates[li]) and rates[li] > 0):
