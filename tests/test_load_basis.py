@@ -142,7 +142,7 @@ def test_nominal_configs_are_unchanged(path):
     for cell in list(build_grid(resolved).cells.values())[:3]:
         m = build_model(resolved, cell)
         assert m.load_basis == "nominal" and m.load_factor == 1.0
-        assert np.array_equal(m.rates(), m.loads * m.N / m.replica_mean)
+        assert np.array_equal(m.rates(), m.loads * m.N / m.load_mean)
         assert m.nominal_loads is m.loads
 
 

@@ -216,13 +216,15 @@ def median_inplace(buf, n):
 
 
 @numba.njit(cache=True, nogil=True)
-def _grows(mon, c, pool, eps, ratio):
+def _grows(mon, c, pool, eps, ratio, wait):
     """Linear growth up to checkpoint c: above EPS of the work, and at least
-    ``ratio`` times the value at c // 2, itself ``ratio`` times that at c // 4."""
+    ``ratio`` times the value at c // 2, itself ``ratio`` times that at c // 4,
+    all three after the fill-up wait (a queue filling up from empty grows too)."""
     m = mon[c, pool]
     mh = mon[c // 2, pool]
     mq = mon[c // 4, pool]
-    return m > eps * mon[c, MON_WORK] and mq > 0.0 and mh > ratio * mq and m > ratio * mh
+    return (mon[c // 4, MON_WORK] >= wait and m > eps * mon[c, MON_WORK] and mq > 0.0
+            and mh > ratio * mq and m > ratio * mh)
 
 
 def monitor_wait(m1: float, m2: float) -> float:
@@ -243,7 +245,7 @@ def backlog_check(mon, k, pools, eps, wait):
     if k < 5 or mon[k, MON_WORK] < wait:
         return False
     for pool in range(pools):
-        if _grows(mon, k, pool, eps, RATIO) and _grows(mon, k - 1, pool, eps, RATIO):
+        if _grows(mon, k, pool, eps, RATIO, wait) and _grows(mon, k - 1, pool, eps, RATIO, wait):
             return True
     return False
 
