@@ -762,8 +762,9 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                     qhigh[q] = h3 + 1
                     qn[q] = n3
                 else:
+                    # the killed service joins the job's cost, which enters work_done
+                    # once, when the job completes
                     jcost[js] += ratt[r]
-                    work_done += ratt[r]
                     rfree[nrfree] = r
                     nrfree += 1
                     jrep[js, 0] = -1
