@@ -296,3 +296,20 @@ def test_ps_rep_tau_inf_is_zred_with_affinity(policy):
     m = make_model(policy, 4, [load], r_slow=r, discipline="PS",
                    params={"tau": math.inf} if policy == "Rep" else None)
     _close(_sim(m, jobs=100_000), es / (1.0 - load * es))
+
+
+@pytest.mark.parametrize("policy,discipline", [("Rer", "FCFS"), ("Rer", "PS"), ("FJ", "PS")])
+def test_work_done_counts_every_replica_once(policy, discipline):
+    """The work the monitor sees (acc A_WORK) is the sum of the jobs' costs once
+    every job has completed (warm-up 0: all jobs recorded), killed Rer replicas
+    and FJ's early completions included once."""
+    from straggler.simulation import statistics as S
+
+    params = {"tau": 0.5} if policy == "Rer" else {"k": 2}
+    m = make_model(policy, 4, [0.5], r_slow=0.5, discipline=discipline, d=3, params=params,
+                   size=D.Hyperexponential(p=(0.9, 0.1), rates=(1.8, 0.2)))
+    enc = encode_model(m, tau=(0.5, 0.5) if policy == "Rer" else None)
+    acc, _ = run_replication(events.run, enc, float(m.rates()[0]), 0, 20_000,
+                             np.random.SeedSequence(3))
+    assert acc.acc[S.A_N] == 20_000
+    assert acc.acc[S.A_WORK] == pytest.approx(acc.acc[S.A_SUM_C], rel=1e-9)
