@@ -118,3 +118,20 @@ def test_simulation_lies_within_the_bounds_with_affinity(policy, dep):
     assert res.stable.tolist() == [1, 0]
     slack = 4 * res.cost_mean_ci[0]
     assert b.cost_lower - slack <= res.cost_mean[0] <= b.cost_upper + slack
+
+
+@pytest.mark.parametrize("policy,kw", [
+    ("CoC", dict(r_slow=0.3, dependence="iid", d=2)),
+    ("CoC", dict(r_slow=1.0, dependence="identical", d=2, discipline="PS", two_pools=False)),
+    ("FJ", dict(r_slow=1.0, dependence="iid", d=6, params={"k": 2}, two_pools=False)),
+    ("ZRed", dict(r_slow=0.3)),
+    ("RIQ", dict(r_slow=0.3, dependence="identical", d=3)),
+])
+def test_proven_load_is_below_the_bound(policy, kw):
+    """lambda_sufficient <= lambda_max, with equality when the bound is exact."""
+    a = analyze(make_model(policy, 6, [0.1], **kw))
+    assert math.isfinite(a.lambda_sufficient)
+    if a.lambda_max_kind == "exact":
+        assert a.lambda_sufficient == a.lambda_max
+    else:
+        assert a.lambda_sufficient < a.lambda_max

@@ -20,6 +20,7 @@ def dataset():
             "cost": (("r_slow", "policy"), cost),
             "lambda_max_kind": (("r_slow", "policy"), kind),
             "cost_kind": (("r_slow", "policy"), cost_kind),
+            "lambda_sufficient": (("r_slow", "policy"), np.where(kind == "exact", lm, 0.4)),
             "latency_mean": (("r_slow", "policy", "load"), lat),
         },
         coords={"r_slow": [0.1, 1.0], "policy": policies, "load": [0.5]},
@@ -35,6 +36,8 @@ def test_winners_ties_kinds_and_oracles():
     assert first["cheapest"] == "ZRed, KT" and first["cheapest_practical"] == "ZRed"
     assert second["most_stable"] == "ZRed, FRed" and second["no_analysis"] == "KT"
     assert first["cost_kind"] == "exact"
+    assert first["most_stable_proven"] == "KT" and first["lambda_proven"] == 1.0
+    assert second["most_stable_proven"] == "ZRed" and second["lambda_proven"] == 0.9
     assert second["cheapest"] == "ZRed" and second["cost_kind"] == "lower_bound"
 
 
@@ -46,3 +49,19 @@ def test_latency_winners_and_markdown():
     text = markdown(ds, winners(ds))
     assert "# Study `t`" in text and "most_stable_practical" in text
     assert "Smallest simulated mean latency" in text
+
+
+def test_a_one_sided_bound_is_capped_by_the_simulation():
+    """FRed's necessary bound 0.9 at r_slow = 1 would tie ZRed's exact 0.9; its
+    simulation found the backlog growing at load 0.5, so it drops to 0.5."""
+    ds = dataset()
+    stable = np.ones((2, 3, 1))
+    stable[1, 1, 0] = 0.0  # FRed, r_slow = 1, load 0.5
+    ds["stable"] = (("r_slow", "policy", "load"), stable)
+    second = winners(ds).to_dict("records")[1]
+    assert second["most_stable"] == "ZRed" and second["lambda_max_kind"] == "exact"
+    ds["lambda_max_kind"].loc[{"r_slow": 1.0, "policy": "ZRed"}] = "necessary"
+    ds["lambda_max"].loc[{"r_slow": 1.0, "policy": "ZRed"}] = 0.3
+    second = winners(ds).to_dict("records")[1]
+    assert second["most_stable"] == "FRed" and second["lambda_max"] == 0.5
+    assert second["lambda_max_kind"] == "necessary (simulation)"

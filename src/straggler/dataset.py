@@ -40,6 +40,8 @@ class Variable:
 VARIABLES: tuple[Variable, ...] = (
     Variable("lambda_max", (), "analytic stability bound", "load (lambda E[X] / N)"),
     Variable("lambda_max_kind", (), "kind of stability bound", "1", "str"),
+    Variable("lambda_sufficient", (), "load below which stability is proven "
+             "(sufficient condition; lambda_max when that is exact)", "load (lambda E[X] / N)"),
     Variable("tau_opt", (), "threshold chosen by the analysis (pool 1)", "time"),
     Variable("tau_opt_pool2", (), "threshold chosen by the analysis for pool 2", "time"),
     Variable("q_opt", (), "fraction of jobs first assigned to pool 1 by the analysis", "1"),
@@ -104,8 +106,9 @@ def _annotate(ds: xr.Dataset) -> xr.Dataset:
     if basis != "nominal":
         long_name, units = LOAD_BASIS_ATTRS[basis]
         ds["load"].attrs.update(long_name=long_name)
-        if "lambda_max" in ds:
-            ds["lambda_max"].attrs.update(units=units)
+        for name in ("lambda_max", "lambda_sufficient"):
+            if name in ds:
+                ds[name].attrs.update(units=units)
     return ds
 
 

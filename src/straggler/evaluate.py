@@ -26,7 +26,7 @@ from .grid import build_grid, seed_sequence
 
 log = logging.getLogger(__name__)
 
-ANALYTIC_VARIABLES = ("lambda_max", "lambda_max_kind", "tau_opt", "tau_opt_pool2", "q_opt",
+ANALYTIC_VARIABLES = ("lambda_max", "lambda_max_kind", "lambda_sufficient", "tau_opt", "tau_opt_pool2", "q_opt",
                       "keep_opt", "rho", "cost", "cost_kind", "cost_lower", "cost_upper",
                       "latency_approx", "latency_approx_kind", "latency_lower")
 

@@ -93,6 +93,9 @@ def _frame(ds: xr.Dataset, var: str, x: str):
     fixed = {d: ds[d].values[0] for d in _grid_dims(ds) if d not in keep}
     sub = ds[var].sel(fixed)
     df = sub.to_dataframe().reset_index()
+    kind = f"{var}_kind"
+    if kind in ds:
+        df["kind"] = ds[kind].sel(fixed).broadcast_like(sub).transpose(*sub.dims).values.ravel()
     df[_CASE] = df["distribution"].astype(str) + ", " + df["dependence"].astype(str)
     where = ", ".join(f"{k} = {_fmt(v)}" for k, v in fixed.items() if ds.sizes[k] > 1)
     return df, col, (f" at {where}" if where else "")
@@ -131,8 +134,33 @@ def _facets(df, x: str, y: str, title: str, ylabel: str, col: str | None = None,
     if logy:
         for ax in grid.axes.flat:
             ax.set_yscale("log")
-    grid.figure.suptitle(title, y=1.02)
+    two_lines = _mark_bounds(grid, df, x, y, col)
+    if two_lines:
+        title += "\n(circled: a bound only, the policy can do no better)"
+    grid.figure.suptitle(title, y=1.06 if two_lines else 1.02)
     return grid.figure
+
+
+#: kinds of lambda_max and cost that are one-sided: circled in the figures
+BOUND_KINDS = ("necessary", "sufficient", "lower_bound", "upper_bound")
+
+
+def _mark_bounds(grid, df, x: str, y: str, col: str | None) -> bool:
+    """Circle the points whose value is only a bound (the ``kind`` column)."""
+    if "kind" not in df:
+        return False
+    bound = df[df["kind"].isin(BOUND_KINDS)]
+    if bound.empty:
+        return False
+    for key, ax in grid.axes_dict.items():
+        if col is None:
+            part = bound[bound[_CASE] == key]
+        else:
+            row, column = key
+            part = bound[(bound[_CASE] == row) & (bound[col] == column)]
+        ax.scatter(part[x], part[y], s=90, facecolors="none", edgecolors="0.15", lw=0.9,
+                   zorder=5)
+    return True
 
 
 def stability_figure(ds: xr.Dataset, x: str = "r_slow"):

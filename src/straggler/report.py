@@ -40,13 +40,34 @@ def _best(values: np.ndarray, policies: list[str], larger: bool, skip=()) -> str
     )
 
 
+SIMULATED_BOUND = "necessary (simulation)"
+"""Kind of a one-sided lambda_max lowered to the first load its simulation found unstable."""
+
+
+def _capped_by_simulation(ds: xr.Dataset) -> tuple[xr.DataArray, xr.DataArray]:
+    """lambda_max and its kind, where a bound that is not exact is lowered to the
+    smallest load at which the simulation found the backlog growing (the monitor is
+    calibrated not to flag a stable load: statistics.py)."""
+    lm, kinds = ds["lambda_max"], ds["lambda_max_kind"]
+    if "stable" not in ds or not np.isfinite(ds["stable"].values).any():
+        return lm, kinds
+    loads = ds["load"].broadcast_like(ds["stable"])
+    first_unstable = loads.where(ds["stable"] == 0).min("load")
+    capped = (kinds != "exact") & (first_unstable < lm)
+    return lm.where(~capped, first_unstable), kinds.where(~capped, SIMULATED_BOUND)
+
+
 def winners(ds: xr.Dataset) -> pd.DataFrame:
-    """One row per grid setting: the analytic winners on stability and cost."""
+    """One row per grid setting: the winners on stability (analysis, a one-sided
+    bound capped by the simulation's verdicts) and on cost (analysis)."""
     policies = [str(p) for p in ds["policy"].values]
     dims = _setting_dims(ds)
-    lm = ds["lambda_max"].transpose(*dims, "policy")
+    capped, capped_kinds = _capped_by_simulation(ds)
+    lm = capped.transpose(*dims, "policy")
     cost = ds["cost"].transpose(*dims, "policy")
-    kinds = ds["lambda_max_kind"].transpose(*dims, "policy")
+    kinds = capped_kinds.transpose(*dims, "policy")
+    proven = (ds["lambda_sufficient"].transpose(*dims, "policy") if "lambda_sufficient" in ds
+              else xr.full_like(lm, np.nan))
     cost_kinds = (ds["cost_kind"].transpose(*dims, "policy") if "cost_kind" in ds
                   else xr.full_like(cost, "", dtype=object))
     rows = []
@@ -64,6 +85,10 @@ def winners(ds: xr.Dataset) -> pd.DataFrame:
         else:
             row["lambda_max"], row["lambda_max_kind"] = np.nan, ""
         row["most_stable_practical"] = _best(lm_values, policies, larger=True, skip=ORACLES)
+        proven_values = proven.values[index]
+        row["most_stable_proven"] = _best(proven_values, policies, larger=True)
+        row["lambda_proven"] = (float(np.nanmax(proven_values))
+                                if row["most_stable_proven"] else np.nan)
         row["cheapest"] = best_cost
         if best_cost:
             first = policies.index(best_cost.split(", ")[0])
@@ -116,8 +141,12 @@ def markdown(ds: xr.Dataset, table: pd.DataFrame) -> str:
         "## Which policy carries the most load, and which burns the least server time",
         "",
         "From the analysis: `most_stable` has the largest stability bound `lambda_max` "
-        "(load units, with the kind of result it is), `most_stable_practical` the same "
-        "without the oracles KT (knows types) and KS (knows sizes), `cheapest` the "
+        "(load units, with the kind of result it is; a bound that is not exact is lowered "
+        "to the first load its simulation found unstable, kind "
+        f"`{SIMULATED_BOUND}`), `most_stable_practical` the same without the oracles KT "
+        "(knows types) and KS (knows sizes), `most_stable_proven` "
+        "the policy proven stable up to the largest load `lambda_proven` (an exact bound, "
+        "or a sufficient condition: `lambda_sufficient`), `cheapest` the "
         "smallest expected server time per job (with its kind); ties are listed together; "
         "`no_analysis` lists the policies that theory does not cover in that setting (see "
         "`cell_notes` in the dataset). A win that rests on a `necessary` stability bound "

@@ -25,6 +25,9 @@ class AnalyticResult:
     loads: np.ndarray
     lambda_max: float = math.nan
     lambda_max_kind: str = ""
+    lambda_sufficient: float = math.nan
+    """A load below which stability is proven (a sufficient condition); equal to
+    lambda_max when that is exact, NaN when no sufficient condition is known."""
     tau_opt: float = math.nan
     q_opt: float = math.nan
     rho: np.ndarray | None = None
@@ -65,9 +68,16 @@ def analyze(model: CellModel) -> AnalyticResult:
         result.notes.append(f"no analysis of {model.policy} yet")
         return result
     if model.load_basis != "nominal":
-        return _in_basis(model, handler)
+        return _proven(_in_basis(model, handler))
     result = handler(model)
     _explain_infinite_latency(model, result)
+    return _proven(result)
+
+
+def _proven(result: AnalyticResult) -> AnalyticResult:
+    """An exact stability bound is also a sufficient one."""
+    if result.lambda_max_kind == "exact" and math.isnan(result.lambda_sufficient):
+        result.lambda_sufficient = result.lambda_max
     return result
 
 
@@ -83,6 +93,7 @@ def _in_basis(model: CellModel, handler) -> AnalyticResult:
     _explain_infinite_latency(nominal, result)
     result.loads = model.loads
     result.lambda_max = result.lambda_max * model.load_factor
+    result.lambda_sufficient = result.lambda_sufficient * model.load_factor
     result.notes = [note.replace(" at loads ", " at nominal loads ") for note in result.notes]
     return result
 
@@ -306,6 +317,7 @@ def _replica_bounds(model: CellModel, why: str, k: int = 1,
         model.loads,
         lambda_max=model.to_load(b.necessary_rate),
         lambda_max_kind="exact" if b.exact_rate else "necessary",
+        lambda_sufficient=model.to_load(b.sufficient_rate),
         rho=model.rates() / b.necessary_rate,
         cost=b.cost_lower,
         cost_kind="exact" if b.exact_cost else "lower_bound",
@@ -379,7 +391,9 @@ def _cancel_on_complete(model: CellModel) -> AnalyticResult:
         return _replica_bounds(model, "no paper analyses CoC with job-server affinity")
     if model.discipline == "PS":
         bound = redundancy_ps.stability_bound(X, dep, N, d)
-        result = AnalyticResult(model.loads, lambda_max=bound.load, lambda_max_kind=bound.kind)
+        result = AnalyticResult(model.loads, lambda_max=bound.load, lambda_max_kind=bound.kind,
+                                lambda_sufficient=redundancy_ps.stability_sufficient(
+                                    X, dep, N, d).load)
         result.rho = model.loads / bound.load
         kinds = set()
 
@@ -511,8 +525,9 @@ def _fork_join_paper(model: CellModel, k: int, keep: int) -> AnalyticResult:
         result.latency_approx_kind = "exact"
         return result
     if d == N and keep == d:
-        necessary, _ = forkjoin.fork_join_stability(X, N, k)
+        necessary, sufficient = forkjoin.fork_join_stability(X, N, k)
         set_stability(necessary.rate, necessary.kind)
+        result.lambda_sufficient = to_load(sufficient.rate)
         bounds = [forkjoin.fork_join_bounds(lam, X, N, k) for lam in model.rates()]
         result.latency_lower = np.array([b[0] for b in bounds])
         if k == 1:
@@ -568,6 +583,7 @@ def _with_replica_bounds(result: AnalyticResult, model: CellModel, k: int,
     bounds = _replica_bounds(model, "the fork-join paper leaves this open", k, choice)
     if not math.isfinite(result.lambda_max):
         result.lambda_max, result.lambda_max_kind = bounds.lambda_max, bounds.lambda_max_kind
+        result.lambda_sufficient = bounds.lambda_sufficient
         result.rho = bounds.rho
     if not math.isfinite(result.cost):
         result.cost, result.cost_kind = bounds.cost, bounds.cost_kind
