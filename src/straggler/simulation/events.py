@@ -459,30 +459,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
             q2 = -1
             d2 = 0.0
             rt = np.inf
-            if policy == E.COC:
-                for i in range(d):
-                    r = i + int(ub[ui + i] * (N - i))
-                    s = perm[r]
-                    perm[r] = perm[i]
-                    perm[i] = s
-                    srv[i] = s
-                ui += d
-                nr = d
-                x = xb[xi]
-                for r in range(d):
-                    if dep == 1:
-                        x = xb[xi + r]
-                    du = x * inv_speeds[0 if srv[r] < p1 else 1, j]
-                    if dep == 2:
-                        du *= sb[si + r]
-                    dur[r] = du
-                if dep == 1:
-                    xi += d
-                else:
-                    xi += 1
-                    if dep == 2:
-                        si += d
-            elif policy == E.FRED:
+            if policy == E.FRED:
                 if central:
                     srv[0] = 0
                     srv[1] = 1
@@ -505,9 +482,10 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                     xi += 1
                     if dep == 2:
                         si += 2
-            elif policy == E.COS or policy == E.RIQ or policy == E.FJ:
-                # (PS only) d distinct servers, then the replicas that run: on PS
-                # every replica starts when it joins (module docstring)
+            elif policy == E.COC or policy == E.COS or policy == E.RIQ or policy == E.FJ:
+                # d distinct servers, then the replicas that run: CoC all d; CoS,
+                # RIQ and FJ (PS only) as below, since on PS every replica starts
+                # when it joins (module docstring)
                 for i in range(d):
                     r = i + int(ub[ui + i] * (N - i))
                     s = perm[r]
@@ -515,6 +493,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                     perm[i] = s
                     srv[i] = s
                 ui += d
+                nr = d
                 if policy == E.FJ:
                     need = kfj
                     nr = kfj if early else d  # early: the first k sampled
@@ -527,7 +506,8 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                             nr += 1
                     if nr == 0:  # none: the first sampled (srv[0] untouched)
                         nr = 1
-                # CoS: nr = 1, the first sampled (a random one of the d)
+                elif policy == E.COS:  # the first sampled (a random one of the d)
+                    nr = 1
                 x = xb[xi]
                 for r in range(nr):
                     if dep == 1:
