@@ -313,3 +313,17 @@ def test_work_done_counts_every_replica_once(policy, discipline):
                              np.random.SeedSequence(3))
     assert acc.acc[S.A_N] == 20_000
     assert acc.acc[S.A_WORK] == pytest.approx(acc.acc[S.A_SUM_C], rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", [31, 38])
+def test_monitor_does_not_flag_a_stable_redundancy_ps_system(seed):
+    """CoC on PS, d = N = 10, i.i.d. exponential replicas at load 0.95 is an
+    M/M/1 queue (E[T] = 2): these two runs were flagged unstable by the monitor
+    that checked two checkpoints (every server holds the same jobs, so the median
+    over servers does not smooth); three consecutive ones are required now."""
+    from straggler.simulation import statistics as S
+
+    m = make_model("CoC", 10, [0.95], d=10, discipline="PS", two_pools=False)
+    acc, _ = run_replication(events.run, encode_model(m), float(m.rates()[0]), 0, 550_000,
+                             np.random.SeedSequence([seed, 11]))
+    assert acc.acc[S.A_STABLE] == 1.0 and acc.acc[S.A_N] == 550_000
