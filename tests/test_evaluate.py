@@ -189,7 +189,7 @@ def test_known_sizes_cost_saturates_both_pools():
 
 def test_loads_above_the_bound_are_simulated_and_flagged():
     cfg = resolved(load=[0.5, 1.2], evaluate=["analytic", "simulation"],
-                   simulation={"jobs": 20_000, "warmup": 2_000, "replications": 2,
+                   simulation={"jobs": 100_000, "warmup": 2_000, "replications": 2,
                                "confidence": 0.95})
     (cid,) = build_grid(cfg).cells
     ds = evaluate_cell(cfg, cid)
