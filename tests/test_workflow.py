@@ -214,3 +214,20 @@ def test_verify_reports_an_altered_member(tiny_study, tmp_path):
     run = subprocess.run([str(Path(sys.executable).with_name("straggler")), "verify",
                           str(altered)], capture_output=True, text=True)
     assert run.returncode == 1 and run.stdout.rstrip().endswith("FAILED")
+
+
+def test_every_figure_draws_when_a_case_has_no_values(tiny_study, tmp_path):
+    """A panel without a positive value (a case no analysis covers) keeps a linear
+    axis instead of failing the log scale (it did for speculation_fig1)."""
+    from straggler.grid import build_grid
+    from straggler.config import resolve_config
+    from straggler.plots import figure_names, write_figures
+
+    _, ds = tiny_study
+    ds = ds.copy(deep=True)
+    for var in ("latency_approx", "latency_lower", "cost", "lambda_max"):
+        if var in ds:
+            ds[var].loc[{"distribution": "det"}] = np.nan
+    names = figure_names(build_grid(resolve_config(TINY)).axes)
+    paths = write_figures(ds, tmp_path, names)
+    assert len(paths) == 2 * len(names) and all(p.stat().st_size > 0 for p in paths)

@@ -132,13 +132,25 @@ def _facets(df, x: str, y: str, title: str, ylabel: str, col: str | None = None,
     )
     grid.set_axis_labels(x, ylabel)
     if logy:
-        for ax in grid.axes.flat:
-            ax.set_yscale("log")
+        _log_y(grid.axes.flat)
     two_lines = _mark_bounds(grid, df, x, y, col)
     if two_lines:
         title += "\n(circled: a bound only, the policy can do no better)"
     grid.figure.suptitle(title, y=1.06 if two_lines else 1.02)
     return grid.figure
+
+
+def _log_y(axes) -> None:
+    """A log y axis on each panel that has a positive value (a panel without one,
+    e.g. a case the analysis does not cover, keeps its linear axis: matplotlib
+    cannot place log ticks there)."""
+    for ax in axes:
+        ys = [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines()]
+        ys += [np.asarray(c.get_offsets(), dtype=float)[:, 1] for c in ax.collections
+               if len(c.get_offsets())]
+        values = np.concatenate(ys) if ys else np.empty(0)
+        if (np.isfinite(values) & (values > 0)).any():
+            ax.set_yscale("log")
 
 
 #: kinds of lambda_max and cost that are one-sided: circled in the figures
@@ -218,8 +230,7 @@ def latency_figure(ds: xr.Dataset):
         facet_kws={"sharey": False if col is None else "row", "margin_titles": col is not None},
         **layout,
     )
-    for ax in grid.axes.flat:
-        ax.set_yscale("log")
+    _log_y(grid.axes.flat)
     grid.set_axis_labels(load_label(ds), "E[T]")
     grid.figure.suptitle(title, y=1.02)
     return grid.figure
@@ -303,8 +314,7 @@ def latency_vs_figure(ds: xr.Dataset, x: str):
     grid = sns.FacetGrid(df, row=_CASE, col="load_panel", height=2.6, aspect=1.3,
                          sharey="row", margin_titles=True)
     grid.map_dataframe(draw)
-    for ax in grid.axes.flat:
-        ax.set_yscale("log")
+    _log_y(grid.axes.flat)
     grid.set_axis_labels(x, "E[T]")
     grid.set_titles(row_template="{row_name}", col_template="{col_name}")
     handles, labels = grid.axes.flat[0].get_legend_handles_labels()
@@ -430,8 +440,7 @@ def against_axis_figure(ds: xr.Dataset, what: str, x: str):
         ax = grid.axes_dict[panel]
         ax.errorbar(part[x], part["value"], yerr=part["ci"], fmt="none", ecolor="0.3", lw=0.8)
     if what == "latency":
-        for ax in grid.axes.flat:
-            ax.set_yscale("log")
+        _log_y(grid.axes.flat)
     grid.set_axis_labels(x, ylabel)
     grid.figure.suptitle(title, y=1.02)
     return grid.figure
@@ -455,8 +464,7 @@ def by_variant_figure(ds: xr.Dataset, what: str):
                        markers=True, col=_CASE, col_wrap=min(2, df[_CASE].nunique()),
                        height=3.2, aspect=1.4, facet_kws={"sharey": False})
     if what == "latency":
-        for ax in grid.axes.flat:
-            ax.set_yscale("log")
+        _log_y(grid.axes.flat)
     grid.set_axis_labels("load", ylabel)
     grid.figure.suptitle(title, y=1.02)
     return grid.figure
