@@ -218,7 +218,7 @@ def _known_sizes(model: CellModel) -> AnalyticResult:
     per_server = 1.0 / bound.rate
     result = AnalyticResult(
         model.loads,
-        lambda_max=threshold.to_load_units(bound.rate, model.size, model.dependence, model.N),
+        lambda_max=model.to_load(bound.rate),
         lambda_max_kind="necessary",
         rho=model.rates() * per_server,
     )
@@ -240,7 +240,7 @@ def _from_work(model, system, bound: threshold.Bound, kind: str,
     per_server = max(bound.work[0] / system.n[0], bound.work[1] / system.n[1])
     return AnalyticResult(
         model.loads,
-        lambda_max=threshold.to_load_units(bound.rate, model.size, model.dependence, model.N),
+        lambda_max=model.to_load(bound.rate),
         lambda_max_kind=kind,
         q_opt=bound.q[0] if len(bound.q) == 1 else math.nan,
         rho=model.rates() * per_server,
@@ -337,16 +337,6 @@ def _bound_notes(result: AnalyticResult, model: CellModel, b, why: str) -> None:
     )
 
 
-def _add_cost_bound(result: AnalyticResult, model: CellModel, why: str, k: int = 1,
-                    choice: str = "completion") -> None:
-    """Fill a missing cost with the lower bound of :mod:`.replica_bounds`."""
-    b = replica_bounds.bounds(model.size, model.dependence,
-                              replica_bounds.Pools.of(model.system, model.N), model.d, k, choice)
-    result.cost, result.cost_lower, result.cost_upper = b.cost_lower, b.cost_lower, b.cost_upper
-    result.cost_kind = "exact" if b.exact_cost else "lower_bound"
-    _bound_notes(result, model, b, why)
-
-
 def _per_load(model: CellModel, fn) -> np.ndarray:
     return np.array([fn(lam) for lam in model.rates()], dtype=float)
 
@@ -405,14 +395,15 @@ def _cancel_on_complete(model: CellModel) -> AnalyticResult:
         result.latency_approx = _per_load(model, latency)
         result.latency_approx_kind = kinds.pop() if len(kinds) == 1 else ""
         result.notes.append(f"PS paper: {bound.note}")
-        _add_cost_bound(result, model, "the PS paper gives no server time per job")
+        _with_replica_bounds(result, model, 1, "completion",
+                             "the PS paper gives no server time per job")
         return result
     if d == 1:
         return _homogeneous_single_copy(model)  # one copy on a random server: M/G/1 each
     if d == N:
         rate = 1.0 / forkjoin.replica_min_moment(X, dep, N, 1)
         result = AnalyticResult(
-            model.loads, lambda_max=threshold.to_load_units(rate, X, dep, N),
+            model.loads, lambda_max=model.to_load(rate),
             lambda_max_kind="exact", cost=N / rate, cost_kind="exact",
         )
         result.rho = model.rates() / rate
@@ -500,8 +491,10 @@ def _fork_join(model: CellModel) -> AnalyticResult:
         return _replica_bounds(model, "the fork-join paper's results need FCFS and i.i.d. "
                                "tasks", k, choice)
     if keep == "opt":
-        return _with_replica_bounds(_fork_join_strategy(model, k), model, k, choice)
-    return _with_replica_bounds(_fork_join_paper(model, k, int(keep)), model, k, choice)
+        result = _fork_join_strategy(model, k)
+    else:
+        result = _fork_join_paper(model, k, int(keep))
+    return _with_replica_bounds(result, model, k, choice, "the fork-join paper leaves this open")
 
 
 def _fork_join_paper(model: CellModel, k: int, keep: int) -> AnalyticResult:
@@ -509,11 +502,8 @@ def _fork_join_paper(model: CellModel, k: int, keep: int) -> AnalyticResult:
     X, N, d = model.size, model.N, model.d
     result = AnalyticResult(model.loads)
 
-    def to_load(rate: float) -> float:
-        return rate * model.load_mean / N
-
     def set_stability(rate: float, kind: str) -> None:
-        result.lambda_max, result.lambda_max_kind = to_load(rate), kind
+        result.lambda_max, result.lambda_max_kind = model.to_load(rate), kind
         result.rho = model.loads / result.lambda_max
 
     if d == 1:  # one task, k = keep = 1: N independent M/G/1 queues
@@ -527,7 +517,7 @@ def _fork_join_paper(model: CellModel, k: int, keep: int) -> AnalyticResult:
     if d == N and keep == d:
         necessary, sufficient = forkjoin.fork_join_stability(X, N, k)
         set_stability(necessary.rate, necessary.kind)
-        result.lambda_sufficient = to_load(sufficient.rate)
+        result.lambda_sufficient = model.to_load(sufficient.rate)
         bounds = [forkjoin.fork_join_bounds(lam, X, N, k) for lam in model.rates()]
         result.latency_lower = np.array([b[0] for b in bounds])
         if k == 1:
@@ -574,13 +564,13 @@ def _fork_join_paper(model: CellModel, k: int, keep: int) -> AnalyticResult:
     return result
 
 
-def _with_replica_bounds(result: AnalyticResult, model: CellModel, k: int,
-                         choice: str) -> AnalyticResult:
-    """Fill what the fork-join paper leaves open (stability for r_f < n, the cost
-    for k > 1) with the bounds of :mod:`.replica_bounds`."""
+def _with_replica_bounds(result: AnalyticResult, model: CellModel, k: int, choice: str,
+                         why: str) -> AnalyticResult:
+    """Fill what a paper leaves open (FJ: stability for r_f < n, the cost for k > 1;
+    CoC on PS: the cost) with the bounds of :mod:`.replica_bounds`."""
     if math.isfinite(result.lambda_max) and math.isfinite(result.cost):
         return result
-    bounds = _replica_bounds(model, "the fork-join paper leaves this open", k, choice)
+    bounds = _replica_bounds(model, why, k, choice)
     if not math.isfinite(result.lambda_max):
         result.lambda_max, result.lambda_max_kind = bounds.lambda_max, bounds.lambda_max_kind
         result.lambda_sufficient = bounds.lambda_sufficient

@@ -217,12 +217,13 @@ def bounds(X: Distribution, dep: Dependence, pools: Pools, d: int, k: int = 1,
     sufficient = pools.servers / (d * max(per_server))
     ones = (1.0,) * len(n)
     cost_lower = _per_job(pools, d, k, ones, per_replica)
-    share = [ni / pools.servers for ni in n]
-    cost_upper = d * math.fsum(s * w for s, w in zip(share, per_server))
-    if choice == "start":
+    if choice == "start":  # the k served in full are at worst the k slowest of the d
         cost_upper = _per_job(pools, d, k, ones,
                               lambda groups, kk: mean * math.fsum(
                                   sorted(c for c, m in groups for _ in range(m))[-kk:]))
+    else:  # every replica served in full, on a uniform server
+        share = [ni / pools.servers for ni in n]
+        cost_upper = d * math.fsum(s * w for s, w in zip(share, per_server))
     return ReplicaBounds(necessary_rate=necessary, sufficient_rate=sufficient,
                          cost_lower=cost_lower, cost_upper=cost_upper)
 
