@@ -82,10 +82,26 @@ F_TAU0, F_TAU1, F_REPLICA_MEAN, F_MONITOR_WAIT = range(4)
 N_FLTS = 4
 
 
-def check_interval(N: int) -> int:
-    """Arrivals between two stability checkpoints: ``max(16 N, 4096)``, so the
-    O(N) backlog scan costs at most 1/16 of a server lookup per job."""
-    return max(16 * int(N), 4096)
+CHECKS_PER_WAIT = 16
+"""The monitor's resolution: at least this many checkpoints per monitor wait (when
+the scan's cost allows), so that its verdict is not quantised by the checkpoints."""
+
+
+def check_interval(N: int, wait: float = math.inf, work_per_arrival: float = 1.0) -> int:
+    """Arrivals between two stability checkpoints.
+
+    At most ``4096`` and about ``1 / CHECKS_PER_WAIT`` of the arrivals that bring
+    ``wait`` of work to each server (``N wait / work_per_arrival``, with the
+    largest work an arrival may bring, so the estimate errs towards more
+    checkpoints); at least ``16 N``, so that the O(N) backlog scan costs at most
+    1/16 of a server lookup per job, and at least 256, so that the monitor's
+    history stays small (10^8 arrivals: 4 10^5 rows). With N = 1 and exponential
+    sizes the old fixed 4096 arrivals were 1.7 waits apart, and a load of 1.05
+    needed a median of 13.5 waits to be flagged.
+    """
+    per_wait = N * wait / work_per_arrival if work_per_arrival > 0 else math.inf
+    fine = min(4096.0, per_wait / CHECKS_PER_WAIT)
+    return int(max(16 * int(N), 256, fine))
 
 
 @dataclass(frozen=True)
@@ -324,13 +340,13 @@ def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
     ints[I_DISCIPLINE] = _DISCIPLINES[model.discipline]
     ints[I_QUEUEING] = _QUEUEING[model.queueing]
     ints[I_PS_BOUND] = _BOUNDS[bound]
-    ints[I_CHECK] = check_interval(N)
     ints[I_KEEP] = kept
     from .statistics import monitor_wait
 
     m1, m2 = model.dependence.replica_marginal_moments(model.size)
     slow = float(np.max(1.0 / speeds))
     wait = monitor_wait(m1 * slow, m2 * slow * slow)
+    ints[I_CHECK] = check_interval(N, wait, kept * m1 * slow)
     flts = np.array([tau_pair[0], tau_pair[1], float(model.load_mean), wait], dtype=np.float64)
     speeds = np.ascontiguousarray(speeds, dtype=np.float64)
     return Encoded(

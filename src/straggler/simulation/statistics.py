@@ -28,28 +28,26 @@ Engines call :func:`record` for every measured job and :func:`backlog_check` at
 checkpoints; the driver turns accumulators into per-load results with
 :func:`summarize` (pure Python).
 
-Backlog monitor (``stable``): every ``check`` arrivals (see
-:func:`~straggler.simulation.encode.check_interval`) the engine writes, at
-checkpoint k, ``m_k`` = the median over the servers of each pool of the
-server's backlog (unfinished work, in time units) and ``a_k`` = the server time
-brought by all arrivals so far divided by N. The run is declared unstable when,
-for one pool, at each of the three checkpoints c = k-2, k-1 and k:
+Backlog monitor: every ``check`` arrivals (see
+:func:`~straggler.simulation.encode.check_interval`, about a sixteenth of the
+wait below) the engine writes, at checkpoint k, ``m_k`` = the median over the
+servers of each pool of the server's backlog (unfinished work, in time units)
+and ``a_k`` = the server time brought by all arrivals so far divided by N.
+Checkpoint c *sees growth* in a pool when
 
-* ``a_c >= wait`` (:func:`monitor_wait`: ``WAIT_SCALE * E[S^2] / E[S]`` of work
-  per server, at most ``WAIT_CAP * E[S]``; S a replica's service time at the
-  slowest speed), so that ``EPS * a_c`` is 2.5 times the mean backlog of a
-  queue at load 0.95;
 * ``m_c > EPS * a_c`` (the typical server holds more than 2 % of all the work
   it was ever given), and
 * ``m_c > RATIO * m_{c//2} > RATIO**2 * m_{c//4} > 0`` (the backlog grew by at
   least 1.7 per doubling of the run, twice), with ``a_{c//4} >= FILL_FRACTION *
   wait``: a stable queue filling up from empty grows that fast too.
 
-Measured false alarms at load 0.95 with the earlier rule (two checkpoints, wait
-100 E[S^2] / E[S]): M/H2/1 (scv 4.6) with N = 10, 1 of 20 runs of 2 10^6 jobs;
-CoC on PS, d = N = 10, i.i.d. exponential (all servers hold the same jobs, so
-the median over servers does not smooth), 2 of 60 runs of 5.5 10^5 and one run
-of ten in the ps_fig6 study. See README (Status) for the figures with this rule.
+The run is declared unstable at checkpoint k when, for one pool, k and the two
+checkpoints ``step`` and ``2 step`` of work earlier all saw growth (``step`` =
+``max(SPACING * wait, WINDOW * a_k)``: three nearly independent tests), the
+earliest of them at ``a >= wait`` (:func:`monitor_wait`: ``WAIT_SCALE *
+E[S^2] / E[S]`` of work per server, at most ``WAIT_CAP * E[S]``; S a replica's
+service time at the slowest speed), so that ``EPS * a`` is at least 2.5 times the
+mean backlog of a queue at load 0.95.
 
 A growing backlog grows linearly (the ratio tends to 2 per doubling and
 ``m / a`` to ``(rho - 1) / rho``, 0.048 at load 1.05); a stable queue's backlog
@@ -57,13 +55,19 @@ fills up like sqrt(t) at most (ratio 1.41) and then stays put while ``a`` grows.
 Telling loads 0.95 and 1.05 apart takes a run of order ``E[S^2] / E[S] /
 0.05^2`` per server (the queue's relaxation time); shorter runs are never
 flagged. The median makes one huge job, which inflates one server's backlog,
-irrelevant when the pool has several servers. Measured (tests and
-``test_backlog_monitor_*``): load 0.95 is never flagged for exponential,
-hyperexponential (scv 9.5), Pareto (alpha 2.2) and deterministic sizes with
-N = 1 to 1000; load 1.05 is flagged within about 10^4 work per server. Known
-limit: with infinite-variance sizes (Pareto alpha <= 2) and N <= 10 a stable
-load near 1 can be flagged (one job can exceed 2 % of all the work); the mean
-latency does not exist there anyway.
+irrelevant when the pool has several servers.
+
+Verdict (:func:`simulation_verdict`): ``unstable`` when the monitor fired in any
+replication; ``stable`` only with positive evidence: had the load been 5 %
+above its capacity, the monitor would have fired in at least one of the
+replications with probability ``1 - MISS_PROBABILITY`` (99 %). A replication
+that ran x waits of work per server without firing is credited the detection
+probability ``p`` of the calibrated table :data:`DETECTION_WAITS` (the work, in
+waits, within which the monitor fired on a fraction p of runs at load 1.05, for
+the slowest of four size laws; ``benchmarks/verdict_calibration.py table``), and
+the load is stable when the product of the ``1 - p`` is at most
+``MISS_PROBABILITY``; otherwise ``undetermined``. The README ("Stability
+verdicts") gives the measured error rates and the price in jobs.
 """
 
 from __future__ import annotations
@@ -105,7 +109,16 @@ E[S] of work: a queue filling up from empty grows too)."""
 WAIT_CAP = 1.0e4
 """... or WAIT_CAP * E[S] when E[S^2] is infinite (or larger)."""
 
-MON_POOL0, MON_POOL1, MON_WORK = 0, 1, 2
+MON_POOL0, MON_POOL1, MON_WORK, MON_GROW0 = 0, 1, 2, 3
+MON_COLUMNS = 5
+"""Columns of the monitor's history: the median backlog of pool 0 and 1, the work per
+server, and per pool whether the checkpoint saw growth (1.0) or not (0.0)."""
+SPACING = 0.25
+"""The three growth tests are at least SPACING waits of work apart ..."""
+WINDOW = 1.0 / 16.0
+"""... and at least WINDOW of the run's work: checkpoints are a sixteenth of a wait
+apart, so three consecutive ones are one event (a stable queue of one server at
+load 0.95 was then flagged in 2-5 % of runs)."""
 
 
 @dataclass
@@ -133,7 +146,7 @@ def batch_scale(jobs: int) -> float:
 def new_monitor(arrivals: int, check: int) -> np.ndarray:
     """Checkpoint history for :func:`backlog_check`: one row per checkpoint
     (median backlog of pool 0 and 1, work per server), row 0 is time 0."""
-    return np.zeros((int(arrivals) // int(check) + 3, 3), dtype=np.float64)
+    return np.zeros((int(arrivals) // int(check) + 3, MON_COLUMNS), dtype=np.float64)
 
 
 # ---------------------------------------------------------------- numba helpers
@@ -252,16 +265,38 @@ def monitor_wait(m1: float, m2: float) -> float:
 
 
 @numba.njit(cache=True, nogil=True)
+def _row_at_work(mon, k, work):
+    """The last checkpoint row ``<= k`` whose work per server is ``<= work`` (rows
+    are in increasing work; row 0 is time 0)."""
+    lo = 0
+    hi = k
+    while lo < hi:
+        mid = (lo + hi + 1) >> 1
+        if mon[mid, MON_WORK] <= work:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@numba.njit(cache=True, nogil=True)
 def backlog_check(mon, k, pools, eps, wait):
     """True if the backlog grows (see the module docstring); row ``k`` of ``mon``
-    holds checkpoint k (row 0: time 0); ``wait`` is :func:`monitor_wait`."""
-    if k < 6 or mon[k - 2, MON_WORK] < wait:
-        return False
+    holds checkpoint k (row 0: time 0); ``wait`` is :func:`monitor_wait`. Records,
+    per pool, whether checkpoint k saw growth."""
+    a = mon[k, MON_WORK]
+    step = max(SPACING * wait, a * WINDOW)
+    k1 = _row_at_work(mon, k, a - step)
+    k2 = _row_at_work(mon, k, a - 2.0 * step)
+    fired = False
     for pool in range(pools):
-        if (_grows(mon, k, pool, eps, RATIO, wait) and _grows(mon, k - 1, pool, eps, RATIO, wait)
-                and _grows(mon, k - 2, pool, eps, RATIO, wait)):
-            return True
-    return False
+        grows = k >= 4 and _grows(mon, k, pool, eps, RATIO, wait)
+        mon[k, MON_GROW0 + pool] = 1.0 if grows else 0.0
+        # three tests apart by `step` of work, all after the wait
+        if (grows and k2 >= 1 and mon[k2, MON_WORK] >= wait
+                and mon[k1, MON_GROW0 + pool] == 1.0 and mon[k2, MON_GROW0 + pool] == 1.0):
+            fired = True
+    return fired
 
 
 # ---------------------------------------------------------------- summaries
@@ -310,25 +345,25 @@ def _ci(values: np.ndarray, confidence: float) -> float:
 
 
 def summarize(accumulators, confidence: float) -> dict:
-    """Per-load results from the accumulators of its replications.
+    """Per-load estimates from the accumulators of its replications.
 
     Returns ``latency_mean``, ``latency_mean_ci``, ``latency_quantile`` (for
-    :data:`QUANTILES`), ``cost_mean``, ``cost_mean_ci``, ``stable`` (1/0) and
-    ``jobs`` (measured jobs, all replications). Means are pooled over all
-    measured jobs; the CI half-width is Student t at ``confidence`` over the
-    replication means (two or more replications) or over the non-empty batch
-    means of the single replication. An unstable load (any replication's
-    monitor fired or a buffer overflowed) has ``stable = 0`` and NaN
-    estimates: the mean of a growing backlog estimates nothing.
+    :data:`QUANTILES`), ``cost_mean``, ``cost_mean_ci``, ``fired`` (the monitor
+    fired, or a buffer overflowed, in some replication) and ``jobs`` (measured
+    jobs, all replications). Means are pooled over all measured jobs, whatever
+    the verdict (the caller decides what they mean: :func:`simulation_verdict`);
+    the CI half-width is Student t at ``confidence`` over the replication means
+    (two or more replications) or over the non-empty batch means of the single
+    replication.
     """
     accs = [a if isinstance(a, Accumulator) else Accumulator(*a) for a in accumulators]
     n = np.array([a.acc[A_N] for a in accs])
     jobs = int(n.sum())
-    stable = all(a.acc[A_STABLE] == 1.0 for a in accs)
+    fired = any(a.acc[A_STABLE] != 1.0 for a in accs)
     nan = math.nan
     out = dict(latency_mean=nan, latency_mean_ci=nan, latency_quantile=np.full(len(QUANTILES), nan),
-               cost_mean=nan, cost_mean_ci=nan, stable=int(stable), jobs=jobs)
-    if not stable or jobs == 0:
+               cost_mean=nan, cost_mean_ci=nan, fired=fired, jobs=jobs)
+    if jobs == 0:
         return out
     sum_t = sum(a.acc[A_SUM_T] for a in accs)
     sum_c = sum(a.acc[A_SUM_C] for a in accs)
@@ -348,6 +383,96 @@ def summarize(accumulators, confidence: float) -> dict:
     hist = np.sum([a.hist for a in accs], axis=0)
     out["latency_quantile"] = hist_quantiles(hist)
     return out
+
+
+# ---------------------------------------------------------------- verdicts
+
+DETECTION_LEVELS = (0.5, 0.75, 0.9, 0.95, 0.99)
+"""Levels p of :data:`DETECTION_WAITS`."""
+
+DETECTION_WAITS = {
+    1: (3.84, 7.13, 12.42, 17.39, 30.19),
+    2: (3.29, 5.76, 9.23, 12.33, 19.11),
+    5: (3.08, 5.11, 7.8, 10.27, 14.87),
+    10: (2.51, 3.83, 5.81, 7.14, 11.52),
+    100: (1.57, 1.86, 2.37, 2.74, 3.86),
+    1000: (1.51, 1.51, 1.54, 1.58, 1.78),
+}
+"""Pool size n -> the work per server, in monitor waits, within which the monitor
+fired on a fraction p (:data:`DETECTION_LEVELS`) of runs of ZRed on n identical
+FCFS servers at load 1.05, for the slowest of deterministic, exponential,
+hyperexponential (scv 9.5) and Pareto (alpha 2.2) sizes, 1000 runs each
+(``benchmarks/verdict_calibration.py table``). A pool of another size uses the
+row of the largest tabulated size below it (fewer servers: slower detection)."""
+
+MISS_PROBABILITY = 0.01
+"""A load is ``stable`` when, had it been 5 % above its capacity, all its
+replications would have missed the growth with at most this probability."""
+
+
+def _table_row(pool: int) -> tuple[float, ...]:
+    return DETECTION_WAITS[max(n for n in DETECTION_WAITS if n <= max(int(pool), 1))]
+
+
+def detection_probability(waits: float, pool: int) -> float:
+    """The probability credited to one replication that ran ``waits`` monitor waits
+    of work per server without firing: the largest level p whose calibrated work
+    it reached (0 below the first)."""
+    p = 0.0
+    for level, x in zip(DETECTION_LEVELS, _table_row(pool)):
+        if waits >= x:
+            p = level
+    return p
+
+
+def miss_probability(waits, pool: int) -> float:
+    """Probability that replications which ran ``waits`` (one value each) all miss
+    the growth of a load 5 % above capacity."""
+    miss = 1.0
+    for x in waits:
+        miss *= 1.0 - detection_probability(float(x), pool)
+    return miss
+
+
+def waits_for_verdict(replications: int, pool: int) -> float:
+    """The work per server, in waits, that each of ``replications`` replications
+    needs for a ``stable`` verdict."""
+    row = _table_row(pool)
+    for level, x in zip(DETECTION_LEVELS, row):
+        if (1.0 - level) ** int(replications) <= MISS_PROBABILITY * (1.0 + 1e-9):
+            return x
+    return row[-1]
+
+
+def replication_waits(accumulators, wait: float, servers: int) -> np.ndarray:
+    """Work per server brought to each replication, in monitor waits."""
+    if not wait > 0:
+        return np.zeros(len(accumulators))
+    return np.array([a.acc[A_WORK] / servers / wait for a in accumulators])
+
+
+def simulation_verdict(accumulators, wait: float, servers: int, pool: int) -> tuple[str, float]:
+    """``(verdict, miss probability)`` of one load: ``unstable`` if the monitor
+    fired in a replication, ``stable`` if the evidence is enough
+    (:data:`MISS_PROBABILITY`), else ``undetermined`` (see the module docstring)."""
+    accs = [a if isinstance(a, Accumulator) else Accumulator(*a) for a in accumulators]
+    if any(a.acc[A_STABLE] != 1.0 for a in accs):
+        return "unstable", 0.0
+    miss = miss_probability(replication_waits(accs, wait, servers), pool)
+    return ("stable" if miss <= MISS_PROBABILITY * (1.0 + 1e-9) else "undetermined"), miss
+
+
+def jobs_for_verdict(accumulators, wait: float, servers: int, pool: int, warmup: int) -> float:
+    """Measured jobs per replication that would give a verdict with as many
+    replications, at the work per arrival these runs measured."""
+    accs = [a if isinstance(a, Accumulator) else Accumulator(*a) for a in accumulators]
+    arrivals = sum(a.acc[A_ARRIVALS] for a in accs)
+    work = sum(a.acc[A_WORK] for a in accs)
+    if not (arrivals > 0 and work > 0 and wait > 0):
+        return math.nan
+    per_arrival = work / arrivals / servers
+    need = waits_for_verdict(len(accs), pool) * wait / per_arrival
+    return float(max(math.ceil(need) - int(warmup), 1))
 
 
 from .cachekey import bind_module as _bind_module  # noqa: E402
