@@ -567,6 +567,9 @@ def test_schema_defaults_match_resolved_defaults():
     for key in ("dependence", "r_slow", "d", "N"):
         assert props["grid"]["properties"][key]["default"] == resolved["grid"][key]
     for key, sub in props["simulation"]["properties"].items():
+        if key in ("precision", "max_jobs"):  # optional, no default: absent unless given
+            assert "default" not in sub and key not in resolved["simulation"]
+            continue
         assert sub["default"] == resolved["simulation"][key]
 
 

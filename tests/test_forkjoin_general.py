@@ -78,10 +78,12 @@ def test_exponential_cost_is_k_mean_whatever_is_cut(k, keep):
     """Exponential tasks: while j tasks of a job run, completions come at rate j mu
     and server time accrues at rate j, so each completion costs 1/mu on average
     whatever the start times; k completions cost k E[X] (section 6.1: E[C] = E[X]
-    for k = 1). This exercises the cut branch (k < keep < d)."""
-    m = make_model("FJ", 6, [0.5], d=6, params={"k": k, "keep": keep}, two_pools=False)
+    for k = 1). This exercises the cut branch (k < keep < d). Load 0.4: the servers are
+    busy k 0.4 of the time (at 0.5 with k = 2 they would be critically loaded, and the
+    verdict says so: lambda E[C] / N = 1)."""
+    m = make_model("FJ", 6, [0.4], d=6, params={"k": k, "keep": keep}, two_pools=False)
     res = _sim(m)
-    assert np.all(res.stable == 1)
+    assert np.all(res.verdict != "unstable")
     assert abs(res.cost_mean[0] - k) <= K * res.cost_mean_ci[0]
 
 

@@ -112,7 +112,7 @@ def test_simulation_lies_within_the_bounds_with_affinity(policy, dep):
     m = make_model(policy, 10, loads, r_slow=0.1, dependence=dep, d=2)
     # enough jobs for the backlog monitor's wait at r_slow = 0.1 (statistics.monitor_wait)
     res = simulate(m, np.random.SeedSequence(11), 400_000, 20_000, 6, 0.95)
-    assert res.stable.tolist() == [1, 0]
+    assert res.verdict[0] != "unstable" and res.verdict[1] == "unstable"
     slack = 4 * res.cost_mean_ci[0]
     assert b.cost_lower - slack <= res.cost_mean[0] <= b.cost_upper + slack
 

@@ -1,5 +1,7 @@
 """The comparison report: winners per setting, ties, oracles left out."""
 
+import json
+
 import numpy as np
 import xarray as xr
 
@@ -65,3 +67,38 @@ def test_a_one_sided_bound_is_capped_by_the_simulation():
     second = winners(ds).to_dict("records")[1]
     assert second["most_stable"] == "FRed" and second["lambda_max"] == 0.5
     assert second["lambda_max_kind"] == "necessary (simulation)"
+
+
+def test_no_latency_winner_while_a_contender_is_undetermined():
+    ds = dataset()
+    verdict = np.full((2, 3, 1), "stable", dtype=object)
+    verdict[0, 1, 0] = "undetermined"  # FRed, r_slow = 0.1: no estimate, maybe the fastest
+    ds["verdict"] = (("r_slow", "policy", "load"), verdict)
+    ds["jobs"] = (("r_slow", "policy", "load"), np.full((2, 3, 1), 1e5))
+    ds["latency_mean"].loc[{"r_slow": 0.1, "policy": "FRed"}] = np.nan
+    lat = latency_winners(ds)
+    assert lat.loc[0, "fastest"] == "" and lat.loc[0, "undetermined"] == "FRed"
+    verdict[0, 1, 0] = "unstable"  # an unstable policy is no contender
+    ds["verdict"] = (("r_slow", "policy", "load"), verdict)
+    lat = latency_winners(ds)
+    assert lat.loc[0, "fastest"] == "KT" and lat.loc[0, "undetermined"] == ""
+
+
+def test_the_report_counts_verdicts_and_lists_what_would_decide_them():
+    ds = dataset()
+    verdict = np.array([[["stable"], ["undetermined"], ["unstable"]],
+                        [["stable"], ["stable"], ["unstable"]]], dtype=object)
+    source = np.array([[["both"], [""], ["analysis"]],
+                       [["simulation"], ["analysis"], ["analysis"]]], dtype=object)
+    ds["verdict"] = (("r_slow", "policy", "load"), verdict)
+    ds["verdict_source"] = (("r_slow", "policy", "load"), source)
+    need = np.full((2, 3, 1), np.nan)
+    need[0, 1, 0] = 123456.0
+    ds["jobs_to_verdict"] = (("r_slow", "policy", "load"), need)
+    ds.attrs["cell_notes"] = json.dumps({"c1": ["contradiction: the simulation found loads "
+                                                "[0.5] unstable below the proven-stable load"]})
+    text = markdown(ds, winners(ds))
+    assert "## Stability verdicts" in text
+    assert "| undetermined |  | 1 |" in text and "| stable | both | 1 |" in text
+    assert "| FRed | 0.1 | 0.5 | 123,456 |" in text
+    assert "- `c1`: contradiction" in text

@@ -157,7 +157,7 @@ def test_summarize_ci_over_replications_is_student_t():
     half = 3.182446305284263 * np.std(means, ddof=1) / 2.0  # t_{0.975, 3}
     assert out["latency_mean_ci"] == pytest.approx(half, rel=1e-9)
     assert out["cost_mean_ci"] == pytest.approx(2 * half, rel=1e-9)
-    assert out["stable"] == 1 and out["jobs"] == 4000
+    assert out["fired"] is False and out["jobs"] == 4000
 
 
 def test_summarize_one_replication_uses_batch_means():
@@ -173,12 +173,13 @@ def test_summarize_one_replication_uses_batch_means():
     assert out["latency_mean_ci"] == pytest.approx(want)
 
 
-def test_summarize_unstable_is_nan_with_the_jobs_measured():
+def test_summarize_keeps_what_an_unstable_load_measured_and_the_verdict_says_unstable():
     accs = _acc([1.0, 1.0])
     accs[1].acc[S.A_STABLE] = 0.0
     out = S.summarize(accs, 0.95)
-    assert out["stable"] == 0 and out["jobs"] == 2000
-    assert math.isnan(out["latency_mean"]) and np.isnan(out["latency_quantile"]).all()
+    assert out["fired"] is True and out["jobs"] == 2000
+    assert out["latency_mean"] == 1.0  # the sample mean; the verdict masks it
+    assert S.simulation_verdict(accs, wait=1.0, servers=1, pool=1) == ("unstable", 0.0)
 
 
 def test_monitor_wait_scales_with_the_second_moment():
@@ -261,7 +262,7 @@ def test_engine_dispatch_names_the_missing_engine():
 
 def _equal(a: SimulationResult, b: SimulationResult, index_b=slice(None)):
     for name in ("latency_mean", "latency_mean_ci", "latency_quantile", "cost_mean",
-                 "cost_mean_ci", "stable", "jobs"):
+                 "cost_mean_ci", "verdict", "jobs", "jobs_to_verdict", "replications"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name)[index_b], err_msg=name)
 
 
@@ -293,10 +294,13 @@ def test_result_shapes_and_values_for_the_dataset():
     res = simulate(m, np.random.SeedSequence(0), 5_000, 500, 2, 0.95)
     assert res.latency_quantile.shape == (2, 3)
     assert res.jobs.tolist() == [10_000, 10_000]
-    assert res.stable.tolist() == [1, 1]
+    # 5,000 jobs are far too few to exclude growth: no verdict, an estimate of the jobs needed
+    assert res.verdict.tolist() == ["undetermined", "undetermined"]
+    assert np.isnan(res.stable).all() and (res.jobs_to_verdict > 5_000).all()
     v = res.values()
     assert set(v) == {"latency_mean", "latency_mean_ci", "latency_quantile", "cost_mean",
-                      "cost_mean_ci", "stable", "jobs"}
+                      "cost_mean_ci", "stable", "jobs", "replications", "jobs_to_verdict",
+                      "precision_achieved"}
     assert res.engine == "fast"
 
 

@@ -796,6 +796,7 @@ def _semantic_errors(cfg: dict) -> list[_Err]:
                              f"FJ) with central queueing; expected at least one possible cell"))
 
     errs += _check_fork_join(cfg, grid, dists, system)
+    errs += _check_run_length(cfg)
 
     # NaN and infinities (the schema's bounds let NaN through)
     for path, value in _walk(cfg):
@@ -862,6 +863,25 @@ def _check_fork_join(cfg: dict, grid: dict, dists: dict, system: dict) -> list[_
 
 
 LOAD_BASES: tuple[str, ...] = ("nominal", "redundancy")
+
+
+def _check_run_length(cfg: dict) -> list[_Err]:
+    """``simulation.max_jobs`` caps the sequential stopping of ``simulation.precision``:
+    it means nothing without it, and must leave room for the first round."""
+    sim = cfg.get("simulation") if isinstance(cfg.get("simulation"), dict) else {}
+    cap = sim.get("max_jobs")
+    if cap is None or not isinstance(cap, int) or isinstance(cap, bool):
+        return []
+    if sim.get("precision") is None:
+        return [_not_allowed(("simulation", "max_jobs"), cap,
+                             "no value without simulation.precision (it caps the jobs that "
+                             "sequential stopping may add); remove it or set simulation.precision")]
+    jobs, reps = sim.get("jobs"), sim.get("replications")
+    if isinstance(jobs, int) and isinstance(reps, int) and cap < jobs * reps:
+        return [_not_allowed(("simulation", "max_jobs"), cap,
+                             f"an integer >= simulation.jobs x simulation.replications = "
+                             f"{jobs} x {reps} = {jobs * reps} (the first round)")]
+    return []
 
 
 def _load_basis_errors(cfg: dict, grid: dict, system: dict) -> list[_Err]:
@@ -1045,5 +1065,7 @@ def _normalise(cfg: dict, axes: list[tuple[_Axis, list]]) -> dict:
         "dependences": dependences,
         "system": system,
         "evaluate": list(cfg["evaluate"]),
-        "simulation": {k: sim[k] for k in ("jobs", "warmup", "replications", "confidence")},
+        # precision and max_jobs only when given: older studies resolve to the same text
+        "simulation": {k: sim[k] for k in ("jobs", "warmup", "replications", "confidence",
+                                           "precision", "max_jobs") if k in sim},
     })

@@ -60,8 +60,24 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("latency_quantile", ("load", "quantile"), "simulated response-time quantile", "time"),
     Variable("cost_mean", ("load",), "simulated server time per job", "time"),
     Variable("cost_mean_ci", ("load",), "confidence-interval half-width of cost_mean", "time"),
-    Variable("stable", ("load",), "simulation verdict (1 stable, 0 backlog grows)", "1"),
+    Variable("stable", ("load",), "stability verdict (1 stable, 0 unstable, NaN undetermined; "
+             "see verdict)", "1"),
     Variable("jobs", ("load",), "jobs measured by the simulation", "1"),
+    Variable("verdict", ("load",), "stability verdict: stable, unstable or undetermined "
+             "(simulation and analysis reconciled)", "1", "str"),
+    Variable("verdict_source", ("load",), "where the verdict comes from: simulation, analysis "
+             "or both", "1", "str"),
+    Variable("latency_mean_kind", ("load",), "what latency_mean is: estimate, ci_undercovers "
+             "(infinite variance) or infinite", "1", "str"),
+    Variable("latency_sample_mean", ("load",), "sample mean response time of the measured "
+             "jobs, whatever the verdict (not an estimate unless the load is stable)", "time"),
+    Variable("cost_sample_mean", ("load",), "sample mean server time per job of the measured "
+             "jobs, whatever the verdict", "time"),
+    Variable("replications", ("load",), "replications simulated", "1"),
+    Variable("jobs_to_verdict", ("load",), "measured jobs per replication that would decide an "
+             "undetermined verdict (estimate)", "1"),
+    Variable("precision_achieved", ("load",), "relative CI half-width of latency_mean "
+             "(latency_mean_ci / latency_mean)", "1"),
 )
 
 VARIABLE_BY_NAME = {v.name: v for v in VARIABLES}

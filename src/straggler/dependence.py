@@ -106,6 +106,14 @@ class Dependence(ABC):
         """The slowdown law (``sx``) or a deterministic 1 (what the sampler reads)."""
         return Deterministic(1.0)
 
+    def order_tail_index(self, X: Distribution, r: int = 1, k: int = 1) -> float:
+        """Tail index (:meth:`Distribution.tail_index`) of the k-th smallest of ``r``
+        replica sizes of one job (``r = k = 1``: one replica). Identical replicas
+        keep X's; the k-th smallest of r i.i.d. sizes exceeds x only if r - k + 1 of
+        them do, so P(X_{k:r} > x) is of the order of P(X > x)^(r-k+1) and its index
+        is (r - k + 1) times X's."""
+        return X.tail_index()
+
     def to_spec(self) -> dict:
         return {"kind": self.kind}
 
@@ -130,6 +138,9 @@ class IID(Dependence):
 
     def replica_marginal_moments(self, X: Distribution) -> tuple[float, float]:
         return X.mean(), X.second_moment()
+
+    def order_tail_index(self, X: Distribution, r: int = 1, k: int = 1) -> float:
+        return (int(r) - int(k) + 1) * X.tail_index()
 
 
 @dataclass(frozen=True)
@@ -159,6 +170,11 @@ class SX(Dependence):
 
     def slowdown_or_dummy(self) -> Distribution:
         return self.slowdown
+
+    def order_tail_index(self, X: Distribution, r: int = 1, k: int = 1) -> float:
+        # E[(X S_{k:r})^p] = E[X^p] E[S_{k:r}^p] (independent factors): finite iff
+        # both are, and S_{k:r} has r - k + 1 times the slowdown's index
+        return min(X.tail_index(), (int(r) - int(k) + 1) * self.slowdown.tail_index())
 
     def to_spec(self) -> dict:
         return {"kind": self.kind, "slowdown": self.slowdown.to_spec()}

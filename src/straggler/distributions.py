@@ -285,6 +285,11 @@ class Distribution(ABC):
         """``(x, P(X = x))`` for every atom."""
         return ()
 
+    def tail_index(self) -> float:
+        """``sup {p : E[X^p] < inf}``: ``inf`` for every family but the Pareto, whose
+        tail P(X > x) ~ x^-alpha has E[X^p] finite exactly for p < alpha."""
+        return math.inf
+
     def atoms(self) -> tuple[float, ...]:
         """Points carrying positive probability (quadrature break points)."""
         return tuple(x for x, _ in self.point_masses())
@@ -701,6 +706,9 @@ class Pareto(Distribution):
         if math.isinf(c):
             return 0.0
         return a / (a - 2.0) * c * c * (self.xm / c) ** a
+
+    def tail_index(self) -> float:
+        return self.alpha
 
     def mean_min_of(self, d: int) -> float:
         # the minimum of d i.i.d. Pareto(xm, alpha) is Pareto(xm, d alpha)

@@ -21,7 +21,7 @@ import math
 import numpy as np
 import xarray as xr
 
-from . import dataset
+from . import dataset, verdict
 from .grid import build_grid, seed_sequence
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,9 @@ ANALYTIC_VARIABLES = ("lambda_max", "lambda_max_kind", "lambda_sufficient", "tau
 
 def evaluate_cell(resolved: dict, cell_id: str) -> xr.Dataset:
     from .analysis.cell import analyze
+    from .analysis.tails import latency_tail
     from .model import build_model
+    from .policies import stability_monotone
 
     grid = build_grid(resolved)
     if cell_id not in grid.cells:
@@ -48,8 +50,19 @@ def evaluate_cell(resolved: dict, cell_id: str) -> xr.Dataset:
     if "analytic" in resolved["evaluate"]:
         values.update({name: getattr(result, name) for name in ANALYTIC_VARIABLES})
         notes.extend(result.notes)
+    monotone = bool(stability_monotone(model.policy, model.params))
+    sim = None
     if "simulation" in resolved["evaluate"]:
-        values.update(_simulate(model, seed, resolved["simulation"], result, notes))
+        sim = _simulate(model, seed, resolved["simulation"], result, notes, monotone)
+    # the verdicts always weigh the analysis: a load it proves unstable is never stable
+    verdicts = verdict.reconcile(model.loads, result.lambda_max, result.lambda_max_kind,
+                                 result.lambda_sufficient, sim, monotone)
+    if sim is not None:
+        values.update(verdict.apply(sim.values(), verdicts, latency_tail(model)))
+    else:
+        values.update(verdict=verdicts.verdict, verdict_source=verdicts.source,
+                      stable=verdicts.stable)
+    notes.extend(verdicts.notes)
     attrs = {
         "cell_id": cell_id,
         "cell": json.dumps(dict(cell.coords), default=str),
@@ -61,56 +74,43 @@ def evaluate_cell(resolved: dict, cell_id: str) -> xr.Dataset:
     return dataset.cell_dataset(model.loads, values, attrs)
 
 
-def _simulate(model, seed, settings: dict, analysis, notes: list[str]) -> dict:
-    """Simulated variables of the cell, or {} with a note when no engine covers it."""
+def _simulate(model, seed, settings: dict, analysis, notes: list[str], monotone: bool):
+    """The cell's :class:`~straggler.simulation.SimulationResult`, or None with a note
+    when no engine covers it."""
     from . import simulation
     from .policies import POLICIES
 
     if POLICIES[model.policy].analytic_only:
         notes.append(f"{model.policy} is analytic only: {POLICIES[model.policy].description}")
-        return {}
+        return None
     tau = None
     if model.policy in ("Rer", "Rep") and model.params.get("tau") == "opt":
         if math.isnan(analysis.tau_opt):
             notes.append(f"{model.policy}: no optimal threshold from the analysis to simulate")
-            return {}
+            return None
         tau = (analysis.tau_opt,
                analysis.tau_opt if math.isnan(analysis.tau_opt_pool2) else analysis.tau_opt_pool2)
     keep = None
     if model.policy == "FJ" and model.params.get("keep") == "opt":
         if np.isnan(analysis.keep_opt).any():
             notes.append("FJ: no keep chosen by the analysis to simulate")
-            return {}
+            return None
         keep = analysis.keep_opt.astype(int)
+    sufficient = analysis.lambda_sufficient
     try:
         sim = simulation.simulate(
             model, seed, jobs=int(settings["jobs"]), warmup=int(settings["warmup"]),
             replications=int(settings["replications"]),
             confidence=float(settings["confidence"]), alpha=analysis.alpha, tau=tau, keep=keep,
+            unstable_from=verdict.first_unstable_load(model.loads, analysis.lambda_max,
+                                                      analysis.lambda_max_kind),
+            stable_below=sufficient if math.isfinite(sufficient) else None,
+            monotone=monotone, precision=settings.get("precision"),
+            max_jobs=settings.get("max_jobs"),
         )
     except NotImplementedError as err:
         log.warning("%s", err)
         notes.append(f"not simulated: {err}")
-        return {}
+        return None
     notes.extend(sim.notes)
-    unstable = np.asarray(sim.stable) == 0
-    if unstable.any():
-        notes.append(f"simulation: backlog grows at loads {model.loads[unstable].tolist()}")
-    _flag_loads_above_bound(model, analysis, np.asarray(sim.stable), notes)
-    return sim.values()
-
-
-def _flag_loads_above_bound(model, analysis, stable: np.ndarray, notes: list[str]) -> None:
-    """Loads above the analytic stability bound are simulated anyway (the verdict
-    checks the bound); say which, and flag a verdict that contradicts a bound that
-    no stable system can exceed (a finite run near the bound may still pass)."""
-    bound = analysis.lambda_max
-    if not math.isfinite(bound) or analysis.lambda_max_kind not in ("exact", "necessary",
-                                                                   "conjectured"):
-        return
-    above = model.loads > bound
-    if not above.any():
-        return
-    notes.append(f"simulated above the analytic bound lambda_max = {bound:.6g} "
-                 f"({analysis.lambda_max_kind}) at loads {model.loads[above].tolist()}, "
-                 f"verdicts stable = {stable[above].astype(int).tolist()}")
+    return sim

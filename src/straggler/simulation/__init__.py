@@ -112,9 +112,19 @@ def engine_for(model, name: str | None = None) -> Engine:
     )
 
 
+VERDICTS = ("stable", "unstable", "undetermined")
+"""A load's simulation verdict (``""``: not simulated, see :attr:`SimulationResult.skipped`)."""
+
+
 @dataclass
 class SimulationResult:
-    """Per-load simulation results (arrays over ``loads``)."""
+    """Per-load simulation results (arrays over ``loads``).
+
+    The estimates are the pooled sample statistics of the measured jobs at every
+    load the simulation ran, whatever its verdict: what they mean is decided with
+    the verdict (:mod:`straggler.verdict` masks them where the load is not
+    stable). A load that was not run (:attr:`skipped`) has NaN estimates and 0 jobs.
+    """
 
     loads: np.ndarray
     latency_mean: np.ndarray
@@ -123,23 +133,49 @@ class SimulationResult:
     """shape (loads, 3): the quantiles :data:`QUANTILES` (0.5, 0.9, 0.99)"""
     cost_mean: np.ndarray
     cost_mean_ci: np.ndarray
-    stable: np.ndarray
-    """1 stable, 0 the backlog grows (the estimates are then NaN)"""
+    verdict: np.ndarray
+    """per load: ``stable``, ``unstable``, ``undetermined`` (:data:`VERDICTS`), or ``""``
+    when the load was skipped"""
     jobs: np.ndarray
     """jobs measured, summed over replications"""
+    replications: np.ndarray
+    """replications run (``simulation.precision`` may add some)"""
+    jobs_to_verdict: np.ndarray
+    """where the verdict is undetermined: measured jobs per replication that would
+    decide it (NaN elsewhere)"""
+    precision_achieved: np.ndarray
+    """relative CI half-width of the mean latency, ``latency_mean_ci / latency_mean``"""
+    skipped: np.ndarray
+    """True where the load was not simulated: it lies above a load known unstable
+    (by the simulation, or by the analysis's ``unstable_from``) and the policy's
+    stability is monotone in the load"""
+    reason: np.ndarray
+    """why a load is unstable or undetermined: ``backlog`` (the monitor fired),
+    ``capacity`` (an engine buffer filled up), ``cost`` (the measured server time
+    per job reaches the N servers' capacity), ``short`` (too little evidence), or ``""``"""
     engine: str = ""
     notes: list = field(default_factory=list)
 
+    @property
+    def stable(self) -> np.ndarray:
+        """1 stable, 0 unstable, NaN undetermined or not simulated."""
+        return np.array([1.0 if v == "stable" else 0.0 if v == "unstable" else math.nan
+                         for v in self.verdict])
+
     def values(self) -> dict:
-        """The dataset variables (DESIGN.md), for :func:`straggler.dataset.cell_dataset`."""
+        """The simulated dataset variables before the verdicts are reconciled with
+        the analysis (:func:`straggler.verdict.reconcile`)."""
         return {
             "latency_mean": self.latency_mean,
             "latency_mean_ci": self.latency_mean_ci,
             "latency_quantile": self.latency_quantile,
             "cost_mean": self.cost_mean,
             "cost_mean_ci": self.cost_mean_ci,
-            "stable": self.stable.astype(float),
+            "stable": self.stable,
             "jobs": self.jobs.astype(float),
+            "replications": self.replications.astype(float),
+            "jobs_to_verdict": self.jobs_to_verdict,
+            "precision_achieved": self.precision_achieved,
         }
 
 
@@ -174,24 +210,149 @@ def run_replication(kernel, enc: Encoded, lam: float, warmup: int, jobs: int,
     return acc, tr
 
 
+@dataclass(frozen=True)
+class RunLength:
+    """How long each load runs: ``replications`` of ``jobs`` measured jobs after
+    ``warmup``; with ``precision`` (a relative CI half-width of the mean latency),
+    replications are lengthened or added until the verdict is determined and the
+    target met, up to ``max_jobs`` measured jobs per load (see :func:`simulate`)."""
+
+    jobs: int
+    warmup: int
+    replications: int
+    confidence: float = 0.95
+    precision: float | None = None
+    max_jobs: int | None = None
+
+    def __post_init__(self):
+        if not 0.0 < float(self.confidence) < 1.0:
+            raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}")
+        if int(self.jobs) < 1 or int(self.warmup) < 0 or int(self.replications) < 1:
+            raise ValueError(f"need jobs >= 1, warmup >= 0, replications >= 1; got "
+                             f"{self.jobs}, {self.warmup}, {self.replications}")
+        if self.precision is not None and not float(self.precision) > 0:
+            raise ValueError(f"precision must be > 0, got {self.precision!r}")
+
+    @property
+    def budget(self) -> int:
+        """Measured jobs a load may use (precision mode)."""
+        if self.max_jobs is None:
+            return 100 * int(self.jobs) * int(self.replications)
+        return int(self.max_jobs)
+
+
+MAX_ROUNDS = 12
+"""Precision mode: at most this many rounds of lengthening or adding replications."""
+
+
+def _monitor_scale(model, enc: Encoded) -> tuple[float, int, int]:
+    """(monitor wait, servers, smallest pool) of an encoded model."""
+    from .encode import F_MONITOR_WAIT, I_N, I_POOL0, I_POOLS
+
+    N = int(enc.ints[I_N])
+    starts = [int(v) for v in enc.ints[I_POOL0:I_POOL0 + int(enc.ints[I_POOLS]) + 1]]
+    pool = min(b - a for a, b in zip(starts, starts[1:]))
+    return float(enc.flts[F_MONITOR_WAIT]), N, max(pool, 1)
+
+
+def _run_load(engine, enc, model, lam, seeds_of, length: RunLength, workers: int,
+              stable_below: bool) -> dict:
+    """Simulate one load (see :func:`simulate`); returns its summary."""
+    wait, servers, pool = _monitor_scale(model, enc)
+    jobs, reps = int(length.jobs), int(length.replications)
+
+    def run(indices, n_jobs):
+        seeds = seeds_of(max(indices) + 1)
+        tasks = [seeds[r] for r in indices]
+
+        def one(seed):
+            acc, _ = run_replication(engine.kernel, enc, lam, length.warmup, n_jobs, seed)
+            return acc
+
+        if workers > 1 and len(tasks) > 1:
+            with ThreadPoolExecutor(max_workers=int(workers)) as executor:
+                return list(executor.map(one, tasks))
+        return [one(t) for t in tasks]
+
+    accs = run(range(reps), jobs)
+    for _ in range(MAX_ROUNDS if length.precision is not None else 0):
+        verdict, _ = statistics.simulation_verdict(accs, wait, servers, pool)
+        if verdict == "unstable":
+            break
+        s = statistics.summarize(accs, length.confidence)
+        if verdict == "undetermined" and not stable_below:
+            need = statistics.jobs_for_verdict(accs, wait, servers, pool, length.warmup)
+            longer = min(int(math.ceil(1.1 * need)), length.budget // reps)
+            if not longer > jobs:
+                break
+            jobs = longer  # the same replications, run longer (the same streams)
+            accs = run(range(reps), jobs)
+            continue
+        half, mean = s["latency_mean_ci"], s["latency_mean"]
+        if not (math.isfinite(half) and mean > 0) or half <= float(length.precision) * mean:
+            break
+        more = math.ceil(len(accs) * (half / (float(length.precision) * mean)) ** 2)
+        more = min(max(more, len(accs) + 1), length.budget // jobs)
+        if more <= len(accs):
+            break
+        accs = accs + run(range(len(accs), more), jobs)
+    s = statistics.summarize(accs, length.confidence)
+    verdict, _ = statistics.simulation_verdict(accs, wait, servers, pool)
+    reason = ""
+    if verdict == "unstable":
+        stops = {int(a.acc[statistics.A_REASON]) for a in accs}
+        reason = "capacity" if statistics.STOP_CAPACITY in stops else "backlog"
+    elif verdict == "undetermined":
+        reason = "short"
+    # lambda E[C] < N servers is necessary for stability: a measured cost at or above
+    # it contradicts a stable verdict (outright when its CI lies above)
+    if verdict != "unstable" and math.isfinite(s["cost_mean"]):
+        utilisation = lam * s["cost_mean"] / servers
+        low = lam * (s["cost_mean"] - (s["cost_mean_ci"] if math.isfinite(s["cost_mean_ci"])
+                                        else 0.0)) / servers
+        if low >= 1.0:
+            verdict, reason = "unstable", "cost"
+        elif utilisation >= 1.0:
+            verdict, reason = "undetermined", "cost"
+    s["jobs_to_verdict"] = (statistics.jobs_for_verdict(accs, wait, servers, pool, length.warmup)
+                            if reason == "short" else math.nan)
+    s["verdict"], s["reason"], s["replications"] = verdict, reason, len(accs)
+    return s
+
+
 def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
              confidence: float, alpha=None, tau=None, workers: int = 1,
-             engine: str | None = None, keep=None) -> SimulationResult:
+             engine: str | None = None, keep=None, unstable_from: float | None = None,
+             stable_below: float | None = None, monotone: bool = True,
+             precision: float | None = None, max_jobs: int | None = None) -> SimulationResult:
     """Simulate ``model`` at each of its loads (see the module docstring).
 
     ``jobs`` and ``warmup`` are per replication. ``workers > 1`` runs the
-    replications in threads (the kernels release the GIL); the results do not
-    depend on it. Loads above the analytic bound are simulated too: the backlog
-    monitor stops them early and reports ``stable = 0``. ``engine`` forces an
-    engine by name (``"fast"``, or the event engine's) instead of the first that
-    supports the model. ``keep`` is FJ's kept tasks that the analysis chose
-    (``keep: opt``): an integer, or one per load.
+    replications of a load in threads (the kernels release the GIL); the results
+    do not depend on it. ``engine`` forces an engine by name (``"fast"``, or the
+    event engine's) instead of the first that supports the model. ``keep`` is FJ's
+    kept tasks that the analysis chose (``keep: opt``): an integer, or one per load.
+
+    Loads run in increasing order. With ``monotone`` (the policy's stability is
+    monotone in the load: :attr:`straggler.policies.PolicySpec.monotone`), the
+    loads above the first one found unstable, and those above ``unstable_from``
+    (the smallest load the analysis proves unstable, which is itself simulated), are
+    not simulated (``skipped``). ``stable_below``: the analysis proves loads below it
+    stable (``lambda_sufficient``), so precision mode does not lengthen their runs
+    for a verdict.
+
+    ``precision`` (relative CI half-width of the mean latency) turns on sequential
+    stopping: a load whose verdict is undetermined reruns its replications longer
+    (the same streams: the length that the verdict rule needs, plus 10 %), and a
+    stable load whose CI is wider than the target adds replications (as many as
+    the CI's square-root law asks for), until both hold, the load is found
+    unstable, or ``max_jobs`` measured jobs (default: 100 times the fixed
+    budget) would be exceeded. Every decision is a function of the results so far,
+    which are a function of the seed: the result does not depend on ``workers``.
     """
-    if not 0.0 < float(confidence) < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    if int(jobs) < 1 or int(warmup) < 0 or int(replications) < 1:
-        raise ValueError(f"need jobs >= 1, warmup >= 0, replications >= 1; got "
-                         f"{jobs}, {warmup}, {replications}")
+    length = RunLength(int(jobs), int(warmup), int(replications), float(confidence),
+                       None if precision is None else float(precision),
+                       None if max_jobs is None else int(max_jobs))
     engine = engine_for(model, engine)
     loads = np.asarray(model.loads, dtype=float)
     if keep is None or np.ndim(keep) == 0:
@@ -201,42 +362,42 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
             raise ValueError(f"keep needs one value per load ({len(loads)}), got {list(keep)}")
         # the strategy's choice depends on the arrival rate: one encoding per load
         encs = [encode_model(model, alpha=alpha, tau=tau, keep=int(r)) for r in keep]
-    enc = encs[0] if encs else encode_model(model, alpha=alpha, tau=tau, keep=keep)
     # the model's own conversion: nominal load (split FJ: of the unsplit job) or rho~
     rates = np.asarray(model.rates(), dtype=float)
-    tasks = []
     for li, load in enumerate(loads):
         if not (math.isfinite(rates[li]) and rates[li] > 0):
             raise ValueError(f"load must be finite and > 0, got {load!r}")
-        for r, seed in enumerate(replication_seeds(seed_sequence, load, replications)):
-            tasks.append((li, r, rates[li], seed))
-
-    def one(task):
-        li, r, lam, seed = task
-        acc, _ = run_replication(engine.kernel, encs[li], lam, warmup, jobs, seed)
-        return acc
-
-    if workers > 1 and len(tasks) > 1:
-        with ThreadPoolExecutor(max_workers=int(workers)) as pool:
-            accs = list(pool.map(one, tasks))
-    else:
-        accs = [one(t) for t in tasks]
 
     L = len(loads)
     out = {name: np.full(L, math.nan) for name in
-           ("latency_mean", "latency_mean_ci", "cost_mean", "cost_mean_ci")}
+           ("latency_mean", "latency_mean_ci", "cost_mean", "cost_mean_ci", "jobs_to_verdict",
+            "precision_achieved")}
     quant = np.full((L, len(QUANTILES)), math.nan)
-    stable = np.zeros(L, dtype=np.int64)
+    verdict = np.full(L, "", dtype=object)
+    reason = np.full(L, "", dtype=object)
     njobs = np.zeros(L, dtype=np.int64)
-    for li in range(L):
-        mine = [a for (l2, _, _, _), a in zip(tasks, accs) if l2 == li]
-        s = statistics.summarize(mine, confidence)
-        for name in out:
+    nreps = np.zeros(L, dtype=np.int64)
+    skipped = np.zeros(L, dtype=bool)
+    seen_unstable = False
+    for li in np.argsort(loads, kind="stable"):
+        load = loads[li]
+        if monotone and (seen_unstable or (unstable_from is not None and load > unstable_from)):
+            skipped[li] = True
+            continue
+        s = _run_load(engine, encs[li], model, float(rates[li]),
+                      lambda n, load=load: replication_seeds(seed_sequence, load, n), length,
+                      workers, stable_below is not None and load < stable_below)
+        for name in ("latency_mean", "latency_mean_ci", "cost_mean", "cost_mean_ci",
+                     "jobs_to_verdict"):
             out[name][li] = s[name]
+        mean, half = s["latency_mean"], s["latency_mean_ci"]
+        out["precision_achieved"][li] = half / mean if mean > 0 else math.nan
         quant[li] = s["latency_quantile"]
-        stable[li] = s["stable"]
-        njobs[li] = s["jobs"]
-    return SimulationResult(loads=loads, latency_quantile=quant, stable=stable, jobs=njobs,
+        verdict[li], reason[li] = s["verdict"], s["reason"]
+        njobs[li], nreps[li] = s["jobs"], s["replications"]
+        seen_unstable = seen_unstable or s["verdict"] == "unstable"
+    return SimulationResult(loads=loads, latency_quantile=quant, verdict=verdict, jobs=njobs,
+                            replications=nreps, skipped=skipped, reason=reason,
                             engine=engine.name, **out)
 
 

@@ -1,0 +1,94 @@
+"""Heavy tails: where the mean response time is infinite, or its variance.
+
+On FCFS servers a job waits behind the residual service of the jobs ahead of it,
+and a residual has mean E[M^2] / (2 E[M]) for a service time M (the inspection
+paradox), so E[M^2] = inf makes the mean waiting time infinite, and E[M^3] = inf
+its variance (then the Student-t interval over replications under-covers: a
+replication's mean converges slowly and from below). The Pollaczek-Khinchine
+formula is the single-server case.
+
+Which M? Consider a job J whose replicas start together on idle servers (a
+positive-probability event at any stable load). Each of J's servers is then busy
+for at least ``M`` = the time until J's replicas no longer hold it:
+
+- one copy served in full (ZRed, KT; Rer's restarted copy; CoS, RIQ with no idle
+  server, and fork-early-cancel, which keep replicas chosen before their sizes are
+  known): M is a replica's service time;
+- cancel on the first completion (CoC with d replicas, FRed and Rep with one per
+  pool): M is the smallest of the job's replica service times;
+- k of r tasks (FJ keeping r): the k-th smallest of r.
+
+A later job that picks the same servers (a positive probability under random
+placement) waits for M's residual, so ``E[M^p] = inf`` implies an infinite p-1-th
+moment of its waiting time. Only the moments' finiteness matters, and that is the
+tail index (:meth:`straggler.dependence.Dependence.order_tail_index`): E[M^p] <
+inf iff p < index. The converse is not claimed: a finite E[M^2] does not prove a
+finite E[T] (e.g. several servers blocked by different jobs), so the answer is
+``infinite`` or ``unknown``, never ``finite``. Processor sharing shares the server
+instead of queueing behind M: its mean response time is insensitive to the tail
+(M/G/1-PS: E[X] / (1 - rho)), so no claim is made for PS. Central FCFS queues
+with several servers per pool are M/G/c-like, where fewer moments may suffice at
+low load (Scheller-Wolf and Sigman): no claim either.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+__all__ = ["LatencyTail", "latency_tail"]
+
+
+@dataclass(frozen=True)
+class LatencyTail:
+    """What the size's tail implies for the response time T of a cell."""
+
+    mean_infinite: bool
+    """E[T] = inf is proven (FCFS, E[M^2] = inf)."""
+    variance_infinite: bool
+    """Var[T] = inf is proven (FCFS, E[M^3] = inf): confidence intervals under-cover."""
+    index: float
+    """Tail index of M (inf: all moments finite, or no claim)."""
+    why: str = ""
+
+
+def _blocking_order(model) -> tuple[int, int]:
+    """(r, k): M is the k-th smallest of r replica sizes of a job (see the module
+    docstring)."""
+    policy, params = model.policy, model.params
+    if policy in ("CoC",):
+        return int(model.d), 1
+    if policy in ("FRed", "Rep"):
+        return 2, 1
+    if policy == "FJ":
+        k = int(params.get("k", 1))
+        keep = params.get("keep", "d")
+        if params.get("early") or keep == k:
+            return 1, 1
+        if keep in ("d", "opt"):  # opt keeps some r in k..d: the largest r is the lightest
+            return int(model.d), k
+        return int(keep), k
+    return 1, 1  # ZRed, KT, Rer, CoS, RIQ, KS: one replica served in full
+
+
+def latency_tail(model) -> LatencyTail:
+    """Whether the cell's mean response time (or its variance) is proven infinite."""
+    none = LatencyTail(False, False, math.inf)
+    if model.discipline != "FCFS":
+        return none
+    if model.queueing == "central" and model.system is not None and max(model.system.n) > 1:
+        return none
+    if model.policy == "CoC" and model.params.get("ps_bound") not in (None, "none"):
+        return none
+    r, k = _blocking_order(model)
+    index = model.dependence.order_tail_index(model.size, r, k)
+    if not math.isfinite(index) or index > 3.0:
+        return LatencyTail(False, False, index)
+    what = ("a replica's service time" if r == 1 else
+            f"the smallest of a job's {r} replica service times" if k == 1 else
+            f"the {k}-th smallest of {r} task service times")
+    why = (f"FCFS: {what} has tail index {index:g}, so its second moment is infinite and "
+           "so is the mean waiting time (a job waits for its residual)" if index <= 2.0 else
+           f"FCFS: {what} has tail index {index:g}, so its third moment is infinite and so is "
+           "the variance of the response time: the confidence interval under-covers")
+    return LatencyTail(index <= 2.0, True, index, why)

@@ -1,0 +1,200 @@
+"""Stability verdicts of one cell: the simulation and the analysis reconciled.
+
+Each load gets ``verdict`` in ``stable``, ``unstable``, ``undetermined`` and
+``verdict_source`` in ``simulation``, ``analysis``, ``both`` (``""`` when
+undetermined):
+
+- the analysis proves a load **unstable** when it is at or above an ``exact``
+  bound ``lambda_max``, or above a ``necessary`` one; it proves it **stable** below
+  ``lambda_sufficient`` (an exact bound is also sufficient). ``conjectured`` and
+  ``approximate`` bounds prove nothing;
+- the simulation finds a load **unstable** when the backlog monitor fired, an
+  engine buffer filled up, or the measured server time per job shows lambda E[C]
+  >= N (beyond its confidence interval; within it the load is not stable); it
+  finds it **stable** only with positive evidence
+  (:func:`straggler.simulation.statistics.simulation_verdict`), else
+  **undetermined**;
+- where the policy's stability is monotone in the load
+  (:func:`straggler.policies.stability_monotone`), every load above an unstable
+  one is unstable too (and was not simulated);
+- ``unstable`` from either source wins over a simulated ``stable`` (a finite run
+  near the bound may miss the growth that theory proves); a simulated
+  instability below a proven-stable load is a **contradiction**: the verdict is
+  ``undetermined`` (source ``both``) and ``cell_notes`` and the report say so.
+
+Estimates mean something only where the system is stable: at other loads
+``latency_mean``, its CI, the quantiles and ``cost_mean`` are NaN, and what was
+measured is kept as ``latency_sample_mean`` and ``cost_sample_mean``. Where the
+analysis proves the mean response time infinite (:mod:`.analysis.tails`) it is
+``+inf``; ``latency_mean_kind`` says ``estimate``, ``ci_undercovers`` (infinite
+variance) or ``infinite``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+REL = 1e-9
+"""Relative tolerance of a load at a bound (a load of 0.5 is at a bound of 0.4999999999)."""
+
+PROVES_UNSTABLE = ("exact", "necessary")
+RESOLUTION = 1.05
+"""The monitor is calibrated to see a load 5 % above capacity: a simulated `stable`
+above 1.05 times a bound that proves instability is a disagreement worth a note."""
+
+
+@dataclass
+class Verdicts:
+    verdict: np.ndarray
+    source: np.ndarray
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def stable(self) -> np.ndarray:
+        return np.array([1.0 if v == "stable" else 0.0 if v == "unstable" else math.nan
+                         for v in self.verdict])
+
+
+def _fmt(values) -> str:
+    return "[" + ", ".join(f"{float(v):g}" for v in values) + "]"
+
+
+def analysis_verdicts(loads, lambda_max: float, kind: str,
+                      lambda_sufficient: float) -> tuple[np.ndarray, np.ndarray]:
+    """(proven unstable, proven stable) per load."""
+    loads = np.asarray(loads, dtype=float)
+    unstable = np.zeros(len(loads), dtype=bool)
+    if math.isfinite(lambda_max) and kind in PROVES_UNSTABLE:
+        if kind == "exact":
+            unstable = loads >= lambda_max * (1.0 - REL)
+        else:
+            unstable = loads > lambda_max * (1.0 + REL)
+    stable = np.zeros(len(loads), dtype=bool)
+    if math.isfinite(lambda_sufficient):
+        stable = loads < lambda_sufficient * (1.0 - REL)
+    return unstable, stable & ~unstable
+
+
+def first_unstable_load(loads, lambda_max: float, kind: str) -> float | None:
+    """The smallest load the analysis proves unstable (None if none)."""
+    unstable, _ = analysis_verdicts(loads, lambda_max, kind, math.nan)
+    loads = np.asarray(loads, dtype=float)
+    return float(loads[unstable].min()) if unstable.any() else None
+
+
+def reconcile(loads, lambda_max: float, kind: str, lambda_sufficient: float,
+              sim=None, monotone: bool = True) -> Verdicts:
+    """The verdicts of one cell (see the module docstring). ``sim`` is a
+    :class:`straggler.simulation.SimulationResult` or None (analysis only)."""
+    loads = np.asarray(loads, dtype=float)
+    L = len(loads)
+    ana_unstable, ana_stable = analysis_verdicts(loads, lambda_max, kind, lambda_sufficient)
+    sim_unstable = np.zeros(L, dtype=bool)
+    sim_stable = np.zeros(L, dtype=bool)
+    notes: list[str] = []
+    if sim is not None:
+        sim_v = np.asarray(sim.verdict, dtype=object)
+        sim_unstable = sim_v == "unstable"
+        sim_stable = sim_v == "stable"
+        if monotone:  # every load above a simulated instability is unstable too
+            order = np.argsort(loads, kind="stable")
+            seen = False
+            for li in order:
+                seen = seen or bool(sim_unstable[li])
+                sim_unstable[li] = seen
+    verdict = np.full(L, "undetermined", dtype=object)
+    source = np.full(L, "", dtype=object)
+    contradiction = sim_unstable & ana_stable
+    unstable = (sim_unstable | ana_unstable) & ~contradiction
+    verdict[unstable] = "unstable"
+    source[unstable & sim_unstable & ana_unstable] = "both"
+    source[unstable & sim_unstable & ~ana_unstable] = "simulation"
+    source[unstable & ~sim_unstable & ana_unstable] = "analysis"
+    stable = ~unstable & ~contradiction & (sim_stable | ana_stable)
+    verdict[stable] = "stable"
+    source[stable & sim_stable & ana_stable] = "both"
+    source[stable & sim_stable & ~ana_stable] = "simulation"
+    source[stable & ~sim_stable & ana_stable] = "analysis"
+    source[contradiction] = "both"
+    if contradiction.any():
+        notes.append(
+            f"contradiction: the simulation found loads {_fmt(loads[contradiction])} unstable "
+            f"below the proven-stable load lambda_sufficient = {lambda_sufficient:.6g}; "
+            "verdict undetermined (a false alarm of the backlog monitor, or a wrong bound)")
+    missed = ana_unstable & sim_stable
+    if missed.any():
+        beyond = missed & (loads > RESOLUTION * lambda_max)
+        text = (f"the simulation did not see the growth that the {kind} bound lambda_max = "
+                f"{lambda_max:.6g} proves at loads {_fmt(loads[missed])}: verdict unstable "
+                "(analysis)")
+        if beyond.any():
+            text += (f"; at {_fmt(loads[beyond])}, more than 5 % above the bound, the "
+                     "simulation should have seen it: a disagreement")
+        notes.append(text)
+    if sim is not None:
+        notes.extend(_simulation_notes(loads, sim, verdict))
+    return Verdicts(verdict, source, notes)
+
+
+def _simulation_notes(loads, sim, verdict) -> list[str]:
+    notes = []
+    reason = np.asarray(sim.reason, dtype=object)
+    for why, text in (("backlog", "the backlog grows"), ("capacity", "an engine buffer filled up"),
+                      ("cost", "the measured server time per job lambda E[C] reaches the N "
+                               "servers' capacity")):
+        at = reason == why
+        if at.any():
+            notes.append(f"simulation: {text} at loads {_fmt(loads[at])}")
+    skipped = np.asarray(sim.skipped, dtype=bool)
+    if skipped.any():
+        notes.append(f"loads {_fmt(loads[skipped])} not simulated: above a load found "
+                     "unstable, and stability is monotone in the load for this policy")
+    short = (reason == "short") & (verdict == "undetermined")
+    if short.any():
+        from .simulation.statistics import MISS_PROBABILITY
+
+        need = np.asarray(sim.jobs_to_verdict, dtype=float)[short]
+        notes.append(
+            f"undetermined at loads {_fmt(loads[short])}: the runs were too short to exclude "
+            f"growth (miss probability above {MISS_PROBABILITY:g}); about "
+            f"{_fmt(np.ceil(need))} measured jobs per replication (simulation.jobs) would "
+            "decide them")
+    return notes
+
+
+ESTIMATES = ("latency_mean", "latency_mean_ci", "latency_quantile", "cost_mean", "cost_mean_ci",
+             "precision_achieved")
+
+
+def apply(values: dict, verdicts: Verdicts, tail=None) -> dict:
+    """The simulated variables with the verdicts applied (see the module docstring):
+    estimates only at stable loads, sample means kept, +inf where the mean is
+    infinite, and ``verdict``, ``verdict_source``, ``stable``, ``latency_mean_kind``."""
+    out = dict(values)
+    stable = np.asarray(verdicts.verdict, dtype=object) == "stable"
+    out["latency_sample_mean"] = np.asarray(values["latency_mean"], dtype=float).copy()
+    out["cost_sample_mean"] = np.asarray(values["cost_mean"], dtype=float).copy()
+    for name in ESTIMATES:
+        if name not in values:
+            continue
+        array = np.array(values[name], dtype=float, copy=True)
+        array[~stable] = math.nan
+        out[name] = array
+    kind = np.full(len(stable), "", dtype=object)
+    kind[stable] = "estimate"
+    if tail is not None and tail.variance_infinite:
+        kind[stable] = "ci_undercovers"
+    if tail is not None and tail.mean_infinite:
+        kind[stable] = "infinite"
+        out["latency_mean"][stable] = math.inf
+        out["latency_mean_ci"][stable] = math.nan
+    if tail is not None and tail.why and stable.any():
+        verdicts.notes.append(tail.why)
+    out["latency_mean_kind"] = kind
+    out["verdict"] = np.asarray(verdicts.verdict, dtype=object)
+    out["verdict_source"] = np.asarray(verdicts.source, dtype=object)
+    out["stable"] = verdicts.stable
+    return out
