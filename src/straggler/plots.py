@@ -59,6 +59,45 @@ def load_label(ds: xr.Dataset) -> str:
     return "load"
 
 
+def policy_colours() -> dict:
+    """One fixed colour per canonical policy, the same in every figure of every study."""
+    import seaborn as sns
+
+    from .policies import POLICIES
+
+    return dict(zip(POLICIES, sns.color_palette("tab10", n_colors=len(POLICIES))))
+
+
+VERDICT_MARKS = {"unstable": "x", "undetermined": "$?$"}
+"""How a simulated load without an estimate is drawn: a mark at the foot of the panel
+(x: unstable, ?: undetermined), never a point on the curve."""
+VERDICT_NOTE = "marks at the foot: x unstable, ? undetermined (no estimate); ∞ infinite mean"
+
+
+def _draw_verdicts(ax, part: pd.DataFrame, x: str, colour, slot: int = 0) -> bool:
+    """Mark the loads of ``part`` (columns ``x``, ``verdict`` and optionally
+    ``mean_kind``) that have no finite estimate, in row ``slot`` at the foot of the
+    panel (one row per series, so that marks of several series do not hide each
+    other); True if anything was drawn."""
+    drawn = False
+    if "verdict" not in part:
+        return drawn
+    for verdict, marker in VERDICT_MARKS.items():
+        at = part[part["verdict"] == verdict]
+        if len(at):
+            ax.scatter(at[x], np.full(len(at), 0.03 + 0.045 * slot),
+                       transform=ax.get_xaxis_transform(),
+                       marker=marker, s=28, color=colour, lw=1.0, zorder=6, clip_on=False)
+            drawn = True
+    if "mean_kind" in part:
+        at = part[part["mean_kind"] == "infinite"]
+        if len(at):
+            ax.scatter(at[x], np.full(len(at), 0.95), transform=ax.get_xaxis_transform(),
+                       marker="$\\infty$", s=60, color=colour, zorder=6, clip_on=False)
+            drawn = True
+    return drawn
+
+
 def _numeric(values) -> bool:
     return all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in values)
 
@@ -126,7 +165,7 @@ def _facets(df, x: str, y: str, title: str, ylabel: str, col: str | None = None,
     )
     grid = sns.relplot(
         data=df, x=x, y=y, hue="policy", style="policy", kind="line", markers=True,
-        dashes=False, height=2.6, aspect=1.3,
+        dashes=False, height=2.6, aspect=1.3, palette=policy_colours(),
         facet_kws={"sharey": False if col is None else "row", "margin_titles": col is not None},
         **layout,
     )
@@ -208,7 +247,9 @@ def cost_figure(ds: xr.Dataset):
 
 def latency_figure(ds: xr.Dataset):
     """Mean response time against load (log scale): the analysis as solid lines, the
-    simulation as dashed lines with markers, one colour per policy."""
+    simulation as dashed lines with markers, one colour per policy; a simulated load
+    that is unstable or undetermined has no estimate and gets a mark at the foot of
+    its panel instead (:data:`VERDICT_MARKS`)."""
     frames = []
     for var, source in (("latency_approx", "analysis"), ("latency_mean", "simulation")):
         df, col, where = _frame(ds, var, "load")
@@ -226,14 +267,44 @@ def latency_figure(ds: xr.Dataset):
     grid = sns.relplot(
         data=df, x="load", y="latency", hue="policy", style="source", kind="line",
         markers={"analysis": ".", "simulation": "o"}, dashes={"analysis": "", "simulation": (3, 2)},
-        height=2.6, aspect=1.3,
+        height=2.6, aspect=1.3, palette=policy_colours(),
         facet_kws={"sharey": False if col is None else "row", "margin_titles": col is not None},
         **layout,
     )
     _log_y(grid.axes.flat)
+    if _mark_simulated_verdicts(ds, grid, col):
+        title += f"\n({VERDICT_NOTE})"
     grid.set_axis_labels(load_label(ds), "E[T]")
-    grid.figure.suptitle(title, y=1.02)
+    grid.figure.suptitle(title, y=1.06 if "\n" in title else 1.02)
     return grid.figure
+
+
+def _mark_simulated_verdicts(ds: xr.Dataset, grid, col: str | None) -> bool:
+    """Verdict marks on a latency-against-load facet grid made from :func:`_frame`."""
+    if "verdict" not in ds or "jobs" not in ds:
+        return False
+    df, _, _ = _frame(ds, "verdict", "load")
+    jobs, _, _ = _frame(ds, "jobs", "load")
+    kind, _, _ = _frame(ds, "latency_mean_kind", "load")
+    df["mean_kind"] = kind["latency_mean_kind"].values
+    # only loads the simulation covered (ran, or skipped above an unstable one)
+    simulated = ds["jobs"].notnull().any("load")
+    df = df[(jobs["jobs"].values > 0) | (df["verdict"] == "unstable")]
+    colours = policy_colours()
+    slots = {p: i for i, p in enumerate(str(v) for v in ds["policy"].values)}
+    drawn = False
+    for key, ax in grid.axes_dict.items():
+        if col is None:
+            part = df[df[_CASE] == key]
+        else:
+            row, column = key
+            part = df[(df[_CASE] == row) & (df[col] == column)]
+        for policy, sub in part.groupby("policy"):
+            if not bool(simulated.sel(policy=policy).any()):
+                continue
+            drawn |= _draw_verdicts(ax, sub, "load", colours.get(policy, "0.3"),
+                                    slots[str(policy)])
+    return drawn
 
 
 def _confidence(ds: xr.Dataset) -> float:
@@ -253,6 +324,24 @@ def _shown_loads(ds: xr.Dataset) -> np.ndarray:
     return loads[np.unique(np.linspace(0, len(loads) - 1, _MAX_LOAD_PANELS).round().astype(int))]
 
 
+def _with_verdicts(frame: pd.DataFrame, sub: xr.Dataset) -> pd.DataFrame:
+    """``frame`` (one row per point of ``sub``'s variables, in their order) with the
+    columns ``verdict`` and ``mean_kind`` for the loads the simulation covered
+    (``""`` elsewhere: nothing to mark)."""
+    if "verdict" not in sub or "jobs" not in sub:
+        return frame
+    shape = sub["latency_mean"].dims
+    verdict = sub["verdict"].transpose(*shape).values.ravel().astype(object)
+    jobs = sub["jobs"].transpose(*shape).values.ravel()
+    covered = (jobs > 0) | ((verdict == "unstable") & np.isfinite(jobs))
+    frame = frame.copy()
+    frame["verdict"] = np.where(covered, verdict, "")
+    if "latency_mean_kind" in sub:
+        kind = sub["latency_mean_kind"].transpose(*shape).values.ravel().astype(object)
+        frame["mean_kind"] = np.where(covered, kind, "")
+    return frame
+
+
 def _latency_frame(ds: xr.Dataset, keep: set) -> tuple[pd.DataFrame, str]:
     """Analysis and simulation (with CI half-widths) in long form, every grid
     dimension outside ``keep`` sliced at its first value; returns (frame, title suffix)."""
@@ -260,6 +349,7 @@ def _latency_frame(ds: xr.Dataset, keep: set) -> tuple[pd.DataFrame, str]:
     sub = ds.sel(fixed).sel(load=_shown_loads(ds))
     sim = sub[["latency_mean", "latency_mean_ci"]].to_dataframe().reset_index()
     sim = sim.rename(columns={"latency_mean": "latency", "latency_mean_ci": "ci"})
+    sim = _with_verdicts(sim, sub)
     ana = sub["latency_approx"].to_dataframe().reset_index().rename(
         columns={"latency_approx": "latency"})
     parts = [ana.assign(source="analysis", ci=np.nan), sim.assign(source="simulation")]
@@ -297,14 +387,17 @@ def latency_vs_figure(ds: xr.Dataset, x: str):
     if not df["latency"].notna().any():
         return _empty(title, "latency values")
     plt, sns = _backend()
-    policies = list(dict.fromkeys(df["policy"]))
-    colours = dict(zip(policies, sns.color_palette(n_colors=len(policies))))
+    colours = policy_colours()
+    slots = {p: i for i, p in enumerate(dict.fromkeys(df["policy"]))}
+    marked = []
 
     def draw(data, **_):
         ax = plt.gca()
         for (policy, source), part in data.groupby(["policy", "source"], sort=False):
             part = part.sort_values(x)
             simulated = source == "simulation"
+            if simulated:
+                marked.append(_draw_verdicts(ax, part, x, colours[policy], slots[policy]))
             style = "--" if simulated else (":" if "lower" in source else "-")
             ax.errorbar(part[x], part["latency"], yerr=part["ci"] if simulated else None,
                         color=colours[policy], ls=style,
@@ -319,7 +412,9 @@ def latency_vs_figure(ds: xr.Dataset, x: str):
     grid.set_titles(row_template="{row_name}", col_template="{col_name}")
     handles, labels = grid.axes.flat[0].get_legend_handles_labels()
     grid.figure.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.9))
-    grid.figure.suptitle(title, y=1.02)
+    if any(marked):
+        title += f"\n({VERDICT_NOTE})"
+    grid.figure.suptitle(title, y=1.06 if any(marked) else 1.02)
     return grid.figure
 
 
@@ -329,7 +424,11 @@ def latency_by_distribution_figure(ds: xr.Dataset):
     colour per (policy, dependence): the near-insensitivity of the PS paper's Fig. 5.
     The y axis is not forced to 0, so differences of a percent stay visible."""
     df, where = _latency_frame(ds, {"distribution"})
-    df = df[(df["source"] == "simulation") & df["latency"].notna()]
+    df = df[df["source"] == "simulation"]
+    if "verdict" in df:
+        df = df[df["latency"].notna() | df["verdict"].isin(list(VERDICT_MARKS))]
+    else:
+        df = df[df["latency"].notna()]
     title = (f"Simulated mean response time per job-size law ({_confidence(ds):.0%} CI bars)"
              f"{where}")
     if df.empty:
@@ -340,11 +439,14 @@ def latency_by_distribution_figure(ds: xr.Dataset):
     series = list(dict.fromkeys(df["series"]))
     colours = dict(zip(series, sns.color_palette(n_colors=len(series))))
     offsets = dict(zip(series, np.linspace(-0.15, 0.15, len(series)) if len(series) > 1 else [0.0]))
+    marked = []
 
     def draw(data, **_):
         ax = plt.gca()
         for name, part in data.groupby("series", sort=False):
             pos = np.array([order.index(str(v)) for v in part["distribution"]]) + offsets[name]
+            marked.append(_draw_verdicts(ax, part.assign(pos=pos), "pos", colours[name],
+                                         series.index(name)))
             ax.errorbar(pos, part["latency"], yerr=part["ci"], color=colours[name], ls="none",
                         marker="o", ms=4, capsize=3, label=name)
         ax.set_xticks(range(len(order)))
@@ -357,7 +459,9 @@ def latency_by_distribution_figure(ds: xr.Dataset):
     grid.set_titles(col_template="{col_name}")
     handles, labels = grid.axes.flat[0].get_legend_handles_labels()
     grid.figure.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.9))
-    grid.figure.suptitle(title, y=1.02)
+    if any(marked):
+        title += f"\n({VERDICT_NOTE})"
+    grid.figure.suptitle(title, y=1.06 if any(marked) else 1.02)
     return grid.figure
 
 
@@ -413,9 +517,13 @@ def _long(ds: xr.Dataset, what: str, keep: set[str]) -> tuple[pd.DataFrame, str]
         df = sub.to_dataframe(name="value").reset_index()
         if var == sim_var:
             df["ci"] = ds[ci_var].sel(fixed).to_dataframe(name="ci").reset_index()["ci"].values
+            df = _with_verdicts(df, ds.sel(fixed))
         frames.append(df.assign(source=source))
     df = pd.concat(frames, ignore_index=True)
-    df = df[np.isfinite(df["value"].astype(float))]
+    keep = np.isfinite(df["value"].astype(float))
+    if "verdict" in df:  # a simulated load without an estimate keeps its row for its mark
+        keep |= df["verdict"].isin(list(VERDICT_MARKS)).to_numpy()
+    df = df[keep]
     df[_CASE] = df["distribution"].astype(str) + ", " + df["dependence"].astype(str)
     where = ", ".join(f"{k} = {_fmt(v)}" for k, v in fixed.items() if ds.sizes[k] > 1)
     return df, (f" at {where}" if where else "")
@@ -433,16 +541,22 @@ def against_axis_figure(ds: xr.Dataset, what: str, x: str):
         return _facets(df.assign(policy=[], value=[]), x, "value", title, ylabel)
     df["panel"] = df[_CASE] + ", " + df["policy"].astype(str)
     df["load"] = df["load"].map(_fmt)
+    loads = list(dict.fromkeys(df["load"]))
+    palette = dict(zip(loads, sns.color_palette(n_colors=len(loads))))
     grid = sns.relplot(data=df, x=x, y="value", hue="load", style="source", kind="line",
                        markers=True, col="panel", col_wrap=min(2, df["panel"].nunique()),
-                       height=2.8, aspect=1.3, facet_kws={"sharey": False})
+                       height=2.8, aspect=1.3, facet_kws={"sharey": False}, palette=palette)
+    marked = False
     for (panel, load), part in df[df["source"] == "simulation"].groupby(["panel", "load"]):
         ax = grid.axes_dict[panel]
         ax.errorbar(part[x], part["value"], yerr=part["ci"], fmt="none", ecolor="0.3", lw=0.8)
+        marked |= _draw_verdicts(ax, part, x, palette[load], loads.index(load))
     if what == "latency":
         _log_y(grid.axes.flat)
     grid.set_axis_labels(x, ylabel)
-    grid.figure.suptitle(title, y=1.02)
+    if marked:
+        title += f"\n({VERDICT_NOTE})"
+    grid.figure.suptitle(title, y=1.06 if marked else 1.02)
     return grid.figure
 
 
@@ -460,13 +574,21 @@ def by_variant_figure(ds: xr.Dataset, what: str):
     df["variant"] = df[swept].astype(str).apply(
         lambda row: ", ".join(f"{k}={v}" for k, v in row.items() if k != "policy"
                               or ds.sizes["policy"] > 1), axis=1)
+    variants = list(dict.fromkeys(df["variant"]))
+    palette = dict(zip(variants, sns.color_palette(n_colors=len(variants))))
     grid = sns.relplot(data=df, x="load", y="value", hue="variant", style="source", kind="line",
                        markers=True, col=_CASE, col_wrap=min(2, df[_CASE].nunique()),
-                       height=3.2, aspect=1.4, facet_kws={"sharey": False})
+                       height=3.2, aspect=1.4, facet_kws={"sharey": False}, palette=palette)
+    marked = False
+    for (case, variant), part in df[df["source"] == "simulation"].groupby([_CASE, "variant"]):
+        marked |= _draw_verdicts(grid.axes_dict[case], part, "load", palette[variant],
+                                 variants.index(variant))
     if what == "latency":
         _log_y(grid.axes.flat)
     grid.set_axis_labels("load", ylabel)
-    grid.figure.suptitle(title, y=1.02)
+    if marked:
+        title += f"\n({VERDICT_NOTE})"
+    grid.figure.suptitle(title, y=1.06 if marked else 1.02)
     return grid.figure
 
 
