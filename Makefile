@@ -29,7 +29,7 @@ test: setup
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test-fast: setup
-	$(BIN)/python -m pytest -m "not slow and not workflow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not slow and not workflow and not cluster" $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/snakemake --lint
