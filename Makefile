@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "python >= 3.11 is required, found " + sys.version.split()[0])'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test,bench]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test,bench,cluster]"
 	@touch $(STAMP)
 
 setup: $(STAMP)
@@ -29,7 +29,7 @@ test: setup
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test-fast: setup
-	$(BIN)/python -m pytest -m "not slow and not workflow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not slow and not workflow and not cluster" $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/snakemake --lint

@@ -20,3 +20,17 @@ include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/plots.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/archive.smk"
+
+
+# A failed or killed evaluate job leaves its cell without a result and, with
+# --keep-going (the cluster profiles), the other cells finish: name the cells that a
+# rerun will compute, so that a long log need not be searched for them.
+onerror:
+    _missing = [cid for cid in GRID.cells if not Path(cell_path(cid)).exists()]
+    if _missing:
+        logger.error(
+            f"{len(_missing)} of {len(GRID.cells)} cells of study '{STUDY}' have no result "
+            "(their job failed, was killed or did not run); a rerun computes only these:\n"
+            + "\n".join(f"  {cid}" for cid in _missing[:50])
+            + (f"\n  ... and {len(_missing) - 50} more" if len(_missing) > 50 else "")
+        )
