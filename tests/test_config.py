@@ -580,3 +580,33 @@ def test_snakemake_validate_accepts_the_example_and_fills_defaults():
     del raw["simulation"]
     validate(raw, str(REPO / "workflow" / "schemas" / "config.schema.yaml"))
     assert raw["simulation"]["jobs"] == 200000
+
+
+def test_a_scale_merges_its_overrides_and_keeps_its_own_results():
+    raw = dict(minimal(), study="s",
+               scales={"paper": {"simulation": {"jobs": 10**7, "replications": 50},
+                                 "load": [0.1, 0.3, 0.5]}})
+    quick = resolve_config(raw)
+    assert quick["study"] == "s" and quick["scale"] == "quick"
+    assert quick["simulation"]["jobs"] == 200000 and quick["load"] == [0.1, 0.5]
+    paper = resolve_config(dict(raw, scale="paper"))
+    assert paper["study"] == "s-paper" and paper["scale"] == "paper"
+    assert paper["simulation"]["jobs"] == 10**7 and paper["simulation"]["warmup"] == 20000
+    assert paper["load"] == [0.1, 0.3, 0.5] and "scales" not in paper
+    # a study without scales resolves exactly as before
+    assert "scale" not in resolve_config(minimal())
+    assert resolve_config(dict(minimal(), scale="quick")) == resolve_config(minimal())
+
+
+def test_scale_errors_name_the_key():
+    assert errors_of(dict(minimal(), scale="paper")) == [
+        "scale: value 'paper' is not allowed; expected quick: this study defines no other "
+        "scale (a study file lists them under scales)"]
+    errs = errors_of(dict(minimal(), scale="papr", scales={"paper": {}}))
+    assert any(e.startswith("scale: value 'papr' is not allowed") and "did you mean 'paper'" in e
+               for e in errs)
+    errs = errors_of(dict(minimal(), scales={"huge": {}, "paper": {"seed": 1}}))
+    assert any(e.startswith("scales.huge: key 'huge' is not allowed") for e in errs)
+    assert any(e.startswith("scales.paper.seed: value 1 is not allowed") for e in errs)
+    errs = errors_of(dict(minimal(), scale="paper", scales={"paper": {"simulation": {"jobs": 0}}}))
+    assert any(e.startswith("simulation.jobs") for e in errs)

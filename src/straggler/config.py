@@ -63,9 +63,14 @@ TOP_LEVEL_ORDER: tuple[str, ...] = (
     "system", "evaluate", "simulation",
 )
 
-KEY_ORDER: tuple[str, ...] = TOP_LEVEL_ORDER[:4] + ("load_basis",) + TOP_LEVEL_ORDER[4:]
+KEY_ORDER: tuple[str, ...] = (("study", "scale") + TOP_LEVEL_ORDER[1:4] + ("load_basis",)
+                              + TOP_LEVEL_ORDER[4:] + ("scales",))
 """Every top-level key, in dump order: ``load_basis`` is in a resolved config only when
-it is not the default (``nominal``), so TOP_LEVEL_ORDER (always present) leaves it out."""
+it is not the default (``nominal``), and ``scale`` only when the study defines scales,
+so TOP_LEVEL_ORDER (always present) leaves them out; ``scales`` is applied and dropped."""
+
+SCALES: tuple[str, ...] = ("quick", "paper")
+"""Run scales a study file may define under ``scales`` and select with ``scale``."""
 
 BUILTIN_DEPENDENCES: dict[str, dict] = {"identical": {"kind": "identical"}, "iid": {"kind": "iid"}}
 
@@ -968,6 +973,61 @@ def _under(path: tuple, target: tuple) -> bool:
 # --------------------------------------------------------------------------- resolve
 
 
+def _merge(base: dict, over: dict) -> dict:
+    """``base`` with ``over`` merged in: mappings recursively, anything else replaced."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = _merge(dict(out[key]), dict(value))
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _apply_scale(cfg: dict) -> tuple[dict, list[_Err]]:
+    """The config at its ``scale`` (``quick`` unless given): ``scales.<scale>`` merged
+    over the rest of the file, and, for a scale other than quick, the study renamed
+    ``<study>-<scale>`` so that both scales keep their results (``results/<study>/``).
+    A study without ``scales`` resolves as before (no ``scale`` key) and has only the
+    quick scale."""
+    scales = cfg.pop("scales", None)
+    scale = cfg.get("scale", "quick")
+    if scale not in SCALES:
+        return cfg, []  # the schema names the allowed values
+    if scales is None:
+        if scale != "quick":
+            return cfg, [_not_allowed(("scale",), scale, "quick: this study defines no other "
+                                      "scale (a study file lists them under scales)")]
+        cfg.pop("scale", None)
+        return cfg, []
+    if not isinstance(scales, Mapping):
+        return cfg, [_not_allowed(("scales",), scales, f"a mapping with keys among {_one_of(SCALES)}")]
+    errs = []
+    for name, over in scales.items():
+        if name not in SCALES:
+            errs.append(_Err(("scales", name), f"scales.{name}: key {name!r} is not allowed; "
+                             f"expected one of {_one_of(SCALES)}{_did_you_mean(name, SCALES)}"))
+        elif not isinstance(over, Mapping):
+            errs.append(_not_allowed(("scales", name), over, "a mapping of config keys to "
+                                     "override at that scale (e.g. simulation, load)"))
+        else:
+            for key in over:
+                if key in ("study", "seed", "scale", "scales"):
+                    errs.append(_not_allowed(("scales", name, key), over[key],
+                                             "no value: a scale changes run lengths and grids, "
+                                             "never the study's name, seed or scale"))
+    if scale != "quick" and scale not in scales:
+        errs.append(_not_allowed(("scale",), scale, f"a scale this study defines under scales "
+                                 f"({_one_of(['quick', *scales])})"))
+    if errs:
+        return cfg, errs
+    cfg = _merge(cfg, dict(scales.get(scale) or {}))
+    cfg["scale"] = scale
+    if scale != "quick":
+        cfg["study"] = f"{cfg.get('study', 'default')}-{scale}"
+    return cfg, []
+
+
 def resolve_config(raw: dict) -> dict:
     """Validate ``raw`` and return the resolved config (a new dict; ``raw`` is not modified).
 
@@ -976,10 +1036,11 @@ def resolve_config(raw: dict) -> dict:
     if not isinstance(raw, Mapping):
         raise ConfigError([f"(top level): value {_fmt(raw, 60)} is not allowed; expected a mapping of "
                            f"config keys ({', '.join(KEY_ORDER)})"])
-    cfg = copy.deepcopy(dict(raw))
+    cfg, errs = _apply_scale(copy.deepcopy(dict(raw)))
     _schema_errors(cfg)  # fill the defaults first; the errors are collected below
 
-    axes, errs = _extra_axes(cfg)
+    axes, axis_errs = _extra_axes(cfg)
+    errs += axis_errs
     # a swept parameter need not be given a base value: the first value of its axis serves
     for axis, values in axes:
         if axis.target[0] == "distributions" and _get(cfg, axis.target) is _MISSING:
@@ -1056,6 +1117,7 @@ def _normalise(cfg: dict, axes: list[tuple[_Axis, list]]) -> dict:
     basis = {} if cfg.get("load_basis", "nominal") == "nominal" else {"load_basis": cfg["load_basis"]}
     return copy.deepcopy({
         "study": cfg["study"],
+        **({"scale": cfg["scale"]} if "scale" in cfg else {}),
         "seed": cfg["seed"],
         "grid": grid,
         "load": list(cfg["load"]),

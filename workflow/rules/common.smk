@@ -12,8 +12,12 @@ from straggler.plots import figure_names
 
 # Without --configfile the default study runs. A study file is complete by itself:
 # it is not merged into config/config.yaml (Snakemake's `configfile:` would merge).
-if not config:
+# `--config scale=paper` alone applies to the default study.
+if "grid" not in config:
+    _given = dict(config)
+    config.clear()
     config.update(load_config(Path(workflow.basedir) / "config" / "config.yaml"))
+    config.update(_given)
 
 try:
     RESOLVED = resolve_config(config)
