@@ -12,6 +12,10 @@ include: "workflow/rules/common.smk"
 rule all:
     input:
         study_outputs(),
+        # pending work units are targets themselves: a cell without a result is evaluated
+        # even where the dataset looks up to date (Snakemake reruns no job for a missing
+        # intermediate file when its consumers are newer, e.g. without .snakemake metadata)
+        pending_units(),
     default_target: True
 
 

@@ -55,17 +55,24 @@ def tiny_study(tmp_path_factory):
         yield workdir, ds.load()
 
 
-def test_dry_run_lists_one_evaluate_job_per_distinct_cell(tmp_path):
+def job_counts(run) -> dict[str, int]:
+    return {line.split()[0]: int(line.split()[1])
+            for line in (run.stdout + run.stderr).splitlines()
+            if len(line.split()) == 2 and line.split()[1].isdigit()}
+
+
+def test_dry_run_batches_the_cheap_cells(tmp_path):
+    """40 analytic cells of tens of milliseconds: one evaluate job (execution:
+    target_seconds 20), or one per cell when cells_per_job is 1; nothing is written."""
     configfile = tmp_path / "tiny.yaml"
     configfile.write_text(yaml.safe_dump(TINY))
     run = snakemake(tmp_path, configfile, "-n", "--quiet", "rules")
     assert run.returncode == 0, run.stderr[-4000:]
-    counts = dict(
-        line.split() for line in (run.stdout + run.stderr).splitlines()
-        if len(line.split()) == 2 and line.split()[1].isdigit()
-    )
+    assert job_counts(run)["evaluate"] == 1
+    configfile.write_text(yaml.safe_dump(dict(TINY, execution={"cells_per_job": 1})))
+    run = snakemake(tmp_path, configfile, "-n", "--quiet", "rules")
     # ZRed, FRed, KT, Rep: 2 distributions x 2 dependences x 2 r_slow; CoC d=2 only (d=20 > N)
-    assert int(counts["evaluate"]) == 5 * 2 * 2 * 2
+    assert job_counts(run)["evaluate"] == 5 * 2 * 2 * 2
     assert not (tmp_path / "results").exists()
 
 
@@ -231,3 +238,90 @@ def test_every_figure_draws_when_a_case_has_no_values(tiny_study, tmp_path):
     names = figure_names(build_grid(resolve_config(TINY)).axes)
     paths = write_figures(ds, tmp_path, names)
     assert len(paths) == 2 * len(names) and all(p.stat().st_size > 0 for p in paths)
+
+
+# ---------------------------------------------------------------- work units
+
+SIMULATED = {
+    "study": "units",
+    "seed": 11,
+    "grid": {"policy": ["ZRed", "CoC"], "distribution": ["exp"], "dependence": ["iid"],
+             "r_slow": [1.0], "d": [2], "N": [4]},
+    "load": [0.3, 0.6],
+    "distributions": {"exp": {"family": "exponential", "mean": 1}},
+    "evaluate": ["analytic", "simulation"],
+    "simulation": {"jobs": 20000, "warmup": 1000, "replications": 3},
+}
+
+
+def _run_study(workdir: Path, config: dict, *extra) -> subprocess.CompletedProcess:
+    workdir.mkdir(parents=True, exist_ok=True)
+    configfile = workdir / "study.yaml"
+    configfile.write_text(yaml.safe_dump(config))
+    run = snakemake(workdir, configfile, *extra)
+    assert run.returncode == 0, run.stderr[-4000:]
+    return run
+
+
+def _dataset(workdir: Path, study: str) -> xr.Dataset:
+    with xr.open_dataset(workdir / "results" / study / f"{study}.nc") as ds:
+        return ds.load()
+
+
+def _assert_identical(a: xr.Dataset, b: xr.Dataset) -> None:
+    assert a.identical(b.assign_attrs(created=a.attrs["created"])), [
+        v for v in a.data_vars if not a[v].identical(b[v])]
+
+
+def _simulated_jobs(workdir: Path, study: str) -> dict[str, int]:
+    """Jobs simulated per cell by the last run, from the evaluate jobs' progress lines."""
+    out = {}
+    for log in (workdir / "results" / study / "logs" / "evaluate").glob("*.log"):
+        for line in log.read_text().splitlines():
+            if "jobs simulated" in line:
+                cell = line.split("] ", 1)[1].split(":", 1)[0]
+                out[cell] = int(line.split(" loads, ")[1].split(" jobs")[0].replace(",", ""))
+    return out
+
+
+@pytest.fixture(scope="module")
+def units_study(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("units")
+    _run_study(workdir, SIMULATED, "--cores", "2")
+    return workdir, _dataset(workdir, "units")
+
+
+def test_how_work_is_cut_changes_no_number(units_study, tmp_path):
+    """One job per replication (replications_per_job: 1) and one cell per job, on one
+    core, gives the dataset of the automatic cut on two cores, bit for bit."""
+    _, auto = units_study
+    config = dict(SIMULATED, execution={"replications_per_job": 1, "cells_per_job": 1,
+                                        "target_seconds": 1})
+    run = _run_study(tmp_path, config, "--cores", "1")
+    assert job_counts(run)["simulate_shard"] == 2 * 3  # 2 cells x 3 replications
+    _assert_identical(auto, _dataset(tmp_path, "units"))
+
+
+def test_a_new_axis_value_or_load_evaluates_only_what_is_new(units_study, tmp_path):
+    import shutil
+
+    workdir, _ = units_study
+    shutil.copytree(workdir / "results", tmp_path / "results")
+    shutil.rmtree(tmp_path / "results" / "units" / "logs")
+    # a new value of N: only its two cells are simulated
+    wider = json.loads(json.dumps(SIMULATED))
+    wider["grid"]["N"] = [4, 6]
+    _run_study(tmp_path, wider, "--cores", "2")
+    jobs = _simulated_jobs(tmp_path, "units")
+    assert set(jobs) == {"policy=ZRed__distribution=exp__dependence=iid__r_slow=1.0__N=6",
+                         "policy=CoC__distribution=exp__dependence=iid__r_slow=1.0__d=2__N=6"}
+    fresh = tmp_path / "fresh"
+    _run_study(fresh, wider, "--cores", "2")
+    _assert_identical(_dataset(fresh, "units"), _dataset(tmp_path, "units"))
+    # a new load: every cell is evaluated again, but simulates only the new load
+    shutil.rmtree(tmp_path / "results" / "units" / "logs")
+    more = dict(wider, load=[0.3, 0.45, 0.6])
+    _run_study(tmp_path, more, "--cores", "2")
+    assert set(_simulated_jobs(tmp_path, "units").values()) == {3 * 20000}
+    _run_study(fresh, more, "--cores", "2")
+    _assert_identical(_dataset(fresh, "units"), _dataset(tmp_path, "units"))

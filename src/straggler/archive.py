@@ -34,6 +34,9 @@ PROJECT_FILES = ("pyproject.toml", "constraints.txt", "environment.yml", "Snakef
                  "README.md")
 PROJECT_DIRS = ("src/straggler", "workflow", "config", "profiles")
 _SKIP_PARTS = {"__pycache__", ".snakemake"}
+_SKIP_RESULTS = ("logs", "sim", "units", "benchmarks")
+"""Under results/<study>/: logs, the replication store (a cache of the cells), the work
+units' temporary manifests and Snakemake's timings are not part of a result set."""
 
 
 class ArchiveError(Exception):
@@ -46,8 +49,9 @@ def _sha256(data: bytes) -> str:
 
 def _result_files(results: Path) -> list[Path]:
     return sorted(p for p in results.rglob("*")
-                  if p.is_file() and not p.name.startswith(".") and "logs" not in p.relative_to(
-                      results).parts[:1] and not (_SKIP_PARTS & set(p.parts)))
+                  if p.is_file() and not p.name.startswith(".")
+                  and p.relative_to(results).parts[0] not in _SKIP_RESULTS
+                  and not (_SKIP_PARTS & set(p.parts)))
 
 
 def _project_files(root: Path) -> list[Path]:
@@ -190,14 +194,14 @@ def _rerun(manifest: dict, members: dict[str, bytes], count: int, verdict: Verdi
     import yaml
 
     from .config import resolve_config
-    from .dataset import source_hash
+    from .sources import model_hash
     from .evaluate import evaluate_cell
 
     study = manifest["study"]
     prefix = f"{study}/results/"
     archived = manifest["provenance"].get("source_hash", "?")
-    if archived != source_hash():
-        verdict.note(f"the installed code (source {source_hash()}) differs from the archived "
+    if archived != model_hash():
+        verdict.note(f"the installed code (source {model_hash()}) differs from the archived "
                      f"run's ({archived}): a difference below may come from that")
     resolved = resolve_config(yaml.safe_load(members[prefix + "config.yaml"]))
     cells = sorted(n for n in members if n.startswith(prefix + "cells/") and n.endswith(".nc"))
@@ -207,7 +211,8 @@ def _rerun(manifest: dict, members: dict[str, bytes], count: int, verdict: Verdi
     # K cells spread evenly over the sorted ids: deterministic, and covering the grid
     picks = sorted({cells[int(i)] for i in np.linspace(0, len(cells) - 1, min(count, len(cells)))})
     for name in picks:
-        cell_id = name[len(prefix + "cells/"):-len(".nc")]
+        # cells/<cell id>@<hash of its spec and code>.nc
+        cell_id = name[len(prefix + "cells/"):-len(".nc")].rpartition("@")[0]
         with _open_bytes(members[name]) as old:
             new = evaluate_cell(resolved, cell_id)
             diffs = [v for v in old.data_vars if v not in new or not _same_values(old[v], new[v])]

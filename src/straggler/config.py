@@ -60,7 +60,7 @@ NAMED_AXES: tuple[str, ...] = ("policy", "distribution", "dependence", "r_slow",
 
 TOP_LEVEL_ORDER: tuple[str, ...] = (
     "study", "seed", "grid", "load", "policies", "distributions", "dependences",
-    "system", "evaluate", "simulation",
+    "system", "evaluate", "simulation", "execution",
 )
 
 KEY_ORDER: tuple[str, ...] = (("study", "scale") + TOP_LEVEL_ORDER[1:4] + ("load_basis",)
@@ -1072,6 +1072,33 @@ def resolve_config(raw: dict) -> dict:
     return _normalise(cfg, axes)
 
 
+def resolve_config_cached(raw: dict, cache_dir) -> dict:
+    """:func:`resolve_config`, kept in ``cache_dir`` under a hash of ``raw`` and of the
+    code: every cluster job parses the Snakefile again, and validation builds the
+    distributions (numpy, numba); a cached resolution is read back as YAML text, which
+    round-trips a resolved config exactly. A config that does not resolve is never
+    cached (its errors are raised every time)."""
+    import hashlib
+    import json
+    import os
+
+    from .sources import model_hash
+
+    text = json.dumps(raw, sort_keys=True, default=repr) + model_hash()
+    path = Path(cache_dir) / f"resolved-{hashlib.sha256(text.encode()).hexdigest()[:20]}.yaml"
+    if path.is_file():
+        return yaml.safe_load(path.read_text())
+    resolved = resolve_config(raw)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(dump_config(resolved))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only place: resolve every time
+    return resolved
+
+
 def _normalise(cfg: dict, axes: list[tuple[_Axis, list]]) -> dict:
     grid_in = cfg["grid"]
     policy_axis: list[str] = []
@@ -1130,4 +1157,6 @@ def _normalise(cfg: dict, axes: list[tuple[_Axis, list]]) -> dict:
         # precision and max_jobs only when given: older studies resolve to the same text
         "simulation": {k: sim[k] for k in ("jobs", "warmup", "replications", "confidence",
                                            "precision", "max_jobs") if k in sim},
+        # how work is cut: never part of a cell's spec or of the dataset's config text
+        "execution": dict(cfg["execution"]),
     })

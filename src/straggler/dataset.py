@@ -23,6 +23,7 @@ import xarray as xr
 
 from . import __version__
 from .grid import Grid
+from .sources import model_hash
 
 QUANTILES = (0.5, 0.9, 0.99)
 
@@ -220,7 +221,8 @@ def provenance(resolved: dict, config_text: str) -> dict:
         "seed": int(resolved["seed"]),
         "load_basis": resolved.get("load_basis", "nominal"),
         "straggler_version": __version__,
-        "source_hash": source_hash(),
+        # the code the numbers depend on (straggler.sources.model_hash)
+        "source_hash": model_hash(),
         "git_commit": git_commit(),
         "python_version": platform.python_version(),
         "numpy_version": np.__version__,
@@ -231,28 +233,6 @@ def provenance(resolved: dict, config_text: str) -> dict:
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "Conventions": "CF-1.10",
     }
-
-
-PRESENTATION_MODULES = ("plots.py", "report.py", "cli.py", "bench.py")
-"""Modules that never change a cell's numbers: editing them does not rerun cells."""
-
-
-def source_hash(only: tuple[str, ...] | None = None,
-                exclude: tuple[str, ...] = ()) -> str:
-    """sha256 of the package's source files (or of the ``only`` ones): changes
-    whenever the code does, so Snakemake reruns a rule after a code change (it
-    cannot see into imported modules)."""
-    root = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        if path.suffix not in (".py", ".yaml") or "__pycache__" in path.parts:
-            continue
-        name = str(path.relative_to(root))
-        if (only is not None and name not in only) or name in exclude:
-            continue
-        h.update(name.encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
 
 
 def git_commit() -> str:

@@ -14,9 +14,11 @@ is therefore run whenever the simulation needs its choice, and stored only when
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import xarray as xr
@@ -31,9 +33,25 @@ ANALYTIC_VARIABLES = ("lambda_max", "lambda_max_kind", "lambda_sufficient", "tau
                       "latency_approx", "latency_approx_kind", "latency_lower")
 
 
-def evaluate_cell(resolved: dict, cell_id: str) -> xr.Dataset:
+@dataclass
+class _Cell:
+    """A cell ready to evaluate: its model, stream, analysis and simulation settings."""
+
+    id: str
+    cell: object
+    model: object
+    seed: object
+    analysis: object
+    monotone: bool
+    settings: dict
+    """the keyword arguments :func:`straggler.simulation.simulate` and
+    :func:`~straggler.simulation.simulate_shard` share, or None (not simulated)"""
+    notes: list[str]
+    store: object = None
+
+
+def _prepare(resolved: dict, cell_id: str, store_root=None) -> _Cell:
     from .analysis.cell import analyze
-    from .analysis.tails import latency_tail
     from .model import build_model
     from .policies import stability_monotone
 
@@ -44,19 +62,75 @@ def evaluate_cell(resolved: dict, cell_id: str) -> xr.Dataset:
     cell = grid.cells[cell_id]
     model = build_model(resolved, cell)
     seed = seed_sequence(int(resolved["seed"]), cell_id)
+    analysis = analyze(model)
+    monotone = bool(stability_monotone(model.policy, model.params))
+    notes: list[str] = []
+    settings = None
+    if "simulation" in resolved["evaluate"]:
+        settings = _simulation_settings(model, analysis, notes, monotone, resolved["simulation"])
+    prepared = _Cell(cell_id, cell, model, seed, analysis, monotone, settings, notes)
+    if settings is not None and store_root is not None:
+        from .simulation.store import Store
+
+        prepared.store = Store(store_root, store_key(resolved, cell, settings))
+    return prepared
+
+
+def store_key(resolved: dict, cell, settings: dict) -> str:
+    """Where the cell's replications are kept: a hash of what a replication depends
+    on (the cell's id and settings but its load list, the simulation's sources, and
+    the analysis's choices the simulation uses), so that a new load or a change of
+    the analysis alone reuses what was simulated."""
+    from .grid import result_spec
+    from .sources import simulation_hash
+
+    spec = {k: v for k, v in result_spec(resolved, cell).items() if k != "load"}
+    keep = settings["keep"]
+    choice = {
+        "alpha": None if settings["alpha"] is None else np.asarray(settings["alpha"]).tolist(),
+        "tau": None if settings["tau"] is None else [float(t) for t in settings["tau"]],
+        "keep": None if keep is None or np.ndim(keep) > 0 else int(keep),
+    }
+    text = json.dumps([cell.id, spec, choice, simulation_hash()], sort_keys=True, default=str)
+    return f"{cell.policy}-{hashlib.sha256(text.encode()).hexdigest()[:20]}"
+
+
+def evaluate_cell(resolved: dict, cell_id: str, store_root=None, stats: dict | None = None
+                  ) -> xr.Dataset:
+    """The cell's dataset: analysis, simulation (its replications read from and written
+    to the store under ``store_root``, when given) and verdicts. ``stats``, when given,
+    receives ``simulated_jobs`` (jobs run here, not read back)."""
+    from .analysis.tails import latency_tail
+    from . import simulation
+
+    c = _prepare(resolved, cell_id, store_root)
+    model, result = c.model, c.analysis
     values: dict = {}
     notes: list[str] = []
-    result = analyze(model)
     if "analytic" in resolved["evaluate"]:
         values.update({name: getattr(result, name) for name in ANALYTIC_VARIABLES})
         notes.extend(result.notes)
-    monotone = bool(stability_monotone(model.policy, model.params))
+    notes.extend(c.notes)
     sim = None
-    if "simulation" in resolved["evaluate"]:
-        sim = _simulate(model, seed, resolved["simulation"], result, notes, monotone)
+    if c.settings is not None:
+        run = resolved["simulation"]
+        try:
+            sim = simulation.simulate(
+                model, c.seed, confidence=float(run["confidence"]),
+                stable_below=(result.lambda_sufficient
+                              if math.isfinite(result.lambda_sufficient) else None),
+                precision=run.get("precision"), max_jobs=run.get("max_jobs"), store=c.store,
+                **c.settings)
+        except NotImplementedError as err:
+            log.warning("%s", err)
+            notes.append(f"not simulated: {err}")
+        else:
+            notes.extend(sim.notes)
+            if stats is not None:
+                stats["simulated_jobs"] = sim.fresh_jobs
     # the verdicts always weigh the analysis: a load it proves unstable is never stable
     verdicts = verdict.reconcile(model.loads, result.lambda_max, result.lambda_max_kind,
-                                 result.lambda_sufficient, sim, monotone)
+                                 result.lambda_sufficient, sim, c.monotone)
     if sim is not None:
         values.update(verdict.apply(sim.values(), verdicts, latency_tail(model)))
     else:
@@ -65,19 +139,34 @@ def evaluate_cell(resolved: dict, cell_id: str) -> xr.Dataset:
     notes.extend(verdicts.notes)
     attrs = {
         "cell_id": cell_id,
-        "cell": json.dumps(dict(cell.coords), default=str),
+        "cell": json.dumps(dict(c.cell.coords), default=str),
         "notes": json.dumps(notes),
-        "cell_entropy": str(seed.entropy),
-        "cell_spawn_key": json.dumps(list(seed.spawn_key)),
+        "cell_entropy": str(c.seed.entropy),
+        "cell_spawn_key": json.dumps(list(c.seed.spawn_key)),
         "load_basis": model.load_basis,
     }
     return dataset.cell_dataset(model.loads, values, attrs)
 
 
-def _simulate(model, seed, settings: dict, analysis, notes: list[str], monotone: bool):
-    """The cell's :class:`~straggler.simulation.SimulationResult`, or None with a note
-    when no engine covers it."""
+def simulate_shard(resolved: dict, cell_id: str, first: int, stop: int, store_root) -> int:
+    """Simulate replications ``first .. stop - 1`` of a cell into its store (a shard,
+    see :mod:`straggler.workunits`); returns the measured jobs run."""
     from . import simulation
+
+    c = _prepare(resolved, cell_id, store_root)
+    if c.settings is None or c.store is None:
+        return 0
+    try:
+        return simulation.simulate_shard(c.model, c.seed, first, stop, store=c.store,
+                                         **c.settings)
+    except NotImplementedError:
+        return 0  # the cell's evaluation says why
+
+
+def _simulation_settings(model, analysis, notes: list[str], monotone: bool,
+                         run: dict) -> dict | None:
+    """The simulation's settings shared by whole cells and shards, or None with a note
+    when the cell is not simulated."""
     from .policies import POLICIES
 
     if POLICIES[model.policy].analytic_only:
@@ -96,21 +185,8 @@ def _simulate(model, seed, settings: dict, analysis, notes: list[str], monotone:
             notes.append("FJ: no keep chosen by the analysis to simulate")
             return None
         keep = analysis.keep_opt.astype(int)
-    sufficient = analysis.lambda_sufficient
-    try:
-        sim = simulation.simulate(
-            model, seed, jobs=int(settings["jobs"]), warmup=int(settings["warmup"]),
-            replications=int(settings["replications"]),
-            confidence=float(settings["confidence"]), alpha=analysis.alpha, tau=tau, keep=keep,
-            unstable_from=verdict.first_unstable_load(model.loads, analysis.lambda_max,
-                                                      analysis.lambda_max_kind),
-            stable_below=sufficient if math.isfinite(sufficient) else None,
-            monotone=monotone, precision=settings.get("precision"),
-            max_jobs=settings.get("max_jobs"),
-        )
-    except NotImplementedError as err:
-        log.warning("%s", err)
-        notes.append(f"not simulated: {err}")
-        return None
-    notes.extend(sim.notes)
-    return sim
+    return dict(jobs=int(run["jobs"]), warmup=int(run["warmup"]),
+                replications=int(run["replications"]), alpha=analysis.alpha,
+                tau=tau, keep=keep, monotone=monotone,
+                unstable_from=verdict.first_unstable_load(model.loads, analysis.lambda_max,
+                                                          analysis.lambda_max_kind))

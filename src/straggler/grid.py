@@ -203,31 +203,31 @@ def seed_sequence(master_seed: int, cid: str):
     return np.random.SeedSequence(entropy=master_seed, spawn_key=words)
 
 
-def cell_spec(resolved: dict, cell: Cell) -> dict:
+def cell_spec(resolved: dict, cell: Cell, shared: bool = False) -> dict:
     """A self-contained resolved config for one cell.
 
     Its grid holds only the cell's own values (axes the cell ignores are dropped or
     pinned), and it keeps only the distributions, dependence and policy parameters
-    the cell uses. The ``evaluate`` rule passes it as a parameter, so Snakemake
-    reruns a cell exactly when something it depends on changes.
+    the cell uses: a change reruns exactly the cells it concerns. With ``shared``
+    the parts that need no change are the resolved config's own objects, not copies
+    (fast, for hashing: the caller must not modify the result).
     """
     import copy
 
+    dup = (lambda x: x) if shared else copy.deepcopy
     coords = dict(cell.coords)
-    spec = copy.deepcopy(
-        {k: v for k, v in resolved.items()
-         if k not in ("grid", "policies", "distributions", "dependences")}
-    )
+    spec = {k: dup(v) for k, v in resolved.items()
+            if k not in ("grid", "policies", "distributions", "dependences")}
     dep_name = coords["dependence"]
-    dep = copy.deepcopy(resolved["dependences"][dep_name])
+    dep = dup(resolved["dependences"][dep_name])
     used_distributions = {coords["distribution"]}
     if isinstance(dep, dict) and isinstance(dep.get("slowdown"), str):
         used_distributions.add(dep["slowdown"])
     spec["distributions"] = {
-        name: copy.deepcopy(resolved["distributions"][name]) for name in sorted(used_distributions)
+        name: dup(resolved["distributions"][name]) for name in sorted(used_distributions)
     }
     spec["dependences"] = {dep_name: dep}
-    policy_params = copy.deepcopy(resolved.get("policies", {}).get(cell.policy, {}))
+    policy_params = dict(dup(resolved.get("policies", {}).get(cell.policy, {})))
     grid: dict = {}
     for axis in NAMED_AXES:
         # an ignored named axis (d for ZRed) is pinned to 1, which is never impossible
@@ -242,3 +242,19 @@ def cell_spec(resolved: dict, cell: Cell) -> dict:
     spec["grid"] = grid
     spec["policies"] = {cell.policy: policy_params}
     return spec
+
+
+NON_RESULT_KEYS = ("execution", "scale")
+"""Config keys that never change a number (how work is cut, which scale was merged):
+left out of cell specs and of the dataset's config text."""
+
+
+def result_config(resolved: dict) -> dict:
+    """The resolved config without the keys that never change a number."""
+    return {k: v for k, v in resolved.items() if k not in NON_RESULT_KEYS}
+
+
+def result_spec(resolved: dict, cell: Cell) -> dict:
+    """A cell's self-contained config (:func:`cell_spec`) without the keys that never
+    change a number."""
+    return result_config(cell_spec(resolved, cell))

@@ -7,24 +7,83 @@ Snakemake (``python -m straggler.pipeline evaluate SPEC.json CELL OUT.nc``).
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import time
 from pathlib import Path
 
 
-def evaluate(spec_json: str, cell_id: str, out_path) -> None:
-    """Evaluate one cell from its self-contained spec and write ``out_path``."""
+log = logging.getLogger(__name__)
+
+
+def evaluate(spec_json: str, cell_id: str, out_path, store_root=None) -> None:
+    """Evaluate one cell from its (self-contained) config and write ``out_path``."""
     from .dataset import write_netcdf
     from .evaluate import evaluate_cell
 
+    write_netcdf(evaluate_cell(json.loads(spec_json), cell_id, store_root), out_path)
+
+
+def _progress(text: str) -> None:
+    """One line per cell in the job's log and on stderr (where Snakemake shows it)."""
+    log.info(text)
+    print(text, file=sys.stderr, flush=True)
+
+
+def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], results,
+                   manifest_path) -> None:
+    """Evaluate a batch of cells (:mod:`straggler.workunits`): each result goes to
+    ``results/cells/<key>.nc``; a cell whose file exists is skipped. The replications
+    are kept in (and read back from) ``results/sim``. Writes a manifest last."""
+    import yaml
+
+    from .dataset import write_netcdf
+    from .evaluate import evaluate_cell
+
+    resolved = yaml.safe_load(resolved_yaml)
+    results = Path(results)
+    done = []
+    start_all = time.perf_counter()
+    for i, (cell, key) in enumerate(zip(cells, keys), 1):
+        path = results / "cells" / f"{key}.nc"
+        if path.exists():
+            _progress(f"[{i}/{len(cells)}] {cell}: done before, skipped")
+            continue
+        start = time.perf_counter()
+        stats: dict = {}
+        ds = evaluate_cell(resolved, cell, store_root=results / "sim", stats=stats)
+        write_netcdf(ds, path)
+        seconds = time.perf_counter() - start
+        jobs = stats.get("simulated_jobs", 0)
+        done.append({"cell": cell, "key": key, "seconds": round(seconds, 3), "jobs": jobs})
+        _progress(f"[{i}/{len(cells)}] {cell}: {ds.sizes['load']} loads, {jobs:,} jobs "
+                  f"simulated, {seconds:.2f} s")
+    _write_text(manifest_path, json.dumps(
+        {"cells": done, "seconds": round(time.perf_counter() - start_all, 3)}, indent=1))
+
+
+def simulate_shard(resolved_yaml: str, cell: str, first: int, stop: int, results,
+                   marker_path) -> None:
+    """Simulate replications ``first .. stop - 1`` of ``cell`` into ``results/sim``
+    (a shard, :mod:`straggler.workunits`), then write a marker."""
+    import yaml
+
+    from .evaluate import simulate_shard as run
+
     start = time.perf_counter()
-    ds = evaluate_cell(json.loads(spec_json), cell_id)
-    ds.attrs["evaluation_seconds"] = round(time.perf_counter() - start, 3)
-    write_netcdf(ds, out_path)
+    jobs = run(yaml.safe_load(resolved_yaml), cell, first, stop, Path(results) / "sim")
+    seconds = time.perf_counter() - start
+    _progress(f"{cell} replications {first}..{stop - 1}: {jobs:,} jobs simulated, "
+              f"{seconds:.2f} s")
+    _write_text(marker_path, json.dumps({"cell": cell, "first": first, "stop": stop,
+                                         "jobs": jobs, "seconds": round(seconds, 3)}))
 
 
-def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config) -> None:
-    """Combine the cell files into the study dataset and copy the resolved config beside it."""
+def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config,
+              recorded_yaml: str | None = None) -> None:
+    """Combine the cell files into the study dataset and copy the resolved config
+    beside it. The dataset records ``recorded_yaml`` (the config without the keys
+    that never change a number), so it is the same however the work was cut."""
     import xarray as xr
     import yaml
 
@@ -41,9 +100,24 @@ def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config) -> 
     missing = set(grid.cells) - set(cells)
     if missing:
         raise ValueError(f"missing cell results: {sorted(missing)[:5]}")
-    study = combine(grid, cells, provenance(resolved, resolved_yaml))
+    recorded = resolved_yaml if recorded_yaml is None else recorded_yaml
+    study = combine(grid, cells, provenance(yaml.safe_load(recorded), recorded))
     write_netcdf(study, out_nc)
     _write_text(out_config, resolved_yaml)
+    _prune(cell_paths)
+
+
+def _prune(cell_paths: list[str]) -> None:
+    """Leave in the cells' folder exactly the cells of this dataset: older versions
+    (another spec or code) and cells no longer on the grid go (their replications stay
+    in the store, so widening the grid again simulates nothing twice)."""
+    keep = {Path(p).resolve() for p in cell_paths}
+    folders = {Path(p).resolve().parent for p in cell_paths}
+    for folder in folders:
+        for path in folder.glob("*.nc"):
+            if path.resolve() not in keep:
+                path.unlink()
+                log.info("removed %s (not a cell of this dataset)", path.name)
 
 
 def figures(nc_path, outdir, names=None) -> None:
@@ -66,6 +140,7 @@ def report(nc_path, markdown_path, csv_path) -> None:
 
 def _write_text(path, text: str) -> None:
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text)
     tmp.replace(path)

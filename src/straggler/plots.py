@@ -9,46 +9,21 @@ and the title says where.
 
 from __future__ import annotations
 
-import numbers
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
-BASE_FIGURES = ("stability", "load", "cost", "latency")
-"""Always written; ``stability`` is lambda_max against r_slow."""
+from .catalog import BASE_FIGURES, figure_names  # noqa: F401  (the names the rules declare)
+from .catalog import NAMED_AXES as _NAMED
+from .catalog import numeric as _numeric
 
 _MAX_LOAD_PANELS = 4
 """Latency against another axis shows at most this many loads (evenly spread)."""
 
 _MAX_COLUMNS = 4
 _CASE = "case"
-
-
-def figure_names(axes: dict[str, list]) -> list[str]:
-    """Names of the figures of a study whose grid has these axes (known before
-    any job runs, so that Snakemake can declare them)."""
-    extra = [
-        name for name, values in axes.items()
-        if name not in ("policy", "distribution", "dependence", "r_slow")
-        and len(values) > 1 and _numeric(values)
-    ]
-    thresholds = [name for name in extra if name == "tau" or name.endswith(".tau")]
-    # a swept policy or distribution parameter (FJ.k, ...): cost against it
-    params = [name for name in extra if name not in ("d", "N")]
-    # any swept parameter axis: one line per variant (every swept axis but the case)
-    variants = ["latency_by_variant", "cost_by_variant"] if any(
-        name not in _NAMED and len(values) > 1 for name, values in axes.items()) else []
-    by_law = ["latency_by_distribution"] if len(axes.get("distribution", [])) > 1 else []
-    return (list(BASE_FIGURES) + [f"stability_vs_{name}" for name in extra]
-            + [f"load_ratio_vs_{name}" for name in thresholds]
-            + [f"latency_vs_{name}" for name in extra]
-            + [f"cost_vs_{name}" for name in params]
-            + variants + by_law)
-
-
-_NAMED = ("policy", "distribution", "dependence", "r_slow", "d", "N")
 
 
 def load_label(ds: xr.Dataset) -> str:
@@ -96,10 +71,6 @@ def _draw_verdicts(ax, part: pd.DataFrame, x: str, colour, slot: int = 0) -> boo
                        marker="$\\infty$", s=60, color=colour, zorder=6, clip_on=False)
             drawn = True
     return drawn
-
-
-def _numeric(values) -> bool:
-    return all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in values)
 
 
 def _backend():

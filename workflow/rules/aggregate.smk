@@ -1,7 +1,7 @@
 rule aggregate:
     """The study dataset: every cell on the full grid, with provenance."""
     input:
-        cells=all_cell_paths,
+        aggregate_inputs,
     output:
         dataset=report(
             f"{RESULTS}/{STUDY}.nc",
@@ -11,7 +11,8 @@ rule aggregate:
         config=f"{RESULTS}/config.yaml",
     params:
         resolved=RESOLVED_YAML,
-        code=MODEL_HASH,
+        recorded=RESULT_YAML,
+        cells=all_cell_paths,
     log:
         f"{RESULTS}/logs/aggregate.log",
     script:

@@ -1,14 +1,16 @@
-# Config resolution, the grid, and input functions. Everything here runs at parse
-# time, before any job: a bad config stops the run here and writes nothing.
-import json
+# Config resolution, the grid, the work units and input functions. Everything here runs
+# at parse time, before any job, and again in every cluster job: it imports no numpy,
+# xarray, pandas or numba (the resolved config is cached under .snakemake/straggler/).
+# A bad config stops the run here and writes nothing.
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from straggler.config import ConfigError, dump_config, load_config, resolve_config
-from straggler.dataset import PRESENTATION_MODULES, source_hash
-from straggler.grid import build_grid, cell_spec
-from straggler.plots import figure_names
+from straggler.catalog import figure_names
+from straggler.config import ConfigError, dump_config, load_config, resolve_config_cached
+from straggler.grid import build_grid
+from straggler.sources import model_hash, presentation_hash
+from straggler.workunits import plan, result_config, runtime_minutes
 
 # Without --configfile the default study runs. A study file is complete by itself:
 # it is not merged into config/config.yaml (Snakemake's `configfile:` would merge).
@@ -20,7 +22,7 @@ if "grid" not in config:
     config.update(_given)
 
 try:
-    RESOLVED = resolve_config(config)
+    RESOLVED = resolve_config_cached(config, ".snakemake/straggler")
 except ConfigError as err:
     raise WorkflowError(f"invalid configuration:\n{err}") from None
 
@@ -28,11 +30,19 @@ STUDY = RESOLVED["study"]
 RESULTS = f"results/{STUDY}"
 GRID = build_grid(RESOLVED)
 RESOLVED_YAML = dump_config(RESOLVED)
-# Snakemake cannot see into the package: pass hashes of its source as params, so a
-# change of the model code reruns the cells and a change of the figures only the figures.
-MODEL_HASH = source_hash(exclude=PRESENTATION_MODULES)
-PLOTS_HASH = source_hash(only=("plots.py", "report.py"))
+# what the dataset records: the config without the keys that never change a number
+RESULT_YAML = dump_config(result_config(RESOLVED))
+# Snakemake cannot see into the package: the cells' file names carry a hash of the code
+# their numbers depend on, and the figures and reports take a hash of theirs, so a change
+# of the model reruns the cells and a change of the figures only the figures.
+MODEL_HASH = model_hash()
+PLOTS_HASH = presentation_hash()
 FIGURE_NAMES = figure_names(GRID.axes)
+PLAN = plan(RESOLVED, GRID, MODEL_HASH)
+PENDING = PLAN.pending(RESULTS)
+# a pending unit whose manifest exists lost a cell's file since it ran: run it again
+for _batch in PENDING:
+    Path(f"{RESULTS}/units/{_batch.id}.json").unlink(missing_ok=True)
 
 if not GRID.cells:
     raise WorkflowError(
@@ -45,20 +55,31 @@ for _point, _reason in GRID.impossible.items():
 
 wildcard_constraints:
     study=r"[^/]+",
-    cell=r"[^/]+",
+    batch=r"b\d+-[0-9a-f]+",
+    cellkey=r"[^/]+@[0-9a-f]+",
+    first=r"\d+",
+    stop=r"\d+",
 
 
 def cell_path(cell_id):
-    return f"{RESULTS}/cells/{cell_id}.nc"
+    return PLAN.cell_path(RESULTS, cell_id)
 
 
 def all_cell_paths(wildcards=None):
     return [cell_path(cid) for cid in GRID.cells]
 
 
-def cell_params(wildcards):
-    """The cell's self-contained config, as JSON: a change reruns exactly this cell."""
-    return json.dumps(cell_spec(RESOLVED, GRID.cells[wildcards.cell]), sort_keys=True)
+def pending_units(wildcards=None):
+    return [f"{RESULTS}/units/{b.id}.json" for b in PENDING]
+
+
+def aggregate_inputs(wildcards=None):
+    """The pending batches' manifests, and the cells that already have a result."""
+    return pending_units() + [p for p in all_cell_paths() if Path(p).exists()]
+
+
+def shard_inputs(wildcards):
+    return [f"{RESULTS}/units/shards/{s.name}.json" for s in PLAN.batches[wildcards.batch].shards]
 
 
 def study_outputs():

@@ -1,16 +1,45 @@
+# Work units (straggler.workunits): batches of cheap cells, and shards of an expensive
+# cell's replications followed by the cell's own evaluation. A unit's manifest lives
+# until the dataset is built (the aggregate removes them): then the cells' files are
+# what counts. (Not `temp()`: Snakemake would skip a unit whose temporary output is
+# missing when the dataset looks up to date, and a new cell would go unevaluated.)
 rule evaluate:
-    """Analysis (and simulation) of one distinct cell at every load."""
+    """Analysis, simulation and verdicts of a batch of cells (a sharded cell alone,
+    reading its shards' replications back); finished cells are skipped."""
+    input:
+        shards=shard_inputs,
     output:
-        f"{RESULTS}/cells/{{cell}}.nc",
+        f"{RESULTS}/units/{{batch}}.json",
     params:
-        spec=cell_params,
-        code=MODEL_HASH,
+        resolved=RESOLVED_YAML,
+        cells=lambda wc: list(PLAN.batches[wc.batch].cells),
+        cell_keys=lambda wc: list(PLAN.batches[wc.batch].keys),
+        results=RESULTS,
     log:
-        f"{RESULTS}/logs/evaluate/{{cell}}.log",
+        f"{RESULTS}/logs/evaluate/{{batch}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/evaluate/{{cell}}.tsv"
+        f"{RESULTS}/benchmarks/evaluate/{{batch}}.tsv"
     resources:
-        runtime=lambda wc, attempt: 30 * attempt,
+        runtime=lambda wc, attempt: runtime_minutes(PLAN.batches[wc.batch].seconds, attempt),
         mem_mb=2000,
     script:
         "../scripts/evaluate.py"
+
+
+rule simulate_shard:
+    """Replications first .. stop - 1 of one cell, into the cell's store."""
+    output:
+        f"{RESULTS}/units/shards/{{cellkey}}/r{{first}}-{{stop}}.json",
+    params:
+        resolved=RESOLVED_YAML,
+        cell=lambda wc: wc.cellkey.rpartition("@")[0],
+        results=RESULTS,
+    log:
+        f"{RESULTS}/logs/shards/{{cellkey}}/r{{first}}-{{stop}}.log",
+    resources:
+        runtime=lambda wc, attempt: runtime_minutes(
+            PLAN.costs[wc.cellkey.rpartition("@")[0]].replication
+            * (int(wc.stop) - int(wc.first)), attempt),
+        mem_mb=2000,
+    script:
+        "../scripts/shard.py"

@@ -7,7 +7,8 @@ from straggler.pipeline import aggregate
 
 aggregate(
     snakemake.params.resolved,
-    list(snakemake.input.cells),
+    list(snakemake.params.cells),
     snakemake.output.dataset,
     snakemake.output.config,
+    recorded_yaml=snakemake.params.recorded,
 )

@@ -60,10 +60,12 @@ from . import statistics
 from .encode import I_CHECK, Encoded
 from .encode import encode as encode_model
 from .statistics import QUANTILES
+from .store import Replications
 from .streams import replication_streams
 
-__all__ = ["simulate", "SimulationResult", "engine_for", "ENGINES", "load_seed_sequence",
-           "run_replication", "replication_seeds", "encode_model", "Encoded", "QUANTILES"]
+__all__ = ["simulate", "simulate_shard", "SimulationResult", "engine_for", "ENGINES",
+           "load_seed_sequence", "run_replication", "replication_seeds", "encode_model", "Encoded",
+           "QUANTILES"]
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,8 @@ class SimulationResult:
     per job reaches the N servers' capacity), ``short`` (too little evidence), or ``""``"""
     engine: str = ""
     notes: list = field(default_factory=list)
+    fresh_jobs: int = 0
+    """measured jobs simulated by this call (the others were read from the store)"""
 
     @property
     def stable(self) -> np.ndarray:
@@ -245,7 +249,7 @@ MAX_ROUNDS = 12
 """Precision mode: at most this many rounds of lengthening or adding replications."""
 
 
-def _monitor_scale(model, enc: Encoded) -> tuple[float, int, int]:
+def _monitor_scale(enc: Encoded) -> tuple[float, int, int]:
     """(monitor wait, servers, smallest pool) of an encoded model."""
     from .encode import F_MONITOR_WAIT, I_N, I_POOL0, I_POOLS
 
@@ -255,76 +259,151 @@ def _monitor_scale(model, enc: Encoded) -> tuple[float, int, int]:
     return float(enc.flts[F_MONITOR_WAIT]), N, max(pool, 1)
 
 
-def _run_load(engine, enc, model, lam, seeds_of, length: RunLength, workers: int,
-              stable_below: bool) -> dict:
-    """Simulate one load (see :func:`simulate`); returns its summary."""
-    wait, servers, pool = _monitor_scale(model, enc)
-    jobs, reps = int(length.jobs), int(length.replications)
+@dataclass
+class _Load:
+    """One load of a cell, ready to simulate."""
 
-    def run(indices, n_jobs):
-        seeds = seeds_of(max(indices) + 1)
-        tasks = [seeds[r] for r in indices]
+    value: float
+    rate: float
+    enc: Encoded
+    keep: object
+    """FJ's kept tasks when chosen per load (part of the store's path), else None"""
+    seeds: object
+    """``seeds(n)``: the SeedSequences of replications 0 .. n - 1"""
 
-        def one(seed):
-            acc, _ = run_replication(engine.kernel, enc, lam, length.warmup, n_jobs, seed)
+
+class _Driver:
+    """Runs a cell's replications (in this process, or from the store)."""
+
+    def __init__(self, engine: Engine, length: RunLength, workers: int, store=None):
+        self.engine, self.length, self.workers, self.store = engine, length, workers, store
+        self.fresh_jobs = 0
+
+    def run(self, load: _Load, indices, jobs: int) -> Replications:
+        """Replications ``indices`` of ``load`` with ``jobs`` measured jobs each."""
+        indices = list(indices)
+        if not indices:
+            return Replications.empty(jobs)
+        seeds = load.seeds(max(indices) + 1)
+
+        def one(r):
+            acc, _ = run_replication(self.engine.kernel, load.enc, load.rate, self.length.warmup,
+                                     jobs, seeds[r])
             return acc
 
-        if workers > 1 and len(tasks) > 1:
-            with ThreadPoolExecutor(max_workers=int(workers)) as executor:
-                return list(executor.map(one, tasks))
-        return [one(t) for t in tasks]
+        if self.workers > 1 and len(indices) > 1:
+            with ThreadPoolExecutor(max_workers=int(self.workers)) as executor:
+                accs = list(executor.map(one, indices))
+        else:
+            accs = [one(r) for r in indices]
+        self.fresh_jobs += int(sum(a.acc[statistics.A_N] for a in accs))
+        return Replications.of(indices, accs, jobs)
 
-    accs = run(range(reps), jobs)
-    for _ in range(MAX_ROUNDS if length.precision is not None else 0):
-        verdict, _ = statistics.simulation_verdict(accs, wait, servers, pool)
-        if verdict == "unstable":
-            break
-        s = statistics.summarize(accs, length.confidence)
-        if verdict == "undetermined" and not stable_below:
-            need = statistics.jobs_for_verdict(accs, wait, servers, pool, length.warmup)
-            longer = min(int(math.ceil(1.1 * need)), length.budget // reps)
-            if not longer > jobs:
+    def fixed(self, load: _Load, first: int, stop: int) -> Replications:
+        """Replications ``first .. stop - 1`` at the configured length, from the store
+        when it holds them (then written back when computed)."""
+        jobs = int(self.length.jobs)
+        if self.store is not None:
+            kept = self.store.read(load.value, load.keep, first, stop, jobs)
+            if kept is not None:
+                return kept
+        rec = self.run(load, range(first, stop), jobs)
+        if self.store is not None:
+            self.store.write(load.value, load.keep, rec)
+        return rec
+
+    def sequential(self, load: _Load, stable_below: bool) -> Replications:
+        """Precision mode (see :func:`simulate`)."""
+        if self.store is not None:
+            kept = self.store.read_precision(load.value, load.keep)
+            if kept is not None:
+                return kept
+        length = self.length
+        wait, servers, pool = _monitor_scale(load.enc)
+        reps, jobs = int(length.replications), int(length.jobs)
+        rec = self.fixed(load, 0, reps)
+        for _ in range(MAX_ROUNDS):
+            verdict, _ = statistics.simulation_verdict(rec, wait, servers, pool)
+            if verdict == "unstable":
                 break
-            jobs = longer  # the same replications, run longer (the same streams)
-            accs = run(range(reps), jobs)
-            continue
-        half, mean = s["latency_mean_ci"], s["latency_mean"]
-        if not (math.isfinite(half) and mean > 0) or half <= float(length.precision) * mean:
-            break
-        more = math.ceil(len(accs) * (half / (float(length.precision) * mean)) ** 2)
-        more = min(max(more, len(accs) + 1), length.budget // jobs)
-        if more <= len(accs):
-            break
-        accs = accs + run(range(len(accs), more), jobs)
-    s = statistics.summarize(accs, length.confidence)
-    verdict, _ = statistics.simulation_verdict(accs, wait, servers, pool)
+            if verdict == "undetermined" and not stable_below:
+                need = statistics.jobs_for_verdict(rec, wait, servers, pool, length.warmup)
+                longer = min(int(math.ceil(1.1 * need)), length.budget // reps)
+                if not longer > jobs:
+                    break
+                jobs = longer  # the same replications, run longer (the same streams)
+                rec = self.run(load, range(reps), jobs)
+                continue
+            s = statistics.summarize(rec, length.confidence)
+            half, mean = s["latency_mean_ci"], s["latency_mean"]
+            if not (math.isfinite(half) and mean > 0) or half <= float(length.precision) * mean:
+                break
+            more = math.ceil(len(rec) * (half / (float(length.precision) * mean)) ** 2)
+            more = min(max(more, len(rec) + 1), length.budget // jobs)
+            if more <= len(rec):
+                break
+            rec = Replications.join([rec, self.run(load, range(len(rec), more), jobs)])
+        if self.store is not None:
+            self.store.write_precision(load.value, load.keep, rec)
+        return rec
+
+
+def _summary(rec: Replications, load: _Load, length: RunLength) -> dict:
+    """A load's estimates and simulation verdict from its replications."""
+    wait, servers, pool = _monitor_scale(load.enc)
+    s = statistics.summarize(rec, length.confidence)
+    verdict, _ = statistics.simulation_verdict(rec, wait, servers, pool)
     reason = ""
     if verdict == "unstable":
-        stops = {int(a.acc[statistics.A_REASON]) for a in accs}
+        stops = {int(row[statistics.A_REASON]) for row in rec.acc}
         reason = "capacity" if statistics.STOP_CAPACITY in stops else "backlog"
     elif verdict == "undetermined":
         reason = "short"
     # lambda E[C] < N servers is necessary for stability: a measured cost at or above
     # it contradicts a stable verdict (outright when its CI lies above)
     if verdict != "unstable" and math.isfinite(s["cost_mean"]):
-        utilisation = lam * s["cost_mean"] / servers
-        low = lam * (s["cost_mean"] - (s["cost_mean_ci"] if math.isfinite(s["cost_mean_ci"])
-                                        else 0.0)) / servers
+        utilisation = load.rate * s["cost_mean"] / servers
+        low = load.rate * (s["cost_mean"] - (s["cost_mean_ci"] if math.isfinite(s["cost_mean_ci"])
+                                             else 0.0)) / servers
         if low >= 1.0:
             verdict, reason = "unstable", "cost"
         elif utilisation >= 1.0:
             verdict, reason = "undetermined", "cost"
-    s["jobs_to_verdict"] = (statistics.jobs_for_verdict(accs, wait, servers, pool, length.warmup)
+    s["jobs_to_verdict"] = (statistics.jobs_for_verdict(rec, wait, servers, pool, length.warmup)
                             if reason == "short" else math.nan)
-    s["verdict"], s["reason"], s["replications"] = verdict, reason, len(accs)
+    s["verdict"], s["reason"], s["replications"] = verdict, reason, len(rec)
     return s
+
+
+def _loads(model, seed_sequence, alpha, tau, keep, engine) -> tuple[Engine, list[_Load]]:
+    engine = engine_for(model, engine)
+    loads = np.asarray(model.loads, dtype=float)
+    per_load = keep is not None and np.ndim(keep) > 0
+    if not per_load:
+        encs = [encode_model(model, alpha=alpha, tau=tau, keep=keep)] * len(loads)
+    else:
+        if len(keep) != len(loads):
+            raise ValueError(f"keep needs one value per load ({len(loads)}), got {list(keep)}")
+        # the strategy's choice depends on the arrival rate: one encoding per load
+        encs = [encode_model(model, alpha=alpha, tau=tau, keep=int(r)) for r in keep]
+    # the model's own conversion: nominal load (split FJ: of the unsplit job) or rho~
+    rates = np.asarray(model.rates(), dtype=float)
+    out = []
+    for li, load in enumerate(loads):
+        if not (math.isfinite(rates[li]) and rates[li] > 0):
+            raise ValueError(f"load must be finite and > 0, got {load!r}")
+        out.append(_Load(float(load), float(rates[li]), encs[li],
+                         int(keep[li]) if per_load else None,
+                         lambda n, load=load: replication_seeds(seed_sequence, load, n)))
+    return engine, out
 
 
 def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
              confidence: float, alpha=None, tau=None, workers: int = 1,
              engine: str | None = None, keep=None, unstable_from: float | None = None,
              stable_below: float | None = None, monotone: bool = True,
-             precision: float | None = None, max_jobs: int | None = None) -> SimulationResult:
+             precision: float | None = None, max_jobs: int | None = None,
+             store=None) -> SimulationResult:
     """Simulate ``model`` at each of its loads (see the module docstring).
 
     ``jobs`` and ``warmup`` are per replication. ``workers > 1`` runs the
@@ -332,9 +411,12 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
     do not depend on it. ``engine`` forces an engine by name (``"fast"``, or the
     event engine's) instead of the first that supports the model. ``keep`` is FJ's
     kept tasks that the analysis chose (``keep: opt``): an integer, or one per load.
+    ``store`` (a :class:`.store.Store`) keeps the replications: those it holds are
+    read instead of run (e.g. the shards of :func:`simulate_shard`), the others are
+    run and written to it.
 
     Loads run in increasing order. With ``monotone`` (the policy's stability is
-    monotone in the load: :attr:`straggler.policies.PolicySpec.monotone`), the
+    monotone in the load: :func:`straggler.policies.stability_monotone`), the
     loads above the first one found unstable, and those above ``unstable_from``
     (the smallest load the analysis proves unstable, which is itself simulated), are
     not simulated (``skipped``). ``stable_below``: the analysis proves loads below it
@@ -353,21 +435,8 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
     length = RunLength(int(jobs), int(warmup), int(replications), float(confidence),
                        None if precision is None else float(precision),
                        None if max_jobs is None else int(max_jobs))
-    engine = engine_for(model, engine)
-    loads = np.asarray(model.loads, dtype=float)
-    if keep is None or np.ndim(keep) == 0:
-        encs = [encode_model(model, alpha=alpha, tau=tau, keep=keep)] * len(loads)
-    else:
-        if len(keep) != len(loads):
-            raise ValueError(f"keep needs one value per load ({len(loads)}), got {list(keep)}")
-        # the strategy's choice depends on the arrival rate: one encoding per load
-        encs = [encode_model(model, alpha=alpha, tau=tau, keep=int(r)) for r in keep]
-    # the model's own conversion: nominal load (split FJ: of the unsplit job) or rho~
-    rates = np.asarray(model.rates(), dtype=float)
-    for li, load in enumerate(loads):
-        if not (math.isfinite(rates[li]) and rates[li] > 0):
-            raise ValueError(f"load must be finite and > 0, got {load!r}")
-
+    engine, loads = _loads(model, seed_sequence, alpha, tau, keep, engine)
+    driver = _Driver(engine, length, workers, store)
     L = len(loads)
     out = {name: np.full(L, math.nan) for name in
            ("latency_mean", "latency_mean_ci", "cost_mean", "cost_mean_ci", "jobs_to_verdict",
@@ -379,14 +448,16 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
     nreps = np.zeros(L, dtype=np.int64)
     skipped = np.zeros(L, dtype=bool)
     seen_unstable = False
-    for li in np.argsort(loads, kind="stable"):
+    for li in np.argsort([ld.value for ld in loads], kind="stable"):
         load = loads[li]
-        if monotone and (seen_unstable or (unstable_from is not None and load > unstable_from)):
+        if monotone and (seen_unstable or (unstable_from is not None
+                                           and load.value > unstable_from)):
             skipped[li] = True
             continue
-        s = _run_load(engine, encs[li], model, float(rates[li]),
-                      lambda n, load=load: replication_seeds(seed_sequence, load, n), length,
-                      workers, stable_below is not None and load < stable_below)
+        below = stable_below is not None and load.value < stable_below
+        rec = (driver.sequential(load, below) if length.precision is not None
+               else driver.fixed(load, 0, length.replications))
+        s = _summary(rec, load, length)
         for name in ("latency_mean", "latency_mean_ci", "cost_mean", "cost_mean_ci",
                      "jobs_to_verdict"):
             out[name][li] = s[name]
@@ -396,9 +467,37 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
         verdict[li], reason[li] = s["verdict"], s["reason"]
         njobs[li], nreps[li] = s["jobs"], s["replications"]
         seen_unstable = seen_unstable or s["verdict"] == "unstable"
-    return SimulationResult(loads=loads, latency_quantile=quant, verdict=verdict, jobs=njobs,
-                            replications=nreps, skipped=skipped, reason=reason,
-                            engine=engine.name, **out)
+    return SimulationResult(loads=np.array([ld.value for ld in loads]), latency_quantile=quant,
+                            verdict=verdict, jobs=njobs, replications=nreps, skipped=skipped,
+                            reason=reason, engine=engine.name, fresh_jobs=driver.fresh_jobs,
+                            **out)
+
+
+def simulate_shard(model, seed_sequence, first: int, stop: int, jobs: int, warmup: int,
+                   replications: int, store, alpha=None, tau=None, engine: str | None = None,
+                   keep=None, unstable_from: float | None = None, monotone: bool = True) -> int:
+    """Run replications ``first .. stop - 1`` of every load into ``store`` (a shard of
+    :func:`simulate`, which then reads them); returns the measured jobs simulated.
+
+    Loads run in increasing order; with ``monotone`` a load above ``unstable_from``
+    or above a load where one of these replications fired is not run: such a load is
+    above the cell's first unstable load whatever the other shards find, so
+    :func:`simulate` skips it too. Precision mode is sequential and is never split.
+    """
+    length = RunLength(int(jobs), int(warmup), int(replications))
+    if not 0 <= first < stop <= length.replications:
+        raise ValueError(f"shard {first}..{stop - 1} is not within the {replications} "
+                         "replications")
+    engine, loads = _loads(model, seed_sequence, alpha, tau, keep, engine)
+    driver = _Driver(engine, length, 1, store)
+    for li in np.argsort([ld.value for ld in loads], kind="stable"):
+        load = loads[li]
+        if monotone and unstable_from is not None and load.value > unstable_from:
+            continue
+        rec = driver.fixed(load, first, stop)
+        if monotone and rec.fired():
+            break
+    return driver.fresh_jobs
 
 
 from . import events as _events  # noqa: E402,F401  (appends the event engine to ENGINES)

@@ -344,8 +344,19 @@ def _ci(values: np.ndarray, confidence: float) -> float:
     return t_quantile(confidence, n - 1) * float(np.std(values, ddof=1)) / math.sqrt(n)
 
 
-def summarize(accumulators, confidence: float) -> dict:
-    """Per-load estimates from the accumulators of its replications.
+def _parts(replications):
+    """(acc rows, batch rows, pooled histogram) of a
+    :class:`~straggler.simulation.store.Replications` or a list of Accumulators."""
+    if not isinstance(replications, (list, tuple)):
+        return list(replications.acc), list(replications.batches), replications.hist
+    accs = [a if isinstance(a, Accumulator) else Accumulator(*a) for a in replications]
+    hist = np.sum([a.hist for a in accs], axis=0) if accs else np.zeros(HIST_BINS, np.int64)
+    return [a.acc for a in accs], [a.batches for a in accs], hist
+
+
+def summarize(replications, confidence: float) -> dict:
+    """Per-load estimates from its replications (a
+    :class:`~straggler.simulation.store.Replications` or a list of Accumulators).
 
     Returns ``latency_mean``, ``latency_mean_ci``, ``latency_quantile`` (for
     :data:`QUANTILES`), ``cost_mean``, ``cost_mean_ci``, ``fired`` (the monitor
@@ -354,33 +365,33 @@ def summarize(accumulators, confidence: float) -> dict:
     the verdict (the caller decides what they mean: :func:`simulation_verdict`);
     the CI half-width is Student t at ``confidence`` over the replication means
     (two or more replications) or over the non-empty batch means of the single
-    replication.
+    replication. Sums run in replication order, so the result does not depend on
+    how the replications were grouped into jobs.
     """
-    accs = [a if isinstance(a, Accumulator) else Accumulator(*a) for a in accumulators]
-    n = np.array([a.acc[A_N] for a in accs])
+    rows, batches, hist = _parts(replications)
+    n = np.array([r[A_N] for r in rows])
     jobs = int(n.sum())
-    fired = any(a.acc[A_STABLE] != 1.0 for a in accs)
+    fired = any(r[A_STABLE] != 1.0 for r in rows)
     nan = math.nan
     out = dict(latency_mean=nan, latency_mean_ci=nan, latency_quantile=np.full(len(QUANTILES), nan),
                cost_mean=nan, cost_mean_ci=nan, fired=fired, jobs=jobs)
     if jobs == 0:
         return out
-    sum_t = sum(a.acc[A_SUM_T] for a in accs)
-    sum_c = sum(a.acc[A_SUM_C] for a in accs)
+    sum_t = sum(r[A_SUM_T] for r in rows)
+    sum_c = sum(r[A_SUM_C] for r in rows)
     out["latency_mean"] = sum_t / jobs
     out["cost_mean"] = sum_c / jobs
-    if len(accs) >= 2:
+    if len(rows) >= 2:
         ok = n > 0
-        t_means = np.array([a.acc[A_SUM_T] for a in accs])[ok] / n[ok]
-        c_means = np.array([a.acc[A_SUM_C] for a in accs])[ok] / n[ok]
+        t_means = np.array([r[A_SUM_T] for r in rows])[ok] / n[ok]
+        c_means = np.array([r[A_SUM_C] for r in rows])[ok] / n[ok]
     else:
-        b = accs[0].batches
+        b = batches[0]
         ok = b[:, B_COUNT] > 0
         t_means = b[ok, B_SUM_T] / b[ok, B_COUNT]
         c_means = b[ok, B_SUM_C] / b[ok, B_COUNT]
     out["latency_mean_ci"] = _ci(t_means, confidence)
     out["cost_mean_ci"] = _ci(c_means, confidence)
-    hist = np.sum([a.hist for a in accs], axis=0)
     out["latency_quantile"] = hist_quantiles(hist)
     return out
 
@@ -444,34 +455,35 @@ def waits_for_verdict(replications: int, pool: int) -> float:
     return row[-1]
 
 
-def replication_waits(accumulators, wait: float, servers: int) -> np.ndarray:
+def replication_waits(replications, wait: float, servers: int) -> np.ndarray:
     """Work per server brought to each replication, in monitor waits."""
+    rows, _, _ = _parts(replications)
     if not wait > 0:
-        return np.zeros(len(accumulators))
-    return np.array([a.acc[A_WORK] / servers / wait for a in accumulators])
+        return np.zeros(len(rows))
+    return np.array([r[A_WORK] / servers / wait for r in rows])
 
 
-def simulation_verdict(accumulators, wait: float, servers: int, pool: int) -> tuple[str, float]:
+def simulation_verdict(replications, wait: float, servers: int, pool: int) -> tuple[str, float]:
     """``(verdict, miss probability)`` of one load: ``unstable`` if the monitor
     fired in a replication, ``stable`` if the evidence is enough
     (:data:`MISS_PROBABILITY`), else ``undetermined`` (see the module docstring)."""
-    accs = [a if isinstance(a, Accumulator) else Accumulator(*a) for a in accumulators]
-    if any(a.acc[A_STABLE] != 1.0 for a in accs):
+    rows, _, _ = _parts(replications)
+    if any(r[A_STABLE] != 1.0 for r in rows):
         return "unstable", 0.0
-    miss = miss_probability(replication_waits(accs, wait, servers), pool)
+    miss = miss_probability(replication_waits(replications, wait, servers), pool)
     return ("stable" if miss <= MISS_PROBABILITY * (1.0 + 1e-9) else "undetermined"), miss
 
 
-def jobs_for_verdict(accumulators, wait: float, servers: int, pool: int, warmup: int) -> float:
+def jobs_for_verdict(replications, wait: float, servers: int, pool: int, warmup: int) -> float:
     """Measured jobs per replication that would give a verdict with as many
     replications, at the work per arrival these runs measured."""
-    accs = [a if isinstance(a, Accumulator) else Accumulator(*a) for a in accumulators]
-    arrivals = sum(a.acc[A_ARRIVALS] for a in accs)
-    work = sum(a.acc[A_WORK] for a in accs)
+    rows, _, _ = _parts(replications)
+    arrivals = sum(r[A_ARRIVALS] for r in rows)
+    work = sum(r[A_WORK] for r in rows)
     if not (arrivals > 0 and work > 0 and wait > 0):
         return math.nan
     per_arrival = work / arrivals / servers
-    need = waits_for_verdict(len(accs), pool) * wait / per_arrival
+    need = waits_for_verdict(len(rows), pool) * wait / per_arrival
     return float(max(math.ceil(need) - int(warmup), 1))
 
 

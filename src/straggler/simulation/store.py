@@ -1,0 +1,159 @@
+"""Replications of one load: the record the summaries and verdicts are computed from,
+and the store that keeps them between jobs.
+
+A replication is a pure function of its seed (the cell's stream, the load, the
+replication's index) and its run length, so its result can be kept and reused:
+shards of a cell's replications (different jobs, even machines) write their part,
+the cell's evaluation reads them all back, and a cell evaluated again after a
+change that does not touch the simulation (the analysis, a new load, the figures)
+simulates only what is new. The record is the same whether the replications ran in
+one call or in shards, so the results are bitwise the same however the work was cut.
+
+Layout: ``<root>/<key>/<load>/r<first>-<stop>.npz`` (fixed run length: the
+replications ``first .. stop - 1``) or ``.../precision.npz`` (sequential stopping:
+the final replications of the load). ``key`` is a hash of everything a replication
+depends on (the cell's settings but its load list, the simulation's sources, the
+analysis's choices it uses); ``load`` is the load's value (and FJ's kept tasks when
+they are chosen per load).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import statistics as S
+
+
+@dataclass
+class Replications:
+    """Per-replication results of one load, in replication order."""
+
+    index: np.ndarray
+    """replication indices (int64, increasing)"""
+    acc: np.ndarray
+    """(R, ACC_SIZE): each replication's running sums and state (statistics.A_*)"""
+    batches: np.ndarray
+    """(R, N_BATCHES, 3): each replication's batch sums (CI of a single replication)"""
+    hist: np.ndarray
+    """the latency histogram of all replications together (int64)"""
+    jobs: int
+    """measured jobs each replication was asked for"""
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    @classmethod
+    def of(cls, indices, accumulators, jobs: int) -> "Replications":
+        accs = list(accumulators)
+        if not accs:
+            return cls.empty(jobs)
+        return cls(np.asarray(list(indices), dtype=np.int64),
+                   np.stack([a.acc for a in accs]), np.stack([a.batches for a in accs]),
+                   np.sum([a.hist for a in accs], axis=0).astype(np.int64), int(jobs))
+
+    @classmethod
+    def empty(cls, jobs: int = 0) -> "Replications":
+        return cls(np.zeros(0, dtype=np.int64), np.zeros((0, S.ACC_SIZE)),
+                   np.zeros((0, S.N_BATCHES, 3)), np.zeros(S.HIST_BINS, dtype=np.int64), int(jobs))
+
+    @classmethod
+    def join(cls, parts) -> "Replications":
+        """Replications of disjoint index sets, merged in index order."""
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return cls.empty()
+        index = np.concatenate([p.index for p in parts])
+        order = np.argsort(index, kind="stable")
+        if len(np.unique(index)) != len(index):
+            raise ValueError("replications given twice")
+        jobs = {p.jobs for p in parts}
+        if len(jobs) != 1:
+            raise ValueError(f"replications of different run lengths {sorted(jobs)}")
+        return cls(index[order], np.concatenate([p.acc for p in parts])[order],
+                   np.concatenate([p.batches for p in parts])[order],
+                   np.sum([p.hist for p in parts], axis=0).astype(np.int64), jobs.pop())
+
+    def fired(self) -> bool:
+        """The monitor fired (or a buffer overflowed) in some replication."""
+        return bool(len(self) and np.any(self.acc[:, S.A_STABLE] != 1.0))
+
+
+def _load_dir(load: float, keep=None) -> str:
+    name = f"load={float(load)!r}"
+    return name if keep is None else f"{name}__keep={int(keep)}"
+
+
+class Store:
+    """The replications of one cell's simulation, kept under ``root/key``."""
+
+    def __init__(self, root, key: str):
+        self.dir = Path(root) / key
+
+    def _path(self, load: float, keep, name: str) -> Path:
+        return self.dir / _load_dir(load, keep) / name
+
+    def read(self, load: float, keep, first: int, stop: int, jobs: int) -> Replications | None:
+        """Replications ``first .. stop - 1`` of a load from files that together hold
+        exactly them (one file, or consecutive files), or None."""
+        folder = self.dir / _load_dir(load, keep)
+        if not folder.is_dir():
+            return None
+        ranges = {}
+        for path in folder.glob("r*-*.npz"):
+            a, _, b = path.stem[1:].partition("-")
+            if a.isdigit() and b.isdigit():
+                ranges.setdefault(int(a), []).append((int(b), path))
+        parts, at = [], first
+        while at < stop:
+            options = sorted((b, p) for b, p in ranges.get(at, []) if b <= stop)
+            if not options:
+                return None
+            b, path = options[-1]  # the longest file that fits
+            rec = _read(path)
+            if rec is None or rec.jobs != jobs:
+                return None
+            parts.append(rec)
+            at = b
+        return Replications.join(parts)
+
+    def write(self, load: float, keep, rec: Replications) -> None:
+        if not len(rec):
+            return
+        first, stop = int(rec.index[0]), int(rec.index[-1]) + 1
+        if not np.array_equal(rec.index, np.arange(first, stop)):
+            raise ValueError("only consecutive replications are stored together")
+        _write(self._path(load, keep, f"r{first}-{stop}.npz"), rec)
+
+    def read_precision(self, load: float, keep) -> Replications | None:
+        path = self._path(load, keep, "precision.npz")
+        return _read(path) if path.is_file() else None
+
+    def write_precision(self, load: float, keep, rec: Replications) -> None:
+        _write(self._path(load, keep, "precision.npz"), rec)
+
+
+def _write(path: Path, rec: Replications) -> None:
+    """Atomically (a temporary file renamed): a killed job leaves no partial file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, index=rec.index, acc=rec.acc, batches=rec.batches,
+                                hist=rec.hist, jobs=np.int64(rec.jobs))
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _read(path: Path) -> Replications | None:
+    try:
+        with np.load(path) as z:
+            return Replications(z["index"].astype(np.int64), z["acc"], z["batches"],
+                                z["hist"].astype(np.int64), int(z["jobs"]))
+    except (OSError, ValueError, KeyError):
+        return None  # unreadable: recomputed

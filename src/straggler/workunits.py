@@ -1,0 +1,254 @@
+"""How a study's work is cut into jobs: a cost estimate per cell, batches of cheap
+cells, shards of an expensive cell's replications.
+
+A Snakemake job pays about 1.6 s of start-up (the interpreter, numpy, xarray,
+netCDF4, numba's cache) whatever it does, so one job per cell makes an analytic
+study almost all start-up, while a cell at the papers' scale (50 runs of 10^7 jobs
+per load) is too long for one job. So, from ``execution`` (config):
+
+- each cell's cost is estimated before anything runs (:func:`estimate`: the
+  analysis, plus jobs x replications x loads over the engine's throughput);
+- a cell whose simulation costs more than ``target_seconds`` has its replications
+  split into shards (``replications_per_job``: ``auto`` or a count), each a job that
+  writes its replications into the cell's store (:mod:`.simulation.store`); the
+  cell is then evaluated alone, reading them back (sequential stopping,
+  ``simulation.precision``, is never split);
+- the other cells are batched, in grid order, into jobs of about
+  ``target_seconds`` (``cells_per_job``: ``auto`` or a count).
+
+The plan depends only on the config and the code (never on which results exist),
+so every job that parses the Snakefile again sees the same units. A unit whose
+cells all have results is left out; a unit with some is run and skips them (a
+cell's file is named by the hash of its spec and of the code its numbers depend
+on, :func:`cell_key`): adding a value to an axis, or changing the figures,
+evaluates no finished cell again. How work is cut never changes a number: a
+replication is a function of its seed, and a cell's summaries sum its
+replications in order, in whatever jobs they ran.
+
+Light: the Snakefile's parse imports this module (no numpy).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from .grid import Cell, Grid, cell_spec, result_config, result_spec  # noqa: F401
+from .policies import POLICIES
+
+DEFAULTS = {"target_seconds": 20.0, "cells_per_job": "auto", "replications_per_job": "auto"}
+"""``execution`` keys and their defaults (the schema says the same)."""
+
+STARTUP_SECONDS = 1.6
+"""What a job costs before its first cell: interpreter, imports, numba's cache."""
+
+# Simulation cost per measured job, seconds, per replica a job places (one more for the
+# job itself): `straggler bench` measured 2.7e7 jobs/s on the fast path and 5.5e6 on the
+# event engine for CoC with d = 2 (three units), taken here a third slower, so that an
+# estimate errs towards smaller jobs.
+FAST_SECONDS_PER_UNIT = 1.6e-8
+EVENT_SECONDS_PER_UNIT = 8.0e-8
+LOAD_SECONDS = 0.02
+"""Per load and replication: encoding, streams, accumulators."""
+
+ANALYSIS_SECONDS = 0.05
+"""A typical cell's analysis (tens of milliseconds); see :func:`analysis_seconds`."""
+
+FAST_POLICIES = ("ZRed", "KT", "FRed", "CoC", "CoS", "RIQ", "FJ", "Rer")
+
+
+def execution(resolved: dict) -> dict:
+    """The ``execution`` settings with their defaults."""
+    return {**DEFAULTS, **dict(resolved.get("execution") or {})}
+
+
+def cell_key(resolved: dict, cell: Cell, code: str) -> str:
+    """``<cell id>@<hash>``: the name of the cell's result, a function of its spec and
+    of ``code`` (:func:`straggler.sources.model_hash`)."""
+    spec = result_config(cell_spec(resolved, cell, shared=True))
+    text = json.dumps(spec, sort_keys=True, default=str) + code
+    return f"{cell.id}@{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+
+
+# ----------------------------------------------------------------------- cost model
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Estimated seconds of one cell."""
+
+    analysis: float
+    replication: float
+    """simulation of one replication at every load"""
+    replications: int
+    sequential: bool
+    """precision mode: replications are added one round after another"""
+
+    @property
+    def simulation(self) -> float:
+        return self.replication * self.replications
+
+    @property
+    def total(self) -> float:
+        return self.analysis + self.simulation
+
+
+def _value(resolved: dict, cell: Cell, axis: str, default):
+    """A cell's value of ``axis`` (a named axis, or a dotted override)."""
+    return cell.get(axis, default)
+
+
+def analysis_seconds(resolved: dict, cell: Cell) -> float:
+    """The analysis of a cell: tens of milliseconds, except the replica bounds with
+    i.i.d. or S&X replicas of a law without closed-form order statistics (a
+    quadrature per pool weight: 1-2 s) and the size-aware KS (an LP over rational
+    thresholds)."""
+    policy = cell.policy
+    dist = resolved["distributions"][cell["distribution"]]["family"]
+    dep = resolved["dependences"][cell["dependence"]].get("kind", "identical")
+    if policy == "KS":
+        return 0.5
+    if policy in ("CoC", "CoS", "RIQ", "FJ") and dep != "identical" and dist != "exponential":
+        return 2.0
+    return ANALYSIS_SECONDS
+
+
+def _engine_seconds(resolved: dict, cell: Cell) -> float:
+    system = resolved["system"]
+    discipline = _value(resolved, cell, "system.discipline", system.get("discipline", "FCFS"))
+    queueing = _value(resolved, cell, "system.queueing", system.get("queueing", "per_server"))
+    params = resolved.get("policies", {}).get(cell.policy, {})
+    fast = (discipline == "FCFS" and queueing == "per_server" and cell.policy in FAST_POLICIES
+            and params.get("ps_bound") in (None, "none"))
+    if cell.policy in ("FRed", "Rep"):
+        replicas = 2
+    elif POLICIES[cell.policy].uses_d:
+        replicas = int(cell.get("d", 1))
+    else:
+        replicas = 1
+    return (1 + replicas) * (FAST_SECONDS_PER_UNIT if fast else EVENT_SECONDS_PER_UNIT)
+
+
+def estimate(resolved: dict, cell: Cell) -> Cost:
+    """The cell's estimated cost (an upper estimate: unstable loads stop early, loads
+    above an unstable one are not simulated, stored replications are reused)."""
+    analysis = analysis_seconds(resolved, cell)
+    sim = resolved.get("simulation", {})
+    if "simulation" not in resolved.get("evaluate", []) or POLICIES[cell.policy].analytic_only:
+        return Cost(analysis, 0.0, 0, False)
+    loads = len(resolved["load"])
+    per_job = _engine_seconds(resolved, cell)
+    jobs = int(sim["jobs"]) + int(sim["warmup"])
+    replication = loads * (jobs * per_job + LOAD_SECONDS)
+    return Cost(analysis, replication, int(sim["replications"]), sim.get("precision") is not None)
+
+
+# ----------------------------------------------------------------------- the plan
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Replications ``first .. stop - 1`` of one cell, simulated into its store."""
+
+    cell: str
+    key: str
+    first: int
+    stop: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.key}/r{self.first}-{self.stop}"
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Cells evaluated in one job (a sharded cell alone, after its shards)."""
+
+    id: str
+    cells: tuple[str, ...]
+    keys: tuple[str, ...]
+    seconds: float
+    shards: tuple[Shard, ...] = ()
+
+
+@dataclass
+class Plan:
+    batches: dict[str, Batch]
+    shards: dict[str, Shard]
+    """by :attr:`Shard.name`"""
+    keys: dict[str, str]
+    """cell id -> :func:`cell_key`"""
+    costs: dict[str, Cost]
+
+    def cell_path(self, results: str, cell: str) -> str:
+        return f"{results}/cells/{self.keys[cell]}.nc"
+
+    def pending(self, results: str) -> list[Batch]:
+        """Batches with a cell that has no result yet (the others are left out)."""
+        return [b for b in self.batches.values()
+                if not all(Path(f"{results}/cells/{k}.nc").exists() for k in b.keys)]
+
+    def total_seconds(self) -> float:
+        return sum(c.total for c in self.costs.values())
+
+
+def _shard_sizes(cost: Cost, setting, target: float) -> list[tuple[int, int]]:
+    reps = cost.replications
+    if reps <= 1 or cost.sequential:
+        return []
+    if setting == "auto":
+        if cost.simulation <= target:
+            return []
+        size = max(1, int(target // max(cost.replication, 1e-12)))
+    else:
+        size = int(setting)
+    if size >= reps:
+        return []
+    return [(a, min(a + size, reps)) for a in range(0, reps, size)]
+
+
+def plan(resolved: dict, grid: Grid, code: str) -> Plan:
+    """Cut the study's cells into batches and shards (see the module docstring)."""
+    ex = execution(resolved)
+    target = float(ex["target_seconds"])
+    keys = {cid: cell_key(resolved, cell, code) for cid, cell in grid.cells.items()}
+    costs = {cid: estimate(resolved, cell) for cid, cell in grid.cells.items()}
+    batches: dict[str, Batch] = {}
+    shards: dict[str, Shard] = {}
+
+    def add(cells: list[str], seconds: float, cell_shards=()) -> None:
+        members = tuple(keys[c] for c in cells)
+        digest = hashlib.sha256("\n".join(members).encode()).hexdigest()[:10]
+        bid = f"b{len(batches):05d}-{digest}"
+        batches[bid] = Batch(bid, tuple(cells), members, seconds, tuple(cell_shards))
+
+    group: list[str] = []
+    seconds = 0.0
+    for cid in grid.cells:
+        cost = costs[cid]
+        split = _shard_sizes(cost, ex["replications_per_job"], target)
+        if split:
+            own = tuple(Shard(cid, keys[cid], a, b) for a, b in split)
+            shards.update((s.name, s) for s in own)
+            add([cid], cost.analysis, own)
+            continue
+        per_job = ex["cells_per_job"]
+        full = (len(group) >= int(per_job) if per_job != "auto"
+                else group and seconds + cost.total > target)
+        if full:
+            add(group, seconds)
+            group, seconds = [], 0.0
+        group.append(cid)
+        seconds += cost.total
+    if group:
+        add(group, seconds)
+    return Plan(batches, shards, keys, costs)
+
+
+def runtime_minutes(seconds: float, attempt: int = 1) -> int:
+    """A job's runtime request: three times its estimate plus start-up, at least 5
+    minutes, and longer on each retry."""
+    return int(max(5, math.ceil(3 * (seconds + STARTUP_SECONDS) / 60))) * int(attempt)

@@ -1,0 +1,190 @@
+"""Work units: the cost model, batches and shards, the cells' keys, the sources each
+result depends on, and a light parse (README, "Work units")."""
+
+import ast
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from straggler import sources, workunits
+from straggler.config import load_config, resolve_config
+from straggler.grid import build_grid
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def study(**over):
+    cfg = load_config(ROOT / "config" / "config.yaml")
+    cfg.update(copy.deepcopy(over))
+    return resolve_config(cfg)
+
+
+def test_cheap_cells_are_batched_up_to_the_target():
+    analytic = study(evaluate=["analytic"])
+    p = workunits.plan(analytic, build_grid(analytic), "code")
+    # 112 cells of tens of milliseconds, but for the replica bounds of 16 (about 2 s each)
+    assert len(p.batches) <= 3 and not p.shards
+    simulated = study()
+    p = workunits.plan(simulated, build_grid(simulated), "code")
+    target = workunits.DEFAULTS["target_seconds"]
+    assert 2 <= len(p.batches) < 112
+    for batch in p.batches.values():  # a batch passes the target only by its last cell
+        costs = [p.costs[c].total for c in batch.cells]
+        assert sum(costs[:-1]) <= target
+    cells = [c for b in p.batches.values() for c in b.cells]
+    assert cells == list(build_grid(simulated).cells)  # every cell once, in grid order
+
+
+def test_cells_per_job_and_replications_per_job_counts():
+    cfg = study(execution={"cells_per_job": 10, "replications_per_job": 1})
+    p = workunits.plan(cfg, build_grid(cfg), "code")
+    reps = cfg["simulation"]["replications"]
+    simulated = [c for c in build_grid(cfg).cells if not c.startswith("policy=KS")]
+    assert len(p.shards) == len(simulated) * reps
+    assert all(len(b.shards) == reps and len(b.cells) == 1 for b in p.batches.values()
+               if b.shards)
+
+
+def test_an_expensive_cell_is_split_into_shards_of_about_the_target():
+    cfg = study(simulation={"jobs": 10**7, "warmup": 10**5, "replications": 50})
+    p = workunits.plan(cfg, build_grid(cfg), "code")
+    cell = next(iter(build_grid(cfg).cells))
+    shards = [s for s in p.shards.values() if s.cell == cell]
+    assert len(shards) > 1
+    assert [(s.first, s.stop) for s in shards][0][0] == 0 and shards[-1].stop == 50
+    per_replication = p.costs[cell].replication
+    for s in shards:
+        assert (s.stop - s.first) * per_replication <= workunits.DEFAULTS["target_seconds"] \
+            or s.stop - s.first == 1
+    # sequential stopping decides its replications one round after another: never split
+    cfg = study(simulation={"jobs": 10**7, "warmup": 10**5, "replications": 50,
+                            "precision": 0.05, "max_jobs": 10**9})
+    assert not workunits.plan(cfg, build_grid(cfg), "code").shards
+
+
+def test_cell_keys_follow_the_spec_and_the_code_not_how_work_is_cut():
+    a = study()
+    b = study(execution={"target_seconds": 5, "cells_per_job": 3})
+    grid = build_grid(a)
+    cell = next(iter(grid.cells.values()))
+    key = workunits.cell_key(a, cell, "code")
+    assert key.startswith(cell.id + "@")
+    assert workunits.cell_key(b, cell, "code") == key
+    assert workunits.cell_key(a, cell, "other code") != key
+    c = study(simulation={"jobs": 100000, "warmup": 20000, "replications": 4})
+    assert workunits.cell_key(c, cell, "code") != key
+    # another policy's parameters do not touch a ZRed cell
+    d = study(policies={"Rer": {"tau": 3.0}, "Rep": {"tau": "opt"}})
+    assert workunits.cell_key(d, cell, "code") == key
+
+
+def test_the_plan_does_not_depend_on_which_results_exist(tmp_path):
+    cfg = study()
+    grid = build_grid(cfg)
+    p = workunits.plan(cfg, grid, "code")
+    results = tmp_path / "results" / "default"
+    assert len(p.pending(str(results))) == len(p.batches)
+    first = next(iter(p.batches.values()))
+    (results / "cells").mkdir(parents=True)
+    for key in first.keys:
+        (results / "cells" / f"{key}.nc").write_text("")
+    again = workunits.plan(cfg, grid, "code")
+    assert again.batches == p.batches
+    assert first.id not in {b.id for b in again.pending(str(results))}
+
+
+def test_runtime_requests_grow_with_the_estimate_and_the_attempt():
+    assert workunits.runtime_minutes(1.0) == 5
+    assert workunits.runtime_minutes(600.0) == 31
+    assert workunits.runtime_minutes(1.0, attempt=3) == 15
+
+
+# ---------------------------------------------------------------- sources
+
+
+def _ast_imports(path: Path) -> set[str]:
+    """The straggler modules a file imports, by a full parse (the reference)."""
+    rel = path.relative_to(sources.ROOT).with_suffix("")
+    parts = list(rel.parts)
+    package = parts[:-1] if parts[-1] != "__init__" else parts[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+            mod = ".".join(base + ([node.module] if node.module else []))
+            found.add(mod)
+            found.update(f"{mod}.{a.name}" if mod else a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("straggler"):
+            found.add(node.module.removeprefix("straggler").lstrip("."))
+    return {m for m in found if sources._module_file(m) is not None}
+
+
+def test_the_import_scan_finds_every_import_a_parse_finds():
+    for path in sorted(sources.ROOT.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        assert _ast_imports(path) <= set(sources._imports(path)), path
+
+
+def test_presentation_code_is_outside_what_the_numbers_depend_on():
+    closure = {str(p.relative_to(sources.ROOT)) for p in sources.import_closure("evaluate",
+                                                                                 "dataset")}
+    for name in ("plots.py", "report.py", "archive.py", "cli.py", "bench.py", "workunits.py",
+                 "catalog.py", "pipeline.py"):
+        assert name not in closure, name
+    assert {"evaluate.py", "verdict.py", "simulation/fast.py", "analysis/cell.py"} <= closure
+    simulation = {str(p.relative_to(sources.ROOT))
+                  for p in sources.import_closure("simulation", "model", "grid")}
+    assert "analysis/cell.py" not in simulation and "verdict.py" not in simulation
+    assert "simulation/events.py" in simulation
+
+
+def test_the_parse_imports_no_heavy_module(tmp_path):
+    """What workflow/rules/common.smk runs at every parse, cluster jobs included."""
+    code = f"""
+import sys
+from straggler.catalog import figure_names
+from straggler.config import load_config, resolve_config_cached
+from straggler.grid import build_grid
+from straggler.sources import model_hash, presentation_hash
+from straggler.workunits import plan
+raw = load_config({str(ROOT / 'config' / 'config.yaml')!r})
+resolve_config_cached(raw, "cache")  # the first parse validates (distributions: numpy)
+"""
+    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True)
+    code += """
+for m in [m for m in sys.modules if m.split(".")[0] in ("numpy", "numba", "scipy")]:
+    del sys.modules[m]
+resolved = resolve_config_cached(raw, "cache")  # a job's parse: read back
+grid = build_grid(resolved)
+plan(resolved, grid, model_hash()).pending("results/default")
+figure_names(grid.axes), presentation_hash()
+heavy = [m for m in ("numpy", "numba", "xarray", "pandas", "scipy", "netCDF4") if m in sys.modules]
+assert not heavy, heavy
+"""
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+
+
+def test_a_cached_resolution_is_the_resolution(tmp_path):
+    from straggler.config import resolve_config_cached
+
+    for path in [ROOT / "config" / "config.yaml",
+                 *sorted((ROOT / "config" / "studies").glob("*.yaml"))]:
+        raw = load_config(path)
+        first = resolve_config_cached(raw, tmp_path)
+        assert first == resolve_config(raw)
+        assert resolve_config_cached(raw, tmp_path) == first
+
+
+@pytest.mark.parametrize("key,value", [("target_seconds", 0), ("cells_per_job", "some"),
+                                       ("replications_per_job", 0)])
+def test_execution_keys_are_validated(key, value):
+    from straggler.config import ConfigError
+
+    with pytest.raises(ConfigError, match=f"execution.{key}: value"):
+        study(execution={key: value})
