@@ -947,8 +947,8 @@ def _fork_join_strategy(model: CellModel, k: int) -> tuple[AnalyticResult, Paper
             loads=Load(model.loads[~full].tolist()), d=d)
     result.add_note(
         "section 8.2 strategy, r_f = d = {d}, cost limit {c_max}: keep {rs} at {loads} "
-        "(C_hat {c_hat})", d=d, c_max=c_max, rs=rs, loads=Load(model.loads.tolist()),
-        c_hat=[round(c.cost_estimate, 4) for c in choices])
+        "(C_hat {c_hat})", d=d, c_max=Time(c_max), rs=rs, loads=Load(model.loads.tolist()),
+        c_hat=Time([c.cost_estimate for c in choices]))
     infeasible = [float(lo) for lo, c in zip(model.loads, choices) if not c.feasible]
     if infeasible:
         result.add_note("no keep meets the cost limit at {loads}: the cheapest is used",
