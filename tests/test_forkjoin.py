@@ -296,6 +296,92 @@ def test_nn_exponential_lemma8_tighter_than_split_merge():
 
 
 # ---------------------------------------------------------------------------------
+# Lemma 8 (k = n) for any task law: E[max of n independent M/G/1 response times]
+# ---------------------------------------------------------------------------------
+
+
+@numba.njit(cache=True)
+def _max_independent_mg1(lam, n, x_code, x_params, n_jobs, warmup, rng):
+    """Batch means of max_i T_i over n independent M/G/1 FCFS queues, each with its
+    own Poisson arrivals (Lindley: W' = max(W + S - A, 0), T = W + S): job j's
+    response times at the n queues are independent and, after the warm-up,
+    stationary, so the mean of their maximum is Lemma 8's right-hand side."""
+    w = np.zeros(n)
+    nb = 20
+    batch = (n_jobs - warmup) // nb
+    out = np.zeros(nb)
+    for j in range(n_jobs):
+        m = 0.0
+        for i in range(n):
+            t = w[i] + D.sample(x_code, x_params, rng)
+            m = max(m, t)
+            w[i] = max(t - rng.standard_exponential() / lam, 0.0)
+        if j >= warmup:
+            b = (j - warmup) // batch
+            if b < nb:
+                out[b] += m
+    return out / batch
+
+
+@pytest.mark.parametrize("lam,mean,n", [(0.5, 1.0, 10), (0.3, 2.0, 5), (0.05, 1.0, 3),
+                                        (0.9, 1.0, 4)])
+def test_lemma8_lattice_brackets_the_exponential_closed_form(lam, mean, n):
+    """Exponential tasks: the maximum of n independent Exp(mu - lam) is H_n / (mu - lam).
+    The lattice values must bracket it, within 0.3 % (the step is E[T] / 2048 and the
+    gap is about h (1 + rho / (1 - rho)) times a factor of order one)."""
+    r = fj.mean_max_mg1_response(lam, D.Exponential(mean), n)
+    exact = fj.fork_join_nn_upper_bound_exponential(lam, 1.0 / mean, n)
+    assert r.lower <= exact <= r.upper
+    assert (r.upper - r.lower) / exact < 3e-3
+
+
+@pytest.mark.parametrize("X,lam,n", [
+    (D.Deterministic(1.0), 0.6, 4),
+    (D.ShiftedExponential(0.1, 1.0), 0.4, 10),   # forkjoin_k_tradeoff, Delta = 1, k = 10
+    (D.Uniform(0.5, 1.5), 0.7, 6),
+    (D.Hyperexponential((0.9, 0.1), (2.0, 0.2)), 0.3, 5),
+])
+def test_lemma8_lattice_against_monte_carlo(X, lam, n):
+    """An independent evaluation: n independent M/G/1 queues simulated by Lindley's
+    recursion (fixed seed, 20 batch means); the lattice bracket must contain the
+    estimate up to 4 standard errors."""
+    r = fj.mean_max_mg1_response(lam, X, n)
+    batches = _max_independent_mg1(lam, n, X.code, X.sampler_params(), 400_000, 40_000,
+                                   np.random.default_rng(11))
+    mc, se = batches.mean(), batches.std(ddof=1) / math.sqrt(len(batches))
+    assert r.lower - 4 * se <= mc <= r.upper + 4 * se, (r, mc, se)
+    assert (r.upper - r.lower) / r.upper < 5e-3
+
+
+def test_lemma8_overload_light_traffic_and_heavy_tail():
+    X = D.ShiftedExponential(0.1, 1.0)
+    assert fj.mean_max_mg1_response(1.0 / X.mean(), X, 3).upper == math.inf
+    assert fj.mean_max_mg1_response(0.0, X, 3).upper == pytest.approx(
+        fj.order_statistic_mean(X, 3, 3))
+    # a heavy tail (Pareto 2.2: E[T^2] infinite) is cut at the lattice end, and
+    # n E[(T - L)^+] bounds what is cut, so upper stays an upper bound, only looser
+    P = D.Pareto(1.0, 2.2)
+    r = fj.mean_max_mg1_response(0.2, P, 4)
+    assert math.isfinite(r.upper) and r.upper > r.lower > fj.order_statistic_mean(P, 4, 4)
+
+
+def test_lemma8_bounds_the_nn_fork_join_where_split_merge_is_infinite():
+    """forkjoin_k_tradeoff, Delta = 1, k = n = 10, load 0.08 (lambda = 0.4, tasks
+    ShiftedExp(0.1, 1)): split-merge needs lambda E[X_{10:10}] < 1 and is +inf;
+    each server is M/G/1 at load 0.44, so Lemma 8 is finite, and the simulated
+    (10, 10) fork-join lies between Theorem 4's lower bound and it."""
+    X, n, lam = D.ShiftedExponential(0.1, 1.0), 10, 0.4
+    lo, split_merge = fj.fork_join_bounds(lam, X, n, n)
+    lemma8 = fj.fork_join_nn_upper_bound(lam, X, n)
+    assert split_merge == math.inf and math.isfinite(lemma8)
+    t, t_se, _, _ = _fj_sim(lam, X, n, n)
+    assert lo - 4 * t_se < t < lemma8 + 4 * t_se, (lo, t, t_se, lemma8)
+    # where both are finite Lemma 8 is the tighter one (section 7.1)
+    lo2, sm2 = fj.fork_join_bounds(0.1, X, n, n)
+    assert lo2 < fj.fork_join_nn_upper_bound(0.1, X, n) < sm2
+
+
+# ---------------------------------------------------------------------------------
 # Partial forking and the general strategy (sections 6 and 8)
 # ---------------------------------------------------------------------------------
 

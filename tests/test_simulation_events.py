@@ -210,6 +210,32 @@ def test_rep_latency_exact_at_extreme_thresholds(tau):
     _close(_sim(m, jobs=60_000), approx)
 
 
+@pytest.mark.parametrize("discipline", ["FCFS", "PS"])
+@pytest.mark.parametrize("dep", ["identical", "iid"])
+@pytest.mark.parametrize("policy", ["FRed", "Rep"])
+def test_full_redundancy_latency_one_server_per_pool(policy, dep, discipline):
+    """FRed (and Rep at tau = 0, the paper's full redundancy) with one server per pool:
+    every job holds both servers until its first replica finishes, a single M/G/1 queue
+    with service min(X_1/r_1j, X_2/r_2j); FCFS: the threshold paper's Section 6 latency at
+    tau = 0, exact there; PS: E[M] / (1 - lam E[M]). analysis.cell's latency_approx
+    (kind exact) against the simulation at 30 % and 70 % of the stability bound."""
+    from straggler.analysis.cell import analyze
+
+    params = {"tau": 0.0} if policy == "Rep" else {}
+    probe = make_model(policy, 2, [0.1], r_slow=0.1, dependence=dep, pools=(1, 1),
+                       discipline=discipline, params=params)
+    bound = analyze(probe).lambda_max
+    for frac in (0.3, 0.7):
+        m = make_model(policy, 2, [frac * bound], r_slow=0.1, dependence=dep, pools=(1, 1),
+                       discipline=discipline, params=params)
+        a = analyze(m)
+        assert a.latency_approx_kind == a.lambda_max_kind == a.cost_kind == "exact"
+        kw = dict(alpha=a.alpha, tau=(0.0, 0.0)) if policy == "Rep" else {}
+        res = _sim(m, jobs=80_000, **kw)
+        _close(res, a.latency_approx[0])
+        _close(res, a.cost, what="cost")
+
+
 # ---------------------------------------------------------------- more exact cases
 
 

@@ -56,6 +56,10 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("latency_approx", ("load",), "analytic mean response time", "time"),
     Variable("latency_approx_kind", (), "kind of analytic mean response time", "1", "str"),
     Variable("latency_lower", ("load",), "analytic lower bound on the mean response time", "time"),
+    Variable("latency_group", ("load",), "fork-join paper section 8.2 estimate T_hat(r): mean "
+             "response time of group-based random (n, r, k), not of the simulated system", "time"),
+    Variable("latency_group_kind", (), "kind of latency_group for the group-based system",
+             "1", "str"),
     Variable("latency_mean", ("load",), "simulated mean response time", "time"),
     Variable("latency_mean_ci", ("load",), "confidence-interval half-width of latency_mean", "time"),
     Variable("latency_quantile", ("load", "quantile"), "simulated response-time quantile", "time"),

@@ -30,7 +30,8 @@ log = logging.getLogger(__name__)
 
 ANALYTIC_VARIABLES = ("lambda_max", "lambda_max_kind", "lambda_sufficient", "tau_opt", "tau_opt_pool2", "q_opt",
                       "keep_opt", "rho", "cost", "cost_kind", "cost_lower", "cost_upper",
-                      "latency_approx", "latency_approx_kind", "latency_lower")
+                      "latency_approx", "latency_approx_kind", "latency_lower",
+                      "latency_group", "latency_group_kind")
 
 
 @dataclass

@@ -3,9 +3,16 @@
 Each policy maps to the best result that theory gives, with its kind
 (``lambda_max_kind``: exact, necessary, sufficient, conjectured, approximate;
 ``cost_kind`` and ``latency_approx_kind``: exact, approximation, upper_bound,
-lower_bound). Where no paper covers a cell of CoC, CoS, RIQ or FJ (affinity,
-FCFS with 1 < d < N), :mod:`.replica_bounds` gives a necessary stability bound
-and a lower bound on the cost, with the sufficient bounds in the notes.
+lower_bound). Where several valid bounds exist, the tightest is kept
+(:func:`_bounds`): the fork-join paper's cost bounds for a symmetric policy that
+sends r replicas and cancels on the first completion (section 6.1, Appendix B:
+``E[X] <= E[C] <= r E[X_{1:r}]`` for log-concave tails, the reverse for
+log-convex ones; FCFS, i.i.d. replicas), the stability bound they imply
+(``lambda E[C] < N``, section 4.1), and the full-service bounds of
+:mod:`.replica_bounds`, which hold for every cell (any speeds, dependence and
+discipline). Notes (:mod:`.notes`) say which paper applies, and why a value is
+NaN or +inf; they are rendered in the dataset's load basis in one place
+(:func:`analyze`).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import numpy as np
 from ..dependence import IID, SX
 from ..model import CellModel
 from . import forkjoin, queues, redundancy_ps, replica_bounds, speculation, threshold
+from .notes import NOMINAL, Load, LoadUnit, Note, Time, note
 
 
 @dataclass
@@ -44,10 +52,23 @@ class AnalyticResult:
     ``latency_approx`` (FJ: Theorem 4's lower bound)."""
     cost_lower: float = math.nan
     cost_upper: float = math.nan
+    latency_group: np.ndarray | None = None
+    """FJ with r_f < n: the fork-join paper's section 8.2 estimate ``T_hat(r)``, the
+    latency of *group-based* random (n, r, k) (r tasks starting together on one of
+    n / r fixed groups). The simulation runs another system (a random r_f of the n
+    servers), so this is not its latency and not ``latency_approx``."""
+    latency_group_kind: str = ""
+    """What ``latency_group`` is for the group-based system: ``exact`` (k = 1) or
+    ``upper_bound`` (k > 1, Theorem 4's split-merge bound for a group) when r
+    divides n; ``approximation`` otherwise (no such system of n / r groups exists,
+    the estimate is section 8.2's as the paper uses it)."""
     alpha: np.ndarray | None = None
     """alpha[i, j]: fraction of type-j jobs first sent to pool i, as chosen by the
     analysis (the simulation uses the same assignment)."""
-    notes: list[str] = field(default_factory=list)
+    note_items: list[Note] = field(default_factory=list)
+    """The notes as data (:class:`.notes.Note`), loads in nominal units."""
+    load_unit: LoadUnit = NOMINAL
+    """The load basis the notes are rendered in (set by :func:`analyze`)."""
 
     def __post_init__(self):
         nan = np.full(len(self.loads), math.nan)
@@ -59,19 +80,53 @@ class AnalyticResult:
             self.keep_opt = nan.copy()
         if self.latency_lower is None:
             self.latency_lower = nan.copy()
+        if self.latency_group is None:
+            self.latency_group = nan.copy()
+
+    @property
+    def notes(self) -> list[str]:
+        """The notes as the dataset stores them (``cell_notes``), in the result's
+        load basis."""
+        return [item.render(self.load_unit) for item in self.note_items]
+
+    def add_note(self, text: str, about=(), **fields) -> None:
+        """Append a :class:`.notes.Note` (``text`` a template over ``fields``)."""
+        self.note_items.append(note(text, about, **fields))
+
+    def explains(self, variable: str) -> bool:
+        """Does a note say something about ``variable`` (why it is NaN, +inf, a bound)?"""
+        return any(variable in item.about for item in self.note_items)
 
 
 def analyze(model: CellModel) -> AnalyticResult:
+    """The analysis of one cell. Handlers (and their papers' formulas) speak nominal
+    load; a cell in another basis (``load_basis: redundancy``) is analysed in nominal
+    units and converted here, the one place where loads change basis: the load-valued
+    answers (``lambda_max``, ``lambda_sufficient``) and every :class:`.notes.Load`
+    in the notes (rendered with the basis factor). ``rho`` (busiest server's
+    utilisation), latencies and costs are per arrival rate, the same in both bases.
+    """
+    nominal = model
+    if model.load_basis != "nominal":
+        nominal = replace(model, loads=model.nominal_loads, load_basis="nominal")
     handler = _HANDLERS.get(model.policy)
     if handler is None:
-        result = AnalyticResult(model.loads)
-        result.notes.append(f"no analysis of {model.policy} yet")
-        return result
+        result = AnalyticResult(nominal.loads)
+        result.add_note(f"lambda_max, cost and latency_approx are NaN: no analysis of "
+                        f"{model.policy} yet",
+                        about=("lambda_max", "cost", "latency_approx"))
+    else:
+        result = handler(nominal)
+    _explain_infinite_latency(nominal, result)
+    _exact_cost_is_both_bounds(result)
+    _explain_missing(nominal, result)
+    result = _proven(result)
     if model.load_basis != "nominal":
-        return _proven(_in_basis(model, handler))
-    result = handler(model)
-    _explain_infinite_latency(model, result)
-    return _proven(result)
+        result.loads = model.loads
+        result.lambda_max = result.lambda_max * model.load_factor
+        result.lambda_sufficient = result.lambda_sufficient * model.load_factor
+        result.load_unit = LoadUnit(model.load_basis, model.load_factor)
+    return result
 
 
 def _proven(result: AnalyticResult) -> AnalyticResult:
@@ -81,21 +136,11 @@ def _proven(result: AnalyticResult) -> AnalyticResult:
     return result
 
 
-def _in_basis(model: CellModel, handler) -> AnalyticResult:
-    """Run ``handler`` in nominal units and express its load-valued answers in the
-    model's basis: the handlers (and their papers' formulas) all speak nominal load.
-
-    Only ``lambda_max`` is a load; ``rho`` (busiest server's utilisation), latencies
-    and costs are per arrival rate, which is the same in both bases.
-    """
-    nominal = replace(model, loads=model.nominal_loads, load_basis="nominal")
-    result = handler(nominal)
-    _explain_infinite_latency(nominal, result)
-    result.loads = model.loads
-    result.lambda_max = result.lambda_max * model.load_factor
-    result.lambda_sufficient = result.lambda_sufficient * model.load_factor
-    result.notes = [note.replace(" at loads ", " at nominal loads ") for note in result.notes]
-    return result
+def _exact_cost_is_both_bounds(result: AnalyticResult) -> None:
+    """An exact cost is its own lower and upper bound (README: exact cells have
+    ``cost_lower = cost_upper = cost``), so checks can read the bounds alone."""
+    if result.cost_kind == "exact" and math.isfinite(result.cost):
+        result.cost_lower = result.cost_upper = result.cost
 
 
 def _explain_infinite_latency(model: CellModel, result: AnalyticResult) -> None:
@@ -105,15 +150,43 @@ def _explain_infinite_latency(model: CellModel, result: AnalyticResult) -> None:
         return
     _, m2 = model.dependence.replica_marginal_moments(model.size)
     if math.isinf(m2):
-        result.notes.append(
+        result.add_note(
             "latency_approx is +inf: the replica size has an infinite second moment, so the "
-            "Pollaczek-Khinchine waiting time is infinite"
-        )
+            "Pollaczek-Khinchine waiting time is infinite", about="latency_approx")
     overloaded = model.loads[infinite & (result.rho >= 1.0)]
     if overloaded.size:
-        result.notes.append(
-            f"latency_approx is +inf at loads {overloaded.tolist()}: rho >= 1 (unstable)"
-        )
+        result.add_note("latency_approx is +inf at {loads}: rho >= 1 (unstable)",
+                        about="latency_approx", loads=Load(overloaded.tolist()))
+    rest = model.loads[infinite & ~(result.rho >= 1.0)]
+    if rest.size and not math.isinf(m2) and not result.explains("latency_approx"):
+        result.add_note(
+            "latency_approx is +inf at {loads}: the system the analysis uses for it is "
+            "overloaded there (its kind says what it is)", about="latency_approx",
+            loads=Load(rest.tolist()))
+
+
+def _explain_missing(model: CellModel, result: AnalyticResult) -> None:
+    """No analytic value is NaN without a note: where a handler left one of the main
+    values NaN and said nothing, say that no paper (and no project bound) gives it."""
+    what = {"lambda_max": "a stability bound", "cost": "a server time per job",
+            "latency_approx": "a mean latency"}
+    for name, phrase in what.items():
+        value = np.atleast_1d(getattr(result, name))
+        said = any(name in item.about and name in item.text for item in result.note_items)
+        if np.isnan(value).any() and not said:
+            result.add_note(
+                f"{name} is NaN: none of the four papers gives {phrase} for {model.policy} "
+                f"in this setting ({_setting(model)})", about=name)
+
+
+def _setting(model: CellModel) -> str:
+    parts = [f"{model.discipline}", f"{model.queueing} queues"]
+    if model.system is not None:
+        parts.append(f"pools {tuple(model.system.n)}")
+    parts.append("identical servers" if _homogeneous(model) else "job-server affinity")
+    if model.d is not None:
+        parts.append(f"d = {model.d} of N = {model.N}")
+    return ", ".join(parts)
 
 
 def _zero_redundancy(model: CellModel, knowledge: str | None = None) -> AnalyticResult:
@@ -135,29 +208,83 @@ def _zero_redundancy(model: CellModel, knowledge: str | None = None) -> Analytic
             [_random_dispatch_latency(model, system, alpha, lam) for lam in model.rates()]
         )
         result.latency_approx_kind = "exact"
+    else:
+        result.add_note("latency_approx is NaN: with central pool queues each pool is an "
+                        "M/G/n_i queue, whose mean latency has no closed form (not computed)",
+                        about="latency_approx")
     return result
+
+
+def _single_server_pools(model: CellModel) -> bool:
+    """One server per pool (the threshold paper's Section 6 setting): per-server and
+    central queueing are then the same system."""
+    return model.system is not None and tuple(model.system.n) == (1, 1)
 
 
 def _full_redundancy(model: CellModel) -> AnalyticResult:
     """FRed: eq. 6. The paper proves the load condition necessary and conjectures
-    it sufficient (Section 3), hence the kind ``necessary``."""
+    it sufficient (Section 3), hence the kind ``necessary``; see
+    :func:`_as_full_redundancy` for one server per pool (a single queue, exact)."""
     bound = threshold.full_redundancy_bound(model.system, model.size, model.dependence)
     kind = _replication_kind(model)
     result = _from_work(model, model.system, bound, kind=kind, cost_kind=_cost_kind(kind))
     if result.lambda_max_kind == "approximate":
-        result.notes.append(
+        result.add_note(
             "per-server queues: the two copies do not start together, so eq. 6 (central "
-            "queues, simultaneous service) is an approximation here"
-        )
+            "queues, simultaneous service) is an approximation here",
+            about=("lambda_max", "cost"))
+    return _as_full_redundancy(model, result)
+
+
+def _as_full_redundancy(model: CellModel, result: AnalyticResult) -> AnalyticResult:
+    """FRed, and Rep with thresholds (0, 0), which the threshold paper calls full
+    redundancy (Section 2): one system, one set of values and kinds.
+
+    With one server per pool every job holds both servers from its start to its
+    first completion (FRed: both copies join the two FIFO queues, which therefore
+    empty together; Rep at tau = 0: a job that starts is replicated at once, with
+    priority, so at most one job is in service), so the system is a single M/G/1
+    queue whose service is ``M = min(X_1 / r_1j, X_2 / r_2j)``: stable iff
+    ``lam E[M] < 1`` (eq. 6 with n_1 = n_2 = 1, exact), cost ``2 E[M]`` (exact) and,
+    FCFS, the threshold paper's Section 6 latency at tau = 0,
+    ``E[T] = E[M] + lam E[M^2] / (2 (1 - lam E[M]))``, exact there ("the Poisson
+    assumption is exact in the extreme cases of tau = 0"); PS: ``E[M] / (1 - lam E[M])``
+    (M/G/1-PS). Larger pools: the paper's kinds (:func:`_replication_kind`), and its
+    Section 6 latency needs one server per pool.
+    """
+    if not _single_server_pools(model):
+        result.add_note("latency_approx is NaN: the threshold paper's latency approximation "
+                        "(Section 6) needs one server per pool", about="latency_approx")
+        return result
+    system, X, dep = model.system, model.size, model.dependence
+    result.lambda_max_kind = "exact"
+    result.lambda_sufficient = result.lambda_max
+    result.cost_kind = "exact"
+    alpha = result.alpha if result.alpha is not None else threshold.assignment_fractions(
+        system, [0.5] * len(system.belief[0]))
+    if model.discipline == "FCFS":
+        result.latency_approx = np.asarray(threshold.latency_replication(
+            system, X, dep, alpha, (0.0, 0.0), model.rates()), dtype=float)
+    else:
+        m = float(threshold.expected_work_full_redundancy(system, X, dep)[0])
+        result.latency_approx = np.array([_mg1_response(lam, m, math.nan, m, "PS")
+                                          for lam in model.rates()])
+    result.latency_approx_kind = "exact"
+    result.add_note("full redundancy on one server per pool: a single M/G/1 queue with "
+                    "service min(X_1/r_1j, X_2/r_2j) (threshold paper, eq. 6 and Section 6 "
+                    "at tau = 0): stability, cost and latency exact",
+                    about=("lambda_max", "cost", "latency_approx"))
     return result
 
 
 def _replication_kind(model: CellModel) -> str:
     """Replicas in both pools run simultaneously in the threshold paper's model (one
     central queue per pool, preemptive-resume priority for replicated jobs). On
-    per-server FCFS queues a job's two copies start at different times, so the
-    work per pool differs from eqs. 4 and 6: the bound is then an approximation."""
-    if model.queueing == "central":
+    per-server FCFS queues with more than one server in a pool a job's two copies
+    start at different times, so the work per pool differs from eqs. 4 and 6: the
+    bound is then an approximation. With one server per pool the two queueings are
+    the same system."""
+    if model.queueing == "central" or _single_server_pools(model):
         return "necessary"
     return "approximate"
 
@@ -172,7 +299,10 @@ def _cost_kind(replication_kind: str) -> str:
 def _threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
     """Rer (Prop. 1) and Rep (Prop. 2) with the threshold of the config, or with the
     (q, tau) that maximise the stability bound when ``tau: opt``. The paper shows
-    the load condition necessary and conjectures it sufficient (Section 3)."""
+    the load condition necessary and conjectures it sufficient (Section 3).
+    Rep whose thresholds are both 0 (given, or chosen by the optimisation) is full
+    redundancy (the paper's Section 2), with FRed's values and kinds
+    (:func:`_as_full_redundancy`)."""
     system = model.system
     tau = model.params.get("tau", "opt")
     if tau == "opt":
@@ -185,16 +315,18 @@ def _threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
     result = _from_work(model, system, bound, kind=kind,
                         cost_kind="exact" if policy == "rerouting" else _cost_kind(kind))
     if kind == "approximate":
-        result.notes.append(
+        result.add_note(
             "per-server queues: a job's replicas do not start together, so the threshold "
-            "paper's work per pool (central queues with priority) is an approximation here"
-        )
+            "paper's work per pool (central queues with priority) is an approximation here",
+            about=("lambda_max", "cost"))
     result.tau_opt = bound.tau[0]
     result.tau_opt_pool2 = bound.tau[1]
     alpha = threshold.assignment_fractions(system, bound.q)
     result.alpha = alpha
     result.q_opt = float(np.dot(system.p, alpha[0]))
-    if system.n == (1, 1) and model.discipline == "FCFS" and model.queueing == "per_server":
+    if policy == "replication" and bound.tau[0] == 0.0 and bound.tau[1] == 0.0:
+        return _as_full_redundancy(model, result)
+    if _single_server_pools(model) and model.discipline == "FCFS":
         latency = threshold.latency_rerouting if policy == "rerouting" else (
             threshold.latency_replication)
         result.latency_approx = np.asarray(
@@ -203,10 +335,9 @@ def _threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
         )
         result.latency_approx_kind = "approximation"
     else:
-        result.notes.append(
-            "the latency approximation of the threshold paper (Section 6) needs one FCFS "
-            "server per pool"
-        )
+        result.add_note(
+            "latency_approx is NaN: the latency approximation of the threshold paper "
+            "(Section 6) needs one FCFS server per pool", about="latency_approx")
     return result
 
 
@@ -222,7 +353,7 @@ def _known_sizes(model: CellModel) -> AnalyticResult:
         lambda_max_kind="necessary",
         rho=model.rates() * per_server,
     )
-    result.notes.append(f"KS bound attained by size-aware {bound.policy}")
+    result.add_note(f"KS bound attained by size-aware {bound.policy}", about="lambda_max")
     if 0.0 < bound.weight < 1.0:
         # an interior optimal dual weight saturates both pools (complementary
         # slackness): E[B_i] / n_i = 1 / lambda_max for i = 1, 2, so the server time
@@ -230,8 +361,8 @@ def _known_sizes(model: CellModel) -> AnalyticResult:
         result.cost = system.servers / bound.rate
         result.cost_kind = "exact"
     else:
-        result.notes.append("KS: one pool is not saturated at the optimum, so the dual "
-                            "does not give the optimal policy's cost")
+        result.add_note("cost is NaN: KS has one pool not saturated at the optimum, so "
+                        "the dual does not give the optimal policy's cost", about="cost")
     return result
 
 
@@ -306,35 +437,141 @@ def _homogeneous(model: CellModel) -> bool:
     return all(r == 1.0 for row in model.system.speeds for r in row)
 
 
-def _replica_bounds(model: CellModel, why: str, k: int = 1,
-                    choice: str = "completion") -> AnalyticResult:
-    """The bounds of :mod:`.replica_bounds` for a cell that no paper covers
-    (``why`` says which): lambda_max necessary (exact when it meets the sufficient
-    bound), cost a lower bound (exact when it meets the upper one)."""
+# =====================================================================================
+# Bounds: the tightest of what the papers and full-service accounting give
+# =====================================================================================
+
+FULL_SERVICE = "full-service accounting (replica_bounds)"
+
+
+@dataclass(frozen=True)
+class PaperCost:
+    """A paper's bounds on the server time per job, with where they come from."""
+
+    lower: float
+    upper: float
+    source: str
+
+
+def _same(a: float, b: float) -> bool:
+    return (math.isfinite(a) and math.isfinite(b)
+            and abs(a - b) <= replica_bounds.EXACT_RTOL * max(abs(a), abs(b)))
+
+
+def _partial_fork_cost(model: CellModel, r: int, source: str | None = None
+                       ) -> tuple[PaperCost | None, str]:
+    """The fork-join paper's cost bounds for a symmetric policy that gives a job r
+    tasks of which the first to finish cancels the rest, the tasks possibly
+    starting at different times (its (n, r, 1) partial fork with any symmetric
+    choice of the r servers, e.g. uniform random; section 6.1, proof in Appendix
+    B): ``E[X] <= E[C] <= r E[X_{1:r}]`` for a log-concave tail of X, the reverse
+    for a log-convex one, ``E[C] = E[X]`` for the exponential
+    (:func:`forkjoin.uniform_partial_fork_cost_bounds`).
+
+    The proof writes the cost as ``C = S + sum_i (S - t_i)^+`` with ``t_i`` the
+    tasks' start times relative to the first and ``S`` the first completion, and
+    needs the start times to be independent of the job's own task sizes (true on
+    FCFS queues, where they depend on the earlier jobs only), i.i.d. task sizes
+    (section 2.1) and FCFS service (a task runs at full speed once started). So
+    ``(None, reason)`` for PS, for identical or S&X replicas (the paper does not
+    treat correlated tasks), and for a tail that is neither log-concave nor
+    log-convex (Pareto type I, lognormal, ...), where the paper gives no bound.
+    """
+    X = model.size
+    if model.discipline != "FCFS":
+        return None, "the fork-join paper's cost bounds (section 6.1) need FCFS queues"
+    if not isinstance(model.dependence, IID):
+        return None, ("the fork-join paper assumes i.i.d. tasks (section 2.1), so its cost "
+                      "bounds (section 6.1) do not cover these replicas")
+    lo, hi, tc = forkjoin.uniform_partial_fork_cost_bounds(X, r)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None, (f"the fork-join paper's cost bounds (section 6.1) need a log-concave or "
+                      f"log-convex tail; the {X.family} tail is neither")
+    src = source or (f"fork-join paper, section 6.1 and Appendix B ({tc} tail: "
+                     + ("E[X] <= E[C] <= r E[X_{1:r}]" if tc == "log-concave" else
+                        "r E[X_{1:r}] <= E[C] <= E[X]" if tc == "log-convex" else
+                        "E[C] = E[X]") + f", r = {r})")
+    return PaperCost(lo, hi, src), ""
+
+
+def _bounds(model: CellModel, why: str, k: int = 1, choice: str = "completion",
+            paper: PaperCost | None = None) -> AnalyticResult:
+    """Stability and cost bounds of a replicating policy: the tightest of the
+    full-service bounds of :mod:`.replica_bounds` (valid for every cell) and a
+    paper's cost bounds ``paper`` where one applies.
+
+    - cost: ``cost_lower`` the larger lower bound, ``cost_upper`` the smaller upper
+      one; ``cost`` is ``cost_lower`` (kind ``lower_bound``), ``exact`` when they meet;
+    - stability: the servers must carry ``lambda E[C] < N`` (fork-join paper,
+      section 4.1), so on identical servers ``N / cost_lower`` is a necessary
+      bound on the arrival rate (with the full-service lower cost it is
+      :mod:`.replica_bounds`' own necessary bound; with affinity that one, optimised
+      over pool weights, is kept); sufficient: every replica served in full
+      (replica_bounds). Kind ``exact`` when the two meet.
+
+    The note says which bound came from where; ``why`` names the setting.
+    """
     X, dep, N = model.size, model.dependence, model.N
-    b = replica_bounds.bounds(X, dep, replica_bounds.Pools.of(model.system, N), model.d, k, choice)
+    pools = replica_bounds.Pools.of(model.system, N)
+    b = replica_bounds.bounds(X, dep, pools, model.d, k, choice)
+    lower, lower_src = b.cost_lower, FULL_SERVICE
+    upper, upper_src = b.cost_upper, FULL_SERVICE
+    if paper is not None:
+        if paper.lower > lower * (1.0 + replica_bounds.EXACT_RTOL):
+            lower, lower_src = paper.lower, paper.source
+        if paper.upper < upper * (1.0 - replica_bounds.EXACT_RTOL):
+            upper, upper_src = paper.upper, paper.source
+    necessary, nec_src = b.necessary_rate, FULL_SERVICE
+    if len(pools.n) == 1 and lower_src != FULL_SERVICE and N / lower < necessary:
+        necessary = N / lower
+        nec_src = f"lambda E[C] < N (fork-join paper, section 4.1) with the lower cost bound"
+    exact_rate = _same(necessary, b.sufficient_rate)
+    exact_cost = _same(lower, upper)
     result = AnalyticResult(
         model.loads,
-        lambda_max=model.to_load(b.necessary_rate),
-        lambda_max_kind="exact" if b.exact_rate else "necessary",
+        lambda_max=model.to_load(necessary),
+        lambda_max_kind="exact" if exact_rate else "necessary",
         lambda_sufficient=model.to_load(b.sufficient_rate),
-        rho=model.rates() / b.necessary_rate,
-        cost=b.cost_lower,
-        cost_kind="exact" if b.exact_cost else "lower_bound",
-        cost_lower=b.cost_lower,
-        cost_upper=b.cost_upper,
+        rho=model.rates() / necessary,
+        cost=lower,
+        cost_kind="exact" if exact_cost else "lower_bound",
+        cost_lower=lower,
+        cost_upper=upper,
     )
-    _bound_notes(result, model, b, why)
+    sources = ({lower_src, upper_src, nec_src} - {FULL_SERVICE})
+    if sources:
+        cost_src = ("both: {lower_src}" if lower_src == upper_src
+                    else "lower: {lower_src}; upper: {upper_src}")
+        text = ("{why}: server time per job in {cost} (" + cost_src + "); unstable above "
+                "{necessary} (necessary: {nec_src}); stable below {sufficient} (sufficient: "
+                "every replica served in full, replica_bounds)")
+    else:
+        text = ("{why}: bounds from full-service accounting (replica_bounds): stable below "
+                "{sufficient} (sufficient), unstable above {necessary} (necessary); server "
+                "time per job in {cost}")
+    result.add_note(text, about=("lambda_max", "cost"), why=why,
+                    cost=Time((lower, upper)), lower_src=lower_src, upper_src=upper_src,
+                    necessary=Load(model.to_load(necessary)), nec_src=nec_src,
+                    sufficient=Load(model.to_load(b.sufficient_rate)))
     return result
 
 
-def _bound_notes(result: AnalyticResult, model: CellModel, b, why: str) -> None:
-    result.notes.append(
-        f"{why}: bounds from full-service accounting (replica_bounds): stable below load "
-        f"{model.to_load(b.sufficient_rate):.6g} (sufficient), "
-        f"unstable above {model.to_load(b.necessary_rate):.6g} "
-        f"(necessary); server time per job between {b.cost_lower:.6g} and {b.cost_upper:.6g}"
-    )
+def _fill_bounds(result: AnalyticResult, model: CellModel, k: int, choice: str, why: str,
+                 paper: PaperCost | None = None) -> AnalyticResult:
+    """Fill what a paper's analysis of the cell leaves open (the stability bound, the
+    cost) with :func:`_bounds`."""
+    if math.isfinite(result.lambda_max) and math.isfinite(result.cost):
+        return result
+    bounds = _bounds(model, why, k, choice, paper)
+    if not math.isfinite(result.lambda_max):
+        result.lambda_max, result.lambda_max_kind = bounds.lambda_max, bounds.lambda_max_kind
+        result.lambda_sufficient = bounds.lambda_sufficient
+        result.rho = bounds.rho
+    if not math.isfinite(result.cost):
+        result.cost, result.cost_kind = bounds.cost, bounds.cost_kind
+        result.cost_lower, result.cost_upper = bounds.cost_lower, bounds.cost_upper
+    result.note_items.extend(bounds.note_items)
+    return result
 
 
 def _per_load(model: CellModel, fn) -> np.ndarray:
@@ -347,8 +584,9 @@ def _rerouting(model: CellModel) -> AnalyticResult:
     if not _homogeneous(model):
         if model.params.get("resume"):
             result = AnalyticResult(model.loads)
-            result.notes.append("the threshold paper analyses kill-and-restart only "
-                                "(Rer resume: true needs r_slow = 1)")
+            result.add_note("lambda_max, cost and latency_approx are NaN: the threshold paper "
+                            "analyses kill-and-restart only (Rer resume: true needs r_slow = 1)",
+                            about=("lambda_max", "cost", "latency_approx"))
             return result
         return _threshold_policy(model, "rerouting")
     X, dep, N = model.size, model.dependence, model.N
@@ -360,25 +598,37 @@ def _rerouting(model: CellModel) -> AnalyticResult:
         cost=speculation.expected_work(bound.tau, X, dep, resume), cost_kind="exact",
     )
     result.rho = model.loads / bound.load
-    result.notes.append(f"speculation paper: {bound.note}")
+    result.add_note(f"speculation paper: {bound.note}", about="lambda_max")
     if model.discipline == "FCFS" and model.queueing == "per_server":
         result.latency_approx = _per_load(
             model, lambda lam: speculation.latency_approx(lam, bound.tau, X, dep, N, resume))
-        result.latency_approx_kind = "approximation"
+        # tau = inf never re-routes: random dispatch, N M/G/1 queues (exact), as ZRed
+        result.latency_approx_kind = "exact" if math.isinf(bound.tau) else "approximation"
+    else:
+        result.add_note("latency_approx is NaN: the SLB latency approximation is for FCFS "
+                        "per-server queues", about="latency_approx")
     return result
 
 
 def _cancel_on_complete(model: CellModel) -> AnalyticResult:
-    """CoC: redundancy-d with PS (PS paper), or with FCFS the (N,1) fork-join queue
-    when d = N (fork-join paper, section 5.1) and the mean-field result for i.i.d.
-    exponential replicas (Gardner et al. 2017, REFERENCES.md section 5)."""
+    """CoC: redundancy-d with PS (PS paper); with FCFS the (N,1) fork-join queue
+    when d = N (fork-join paper, section 5.1), the mean-field result for i.i.d.
+    exponential replicas (Gardner et al. 2017, REFERENCES.md section 5), and for
+    1 < d < N the fork-join paper's (n, r, 1) partial fork with uniform random
+    choice (section 6.1 cost bounds, with the stability bound they imply) where
+    its conditions hold (:func:`_partial_fork_cost`)."""
     X, dep, N, d = model.size, model.dependence, model.N, model.d
     if model.params.get("ps_bound") not in (None, "none"):
         result = AnalyticResult(model.loads)
-        result.notes.append("the PS bound systems are simulated only")
+        result.add_note("lambda_max, cost and latency_approx are NaN: the PS bound systems "
+                        "are simulated only",
+                        about=("lambda_max", "cost", "latency_approx"))
         return result
     if not _homogeneous(model):
-        return _replica_bounds(model, "no paper analyses CoC with job-server affinity")
+        result = _bounds(model, "no paper analyses CoC with job-server affinity")
+        result.add_note("latency_approx is NaN: no paper gives the latency of CoC with "
+                        "job-server affinity", about="latency_approx")
+        return result
     if model.discipline == "PS":
         bound = redundancy_ps.stability_bound(X, dep, N, d)
         result = AnalyticResult(model.loads, lambda_max=bound.load, lambda_max_kind=bound.kind,
@@ -394,10 +644,9 @@ def _cancel_on_complete(model: CellModel) -> AnalyticResult:
 
         result.latency_approx = _per_load(model, latency)
         result.latency_approx_kind = kinds.pop() if len(kinds) == 1 else ""
-        result.notes.append(f"PS paper: {bound.note}")
-        _with_replica_bounds(result, model, 1, "completion",
-                             "the PS paper gives no server time per job")
-        return result
+        result.add_note(f"PS paper: {bound.note}", about="lambda_max")
+        return _fill_bounds(result, model, 1, "completion",
+                            "the PS paper gives no server time per job")
     if d == 1:
         return _homogeneous_single_copy(model)  # one copy on a random server: M/G/1 each
     if d == N:
@@ -418,11 +667,19 @@ def _cancel_on_complete(model: CellModel) -> AnalyticResult:
         result.latency_approx = np.array(
             [_mean_field_coc(rho, d) / mu for rho in model.loads])
         result.latency_approx_kind = "approximation"
-        result.notes.append("i.i.d. exponential CoC: stability and cost exact, latency the "
-                            "N -> infinity mean-field limit (Gardner et al. 2017)")
+        result.add_note("i.i.d. exponential CoC: stability and cost exact (fork-join paper, "
+                        "section 6.1: E[C] = E[X]), latency the N -> infinity mean-field limit "
+                        "(Gardner et al. 2017)", about=("lambda_max", "cost", "latency_approx"))
         return result
-    return _replica_bounds(model, "no paper analyses CoC on FCFS queues with 1 < d < N "
-                                  "beyond i.i.d. exponential replicas")
+    paper, reason = _partial_fork_cost(model, d)
+    where = ("CoC on FCFS queues with 1 < d < N, the fork-join paper's (n, r, 1) partial "
+             "fork with uniform random choice (section 6, r = d)")
+    result = _bounds(model, where if paper else f"{where}; {reason}", paper=paper)
+    result.add_note("latency_approx is NaN: the fork-join paper gives the latency of the "
+                    "group-based (n, r, 1) partial fork only (section 6.1), not of uniform random "
+                    "choice (CoC), which section 6.3 compares with it in low traffic only",
+                    about="latency_approx")
+    return result
 
 
 def _mean_field_coc(rho: float, d: int, terms: int = 100000) -> float:
@@ -439,8 +696,11 @@ def _cancel_on_start(model: CellModel) -> AnalyticResult:
     (speculation paper, remark on CoS-d = LLW-d); d = N is M/G/N (fork-join
     paper, section 5.2: fork-early-cancel with k = 1)."""
     if not _homogeneous(model):
-        return _replica_bounds(model, "no paper analyses CoS with job-server affinity",
-                               choice="start")
+        result = _bounds(model, "no paper analyses CoS with job-server affinity",
+                         choice="start")
+        result.add_note("latency_approx is NaN: no paper gives the latency of CoS with "
+                        "job-server affinity", about="latency_approx")
+        return result
     X, dep, N, d = model.size, model.dependence, model.N, model.d
     bound = forkjoin.cos_stability(X, dep, N)
     result = AnalyticResult(model.loads, lambda_max=bound.load, lambda_max_kind=bound.kind,
@@ -450,6 +710,10 @@ def _cancel_on_start(model: CellModel) -> AnalyticResult:
         estimates = [forkjoin.fork_early_cancel_n1(lam, X, N) for lam in model.rates()]
         result.latency_approx = np.array([e.latency for e in estimates])
         result.latency_approx_kind = estimates[0].latency_kind
+    else:
+        result.add_note("latency_approx is NaN: the four papers give the latency of CoS only "
+                        "for d = N on FCFS queues (M/G/N, fork-join paper section 5.2)",
+                        about="latency_approx")
     return result
 
 
@@ -458,20 +722,24 @@ def _fork_join(model: CellModel) -> AnalyticResult:
     r_f = d and r = keep, on i.i.d. tasks (with ``split: shift`` the task law is
     already ``ShiftedExp(Delta / k, mu)``, section 7.2).
 
+    - d = 1 (whatever keep): one task on a random server, N M/G/1 queues (exact);
     - d = N, keep = d (plain (n, k) fork-join): exact for k = 1 (section 5.1);
-      otherwise Theorem 4's split-merge upper bound (``latency_approx``) and lower
-      bound (``latency_lower``) on E[T], the cost bounds of section 7.1
-      (``cost_lower``, ``cost_upper``) and necessary stability;
+      otherwise the tighter of Theorem 4's split-merge upper bound and, for k = n,
+      Lemma 8's (``latency_approx``, kind ``upper_bound``), Theorem 4's lower
+      bound (``latency_lower``), the cost bounds of section 7.1 (``cost_lower``,
+      ``cost_upper``) and necessary stability;
     - d = N, keep = k (fork-early-cancel, section 7.3): cost k E[X]; k = 1 is
       M/G/n (section 5.2);
-    - d = 1: one task on a random server, N M/G/1 queues (exact);
-    - otherwise (r_f < n, or k < keep < d): the section 8.2 estimates
-      (:func:`forkjoin.strategy_estimates`), kind ``approximation``;
+    - otherwise (r_f < n, or k < keep < d): the paper gives the latency of the
+      group-based (n, r, k) system only, its section 8.2 estimate ``T_hat(r)``,
+      stored as ``latency_group`` (not ``latency_approx``: the simulated system
+      picks a random r_f of the n servers); cost bounds of section 6.1 for k = 1
+      (:func:`_partial_fork_cost`, ``r = keep``), the stability bound they imply;
     - keep = opt: the section 8.2 strategy chooses keep at each load
       (:func:`_fork_join_strategy`);
     - job-server affinity, PS, or dependent tasks: the bounds of
-      :mod:`.replica_bounds`; a cost the paper does not give falls back to its
-      lower bound there too.
+      :mod:`.replica_bounds`; what the paper leaves open falls back to them too
+      (:func:`_fill_bounds`, the tightest of both).
 
     Loads are in the model's load unit (with ``split: shift`` the unsplit job),
     so stability bounds are converted with :attr:`CellModel.load_mean`.
@@ -482,23 +750,77 @@ def _fork_join(model: CellModel) -> AnalyticResult:
     # the first k to start run in full, chosen before their sizes are known
     choice = "start" if (model.params.get("early") or keep == k) else "completion"
     if not _homogeneous(model):
-        return _replica_bounds(model, "no paper analyses FJ with job-server affinity", k, choice)
+        result = _bounds(model, "no paper analyses FJ with job-server affinity", k, choice)
+        result.add_note("latency_approx is NaN: no paper gives the latency of FJ with "
+                        "job-server affinity", about="latency_approx")
+        return result
     if model.params.get("early"):
         keep = k
     elif keep == "d":
         keep = d
     if not isinstance(model.dependence, IID) or model.discipline != "FCFS":
-        return _replica_bounds(model, "the fork-join paper's results need FCFS and i.i.d. "
-                               "tasks", k, choice)
+        result = _bounds(model, "the fork-join paper's results need FCFS and i.i.d. tasks",
+                         k, choice)
+        result.add_note("latency_approx is NaN: the fork-join paper's results need FCFS "
+                        "and i.i.d. tasks", about="latency_approx")
+        return result
+    if d == 1:  # r_f = r = k = 1 whatever keep says: one task on a random server
+        result = _fork_join_paper(model, 1, 1)[0]
+        if keep == "opt":
+            result.keep_opt = np.ones(len(model.loads))
+            result.add_note("section 8.2 strategy with r_f = d = 1: keep 1 at every load (one "
+                            "task on a random server, the same system as keep: d)")
+        return result
     if keep == "opt":
-        result = _fork_join_strategy(model, k)
+        result, paper = _fork_join_strategy(model, k)
     else:
-        result = _fork_join_paper(model, k, int(keep))
-    return _with_replica_bounds(result, model, k, choice, "the fork-join paper leaves this open")
+        result, paper = _fork_join_paper(model, k, int(keep))
+    return _fill_bounds(result, model, k, choice, "the fork-join paper leaves this open"
+                        if paper is None else "FJ, the fork-join paper's partial fork", paper)
 
 
-def _fork_join_paper(model: CellModel, k: int, keep: int) -> AnalyticResult:
-    """The fork-join paper's results for FJ (see :func:`_fork_join`)."""
+def _kept_cost(model: CellModel, r: int, k: int) -> tuple[PaperCost | None, str]:
+    """Cost bounds for FJ keeping ``r`` of its tasks (cancelling the others before
+    they start) until ``k`` finish: ``r = k``: each kept task is served in full,
+    ``k E[X]`` (section 7.3, fork-early-cancel); ``k = 1``: section 6.1
+    (:func:`_partial_fork_cost`: the r kept tasks start at times that do not depend
+    on their sizes); otherwise the paper gives none for r < n."""
+    if r == k:
+        c = k * model.size.mean()
+        return PaperCost(c, c, "fork-join paper, section 7.3 (the k kept tasks are served "
+                               "in full: k E[X])"), ""
+    if k == 1:
+        return _partial_fork_cost(model, r)
+    return None, "the fork-join paper gives cost bounds for k > 1 with all n tasks only"
+
+
+def _group_latency(model: CellModel, result: AnalyticResult, rs, k: int) -> None:
+    """``latency_group``: the section 8.2 estimate ``T_hat(r)`` at each load (``rs``:
+    the r of each load), with its kind for the group-based system and a note."""
+    N = model.N
+    X = model.size
+    values = [forkjoin.strategy_estimates(lam, X, N, int(r), k)[0]
+              for lam, r in zip(model.rates(), rs)]
+    result.latency_group = np.asarray(values, dtype=float)
+    kinds = {("exact" if k == 1 else "upper_bound") if N % int(r) == 0 else "approximation"
+             for r in rs}
+    result.latency_group_kind = kinds.pop() if len(kinds) == 1 else "approximation"
+    result.add_note(
+        "latency_group is the fork-join paper's section 8.2 estimate T_hat(r) (r tasks "
+        "starting together on one of n / r groups, rate lam r / n per group: group-based "
+        "random (n, r, k), section 6), not the latency of the simulated system, which sends "
+        "the tasks to a random r_f = d of the n servers", about="latency_group")
+    over = np.isinf(result.latency_group)
+    if over.any():
+        result.add_note("latency_group is +inf at {loads}: a group of r servers is overloaded "
+                        "there (lam r / n E[X_{{k:r}}] >= 1)", about="latency_group",
+                        loads=Load(model.loads[over].tolist()))
+
+
+def _fork_join_paper(model: CellModel, k: int, keep: int
+                     ) -> tuple[AnalyticResult, PaperCost | None]:
+    """The fork-join paper's results for FJ (see :func:`_fork_join`), and the cost
+    bounds to combine with the full-service ones where the paper's are partial."""
     X, N, d = model.size, model.N, model.d
     result = AnalyticResult(model.loads)
 
@@ -513,7 +835,7 @@ def _fork_join_paper(model: CellModel, k: int, keep: int) -> AnalyticResult:
         result.cost_kind = "exact"
         result.latency_approx = _per_load(model, lambda lam: forkjoin._pk(lam / N, m1, m2))
         result.latency_approx_kind = "exact"
-        return result
+        return result, None
     if d == N and keep == d:
         necessary, sufficient = forkjoin.fork_join_stability(X, N, k)
         set_stability(necessary.rate, necessary.kind)
@@ -526,9 +848,30 @@ def _fork_join_paper(model: CellModel, k: int, keep: int) -> AnalyticResult:
             result.latency_approx_kind = "exact"
             result.cost = result.cost_lower = result.cost_upper = estimates[0].cost
             result.cost_kind = "exact"
-            return result
-        result.latency_approx = np.array([b[1] for b in bounds])
+            return result, None
+        split_merge = np.array([b[1] for b in bounds])
+        result.latency_approx = split_merge
         result.latency_approx_kind = "upper_bound"
+        if k == N:
+            lemma8 = _per_load(model, lambda lam: forkjoin.fork_join_nn_upper_bound(lam, X, N))
+            result.latency_approx = np.minimum(split_merge, lemma8)
+            only = np.isinf(split_merge) & np.isfinite(lemma8)
+            text = ("latency_approx: the smaller of Theorem 4's split-merge upper bound (M/G/1 "
+                    "with service X_{n:n}) and Lemma 8's for k = n (E[max of n independent "
+                    "M/G/1 response times], section 7.1)")
+            if only.any():
+                result.add_note(text.replace("{", "{{").replace("}", "}}")
+                                + "; only Lemma 8's is finite at {loads}",
+                                about="latency_approx", loads=Load(model.loads[only].tolist()))
+            else:
+                result.add_note(text, about="latency_approx")
+        over = np.isinf(result.latency_approx)
+        if over.any():
+            result.add_note(
+                "latency_approx is +inf at {loads}: the bounding system is overloaded there "
+                "(split-merge: lam E[X_{{k:n}}] >= 1); the fork-join system is stable up to at "
+                "most lambda_max (necessary)", about="latency_approx",
+                loads=Load(model.loads[over].tolist()))
         cb = forkjoin.fork_join_cost_bounds(X, N, k)
         result.cost_lower, result.cost_upper = cb.lower, cb.upper
         result.cost = cb.lower
@@ -537,8 +880,10 @@ def _fork_join_paper(model: CellModel, k: int, keep: int) -> AnalyticResult:
             result.cost_kind = "exact"
         elif math.isfinite(cb.lower):
             result.cost_kind = "lower_bound"
-            result.notes.append(f"cost between {cb.lower} and {cb.upper} ({cb.tail_class} tail)")
-        return result
+            result.add_note("server time per job in {cost} (fork-join paper, section 7.1 cost "
+                            "bounds, {tail} tail)", about="cost",
+                            cost=Time((cb.lower, cb.upper)), tail=cb.tail_class)
+        return result, None
     if d == N and keep == k:
         bound = forkjoin.fork_early_cancel_stability(X, N, k)
         set_stability(bound.rate, bound.kind)
@@ -548,76 +893,94 @@ def _fork_join_paper(model: CellModel, k: int, keep: int) -> AnalyticResult:
             estimates = [forkjoin.fork_early_cancel_n1(lam, X, N) for lam in model.rates()]
             result.latency_approx = np.array([e.latency for e in estimates])
             result.latency_approx_kind = estimates[0].latency_kind
-        return result
-    # r_f = d < n, or k < keep < d: the paper gives the section 8.2 estimates only
-    estimates = [forkjoin.strategy_estimates(lam, X, N, keep, k) for lam in model.rates()]
-    result.latency_approx = np.array([e[0] for e in estimates])
-    result.latency_approx_kind = "approximation"
-    result.notes.append(
-        f"(n, r_f, r, k) = ({N}, {d}, {keep}, {k}): latency is the section 8.2 estimate "
-        f"T_hat(r = {keep}) (r tasks starting together, rate lam r / n per group); "
-        f"C_hat = {estimates[0][1]:.6g}")
-    if k == 1:
-        lo, hi, tc = forkjoin.uniform_partial_fork_cost_bounds(X, keep)
-        result.cost_lower, result.cost_upper, result.cost = lo, hi, lo
-        result.cost_kind = "exact" if lo == hi else "lower_bound"
-    return result
+        else:
+            result.add_note("latency_approx is NaN: the fork-join paper gives the latency of "
+                            "(n, k) fork-early-cancel only for k = 1 (M/G/n, section 5.2)",
+                            about="latency_approx")
+        return result, None
+    # r_f = d < n, or k < keep < d: the paper gives the group-based estimate only
+    _group_latency(model, result, [keep] * len(model.loads), k)
+    result.add_note(
+        f"latency_approx is NaN: the fork-join paper gives no latency for the simulated "
+        f"(n, r_f, r, k) = ({N}, {d}, {keep}, {k}) system (a random r_f of the n servers); see "
+        f"latency_group", about="latency_approx")
+    paper, reason = _kept_cost(model, keep, k)
+    if paper is None:
+        result.add_note(reason, about="cost")
+    return result, paper
 
 
-def _with_replica_bounds(result: AnalyticResult, model: CellModel, k: int, choice: str,
-                         why: str) -> AnalyticResult:
-    """Fill what a paper leaves open (FJ: stability for r_f < n, the cost for k > 1;
-    CoC on PS: the cost) with the bounds of :mod:`.replica_bounds`."""
-    if math.isfinite(result.lambda_max) and math.isfinite(result.cost):
-        return result
-    bounds = _replica_bounds(model, why, k, choice)
-    if not math.isfinite(result.lambda_max):
-        result.lambda_max, result.lambda_max_kind = bounds.lambda_max, bounds.lambda_max_kind
-        result.lambda_sufficient = bounds.lambda_sufficient
-        result.rho = bounds.rho
-    if not math.isfinite(result.cost):
-        result.cost, result.cost_kind = bounds.cost, bounds.cost_kind
-        result.cost_lower, result.cost_upper = bounds.cost_lower, bounds.cost_upper
-    result.notes.extend(bounds.notes)
-    return result
-
-
-def _fork_join_strategy(model: CellModel, k: int) -> AnalyticResult:
+def _fork_join_strategy(model: CellModel, k: int) -> tuple[AnalyticResult, PaperCost | None]:
     """FJ ``keep: opt``: the general strategy of section 8.2 at each load.
 
     ``r_f = d`` (the network limit; the paper conjectures the largest allowed
     r_f is best) and r = keep minimises the estimated latency ``T_hat(r)``
-    subject to ``C_hat(r) <= cost_limit`` (:func:`forkjoin.general_strategy`);
-    ``latency_approx`` is ``T_hat`` of the chosen r (kind ``approximation``),
-    ``cost`` is ``C_hat`` when the same r is chosen at every load.
+    subject to ``C_hat(r) <= cost_limit`` (:func:`forkjoin.general_strategy`).
+    ``T_hat`` and ``C_hat`` describe group-based random (n, r, k) (r tasks starting
+    together; section 8.2 says they abstract from r_f and the start times), so
+    ``T_hat`` goes to ``latency_group``; ``latency_approx`` only where the chosen
+    system is the one ``T_hat`` describes (r = r_f = n: the (n, k) fork-join, exact
+    for k = 1, split-merge upper bound otherwise). The cost: the bounds of
+    :func:`_kept_cost` over the r chosen at the loads (the cell has one cost).
     """
     X, N, d = model.size, model.N, model.d
     c_max = float(model.params.get("cost_limit", math.inf))
     result = AnalyticResult(model.loads)
     if k > d:
-        result.notes.append(f"keep: opt needs k <= d, got k = {k}, d = {d}")
-        return result
+        result.add_note(f"lambda_max, cost and latency_approx are NaN: keep: opt needs k <= d, "
+                        f"got k = {k}, d = {d}",
+                        about=("lambda_max", "cost", "latency_approx"))
+        return result, None
     choices = [forkjoin.general_strategy(lam, X, N, k, c_max, rf_max=d) for lam in model.rates()]
-    result.keep_opt = np.array([c.r for c in choices], dtype=float)
-    result.latency_approx = np.array([c.latency_estimate for c in choices])
-    result.latency_approx_kind = "approximation"
-    costs = {c.cost_estimate for c in choices}
-    if len(costs) == 1:
-        result.cost, result.cost_kind = costs.pop(), "approximation"
-    result.notes.append(
-        f"section 8.2 strategy, r_f = d = {d}, cost limit {c_max:g}: keep "
-        f"{[c.r for c in choices]} at loads {model.loads.tolist()} "
-        f"(C_hat {[round(c.cost_estimate, 4) for c in choices]})")
+    rs = [c.r for c in choices]
+    result.keep_opt = np.array(rs, dtype=float)
+    _group_latency(model, result, rs, k)
+    full = np.array([r == d == N for r in rs])
+    if full.any():
+        result.latency_approx = np.where(full, result.latency_group, math.nan)
+        result.latency_approx_kind = "exact" if k == 1 else "upper_bound"
+    if not full.all():
+        result.add_note(
+            "latency_approx is NaN at {loads}: the fork-join paper gives no latency for the "
+            "simulated (n, r_f, r, k) system with r_f = d = {d} (section 8.2's T_hat, in "
+            "latency_group, is the group-based system's)", about="latency_approx",
+            loads=Load(model.loads[~full].tolist()), d=d)
+    result.add_note(
+        "section 8.2 strategy, r_f = d = {d}, cost limit {c_max}: keep {rs} at {loads} "
+        "(C_hat {c_hat})", d=d, c_max=Time(c_max), rs=rs, loads=Load(model.loads.tolist()),
+        c_hat=Time([c.cost_estimate for c in choices]))
     infeasible = [float(lo) for lo, c in zip(model.loads, choices) if not c.feasible]
     if infeasible:
-        result.notes.append(f"no keep meets the cost limit at loads {infeasible}: the cheapest is used")
-    return result
+        result.add_note("no keep meets the cost limit at {loads}: the cheapest is used",
+                        loads=Load(infeasible))
+    costs = [_kept_cost(model, r, k) for r in sorted(set(rs))]
+    if all(c is not None for c, _ in costs):
+        paper = PaperCost(min(c.lower for c, _ in costs), max(c.upper for c, _ in costs),
+                          "; ".join(c.source for c, _ in costs) + " (over the chosen keep)")
+        return result, paper
+    result.add_note(next(reason for c, reason in costs if c is None), about="cost")
+    return result, None
 
 
 def _redundant_to_idle(model: CellModel) -> AnalyticResult:
     """RIQ: the speculation paper simulates it (Fig. 2) but gives no analysis; at
-    least one replica is served in full, so the CoC bounds apply."""
-    return _replica_bounds(model, "none of the four papers analyses RIQ")
+    least one replica is served in full, so the full-service bounds apply. On
+    identical FCFS servers with i.i.d. replicas a job gets R in 1..d replicas
+    (the idle ones among the d sampled, or one), all starting at once, so its
+    cost is ``R E[X_{1:R}]`` (fork-join paper, section 5.1) with R independent of
+    its sizes, and ``r E[X_{1:r}]`` is monotone in r (section 4.2): E[C] lies
+    between ``E[X]`` and ``d E[X_{1:d}]``, the section 6.1 bounds with r = d."""
+    why = "none of the four papers analyses RIQ (the speculation paper simulates it)"
+    paper = None
+    if _homogeneous(model):
+        paper, reason = _partial_fork_cost(model, model.d, source=None)
+        if paper is not None:
+            paper = replace(paper, source="fork-join paper, sections 4.2 and 5.1 (R replicas "
+                            "started together cost R E[X_{1:R}], monotone in R <= d)")
+    result = _bounds(model, why, paper=paper)
+    result.add_note("latency_approx is NaN: none of the four papers gives the latency of RIQ",
+                    about="latency_approx")
+    return result
 
 
 _HANDLERS = {
