@@ -114,7 +114,7 @@ def false_alarms(runs: int, quick: bool) -> None:
                   f"within {length:g} waits", flush=True)
 
 
-def rates(runs: int, quick: bool) -> None:
+def rates(runs: int, quick: bool, only: str | None = None) -> None:
     from straggler import distributions as D
     from straggler.grid import seed_sequence
     from straggler.simulation import simulate
@@ -131,6 +131,8 @@ def rates(runs: int, quick: bool) -> None:
     settings += [("CoC", "FCFS", 10, "exp"), ("CoC", "FCFS", 1000, "exp")]
     for policy, disc, N, law in settings:
         if quick and N == 1000:
+            continue
+        if only and only not in f"{policy} {disc} {N} {law}":
             continue
         X = D.Exponential(1.0) if law == "exp" else _size(law)
         for load in (0.95, 1.05):
@@ -155,8 +157,13 @@ def main(argv=None) -> int:
     parser.add_argument("what", choices=("table", "false-alarms", "rates"))
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="small pools only")
+    parser.add_argument("--only", help="rates: the settings whose 'policy discipline N law' "
+                        "contains this text, e.g. 'CoC' or 'PS 1000'")
     args = parser.parse_args(argv)
-    {"table": table, "false-alarms": false_alarms, "rates": rates}[args.what](args.runs, args.quick)
+    if args.what == "rates":
+        rates(args.runs, args.quick, args.only)
+    else:
+        {"table": table, "false-alarms": false_alarms}[args.what](args.runs, args.quick)
     return 0
 
 

@@ -148,3 +148,24 @@ def test_shipped_paper_studies_lie_within_their_bounds(name, ci_scale):
     bad = table[table["violated"]]
     heavy_low = bad["heavy_tail"] & (bad["side"] == "lower") & (bad["kind"] == "exact")
     assert bad[~heavy_low].empty, bad[~heavy_low].to_string()
+    # every stability verdict agrees with the analytic bounds
+    wrong = checks.verdict_violations(ds)
+    assert wrong.empty, wrong.to_string()
+
+
+def test_verdict_violations_are_found():
+    loads = [0.3, 0.5, 0.7]
+    ds = xr.Dataset(
+        {"lambda_max": (("policy",), [0.5, 0.5]),
+         "lambda_max_kind": (("policy",), ["exact", "necessary"]),
+         "verdict": (("policy", "load"), [["stable", "stable", "unstable"],
+                                          ["unstable", "stable", "stable"]]),
+         "latency_mean": (("policy", "load"), [[1.0, 2.0, 3.0], [np.nan, 1.0, 1.0]])},
+        coords={"policy": ["ZRed", "CoC"], "load": loads})
+    wrong = checks.verdict_violations(ds)
+    problems = {(r["point"]["policy"], r["load"]): r["problem"] for _, r in wrong.iterrows()}
+    assert problems[("ZRed", 0.5)].startswith("stable at or above the exact bound")
+    assert problems[("ZRed", 0.7)].startswith("an estimate at a load that is unstable")
+    assert problems[("CoC", 0.7)].startswith("stable above")
+    assert ("CoC", 0.5) in problems  # stable above the unstable 0.3 (monotone)
+    assert len(problems) == 4

@@ -29,8 +29,10 @@ a wrong bound.
 ``latency_approx``) that are NaN or +inf in a cell whose notes do not name the
 variable (the analysis says why a value is missing or infinite, naming it).
 
-Stability verdicts are not checked here (the ``stable`` variable is being replaced
-by three-valued verdicts).
+Stability verdicts (:func:`verdict_violations`): no load at or above an ``exact``
+bound, or above a ``necessary`` one, is ``stable``; no ``stable`` load lies above an
+``unstable`` one of the same grid point (where the policy's stability is monotone in
+the load); no load that is not ``stable`` carries an estimate.
 """
 
 from __future__ import annotations
@@ -184,3 +186,64 @@ def _coord_value(ds: xr.Dataset, dim: str, value):
     if coord.dtype.kind in "if":
         return coord.dtype.type(value)
     return str(value)
+
+
+def verdict_violations(ds: xr.Dataset) -> pd.DataFrame:
+    """Every (grid point, load) whose verdict contradicts the analytic bounds or the
+    rules of :mod:`straggler.verdict` (see the module docstring): columns ``point``,
+    ``load``, ``verdict``, ``problem``."""
+    from .policies import stability_monotone
+
+    rows: list[dict] = []
+    if "verdict" not in ds:
+        return pd.DataFrame(rows, columns=["point", "load", "verdict", "problem"])
+    grid_dims = [d for d in ds["lambda_max"].dims]
+    verdict = ds["verdict"].transpose(*grid_dims, "load")
+    lm = ds["lambda_max"].transpose(*grid_dims).values
+    kind = ds["lambda_max_kind"].transpose(*grid_dims).values
+    loads = ds["load"].values
+    estimate = ds["latency_mean"].transpose(*grid_dims, "load").values
+    policies = [str(p) for p in ds["policy"].values]
+    params = _policy_params(ds)
+    for index in np.ndindex(*verdict.shape[:-1]):
+        point = {d: _plain(ds[d].values[i]) for d, i in zip(grid_dims, index)}
+        v = verdict.values[index]
+        if not any(v):
+            continue  # an impossible grid point
+        bound, k = float(lm[index]), str(kind[index])
+        for li, load in enumerate(loads):
+            problem = ""
+            if v[li] == "stable" and math.isfinite(bound):
+                if k == "exact" and load >= bound * (1 - 1e-9):
+                    problem = f"stable at or above the exact bound {bound:.6g}"
+                elif k == "necessary" and load > bound * (1 + 1e-9):
+                    problem = f"stable above the necessary bound {bound:.6g}"
+            if v[li] != "stable" and np.isfinite(estimate[index][li]):
+                problem = f"an estimate at a load that is {v[li] or 'not evaluated'}"
+            if problem:
+                rows.append({"point": point, "load": float(load), "verdict": v[li],
+                             "problem": problem})
+        policy = policies[index[grid_dims.index("policy")]]
+        if stability_monotone(policy, params.get(policy, {})):
+            order = np.argsort(loads)
+            seen = None
+            for li in order:
+                if v[li] == "unstable" and seen is None:
+                    seen = loads[li]
+                elif v[li] == "stable" and seen is not None:
+                    rows.append({"point": point, "load": float(loads[li]), "verdict": "stable",
+                                 "problem": f"stable above the unstable load {seen:g}"})
+    return pd.DataFrame(rows, columns=["point", "load", "verdict", "problem"])
+
+
+def _policy_params(ds: xr.Dataset) -> dict:
+    import yaml
+
+    try:
+        return dict(yaml.safe_load(ds.attrs.get("config", "")).get("policies", {}) or {})
+    except (yaml.YAMLError, AttributeError):
+        return {}
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value

@@ -10,12 +10,16 @@ class _Refused(Exception):
     """A config was refused; the message has been printed."""
 
 
-def _resolve(path: str) -> dict:
-    """Load and resolve a config file, or print its errors and raise _Refused."""
+def _resolve(path: str, scale: str | None = None) -> dict:
+    """Load and resolve a config file (at ``scale``, when given), or print its errors
+    and raise _Refused."""
     from .config import ConfigError, load_config, resolve_config
 
     try:
-        return resolve_config(load_config(path))
+        raw = load_config(path)
+        if scale is not None:
+            raw["scale"] = scale
+        return resolve_config(raw)
     except ConfigError as err:
         print(f"{path}: invalid configuration:\n{err}", file=sys.stderr)
         raise _Refused from None
@@ -54,6 +58,27 @@ def _evaluate(args) -> int:
         write_netcdf(ds, args.output)
     else:
         print(ds)
+    return 0
+
+
+def _plan(args) -> int:
+    from .grid import build_grid
+    from .sources import model_hash
+    from .workunits import STARTUP_SECONDS, plan
+
+    resolved = _resolve(args.file, args.scale)
+    grid = build_grid(resolved)
+    p = plan(resolved, grid, model_hash())
+    sim = resolved["simulation"]
+    simulated = [c for c in p.costs.values() if c.replications]
+    jobs = (len(simulated) * len(resolved["load"]) * int(sim["replications"])
+            * (int(sim["jobs"]) + int(sim["warmup"])))
+    seconds = p.total_seconds() + STARTUP_SECONDS * (len(p.batches) + len(p.shards))
+    print(f"study {resolved['study']}: {len(grid.cells)} cells ({len(simulated)} simulated), "
+          f"{len(p.batches)} evaluate jobs, {len(p.shards)} shard jobs")
+    print(f"simulated jobs (all loads and replications): {jobs:.3g}")
+    print(f"estimated CPU time: {seconds / 3600:.3g} h ({seconds:.0f} s; an upper estimate: "
+          "unstable loads stop early and loads above them are not simulated)")
     return 0
 
 
@@ -105,6 +130,10 @@ def main(argv=None) -> int:
     p.add_argument("cell", help="a cell id, as listed by `straggler cells`")
     p.add_argument("-o", "--output", help="write the cell dataset to this netCDF file")
     p.set_defaults(func=_evaluate)
+    p = sub.add_parser("plan", help="how a study is cut into jobs, and its estimated cost")
+    p.add_argument("file")
+    p.add_argument("--scale", choices=("quick", "paper"), help="the scale (default: the file's)")
+    p.set_defaults(func=_plan)
     p = sub.add_parser("bench", help="simulation throughput, with a SimPy baseline "
                        "measured in the same run")
     p.add_argument("--json", action="store_true", help='print {"workloads": {...}} as JSON')

@@ -84,19 +84,18 @@ def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config,
     """Combine the cell files into the study dataset and copy the resolved config
     beside it. The dataset records ``recorded_yaml`` (the config without the keys
     that never change a number), so it is the same however the work was cut."""
-    import xarray as xr
     import yaml
 
     from .dataset import aggregate as combine
-    from .dataset import provenance, write_netcdf
+    from .dataset import provenance, read_cell, write_netcdf
     from .grid import build_grid
 
     resolved = yaml.safe_load(resolved_yaml)
     grid = build_grid(resolved)
     cells = {}
     for path in cell_paths:
-        with xr.open_dataset(path, engine="netcdf4") as ds:
-            cells[ds.attrs["cell_id"]] = ds.load()
+        record = read_cell(path)
+        cells[record.attrs["cell_id"]] = record
     missing = set(grid.cells) - set(cells)
     if missing:
         raise ValueError(f"missing cell results: {sorted(missing)[:5]}")
