@@ -39,6 +39,9 @@ MODEL_HASH = model_hash()
 PLOTS_HASH = presentation_hash()
 FIGURE_NAMES = figure_names(GRID.axes)
 PLAN = plan(RESOLVED, GRID, MODEL_HASH)
+# A job's memory: measured at 200-350 MB (max RSS: the imports, one cell at a time, a
+# replication's monitor history); a job that ran out gets more on its next attempt.
+MEM_MB = 1000
 PENDING = PLAN.pending(RESULTS)
 # a pending unit whose manifest exists lost a cell's file since it ran: run it again
 for _batch in PENDING:

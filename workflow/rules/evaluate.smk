@@ -21,7 +21,7 @@ rule evaluate:
         f"{RESULTS}/benchmarks/evaluate/{{batch}}.tsv"
     resources:
         runtime=lambda wc, attempt: runtime_minutes(PLAN.batches[wc.batch].seconds, attempt),
-        mem_mb=2000,
+        mem_mb=lambda wc, attempt: MEM_MB * attempt,
     script:
         "../scripts/evaluate.py"
 
@@ -40,6 +40,6 @@ rule simulate_shard:
         runtime=lambda wc, attempt: runtime_minutes(
             PLAN.costs[wc.cellkey.rpartition("@")[0]].replication
             * (int(wc.stop) - int(wc.first)), attempt),
-        mem_mb=2000,
+        mem_mb=lambda wc, attempt: MEM_MB * attempt,
     script:
         "../scripts/shard.py"
