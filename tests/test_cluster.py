@@ -51,6 +51,8 @@ STUDY = {
     "distributions": {"exp": {"family": "exponential", "mean": 1}},
     "evaluate": ["analytic", "simulation"],
     "simulation": {"jobs": 20000, "warmup": 2000, "replications": 2},
+    # one cell per job, so that killing a job leaves exactly one cell without a result
+    "execution": {"cells_per_job": 1},
 }
 CELLS = [
     "policy=ZRed__distribution=exp__dependence=iid__r_slow=0.5__N=4",
@@ -143,7 +145,21 @@ def assert_same(got: xr.Dataset, want: xr.Dataset):
 
 
 def cell_file(workdir: Path, cell: str) -> Path:
-    return workdir / "results" / "mini" / "cells" / f"{cell}.nc"
+    """cells/<cell id>@<hash of its spec and code>.nc (straggler.workunits)."""
+    found = sorted((workdir / "results" / "mini" / "cells").glob(f"{cell}@*.nc"))
+    return found[0] if found else workdir / "results" / "mini" / "cells" / f"{cell}@.nc"
+
+
+def batch_of(cell: str):
+    """The work unit (straggler.workunits.Batch) that evaluates ``cell``."""
+    from straggler.config import resolve_config
+    from straggler.grid import build_grid
+    from straggler.sources import model_hash
+    from straggler.workunits import plan
+
+    resolved = resolve_config(STUDY)
+    p = plan(resolved, build_grid(resolved), model_hash())
+    return next(b for b in p.batches.values() if cell in b.cells)
 
 
 @pytest.fixture(scope="module")
@@ -200,11 +216,11 @@ def test_profile_runs_the_study_as_the_local_run_does(slurm, local, tmp_path, pr
 
 
 class Killer(threading.Thread):
-    """scancel every job of one cell once it runs, until stopped."""
+    """scancel every job of one work unit once it runs, until stopped."""
 
-    def __init__(self, env, cell):
+    def __init__(self, env, unit):
         super().__init__(daemon=True)
-        self.env, self.cell = env, cell
+        self.env, self.cell = env, unit
         self.killed: list[str] = []
         self.done = threading.Event()
 
@@ -223,9 +239,13 @@ class Killer(threading.Thread):
 
 def test_a_killed_job_fails_the_run_by_cell_and_a_rerun_computes_only_it(slurm, local, tmp_path):
     profile = ["--profile", str(PROFILES / "slurm"), *SLURM_OPTIONS]
+    from straggler.workunits import runtime_minutes
+
     target = CELLS[2]
+    batch = batch_of(target)
+    assert batch.cells == (target,)
     retries = yaml.safe_load((PROFILES / "slurm" / "config.yaml").read_text())["retries"]
-    killer = Killer(slurm, target)
+    killer = Killer(slurm, batch.id)
     killer.start()
     try:
         run = snakemake(tmp_path, *profile, env=slurm)
@@ -236,7 +256,7 @@ def test_a_killed_job_fails_the_run_by_cell_and_a_rerun_computes_only_it(slurm, 
     # every attempt was killed while it ran; the retries asked for more time
     assert len(killer.killed) == retries + 1, (killer.killed, run.stderr[-6000:])
     for attempt in range(1, retries + 2):
-        assert f"runtime={30 * attempt}" in run.stderr
+        assert f"runtime={runtime_minutes(batch.seconds, attempt)}" in run.stderr
     # the run names the killed cell: in each job's error and in the closing summary
     assert f"1 of {len(CELLS)} cells of study 'mini' have no result" in run.stderr
     summary = run.stderr.split("have no result", 1)[1]
