@@ -16,7 +16,7 @@ from straggler.analysis import queues, threshold
 from straggler.analysis.cell import analyze
 from straggler.dependence import SX, pair
 from straggler.simulation import fast, replication_seeds, run_replication, simulate
-from straggler.simulation import encode_model
+from straggler.simulation import encode_model, monitor_scale
 from straggler.simulation import statistics as S
 from straggler.simulation.reference import make_model
 
@@ -268,14 +268,15 @@ MONITOR_SIZES = {
 }
 
 
-def _verdicts(model, jobs, seeds):
+def _runs(model, jobs, seeds):
     enc = encode_model(model)
     lam = float(model.rates()[0])
-    out = []
-    for s in range(seeds):
-        acc, _ = run_replication(fast.run, enc, lam, 0, jobs, np.random.SeedSequence([s, 99]))
-        out.append((int(acc.acc[S.A_STABLE]), int(acc.acc[S.A_ARRIVALS])))
-    return out
+    return [run_replication(fast.run, enc, lam, 0, jobs, np.random.SeedSequence([s, 99]))[0]
+            for s in range(seeds)]
+
+
+def _verdicts(model, jobs, seeds):
+    return [(int(a.acc[S.A_STABLE]), int(a.acc[S.A_ARRIVALS])) for a in _runs(model, jobs, seeds)]
 
 
 @pytest.mark.parametrize("size", sorted(MONITOR_SIZES))
@@ -298,6 +299,9 @@ def test_backlog_monitor_both_sides(N, size):
 @pytest.mark.parametrize("policy,load", [("CoC", 0.95), ("CoC", 1.05), ("KT", 0.95), ("KT", 1.05),
                                          ("ZRed-1000", 0.95), ("ZRed-1000", 1.05)])
 def test_backlog_monitor_policies_and_many_servers(policy, load):
+    """The pipeline's verdict (the monitor plus the evidence rule): a load 5 % below
+    capacity is never flagged and, run as long as the rule asks, is ``stable``; one
+    5 % above is ``unstable`` at that length, and never ``stable`` at any length."""
     if policy == "CoC":  # iid exponential CoC is stable below load 1
         m = make_model("CoC", 50, [load], d=2, two_pools=False)
         jobs = 3_000_000
@@ -307,9 +311,19 @@ def test_backlog_monitor_policies_and_many_servers(policy, load):
     else:
         m = make_model("ZRed", 1000, [load], size=MONITOR_SIZES["h2"], two_pools=False)
         jobs = 30_000_000  # the wait alone is 10^4 work on each of 10^3 servers
-    verdicts = _verdicts(m, int(jobs * max(SCALE, 0.5)), 3)
-    want = 1 if load < 1 else 0
-    assert all(v == want for v, _ in verdicts), verdicts
+    wait, servers, pool = monitor_scale(encode_model(m))
+    reps = 3
+    accs = _runs(m, int(jobs * max(SCALE, 0.5)), reps)
+    # never shorter than the rule asks for a verdict with 3 replications (+10 %)
+    need = 1.1 * S.jobs_for_verdict(accs, wait, servers, pool, 0)
+    if need > accs[0].acc[S.A_ARRIVALS]:
+        accs = _runs(m, int(need), reps)
+    verdict, miss = S.simulation_verdict(accs, wait, servers, pool)
+    if load < 1:
+        assert all(a.acc[S.A_STABLE] == 1 for a in accs), "false alarm"
+        assert verdict == "stable", (verdict, miss)
+    else:
+        assert verdict == "unstable", (verdict, miss)
 
 
 # ---------------------------------------------------------------- redundancy-d (Gardner et al.)

@@ -249,7 +249,7 @@ MAX_ROUNDS = 12
 """Precision mode: at most this many rounds of lengthening or adding replications."""
 
 
-def _monitor_scale(enc: Encoded) -> tuple[float, int, int]:
+def monitor_scale(enc: Encoded) -> tuple[float, int, int]:
     """(monitor wait, servers, smallest pool) of an encoded model."""
     from .encode import F_MONITOR_WAIT, I_N, I_POOL0, I_POOLS
 
@@ -319,7 +319,7 @@ class _Driver:
             if kept is not None:
                 return kept
         length = self.length
-        wait, servers, pool = _monitor_scale(load.enc)
+        wait, servers, pool = monitor_scale(load.enc)
         reps, jobs = int(length.replications), int(length.jobs)
         rec = self.fixed(load, 0, reps)
         for _ in range(MAX_ROUNDS):
@@ -350,7 +350,7 @@ class _Driver:
 
 def _summary(rec: Replications, load: _Load, length: RunLength) -> dict:
     """A load's estimates and simulation verdict from its replications."""
-    wait, servers, pool = _monitor_scale(load.enc)
+    wait, servers, pool = monitor_scale(load.enc)
     s = statistics.summarize(rec, length.confidence)
     verdict, _ = statistics.simulation_verdict(rec, wait, servers, pool)
     reason = ""
