@@ -233,8 +233,11 @@ def provenance(resolved: dict, config_text: str) -> dict:
     }
 
 
-PRESENTATION_MODULES = ("plots.py", "report.py", "cli.py", "bench.py")
-"""Modules that never change a cell's numbers: editing them does not rerun cells."""
+PRESENTATION_MODULES = ("plots.py", "report.py", "claims.py", "cli.py", "bench.py",
+                        "templates/report.html.j2")
+"""Files that never change a cell's numbers: editing them does not rerun cells (the
+figures and the report rerun on ``plots.py``, ``report.py``, ``claims.py`` and the
+template)."""
 
 
 def source_hash(only: tuple[str, ...] | None = None,
@@ -245,7 +248,7 @@ def source_hash(only: tuple[str, ...] | None = None,
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
     for path in sorted(root.rglob("*")):
-        if path.suffix not in (".py", ".yaml") or "__pycache__" in path.parts:
+        if path.suffix not in (".py", ".yaml", ".j2") or "__pycache__" in path.parts:
             continue
         name = str(path.relative_to(root))
         if (only is not None and name not in only) or name in exclude:

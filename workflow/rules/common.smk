@@ -31,7 +31,8 @@ RESOLVED_YAML = dump_config(RESOLVED)
 # Snakemake cannot see into the package: pass hashes of its source as params, so a
 # change of the model code reruns the cells and a change of the figures only the figures.
 MODEL_HASH = source_hash(exclude=PRESENTATION_MODULES)
-PLOTS_HASH = source_hash(only=("plots.py", "report.py"))
+PLOTS_HASH = source_hash(only=("plots.py",))
+REPORT_HASH = source_hash(only=("plots.py", "report.py", "claims.py", "templates/report.html.j2"))
 FIGURE_NAMES = figure_names(GRID.axes)
 
 if not GRID.cells:

@@ -7,7 +7,7 @@ rule report:
         markdown=report(f"{RESULTS}/report.md", caption="../report/report.rst", category="Report"),
         table=f"{RESULTS}/winners.csv",
     params:
-        code=PLOTS_HASH,
+        code=REPORT_HASH,
     log:
         f"{RESULTS}/logs/report.log",
     script:
