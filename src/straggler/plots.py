@@ -1408,6 +1408,37 @@ def _all_unstable(ds: xr.Dataset, match: dict, axis: str, value, load, skip=()) 
 # ------------------------------------------------------------------ dispatch
 
 
+def _figure_function(name: str):
+    for prefix, fn in (("cost_vs_", against_axis_figure), ("load_ratio_vs_", load_ratio_figure),
+                       ("stability_vs_", stability_figure), ("latency_vs_", latency_vs_figure),
+                       ("winners_", winner_map_figure)):
+        if name.startswith(prefix):
+            return fn
+    if name.endswith("_by_variant"):
+        return by_variant_figure
+    return {
+        "latency_by_distribution": latency_by_distribution_figure,
+        "stability": stability_figure, "load": load_figure, "cost": cost_figure,
+        "latency": latency_figure, "tail": tail_figure, "tradeoff": tradeoff_figure,
+        "theory_vs_simulation": theory_vs_simulation_figure,
+    }.get(name)
+
+
+def figure_caption(name: str) -> str:
+    """What a figure shows, in words (the docstring of the function that draws it)."""
+    import inspect
+
+    fn = _figure_function(name)
+    doc = " ".join(((inspect.getdoc(fn) if fn else "") or name).split("\n\n")[0].split())
+    for prefix in ("cost_vs_", "load_ratio_vs_", "stability_vs_", "latency_vs_", "winners_"):
+        if name.startswith(prefix):
+            axis = name.removeprefix(prefix)
+            doc = doc.replace("``x``", axis).replace("``axis``", axis)
+    if name.endswith("_by_variant"):
+        doc = doc.replace("latency or cost", name.removesuffix("_by_variant"))
+    return doc.replace("``", "")
+
+
 def make_figure(ds: xr.Dataset, name: str):
     ds = _with_rho_kind(ds)
     if name.startswith("cost_vs_"):
