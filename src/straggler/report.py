@@ -719,26 +719,32 @@ def _match(ds: xr.Dataset, dim: str, text: str):
     return hits[0] if hits else None
 
 
+def _evidence(kind: str) -> str:
+    word = evidence_word(kind)
+    return word if word == kind else f"{word}: {kind}"
+
+
 def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
     """Lines that name the winning policies at ``point`` (axis -> value, ``load``
     included) by stability, latency and cost, each with its evidence; False when the
     point is not on the grid (the lines then say which values exist)."""
     dims = _setting_dims(ds) + ["load"]
-    lines, sel = [], {}
+    lines, sel, problems = [], {}, []
     for key, text in point.items():
         if key not in dims:
-            return [f"{key} is not an axis of this dataset; axes: {', '.join(dims)}"], False
+            problems.append(f"{key} is not an axis of this dataset (axes: {', '.join(dims)})")
+            continue
         value = _match(ds, key, text)
         if value is None:
             have = ", ".join(_fmt_value(v) for v in ds[key].values)
-            return [f"the point is not on the grid: {key} = {text} is not one of its values "
-                    f"({have})"], False
+            problems.append(f"{key} = {text} is not one of its values ({have})")
+            continue
         sel[key] = value
-    free = [d for d in dims if d not in sel and ds.sizes[d] > 1]
-    if free:
-        return ["the point is not on the grid: give a value for "
-                + ", ".join(f"{d} (one of {', '.join(_fmt_value(v) for v in ds[d].values)})"
-                            for d in free)], False
+    free = [d for d in dims if d not in point and ds.sizes[d] > 1]
+    problems += [f"{d} needs a value (one of {', '.join(_fmt_value(v) for v in ds[d].values)})"
+                 for d in free]
+    if problems:
+        return ["the point is not on the grid:"] + [f"  {p}" for p in problems], False
     for d in dims:
         sel.setdefault(d, ds[d].values[0])
     where = ", ".join(f"{k} = {_fmt_value(v)}" for k, v in sel.items() if ds.sizes[k] > 1
@@ -761,8 +767,7 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
             continue
         first = won.split(", ")[0]
         lines.append(f"  stability{label}: {won}, lambda_max = "
-                     f"{vals[policies.index(first)]:.4g} ({evidence_word(kd.sel(policy=first).item())}"
-                     f", kind {kd.sel(policy=first).item()})")
+                     f"{vals[policies.index(first)]:.4g} ({_evidence(kd.sel(policy=first).item())})")
     if "verdict" in ds:
         v = ds["verdict"].sel(sel)
         src = ds["verdict_source"].sel(sel) if "verdict_source" in ds else None
@@ -787,7 +792,7 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
             first = won.split(", ")[0]
             k = ds["latency_approx_kind"].sel(setting).sel(policy=first).item()
             lines.append(f"  latency: {won}, E[T] = {approx[policies.index(first)]:.4g} "
-                         f"(analysis, {evidence_word(k)}; not simulated)")
+                         f"(analysis, {_evidence(k)}; not simulated)")
         else:
             lines.append("  latency: no estimate at this point (not simulated, or no "
                          "policy stable)")
@@ -796,22 +801,29 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
                      "undetermined at this load (no winner named: its latency may be the "
                      "smallest, or infinite)")
     else:
-        won = _best(lat, policies, larger=False, skip=ORACLES if practical else ())
-        first = won.split(", ")[0] if won else ""
-        if first:
+        for label, skip in (("", ()), (" (oracles left out)", ORACLES if practical else None)):
+            if skip is None:
+                continue
+            won = _best(lat, policies, larger=False, skip=skip)
+            first = won.split(", ")[0] if won else ""
+            if not first:
+                lines.append(f"  latency{label}: no policy with an estimate (none stable)")
+                continue
             kind = (ds["latency_mean_kind"].sel(sel).sel(policy=first).item()
                     if "latency_mean_kind" in ds else "estimate")
-            lines.append(f"  latency{' (oracles left out)' if practical else ''}: {won}, "
-                         f"E[T] = {lat[policies.index(first)]:.4g} ± "
+            lines.append(f"  latency{label}: {won}, E[T] = {lat[policies.index(first)]:.4g} ± "
                          f"{ci[policies.index(first)]:.2g} (simulation, {kind})")
     # cost
     cost = np.asarray(ds["cost"].sel(setting).values, dtype=float)
-    won = _best(cost, policies, larger=False, skip=ORACLES if practical else ())
-    if won:
+    for label, skip in (("", ()), (" (oracles left out)", ORACLES if practical else None)):
+        if skip is None:
+            continue
+        won = _best(cost, policies, larger=False, skip=skip)
+        if not won:
+            lines.append(f"  cost{label}: no analysis for these policies")
+            continue
         first = won.split(", ")[0]
         k = ds["cost_kind"].sel(setting).sel(policy=first).item() if "cost_kind" in ds else ""
-        lines.append(f"  cost{' (oracles left out)' if practical else ''}: {won}, E[C] = "
-                     f"{cost[policies.index(first)]:.4g} ({evidence_word(k)})")
-    else:
-        lines.append("  cost: no analysis for these policies")
+        lines.append(f"  cost{label}: {won}, E[C] = {cost[policies.index(first)]:.4g} "
+                     f"({_evidence(k)})")
     return lines, True

@@ -33,7 +33,14 @@ RESOLVED_YAML = dump_config(RESOLVED)
 MODEL_HASH = source_hash(exclude=PRESENTATION_MODULES)
 PLOTS_HASH = source_hash(only=("plots.py",))
 REPORT_HASH = source_hash(only=("plots.py", "report.py", "claims.py", "templates/report.html.j2"))
-FIGURE_NAMES = figure_names(GRID.axes)
+FIGURE_NAMES = figure_names(GRID.axes, "simulation" in RESOLVED["evaluate"])
+# one caption per kind of figure (workflow/report/figures/<family>.rst)
+_FAMILIES = ("stability_vs_", "load_ratio_vs_", "latency_vs_", "cost_vs_", "winners_")
+
+
+def figure_caption(name):
+    family = next((f.rstrip("_") for f in _FAMILIES if name.startswith(f)), name)
+    return f"../report/figures/{family}.rst"
 
 if not GRID.cells:
     raise WorkflowError(
@@ -64,5 +71,6 @@ def cell_params(wildcards):
 
 def study_outputs():
     figures = [f"{RESULTS}/figures/{n}.{ext}" for n in FIGURE_NAMES for ext in ("png", "svg")]
-    summary = [f"{RESULTS}/report.md", f"{RESULTS}/winners.csv"]
+    summary = [f"{RESULTS}/report.md", f"{RESULTS}/winners.csv", f"{RESULTS}/report.html",
+               f"{RESULTS}/claims.csv"]
     return [f"{RESULTS}/{STUDY}.nc", f"{RESULTS}/config.yaml", *figures, *summary]
