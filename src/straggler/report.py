@@ -553,6 +553,7 @@ def markdown(ds: xr.Dataset, table: pd.DataFrame | None = None,
     stability verdicts (counts by source, undetermined loads with the jobs that would
     decide them, contradictions), the claims, the provenance."""
     table = winners(ds) if table is None else table
+    claims = claims_table(ds) if claims is None else claims
     lat = latency_winners(ds)
     attrs = ds.attrs
     lines = [f"# Study `{attrs.get('study', '?')}`: summary", "",
@@ -624,6 +625,7 @@ def html(ds: xr.Dataset, figures: dict[str, Path] | None = None,
     from .plots import figure_caption
 
     table = winners(ds) if table is None else table
+    claims = claims_table(ds) if claims is None else claims
     lat = latency_winners(ds)
     counts, need, flagged = verdict_summary(ds)
     env = jinja2.Environment(
