@@ -489,8 +489,23 @@ def _log_y(axes) -> None:
     for ax in np.ravel(axes):
         ys = [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines()]
         values = np.concatenate(ys) if ys else np.empty(0)
-        if (np.isfinite(values) & (values > 0)).any():
+        positive = values[np.isfinite(values) & (values > 0)]
+        if positive.size:
             ax.set_yscale("log")
+            _plain_log_labels(ax, positive)
+
+
+def _plain_log_labels(ax, values) -> None:
+    """Tick labels 2, 5, 10, 200 rather than 2 x 10^0; the minor ticks labelled too when
+    the panel spans less than a decade (else there would be one label or none)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    fmt = FuncFormatter(lambda v, _: f"{v:g}")
+    ax.yaxis.set_major_formatter(fmt)
+    if values.max() / values.min() < 10:
+        ax.yaxis.set_minor_formatter(fmt)
+    else:
+        ax.yaxis.set_minor_formatter(NullFormatter())
 
 
 # ------------------------------------------------------------------ analytic figures
@@ -916,16 +931,31 @@ def _variant_dims(ds: xr.Dataset) -> list[str]:
             and (d == "d" or d.split(".")[0] in POLICIES)]
 
 
+def _varies(policy: str, dim: str) -> bool:
+    """Whether ``policy``'s values change along ``dim`` (a policy that ignores ``d``, or
+    another policy's parameter, is repeated along it)."""
+    from .policies import POLICIES
+
+    if dim == "d":
+        return POLICIES[policy].uses_d if policy in POLICIES else True
+    head = dim.split(".")[0]
+    return head == policy or head not in POLICIES
+
+
 def _variant_points(ds: xr.Dataset, dims: list[str]):
-    """(policy, {dim: value}, label) for every policy and combination of ``dims``."""
+    """(policy, {dim: value}, label) for every policy and combination of ``dims``; an
+    axis the policy ignores is taken at its first value and left out of the label."""
     import itertools
 
     out = []
     for policy in ds["policy"].values:
-        for combo in itertools.product(*(ds[d].values for d in dims)):
-            sel = dict(zip(dims, combo))
+        policy = str(policy)
+        own = [d for d in dims if _varies(policy, d)]
+        fixed = {d: ds[d].values[0] for d in dims if d not in own}
+        for combo in itertools.product(*(ds[d].values for d in own)):
+            sel = dict(zip(own, combo))
             label = ", ".join(f"{d}={_fmt(v)}" for d, v in sel.items())
-            out.append((str(policy), sel, label))
+            out.append((policy, {**fixed, **sel}, label))
     return out
 
 
@@ -1070,7 +1100,7 @@ def tradeoff_figure(ds: xr.Dataset):
     for i, case in enumerate(cases):
         for j, load in enumerate(loads):
             ax = axes[i, j]
-            drawn, unplaced = [], []
+            drawn, unplaced, mark_x = [], [], []
             for policy, sel, label in points:
                 at = sub.sel(dict(zip(_CASE_DIMS, case), policy=policy, load=load, **sel))
                 c, cci, t, tci, source = _estimates(at)
@@ -1084,6 +1114,7 @@ def tradeoff_figure(ds: xr.Dataset):
                         if math.isfinite(cost):
                             marked |= _draw_verdicts(ax, [cost], [v], None, s["colour"],
                                                      slots[policy])
+                            mark_x.append(cost)
                         else:
                             unplaced.append(f"{policy}{' ' + label if label else ''} "
                                             f"{'x' if v == 'unstable' else '?'}")
@@ -1113,6 +1144,11 @@ def tradeoff_figure(ds: xr.Dataset):
                 ax.step(fx, fy, where="post", color="black", lw=0.8, zorder=3)
                 ax.scatter(fx, fy, s=70, facecolors="none", edgecolors="black", lw=0.7,
                            zorder=5)
+            xs = [p[0] for p in drawn] + mark_x
+            if xs:  # the marks (drawn in axes coordinates) do not widen the x range
+                lo, hi = min(xs), max(xs)
+                pad = 0.08 * (hi - lo) if hi > lo else 0.05 * abs(hi) or 0.05
+                ax.set_xlim(lo - pad, hi + pad)
             lo, hi = ax.get_xlim()
             mid = (lo + hi) / 2
             if hi - lo < 0.1 * abs(mid):  # one point: a readable range around it
