@@ -160,7 +160,7 @@ KIND_STYLE = {
     "exact": {"ls": "-", "label": "exact"},
     "approximation": {"ls": "--", "label": "approximation"},
     "upper bound": {"ls": ":", "label": "upper bound"},
-    "lower bound": {"ls": (0, (5, 1.5, 1, 1.5)), "label": "lower bound"},
+    "lower bound": {"ls": (0, (4, 1.5, 1, 1.5, 1, 1.5)), "label": "lower bound"},
     "conjecture": {"ls": (0, (7, 2)), "label": "conjecture"},
 }
 """Line style of an analytic value by what it is (simulation: filled markers with CI)."""
@@ -278,7 +278,7 @@ def _finish(fig, title: str, handles: list, n_legend_cols: int | None = None) ->
     if handles:
         ncol = n_legend_cols or min(len(handles), 5)
         fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                   ncol=ncol, frameon=False, handlelength=2.6, columnspacing=1.2)
+                   ncol=ncol, frameon=False, handlelength=3.4, columnspacing=1.2)
 
 
 def _policy_handles(policies) -> list:

@@ -330,8 +330,9 @@ def summary(ds: xr.Dataset, table: pd.DataFrame | None = None,
         if axis and axis in table:
             by = []
             for v in ds[axis].values:
-                rows = table[table[axis].astype(str) == str(v)] if table[axis].dtype == object \
-                    else table[np.isclose(table[axis].astype(float), float(v))]
+                rows = (table[np.isclose(table[axis].astype(float), float(v))]
+                        if ds[axis].dtype.kind in "if"
+                        else table[table[axis].astype(str) == str(v)])
                 if rows.empty:
                     continue
                 best = rows["most_stable" + practical].replace("", np.nan).dropna()
@@ -362,12 +363,17 @@ def summary(ds: xr.Dataset, table: pd.DataFrame | None = None,
         nothing = total - len(decided) - len(open_)
         if len(policies) > 1 and len(decided):
             counts = decided[col].value_counts().to_dict()
+            gaps = []
+            if len(open_):
+                gaps.append(f"no winner at {len(open_)} point{'s' if len(open_) != 1 else ''} "
+                            "because a contender is undetermined (its latency may be the "
+                            "smallest, or infinite)")
+            if nothing:
+                gaps.append(f"none at {nothing} where no contender is stable")
             sentences.append(
                 f"Smallest simulated mean latency (evidence: simulation, estimates only at "
-                f"stable loads): {_count_phrase(counts, total, '(setting, load) points')}; no "
-                f"winner at {len(open_)} point{'s' if len(open_) != 1 else ''} because a "
-                f"contender is undetermined (its latency may be the smallest, or infinite) "
-                f"and at {nothing} where no contender has an estimate.")
+                f"stable loads): {_count_phrase(counts, total, '(setting, load) points')}"
+                + ("; " + "; ".join(gaps) if gaps else "") + ".")
             loads = sorted(lat["load"].unique())
             for label, load in (("lightest", loads[0]), ("heaviest", loads[-1])):
                 at = decided[np.isclose(decided["load"].astype(float), load)]
