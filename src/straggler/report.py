@@ -385,6 +385,18 @@ def summary(ds: xr.Dataset, table: pd.DataFrame | None = None,
         elif len(open_):
             sentences.append(f"{len(open_)} (setting, load) points have no latency winner: a "
                              "contender is undetermined.")
+        if len(policies) == 1 and np.isfinite(ds["latency_mean"].values).any():
+            m = ds["latency_mean"].where(np.isfinite(ds["latency_mean"]))
+            lo = m.where(m == m.min(), drop=True)
+            hi = m.where(m == m.max(), drop=True)
+
+            def where(da):
+                return ", ".join(f"{d} = {_fmt_value(da[d].values[0])}" for d in da.dims
+                                 if d != "policy" and ds.sizes[d] > 1)
+            sentences.append(f"Simulated mean latency of {policies[0]}: from "
+                             f"{float(m.min()):.4g} ({where(lo)}) to {float(m.max()):.4g} "
+                             f"({where(hi)}), at {int(np.isfinite(m.values).sum())} stable "
+                             "points.")
         heavy = lat[lat["evidence"] == "ci_undercovers"]
         if len(heavy):
             sentences.append(f"{len(heavy)} latency wins rest on a heavy-tailed estimate "
