@@ -217,7 +217,7 @@ def _backend():
 def _panels(nrows: int, ncols: int, sharey="row", sharex="col", width_ratios=None):
     plt = _backend()
     pw = min(_PANEL[0], WIDTH / max(ncols, 1))
-    ph = min(_PANEL[1], pw * 0.85) if ncols > 2 else _PANEL[1]
+    ph = 2.2 if nrows == 1 else _PANEL[1]
     fig, axes = plt.subplots(nrows, ncols, figsize=(pw * ncols, ph * nrows + 0.3),
                              squeeze=False, sharey=sharey, sharex=sharex,
                              gridspec_kw={"width_ratios": width_ratios} if width_ratios else None)
@@ -1130,9 +1130,10 @@ def tradeoff_figure(ds: xr.Dataset):
                     ax.plot([c], [t], color=s["colour"], marker=s["marker"], ms=4.5, ls="none",
                             markerfacecolor="white", zorder=4)
                     kinds |= {k.strip() for k in source.split("/")}
-                if label:
-                    ax.annotate(label.replace("=", ""), (c, t), xytext=(3, 2),
-                                textcoords="offset points", fontsize=5.5, color=s["colour"])
+                if label:  # the variant's values; the legend names the axes
+                    short = "/".join(part.split("=", 1)[1] for part in label.split(", "))
+                    ax.annotate(short, (c, t), xytext=(3, 2), textcoords="offset points",
+                                fontsize=5.5, color=s["colour"])
                 drawn.append((c, t))
                 if policy not in policies:
                     policies.append(policy)
@@ -1171,6 +1172,9 @@ def tradeoff_figure(ds: xr.Dataset):
     handles = _policy_handles(policies) + _kind_handles(kinds, simulated, _confidence(ds))
     handles.append(Line2D([], [], color="black", lw=0.8, marker="o", markerfacecolor="none",
                           ms=6, label="Pareto frontier"))
+    if variants:
+        handles.append(Line2D([], [], color="none", label="point labels: "
+                              + " / ".join(variants)))
     title += where
     if marked:
         title += ("\n(marks at the foot, at the policy's analytic E[C]: x unstable, "
