@@ -292,13 +292,14 @@ def _policy_handles(policies) -> list:
     return out
 
 
-def _kind_handles(kinds, simulated: bool = False, confidence: float | None = None) -> list:
+def _kind_handles(kinds, simulated: bool = False, confidence: float | None = None,
+                  ringed: bool = True) -> list:
     from matplotlib.lines import Line2D
 
     out = [Line2D([], [], color="0.35", ls=_kind_ls(k), marker="o", ms=3.5,
                   markerfacecolor="white", label=KIND_STYLE.get(k, {"label": k})["label"])
            for k in _ordered_kinds(kinds)]
-    if any(k in BOUNDS for k in kinds):
+    if ringed and any(k in BOUNDS for k in kinds):
         out.append(Line2D([], [], color="none", marker="o", ms=8, markerfacecolor="none",
                           markeredgecolor="0.35", label="ringed: a bound only"))
     if simulated:
@@ -498,14 +499,18 @@ def _log_y(axes) -> None:
 def _plain_log_labels(ax, values) -> None:
     """Tick labels 2, 5, 10, 200 rather than 2 x 10^0; the minor ticks labelled too when
     the panel spans less than a decade (else there would be one label or none)."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     fmt = FuncFormatter(lambda v, _: f"{v:g}")
-    ax.yaxis.set_major_formatter(fmt)
-    if values.max() / values.min() < 10:
+    span = values.max() / values.min()
+    if span < 10:
+        ax.yaxis.set_major_formatter(fmt)
         ax.yaxis.set_minor_formatter(fmt)
-    else:
-        ax.yaxis.set_minor_formatter(NullFormatter())
+        return
+    if span < 300:  # 1, 2, 5, 10, 20, 50: a label in every panel of a shared row
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(fmt)
+    ax.yaxis.set_minor_formatter(NullFormatter())
 
 
 # ------------------------------------------------------------------ analytic figures
@@ -1202,7 +1207,7 @@ def _percent_ticks(axes) -> None:
     """Relative errors as percentages on a symmetric-log axis."""
     from matplotlib.ticker import FixedLocator, FuncFormatter
 
-    ticks = [-1.0, -0.5, -0.2, -0.05, 0.0, 0.05, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0]
+    ticks = [-1.0, -0.2, -0.05, 0.0, 0.05, 0.2, 1.0, 5.0, 20.0, 100.0]
     for ax in np.ravel(axes):
         ax.yaxis.set_major_locator(FixedLocator(ticks))
         ax.yaxis.set_minor_locator(FixedLocator([]))
@@ -1266,7 +1271,7 @@ def theory_vs_simulation_figure(ds: xr.Dataset):
     _label_panels(axes, [_case_name(c) for c in cases], [m[0] for m in metrics],
                   load_label(ds), "theory / simulation - 1")
     _finish(fig, title + fixed_note, _policy_handles(policies)
-            + _kind_handles(kinds, False))
+            + _kind_handles(kinds, False, ringed=False))
     return fig
 
 
