@@ -1325,8 +1325,13 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
             face = _style(plist[0])["colour"]
             ax.add_patch(Rectangle((x0 - 0.5, y0 - 0.5), 1, 1, facecolor=(*face[:3], 0.25),
                                    hatch="////" if hatch else None, edgecolor=face, lw=0))
-            for k, p in enumerate(plist[:3]):
-                off = (k - (min(len(plist), 3) - 1) / 2) * 0.3
+            shown = plist if len(plist) <= 4 else plist[:3]
+            step = 0.3 if len(shown) <= 3 else 0.22
+            if len(shown) < len(plist):
+                ax.text(x0 + 0.42, y0 - 0.3, f"+{len(plist) - len(shown)}", fontsize=5.5,
+                        ha="right", va="bottom", color="0.2")
+            for k, p in enumerate(shown):
+                off = (k - (len(shown) - 1) / 2) * step
                 ax.plot([x0 + off], [y0], marker=_style(p)["marker"], color=_style(p)["colour"],
                         ms=4.5, ls="none", markeredgecolor="black", markeredgewidth=0.3)
                 if p not in policies_seen:
