@@ -214,11 +214,12 @@ def _backend():
     return plt
 
 
-def _panels(nrows: int, ncols: int, sharey="row", sharex="col", width_ratios=None):
+def _panels(nrows: int, ncols: int, sharey="row", sharex="col", width_ratios=None,
+            figsize=None):
     plt = _backend()
     pw = min(_PANEL[0], WIDTH / max(ncols, 1))
     ph = 2.2 if nrows == 1 else _PANEL[1]
-    fig, axes = plt.subplots(nrows, ncols, figsize=(pw * ncols, ph * nrows + 0.3),
+    fig, axes = plt.subplots(nrows, ncols, figsize=figsize or (pw * ncols, ph * nrows + 0.3),
                              squeeze=False, sharey=sharey, sharex=sharex,
                              gridspec_kw={"width_ratios": width_ratios} if width_ratios else None)
     return fig, axes
@@ -1314,9 +1315,25 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
     loads = np.sort(ds["load"].values)
     row_keys = [tuple(v) for v in _row_keys(ds, rows_dims)]
     metrics = (["E[T]"] if simulated else []) + ["stability", "cost"]
-    widths = ([len(loads)] if simulated else []) + [1.2, 1.2]
-    fig, axes = _panels(len(row_keys), len(metrics), sharey=True, sharex=False,
-                        width_ratios=widths)
+    # cells of about a third of an inch: the figure's size follows the map's. With the
+    # latency map a row of panels per case; without it (one column per metric) the cases
+    # side by side
+    if simulated:
+        widths = [len(loads), 1.2, 1.2]
+        layout = [(i, j, key, metric) for i, key in enumerate(row_keys)
+                  for j, metric in enumerate(metrics)]
+        nrows, ncols = len(row_keys), len(metrics)
+        width = min(WIDTH, 0.34 * sum(widths) + 2.4)
+        height = nrows * max(1.2, 0.17 * len(ys) + 0.55) + 0.6
+    else:
+        widths = [1.0] * (2 * len(row_keys))
+        layout = [(0, 2 * i + j, key, metric) for i, key in enumerate(row_keys)
+                  for j, metric in enumerate(metrics)]
+        nrows, ncols = 1, 2 * len(row_keys)
+        width = min(WIDTH, 0.55 * ncols + 1.2)
+        height = max(1.6, 0.17 * len(ys) + 1.2)
+    fig, axes = _panels(nrows, ncols, sharey=True, sharex=False, width_ratios=widths,
+                        figsize=(width, height))
     policies_seen, notes = [], set()
 
     def cell(ax, x0, y0, names: str, hatch: bool, text: str = ""):
@@ -1345,54 +1362,58 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
             ax.text(x0, y0, text, ha="center", va="center", fontsize=7, color="0.2")
             notes.add(text)
 
-    for i, key in enumerate(row_keys):
+    for i, j, key, metric in layout:
         match = dict(zip(rows_dims, key))
-        for j, metric in enumerate(metrics):
-            ax = axes[i, j]
-            for yi, yv in enumerate(ys):
-                rows = _rows(table, {**match, axis: yv})
-                if metric == "E[T]":
-                    for xi, load in enumerate(loads):
-                        r = _rows(lat, {**match, axis: yv, "load": load})
-                        if r is None:
-                            continue
-                        if r[fastest]:
-                            cell(ax, xi, yi, r[fastest], False)
-                        elif r["undetermined"]:
-                            cell(ax, xi, yi, "", False, "?")
-                        elif _all_unstable(sub, match, axis, yv, load,
-                                           skip=oracles if practical else ()):
-                            cell(ax, xi, yi, "", False, "x")
-                elif rows is not None:
-                    name = "most_stable" if metric == "stability" else "cheapest"
-                    kind = rows["lambda_max_kind" if metric == "stability" else "cost_kind"]
-                    won = rows[name + practical]
-                    if practical and won != rows[name]:  # the winner's kind is the oracle's
-                        kind = _kind_of_winner(sub, metric, {**match, axis: yv}, won)
-                    cell(ax, 0, yi, won, kind_label(kind) != "exact")
+        ax = axes[i, j]
+        for yi, yv in enumerate(ys):
+            rows = _rows(table, {**match, axis: yv})
             if metric == "E[T]":
-                ax.set_xlim(-0.5, len(loads) - 0.5)
-                ax.set_xticks(range(len(loads)))
-                ax.set_xticklabels([_fmt(v) for v in loads], rotation=90 if len(loads) > 6
-                                   else 0)
-                ax.set_xlabel(load_label(ds).split(" = ")[0] if i == len(row_keys) - 1 else "")
-            else:
-                ax.set_xlim(-0.5, 0.5)
-                ax.set_xticks([])
-            ax.set_ylim(-0.5, len(ys) - 0.5)
-            ax.set_yticks(range(len(ys)))
-            ax.set_yticklabels([_fmt(v) for v in ys])
-            ax.grid(False)
-            if i == 0:
-                ax.set_title({"E[T]": "smallest E[T] (simulation)",
-                              "stability": "largest\nlambda_max",
-                              "cost": "smallest\nE[C]"}[metric])
-    for i, key in enumerate(row_keys):
+                for xi, load in enumerate(loads):
+                    r = _rows(lat, {**match, axis: yv, "load": load})
+                    if r is None:
+                        continue
+                    if r[fastest]:
+                        cell(ax, xi, yi, r[fastest], False)
+                    elif r["undetermined"]:
+                        cell(ax, xi, yi, "", False, "?")
+                    elif _all_unstable(sub, match, axis, yv, load,
+                                       skip=oracles if practical else ()):
+                        cell(ax, xi, yi, "", False, "x")
+            elif rows is not None:
+                name = "most_stable" if metric == "stability" else "cheapest"
+                kind = rows["lambda_max_kind" if metric == "stability" else "cost_kind"]
+                won = rows[name + practical]
+                if practical and won != rows[name]:  # the winner's kind is the oracle's
+                    kind = _kind_of_winner(sub, metric, {**match, axis: yv}, won)
+                cell(ax, 0, yi, won, kind_label(kind) != "exact")
+        if metric == "E[T]":
+            ax.set_xlim(-0.5, len(loads) - 0.5)
+            ax.set_xticks(range(len(loads)))
+            ax.set_xticklabels([_fmt(v) for v in loads], rotation=90 if len(loads) > 6
+                               else 0)
+            ax.set_xlabel(load_label(ds).split(" = ")[0] if i == len(row_keys) - 1 else "")
+        else:
+            ax.set_xlim(-0.5, 0.5)
+            ax.set_xticks([])
+        ax.set_ylim(-0.5, len(ys) - 0.5)
+        ax.set_yticks(range(len(ys)))
+        ax.set_yticklabels([_fmt(v) for v in ys])
+        ax.grid(False)
+        head = {"E[T]": "smallest E[T] (simulation)", "stability": "largest\nlambda_max",
+                "cost": "smallest\nE[C]"}[metric]
+        if simulated and i == 0:
+            ax.set_title(head)
+        elif not simulated:
+            ax.set_title((", ".join(str(k) for k in key) + "\n" if key and metric ==
+                          "stability" else "\n") + head, fontsize=6.5)
+    for i in range(nrows):
         axes[i, 0].set_ylabel(axis)
-        if key:
-            axes[i, -1].annotate(", ".join(str(k) for k in key), xy=(1.05, 0.5),
-                                 xycoords="axes fraction", rotation=-90, va="center",
-                                 ha="left", fontsize=7)
+    if simulated:
+        for i, key in enumerate(row_keys):
+            if key:
+                axes[i, -1].annotate(", ".join(str(k) for k in key), xy=(1.05, 0.5),
+                                     xycoords="axes fraction", rotation=-90, va="center",
+                                     ha="left", fontsize=7)
     handles = _policy_handles(policies_seen)
     if "hatch" in notes:
         handles.append(Patch(facecolor="white", hatch="////", edgecolor="0.4", lw=0,
