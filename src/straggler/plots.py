@@ -990,7 +990,7 @@ def by_variant_figure(ds: xr.Dataset, what: str):
     kinds, simulated, marked, handles = set(), False, False, []
     for n, case in enumerate(cases):
         ax = axes[n // ncols, n % ncols]
-        counters = {}
+        counters, drawn_analytic = {}, []
         for slot, (policy, sel, label) in enumerate(points):
             k = counters.get(policy, 0)
             counters[policy] = k + 1
@@ -1006,6 +1006,11 @@ def by_variant_figure(ds: xr.Dataset, what: str):
                     labels = [kind_label(v) or "exact" for v in np.broadcast_to(kk, xs.shape)]
                 else:
                     labels = [kind] * len(xs)
+                # a value the variants share (the analysis ignores the axis) is drawn once
+                key = (policy, var, tuple(np.round(np.nan_to_num(values), 12)))
+                if key in drawn_analytic:
+                    continue
+                drawn_analytic.append(key)
                 kinds |= _draw_analytic(ax, xs, values, labels, policy, colour=colour)
             simulated |= _draw_simulated(ax, xs, at[sim_var].values, at[ci_var].values, policy,
                                          colour=colour)
