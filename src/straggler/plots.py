@@ -1127,7 +1127,9 @@ def tradeoff_figure(ds: xr.Dataset):
                                                      slots[policy])
                             mark_x.append(cost)
                         else:
-                            unplaced.append(f"{policy}{' ' + label if label else ''} "
+                            short = "/".join(part.split("=", 1)[1]
+                                             for part in label.split(", ")) if label else ""
+                            unplaced.append(f"{policy}{' ' + short if short else ''} "
                                             f"{'x' if v == 'unstable' else '?'}")
                         if policy not in policies:
                             policies.append(policy)
