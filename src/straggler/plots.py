@@ -504,11 +504,9 @@ def _plain_log_labels(ax, values) -> None:
 
     fmt = FuncFormatter(lambda v, _: f"{v:g}")
     span = values.max() / values.min()
-    if span < 10:
-        ax.yaxis.set_major_formatter(fmt)
-        ax.yaxis.set_minor_formatter(fmt)
-        return
-    if span < 300:  # 1, 2, 5, 10, 20, 50: a label in every panel of a shared row
+    if span < 10:  # within a decade: 1, 1.5, 2, 3, 5, 7 times a power of ten
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 1.5, 2.0, 3.0, 5.0, 7.0)))
+    elif span < 300:  # 1, 2, 5, 10, 20, 50: a label in every panel of a shared row
         ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     ax.yaxis.set_major_formatter(fmt)
     ax.yaxis.set_minor_formatter(NullFormatter())
