@@ -78,7 +78,9 @@ def figure_names(axes: dict[str, list], simulated: bool = True) -> list[str]:
     # any swept parameter axis: one line per variant (every swept axis but the case)
     variants = ["latency_by_variant", "cost_by_variant"] if any(
         name not in _NAMED and len(values) > 1 for name, values in axes.items()) else []
-    by_law = ["latency_by_distribution"] if len(axes.get("distribution", [])) > 1 else []
+    # simulated latencies per law: only when the study simulates
+    by_law = (["latency_by_distribution"] if simulated and len(axes.get("distribution", [])) > 1
+              else [])
     maps = [f"winners_{name}" for name in map_axes(axes)]
     return (list(BASE_FIGURES) + [f"stability_vs_{name}" for name in extra]
             + [f"load_ratio_vs_{name}" for name in thresholds]
