@@ -741,8 +741,9 @@ def latency_by_distribution_figure(ds: xr.Dataset):
     order, e.g. by increasing variance), one panel per load (at most four), each
     policy in its colour and marker, dependences told apart by the marker's fill
     (filled, hollow, half): the near-insensitivity of the PS paper's Fig. 5. The y
-    axis is not forced to 0, so differences of a percent stay visible."""
-    fixed, where = _fixed(ds, {"distribution"})
+    axis is not forced to 0, so differences of a percent stay visible. Other axes are
+    taken at the value with the most estimates (the title says which)."""
+    fixed, where = _most_estimated(ds, {"distribution", "dependence"})
     sub = ds.sel(fixed)
     loads = _shown_loads(ds)
     title = f"Simulated mean response time per job-size law ({_confidence(ds):.0%} CI bars)"
