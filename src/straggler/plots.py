@@ -76,7 +76,9 @@ def figure_names(axes: dict[str, list], simulated: bool = True) -> list[str]:
     # a swept policy or distribution parameter (FJ.k, ...): cost against it
     params = [name for name in extra if name not in ("d", "N")]
     # any swept parameter axis: one line per variant (every swept axis but the case)
-    variants = ["latency_by_variant", "cost_by_variant"] if any(
+    # (against the load: for studies that simulate, whose loads are many; an analytic
+    # study has the same values against the swept parameter itself, cost_vs_<param>)
+    variants = ["latency_by_variant", "cost_by_variant"] if simulated and any(
         name not in _NAMED and len(values) > 1 for name, values in axes.items()) else []
     # simulated latencies per law: only when the study simulates
     by_law = (["latency_by_distribution"] if simulated and len(axes.get("distribution", [])) > 1
@@ -861,7 +863,7 @@ def _value(ds: xr.Dataset, what: str):
     if what == "latency":
         return "latency_mean", "latency_mean_ci", (("latency_approx", None),
                                                    ("latency_lower", "lower bound"))
-    return "cost_mean", "cost_mean_ci", (("cost_lower", "lower bound"),
+    return "cost_mean", "cost_mean_ci", (("cost", None), ("cost_lower", "lower bound"),
                                          ("cost_upper", "upper bound"))
 
 
@@ -903,7 +905,7 @@ def against_axis_figure(ds: xr.Dataset, what: str, x: str):
                               for v in np.broadcast_to(kinds_here, np.shape(xs))]
                 else:
                     labels = [label] * len(xs)
-                colour = shades[k] if "load" in part[var].dims else "0.35"
+                colour = shades[k] if "load" in part[var].dims else _style(policy)["colour"]
                 kinds |= _draw_analytic(ax, xs, at[var].values, labels, policy, colour=colour)
             simulated |= _draw_simulated(ax, xs, at[sim_var].values, at[ci_var].values,
                                          policy, colour=shades[k])
@@ -1018,9 +1020,12 @@ def by_variant_figure(ds: xr.Dataset, what: str):
             verdicts = _verdict_arrays(at)
             if verdicts is not None:
                 marked |= _draw_verdicts(ax, xs, verdicts[0], verdicts[1], colour, slot)
-            if n == 0:
+            # a legend entry per variant, or, for many, the first and last shade
+            if n == 0 and (per_policy[policy] <= 6 or k in (0, per_policy[policy] - 1)):
                 name = (f"{policy}, {label}" if ds.sizes["policy"] > 1 or not label
                         else label)
+                if per_policy[policy] > 6 and k == per_policy[policy] - 1:
+                    name = f"... {name}"
                 handles.append(Line2D([], [], color=colour, marker=_style(policy)["marker"],
                                       ms=3.5, label=name))
         ax.set_title(_case_name(case))
