@@ -571,8 +571,15 @@ def stability_figure(ds: xr.Dataset, x: str = "r_slow"):
     upper bound (a necessary condition), a lower bound (a sufficient one), an
     approximation or a conjecture."""
     units = "rho~ units" if ds.attrs.get("load_basis", "nominal") == "redundancy" else "load units"
+    if ds.sizes.get(x, 0) == 1:  # r_slow not swept: against the first swept numeric axis
+        x = _first_swept(ds) or x
     return _analytic_against(ds, "lambda_max", x, "Stability: largest stable load lambda_max",
                              f"lambda_max ({units})")
+
+
+def _first_swept(ds: xr.Dataset) -> str | None:
+    swept = [d for d in _grid_dims(ds) if ds.sizes[d] > 1 and ds[d].dtype.kind in "if"]
+    return swept[0] if swept else None
 
 
 def load_figure(ds: xr.Dataset):
@@ -592,8 +599,7 @@ def cost_figure(ds: xr.Dataset):
     differs from ``cost`` (an upper bound beside a lower one)."""
     x = "r_slow"
     if ds.sizes["r_slow"] == 1:
-        swept = [d for d in _grid_dims(ds) if ds.sizes[d] > 1 and ds[d].dtype.kind in "if"]
-        x = swept[0] if swept else x
+        x = _first_swept(ds) or x
     return _analytic_against(ds, "cost", x, "Server time per job E[C]",
                              "E[server time per job]", extra_var="cost_upper")
 
