@@ -534,8 +534,11 @@ def _analytic_against(ds: xr.Dataset, var: str, x: str, title: str, ylabel: str,
     fig, axes, cells, label_panels = _case_facets(cases, cols, col)
     kinds = set()
     policies = []
+    # one value of x (nothing swept): the policies side by side, a point each
+    by_policy = sub.sizes.get(x, 0) == 1 and "load" not in sub[var].dims
+    names = [str(p) for p in sub["policy"].values]
     for ax, case, c in cells:
-        for policy in sub["policy"].values:
+        for n_policy, policy in enumerate(sub["policy"].values):
             sel = dict(zip(_CASE_DIMS, case), policy=policy)
             if col:
                 sel[col] = c
@@ -555,13 +558,24 @@ def _analytic_against(ds: xr.Dataset, var: str, x: str, title: str, ylabel: str,
                                       for v in np.broadcast_to(kk, xs.shape)])
                 else:
                     label = np.full(len(xs), "upper bound")
+                if by_policy:  # a lone point: its kind in words beside it
+                    xs = np.full(len(ys), float(n_policy))
+                    if np.isfinite(ys).any():
+                        ax.annotate(str(label[0]), (xs[0], ys[0]), xytext=(6, -2),
+                                    textcoords="offset points", fontsize=5.5, color="0.3")
                 if np.isfinite(ys).any():
                     kinds |= _draw_analytic(ax, xs, ys, label, policy)
                     if policy not in policies:
                         policies.append(policy)
+        if by_policy:
+            ax.set_xticks(range(len(names)))
+            ax.set_xticklabels(names, rotation=30)
+            ax.set_xlim(-0.6, len(names) - 0.4)
     if logy:
         _log_y(axes)
-    label_panels(x, ylabel)
+    if by_policy:
+        where += f" ({x} = {_fmt(sub[x].values.item())})" if x in sub.coords else ""
+    label_panels("policy" if by_policy else x, ylabel)
     _finish(fig, title + where, _policy_handles(policies) + _kind_handles(kinds))
     return fig
 
