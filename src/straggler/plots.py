@@ -492,13 +492,18 @@ def _log_y(axes) -> None:
     """A log y axis on each panel that has a positive value (a panel without one,
     e.g. a case the analysis does not cover, keeps its linear axis: matplotlib
     cannot place log ticks there)."""
-    for ax in np.ravel(axes):
+    def positive(ax):
         ys = [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines()]
         values = np.concatenate(ys) if ys else np.empty(0)
-        positive = values[np.isfinite(values) & (values > 0)]
-        if positive.size:
+        return values[np.isfinite(values) & (values > 0)]
+
+    for ax in np.ravel(axes):
+        own = positive(ax)
+        if own.size:
             ax.set_yscale("log")
-            _plain_log_labels(ax, positive)
+            # panels that share the y axis share its ticks: label by the whole row's span
+            siblings = ax.get_shared_y_axes().get_siblings(ax)
+            _plain_log_labels(ax, np.concatenate([positive(a) for a in siblings]))
 
 
 def _plain_log_labels(ax, values) -> None:
