@@ -488,6 +488,18 @@ def _verdict_arrays(sub: xr.Dataset) -> tuple[np.ndarray, np.ndarray] | None:
     return verdict, np.where(covered, kind, "")
 
 
+def _x_range(axes, values) -> None:
+    """Every panel spans the axis' values (a panel with marks only would not)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if not v.size:
+        return
+    lo, hi = float(v.min()), float(v.max())
+    pad = 0.05 * (hi - lo) if hi > lo else 0.05 * (abs(hi) or 1.0)
+    for ax in np.ravel(axes):
+        ax.set_xlim(lo - pad, hi + pad)
+
+
 def _log_y(axes) -> None:
     """A log y axis on each panel that has a positive value (a panel without one,
     e.g. a case the analysis does not cover, keeps its linear axis: matplotlib
@@ -718,6 +730,7 @@ def _against_load(ds: xr.Dataset, var: str, title: str, ylabel: str, analytic: b
             if (k or s or m) and policy not in policies:
                 policies.append(policy)
     _log_y(axes)
+    _x_range([ax for ax, _, _ in cells], ds["load"].values)
     title += where + (f"\n({VERDICT_NOTE})" if marked else "")
     label_panels(load_label(ds), ylabel)
     _finish(fig, title, _policy_handles(policies)
@@ -754,6 +767,8 @@ def latency_vs_figure(ds: xr.Dataset, x: str):
                 if (k or s or m) and policy not in policies:
                     policies.append(policy)
     _log_y(axes)
+    if ds[x].dtype.kind in "if":
+        _x_range(axes, ds[x].values)
     title += where + (f"\n({VERDICT_NOTE})" if marked else "")
     lname = load_label(ds).split(" = ")[0]
     _label_panels(axes, [_case_name(c) for c in cases],
