@@ -500,6 +500,16 @@ def _x_range(axes, values) -> None:
         ax.set_xlim(lo - pad, hi + pad)
 
 
+def _log_x(axes, values) -> None:
+    """A log x axis where the axis' values are positive and span two decades or more
+    (timeouts swept over 0.1 .. 10^4, say)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size > 2 and (v > 0).all() and v.max() / v.min() >= 100:
+        for ax in np.ravel(axes):
+            ax.set_xscale("log")
+
+
 def _log_y(axes) -> None:
     """A log y axis on each panel that has a positive value (a panel without one,
     e.g. a case the analysis does not cover, keeps its linear axis: matplotlib
@@ -590,6 +600,8 @@ def _analytic_against(ds: xr.Dataset, var: str, x: str, title: str, ylabel: str,
             ax.set_xlim(-0.6, len(names) - 0.4)
     if logy:
         _log_y(axes)
+    if not by_policy and sub[x].dtype.kind in "if":
+        _log_x(axes, sub[x].values)
     if by_policy:
         where += f" ({x} = {_fmt(sub[x].values.item())})" if x in sub.coords else ""
     label_panels("policy" if by_policy else x, ylabel)
@@ -769,6 +781,7 @@ def latency_vs_figure(ds: xr.Dataset, x: str):
     _log_y(axes)
     if ds[x].dtype.kind in "if":
         _x_range(axes, ds[x].values)
+        _log_x(axes, ds[x].values)
     title += where + (f"\n({VERDICT_NOTE})" if marked else "")
     lname = load_label(ds).split(" = ")[0]
     _label_panels(axes, [_case_name(c) for c in cases],
@@ -955,6 +968,8 @@ def against_axis_figure(ds: xr.Dataset, what: str, x: str):
         ax.set_title(f"{_case_name(case)}, {policy}")
         if what == "latency":
             _log_y([ax])
+        if sub[x].dtype.kind in "if":
+            _log_x([ax], sub[x].values)
     for n in range(len(panels), nrows * ncols):
         axes[n // ncols, n % ncols].set_axis_off()
     for ax in axes[:, 0]:
