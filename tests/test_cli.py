@@ -43,3 +43,21 @@ def test_cells_and_evaluate(tmp_path, capsys):
     out = tmp_path / "cell.nc"
     assert main(["evaluate", path, cells[0], "-o", str(out)]) == 0
     assert out.exists()
+
+
+def test_best_prints_the_winners_or_says_the_point_is_off_the_grid(tmp_path, capsys):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from synthetic import study
+
+    path = tmp_path / "s.nc"
+    study(policies=("ZRed", "CoC"), r_slow=(0.3, 1.0)).to_netcdf(path)
+    args = ["best", str(path), "--at", "r_slow=0.3", "distribution=pareto",
+            "dependence=iid", "load=0.5"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "At " in out and "stability:" in out and "latency:" in out and "cost:" in out
+    assert main(args[:-1] + ["load=0.6"]) == 1
+    assert "not on the grid" in capsys.readouterr().out

@@ -23,3 +23,18 @@ def test_study_resolves_and_its_first_cell_evaluates_analytically(path):
     analytic = dict(resolved, evaluate=["analytic"])
     ds = evaluate_cell(analytic, next(iter(grid.cells)))
     assert ds["lambda_max_kind"].item() != "" or ds.attrs["notes"] != "[]"
+
+
+def test_speculation_fig2_quick_and_paper_scales():
+    """The paper's Fig. 2: quick runs in the body, the paper's 50 runs of 10^7 jobs a point
+    at scale paper (results/speculation_fig2-paper/)."""
+    raw = load_config(ROOT / "config" / "studies" / "speculation_fig2.yaml")
+    quick = resolve_config(raw)
+    paper = resolve_config(dict(raw, scale="paper"))
+    assert quick["study"] == "speculation_fig2" and paper["study"] == "speculation_fig2-paper"
+    assert paper["simulation"]["jobs"] == 10_000_000 and paper["simulation"]["replications"] == 50
+    assert quick["simulation"]["jobs"] * quick["simulation"]["replications"] <= 2e7
+    assert quick["grid"]["N"] == [50] and quick["grid"]["d"] == [2, 4]
+    assert set(quick["grid"]["policy"]) == {"Rer", "CoC", "CoS", "RIQ"}
+    assert quick["policies"]["Rer"]["tau"] == "opt"
+    assert len(build_grid(paper).cells) == len(build_grid(quick).cells) == 28

@@ -1,6 +1,7 @@
 """End to end: snakemake on a tiny study in a temporary directory."""
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -97,11 +98,13 @@ def test_outputs_exist(tiny_study):
     workdir, _ = tiny_study
     out = workdir / "results" / "tiny"
     assert (out / "config.yaml").exists()
-    assert "| most_stable |" in (out / "report.md").read_text()
+    assert "## Summary" in (out / "report.md").read_text()
+    assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")
+    assert (out / "claims.csv").read_text().startswith("claim,source,statement,test,verdict")
     winners = (out / "winners.csv").read_text().splitlines()
     assert winners[0].startswith("distribution,dependence,r_slow,d,N,most_stable")
     assert len(winners) == 1 + 2 * 2 * 2 * 2  # one row per setting
-    for name in ("stability", "load", "cost", "latency"):
+    for name in ("stability", "load", "cost", "latency", "tradeoff", "winners_d"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 1000
         assert (out / "figures" / f"{name}.svg").stat().st_size > 1000
 
@@ -325,3 +328,75 @@ def test_a_new_axis_value_or_load_evaluates_only_what_is_new(units_study, tmp_pa
     assert set(_simulated_jobs(tmp_path, "units").values()) == {3 * 20000}
     _run_study(fresh, more, "--cores", "2")
     _assert_identical(_dataset(fresh, "units"), _dataset(tmp_path, "units"))
+
+
+# ---------------------------------------------------------------- the report of a simulated study
+
+TINY_SIMULATED = ROOT / "tests" / "data" / "tiny.yaml"
+
+
+@pytest.fixture(scope="module")
+def simulated_study(tmp_path_factory):
+    """tests/data/tiny.yaml (analysis and a short simulation), run once."""
+    workdir = tmp_path_factory.mktemp("simulated")
+    run = snakemake(workdir, TINY_SIMULATED, "--cores", "2")
+    assert run.returncode == 0, run.stderr[-4000:]
+    out = workdir / "results" / "tiny"
+    with xr.open_dataset(out / "tiny.nc") as ds:
+        yield workdir, out, ds.load()
+
+
+def test_every_section_and_figure_of_the_report(simulated_study):
+    from straggler.config import load_config, resolve_config
+    from straggler.grid import build_grid
+    from straggler.plots import figure_names
+    from straggler.report import SECTIONS
+
+    _, out, _ = simulated_study
+    resolved = resolve_config(load_config(TINY_SIMULATED))
+    names = figure_names(build_grid(resolved).axes, True)
+    assert {"tradeoff", "tail", "theory_vs_simulation", "winners_r_slow"} <= set(names)
+    for name in names:
+        assert (out / "figures" / f"{name}.png").stat().st_size > 1000, name
+    page = (out / "report.html").read_text()
+    for section in SECTIONS:
+        assert f'<section id="{section}">' in page, section
+    for name in names:  # every figure embedded, none linked
+        assert f'id="fig-{name}"' in page, name
+    assert page.count("data:image/png;base64,") == len(names)
+    assert not re.search(r"(src|href)=\"(?!data:|#)", page)
+    assert not re.search(r"https?://", page)
+    summary = (out / "report.md").read_text()
+    assert "## Summary" in summary and "## Stability verdicts" in summary
+    assert "Smallest simulated mean latency" in summary or "no latency winner" in summary
+
+
+def test_a_policy_has_the_same_colour_and_marker_in_every_figure_of_a_study(simulated_study):
+    import matplotlib.pyplot as plt
+
+    from straggler import plots
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_plots import check_policy_styles
+
+    _, _, ds = simulated_study
+    names = plots.figure_names({d: list(ds[d].values) for d in
+                                ("policy", "distribution", "dependence", "r_slow", "d", "N")})
+    for name in names:
+        fig = plots.make_figure(ds, name)
+        check_policy_styles(fig)
+        plt.close(fig)
+
+
+def test_snakemake_report_builds_with_a_caption_per_figure(simulated_study, tmp_path):
+    import zipfile
+
+    workdir, _, _ = simulated_study
+    target = tmp_path / "report.zip"
+    run = snakemake(workdir, TINY_SIMULATED, "--report", str(target))
+    assert run.returncode == 0, run.stderr[-4000:]
+    with zipfile.ZipFile(target) as z:
+        names = z.namelist()
+    assert any(n.endswith("report.html") for n in names)
+    captions = {p.read_text() for p in (ROOT / "workflow" / "report" / "figures").glob("*.rst")}
+    assert len(captions) == len(list((ROOT / "workflow" / "report" / "figures").glob("*.rst")))

@@ -114,6 +114,27 @@ def _verify(args) -> int:
     return 0 if verdict.ok else 1
 
 
+def _best(args) -> int:
+    import xarray as xr
+
+    from .report import best_at, parse_point
+
+    try:
+        point = parse_point(args.at)
+    except ValueError as err:
+        print(f"straggler best: {err}", file=sys.stderr)
+        return 2
+    try:
+        ds = xr.open_dataset(args.dataset, engine="netcdf4")
+    except (OSError, ValueError) as err:
+        print(f"straggler best: cannot read {args.dataset}: {err}", file=sys.stderr)
+        return 1
+    with ds:
+        lines, on_grid = best_at(ds.load(), point)
+    print("\n".join(lines))
+    return 0 if on_grid else 1
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="straggler", description="Parameter studies of redundancy policies."
@@ -152,6 +173,13 @@ def main(argv=None) -> int:
     p.add_argument("--rerun", type=int, default=0, metavar="K",
                    help="re-evaluate K cells (spread over the grid) with the installed code")
     p.set_defaults(func=_verify)
+    p = sub.add_parser("best", help="the winning policies at one point of a finished dataset, "
+                       "by stability, latency and cost, with their evidence")
+    p.add_argument("dataset", help="a study dataset, e.g. results/default/default.nc")
+    p.add_argument("--at", nargs="+", default=[], metavar="AXIS=VALUE",
+                   help="the point: a value for every swept axis and the load, e.g. "
+                        "r_slow=0.3 distribution=pareto load=0.6")
+    p.set_defaults(func=_best)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

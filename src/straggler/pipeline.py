@@ -128,13 +128,17 @@ def figures(nc_path, outdir, names=None) -> None:
         write_figures(ds.load(), outdir, names)
 
 
-def report(nc_path, markdown_path, csv_path) -> None:
+def report(nc_path, markdown_path, csv_path, html_path=None, claims_path=None,
+           figure_paths=()) -> None:
+    """report.md, winners.csv and, given their paths, report.html (the figures at
+    ``figure_paths`` embedded) and claims.csv."""
     import xarray as xr
 
     from .report import write_report
 
+    figs = {Path(p).stem: Path(p) for p in figure_paths}
     with xr.open_dataset(nc_path, engine="netcdf4") as ds:
-        write_report(ds.load(), markdown_path, csv_path)
+        write_report(ds.load(), markdown_path, csv_path, html_path, claims_path, figs)
 
 
 def _write_text(path, text: str) -> None:

@@ -1,29 +1,55 @@
-"""Figures of a study dataset (seaborn; PNG and SVG side by side).
+"""Figures of a study dataset (matplotlib; PNG and SVG side by side).
 
-Every figure has one line per policy and one row of panels per
-(distribution, dependence) case. A second swept axis with a few values
-(``r_slow`` in a ``types.p1`` sweep, say) becomes the panel columns, as in the
-threshold paper's figures; every other dimension is sliced at its first value
-and the title says where.
+What a reader can rely on in every figure of every study:
+
+- a policy has one colour and one marker (:func:`policy_style`, from the policy
+  registry), whatever the figure and whatever else it shows; series that are not
+  policies (loads, variants, job-size laws of one policy) are shades of that
+  policy's colour;
+- what a value is shows in how it is drawn (:data:`KIND_STYLE`): an exact value is a
+  solid line, an approximation dashed (as the threshold paper draws its Fig. 6), an
+  upper bound dotted and a lower bound dash-dotted, each with hollow markers and a
+  grey ring around a point that is only a bound; a simulated estimate is a filled
+  marker with its confidence interval. A line joins only consecutive values of the
+  same kind, so a bound is never on one line with exact values. Legends say "upper
+  bound", "lower bound", "approximation", never "analysis";
+- a simulated load without an estimate (its verdict is not ``stable``) gets a mark
+  at the foot of the panel (:data:`VERDICT_MARKS`: x unstable, ? undetermined) and
+  an infinite mean a ∞ at the top; what was measured there
+  (``latency_sample_mean``) is never drawn as an estimate;
+- panels: one row per (distribution, dependence) case in the study's order, columns
+  for a second swept axis or for loads in increasing order; every other dimension is
+  sliced at its first value and the title says where. Figures are at most 7 inches
+  wide with 7-8 pt text, so that they stay legible at a paper's (double) column width.
+
+The names of a study's figures follow from its grid's axes
+(:func:`straggler.catalog.figure_names`), so that Snakemake can declare them before
+any job runs.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import xarray as xr
 
-from .catalog import BASE_FIGURES, figure_names  # noqa: F401  (the names the rules declare)
-from .catalog import NAMED_AXES as _NAMED
+from .catalog import BASE_FIGURES, SIMULATED_FIGURES, figure_names, map_axes  # noqa: F401
+from .catalog import CASE_DIMS as _CASE_DIMS
 from .catalog import numeric as _numeric
 
 _MAX_LOAD_PANELS = 4
-"""Latency against another axis shows at most this many loads (evenly spread)."""
-
+"""Figures with a column per load show at most this many loads (evenly spread)."""
 _MAX_COLUMNS = 4
-_CASE = "case"
+
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
+"""Markers in the order of the policy registry (one per canonical policy)."""
+
+WIDTH = 7.0
+"""Largest figure width in inches (a paper's full text width)."""
+_PANEL = (2.35, 1.75)
+"""Largest panel size in inches."""
 
 
 def load_label(ds: xr.Dataset) -> str:
@@ -34,13 +60,85 @@ def load_label(ds: xr.Dataset) -> str:
     return "load"
 
 
-def policy_colours() -> dict:
-    """One fixed colour per canonical policy, the same in every figure of every study."""
+# ------------------------------------------------------------------ styles
+
+
+def policy_style() -> dict[str, dict]:
+    """One fixed colour and marker per canonical policy (in the order of the policy
+    registry), the same in every figure of every study: ``{policy: {"colour",
+    "marker"}}``."""
     import seaborn as sns
 
     from .policies import POLICIES
 
-    return dict(zip(POLICIES, sns.color_palette("tab10", n_colors=len(POLICIES))))
+    colours = list(sns.color_palette("tab10", n_colors=10))
+    colours[7] = (0.224, 0.231, 0.475)  # tab10's grey is kept for "no winner" in the maps
+    colours += list(sns.color_palette("Dark2", n_colors=8))  # should the registry grow
+    return {p: {"colour": tuple(c), "marker": m}
+            for p, c, m in zip(POLICIES, colours, MARKERS)}
+
+
+def policy_colours() -> dict:
+    """One fixed colour per canonical policy, the same in every figure of every study."""
+    return {p: s["colour"] for p, s in policy_style().items()}
+
+
+def policy_markers() -> dict:
+    """One fixed marker per canonical policy, the same in every figure of every study."""
+    return {p: s["marker"] for p, s in policy_style().items()}
+
+
+def _style(policy) -> dict:
+    return policy_style().get(str(policy), {"colour": (0.3, 0.3, 0.3), "marker": "o"})
+
+
+def _shades(colour, n: int) -> list:
+    """``n`` shades of ``colour`` from light to dark (series of one policy)."""
+    if n <= 1:
+        return [tuple(colour)]
+    c = np.asarray(colour, dtype=float)
+    out = []
+    for t in np.linspace(0.0, 1.0, n):
+        if t < 0.5:  # lighter: towards white
+            mix = 0.55 * (1 - 2 * t)
+            out.append(tuple(c + (1 - c) * mix))
+        else:  # darker: towards black
+            mix = 0.45 * (2 * t - 1)
+            out.append(tuple(c * (1 - mix)))
+    return out
+
+
+KIND_STYLE = {
+    "exact": {"ls": "-", "label": "exact"},
+    "approximation": {"ls": "--", "label": "approximation"},
+    "upper bound": {"ls": ":", "label": "upper bound"},
+    "lower bound": {"ls": (0, (4, 1.5, 1, 1.5, 1, 1.5)), "label": "lower bound"},
+    "conjecture": {"ls": (0, (7, 2)), "label": "conjecture"},
+}
+"""Line style of an analytic value by what it is (simulation: filled markers with CI)."""
+BOUNDS = ("upper bound", "lower bound")
+
+_KIND_NAMES = {
+    "exact": "exact", "approximation": "approximation", "approximate": "approximation",
+    "upper_bound": "upper bound", "lower_bound": "lower bound", "conjectured": "conjecture",
+    # lambda_max: a necessary condition caps the stable loads (an upper bound on the
+    # capacity), a sufficient one guarantees them (a lower bound)
+    "necessary": "upper bound", "sufficient": "lower bound",
+    "necessary (simulation)": "upper bound",
+}
+_INVERSE = {"upper bound": "lower bound", "lower bound": "upper bound"}
+
+
+def kind_label(kind, inverse: bool = False) -> str:
+    """The legend word for a ``*_kind`` value (``inverse``: of a quantity that falls
+    as the bound rises, e.g. rho = load / lambda_max)."""
+    kind = str(kind)
+    name = _KIND_NAMES.get(kind, kind.replace("_", " ") if kind else "")
+    return _INVERSE.get(name, name) if inverse else name
+
+
+def _kind_ls(label: str):
+    return KIND_STYLE.get(label, {"ls": "-."})["ls"]
 
 
 VERDICT_MARKS = {"unstable": "x", "undetermined": "$?$"}
@@ -49,28 +147,7 @@ VERDICT_MARKS = {"unstable": "x", "undetermined": "$?$"}
 VERDICT_NOTE = "marks at the foot: x unstable, ? undetermined (no estimate); ∞ infinite mean"
 
 
-def _draw_verdicts(ax, part: pd.DataFrame, x: str, colour, slot: int = 0) -> bool:
-    """Mark the loads of ``part`` (columns ``x``, ``verdict`` and optionally
-    ``mean_kind``) that have no finite estimate, in row ``slot`` at the foot of the
-    panel (one row per series, so that marks of several series do not hide each
-    other); True if anything was drawn."""
-    drawn = False
-    if "verdict" not in part:
-        return drawn
-    for verdict, marker in VERDICT_MARKS.items():
-        at = part[part["verdict"] == verdict]
-        if len(at):
-            ax.scatter(at[x], np.full(len(at), 0.03 + 0.045 * slot),
-                       transform=ax.get_xaxis_transform(),
-                       marker=marker, s=28, color=colour, lw=1.0, zorder=6, clip_on=False)
-            drawn = True
-    if "mean_kind" in part:
-        at = part[part["mean_kind"] == "infinite"]
-        if len(at):
-            ax.scatter(at[x], np.full(len(at), 0.95), transform=ax.get_xaxis_transform(),
-                       marker="$\\infty$", s=60, color=colour, zorder=6, clip_on=False)
-            drawn = True
-    return drawn
+# ------------------------------------------------------------------ backend and layout
 
 
 def _backend():
@@ -78,14 +155,154 @@ def _backend():
 
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
-    sns.set_theme(context="paper", style="whitegrid")
-    return plt, sns
+    plt.rcParams.update({
+        "font.size": 7.5, "axes.titlesize": 7.5, "axes.labelsize": 7.5,
+        "xtick.labelsize": 6.5, "ytick.labelsize": 6.5, "legend.fontsize": 6.5,
+        "legend.title_fontsize": 7, "figure.titlesize": 8.5, "axes.grid": True,
+        "grid.color": "0.9", "grid.linewidth": 0.5, "axes.edgecolor": "0.3",
+        "axes.linewidth": 0.6, "svg.hashsalt": "straggler", "lines.linewidth": 1.1,
+    })
+    return plt
+
+
+def _panels(nrows: int, ncols: int, sharey="row", sharex="col", width_ratios=None,
+            figsize=None):
+    plt = _backend()
+    pw = min(_PANEL[0], WIDTH / max(ncols, 1))
+    ph = 2.2 if nrows == 1 else _PANEL[1]
+    fig, axes = plt.subplots(nrows, ncols, figsize=figsize or (pw * ncols, ph * nrows + 0.3),
+                             squeeze=False, sharey=sharey, sharex=sharex,
+                             gridspec_kw={"width_ratios": width_ratios} if width_ratios else None)
+    return fig, axes
+
+
+def _label_panels(axes, rows: list[str], cols: list[str], xlabel: str, ylabel: str) -> None:
+    """Column titles on top, row titles on the right, axis labels on the outer panels."""
+    nrows, ncols = axes.shape
+    for j, name in enumerate(cols):
+        if name:
+            axes[0, j].set_title(name)
+    for i, name in enumerate(rows):
+        if name:
+            axes[i, -1].annotate(name, xy=(1.03, 0.5), xycoords="axes fraction", rotation=-90,
+                                 va="center", ha="left", fontsize=7)
+    for ax in axes[-1, :]:
+        ax.set_xlabel(xlabel)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(ylabel)
+
+
+def _case_facets(cases: list, cols: list, col: str | None):
+    """Panels for ``cases`` x ``cols``: a row per case and a column per value of
+    ``col``, or, without a column axis, the cases wrapped two to a row. Returns
+    (fig, axes, [(ax, case, column value)], labeller(xlabel, ylabel))."""
+    if col is None and len(cases) > 1:
+        ncols = 2
+        nrows = math.ceil(len(cases) / ncols)
+        fig, axes = _panels(nrows, ncols, sharey=False, sharex=True)
+        cells = [(axes[n // ncols, n % ncols], case, None) for n, case in enumerate(cases)]
+        for n in range(len(cases), nrows * ncols):
+            axes[n // ncols, n % ncols].set_axis_off()
+
+        def label(xlabel, ylabel):
+            for ax, case, _ in cells:
+                ax.set_title(_case_name(case))
+            for ax in axes[:, 0]:
+                ax.set_ylabel(ylabel)
+            for n in range(ncols):  # the lowest panel in use of each column
+                used = [cells[k][0] for k in range(n, len(cells), ncols)]
+                used[-1].set_xlabel(xlabel)
+                used[-1].xaxis.set_tick_params(labelbottom=True)
+        return fig, axes, cells, label
+    fig, axes = _panels(len(cases), len(cols))
+    cells = [(axes[i, j], case, c) for i, case in enumerate(cases) for j, c in enumerate(cols)]
+
+    def label(xlabel, ylabel):
+        _label_panels(axes, [_case_name(c) for c in cases],
+                      [f"{col} = {_fmt(c)}" for c in cols] if col else [""], xlabel, ylabel)
+    return fig, axes, cells, label
+
+
+def _finish(fig, title: str, handles: list, n_legend_cols: int | None = None) -> None:
+    """Suptitle on top and one legend under the panels."""
+    fig.suptitle(title, y=1.0, va="bottom")
+    fig.tight_layout(pad=0.4, h_pad=0.6, w_pad=0.5)
+    if handles:
+        ncol = n_legend_cols or min(len(handles), 5)
+        fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                   ncol=ncol, frameon=False, handlelength=3.4, columnspacing=1.2)
+
+
+def _policy_handles(policies) -> list:
+    from matplotlib.lines import Line2D
+
+    out = []
+    for p in policies:
+        s = _style(p)
+        out.append(Line2D([], [], color=s["colour"], marker=s["marker"], ls="-", ms=4.5,
+                          label=str(p)))
+    return out
+
+
+def _kind_handles(kinds, simulated: bool = False, confidence: float | None = None,
+                  ringed: bool = True) -> list:
+    from matplotlib.lines import Line2D
+
+    out = [Line2D([], [], color="0.35", ls=_kind_ls(k), marker="o", ms=3.5,
+                  markerfacecolor="white", label=KIND_STYLE.get(k, {"label": k})["label"])
+           for k in _ordered_kinds(kinds)]
+    if ringed and any(k in BOUNDS for k in kinds):
+        out.append(Line2D([], [], color="none", marker="o", ms=8, markerfacecolor="none",
+                          markeredgecolor="0.35", label="ringed: a bound only"))
+    if simulated:
+        ci = f" ({confidence:.0%} CI)" if confidence else ""
+        out.append(Line2D([], [], color="0.35", ls="-", lw=0.7, marker="o", ms=3.5,
+                          label=f"simulation{ci}"))
+    return out
+
+
+def _ordered_kinds(kinds) -> list[str]:
+    order = list(KIND_STYLE)
+    kinds = {k for k in kinds if k}
+    return [k for k in order if k in kinds] + sorted(k for k in kinds if k not in order)
+
+
+def _empty(title: str, what: str):
+    plt = _backend()
+    fig, ax = plt.subplots(figsize=(4.5, 1.6))
+    ax.text(0.5, 0.5, f"no {what} in this study", ha="center", va="center",
+            transform=ax.transAxes)
+    ax.set_axis_off()
+    fig.suptitle(title)
+    return fig
+
+
+# ------------------------------------------------------------------ data selection
 
 
 def _grid_dims(ds: xr.Dataset) -> list[str]:
     return [d for d in ds["lambda_max"].dims if d not in ("policy", "distribution", "dependence")]
+
+
+def _fmt(value) -> str:
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):g}"
+    return str(value)
+
+
+def _sorted_values(ds: xr.Dataset, dim: str) -> list:
+    values = list(ds[dim].values)
+    return sorted(values) if _numeric(values) else values
+
+
+def _cases(ds: xr.Dataset) -> list[tuple]:
+    """(distribution, dependence) pairs in the study's order."""
+    return [(a, b) for a in ds["distribution"].values for b in ds["dependence"].values]
+
+
+def _case_name(case) -> str:
+    return ", ".join(str(v) for v in case)
 
 
 def _column_axis(ds: xr.Dataset, x: str) -> str | None:
@@ -96,186 +313,18 @@ def _column_axis(ds: xr.Dataset, x: str) -> str | None:
     return None
 
 
-def _frame(ds: xr.Dataset, var: str, x: str):
-    """Long-form data of ``var`` against ``x``; returns (frame, column axis, title suffix)."""
-    col = _column_axis(ds, x)
-    keep = {x, col, "load"} if var in ("rho", "latency_approx") else {x, col}
+def _fixed(ds: xr.Dataset, keep) -> tuple[dict, str]:
+    """Every grid dimension outside ``keep`` at its first value, and the title suffix."""
     fixed = {d: ds[d].values[0] for d in _grid_dims(ds) if d not in keep}
-    sub = ds[var].sel(fixed)
-    df = sub.to_dataframe().reset_index()
-    kind = f"{var}_kind"
-    if kind in ds:
-        df["kind"] = ds[kind].sel(fixed).broadcast_like(sub).transpose(*sub.dims).values.ravel()
-    df[_CASE] = df["distribution"].astype(str) + ", " + df["dependence"].astype(str)
     where = ", ".join(f"{k} = {_fmt(v)}" for k, v in fixed.items() if ds.sizes[k] > 1)
-    return df, col, (f" at {where}" if where else "")
+    return fixed, (f" at {where}" if where else "")
 
 
-def _fmt(value) -> str:
-    if isinstance(value, (float, np.floating)):
-        return f"{float(value):g}"
-    return str(value)
-
-
-def _facets(df, x: str, y: str, title: str, ylabel: str, col: str | None = None,
-            logy: bool = False):
-    plt, sns = _backend()
-    df = df[np.isfinite(df[y].astype(float))]
-    if df.empty:
-        fig, ax = plt.subplots(figsize=(6, 3))
-        ax.text(0.5, 0.5, f"no {y} values in this study\n(not computed for these policies)",
-                ha="center", va="center", transform=ax.transAxes)
-        ax.set_axis_off()
-        fig.suptitle(title)
-        return fig
-    # one panel per case (wrapped) or, with a column axis, one row of panels per case;
-    # each case keeps its own y scale, since bounds differ by an order of magnitude
-    layout = (
-        {"col": _CASE, "col_wrap": min(2, df[_CASE].nunique())}
-        if col is None else {"row": _CASE, "col": col}
-    )
-    grid = sns.relplot(
-        data=df, x=x, y=y, hue="policy", style="policy", kind="line", markers=True,
-        dashes=False, height=2.6, aspect=1.3, palette=policy_colours(),
-        facet_kws={"sharey": False if col is None else "row", "margin_titles": col is not None},
-        **layout,
-    )
-    grid.set_axis_labels(x, ylabel)
-    if logy:
-        _log_y(grid.axes.flat)
-    two_lines = _mark_bounds(grid, df, x, y, col)
-    if two_lines:
-        title += "\n(circled: a bound only, the policy can do no better)"
-    grid.figure.suptitle(title, y=1.06 if two_lines else 1.02)
-    return grid.figure
-
-
-def _log_y(axes) -> None:
-    """A log y axis on each panel that has a positive value (a panel without one,
-    e.g. a case the analysis does not cover, keeps its linear axis: matplotlib
-    cannot place log ticks there)."""
-    for ax in axes:
-        ys = [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines()]
-        ys += [np.asarray(c.get_offsets(), dtype=float)[:, 1] for c in ax.collections
-               if len(c.get_offsets())]
-        values = np.concatenate(ys) if ys else np.empty(0)
-        if (np.isfinite(values) & (values > 0)).any():
-            ax.set_yscale("log")
-
-
-#: kinds of lambda_max and cost that are one-sided: circled in the figures
-BOUND_KINDS = ("necessary", "sufficient", "lower_bound", "upper_bound")
-
-
-def _mark_bounds(grid, df, x: str, y: str, col: str | None) -> bool:
-    """Circle the points whose value is only a bound (the ``kind`` column)."""
-    if "kind" not in df:
-        return False
-    bound = df[df["kind"].isin(BOUND_KINDS)]
-    if bound.empty:
-        return False
-    for key, ax in grid.axes_dict.items():
-        if col is None:
-            part = bound[bound[_CASE] == key]
-        else:
-            row, column = key
-            part = bound[(bound[_CASE] == row) & (bound[col] == column)]
-        ax.scatter(part[x], part[y], s=90, facecolors="none", edgecolors="0.15", lw=0.9,
-                   zorder=5)
-    return True
-
-
-def stability_figure(ds: xr.Dataset, x: str = "r_slow"):
-    """lambda_max against ``x``, one line per policy."""
-    df, col, where = _frame(ds, "lambda_max", x)
-    units = "rho~ units" if ds.attrs.get("load_basis", "nominal") == "redundancy" else "load units"
-    return _facets(df, x, "lambda_max", f"Stability bound (analysis){where}",
-                   f"lambda_max ({units})", col)
-
-
-def load_figure(ds: xr.Dataset):
-    """Effective load of the busiest server against the nominal load."""
-    df, col, where = _frame(ds, "rho", "load")
-    fig = _facets(df, "load", "rho", f"Effective load of the busiest server (analysis){where}",
-                  "rho", col)
-    for ax in fig.axes:
-        if ax.get_xlabel() == "load":
-            ax.set_xlabel(load_label(ds))
-    return fig
-
-
-def cost_figure(ds: xr.Dataset):
-    """Expected server time per job against r_slow, or against the first other swept
-    numeric axis (d, say) when r_slow has one value."""
-    x = "r_slow"
-    if ds.sizes["r_slow"] == 1:
-        swept = [d for d in _grid_dims(ds) if ds.sizes[d] > 1 and ds[d].dtype.kind in "if"]
-        x = swept[0] if swept else x
-    df, col, where = _frame(ds, "cost", x)
-    return _facets(df, x, "cost", f"Server time per job (analysis){where}",
-                   "E[server time per job]", col)
-
-
-def latency_figure(ds: xr.Dataset):
-    """Mean response time against load (log scale): the analysis as solid lines, the
-    simulation as dashed lines with markers, one colour per policy; a simulated load
-    that is unstable or undetermined has no estimate and gets a mark at the foot of
-    its panel instead (:data:`VERDICT_MARKS`)."""
-    frames = []
-    for var, source in (("latency_approx", "analysis"), ("latency_mean", "simulation")):
-        df, col, where = _frame(ds, var, "load")
-        frames.append(df.rename(columns={var: "latency"}).assign(source=source))
-    df = pd.concat(frames, ignore_index=True)
-    df = df[np.isfinite(df["latency"].astype(float))]
-    title = f"Mean response time{where}"
-    if df.empty:
-        return _facets(df.assign(latency=[]), "load", "latency", title, "E[T]")
-    plt, sns = _backend()
-    layout = (
-        {"col": _CASE, "col_wrap": min(2, df[_CASE].nunique())}
-        if col is None else {"row": _CASE, "col": col}
-    )
-    grid = sns.relplot(
-        data=df, x="load", y="latency", hue="policy", style="source", kind="line",
-        markers={"analysis": ".", "simulation": "o"}, dashes={"analysis": "", "simulation": (3, 2)},
-        height=2.6, aspect=1.3, palette=policy_colours(),
-        facet_kws={"sharey": False if col is None else "row", "margin_titles": col is not None},
-        **layout,
-    )
-    _log_y(grid.axes.flat)
-    if _mark_simulated_verdicts(ds, grid, col):
-        title += f"\n({VERDICT_NOTE})"
-    grid.set_axis_labels(load_label(ds), "E[T]")
-    grid.figure.suptitle(title, y=1.06 if "\n" in title else 1.02)
-    return grid.figure
-
-
-def _mark_simulated_verdicts(ds: xr.Dataset, grid, col: str | None) -> bool:
-    """Verdict marks on a latency-against-load facet grid made from :func:`_frame`."""
-    if "verdict" not in ds or "jobs" not in ds:
-        return False
-    df, _, _ = _frame(ds, "verdict", "load")
-    jobs, _, _ = _frame(ds, "jobs", "load")
-    kind, _, _ = _frame(ds, "latency_mean_kind", "load")
-    df["mean_kind"] = kind["latency_mean_kind"].values
-    # only loads the simulation covered (ran, or skipped above an unstable one)
-    simulated = ds["jobs"].notnull().any("load")
-    df = df[(jobs["jobs"].values > 0) | (df["verdict"] == "unstable")]
-    colours = policy_colours()
-    slots = {p: i for i, p in enumerate(str(v) for v in ds["policy"].values)}
-    drawn = False
-    for key, ax in grid.axes_dict.items():
-        if col is None:
-            part = df[df[_CASE] == key]
-        else:
-            row, column = key
-            part = df[(df[_CASE] == row) & (df[col] == column)]
-        for policy, sub in part.groupby("policy"):
-            if not bool(simulated.sel(policy=policy).any()):
-                continue
-            drawn |= _draw_verdicts(ax, sub, "load", colours.get(policy, "0.3"),
-                                    slots[str(policy)])
-    return drawn
+def _shown_loads(ds: xr.Dataset) -> np.ndarray:
+    loads = np.sort(ds["load"].values)
+    if len(loads) <= _MAX_LOAD_PANELS:
+        return loads
+    return loads[np.unique(np.linspace(0, len(loads) - 1, _MAX_LOAD_PANELS).round().astype(int))]
 
 
 def _confidence(ds: xr.Dataset) -> float:
@@ -288,282 +337,1197 @@ def _confidence(ds: xr.Dataset) -> float:
         return 0.95  # the config default
 
 
-def _shown_loads(ds: xr.Dataset) -> np.ndarray:
-    loads = ds["load"].values
-    if len(loads) <= _MAX_LOAD_PANELS:
-        return loads
-    return loads[np.unique(np.linspace(0, len(loads) - 1, _MAX_LOAD_PANELS).round().astype(int))]
+def _has(ds: xr.Dataset, var: str) -> bool:
+    return var in ds and bool(np.isfinite(np.asarray(ds[var].values, dtype=float)).any())
 
 
-def _with_verdicts(frame: pd.DataFrame, sub: xr.Dataset) -> pd.DataFrame:
-    """``frame`` (one row per point of ``sub``'s variables, in their order) with the
-    columns ``verdict`` and ``mean_kind`` for the loads the simulation covered
-    (``""`` elsewhere: nothing to mark)."""
+# ------------------------------------------------------------------ drawing primitives
+
+
+def _draw_analytic(ax, x, y, labels, policy, colour=None, marker=None, ring: bool = True) -> set:
+    """An analytic series: consecutive points of one kind joined in that kind's line
+    style (never a line between points of different kinds), hollow markers, a grey
+    ring around bound-only points. ``labels`` are :func:`kind_label` words per point.
+    Returns the kinds drawn."""
+    s = _style(policy)
+    colour = s["colour"] if colour is None else colour
+    marker = s["marker"] if marker is None else marker
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    labels = np.asarray(labels, dtype=object)
+    order = np.argsort(x, kind="stable")
+    x, y, labels = x[order], y[order], labels[order]
+    ok = np.isfinite(y) & np.isfinite(x)
+    drawn = set()
+    i = 0
+    while i < len(x):
+        if not ok[i]:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(x) and ok[j + 1] and labels[j + 1] == labels[i]:
+            j += 1
+        label = labels[i] or "exact"
+        ax.plot(x[i:j + 1], y[i:j + 1], color=colour, ls=_kind_ls(label), marker=marker,
+                ms=3.5, markerfacecolor="white", markeredgewidth=0.9, lw=1.1, zorder=3)
+        if ring and label in BOUNDS:
+            ax.scatter(x[i:j + 1], y[i:j + 1], s=60, facecolors="none", edgecolors="0.45",
+                       lw=0.6, zorder=2)
+        drawn.add(label)
+        i = j + 1
+    return drawn
+
+
+def _draw_simulated(ax, x, y, ci, policy, colour=None, marker=None) -> bool:
+    """Simulated estimates: filled markers with CI bars, joined by a thin line."""
+    s = _style(policy)
+    colour = s["colour"] if colour is None else colour
+    marker = s["marker"] if marker is None else marker
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    ci = None if ci is None else np.asarray(ci, dtype=float)
+    order = np.argsort(x, kind="stable")
+    x, y = x[order], y[order]
+    ci = None if ci is None else ci[order]
+    ok = np.isfinite(y)
+    if not ok.any():
+        return False
+    ax.errorbar(x[ok], y[ok], yerr=None if ci is None else np.nan_to_num(ci[ok]),
+                color=colour, marker=marker, ms=3.8, lw=0.7, elinewidth=0.8, capsize=1.8,
+                ls="-", alpha=0.9, zorder=4)
+    return True
+
+
+def _draw_verdicts(ax, x, verdict, mean_kind, colour, slot: int = 0) -> bool:
+    """Mark the loads at ``x`` whose ``verdict`` is not stable, in row ``slot`` at
+    the foot of the panel (one row per series, so that marks of several series do not
+    hide each other), and a ∞ at the top where the mean is infinite; True if
+    anything was drawn."""
+    drawn = False
+    x = np.asarray(x, dtype=float)
+    verdict = np.asarray(verdict, dtype=object)
+    for name, marker in VERDICT_MARKS.items():
+        at = verdict == name
+        if at.any():
+            ax.scatter(x[at], np.full(int(at.sum()), 0.03 + 0.04 * slot),
+                       transform=ax.get_xaxis_transform(), marker=marker, s=22, color=colour,
+                       lw=1.0, zorder=6, clip_on=False)
+            drawn = True
+    if mean_kind is not None:
+        at = np.asarray(mean_kind, dtype=object) == "infinite"
+        if at.any():
+            ax.scatter(x[at], np.full(int(at.sum()), 0.95), transform=ax.get_xaxis_transform(),
+                       marker="$\\infty$", s=50, color=colour, zorder=6, clip_on=False)
+            drawn = True
+    return drawn
+
+
+def _verdict_arrays(sub: xr.Dataset) -> tuple[np.ndarray, np.ndarray] | None:
+    """(verdict, latency_mean_kind) of a 1-d (load) selection, blank where the
+    simulation did not cover the load; None without verdicts."""
     if "verdict" not in sub or "jobs" not in sub:
-        return frame
-    shape = sub["latency_mean"].dims
-    verdict = sub["verdict"].transpose(*shape).values.ravel().astype(object)
-    jobs = sub["jobs"].transpose(*shape).values.ravel()
+        return None
+    verdict = np.asarray(sub["verdict"].values, dtype=object)
+    jobs = np.asarray(sub["jobs"].values, dtype=float)
     covered = (jobs > 0) | ((verdict == "unstable") & np.isfinite(jobs))
-    frame = frame.copy()
-    frame["verdict"] = np.where(covered, verdict, "")
-    if "latency_mean_kind" in sub:
-        kind = sub["latency_mean_kind"].transpose(*shape).values.ravel().astype(object)
-        frame["mean_kind"] = np.where(covered, kind, "")
-    return frame
+    verdict = np.where(covered, verdict, "")
+    kind = (np.asarray(sub["latency_mean_kind"].values, dtype=object)
+            if "latency_mean_kind" in sub else np.full(len(verdict), "", dtype=object))
+    return verdict, np.where(covered, kind, "")
 
 
-def _latency_frame(ds: xr.Dataset, keep: set) -> tuple[pd.DataFrame, str]:
-    """Analysis and simulation (with CI half-widths) in long form, every grid
-    dimension outside ``keep`` sliced at its first value; returns (frame, title suffix)."""
-    fixed = {d: ds[d].values[0] for d in _grid_dims(ds) if d not in keep}
-    sub = ds.sel(fixed).sel(load=_shown_loads(ds))
-    sim = sub[["latency_mean", "latency_mean_ci"]].to_dataframe().reset_index()
-    sim = sim.rename(columns={"latency_mean": "latency", "latency_mean_ci": "ci"})
-    sim = _with_verdicts(sim, sub)
-    ana = sub["latency_approx"].to_dataframe().reset_index().rename(
-        columns={"latency_approx": "latency"})
-    parts = [ana.assign(source="analysis", ci=np.nan), sim.assign(source="simulation")]
-    if "latency_lower" in sub and np.isfinite(sub["latency_lower"].values).any():
-        low = sub["latency_lower"].to_dataframe().reset_index().rename(
-            columns={"latency_lower": "latency"})
-        parts.append(low.assign(source="analysis, lower bound", ci=np.nan))
-    df = pd.concat(parts, ignore_index=True)
-    # an infinite bound (overload of the bound system) or a missing value stays as a gap
-    # in its line: dropping the row would draw a straight line across it
-    df["latency"] = df["latency"].astype(float).where(np.isfinite(df["latency"].astype(float)))
-    df[_CASE] = df["distribution"].astype(str) + ", " + df["dependence"].astype(str)
-    df["load_panel"] = [f"{load_label(ds).split(' = ')[0]} = {_fmt(v)}" for v in df["load"]]
-    where = ", ".join(f"{k} = {_fmt(v)}" for k, v in fixed.items() if ds.sizes[k] > 1)
-    return df, (f" at {where}" if where else "")
+def _x_range(axes, values) -> None:
+    """Every panel spans the axis' values (a panel with marks only would not)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if not v.size:
+        return
+    lo, hi = float(v.min()), float(v.max())
+    pad = 0.05 * (hi - lo) if hi > lo else 0.05 * (abs(hi) or 1.0)
+    for ax in np.ravel(axes):
+        ax.set_xlim(lo - pad, hi + pad)
 
 
-def _empty(title: str, what: str):
-    plt, _ = _backend()
-    fig, ax = plt.subplots(figsize=(6, 3))
-    ax.text(0.5, 0.5, f"no {what} in this study", ha="center", va="center",
-            transform=ax.transAxes)
-    ax.set_axis_off()
-    fig.suptitle(title)
+def _log_x(axes, values) -> None:
+    """A log x axis where the axis' values are positive and span two decades or more
+    (timeouts swept over 0.1 .. 10^4, say)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size > 2 and (v > 0).all() and v.max() / v.min() >= 100:
+        for ax in np.ravel(axes):
+            ax.set_xscale("log")
+
+
+def _log_y(axes) -> None:
+    """A log y axis on each panel that has a positive value (a panel without one,
+    e.g. a case the analysis does not cover, keeps its linear axis: matplotlib
+    cannot place log ticks there)."""
+    def positive(ax):
+        ys = [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines()]
+        values = np.concatenate(ys) if ys else np.empty(0)
+        return values[np.isfinite(values) & (values > 0)]
+
+    for ax in np.ravel(axes):
+        own = positive(ax)
+        if own.size:
+            ax.set_yscale("log")
+            # panels that share the y axis share its ticks: label by the whole row's span
+            siblings = ax.get_shared_y_axes().get_siblings(ax)
+            _plain_log_labels(ax, np.concatenate([positive(a) for a in siblings]))
+
+
+def _plain_log_labels(ax, values) -> None:
+    """Tick labels 2, 5, 10, 200 rather than 2 x 10^0; the minor ticks labelled too when
+    the panel spans less than a decade (else there would be one label or none)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    fmt = FuncFormatter(lambda v, _: f"{v:g}")
+    span = values.max() / values.min()
+    if span < 10:  # within a decade: 1, 1.5, 2, 3, 5, 7 times a power of ten
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 1.5, 2.0, 3.0, 5.0, 7.0)))
+    elif span < 300:  # 1, 2, 5, 10, 20, 50: a label in every panel of a shared row
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(fmt)
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+# ------------------------------------------------------------------ analytic figures
+
+
+def _analytic_against(ds: xr.Dataset, var: str, x: str, title: str, ylabel: str,
+                      inverse: bool = False, extra_var: str | None = None, logy=False):
+    """``var`` (and optionally ``extra_var``, drawn as its own kind) against ``x``,
+    one row of panels per case, columns for a second swept axis; lines by kind."""
+    col = _column_axis(ds, x)
+    keep = {x, col} | ({"load"} if "load" in ds[var].dims else set())
+    fixed, where = _fixed(ds, keep)
+    cols = _sorted_values(ds, col) if col else [None]
+    cases = _cases(ds)
+    sub = ds.sel(fixed)
+    if not np.isfinite(np.asarray(sub[var].values, dtype=float)).any():
+        return _empty(title + where, f"{var} values")
+    fig, axes, cells, label_panels = _case_facets(cases, cols, col)
+    kinds = set()
+    policies = []
+    # one value of x (nothing swept): the policies side by side, a point each
+    by_policy = sub.sizes.get(x, 0) == 1 and "load" not in sub[var].dims
+    names = [str(p) for p in sub["policy"].values]
+    for ax, case, c in cells:
+        for n_policy, policy in enumerate(sub["policy"].values):
+            sel = dict(zip(_CASE_DIMS, case), policy=policy)
+            if col:
+                sel[col] = c
+            series = sub.sel(sel)
+            for name in (var, extra_var):
+                if not name or name not in series:
+                    continue
+                values = series[name]
+                if name != var and np.allclose(values.values, series[var].values,
+                                               equal_nan=True):
+                    continue
+                xs = series[x].values
+                ys = np.broadcast_to(np.asarray(values.values, dtype=float), xs.shape)
+                if name == var:
+                    kk = series[f"{var}_kind"].values if f"{var}_kind" in series else ""
+                    label = np.array([kind_label(v, inverse) or "exact"
+                                      for v in np.broadcast_to(kk, xs.shape)])
+                else:
+                    label = np.full(len(xs), "upper bound")
+                if by_policy:  # a lone point: its kind in words beside it
+                    xs = np.full(len(ys), float(n_policy))
+                    if np.isfinite(ys).any():
+                        ax.annotate(str(label[0]), (xs[0], ys[0]), xytext=(6, -2),
+                                    textcoords="offset points", fontsize=5.5, color="0.3")
+                if np.isfinite(ys).any():
+                    kinds |= _draw_analytic(ax, xs, ys, label, policy)
+                    if policy not in policies:
+                        policies.append(policy)
+        if by_policy:
+            ax.set_xticks(range(len(names)))
+            ax.set_xticklabels(names, rotation=30)
+            ax.set_xlim(-0.6, len(names) - 0.4)
+    if logy:
+        _log_y(axes)
+    if not by_policy and sub[x].dtype.kind in "if":
+        _log_x(axes, sub[x].values)
+    if by_policy:
+        where += f" ({x} = {_fmt(sub[x].values.item())})" if x in sub.coords else ""
+    label_panels("policy" if by_policy else x, ylabel)
+    _finish(fig, title + where, _policy_handles(policies) + _kind_handles(kinds))
+    return fig
+
+
+def stability_figure(ds: xr.Dataset, x: str = "r_slow"):
+    """lambda_max against ``x``, one line per policy, drawn by what it is: exact, an
+    upper bound (a necessary condition), a lower bound (a sufficient one), an
+    approximation or a conjecture."""
+    units = "rho~ units" if ds.attrs.get("load_basis", "nominal") == "redundancy" else "load units"
+    if ds.sizes.get(x, 0) == 1:  # r_slow not swept: against the first swept numeric axis
+        x = _first_swept(ds) or x
+    return _analytic_against(ds, "lambda_max", x, "Stability: largest stable load lambda_max",
+                             f"lambda_max ({units})")
+
+
+def _first_swept(ds: xr.Dataset) -> str | None:
+    swept = [d for d in _grid_dims(ds) if ds.sizes[d] > 1 and ds[d].dtype.kind in "if"]
+    return swept[0] if swept else None
+
+
+def load_figure(ds: xr.Dataset):
+    """Effective load of the busiest server against the nominal load (a bound on the
+    capacity makes it the opposite bound on the effective load)."""
+    fig = _analytic_against(ds, "rho", "load", "Effective load of the busiest server",
+                            "rho", inverse=True)
+    for ax in fig.axes:
+        if ax.get_xlabel() == "load":
+            ax.set_xlabel(load_label(ds))
+    return fig
+
+
+def cost_figure(ds: xr.Dataset):
+    """Expected server time per job against r_slow, or against the first other swept
+    numeric axis (d, say) when r_slow has one value; with ``cost_upper`` where it
+    differs from ``cost`` (an upper bound beside a lower one)."""
+    x = "r_slow"
+    if ds.sizes["r_slow"] == 1:
+        x = _first_swept(ds) or x
+    return _analytic_against(ds, "cost", x, "Server time per job E[C]",
+                             "E[server time per job]", extra_var="cost_upper")
+
+
+# rho's kind: lambda_max_kind, inverted (see load_figure)
+def _with_rho_kind(ds: xr.Dataset) -> xr.Dataset:
+    if "lambda_max_kind" in ds and "rho_kind" not in ds:
+        ds = ds.assign(rho_kind=ds["lambda_max_kind"])
+    return ds
+
+
+# ------------------------------------------------------------------ latency figures
+
+
+def _latency_series(ax, series: xr.Dataset, x: str, policy, slot: int,
+                    colour=None, marker=None, var: str = "latency_mean",
+                    analytic: bool = True) -> tuple[set, bool, bool]:
+    """Analysis (by kind) and simulation of one policy against ``x`` in ``ax``;
+    returns (kinds drawn, simulated drawn, verdict marks drawn)."""
+    kinds = set()
+    xs = series[x].values
+    if analytic and "latency_approx" in series:
+        kind = series["latency_approx_kind"].values if "latency_approx_kind" in series else ""
+        kind_arr = (np.asarray(kind, dtype=object) if np.ndim(kind) else
+                    np.full(len(xs), kind, dtype=object))
+        labels = np.array([kind_label(k) or "exact" for k in kind_arr])
+        y = np.asarray(series["latency_approx"].values, dtype=float)
+        y = np.where(np.isfinite(y), y, np.nan)
+        kinds |= _draw_analytic(ax, xs, y, labels, policy, colour, marker)
+        if "latency_lower" in series:
+            low = np.asarray(series["latency_lower"].values, dtype=float)
+            if np.isfinite(low).any():
+                kinds |= _draw_analytic(ax, xs, low, np.full(len(xs), "lower bound"), policy,
+                                        colour, marker)
+    sim = False
+    if var in series:
+        y = np.asarray(series[var].values, dtype=float)
+        ci = series[f"{var}_ci"].values if f"{var}_ci" in series else None
+        sim = _draw_simulated(ax, xs, np.where(np.isfinite(y), y, np.nan), ci, policy, colour,
+                              marker)
+    marks = False
+    verdicts = _verdict_arrays(series)
+    if verdicts is not None and x == "load":
+        c = _style(policy)["colour"] if colour is None else colour
+        marks = _draw_verdicts(ax, xs, verdicts[0], verdicts[1], c, slot)
+    elif verdicts is not None:
+        c = _style(policy)["colour"] if colour is None else colour
+        marks = _draw_verdicts(ax, xs, verdicts[0], verdicts[1], c, slot)
+    return kinds, sim, marks
+
+
+def latency_figure(ds: xr.Dataset):
+    """Mean response time against load (log scale): the analysis in its kind's line
+    style, the simulation as filled markers with CI bars, one colour and marker per
+    policy; a simulated load that is unstable or undetermined has no estimate and
+    gets a mark at the foot of its panel instead (:data:`VERDICT_MARKS`)."""
+    return _against_load(ds, "latency_mean", "Mean response time E[T]", "E[T]", analytic=True)
+
+
+def tail_figure(ds: xr.Dataset):
+    """The tail: the simulated 99th percentile of the response time against load
+    (log scale), marks where the verdict is not stable."""
+    if "latency_quantile" not in ds or 0.99 not in list(np.round(ds["quantile"].values, 6)):
+        return _empty("Tail: p99 of the response time", "simulated quantiles")
+    q = ds["latency_quantile"].sel(quantile=0.99, method="nearest").drop_vars("quantile")
+    ds = ds.assign(latency_p99=q)
+    return _against_load(ds, "latency_p99", "Tail: 99th percentile of the response time",
+                         "p99 of T", analytic=False)
+
+
+def _against_load(ds: xr.Dataset, var: str, title: str, ylabel: str, analytic: bool):
+    col = _column_axis(ds, "load")
+    fixed, where = _fixed(ds, {col} if col else set())
+    sub = ds.sel(fixed)
+    cols = _sorted_values(ds, col) if col else [None]
+    cases = _cases(ds)
+    values = [np.asarray(sub[var].values, dtype=float)]
+    if analytic and "latency_approx" in sub:
+        values.append(np.asarray(sub["latency_approx"].values, dtype=float))
+    has_marks = "verdict" in sub and (np.asarray(sub["verdict"].values) != "").any()
+    if not any(np.isfinite(v).any() for v in values) and not has_marks:
+        return _empty(title + where, f"{ylabel} values")
+    fig, axes, cells, label_panels = _case_facets(cases, cols, col)
+    kinds, simulated, marked, policies = set(), False, False, []
+    slots = {str(p): i for i, p in enumerate(sub["policy"].values)}
+    for ax, case, c in cells:
+        for policy in sub["policy"].values:
+            sel = dict(zip(_CASE_DIMS, case), policy=policy)
+            if col:
+                sel[col] = c
+            series = sub.sel(sel)
+            k, s, m = _latency_series(ax, series, "load", policy, slots[str(policy)],
+                                      var=var, analytic=analytic)
+            kinds |= k
+            simulated |= s
+            marked |= m
+            if (k or s or m) and policy not in policies:
+                policies.append(policy)
+    _log_y(axes)
+    _x_range([ax for ax, _, _ in cells], ds["load"].values)
+    title += where + (f"\n({VERDICT_NOTE})" if marked else "")
+    label_panels(load_label(ds), ylabel)
+    _finish(fig, title, _policy_handles(policies)
+            + _kind_handles(kinds, simulated, _confidence(ds)))
     return fig
 
 
 def latency_vs_figure(ds: xr.Dataset, x: str):
     """Mean response time against a swept axis (``d``, ``FJ.k``), one row of panels
-    per (distribution, dependence) case and one column per load (at most four): the
-    analysis as solid lines (a lower bound dotted), the simulation dashed with its CI
-    as error bars (log y, as latencies near saturation span orders of magnitude)."""
-    df, where = _latency_frame(ds, {x})
-    title = f"Mean response time against {x}{where}"
-    if not df["latency"].notna().any():
-        return _empty(title, "latency values")
-    plt, sns = _backend()
-    colours = policy_colours()
-    slots = {p: i for i, p in enumerate(dict.fromkeys(df["policy"]))}
-    marked = []
-
-    def draw(data, **_):
-        ax = plt.gca()
-        for (policy, source), part in data.groupby(["policy", "source"], sort=False):
-            part = part.sort_values(x)
-            simulated = source == "simulation"
-            if simulated:
-                marked.append(_draw_verdicts(ax, part, x, colours[policy], slots[policy]))
-            style = "--" if simulated else (":" if "lower" in source else "-")
-            ax.errorbar(part[x], part["latency"], yerr=part["ci"] if simulated else None,
-                        color=colours[policy], ls=style,
-                        marker="o" if simulated else ".", ms=4, capsize=2, lw=1,
-                        label=f"{policy} ({source})")
-
-    grid = sns.FacetGrid(df, row=_CASE, col="load_panel", height=2.6, aspect=1.3,
-                         sharey="row", margin_titles=True)
-    grid.map_dataframe(draw)
-    _log_y(grid.axes.flat)
-    grid.set_axis_labels(x, "E[T]")
-    grid.set_titles(row_template="{row_name}", col_template="{col_name}")
-    handles, labels = grid.axes.flat[0].get_legend_handles_labels()
-    grid.figure.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.9))
-    if any(marked):
-        title += f"\n({VERDICT_NOTE})"
-    grid.figure.suptitle(title, y=1.06 if any(marked) else 1.02)
-    return grid.figure
+    per case and one column per load (at most four, increasing): the analysis by kind
+    (a lower bound dash-dotted), the simulation with CI bars (log y, as latencies
+    near saturation span orders of magnitude)."""
+    fixed, where = _fixed(ds, {x})
+    sub = ds.sel(fixed)
+    loads = _shown_loads(ds)
+    cases = _cases(ds)
+    title = f"Mean response time E[T] against {x}"
+    finite = [np.isfinite(np.asarray(sub[v].values, dtype=float)).any()
+              for v in ("latency_mean", "latency_approx", "latency_lower") if v in sub]
+    if not any(finite):
+        return _empty(title + where, "latency values")
+    fig, axes = _panels(len(cases), len(loads))
+    kinds, simulated, marked, policies = set(), False, False, []
+    slots = {str(p): i for i, p in enumerate(sub["policy"].values)}
+    for i, case in enumerate(cases):
+        for j, load in enumerate(loads):
+            ax = axes[i, j]
+            for policy in sub["policy"].values:
+                series = sub.sel(dict(zip(_CASE_DIMS, case), policy=policy, load=load))
+                k, s, m = _latency_series(ax, series, x, policy, slots[str(policy)])
+                kinds |= k
+                simulated |= s
+                marked |= m
+                if (k or s or m) and policy not in policies:
+                    policies.append(policy)
+    _log_y(axes)
+    if ds[x].dtype.kind in "if":
+        _x_range(axes, ds[x].values)
+        _log_x(axes, ds[x].values)
+    title += where + (f"\n({VERDICT_NOTE})" if marked else "")
+    lname = load_label(ds).split(" = ")[0]
+    _label_panels(axes, [_case_name(c) for c in cases],
+                  [f"{lname} = {_fmt(v)}" for v in loads], x, "E[T]")
+    _finish(fig, title, _policy_handles(policies)
+            + _kind_handles(kinds, simulated, _confidence(ds)))
+    return fig
 
 
 def latency_by_distribution_figure(ds: xr.Dataset):
     """Simulated mean response time with its CI per job-size law (in the study's
-    order, e.g. by increasing variance), one panel per load (at most four), one
-    colour per (policy, dependence): the near-insensitivity of the PS paper's Fig. 5.
-    The y axis is not forced to 0, so differences of a percent stay visible."""
-    df, where = _latency_frame(ds, {"distribution"})
-    df = df[df["source"] == "simulation"]
-    if "verdict" in df:
-        df = df[df["latency"].notna() | df["verdict"].isin(list(VERDICT_MARKS))]
-    else:
-        df = df[df["latency"].notna()]
-    title = (f"Simulated mean response time per job-size law ({_confidence(ds):.0%} CI bars)"
-             f"{where}")
-    if df.empty:
-        return _empty(title, "simulated latency")
-    plt, sns = _backend()
-    df = df.assign(series=df["policy"].astype(str) + ", " + df["dependence"].astype(str))
-    order = [str(v) for v in ds["distribution"].values]
-    series = list(dict.fromkeys(df["series"]))
-    colours = dict(zip(series, sns.color_palette(n_colors=len(series))))
-    offsets = dict(zip(series, np.linspace(-0.15, 0.15, len(series)) if len(series) > 1 else [0.0]))
-    marked = []
+    order, e.g. by increasing variance), one panel per load (at most four), each
+    policy in its colour and marker, dependences told apart by the marker's fill
+    (filled, hollow, half): the near-insensitivity of the PS paper's Fig. 5. The y
+    axis is not forced to 0, so differences of a percent stay visible. Other axes are
+    taken at the value with the most estimates (the title says which)."""
+    fixed, where = _most_estimated(ds, {"distribution", "dependence"})
+    sub = ds.sel(fixed)
+    loads = _shown_loads(ds)
+    title = f"Simulated mean response time per job-size law ({_confidence(ds):.0%} CI bars)"
+    has = np.isfinite(np.asarray(sub["latency_mean"].values, dtype=float)).any()
+    if not has and not ("verdict" in sub and (np.asarray(sub["verdict"].values) != "").any()):
+        return _empty(title + where, "simulated latency")
+    from matplotlib.lines import Line2D
 
-    def draw(data, **_):
-        ax = plt.gca()
-        for name, part in data.groupby("series", sort=False):
-            pos = np.array([order.index(str(v)) for v in part["distribution"]]) + offsets[name]
-            marked.append(_draw_verdicts(ax, part.assign(pos=pos), "pos", colours[name],
-                                         series.index(name)))
-            ax.errorbar(pos, part["latency"], yerr=part["ci"], color=colours[name], ls="none",
-                        marker="o", ms=4, capsize=3, label=name)
-        ax.set_xticks(range(len(order)))
-        ax.set_xticklabels(order, rotation=30)
-
-    grid = sns.FacetGrid(df, col="load_panel", col_wrap=min(2, df["load_panel"].nunique()),
-                         height=2.8, aspect=1.3, sharey=False)
-    grid.map_dataframe(draw)
-    grid.set_axis_labels("job-size law", "E[T]")
-    grid.set_titles(col_template="{col_name}")
-    handles, labels = grid.axes.flat[0].get_legend_handles_labels()
-    grid.figure.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.9))
-    if any(marked):
-        title += f"\n({VERDICT_NOTE})"
-    grid.figure.suptitle(title, y=1.06 if any(marked) else 1.02)
-    return grid.figure
+    laws = [str(v) for v in ds["distribution"].values]
+    deps = [str(v) for v in ds["dependence"].values]
+    policies = [str(p) for p in sub["policy"].values]
+    fills = ["full", "none", "left", "bottom", "right", "top"]
+    series = [(p, dep) for p in policies for dep in deps]
+    offsets = dict(zip(series, np.linspace(-0.25, 0.25, len(series)) if len(series) > 1
+                       else [0.0]))
+    ncols = min(2, len(loads))
+    nrows = math.ceil(len(loads) / ncols)
+    fig, axes = _panels(nrows, ncols, sharey=False, sharex=True)
+    marked, shown = False, []
+    for n, load in enumerate(loads):
+        ax = axes[n // ncols, n % ncols]
+        for slot, (policy, dep) in enumerate(series):
+            part = sub.sel(policy=policy, dependence=dep, load=load)
+            pos = np.arange(len(laws)) + offsets[(policy, dep)]
+            y = np.asarray(part["latency_mean"].values, dtype=float)
+            ci = np.asarray(part["latency_mean_ci"].values, dtype=float)
+            s = _style(policy)
+            ok = np.isfinite(y)
+            if ok.any():
+                ax.errorbar(pos[ok], y[ok], yerr=np.nan_to_num(ci[ok]), color=s["colour"],
+                            marker=s["marker"], fillstyle=fills[deps.index(dep) % len(fills)],
+                            ls="none", ms=4, capsize=2, elinewidth=0.8)
+                if (policy, dep) not in shown:
+                    shown.append((policy, dep))
+            verdicts = _verdict_arrays(part.transpose("distribution", ...))
+            if verdicts is not None:  # the series' offset already sets its marks apart
+                drew = _draw_verdicts(ax, pos, verdicts[0], verdicts[1], s["colour"], 0)
+                marked |= drew
+                if drew and (policy, dep) not in shown:
+                    shown.append((policy, dep))
+        ax.set_xticks(range(len(laws)))
+        ax.set_xticklabels(laws, rotation=30)
+        ax.set_title(f"{load_label(ds).split(' = ')[0]} = {_fmt(load)}")
+    for n in range(len(loads), nrows * ncols):
+        axes[n // ncols, n % ncols].set_axis_off()
+    for ax in axes[:, 0]:
+        ax.set_ylabel("E[T]")
+    for ax in axes[-1, :]:
+        ax.set_xlabel("job-size law")
+    handles = _policy_handles(dict.fromkeys(p for p, _ in shown))
+    if len(deps) > 1:
+        handles += [Line2D([], [], color="0.35", marker="o", ls="none", ms=4,
+                           fillstyle=fills[k % len(fills)], label=f"{dep} replicas")
+                    for k, dep in enumerate(deps)]
+    title += where + (f"\n({VERDICT_NOTE})" if marked else "")
+    _finish(fig, title, handles)
+    return fig
 
 
 def load_ratio_figure(ds: xr.Dataset, x: str):
-    """1 / lambda_max against a threshold on a log axis, one line per job-size law and
-    one panel per dependence and policy: on identical servers this is the speculation
-    paper's load ratio L(tau) = rho(tau) / rho(inf) (its Fig. 1), since there
-    lambda_max(inf) = 1 in load units; L < 1 means the timeout gains capacity."""
-    plt, sns = _backend()
-    fixed = {d: ds[d].values[0] for d in _grid_dims(ds) if d != x}
-    df = ds["lambda_max"].sel(fixed).to_dataframe().reset_index()
-    df = df[np.isfinite(df["lambda_max"]) & (df[x] > 0)]
-    df["L"] = 1.0 / df["lambda_max"]
-    where = ", ".join(f"{k} = {_fmt(v)}" for k, v in fixed.items() if ds.sizes[k] > 1)
-    title = "Load ratio L(tau) = 1 / lambda_max (analysis)" + (f" at {where}" if where else "")
-    if df.empty:
-        return _facets(df.assign(policy=[]), x, "L", title, "L")
-    df["panel"] = df["policy"].astype(str) + ", " + df["dependence"].astype(str)
-    grid = sns.relplot(data=df, x=x, y="L", hue="distribution", style="distribution",
-                       col="panel", col_wrap=min(2, df["panel"].nunique()), kind="line",
-                       markers=True, dashes=False, height=2.6, aspect=1.3,
-                       facet_kws={"sharey": False})
-    for ax in grid.axes.flat:
+    """1 / lambda_max against a threshold on a log axis, one line per job-size law
+    (shades of the policy's colour) and one panel per dependence and policy: on
+    identical servers this is the speculation paper's load ratio
+    L(tau) = rho(tau) / rho(inf) (its Fig. 1), since there lambda_max(inf) = 1 in load
+    units; L < 1 means the timeout gains capacity."""
+    from matplotlib.lines import Line2D
+
+    fixed, where = _fixed(ds, {x})
+    sub = ds.sel(fixed)
+    title = "Load ratio L(tau) = 1 / lambda_max"
+    lm = np.asarray(sub["lambda_max"].values, dtype=float)
+    if not np.isfinite(lm).any():
+        return _empty(title + where, "stability bounds")
+    panels = [(p, dep) for p in sub["policy"].values for dep in sub["dependence"].values]
+    ncols = min(2, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    fig, axes = _panels(nrows, ncols, sharey=False, sharex=True)
+    laws = [str(v) for v in sub["distribution"].values]
+    kinds, handles = set(), []
+    for n, (policy, dep) in enumerate(panels):
+        ax = axes[n // ncols, n % ncols]
+        shades = _shades(_style(policy)["colour"], len(laws))
+        for k, law in enumerate(laws):
+            part = sub.sel(policy=policy, dependence=dep, distribution=law)
+            xs = np.asarray(part[x].values, dtype=float)
+            L = 1.0 / np.asarray(part["lambda_max"].values, dtype=float)
+            L[~(xs > 0)] = np.nan
+            labels = [kind_label(v, inverse=True) or "exact"
+                      for v in np.broadcast_to(part["lambda_max_kind"].values, xs.shape)]
+            kinds |= _draw_analytic(ax, xs, L, labels, policy, colour=shades[k])
         ax.set_xscale("log")
-        ax.axhline(1.0, color="0.4", lw=0.8, ls="--")
-    grid.set_axis_labels(x, "L(tau)")
-    grid.figure.suptitle(title, y=1.02)
-    return grid.figure
+        ax.axhline(1.0, color="0.4", lw=0.7, ls="-")
+        ax.set_title(f"{policy}, {dep}")
+    for n in range(len(panels), nrows * ncols):
+        axes[n // ncols, n % ncols].set_axis_off()
+    for ax in axes[:, 0]:
+        ax.set_ylabel("L(tau)")
+    for ax in axes[-1, :]:
+        ax.set_xlabel(x)
+    policies = list(dict.fromkeys(p for p, _ in panels))
+    for policy in policies:
+        shades = _shades(_style(policy)["colour"], len(laws))
+        handles += [Line2D([], [], color=shades[k], marker=_style(policy)["marker"], ms=3.5,
+                           markerfacecolor="white", label=f"{policy}, size {law}")
+                    for k, law in enumerate(laws)]
+    _finish(fig, title + where, handles + _kind_handles(kinds))
+    return fig
 
 
-def _simulated_and_analytic(ds: xr.Dataset, what: str):
-    """(simulation variable, its CI, analytic variables with their labels) of
-    ``what`` (latency or cost)."""
+# ------------------------------------------------------------------ per-variant figures
+
+
+def _value(ds: xr.Dataset, what: str):
+    """(simulated var, its CI, analytic vars with their kind words) of ``what``."""
     if what == "latency":
-        return "latency_mean", "latency_mean_ci", (("latency_approx", "analysis"),
-                                                   ("latency_lower", "analysis, lower bound"))
-    return "cost_mean", "cost_mean_ci", (("cost_lower", "analysis, lower bound"),
-                                         ("cost_upper", "analysis, upper bound"))
-
-
-def _long(ds: xr.Dataset, what: str, keep: set[str]) -> tuple[pd.DataFrame, str]:
-    """Simulated and analytic ``what`` in long form over the dims in ``keep`` (and the
-    case), every other grid dim sliced at its first value."""
-    sim_var, ci_var, analytic = _simulated_and_analytic(ds, what)
-    fixed = {d: ds[d].values[0] for d in _grid_dims(ds) if d not in keep}
-    frames = []
-    for var, source in ((sim_var, "simulation"),) + analytic:
-        if var not in ds:
-            continue
-        sub = ds[var].sel(fixed)
-        if "load" not in sub.dims:
-            sub = sub.expand_dims(load=ds["load"].values)
-        df = sub.to_dataframe(name="value").reset_index()
-        if var == sim_var:
-            df["ci"] = ds[ci_var].sel(fixed).to_dataframe(name="ci").reset_index()["ci"].values
-            df = _with_verdicts(df, ds.sel(fixed))
-        frames.append(df.assign(source=source))
-    df = pd.concat(frames, ignore_index=True)
-    keep = np.isfinite(df["value"].astype(float))
-    if "verdict" in df:  # a simulated load without an estimate keeps its row for its mark
-        keep |= df["verdict"].isin(list(VERDICT_MARKS)).to_numpy()
-    df = df[keep]
-    df[_CASE] = df["distribution"].astype(str) + ", " + df["dependence"].astype(str)
-    where = ", ".join(f"{k} = {_fmt(v)}" for k, v in fixed.items() if ds.sizes[k] > 1)
-    return df, (f" at {where}" if where else "")
+        return "latency_mean", "latency_mean_ci", (("latency_approx", None),
+                                                   ("latency_lower", "lower bound"))
+    return "cost_mean", "cost_mean_ci", (("cost", None), ("cost_lower", "lower bound"),
+                                         ("cost_upper", "upper bound"))
 
 
 def against_axis_figure(ds: xr.Dataset, what: str, x: str):
-    """Mean cost (or latency) against a swept parameter ``x`` (e.g. FJ.k): one panel per
-    case and policy, one colour per load; simulation with markers and CI bars,
-    analytic values and bounds as lines."""
-    plt, sns = _backend()
-    df, where = _long(ds, what, {x, "policy", "load"})
+    """Mean cost (or latency) against a swept parameter ``x`` (e.g. FJ.k): one panel
+    per case and policy, one shade of the policy's colour per load (light: low load);
+    simulation with filled markers and CI bars, analytic values and bounds by kind."""
+    from matplotlib.lines import Line2D
+
+    fixed, where = _fixed(ds, {x})
+    sub = ds.sel(fixed)
+    sim_var, ci_var, analytic = _value(ds, what)
     ylabel = "E[T]" if what == "latency" else "E[server time per job]"
-    title = f"Mean {'response time' if what == 'latency' else 'server time per job'} against {x}{where}"
-    if df.empty:
-        return _facets(df.assign(policy=[], value=[]), x, "value", title, ylabel)
-    df["panel"] = df[_CASE] + ", " + df["policy"].astype(str)
-    df["load"] = df["load"].map(_fmt)
-    loads = list(dict.fromkeys(df["load"]))
-    palette = dict(zip(loads, sns.color_palette(n_colors=len(loads))))
-    grid = sns.relplot(data=df, x=x, y="value", hue="load", style="source", kind="line",
-                       markers=True, col="panel", col_wrap=min(2, df["panel"].nunique()),
-                       height=2.8, aspect=1.3, facet_kws={"sharey": False}, palette=palette)
-    marked = False
-    for (panel, load), part in df[df["source"] == "simulation"].groupby(["panel", "load"]):
-        ax = grid.axes_dict[panel]
-        ax.errorbar(part[x], part["value"], yerr=part["ci"], fmt="none", ecolor="0.3", lw=0.8)
-        marked |= _draw_verdicts(ax, part, x, palette[load], loads.index(load))
-    if what == "latency":
-        _log_y(grid.axes.flat)
-    grid.set_axis_labels(x, ylabel)
-    if marked:
-        title += f"\n({VERDICT_NOTE})"
-    grid.figure.suptitle(title, y=1.06 if marked else 1.02)
-    return grid.figure
+    title = (f"Mean {'response time' if what == 'latency' else 'server time per job'} "
+             f"against {x}")
+    panels = [(case, p) for case in _cases(ds) for p in sub["policy"].values]
+    if not any(_has(sub, v) for v in (sim_var, *(a for a, _ in analytic))):
+        return _empty(title + where, f"{what} values")
+    loads = np.sort(sub["load"].values)
+    ncols = min(2, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    fig, axes = _panels(nrows, ncols, sharey=False, sharex=True)
+    kinds, simulated, marked = set(), False, False
+    for n, (case, policy) in enumerate(panels):
+        ax = axes[n // ncols, n % ncols]
+        shades = _shades(_style(policy)["colour"], len(loads))
+        part = sub.sel(dict(zip(_CASE_DIMS, case), policy=policy))
+        for k, load in enumerate(loads):
+            at = part.sel(load=load) if "load" in part.dims else part
+            xs = at[x].values
+            for var, label in analytic:
+                if var not in at or not np.isfinite(np.asarray(at[var].values, float)).any():
+                    continue
+                if "load" not in part[var].dims and k > 0:
+                    continue  # a per-cell value, drawn once
+                if label is None:
+                    kinds_here = (at[f"{var}_kind"].values if f"{var}_kind" in at else "")
+                    labels = [kind_label(v) or "exact"
+                              for v in np.broadcast_to(kinds_here, np.shape(xs))]
+                else:
+                    labels = [label] * len(xs)
+                colour = shades[k] if "load" in part[var].dims else _style(policy)["colour"]
+                kinds |= _draw_analytic(ax, xs, at[var].values, labels, policy, colour=colour)
+            simulated |= _draw_simulated(ax, xs, at[sim_var].values, at[ci_var].values,
+                                         policy, colour=shades[k])
+            verdicts = _verdict_arrays(at)
+            if verdicts is not None:
+                marked |= _draw_verdicts(ax, xs, verdicts[0], verdicts[1], shades[k], k)
+        ax.set_title(f"{_case_name(case)}, {policy}")
+        if what == "latency":
+            _log_y([ax])
+        if sub[x].dtype.kind in "if":
+            _log_x([ax], sub[x].values)
+    for n in range(len(panels), nrows * ncols):
+        axes[n // ncols, n % ncols].set_axis_off()
+    for ax in axes[:, 0]:
+        ax.set_ylabel(ylabel)
+    for ax in axes[-1, :]:
+        ax.set_xlabel(x)
+    handles = []
+    for policy in dict.fromkeys(p for _, p in panels):
+        shades = _shades(_style(policy)["colour"], len(loads))
+        handles += [Line2D([], [], color=shades[k], marker=_style(policy)["marker"], ms=3.5,
+                           label=f"{policy}, {load_label(ds).split(' = ')[0]} {_fmt(v)}")
+                    for k, v in enumerate(loads)]
+    title += where + (f"\n({VERDICT_NOTE})" if marked else "")
+    _finish(fig, title, handles + _kind_handles(kinds, simulated, _confidence(ds)))
+    return fig
+
+
+def _variant_dims(ds: xr.Dataset) -> list[str]:
+    """Swept grid dims that make variants of a policy (d and policy parameters)."""
+    from .policies import POLICIES
+
+    return [d for d in _grid_dims(ds) if ds.sizes[d] > 1
+            and (d == "d" or d.split(".")[0] in POLICIES)]
+
+
+def _varies(policy: str, dim: str) -> bool:
+    """Whether ``policy``'s values change along ``dim`` (a policy that ignores ``d``, or
+    another policy's parameter, is repeated along it)."""
+    from .policies import POLICIES
+
+    if dim == "d":
+        return POLICIES[policy].uses_d if policy in POLICIES else True
+    head = dim.split(".")[0]
+    return head == policy or head not in POLICIES
+
+
+def _variant_points(ds: xr.Dataset, dims: list[str]):
+    """(policy, {dim: value}, label) for every policy and combination of ``dims``; an
+    axis the policy ignores is taken at its first value and left out of the label."""
+    import itertools
+
+    out = []
+    for policy in ds["policy"].values:
+        policy = str(policy)
+        own = [d for d in dims if _varies(policy, d)]
+        fixed = {d: ds[d].values[0] for d in dims if d not in own}
+        for combo in itertools.product(*(ds[d].values for d in own)):
+            sel = dict(zip(own, combo))
+            label = ", ".join(f"{d}={_fmt(v)}" for d, v in sel.items())
+            out.append((policy, {**fixed, **sel}, label))
+    return out
 
 
 def by_variant_figure(ds: xr.Dataset, what: str):
     """Mean latency or cost against load, one line per variant (a combination of the
-    swept grid axes other than the case, e.g. ``d = 4, FJ.keep = opt``): simulation
-    solid with markers, analysis dashed."""
-    plt, sns = _backend()
-    swept = [d for d in _grid_dims(ds) if ds.sizes[d] > 1] + ["policy"]
-    df, where = _long(ds, what, set(swept) | {"load"})
+    swept grid axes other than the case, e.g. ``d = 4, FJ.keep = opt``) in shades of
+    its policy's colour: simulation with filled markers, analysis by kind."""
+    from matplotlib.lines import Line2D
+
+    swept = [d for d in _grid_dims(ds) if ds.sizes[d] > 1]
+    fixed, where = _fixed(ds, set(swept))
+    sub = ds.sel(fixed)
+    sim_var, ci_var, analytic = _value(ds, what)
     ylabel = "E[T]" if what == "latency" else "E[server time per job]"
-    title = f"Mean {'response time' if what == 'latency' else 'server time per job'} by variant{where}"
-    if df.empty:
-        return _facets(df.assign(policy=[], value=[]), "load", "value", title, ylabel)
-    df["variant"] = df[swept].astype(str).apply(
-        lambda row: ", ".join(f"{k}={v}" for k, v in row.items() if k != "policy"
-                              or ds.sizes["policy"] > 1), axis=1)
-    variants = list(dict.fromkeys(df["variant"]))
-    palette = dict(zip(variants, sns.color_palette(n_colors=len(variants))))
-    grid = sns.relplot(data=df, x="load", y="value", hue="variant", style="source", kind="line",
-                       markers=True, col=_CASE, col_wrap=min(2, df[_CASE].nunique()),
-                       height=3.2, aspect=1.4, facet_kws={"sharey": False}, palette=palette)
-    marked = False
-    for (case, variant), part in df[df["source"] == "simulation"].groupby([_CASE, "variant"]):
-        marked |= _draw_verdicts(grid.axes_dict[case], part, "load", palette[variant],
-                                 variants.index(variant))
-    if what == "latency":
-        _log_y(grid.axes.flat)
-    grid.set_axis_labels("load", ylabel)
+    title = f"Mean {'response time' if what == 'latency' else 'server time per job'} by variant"
+    if not any(_has(sub, v) for v in (sim_var, *(a for a, _ in analytic))):
+        return _empty(title + where, f"{what} values")
+    cases = _cases(ds)
+    ncols = min(2, len(cases))
+    nrows = math.ceil(len(cases) / ncols)
+    fig, axes = _panels(nrows, ncols, sharey=False, sharex=True)
+    points = _variant_points(sub, swept)
+    per_policy = {}
+    for policy, _, _ in points:
+        per_policy[policy] = per_policy.get(policy, 0) + 1
+    kinds, simulated, marked, handles = set(), False, False, []
+    for n, case in enumerate(cases):
+        ax = axes[n // ncols, n % ncols]
+        counters, drawn_analytic = {}, []
+        for slot, (policy, sel, label) in enumerate(points):
+            k = counters.get(policy, 0)
+            counters[policy] = k + 1
+            colour = _shades(_style(policy)["colour"], per_policy[policy])[k]
+            at = sub.sel(dict(zip(_CASE_DIMS, case), policy=policy, **sel))
+            xs = at["load"].values
+            for var, kind in analytic:
+                if var not in at or not np.isfinite(np.asarray(at[var].values, float)).any():
+                    continue
+                values = np.broadcast_to(np.asarray(at[var].values, float), xs.shape)
+                if kind is None:
+                    kk = at[f"{var}_kind"].values if f"{var}_kind" in at else ""
+                    labels = [kind_label(v) or "exact" for v in np.broadcast_to(kk, xs.shape)]
+                else:
+                    labels = [kind] * len(xs)
+                # a value the variants share (the analysis ignores the axis) is drawn once
+                key = (policy, var, tuple(np.round(np.nan_to_num(values), 12)))
+                if key in drawn_analytic:
+                    continue
+                drawn_analytic.append(key)
+                kinds |= _draw_analytic(ax, xs, values, labels, policy, colour=colour)
+            simulated |= _draw_simulated(ax, xs, at[sim_var].values, at[ci_var].values, policy,
+                                         colour=colour)
+            verdicts = _verdict_arrays(at)
+            if verdicts is not None:
+                marked |= _draw_verdicts(ax, xs, verdicts[0], verdicts[1], colour, slot)
+            # a legend entry per variant, or, for many, the first and last shade
+            if n == 0 and (per_policy[policy] <= 6 or k in (0, per_policy[policy] - 1)):
+                name = (f"{policy}, {label}" if ds.sizes["policy"] > 1 or not label
+                        else label)
+                if per_policy[policy] > 6 and k == per_policy[policy] - 1:
+                    name = f"... {name}"
+                handles.append(Line2D([], [], color=colour, marker=_style(policy)["marker"],
+                                      ms=3.5, label=name))
+        ax.set_title(_case_name(case))
+        if what == "latency":
+            _log_y([ax])
+    for n in range(len(cases), nrows * ncols):
+        axes[n // ncols, n % ncols].set_axis_off()
+    for ax in axes[:, 0]:
+        ax.set_ylabel(ylabel)
+    for ax in axes[-1, :]:
+        ax.set_xlabel(load_label(ds))
+    title += where + (f"\n({VERDICT_NOTE})" if marked else "")
+    _finish(fig, title, handles + _kind_handles(kinds, simulated, _confidence(ds)),
+            n_legend_cols=4)
+    return fig
+
+
+# ------------------------------------------------------------------ trade-off
+
+
+def _estimates(at: xr.Dataset) -> tuple[float, float, float, float, str]:
+    """(E[C], its CI, E[T], its CI, source) at one grid point and load: the
+    simulation where it has an estimate, else the analysis (source: its kind)."""
+    t = float(at["latency_mean"]) if "latency_mean" in at else math.nan
+    c = float(at["cost_mean"]) if "cost_mean" in at else math.nan
+    if math.isfinite(t) and math.isfinite(c):
+        return (c, float(at["cost_mean_ci"]), t, float(at["latency_mean_ci"]), "simulation")
+    t = float(at["latency_approx"]) if "latency_approx" in at else math.nan
+    c = float(at["cost"]) if "cost" in at else math.nan
+    if math.isfinite(t) and math.isfinite(c):
+        kinds = {kind_label(at[k].values.item()) for k in ("latency_approx_kind", "cost_kind")
+                 if k in at}
+        kind = "exact" if kinds <= {"exact", ""} else " / ".join(sorted(kinds - {"exact"}))
+        return c, math.nan, t, math.nan, kind
+    return math.nan, math.nan, math.nan, math.nan, ""
+
+
+def pareto_front(points: list[tuple[float, float]]) -> list[int]:
+    """Indices of the points (cost, latency) that no other point beats in both (the
+    Pareto frontier of the latency-cost trade-off), by increasing cost."""
+    order = sorted(range(len(points)), key=lambda i: (points[i][0], points[i][1]))
+    front, best = [], math.inf
+    for i in order:
+        if points[i][1] < best:
+            front.append(i)
+            best = points[i][1]
+    return front
+
+
+def _most_estimated(ds: xr.Dataset, keep: set) -> tuple[dict, str]:
+    """Every grid dimension outside ``keep`` at the value with the most simulated
+    estimates (the first value when none has any), and the title suffix."""
+    fixed = {}
+    finite = (np.isfinite(np.asarray(ds["latency_mean"].values, float))
+              if "latency_mean" in ds else None)
+    dims = list(ds["latency_mean"].dims) if finite is not None else []
+    for d in _grid_dims(ds):
+        if d in keep:
+            continue
+        value = ds[d].values[0]
+        if finite is not None and ds.sizes[d] > 1 and finite.any():
+            axis = dims.index(d)
+            counts = finite.sum(axis=tuple(k for k in range(finite.ndim) if k != axis))
+            value = ds[d].values[int(np.argmax(counts))]
+        fixed[d] = value
+    where = ", ".join(f"{k} = {_fmt(v)}" for k, v in fixed.items() if ds.sizes[k] > 1)
+    return fixed, (f" at {where}" if where else "")
+
+
+def tradeoff_figure(ds: xr.Dataset):
+    """The latency-cost trade-off: E[T] against E[C] at each load (a column per load,
+    at most four), a point per policy and variant (d, policy parameters), the
+    simulation's estimates with CI bars where it has them, else the analysis (hollow,
+    by kind); the Pareto frontier (no other point is both faster and cheaper) as a
+    black step line through ringed points. A policy without an estimate at a load
+    gets its verdict mark (x unstable, ? undetermined) at the foot of the panel, at
+    its analytic E[C]. Other system axes (r_slow, N, ...) are taken at the value where
+    the simulation has the most estimates; the title says which."""
+    variants = _variant_dims(ds)
+    fixed, where = _most_estimated(ds, set(variants))
+    sub = ds.sel(fixed)
+    loads = _shown_loads(ds)
+    cases = _cases(ds)
+    title = "Latency-cost trade-off: E[T] against E[C] (Pareto frontier in black)"
+    points = _variant_points(sub, variants)
+    slots = {str(p): i for i, p in enumerate(sub["policy"].values)}
+    fig, axes = _panels(len(cases), len(loads), sharey="row", sharex=False)
+    anything, kinds, simulated, marked, policies = False, set(), False, False, []
+    for i, case in enumerate(cases):
+        for j, load in enumerate(loads):
+            ax = axes[i, j]
+            drawn, unplaced, mark_x = [], [], []
+            for policy, sel, label in points:
+                at = sub.sel(dict(zip(_CASE_DIMS, case), policy=policy, load=load, **sel))
+                c, cci, t, tci, source = _estimates(at)
+                s = _style(policy)
+                if not (math.isfinite(c) and math.isfinite(t)):
+                    v = str(at["verdict"].values.item()) if "verdict" in at else ""
+                    jobs = float(at["jobs"]) if "jobs" in at else math.nan
+                    covered = jobs > 0 or (v == "unstable" and math.isfinite(jobs))
+                    if v in VERDICT_MARKS and covered:
+                        cost = float(at["cost"]) if "cost" in at else math.nan
+                        if math.isfinite(cost):
+                            marked |= _draw_verdicts(ax, [cost], [v], None, s["colour"],
+                                                     slots[policy])
+                            mark_x.append(cost)
+                        else:
+                            short = "/".join(part.split("=", 1)[1]
+                                             for part in label.split(", ")) if label else ""
+                            unplaced.append(f"{policy}{' ' + short if short else ''} "
+                                            f"{'x' if v == 'unstable' else '?'}")
+                        if policy not in policies:
+                            policies.append(policy)
+                    continue
+                if source == "simulation":
+                    ax.errorbar([c], [t], xerr=[np.nan_to_num(cci)], yerr=[np.nan_to_num(tci)],
+                                color=s["colour"], marker=s["marker"], ms=4.5, ls="none",
+                                elinewidth=0.7, capsize=1.5, zorder=4)
+                    simulated = True
+                else:
+                    ax.plot([c], [t], color=s["colour"], marker=s["marker"], ms=4.5, ls="none",
+                            markerfacecolor="white", zorder=4)
+                    kinds |= {k.strip() for k in source.split("/")}
+                if label:  # the variant's values; the legend names the axes
+                    short = "/".join(part.split("=", 1)[1] for part in label.split(", "))
+                    ax.annotate(short, (c, t), xytext=(3, 2), textcoords="offset points",
+                                fontsize=5.5, color=s["colour"])
+                drawn.append((c, t))
+                if policy not in policies:
+                    policies.append(policy)
+            if drawn:
+                anything = True
+                front = [drawn[k] for k in pareto_front(drawn)]
+                fx = [p[0] for p in front]
+                fy = [p[1] for p in front]
+                ax.step(fx, fy, where="post", color="black", lw=0.8, zorder=3)
+                ax.scatter(fx, fy, s=70, facecolors="none", edgecolors="black", lw=0.7,
+                           zorder=5)
+            xs = [p[0] for p in drawn] + mark_x
+            if xs:  # the marks (drawn in axes coordinates) do not widen the x range
+                lo, hi = min(xs), max(xs)
+                pad = 0.08 * (hi - lo) if hi > lo else 0.05 * abs(hi) or 0.05
+                ax.set_xlim(lo - pad, hi + pad)
+            lo, hi = ax.get_xlim()
+            mid = (lo + hi) / 2
+            if hi - lo < 0.1 * abs(mid):  # one point: a readable range around it
+                ax.set_xlim(mid * 0.95, mid * 1.05)
+            if unplaced:
+                ax.text(0.98, 0.97, "no analytic E[C]:\n" + "\n".join(unplaced[:5]),
+                        transform=ax.transAxes, ha="right", va="top", fontsize=5.5,
+                        color="0.3")
+    if not anything and not marked:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        return _empty(title + where, "pairs of latency and cost values")
+    lname = load_label(ds).split(" = ")[0]
+    _label_panels(axes, [_case_name(c) for c in cases],
+                  [f"{lname} = {_fmt(v)}" for v in loads], "E[C] (server time per job)",
+                  "E[T]")
+    from matplotlib.lines import Line2D
+
+    handles = _policy_handles(policies) + _kind_handles(kinds, simulated, _confidence(ds))
+    handles.append(Line2D([], [], color="black", lw=0.8, marker="o", markerfacecolor="none",
+                          ms=6, label="Pareto frontier"))
+    if variants:
+        handles.append(Line2D([], [], color="none", label="point labels: "
+                              + " / ".join(variants)))
+    title += where
     if marked:
-        title += f"\n({VERDICT_NOTE})"
-    grid.figure.suptitle(title, y=1.06 if marked else 1.02)
-    return grid.figure
+        title += ("\n(marks at the foot, at the policy's analytic E[C]: x unstable, "
+                  "? undetermined)")
+    _finish(fig, title, handles)
+    return fig
+
+
+# ------------------------------------------------------------------ theory vs simulation
+
+
+def relative_error(theory, mean, ci):
+    """(theory / simulation - 1, and its interval from the simulation's CI)."""
+    theory = np.asarray(theory, dtype=float)
+    mean = np.asarray(mean, dtype=float)
+    ci = np.nan_to_num(np.asarray(ci, dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        err = theory / mean - 1.0
+        low = theory / (mean + ci) - 1.0
+        high = np.where(mean - ci > 0, theory / (mean - ci) - 1.0, np.inf)
+    return err, low, high
+
+
+def _percent_ticks(axes) -> None:
+    """Relative errors as percentages on a symmetric-log axis."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter
+
+    ticks = [-1.0, -0.2, -0.05, 0.0, 0.05, 0.2, 1.0, 5.0, 20.0, 100.0]
+    for ax in np.ravel(axes):
+        ax.yaxis.set_major_locator(FixedLocator(ticks))
+        ax.yaxis.set_minor_locator(FixedLocator([]))
+        ax.yaxis.set_major_formatter(FuncFormatter(
+            lambda v, _: "0" if v == 0 else f"{v:+.0%}"))
+
+
+def theory_vs_simulation_figure(ds: xr.Dataset):
+    """Theory against simulation: the relative error theory / simulation - 1 of the
+    mean response time (left) and of the server time per job (right) against load,
+    with its interval from the simulation's CI, a line per policy and grid setting in
+    the style of the analytic value's kind (an upper bound should sit above 0, a
+    lower bound below); symmetric-log y axis."""
+    swept = [d for d in _grid_dims(ds) if ds.sizes[d] > 1]
+    cases = _cases(ds)
+    title = "Theory against simulation: relative error theory / simulation - 1"
+    metrics = (("E[T]", "latency_approx", "latency_mean", "latency_mean_ci"),
+               ("E[C]", "cost", "cost_mean", "cost_mean_ci"))
+    fig, axes = _panels(len(cases), 2, sharey="row", sharex=True)
+    anything, kinds, policies = False, set(), []
+    ds = ds.sel(_fixed(ds, set(swept))[0])
+    points = _variant_points(ds, swept)
+    for i, case in enumerate(cases):
+        for j, (_, theory_var, sim_var, ci_var) in enumerate(metrics):
+            ax = axes[i, j]
+            ax.axhline(0.0, color="0.3", lw=0.6)
+            ax.axhspan(-0.05, 0.05, color="0.92", zorder=0)
+            for policy, sel, _ in points:
+                at = ds.sel(dict(zip(_CASE_DIMS, case), policy=policy, **sel))
+                if theory_var not in at or sim_var not in at:
+                    continue
+                xs = at["load"].values
+                theory = np.broadcast_to(np.asarray(at[theory_var].values, float), xs.shape)
+                err, low, high = relative_error(theory, at[sim_var].values, at[ci_var].values)
+                ok = np.isfinite(err)
+                if not ok.any():
+                    continue
+                kind_var = f"{theory_var}_kind"
+                kk = at[kind_var].values if kind_var in at else ""
+                labels = np.array([kind_label(v) or "exact"
+                                   for v in np.broadcast_to(kk, xs.shape)])
+                s = _style(policy)
+                high_c = np.where(np.isfinite(high), high, err)
+                ax.errorbar(xs[ok], err[ok], yerr=[err[ok] - low[ok], high_c[ok] - err[ok]],
+                            color=s["colour"], ls="none", elinewidth=0.7, capsize=1.5,
+                            zorder=3)
+                kinds |= _draw_analytic(ax, xs, np.where(ok, err, np.nan), labels, policy,
+                                        ring=False)
+                anything = True
+                if policy not in policies:
+                    policies.append(policy)
+            ax.set_yscale("symlog", linthresh=0.05, linscale=0.6)
+    _percent_ticks(axes)
+    if not anything:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        return _empty(title, "grid points with both an analytic and a simulated value")
+    fixed_note = (f"\n(one line per setting of {', '.join(swept)}; grey band: within 5 %)"
+                  if swept else "\n(grey band: within 5 %)")
+    _label_panels(axes, [_case_name(c) for c in cases], [m[0] for m in metrics],
+                  load_label(ds), "theory / simulation - 1")
+    _finish(fig, title + fixed_note, _policy_handles(policies)
+            + _kind_handles(kinds, False, ringed=False))
+    return fig
+
+
+# ------------------------------------------------------------------ winner maps
+
+
+def winner_map_figure(ds: xr.Dataset, axis: str):
+    """Which policy wins where, over ``axis`` (rows of each map) and the load
+    (columns): the smallest simulated E[T] at each load, the largest stability
+    bound and the smallest server time per job (one column each: they do not depend
+    on the load). A cell has the winner's colour and marker; two or more markers:
+    a tie; hatched: the win rests on a one-sided bound (or an approximation); ?:
+    a contender is undetermined, so no winner is named; x: no policy is stable;
+    blank: no value."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch, Rectangle
+
+    from .report import latency_winners, winners
+
+    rows_dims = [d for d in _CASE_DIMS if d != axis]
+    others = [d for d in _grid_dims(ds) if d != axis]
+    fixed, where = _fixed(ds, {axis})
+    sub = ds.sel(fixed)
+    for d in others:  # keep the axis and the case dims only
+        if d in sub.dims and sub.sizes[d] == 1:
+            sub = sub.squeeze(d)
+    simulated = "latency_mean" in sub and (
+        np.isfinite(np.asarray(sub["latency_mean"].values, float)).any()
+        or ("verdict" in sub and (np.asarray(sub["jobs"].values, float) > 0).any()))
+    table = winners(sub.expand_dims({d: [sub[d].item()] for d in others if d not in sub.dims}))
+    lat = (latency_winners(sub.expand_dims({d: [sub[d].item()] for d in others
+                                            if d not in sub.dims}))
+           if simulated else None)
+    from .report import ORACLES
+
+    oracles = [p for p in ds["policy"].values if p in ORACLES]
+    practical = "_practical" if oracles and len(oracles) < ds.sizes["policy"] else ""
+    fastest = "fastest" + practical
+    ys = list(ds[axis].values)
+    loads = np.sort(ds["load"].values)
+    row_keys = [tuple(v) for v in _row_keys(ds, rows_dims)]
+    metrics = (["E[T]"] if simulated else []) + ["stability", "cost"]
+    # cells of about a third of an inch: the figure's size follows the map's. With the
+    # latency map a row of panels per case; without it (one column per metric) the cases
+    # side by side
+    if simulated:
+        widths = [len(loads), 1.2, 1.2]
+        layout = [(i, j, key, metric) for i, key in enumerate(row_keys)
+                  for j, metric in enumerate(metrics)]
+        nrows, ncols = len(row_keys), len(metrics)
+        width = min(WIDTH, 0.34 * sum(widths) + 2.4)
+        height = nrows * max(1.2, 0.17 * len(ys) + 0.55) + 0.6
+    else:
+        widths = [1.0] * (2 * len(row_keys))
+        layout = [(0, 2 * i + j, key, metric) for i, key in enumerate(row_keys)
+                  for j, metric in enumerate(metrics)]
+        nrows, ncols = 1, 2 * len(row_keys)
+        width = min(WIDTH, 0.55 * ncols + 1.2)
+        height = max(1.6, 0.17 * len(ys) + 1.2)
+    fig, axes = _panels(nrows, ncols, sharey=True, sharex=False, width_ratios=widths,
+                        figsize=(width, height))
+    policies_seen, notes = [], set()
+
+    def cell(ax, x0, y0, names: str, hatch: bool, text: str = ""):
+        plist = [p for p in names.split(", ") if p]
+        if plist:
+            face = _style(plist[0])["colour"]
+            ax.add_patch(Rectangle((x0 - 0.5, y0 - 0.5), 1, 1, facecolor=(*face[:3], 0.25),
+                                   hatch="////" if hatch else None, edgecolor=face, lw=0))
+            shown = plist if len(plist) <= 4 else plist[:3]
+            step = 0.3 if len(shown) <= 3 else 0.22
+            if len(shown) < len(plist):
+                ax.text(x0 + 0.42, y0 - 0.3, f"+{len(plist) - len(shown)}", fontsize=5.5,
+                        ha="right", va="bottom", color="0.2")
+            for k, p in enumerate(shown):
+                off = (k - (len(shown) - 1) / 2) * step
+                ax.plot([x0 + off], [y0], marker=_style(p)["marker"], color=_style(p)["colour"],
+                        ms=4.5, ls="none", markeredgecolor="black", markeredgewidth=0.3)
+                if p not in policies_seen:
+                    policies_seen.append(p)
+            if hatch:
+                notes.add("hatch")
+            if len(plist) > 1:
+                notes.add("tie")
+        elif text:
+            ax.add_patch(Rectangle((x0 - 0.5, y0 - 0.5), 1, 1, facecolor="0.85", lw=0))
+            ax.text(x0, y0, text, ha="center", va="center", fontsize=7, color="0.2")
+            notes.add(text)
+
+    for i, j, key, metric in layout:
+        match = dict(zip(rows_dims, key))
+        ax = axes[i, j]
+        for yi, yv in enumerate(ys):
+            rows = _rows(table, {**match, axis: yv})
+            if metric == "E[T]":
+                for xi, load in enumerate(loads):
+                    r = _rows(lat, {**match, axis: yv, "load": load})
+                    if r is None:
+                        continue
+                    if r[fastest]:
+                        cell(ax, xi, yi, r[fastest], False)
+                    elif r["undetermined"]:
+                        cell(ax, xi, yi, "", False, "?")
+                    elif _all_unstable(sub, match, axis, yv, load,
+                                       skip=oracles if practical else ()):
+                        cell(ax, xi, yi, "", False, "x")
+            elif rows is not None:
+                name = "most_stable" if metric == "stability" else "cheapest"
+                kind = rows["lambda_max_kind" if metric == "stability" else "cost_kind"]
+                won = rows[name + practical]
+                if practical and won != rows[name]:  # the winner's kind is the oracle's
+                    kind = _kind_of_winner(sub, metric, {**match, axis: yv}, won)
+                cell(ax, 0, yi, won, kind_label(kind) != "exact")
+        if metric == "E[T]":
+            ax.set_xlim(-0.5, len(loads) - 0.5)
+            ax.set_xticks(range(len(loads)))
+            ax.set_xticklabels([_fmt(v) for v in loads], rotation=90 if len(loads) > 6
+                               else 0)
+            ax.set_xlabel(load_label(ds).split(" = ")[0] if i == len(row_keys) - 1 else "")
+        else:
+            ax.set_xlim(-0.5, 0.5)
+            ax.set_xticks([])
+        ax.set_ylim(-0.5, len(ys) - 0.5)
+        ax.set_yticks(range(len(ys)))
+        ax.set_yticklabels([_fmt(v) for v in ys])
+        ax.grid(False)
+        head = {"E[T]": "smallest E[T] (simulation)", "stability": "largest\nlambda_max",
+                "cost": "smallest\nE[C]"}[metric]
+        if simulated and i == 0:
+            ax.set_title(head)
+        elif not simulated:
+            ax.set_title((", ".join(str(k) for k in key) + "\n" if key and metric ==
+                          "stability" else "\n") + head, fontsize=6.5)
+    for i in range(nrows):
+        axes[i, 0].set_ylabel(axis)
+    if simulated:
+        for i, key in enumerate(row_keys):
+            if key:
+                axes[i, -1].annotate(", ".join(str(k) for k in key), xy=(1.05, 0.5),
+                                     xycoords="axes fraction", rotation=-90, va="center",
+                                     ha="left", fontsize=7)
+    handles = _policy_handles(policies_seen)
+    if "hatch" in notes:
+        handles.append(Patch(facecolor="white", hatch="////", edgecolor="0.4", lw=0,
+                             label="won on a bound or an approximation"))
+    if "tie" in notes:
+        handles.append(Line2D([], [], ls="none", marker="$=$", color="0.3",
+                              label="two markers: a tie"))
+    if "?" in notes:
+        handles.append(Patch(facecolor="0.85", label="?: a contender undetermined"))
+    if "x" in notes:
+        handles.append(Patch(facecolor="0.85", label="x: no policy stable"))
+    title = f"Which policy wins where, by {axis} and load" + where
+    if practical:
+        title += f"\n(the oracles {', '.join(oracles)} left out: they know what no policy knows)"
+    _finish(fig, title, handles)
+    return fig
+
+
+def _kind_of_winner(ds: xr.Dataset, metric: str, sel: dict, won: str) -> str:
+    """The kind of the value with which ``won`` (its first policy) wins ``metric``."""
+    policy = won.split(", ")[0]
+    var = "lambda_max_kind" if metric == "stability" else "cost_kind"
+    if not policy or var not in ds:
+        return ""
+    v = ds[var].sel({k: x for k, x in {**sel, "policy": policy}.items() if k in ds[var].dims})
+    return str(np.ravel(v.values)[0])
+
+
+def _row_keys(ds: xr.Dataset, dims: list[str]):
+    import itertools
+
+    return list(itertools.product(*(list(ds[d].values) for d in dims)))
+
+
+def _rows(table, match: dict):
+    """The one row of ``table`` whose columns equal ``match`` (None if none)."""
+    if table is None or table.empty:
+        return None
+    keep = np.ones(len(table), dtype=bool)
+    for k, v in match.items():
+        if k not in table:
+            continue
+        col = table[k]
+        if isinstance(v, (float, np.floating)) and col.dtype.kind in "if":
+            keep &= np.isclose(col.astype(float), float(v))
+        else:
+            keep &= col.astype(str).to_numpy() == str(v)
+    hits = table[keep]
+    return None if hits.empty else hits.iloc[0]
+
+
+def _all_unstable(ds: xr.Dataset, match: dict, axis: str, value, load, skip=()) -> bool:
+    if "verdict" not in ds:
+        return False
+    if skip:
+        ds = ds.sel(policy=[p for p in ds["policy"].values if p not in skip])
+    sel = {**match, axis: value, "load": load}
+    v = ds["verdict"].sel({k: x for k, x in sel.items() if k in ds["verdict"].dims})
+    values = [str(x) for x in np.ravel(v.values) if str(x)]
+    return bool(values) and all(x == "unstable" for x in values)
+
+
+# ------------------------------------------------------------------ dispatch
+
+
+def _figure_function(name: str):
+    for prefix, fn in (("cost_vs_", against_axis_figure), ("load_ratio_vs_", load_ratio_figure),
+                       ("stability_vs_", stability_figure), ("latency_vs_", latency_vs_figure),
+                       ("winners_", winner_map_figure)):
+        if name.startswith(prefix):
+            return fn
+    if name.endswith("_by_variant"):
+        return by_variant_figure
+    return {
+        "latency_by_distribution": latency_by_distribution_figure,
+        "stability": stability_figure, "load": load_figure, "cost": cost_figure,
+        "latency": latency_figure, "tail": tail_figure, "tradeoff": tradeoff_figure,
+        "theory_vs_simulation": theory_vs_simulation_figure,
+    }.get(name)
+
+
+def figure_caption(name: str) -> str:
+    """What a figure shows, in words (the docstring of the function that draws it)."""
+    import inspect
+
+    fn = _figure_function(name)
+    doc = " ".join(((inspect.getdoc(fn) if fn else "") or name).split("\n\n")[0].split())
+    for prefix in ("cost_vs_", "load_ratio_vs_", "stability_vs_", "latency_vs_", "winners_"):
+        if name.startswith(prefix):
+            axis = name.removeprefix(prefix)
+            doc = doc.replace("``x``", axis).replace("``axis``", axis)
+    if name.endswith("_by_variant"):
+        doc = doc.replace("latency or cost", name.removesuffix("_by_variant"))
+    return doc.replace("``", "")
 
 
 def make_figure(ds: xr.Dataset, name: str):
+    ds = _with_rho_kind(ds)
     if name.startswith("cost_vs_"):
         return against_axis_figure(ds, "cost", name.removeprefix("cost_vs_"))
     for what in ("latency", "cost"):
@@ -575,28 +1539,45 @@ def make_figure(ds: xr.Dataset, name: str):
         return stability_figure(ds, name.removeprefix("stability_vs_"))
     if name.startswith("latency_vs_"):
         return latency_vs_figure(ds, name.removeprefix("latency_vs_"))
+    if name.startswith("winners_"):
+        return winner_map_figure(ds, name.removeprefix("winners_"))
     return {
         "latency_by_distribution": latency_by_distribution_figure,
         "stability": stability_figure,
         "load": load_figure,
         "cost": cost_figure,
         "latency": latency_figure,
+        "tail": tail_figure,
+        "tradeoff": tradeoff_figure,
+        "theory_vs_simulation": theory_vs_simulation_figure,
     }[name](ds)
+
+
+def simulated(ds: xr.Dataset) -> bool:
+    """Whether the study behind ``ds`` simulates (its config's ``evaluate``)."""
+    import yaml
+
+    try:
+        return "simulation" in yaml.safe_load(ds.attrs["config"])["evaluate"]
+    except (KeyError, TypeError, yaml.YAMLError):
+        return bool("jobs" in ds and np.isfinite(np.asarray(ds["jobs"].values, float)).any())
 
 
 def write_figures(ds: xr.Dataset, outdir, names=None) -> list[Path]:
     """Write the figures as PNG and SVG into ``outdir``; return the paths."""
-    plt, _ = _backend()
+    plt = _backend()
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     if names is None:
-        names = figure_names({d: list(ds[d].values) for d in _grid_dims(ds)})
+        names = figure_names({d: list(ds[d].values) for d in ["policy", "distribution",
+                                                             "dependence", *_grid_dims(ds)]},
+                             simulated(ds))
     written = []
     for name in names:
         fig = make_figure(ds, name)
         for ext in ("png", "svg"):
             path = outdir / f"{name}.{ext}"
-            fig.savefig(path, dpi=150, bbox_inches="tight", metadata=_metadata(ext))
+            fig.savefig(path, dpi=200, bbox_inches="tight", metadata=_metadata(ext))
             written.append(path)
         plt.close(fig)
     return written

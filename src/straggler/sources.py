@@ -10,6 +10,8 @@ sources that a step depends on, and the cell store names its files by them:
   :mod:`straggler.simulation`, :mod:`straggler.model` and :mod:`straggler.grid`):
   a change of the analysis alone reuses the stored simulations (the analysis's
   choices that the simulation uses are part of the store's key instead);
+- :func:`figures_hash`: what the figures depend on (the closure of
+  :mod:`straggler.plots`);
 - :func:`presentation_hash`: what the figures and reports depend on (the closure of
   :mod:`straggler.plots` and :mod:`straggler.report`, with their templates).
 
@@ -130,6 +132,11 @@ def model_hash() -> str:
 def simulation_hash() -> str:
     """Hash of the sources a simulated replication depends on."""
     return _digest(import_closure("simulation", "model", "grid") + _data(DATA_SUFFIXES))
+
+
+def figures_hash() -> str:
+    """Hash of the sources the figures depend on."""
+    return _digest(import_closure("plots"))
 
 
 def presentation_hash() -> str:

@@ -9,7 +9,7 @@ from snakemake.exceptions import WorkflowError
 from straggler.catalog import figure_names
 from straggler.config import ConfigError, dump_config, load_config, resolve_config_cached
 from straggler.grid import build_grid
-from straggler.sources import model_hash, presentation_hash
+from straggler.sources import figures_hash, model_hash, presentation_hash
 from straggler.workunits import plan, result_config, runtime_minutes
 
 # Without --configfile the default study runs. A study file is complete by itself:
@@ -34,10 +34,12 @@ RESOLVED_YAML = dump_config(RESOLVED)
 RESULT_YAML = dump_config(result_config(RESOLVED))
 # Snakemake cannot see into the package: the cells' file names carry a hash of the code
 # their numbers depend on, and the figures and reports take a hash of theirs, so a change
-# of the model reruns the cells and a change of the figures only the figures.
+# of the model reruns the cells and a change of the figures only the figures (and the
+# report, which embeds them).
 MODEL_HASH = model_hash()
-PLOTS_HASH = presentation_hash()
-FIGURE_NAMES = figure_names(GRID.axes)
+PLOTS_HASH = figures_hash()
+REPORT_HASH = presentation_hash()
+FIGURE_NAMES = figure_names(GRID.axes, "simulation" in RESOLVED["evaluate"])
 PLAN = plan(RESOLVED, GRID, MODEL_HASH)
 # A job's memory: measured at 200-350 MB (max RSS: the imports, one cell at a time, a
 # replication's monitor history); a job that ran out gets more on its next attempt.
@@ -46,6 +48,14 @@ PENDING = PLAN.pending(RESULTS)
 # a pending unit whose manifest exists lost a cell's file since it ran: run it again
 for _batch in PENDING:
     Path(f"{RESULTS}/units/{_batch.id}.json").unlink(missing_ok=True)
+# one caption per kind of figure (workflow/report/figures/<family>.rst)
+_FAMILIES = ("stability_vs_", "load_ratio_vs_", "latency_vs_", "cost_vs_", "winners_")
+
+
+def figure_caption(name):
+    family = next((f.rstrip("_") for f in _FAMILIES if name.startswith(f)), name)
+    return f"../report/figures/{family}.rst"
+
 
 if not GRID.cells:
     raise WorkflowError(
@@ -87,5 +97,6 @@ def shard_inputs(wildcards):
 
 def study_outputs():
     figures = [f"{RESULTS}/figures/{n}.{ext}" for n in FIGURE_NAMES for ext in ("png", "svg")]
-    summary = [f"{RESULTS}/report.md", f"{RESULTS}/winners.csv"]
+    summary = [f"{RESULTS}/report.md", f"{RESULTS}/winners.csv", f"{RESULTS}/report.html",
+               f"{RESULTS}/claims.csv"]
     return [f"{RESULTS}/{STUDY}.nc", f"{RESULTS}/config.yaml", *figures, *summary]

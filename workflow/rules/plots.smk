@@ -6,7 +6,7 @@ rule figures:
         png=[
             report(
                 f"{RESULTS}/figures/{name}.png",
-                caption="../report/figure.rst",
+                caption=figure_caption(name),
                 category="Figures",
                 labels={"figure": name},
             )

@@ -1,13 +1,19 @@
 rule report:
-    """Which policy wins where: analytic stability and cost winners per setting,
-    simulated latency winners, provenance."""
+    """Which policy wins where, on what evidence: report.html (every figure embedded),
+    its summary report.md, the winners per setting and the paper's claims checked."""
     input:
-        f"{RESULTS}/{STUDY}.nc",
+        dataset=f"{RESULTS}/{STUDY}.nc",
+        figures=[f"{RESULTS}/figures/{name}.png" for name in FIGURE_NAMES],
     output:
-        markdown=report(f"{RESULTS}/report.md", caption="../report/report.rst", category="Report"),
+        html=report(f"{RESULTS}/report.html", caption="../report/report_html.rst",
+                    category="Report"),
+        markdown=report(f"{RESULTS}/report.md", caption="../report/report.rst",
+                        category="Report"),
         table=f"{RESULTS}/winners.csv",
+        claims=report(f"{RESULTS}/claims.csv", caption="../report/claims.rst",
+                      category="Report"),
     params:
-        code=PLOTS_HASH,
+        code=REPORT_HASH,
     log:
         f"{RESULTS}/logs/report.log",
     script:

@@ -1,0 +1,180 @@
+"""Figures: one colour and marker per policy everywhere, values drawn by kind, the new
+figures (trade-off, winner maps, theory against simulation, tail)."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.colors import to_rgb  # noqa: E402
+
+from straggler import plots  # noqa: E402
+from straggler.policies import POLICIES  # noqa: E402
+
+from synthetic import study  # noqa: E402
+
+
+def test_every_canonical_policy_has_its_own_colour_and_marker():
+    style = plots.policy_style()
+    assert list(style) == list(POLICIES)
+    colours = [tuple(np.round(s["colour"], 4)) for s in style.values()]
+    markers = [s["marker"] for s in style.values()]
+    assert len(set(colours)) == len(colours) and len(set(markers)) == len(markers)
+    grey = (0.498, 0.498, 0.498)  # the maps' "no winner"
+    assert all(np.abs(np.subtract(c, grey)).max() > 0.05 for c in colours)
+    assert plots.policy_colours()["CoC"] == style["CoC"]["colour"]
+    assert plots.policy_markers()["CoC"] == style["CoC"]["marker"]
+
+
+def policy_artists(fig):
+    """(policy, colour, marker) of every legend entry named after a policy."""
+    out = []
+    for legend in fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]:
+        for handle, text in zip(legend.legend_handles, legend.get_texts()):
+            label = text.get_text()
+            policy = label.split(",")[0].split(" ")[0]
+            if policy in POLICIES and hasattr(handle, "get_marker"):
+                out.append((policy, label, to_rgb(handle.get_color()), handle.get_marker()))
+    return out
+
+
+def check_policy_styles(fig):
+    """Legend entries of a policy have its marker, and its colour unless they are one of
+    its shades (``policy, variant``); every line in a policy's colour has its marker."""
+    style = plots.policy_style()
+    seen = set()
+    for policy, label, colour, marker in policy_artists(fig):
+        assert marker == style[policy]["marker"], (label, marker)
+        if label == policy:
+            assert np.allclose(colour, style[policy]["colour"], atol=1e-3), label
+        seen.add(policy)
+    by_colour = {tuple(np.round(s["colour"], 3)): s["marker"] for s in style.values()}
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            key = tuple(np.round(to_rgb(line.get_color()), 3))
+            if key in by_colour and line.get_marker() not in ("None", "", None, "_", "|"):
+                assert line.get_marker() == by_colour[key], (line.get_label(), key)
+    return seen
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    return study(policies=("ZRed", "FRed", "Rer", "Rep", "KT", "CoC", "CoS"),
+                 r_slow=(0.1, 1.0), d=(2, 4), loads=(0.1, 0.3, 0.5, 0.7, 0.9))
+
+
+def test_a_policy_has_one_colour_and_marker_in_every_figure(synthetic):
+    names = plots.figure_names({d: list(synthetic[d].values) for d in
+                                ("policy", "distribution", "dependence", "r_slow", "d", "N")})
+    assert {"tradeoff", "tail", "theory_vs_simulation", "winners_r_slow", "winners_d",
+            "latency_by_distribution", "latency_vs_d", "stability_vs_d"} <= set(names)
+    seen = {}
+    for name in names:
+        fig = plots.make_figure(synthetic, name)
+        seen[name] = check_policy_styles(fig)
+        plt.close(fig)
+    # the figures that compare policies name them in their legends
+    for name in ("stability", "latency", "tradeoff", "tail", "latency_by_distribution",
+                 "winners_r_slow"):
+        assert seen[name], name
+
+
+def test_latency_by_distribution_gives_each_policy_its_colour(synthetic):
+    """Fourteen series (seven policies, two dependences) in seven colours: the policy's
+    colour and marker, the dependence in the marker's fill."""
+    fig = plots.latency_by_distribution_figure(synthetic)
+    style = plots.policy_style()
+    fills = set()
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            if line.get_marker() in ("None", "", None, "_", "|") or not np.isfinite(
+                    np.asarray(line.get_ydata(), float)).any():
+                continue
+            colour = tuple(np.round(to_rgb(line.get_color()), 3))
+            owners = [p for p, s in style.items() if tuple(np.round(s["colour"], 3)) == colour]
+            assert owners and line.get_marker() == style[owners[0]]["marker"]
+            fills.add(line.get_fillstyle())
+    assert {"full", "none"} <= fills
+    plt.close(fig)
+
+
+def test_load_panels_are_in_increasing_order():
+    ds = study(loads=(0.9, 0.1, 0.7, 0.3))
+    fig = plots.latency_vs_figure(study(d=(1, 2, 4), loads=(0.9, 0.1, 0.7, 0.3)), "d")
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert titles[:4] == ["load = 0.1", "load = 0.3", "load = 0.7", "load = 0.9"]
+    plt.close(fig)
+    assert list(plots._shown_loads(ds)) == [0.1, 0.3, 0.7, 0.9]
+
+
+def test_a_line_never_joins_values_of_different_kinds():
+    fig, ax = plt.subplots()
+    kinds = plots._draw_analytic(ax, [1, 2, 5, 10], [1.0, 2.0, 2.5, 1.2],
+                                 ["exact", "upper bound", "upper bound", "exact"], "CoC")
+    assert kinds == {"exact", "upper bound"}
+    lines = [line for line in ax.get_lines()]
+    assert [len(line.get_xdata()) for line in lines] == [1, 2, 1]
+    assert [line.get_linestyle() for line in lines] == ["-", ":", "-"]
+    # the bound-only points are ringed
+    assert len(ax.collections) == 1 and len(ax.collections[0].get_offsets()) == 2
+    plt.close(fig)
+
+
+def test_legends_name_the_kind_not_analysis(synthetic):
+    fig = plots.stability_figure(synthetic)
+    labels = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+    assert "upper bound" in labels and "exact" in labels
+    assert not any("analysis" in label for label in labels)
+    plt.close(fig)
+    fig = plots.latency_figure(synthetic)
+    labels = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+    assert "upper bound" in labels and any(t.startswith("simulation") for t in labels)
+    plt.close(fig)
+
+
+def test_approximations_are_dashed():
+    assert plots.KIND_STYLE["approximation"]["ls"] == "--"
+    assert plots.kind_label("approximation") == "approximation"
+    assert plots.kind_label("necessary") == "upper bound"
+    assert plots.kind_label("necessary", inverse=True) == "lower bound"
+
+
+def test_pareto_front_and_relative_error():
+    points = [(1.0, 5.0), (2.0, 3.0), (2.5, 4.0), (3.0, 1.0), (1.0, 6.0)]
+    assert plots.pareto_front(points) == [0, 1, 3]
+    err, low, high = plots.relative_error([1.1], [1.0], [0.05])
+    assert err[0] == pytest.approx(0.1)
+    assert low[0] == pytest.approx(1.1 / 1.05 - 1) and high[0] == pytest.approx(1.1 / 0.95 - 1)
+
+
+def test_simulated_figures_only_when_the_study_simulates():
+    axes = {"policy": ["ZRed", "CoC"], "distribution": ["exp"], "dependence": ["iid"],
+            "r_slow": [1.0], "d": [1, 2], "N": [4]}
+    assert "tail" in plots.figure_names(axes) and "tradeoff" in plots.figure_names(axes)
+    assert "tail" not in plots.figure_names(axes, simulated=False)
+    assert plots.map_axes(axes) == ["d"]
+    assert plots.map_axes(dict(axes, policy=["CoC"])) == []
+
+
+def test_unstable_and_undetermined_loads_are_marks_not_estimates(synthetic):
+    """The synthetic policies are unstable above 0.6 and ZRed undetermined at 0.9: no
+    simulated point is drawn there, a mark at the foot is."""
+    fig = plots.latency_figure(synthetic.sel(policy=["ZRed", "CoC"]))
+    marked = [c for ax in fig.axes for c in ax.collections
+              if len(c.get_offsets()) and np.all(np.asarray(c.get_offsets())[:, 1] < 0.3)]
+    assert marked
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            if line.get_marker() not in ("None", "") and line.get_markerfacecolor() != "white":
+                x = np.asarray(line.get_xdata(), float)
+                assert not (x > 0.6).any()
+    plt.close(fig)
+
+
+def test_captions_are_per_figure():
+    caps = {n: plots.figure_caption(n) for n in ("stability", "tradeoff", "winners_d",
+                                                  "latency_vs_d", "tail")}
+    assert len(set(caps.values())) == len(caps)
+    assert "d" in caps["winners_d"] and "``" not in caps["latency_vs_d"]
