@@ -1,0 +1,94 @@
+"""Are two result sets the same, cell for cell and bit for bit?
+
+    .venv/bin/python benchmarks/compare_results.py RESULTS_A RESULTS_B [STUDY ...]
+
+For every study present in both ``results`` folders (or the ones named), compares
+each cell file of A with the file of the same cell id in B (cell files are
+``cells/<cell id>@<hash>.nc``; the hash names the code, which may differ) variable by
+variable, NaN equal to NaN, strings as strings, and the cells' notes; then the study
+datasets without their provenance attributes (creation time, code hash, commit).
+Prints one line per study and exits 1 if anything differs. Used to show that a
+refactoring moves no number.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+PROVENANCE = ("created", "source_hash", "git_commit", "straggler_version", "python_version",
+              "numpy_version", "scipy_version", "numba_version", "xarray_version",
+              "snakemake_version")
+
+
+def _cells(folder: Path) -> dict[str, Path]:
+    out = {}
+    for path in sorted(folder.glob("*.nc")):
+        out[path.stem.rpartition("@")[0] or path.stem] = path
+    return out
+
+
+def _same(a: xr.DataArray, b: xr.DataArray) -> bool:
+    x, y = np.asarray(a.values), np.asarray(b.values)
+    if x.shape != y.shape:
+        return False
+    if x.dtype.kind == "f" and y.dtype.kind == "f":
+        return bool(np.array_equal(x, y, equal_nan=True))
+    return bool(np.array_equal(x.astype(str), y.astype(str)))
+
+
+def _differences(a: xr.Dataset, b: xr.Dataset) -> list[str]:
+    names = sorted(set(a.data_vars) | set(b.data_vars))
+    out = [n for n in names if n not in a or n not in b or not _same(a[n], b[n])]
+    return out
+
+
+def compare(study_a: Path, study_b: Path) -> list[str]:
+    problems = []
+    cells_a, cells_b = _cells(study_a / "cells"), _cells(study_b / "cells")
+    if set(cells_a) != set(cells_b):
+        problems.append(f"cells only in one: {sorted(set(cells_a) ^ set(cells_b))[:3]}")
+    for cell in sorted(set(cells_a) & set(cells_b)):
+        with xr.open_dataset(cells_a[cell]) as a, xr.open_dataset(cells_b[cell]) as b:
+            diff = _differences(a.load(), b.load())
+            if json.loads(a.attrs.get("notes", "[]")) != json.loads(b.attrs.get("notes", "[]")):
+                diff.append("notes")
+        if diff:
+            problems.append(f"{cell}: {', '.join(diff)}")
+    name = study_a.name
+    with xr.open_dataset(study_a / f"{name}.nc") as a, xr.open_dataset(study_b / f"{name}.nc") as b:
+        diff = _differences(a.load(), b.load())
+        attrs = sorted(k for k in set(a.attrs) | set(b.attrs)
+                       if k not in PROVENANCE and str(a.attrs.get(k)) != str(b.attrs.get(k)))
+    if diff or attrs:
+        problems.append(f"dataset: variables {diff}, attributes {attrs}")
+    return problems
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    a, b, *studies = argv
+    root_a, root_b = Path(a), Path(b)
+    studies = studies or sorted(p.name for p in root_a.iterdir()
+                                if (root_b / p.name / f"{p.name}.nc").exists())
+    failed = False
+    for study in studies:
+        problems = compare(root_a / study, root_b / study)
+        cells = len(_cells(root_a / study / "cells"))
+        print(f"{study}: {cells} cells, " + ("identical" if not problems else
+                                             f"{len(problems)} differences"))
+        for line in problems[:10]:
+            print(f"  {line}")
+        failed |= bool(problems)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
