@@ -82,7 +82,7 @@ def _tiny(**override):
                     "r_slow": [1.0], "d": [2, 4], "N": [4]},
            "load": [0.1, 0.3],
            "policies": {"FJ": {"k": 2}},
-           "distributions": {"se": {"family": "shifted_exponential", "shift": 1, "mean": 1}},
+           "distributions": {"se": {"family": "shifted_exponential", "shift": 1, "mean": 2}},
            "evaluate": ["analytic", "simulation"],
            "simulation": {"jobs": 20000, "warmup": 2000, "replications": 4, "confidence": 0.95}}
     raw.update(override)

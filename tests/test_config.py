@@ -198,7 +198,7 @@ def test_every_distribution_family_accepted():
         "det": {"family": "deterministic", "value": 2},
         "pareto": {"family": "pareto", "xm": 1, "alpha": 2.2},
         "bp": {"family": "bounded_pareto", "low": 1, "high": 1000, "alpha": 1.1},
-        "sexp": {"family": "shifted_exponential", "shift": 1, "mean": 2},
+        "sexp": {"family": "shifted_exponential", "shift": 1, "mean": 3},
         "hyper": {"family": "hyperexponential", "p": [0.99, 0.01], "rates": [1, 0.0101010101]},
         "erl": {"family": "erlang", "k": 3, "mean": 1},
         "wei": {"family": "weibull", "shape": 0.5, "scale": 1},
@@ -407,6 +407,15 @@ def test_multiple_errors_reported_together():
                 "distributions.pareto.alpha", "simulation.confidence"):
         assert any(err.startswith(key) for err in errors), (key, errors)
     assert len(errors) == len(set(errors)) == 7
+
+
+def test_shifted_exponential_old_mean_spelling_is_refused_naming_the_key():
+    raw = minimal()
+    raw["distributions"]["se"] = {"family": "shifted_exponential", "shift": 1, "mean": 1}
+    raw["grid"]["distribution"] = ["se"]
+    (error,) = errors_of(raw)
+    assert error.startswith("distributions.se.mean: shifted_exponential: mean 1 is not allowed")
+    assert "mean: 2" in error  # the law the old spelling meant
 
 
 def test_not_a_mapping():

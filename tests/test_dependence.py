@@ -145,7 +145,7 @@ GENERIC_X = {
     "weibull": {"family": "weibull", "shape": 0.7, "scale": 1.0},
     "lognormal": {"family": "lognormal", "mean": 1.0, "cv": 1.5},
     "bounded_pareto": {"family": "bounded_pareto", "low": 1.0, "high": 50.0, "alpha": 1.2},
-    "shifted_exp": {"family": "shifted_exponential", "shift": 0.5, "mean": 1.0},
+    "shifted_exp": {"family": "shifted_exponential", "shift": 0.5, "mean": 1.5},
     "erlang": {"family": "erlang", "k": 3, "mean": 2.0},
 }
 

@@ -79,8 +79,8 @@ EXPECTED_TAIL = {
     "BoundedPareto(low=1.0, high=1000.0, alpha=1.5)": "neither",
     "BoundedPareto(low=0.1, high=10.0, alpha=1.0)": "neither",
     "BoundedPareto(low=1.5, high=2.0, alpha=3.0)": "log-concave",
-    "ShiftedExponential(shift=1.0, mean_value=2.0)": "log-concave",
-    "ShiftedExponential(shift=0.0, mean_value=1.0)": "both",
+    "ShiftedExponential(shift=1.0, tail_mean=2.0)": "log-concave",
+    "ShiftedExponential(shift=0.0, tail_mean=1.0)": "both",
     "Hyperexponential(p=(0.3, 0.7), rates=(0.2, 3.0))": "log-convex",
     "Hyperexponential(p=(0.2, 0.5, 0.3), rates=(0.1, 1.0, 10.0))": "log-convex",
     "Erlang(k=1, mean_value=2.0)": "both",
@@ -103,7 +103,7 @@ EXPECTED_TAIL_ON_SUPPORT = {
     "Pareto(xm=1.0, alpha=1.1111111111111112)": "log-convex",
     "Pareto(xm=2.0, alpha=2.5)": "log-convex",
     "Pareto(xm=0.5, alpha=5.0)": "log-convex",
-    "ShiftedExponential(shift=1.0, mean_value=2.0)": "both",
+    "ShiftedExponential(shift=1.0, tail_mean=2.0)": "both",
 }
 
 
@@ -337,7 +337,8 @@ def test_spec_round_trip(dist):
 
 def test_spec_spelling():
     assert Exponential(10).to_spec() == {"family": "exponential", "mean": 10}
-    assert ShiftedExponential(1, 2).to_spec() == {"family": "shifted_exponential", "shift": 1, "mean": 2}
+    # mean is E[X] in every family: shift 1 plus an exponential part of mean 2
+    assert ShiftedExponential(1, 2).to_spec() == {"family": "shifted_exponential", "shift": 1, "mean": 3}
     assert Lognormal(3, 0.5).to_spec() == {"family": "lognormal", "mean": 3, "cv": 0.5}
     assert Erlang(2, 4).to_spec() == {"family": "erlang", "k": 2, "mean": 4}
     assert from_spec({"family": "hyperexponential", "p": [0.5, 0.5], "rates": [1, 2]}).to_spec() == {
@@ -361,7 +362,19 @@ def test_spec_spelling():
     # lists are stored as tuples: hashable
     d = Discrete([1, 2], [0.5, 0.5])
     assert d.values == (1.0, 2.0) and isinstance(hash(d), int)
-    assert ShiftedExponential(1, 2).mean() == 3  # mean of the exponential part + shift
+    assert ShiftedExponential(1, 2).mean() == 3  # shift + mean of the exponential part
+    assert from_spec({"family": "shifted_exponential", "shift": 1, "mean": 3}) == ShiftedExponential(1, 2)
+
+
+@pytest.mark.parametrize("shift, mean", [(1, 1), (10, 1), (2, 0.5)])
+def test_shifted_exponential_mean_at_most_shift_is_refused(shift, mean):
+    """The old spelling (mean = the exponential part's mean) must not pass silently."""
+    with pytest.raises(ValueError) as err:
+        from_spec({"family": "shifted_exponential", "shift": shift, "mean": mean})
+    message = str(err.value)
+    assert f"mean {mean} is not allowed" in message and f"shift = {shift}" in message
+    assert "used to be the mean of the exponential part" in message
+    assert f"mean: {shift + mean}" in message  # the same law in the new spelling
 
 
 @pytest.mark.parametrize("dist", CASES, ids=IDS)

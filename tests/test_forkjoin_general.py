@@ -91,8 +91,8 @@ def test_exponential_cost_is_k_mean_whatever_is_cut(k, keep):
 
 
 def test_split_shift_divides_delta_only():
-    X = split_shift(D.ShiftedExponential(shift=4.0, mean_value=2.0), 4)
-    assert (X.shift, X.mean_value) == (1.0, 2.0)
+    X = split_shift(D.ShiftedExponential(shift=4.0, tail_mean=2.0), 4)
+    assert (X.shift, X.tail_mean) == (1.0, 2.0)
     with pytest.raises(ValueError, match="shifted_exponential"):
         split_shift(D.Exponential(1.0), 2)
 
@@ -104,7 +104,7 @@ def _cfg(**fj):
                  "d": [4], "N": [4]},
         "load": [0.1],
         "policies": {"FJ": fj},
-        "distributions": {"se": {"family": "shifted_exponential", "shift": 2, "mean": 1},
+        "distributions": {"se": {"family": "shifted_exponential", "shift": 2, "mean": 3},
                           "ex": {"family": "exponential", "mean": 1}},
         "evaluate": ["analytic"],
     }

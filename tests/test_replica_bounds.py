@@ -20,7 +20,7 @@ LAWS = {
     "pareto": D.Pareto(xm=0.6, alpha=2.5),
     "det": D.Deterministic(1.0),
     "discrete": D.Discrete(values=(0.5, 2.0, 5.0), p=(0.6, 0.3, 0.1)),
-    "shifted": D.ShiftedExponential(shift=1.0, mean_value=1.0),
+    "shifted": D.ShiftedExponential(shift=1.0, tail_mean=1.0),
 }
 
 

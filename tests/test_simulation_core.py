@@ -35,7 +35,7 @@ FAMILIES = [
     D.Deterministic(1.5),
     D.Pareto(xm=1.0, alpha=2.2),
     D.BoundedPareto(low=1.0, high=100.0, alpha=1.5),
-    D.ShiftedExponential(shift=0.5, mean_value=1.0),
+    D.ShiftedExponential(shift=0.5, tail_mean=1.0),
     D.Hyperexponential(p=(0.3, 0.7), rates=(0.5, 3.0)),
     D.Erlang(k=3, mean_value=2.0),
     D.Weibull(shape=0.7, scale=1.2),

@@ -117,7 +117,7 @@ def test_n1_fork_join_exponential(policy):
 
 def test_n1_fork_join_shifted_exponential_is_pollaczek_khinchine():
     n, load = 4, 0.3
-    X = D.ShiftedExponential(shift=0.5, mean_value=1.0)
+    X = D.ShiftedExponential(shift=0.5, tail_mean=1.0)
     m = make_model("CoC", n, [load], d=n, size=X, two_pools=False)
     res = sim(m, 1_000_000, 50_000)
     lam = load * n / X.mean()

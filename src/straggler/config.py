@@ -647,7 +647,8 @@ def _check_distribution(spec, path: tuple) -> list[_Err]:
         dist = distributions.from_spec(copy.deepcopy(spec))
         mean = float(dist.mean())
     except (ValueError, TypeError, ArithmeticError) as exc:
-        return [_Err(path, f"{_fmt_path(path)}: {exc}")]
+        where = path + (exc.parameter,) if isinstance(exc, distributions.ParameterError) else path
+        return [_Err(where, f"{_fmt_path(where)}: {exc}")]
     if not (math.isfinite(mean) and mean > 0):
         return [_not_allowed(path, spec, f"a distribution with a finite positive mean (its mean is {mean!r})")]
     return []

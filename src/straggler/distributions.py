@@ -23,8 +23,9 @@ Families (config name, parameters in the config's spelling):
 ==========================  ===========================  ==========================
 
 A parameter called ``mean`` in the config is stored as the field ``mean_value``
-(``mean`` is a method). For ``shifted_exponential`` the ``mean`` is the mean of
-the exponential part, so ``E[X] = shift + mean``. Any family also accepts
+(``mean`` is a method). ``mean`` is E[X] in every family: a
+``shifted_exponential`` has ``mean > shift`` and stores the exponential part's mean
+as ``tail_mean = mean - shift``. Any family also accepts
 ``scale_to_mean: m`` in :func:`from_spec` (rescale so that ``E[X] = m``).
 
 All families are scale families, so ``X / r`` (a replica on a server of speed
@@ -78,6 +79,7 @@ __all__ = [
     "Discrete",
     "Lognormal",
     "FAMILIES",
+    "ParameterError",
     "PARAMETERS",
     "from_spec",
     "sample",
@@ -235,6 +237,14 @@ def _is_number(v) -> bool:
 # ----------------------------------------------------------------------------------
 # base class
 # ----------------------------------------------------------------------------------
+
+
+class ParameterError(ValueError):
+    """A refused parameter value; ``parameter`` is its name in the config's spelling."""
+
+    def __init__(self, parameter: str, message: str):
+        super().__init__(message)
+        self.parameter = parameter
 
 
 @dataclass(frozen=True)
@@ -427,11 +437,25 @@ class Distribution(ABC):
     # -- helpers -------------------------------------------------------------------
     def to_spec(self) -> dict:
         """The config form of this distribution (family and parameters)."""
-        spec: dict = {"family": self.family}
+        return {"family": self.family, **self.config_values()}
+
+    def config_values(self) -> dict:
+        """The parameters in the config's spelling and meaning."""
+        values = {}
         for f in fields(self):
             v = getattr(self, f.name)
-            spec[self._config_name(f.name)] = list(v) if isinstance(v, tuple) else v
-        return spec
+            values[self._config_name(f.name)] = list(v) if isinstance(v, tuple) else v
+        return values
+
+    @classmethod
+    def config_parameters(cls) -> tuple[str, ...]:
+        """The family's parameters in the config's spelling, all required."""
+        return tuple(cls._config_name(f.name) for f in fields(cls))
+
+    @classmethod
+    def from_config(cls, params: dict) -> "Distribution":
+        """Build from the config's parameters (config spelling, every one present)."""
+        return cls(**{cls._config_names.get(k, k): v for k, v in params.items()})
 
     def _fail(self, msg: str):
         raise ValueError(f"{self.family}: {msg}")
@@ -847,51 +871,80 @@ class BoundedPareto(Distribution):
 
 @dataclass(frozen=True)
 class ShiftedExponential(Distribution):
-    """``shift + Exp``, where ``mean_value`` (config: ``mean``) is the mean of the
-    exponential part: E[X] = shift + mean."""
+    """``shift + Exp``, where ``tail_mean`` is the mean of the exponential part:
+    E[X] = shift + tail_mean.
+
+    In the config, ``mean`` is E[X] as in every family (so ``mean > shift``);
+    :meth:`from_config` turns it into ``tail_mean = mean - shift``. The fields keep
+    the exponential part's mean because the closed forms are written in it.
+    """
 
     shift: float
-    mean_value: float
+    tail_mean: float
     family: ClassVar[str] = "shifted_exponential"
     code: ClassVar[int] = 4
-    _config_names: ClassVar[dict[str, str]] = {"mean": "mean_value"}
 
     def __post_init__(self):
         self._positive("shift", allow_zero=True)
-        self._positive("mean_value")
+        self._positive("tail_mean")
+
+    @classmethod
+    def config_parameters(cls) -> tuple[str, ...]:
+        return ("shift", "mean")
+
+    @classmethod
+    def from_config(cls, params: dict) -> "ShiftedExponential":
+        shift, mean = params["shift"], params["mean"]
+        for name, value, allow_zero in (("shift", shift, True), ("mean", mean, False)):
+            if not _is_number(value) or not math.isfinite(float(value)) or value < 0 or (value == 0 and not allow_zero):
+                what = "a non-negative" if allow_zero else "a positive"
+                raise ValueError(f"{cls.family}: {name} must be {what} finite number, got {_fmt(value)}")
+        if not mean > shift:
+            # the old spelling read mean as the exponential part's mean: say so, and how to keep a law
+            raise ParameterError(
+                "mean",
+                f"{cls.family}: mean {_fmt(mean)} is not allowed: mean is E[X] and must exceed "
+                f"shift = {_fmt(shift)}; changed: mean used to be the mean of the exponential part "
+                f"alone (E[X] = shift + mean), so the law written before as shift: {_fmt(shift)}, "
+                f"mean: {_fmt(mean)} is now mean: {_fmt(shift + mean)}"
+            )
+        return cls(shift=shift, tail_mean=mean - shift)
+
+    def config_values(self) -> dict:
+        return {"shift": self.shift, "mean": self.shift + self.tail_mean}
 
     def sf(self, x):
         x = np.asarray(x, dtype=float)
-        out = np.exp(-np.maximum(x - self.shift, 0.0) / self.mean_value)
+        out = np.exp(-np.maximum(x - self.shift, 0.0) / self.tail_mean)
         return _ret(x, out)
 
     def _sf_scalar(self, x: float) -> float:
-        return math.exp(-max(x - self.shift, 0.0) / self.mean_value)
+        return math.exp(-max(x - self.shift, 0.0) / self.tail_mean)
 
     def pdf(self, x):
         x = np.asarray(x, dtype=float)
-        m = self.mean_value
+        m = self.tail_mean
         out = np.where(x < self.shift, 0.0, np.exp(-np.maximum(x - self.shift, 0.0) / m) / m)
         return _ret(x, out)
 
     def mean(self) -> float:
-        return self.shift + self.mean_value
+        return self.shift + self.tail_mean
 
     def second_moment(self) -> float:
-        return self.mean_value**2 + (self.shift + self.mean_value) ** 2
+        return self.tail_mean**2 + (self.shift + self.tail_mean) ** 2
 
     def scaled(self, factor: float) -> "ShiftedExponential":
         f = _check_factor(factor)
-        return replace(self, shift=self.shift * f, mean_value=self.mean_value * f)
+        return replace(self, shift=self.shift * f, tail_mean=self.tail_mean * f)
 
     def sampler_params(self) -> np.ndarray:
-        return np.array([self.shift, self.mean_value], dtype=np.float64)
+        return np.array([self.shift, self.tail_mean], dtype=np.float64)
 
     def support(self) -> tuple[float, float]:
         return (self.shift, math.inf)
 
     def mean_min(self, t: float) -> float:
-        s, m = self.shift, self.mean_value
+        s, m = self.shift, self.tail_mean
         if t <= s:
             return max(t, 0.0)
         if math.isinf(t):
@@ -899,7 +952,7 @@ class ShiftedExponential(Distribution):
         return s - m * math.expm1(-(t - s) / m)
 
     def second_moment_min(self, t: float) -> float:
-        s, m = self.shift, self.mean_value
+        s, m = self.shift, self.tail_mean
         if t <= s:
             return max(t, 0.0) ** 2
         if math.isinf(t):
@@ -910,7 +963,7 @@ class ShiftedExponential(Distribution):
         return s * s + 2.0 * m * m * (-math.expm1(-u) - u * e) - 2.0 * s * m * math.expm1(-u)
 
     def partial_mean(self, c: float) -> float:
-        s, m = self.shift, self.mean_value
+        s, m = self.shift, self.tail_mean
         if c < s:
             return self.mean()
         if math.isinf(c):
@@ -918,7 +971,7 @@ class ShiftedExponential(Distribution):
         return (c + m) * math.exp(-(c - s) / m)
 
     def partial_second_moment(self, c: float) -> float:
-        s, m = self.shift, self.mean_value
+        s, m = self.shift, self.tail_mean
         if c < s:
             return self.second_moment()
         if math.isinf(c):
@@ -926,7 +979,7 @@ class ShiftedExponential(Distribution):
         return (c * c + 2 * c * m + 2 * m * m) * math.exp(-(c - s) / m)
 
     def mean_min_of(self, d: int) -> float:
-        return self.shift + self.mean_value / _check_d(d)
+        return self.shift + self.tail_mean / _check_d(d)
 
     def tail_class(self, on_support: bool = False) -> str:
         # log P(X > x) is 0 up to the shift, then linear: concave on x >= 0,
@@ -1598,7 +1651,7 @@ def sample(code, params, rng):
     elif code == 3:  # bounded pareto [low, high, alpha, 1 - (low/high)^alpha]: inverse cdf
         x = params[0] * (1.0 - rng.random() * params[3]) ** (-1.0 / params[2])
         return min(x, params[1])
-    elif code == 4:  # shifted exponential [shift, mean]
+    elif code == 4:  # shifted exponential [shift, tail_mean]
         return params[0] + params[1] * rng.standard_exponential()
     elif code == 5:  # hyperexponential [n, p..., rates...]
         n = int(params[0])
@@ -1659,9 +1712,7 @@ FAMILIES: dict[str, type[Distribution]] = {
 
 # Config parameter names per family, in the config's spelling (``mean`` is stored
 # as the field ``mean_value`` because ``mean`` is a method). All are required.
-PARAMETERS: dict[str, tuple[str, ...]] = {
-    name: tuple(cls._config_name(f.name) for f in fields(cls)) for name, cls in FAMILIES.items()
-}
+PARAMETERS: dict[str, tuple[str, ...]] = {name: cls.config_parameters() for name, cls in FAMILIES.items()}
 
 
 def from_spec(spec: dict) -> Distribution:
@@ -1692,8 +1743,7 @@ def from_spec(spec: dict) -> Distribution:
     missing = [p for p in params if p not in spec]
     if missing:
         raise ValueError(f"{family}: missing parameter {missing[0]!r}; required: {', '.join(params)}")
-    kwargs = {cls._config_names.get(k, k): v for k, v in spec.items()}
-    dist = cls(**kwargs)
+    dist = cls.from_config(spec)
     if scale_to_mean is not None:
         if not (_is_number(scale_to_mean) and math.isfinite(float(scale_to_mean)) and scale_to_mean > 0):
             raise ValueError(

@@ -142,4 +142,4 @@ def split_shift(size: distributions.Distribution, k: int) -> distributions.Shift
         raise ValueError(f"FJ split: shift needs a shifted_exponential law, got {size.family}")
     if k < 1:
         raise ValueError(f"FJ split: shift needs k >= 1, got {k}")
-    return distributions.ShiftedExponential(shift=size.shift / k, mean_value=size.mean_value)
+    return distributions.ShiftedExponential(shift=size.shift / k, tail_mean=size.tail_mean)

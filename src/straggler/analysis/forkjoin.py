@@ -115,7 +115,7 @@ def _closed_form(X: Distribution, k: int, n: int, m: int) -> float | None:
     if isinstance(X, Exponential):
         return _exp_order_moments(X.mean_value, k, n)[m - 1]
     if isinstance(X, ShiftedExponential):
-        e1, e2 = _exp_order_moments(X.mean_value, k, n)
+        e1, e2 = _exp_order_moments(X.tail_mean, k, n)
         d = X.shift
         return d + e1 if m == 1 else d * d + 2.0 * d * e1 + e2
     if isinstance(X, Deterministic):
