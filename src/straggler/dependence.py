@@ -48,9 +48,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Callable, ClassVar, Mapping
 
-import numba
 import numpy as np
 
+from .kernel_cache import kernel
 from . import distributions as _distributions
 from .distributions import Deterministic, Distribution, Exponential
 from .distributions import sample as _sample
@@ -829,7 +829,7 @@ def pair(dep: Dependence, X: Distribution, a: float = 1.0, b: float = 1.0) -> Pa
 # Joint sampler (numba)
 # =====================================================================================
 
-@numba.njit(cache=True)
+@kernel()
 def sample_replicas(dep_code, x_code, x_params, s_code, s_params, n_replicas, out, rng):
     """Fill ``out[:n_replicas]`` with one job's replica sizes (at speed 1).
 
@@ -864,7 +864,7 @@ def sampler_args(dep: Dependence, X: Distribution) -> tuple[int, int, np.ndarray
     )
 
 
-@numba.njit(cache=True)
+@kernel()
 def _fill_jobs(dep_code, x_code, x_params, s_code, s_params, out, rng):
     for j in range(out.shape[0]):
         sample_replicas(dep_code, x_code, x_params, s_code, s_params, out.shape[1], out[j], rng)

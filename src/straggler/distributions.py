@@ -62,8 +62,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, fields, replace
 from typing import Callable, ClassVar
 
-import numba
 import numpy as np
+
+from .kernel_cache import kernel
 
 __all__ = [
     "Distribution",
@@ -1624,7 +1625,7 @@ class Lognormal(Distribution):
 # ----------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@kernel()
 def pick_component(params, n, u):
     """Index i of the mixture component for uniform u, probabilities params[1:1+n]."""
     acc = 0.0
@@ -1635,7 +1636,7 @@ def pick_component(params, n, u):
     return n - 1
 
 
-@numba.njit(cache=True)
+@kernel()
 def sample(code, params, rng):
     """One draw of the family ``code`` with parameters ``params`` (``sampler_params()``).
 
@@ -1672,7 +1673,7 @@ def sample(code, params, rng):
     raise ValueError("unknown distribution code")
 
 
-@numba.njit(cache=True)
+@kernel()
 def _sample_many(code, params, n, rng):
     out = np.empty(n, dtype=np.float64)
     for j in range(n):

@@ -21,7 +21,8 @@ Layout of the package:
 - :mod:`.reference`: slow, event-driven pure-Python simulators (per-server FCFS
   and PS) used by the tests (and :func:`.reference.make_model`, a CellModel
   without a config);
-- :mod:`.cachekey`: ties numba's cache of the kernels to all their sources.
+- the kernels are cached by numba in a folder per digest of their sources
+  (:mod:`straggler.kernel_cache`).
 
 Engines: :func:`engine_for` picks one; the fast path covers FCFS per-server
 queues for ZRed, KT, FRed, CoC, CoS, RIQ, FJ and Rer. The event-driven engine

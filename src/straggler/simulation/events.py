@@ -123,9 +123,9 @@ arrival is recorded, like the fast path.
 from __future__ import annotations
 
 
-import numba
 import numpy as np
 
+from ..kernel_cache import kernel
 from . import encode as E
 from . import statistics as S
 from .streams import block_size, refill_exponential, refill_family, refill_uniform
@@ -169,7 +169,7 @@ def supports(model) -> bool:
 # ---------------------------------------------------------------- queue helpers
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(nogil=True, inline="always")
 def _advance(q, t, qt, qserv, qm, rres, ratt, rrate):
     """Bring the running replicas of queue q to time t."""
     dt = t - qt[q]
@@ -182,7 +182,7 @@ def _advance(q, t, qt, qserv, qm, rres, ratt, rrate):
     qt[q] = t
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(nogil=True, inline="always")
 def _resched(q, ps, bound, qc, qn, qserv, qm, qt, qnext, qwho, qkind, rres, ratt, rrate, rtau):
     """Recompute the rates (unless ``bound``: set globally) and the next event of q."""
     n = qn[q]
@@ -225,7 +225,7 @@ def _resched(q, ps, bound, qc, qn, qserv, qm, qt, qnext, qwho, qkind, rres, ratt
     qkind[q] = kind
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _tree_fix(tree, qnext, P, q):
     """Tournament tree over the queues' next events (tree[1] = the earliest):
     update the path of leaf q."""
@@ -237,7 +237,7 @@ def _tree_fix(tree, qnext, P, q):
         k >>= 1
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _bound_rates(upper, Q, qn, qm, rjob, rq, jrep, jnr, rrate):
     """CoC PS bound systems: every replica of a job at rate 1/min (lower) or
     1/max (upper) of the queue lengths of the job's servers."""
@@ -255,7 +255,7 @@ def _bound_rates(upper, Q, qn, qm, rjob, rq, jrep, jnr, rrate):
             rrate[r] = 1.0 / m
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _checkpoint(central, Q, pools, p_start, qc, qn, qm, qt, qserv, rres, ratt, rrate,
                 t, scratch, mon, kc, work_done, N, wait):
     """Checkpoint kc: the median backlog (residual service time) per server of
@@ -289,7 +289,7 @@ def _checkpoint(central, Q, pools, p_start, qc, qn, qm, qt, qserv, rres, ratt, r
 # ---------------------------------------------------------------- the kernel
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
         lam, warmup, jobs, acc, batches, hist, mon, trace, rngs):
     """Simulate one replication (kernel contract of :mod:`.fast`)."""
@@ -871,7 +871,3 @@ def _register() -> None:
 
 _register()
 
-
-from .cachekey import bind_module as _bind_module  # noqa: E402
-
-_bind_module(globals())

@@ -86,9 +86,9 @@ loop each cost 2-60 ns a job; small inlined helpers on arrays and numbers
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from ..kernel_cache import kernel
 from . import encode as E
 from . import statistics as S
 from .streams import block_size, refill_exponential, refill_family, refill_uniform
@@ -111,7 +111,7 @@ def supports(model) -> bool:
 # (arrays and numbers only: the stream positions go in and come back out)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(nogil=True, inline="always")
 def _distinct(perm, N, d, srv, ub, ui):
     """d distinct servers into srv[:d] (partial Fisher-Yates on perm)."""
     for i in range(d):
@@ -123,12 +123,12 @@ def _distinct(perm, N, d, srv, ub, ui):
     return ui + d
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(nogil=True, inline="always")
 def _pool(s, p1):
     return 0 if s < p1 else 1
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(nogil=True, inline="always")
 def _cancel_at(free, srv, st, fin, dur, n, c):
     """Replicas ``0..n-1`` (started at st, finishing at fin) run until c: update
     the servers' free times and return the server time consumed."""
@@ -145,7 +145,7 @@ def _cancel_at(free, srv, st, fin, dur, n, c):
     return cost
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _checkpoint(free, t, pools, p_start, scratch, mon, kc, work, N, wait):
     """Write checkpoint ``kc`` (median backlog per pool, work per server) and
     return True if the backlog grows."""
@@ -169,7 +169,7 @@ def _checkpoint(free, t, pools, p_start, scratch, mon, kc, work, N, wait):
 # measured): the type draw and the per-job bookkeeping are written out.
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _chunk_one(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
                alpha, pools, p_start, inv_speeds, free,
                warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace):
@@ -212,7 +212,7 @@ def _chunk_one(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, ty
     return t, work, ei, ui, xi, si
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _chunk_cancel(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
                   fred, N, d, k, p1, inv_speeds, free, perm, srv, st, fin, dur, sel,
                   warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace):
@@ -271,7 +271,7 @@ def _chunk_cancel(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep,
     return t, work, ei, ui, xi, si
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _chunk_start(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
                  N, d, k, keep, p1, inv_speeds, free, perm, srv, ksrv, st, fin, dur, sel,
                  warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace):
@@ -373,7 +373,7 @@ def _chunk_start(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, 
     return t, work, ei, ui, xi, si
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _chunk_riq(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
                N, d, p1, inv_speeds, free, perm, srv, ksrv, st, fin, dur,
                warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace):
@@ -435,7 +435,7 @@ def _chunk_riq(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, ty
 # ---------------------------------------------------------------- the kernel
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
         lam, warmup, jobs, acc, batches, hist, mon, trace, rngs):
     """Simulate one replication (see the module docstring for the contract)."""
@@ -556,12 +556,12 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
 # ---------------------------------------------------------------- Rer
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(nogil=True, inline="always")
 def _heap_less(ht, hj, a, b):
     return ht[a] < ht[b] or (ht[a] == ht[b] and hj[a] < hj[b])
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _heap_swap(ht, hj, ha, hd, hc, hs, a, b):
     ht[a], ht[b] = ht[b], ht[a]
     hj[a], hj[b] = hj[b], hj[a]
@@ -571,7 +571,7 @@ def _heap_swap(ht, hj, ha, hd, hc, hs, a, b):
     hs[a], hs[b] = hs[b], hs[a]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _sift_up(ht, hj, ha, hd, hc, hs, i):
     while i > 0:
         p = (i - 1) >> 1
@@ -582,7 +582,7 @@ def _sift_up(ht, hj, ha, hd, hc, hs, i):
             break
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _sift_down(ht, hj, ha, hd, hc, hs, n):
     i = 0
     while True:
@@ -599,7 +599,7 @@ def _sift_down(ht, hj, ha, hd, hc, hs, n):
             break
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _grow(a, n):
     b = np.empty(2 * a.shape[0], dtype=a.dtype)
     b[:n] = a[:n]
@@ -610,7 +610,7 @@ def _grow(a, n):
 RER_HEAP_CAP = 1 << 21
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _run_rer(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
              inv_lam, warmup, total, inv_batch, acc, batches, hist, mon, trace,
              re, ru, rx, rs, eb, ub, xb, sb, free, scratch, sz, fbuf, ibuf):
@@ -778,7 +778,3 @@ def _run_rer(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params
     acc[S.A_TIME] = t
     acc[S.A_WORK] = work
 
-
-from .cachekey import bind_module as _bind_module  # noqa: E402
-
-_bind_module(globals())

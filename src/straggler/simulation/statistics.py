@@ -75,8 +75,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numba
 import numpy as np
+
+from ..kernel_cache import kernel
 
 # ---------------------------------------------------------------- acc layout
 A_N, A_SUM_T, A_SUM_C, A_SUM_T2, A_SUM_C2, A_STABLE, A_ARRIVALS, A_TIME, A_WORK, A_REASON = range(10)
@@ -152,7 +153,7 @@ def new_monitor(arrivals: int, check: int) -> np.ndarray:
 # ---------------------------------------------------------------- numba helpers
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(nogil=True, inline="always")
 def hist_index(x, fbuf, ibuf):
     """Histogram bin of ``x >= 0``; ``fbuf`` float64[1] and ``ibuf`` its int64 view."""
     fbuf[0] = x
@@ -164,7 +165,7 @@ def hist_index(x, fbuf, ibuf):
     return b
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(nogil=True, inline="always")
 def record(acc, batches, hist, fbuf, ibuf, m, latency, cost, inv_batch):
     """Add measured job number ``m`` (0-based after the warm-up)."""
     acc[A_N] += 1.0
@@ -181,7 +182,7 @@ def record(acc, batches, hist, fbuf, ibuf, m, latency, cost, inv_batch):
     hist[hist_index(latency, fbuf, ibuf)] += 1
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def kth_smallest(buf, n, k):
     """The k-th smallest (0-based) of ``buf[:n]``, reordering ``buf`` in place
     (Hoare quickselect with a median-of-three pivot; no allocation)."""
@@ -228,7 +229,7 @@ def kth_smallest(buf, n, k):
     return buf[k]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def median_inplace(buf, n):
     """Median of ``buf[:n]`` (``n >= 1``), reordering it."""
     if n % 2 == 1:
@@ -241,7 +242,7 @@ def median_inplace(buf, n):
     return 0.5 * (lo + hi)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _grows(mon, c, pool, eps, ratio, wait):
     """Linear growth up to checkpoint c: above EPS of the work, and at least
     ``ratio`` times the value at c // 2, itself ``ratio`` times that at c // 4,
@@ -264,7 +265,7 @@ def monitor_wait(m1: float, m2: float) -> float:
     return min(WAIT_SCALE * m2 / m1, WAIT_CAP * m1)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _row_at_work(mon, k, work):
     """The last checkpoint row ``<= k`` whose work per server is ``<= work`` (rows
     are in increasing work; row 0 is time 0)."""
@@ -279,7 +280,7 @@ def _row_at_work(mon, k, work):
     return lo
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def backlog_check(mon, k, pools, eps, wait):
     """True if the backlog grows (see the module docstring); row ``k`` of ``mon``
     holds checkpoint k (row 0: time 0); ``wait`` is :func:`monitor_wait`. Records,
@@ -486,7 +487,3 @@ def jobs_for_verdict(replications, wait: float, servers: int, pool: int, warmup:
     need = waits_for_verdict(len(rows), pool) * wait / per_arrival
     return float(max(math.ceil(need) - int(warmup), 1))
 
-
-from .cachekey import bind_module as _bind_module  # noqa: E402
-
-_bind_module(globals())

@@ -27,9 +27,9 @@ CoC job costs several times more.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from ..kernel_cache import kernel
 from ..distributions import pick_component
 from ..distributions import sample as _sample
 
@@ -47,7 +47,7 @@ def replication_streams(seed: np.random.SeedSequence) -> tuple:
     return tuple(np.random.Generator(np.random.PCG64(c)) for c in ss.spawn(N_STREAMS))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def block_size(per_job):
     """Block length for a stream of which one job takes at most ``per_job``
     values: refilled when half read, a block covers at least 4 jobs (and at
@@ -55,7 +55,7 @@ def block_size(per_job):
     return max(4096, 8 * per_job)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _shift(buf, pos):
     """Move the unread values ``buf[pos:]`` to the front; return how many."""
     n = buf.shape[0]
@@ -65,7 +65,7 @@ def _shift(buf, pos):
     return keep
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def refill_exponential(rng, buf, pos):
     """Keep the unread ``buf[pos:]`` (moved to the front), fill the rest with
     standard exponentials; return the new read position 0."""
@@ -75,7 +75,7 @@ def refill_exponential(rng, buf, pos):
     return 0
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def refill_uniform(rng, buf, pos):
     """As :func:`refill_exponential`, with uniforms on [0, 1)."""
     start = _shift(buf, pos)
@@ -84,7 +84,7 @@ def refill_uniform(rng, buf, pos):
     return 0
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def refill_family(code, p, rng, buf, pos):
     """As :func:`refill_exponential`, with draws of the family ``code``
     (parameters ``p``): bit for bit :func:`straggler.distributions.sample`, with
@@ -107,7 +107,7 @@ def refill_family(code, p, rng, buf, pos):
         for i in range(i0, n):
             x = p[0] * (1.0 - rng.random() * p[3]) ** (-1.0 / p[2])
             buf[i] = min(x, p[1])
-    elif code == 4:  # shifted exponential [shift, mean]
+    elif code == 4:  # shifted exponential [shift, tail_mean]
         for i in range(i0, n):
             buf[i] = p[0] + p[1] * rng.standard_exponential()
     elif code == 5:  # hyperexponential [n, p..., rates...]
@@ -152,7 +152,3 @@ class PyStreams:
     def slowdown(self) -> float:
         return self._sample(self.s[0], self.s[1], self.rngs[SLOWDOWNS])
 
-
-from .cachekey import bind_module as _bind_module  # noqa: E402
-
-_bind_module(globals())
