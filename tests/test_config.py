@@ -533,7 +533,7 @@ def test_schema_policies_match_policy_table():
     assert sorted(props) == sorted(all_policy_names())
     for name, sub in props.items():
         spec = POLICIES[C.canonical_policy(name)]
-        params = C._deref(sub).get("properties", {})
+        params = C.deref(sub).get("properties", {})
         assert sorted(params) == sorted(spec.parameters), name
         for param, default in spec.parameters.items():
             assert params[param].get("default") == default, (name, param)
@@ -554,7 +554,7 @@ def test_schema_describes_every_key():
     def visit(node, where):
         if isinstance(node, dict):
             for key, sub in node.get("properties", {}).items():
-                target = C._deref(sub) if isinstance(sub, dict) else sub
+                target = C.deref(sub) if isinstance(sub, dict) else sub
                 if not (isinstance(sub, dict) and ("description" in sub or "description" in target)):
                     missing.append(f"{where}.{key}")
             for key, sub in node.items():

@@ -3,7 +3,7 @@
 Each check runs in a fresh interpreter on a copy of the package, with its own
 NUMBA_CACHE_DIR, so that it sees what a new job would: an unchanged source reuses
 the cached machine code, an edit of any kernel source (here ``simulation/streams.py``,
-which ``distributions._sample_many`` does not even call) compiles afresh.
+which ``distributions.sample`` does not even call) compiles afresh.
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ PACKAGE = Path(straggler.__file__).resolve().parent
 PROBE = """
 import json, numpy as np
 from straggler import distributions, kernel_cache
-x = distributions.sample_many(distributions.Exponential(1.0), 5, np.random.default_rng(1))
-stats = distributions._sample_many.stats
+X, rng = distributions.Exponential(1.0), np.random.default_rng(1)
+x = [distributions.sample(X.code, X.sampler_params(), rng) for _ in range(5)]
+stats = distributions.sample.stats
 print(json.dumps({"folder": str(kernel_cache.cache_folder()), "hits": sum(stats.cache_hits.values()),
-                  "misses": sum(stats.cache_misses.values()), "x": x.tolist()}))
+                  "misses": sum(stats.cache_misses.values()), "x": x}))
 """
 
 

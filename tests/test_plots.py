@@ -106,12 +106,12 @@ def test_load_panels_are_in_increasing_order():
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
     assert titles[:4] == ["load = 0.1", "load = 0.3", "load = 0.7", "load = 0.9"]
     plt.close(fig)
-    assert list(plots._shown_loads(ds)) == [0.1, 0.3, 0.7, 0.9]
+    assert list(plots.shown_loads(ds)) == [0.1, 0.3, 0.7, 0.9]
 
 
 def test_a_line_never_joins_values_of_different_kinds():
     fig, ax = plt.subplots()
-    kinds = plots._draw_analytic(ax, [1, 2, 5, 10], [1.0, 2.0, 2.5, 1.2],
+    kinds = plots.draw_analytic(ax, [1, 2, 5, 10], [1.0, 2.0, 2.5, 1.2],
                                  ["exact", "upper bound", "upper bound", "exact"], "CoC")
     assert kinds == {"exact", "upper bound"}
     lines = [line for line in ax.get_lines()]

@@ -8,6 +8,7 @@ import pytest
 from straggler import dependence as dp
 from straggler import distributions as D
 from straggler.analysis import redundancy_ps as ps
+from straggler.dependence import mean_min_replicas
 
 IID, IDENT = dp.IID(), dp.Identical()
 SX = dp.SX(D.Discrete((1.0, 10.0), (0.9, 0.1)))
@@ -58,7 +59,7 @@ def test_mean_min_against_monte_carlo(X, dep):
     for d in (2, 4):
         mins = dp.sample_jobs(dep, X, n, d, rng).min(axis=1)
         se = mins.std(ddof=1) / math.sqrt(n)
-        assert abs(ps.mean_min_replicas(X, dep, d) - mins.mean()) < 4 * se + 1e-12
+        assert abs(mean_min_replicas(X, dep, d) - mins.mean()) < 4 * se + 1e-12
 
 
 def test_sufficient_is_below_conjectured():
@@ -204,4 +205,4 @@ def test_simulation_below_upper_bound(lam, X, dep):
     assert kind == "upper_bound" and math.isfinite(ub)
     mean, se = _sim(lam, X, dep, N_, d)
     assert mean < ub + 4 * se, (mean, se, ub)
-    assert mean > ps.mean_min_replicas(X, dep, d)  # no job is faster than its smallest replica
+    assert mean > mean_min_replicas(X, dep, d)  # no job is faster than its smallest replica

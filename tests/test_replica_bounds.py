@@ -10,7 +10,7 @@ from straggler import distributions as D
 from straggler.analysis import forkjoin
 from straggler.analysis import replica_bounds as rb
 from straggler.analysis.cell import analyze
-from straggler.analysis.threshold import TwoPoolSystem
+from straggler.system import TwoPoolSystem
 from straggler.dependence import IID, SX, Identical
 from straggler.simulation import simulate
 from straggler.simulation.reference import make_model
@@ -72,10 +72,10 @@ def test_necessary_bound_is_the_best_weight(dep, choice):
     X = D.Pareto(xm=0.6, alpha=2.5)
     pools = rb.Pools(n=(3, 7), p=(0.8, 0.2), speeds=((1.0, 0.2), (0.3, 1.0)))
     b = rb.bounds(X, dep, pools, 3, 1, choice)
-    fn = (lambda g, k: rb._scaled_sum(X, dep, g, k)) if choice == "completion" else (
+    fn = (lambda g, k: rb.scaled_sum(X, dep, g, k)) if choice == "completion" else (
         lambda g, k: dep.replica_mean(X) * sum(sorted(c for c, m in g for _ in range(m))[:k]))
     grid = np.linspace(0.0, 1.0 / 3, 301)
-    best = max(rb._per_job(pools, 3, 1, (w, (1 - 3 * w) / 7), fn) for w in grid)
+    best = max(rb.per_job(pools, 3, 1, (w, (1 - 3 * w) / 7), fn) for w in grid)
     assert 1.0 / b.necessary_rate == pytest.approx(best, rel=2e-3)
     assert 1.0 / b.necessary_rate >= best * (1 - 1e-9)
     assert b.sufficient_rate <= b.necessary_rate

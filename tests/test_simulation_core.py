@@ -7,8 +7,8 @@ import sys
 import numpy as np
 import pytest
 
+from straggler import system as two_pools
 from straggler import distributions as D
-from straggler.analysis import threshold
 from straggler.dependence import SX
 from straggler.distributions import sample_many
 from straggler.simulation import (
@@ -310,7 +310,7 @@ def test_alpha_from_the_analysis_is_used():
     m = make_model("ZRed", 4, [0.05], r_slow=0.1)
     res = simulate(m, np.random.SeedSequence(3), 200_000, 0, 2, 0.95, alpha=1.0)
     assert res.cost_mean[0] == pytest.approx(0.5 * 1 + 0.5 * 10, rel=0.02)
-    alpha = threshold.assignment_fractions(m.system, [0.5])
+    alpha = two_pools.assignment_fractions(m.system, [0.5])
     np.testing.assert_allclose(encode_model(m, alpha=alpha).alpha, 0.5)
 
 

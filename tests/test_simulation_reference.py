@@ -163,6 +163,6 @@ def test_event_engine_ps_equals_reference_job_by_job(name):
 def test_ps_reference_cases_cover_every_ps_policy():
     from straggler.simulation import events
 
-    assert {c["policy"] for c in PS_CASES.values()} == set(events._PER_SERVER_PS)
+    assert {c["policy"] for c in PS_CASES.values()} == set(events.PER_SERVER_PS)
     deps = {str(c.get("dependence", "iid")) for c in PS_CASES.values()}
     assert {"identical", "iid"} <= deps and len(deps) >= 3  # and sx

@@ -11,6 +11,7 @@ import os
 import numpy as np
 import pytest
 
+from straggler import system as two_pools
 from straggler import distributions as D
 from straggler.analysis import queues, threshold
 from straggler.analysis.cell import analyze
@@ -94,8 +95,8 @@ def test_affinity_random_dispatch_matches_the_exact_analysis():
     a = analyze(m)
     assert a.latency_approx_kind == "exact"
     system = m.system
-    bound = threshold.optimal_assignment_no_redundancy(system, m.size, m.dependence)
-    alpha = threshold.assignment_fractions(system, bound.q)
+    bound = two_pools.optimal_assignment_no_redundancy(system, m.size, m.dependence)
+    alpha = two_pools.assignment_fractions(system, bound.q)
     res = sim(m, 1_000_000, 100_000, alpha=alpha)
     assert_close(res, a.latency_approx)
     assert_close(res, a.cost, "cost")
@@ -180,9 +181,9 @@ def test_cost_matches_the_expected_work(policy, dep):
         exact = _rerouting_work(system, X_COST, m.dependence, alpha, tau).sum()
         kw = dict(alpha=alpha, tau=tau)
     else:
-        bound = threshold.optimal_assignment_no_redundancy(system, X_COST, m.dependence)
-        alpha = threshold.assignment_fractions(system, bound.q)
-        exact = threshold.expected_work_zero_redundancy(system, X_COST, m.dependence, alpha).sum()
+        bound = two_pools.optimal_assignment_no_redundancy(system, X_COST, m.dependence)
+        alpha = two_pools.assignment_fractions(system, bound.q)
+        exact = two_pools.expected_work_zero_redundancy(system, X_COST, m.dependence, alpha).sum()
         kw = dict(alpha=alpha)
     res = sim(m, 500_000, 0, **kw)
     assert_close(res, exact, "cost")

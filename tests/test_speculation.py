@@ -264,11 +264,12 @@ def test_latency_approx_limits_and_threshold_consistency():
     assert sp.latency_approx(5.0, math.inf, X, IID, 10) == pytest.approx(1 / (1 - 0.5))
     # on two unit-speed single-server pools, random re-routing and the threshold
     # paper's rerouting to the other pool give the same loads and approximation
+    from straggler import system as two_pools
     from straggler.analysis import threshold as th
 
     Y = D.Hyperexponential((0.9, 0.1), (2.0, 0.2))
-    system = th.TwoPoolSystem.affinity(2, 1.0)
-    alpha = th.assignment_fractions(system, [0.5])
+    system = two_pools.TwoPoolSystem.affinity(2, 1.0)
+    alpha = two_pools.assignment_fractions(system, [0.5])
     for lam, tau in ((0.3, 1.0), (0.8, 3.0)):
         ref = th.latency_rerouting(system, Y, IID, alpha, (tau, tau), lam)
         assert sp.latency_approx(lam, tau, Y, IID, 2) == pytest.approx(ref, rel=1e-10)

@@ -12,6 +12,7 @@ import os
 import numpy as np
 import pytest
 
+from straggler import system as two_pools
 from straggler import dependence, distributions
 from straggler.analysis import queues, threshold
 
@@ -33,15 +34,15 @@ def load(rate, X, dep, N=10):
 
 
 def system(r, **kw):
-    return threshold.TwoPoolSystem.affinity(10, r, **kw)
+    return two_pools.TwoPoolSystem.affinity(10, r, **kw)
 
 
 def three_types():
     """J = 3, an arbitrary speed matrix and unequal pools."""
-    return threshold.TwoPoolSystem(
+    return two_pools.TwoPoolSystem(
         n=(2, 5), p=(0.5, 0.3, 0.2),
         speeds=((1.0, 0.25, 0.6), (0.3, 1.2, 0.5)),
-        belief=threshold.belief_matrix("unknown", 3))
+        belief=two_pools.belief_matrix("unknown", 3))
 
 
 # ---------------------------------------------------------------------------------
@@ -113,7 +114,7 @@ def test_expected_work_against_monte_carlo(dep_name, X, policy, case):
     r, q, tau = MC_CASES[case]
     dep = DEPS[dep_name]
     sys_ = system(r)
-    alpha = threshold.assignment_fractions(sys_, [q])
+    alpha = two_pools.assignment_fractions(sys_, [q])
     fn = threshold.expected_work_rerouting if policy == "rer" else threshold.expected_work_replication
     exact = fn(sys_, X, dep, alpha, tau)
     work = simulate_work(sys_, X, dep, alpha, policy, tau, MC_N, seed=1000 + 17 * case)
@@ -140,7 +141,7 @@ def test_monte_carlo_has_power():
     """The harness rejects a wrong answer: the rerouting formula against replication
     samples, and the right formula at a threshold 30% off."""
     sys_ = system(0.1)
-    alpha = threshold.assignment_fractions(sys_, [0.5])
+    alpha = two_pools.assignment_fractions(sys_, [0.5])
     tau = (8.0, 8.0)
     mean, se = mc_mean(simulate_work(sys_, WEIBULL, IDENTICAL, alpha, "rep", tau, MC_N, seed=5))
     wrong_policy = threshold.expected_work_rerouting(sys_, WEIBULL, IDENTICAL, alpha, tau)
@@ -162,7 +163,7 @@ MULTI_CASES = [
 def test_multi_threshold_against_monte_carlo(dep_name, X, case):
     dep = DEPS[dep_name]
     sys_ = system(0.25)
-    alpha = threshold.assignment_fractions(sys_, [0.4])
+    alpha = two_pools.assignment_fractions(sys_, [0.4])
     taus = MULTI_CASES[case]
     rows = taus if np.ndim(taus[0]) == 1 else [taus, taus]
     exact = threshold.expected_work_rerouting_multi(sys_, X, dep, alpha, taus)
@@ -174,7 +175,7 @@ def test_multi_threshold_continuous_slowdown_monte_carlo():
     """S&X with a continuous slowdown goes through the quadrature path."""
     dep = dependence.from_spec({"kind": "sx", "slowdown": {"family": "exponential", "mean": 1}})
     sys_ = system(0.3)
-    alpha = threshold.assignment_fractions(sys_, [0.6])
+    alpha = two_pools.assignment_fractions(sys_, [0.6])
     taus = [[5.0, 12.0], [7.0]]
     exact = threshold.expected_work_rerouting_multi(sys_, EXP10, dep, alpha, taus)
     mean, se = mc_mean(simulate_work(sys_, EXP10, dep, alpha, "multi", taus, MC_N, seed=8))
@@ -192,7 +193,7 @@ def test_multi_threshold_reduces_to_single_and_zero(dep_name):
     single = threshold.expected_work_rerouting(sys_, EXP10, dep, alpha, (4.0, 9.0))
     multi = threshold.expected_work_rerouting_multi(sys_, EXP10, dep, alpha, [[4.0], [9.0]])
     np.testing.assert_allclose(multi, single, rtol=1e-12)
-    zero = threshold.expected_work_zero_redundancy(sys_, EXP10, dep, alpha)
+    zero = two_pools.expected_work_zero_redundancy(sys_, EXP10, dep, alpha)
     np.testing.assert_allclose(
         threshold.expected_work_rerouting_multi(sys_, EXP10, dep, alpha, []), zero, rtol=1e-12)
 
@@ -207,10 +208,10 @@ def test_multi_threshold_reduces_to_single_and_zero(dep_name):
 def test_limits_zero_and_full_redundancy(dep_name, X):
     dep = DEPS[dep_name]
     for sys_, alpha in [
-        (system(0.3), threshold.assignment_fractions(system(0.3), [0.35])),
+        (system(0.3), two_pools.assignment_fractions(system(0.3), [0.35])),
         (three_types(), np.array([[0.7, 0.2, 0.5], [0.3, 0.8, 0.5]])),
     ]:
-        zero = threshold.expected_work_zero_redundancy(sys_, X, dep, alpha)
+        zero = two_pools.expected_work_zero_redundancy(sys_, X, dep, alpha)
         full = threshold.expected_work_full_redundancy(sys_, X, dep)
         inf = (math.inf, math.inf)
         rer, rep = threshold.expected_work_rerouting, threshold.expected_work_replication
@@ -219,13 +220,13 @@ def test_limits_zero_and_full_redundancy(dep_name, X):
         np.testing.assert_allclose(rep(sys_, X, dep, alpha, 0.0), full, rtol=1e-10)
         # rerouting at tau = 0 is zero redundancy with the pools swapped
         np.testing.assert_allclose(threshold.expected_work_rerouting(sys_, X, dep, alpha, 0.0),
-                                   threshold.expected_work_zero_redundancy(sys_, X, dep, alpha[::-1]),
+                                   two_pools.expected_work_zero_redundancy(sys_, X, dep, alpha[::-1]),
                                    rtol=1e-12)
 
 
 def test_bad_arguments():
     sys_ = system(0.3)
-    alpha = threshold.assignment_fractions(sys_, [0.5])
+    alpha = two_pools.assignment_fractions(sys_, [0.5])
     with pytest.raises(ValueError, match="tau"):
         threshold.expected_work_rerouting(sys_, EXP10, IID, alpha, (-1.0, 2.0))
     with pytest.raises(ValueError, match="alpha"):
@@ -242,12 +243,12 @@ def test_bad_arguments():
 @pytest.mark.parametrize("r", [0.1, 0.3, 0.5, 0.9])
 def test_section5_closed_forms_exponential(r):
     s = system(r)
-    zred = load(threshold.optimal_assignment_no_redundancy(s, EXP10, IDENTICAL).rate, EXP10, IDENTICAL)
+    zred = load(two_pools.optimal_assignment_no_redundancy(s, EXP10, IDENTICAL).rate, EXP10, IDENTICAL)
     assert zred == pytest.approx(2 * r / (1 + r), rel=1e-9)
     fred = threshold.full_redundancy_bound(s, EXP10, IDENTICAL)
     assert load(fred.rate, EXP10, IDENTICAL) == pytest.approx(0.5)
     assert load(threshold.full_redundancy_bound(s, EXP10, IID).rate, EXP10, IID) == pytest.approx((1 + r) / 2)
-    kt = threshold.optimal_assignment_no_redundancy(system(r, knowledge="known"), EXP10, IDENTICAL)
+    kt = two_pools.optimal_assignment_no_redundancy(system(r, knowledge="known"), EXP10, IDENTICAL)
     assert load(kt.rate, EXP10, IDENTICAL) == pytest.approx(1.0, rel=1e-9)
     rer = load(threshold.optimal_rerouting(s, EXP10, IDENTICAL).rate, EXP10, IDENTICAL)
     rep = load(threshold.optimal_replication(s, EXP10, IDENTICAL).rate, EXP10, IDENTICAL)
@@ -276,7 +277,7 @@ OPT_CASES = [
 @pytest.mark.parametrize("r", [0.1, 0.5])
 def test_thresholds_never_below_plain_policies(name, X, dep, kw, r):
     s = system(r, **kw)
-    zred = threshold.optimal_assignment_no_redundancy(s, X, dep).rate
+    zred = two_pools.optimal_assignment_no_redundancy(s, X, dep).rate
     fred = threshold.full_redundancy_bound(s, X, dep).rate
     rer = threshold.optimal_rerouting(s, X, dep)
     rep = threshold.optimal_replication(s, X, dep)
@@ -284,7 +285,7 @@ def test_thresholds_never_below_plain_policies(name, X, dep, kw, r):
     assert rep.rate >= max(zred, fred) * (1 - 1e-9)
     for b, fn in [(rer, threshold.expected_work_rerouting), (rep, threshold.expected_work_replication)]:
         # the reported (q, tau) attain the reported rate
-        work = fn(s, X, dep, threshold.assignment_fractions(s, b.q), b.tau)
+        work = fn(s, X, dep, two_pools.assignment_fractions(s, b.q), b.tau)
         np.testing.assert_allclose(work, b.work, rtol=1e-12)
         assert b.rate == pytest.approx(1 / max(work[0] / s.n[0], work[1] / s.n[1]), rel=1e-12)
         assert all(0 <= q <= 1 for q in b.q) and all(t >= 0 for t in b.tau)
@@ -308,7 +309,7 @@ def test_optimiser_beats_brute_force_grid(name, X, dep, r, kw, policy):
     s = system(r, **kw)
     fn = threshold.optimal_rerouting if policy == "rerouting" else threshold.optimal_replication
     best = fn(s, X, dep)
-    opt = threshold._Optimiser(s, X, dep, policy)
+    opt = threshold.ThresholdOptimiser(s, X, dep, policy)
     us = np.linspace(0, 1, 101 if CI else 201)
     taus = [[opt.tau_of(i, u) for u in us] + list(opt.candidates(i)) for i in range(2)]
     V = opt.values(*taus)
@@ -320,14 +321,14 @@ def test_inner_lp_matches_scan_over_q():
     public E[B_i] (partly known types: q is a vector)."""
     s = system(0.3, knowledge="partial", belief=0.75, pools=(4, 6))
     tau = (7.0, 3.0)
-    opt = threshold._Optimiser(s, EXP10, IID, "replication")
+    opt = threshold.ThresholdOptimiser(s, EXP10, IID, "replication")
     value = opt.value(*tau)
     grid = np.linspace(0, 1, 101)
     best = math.inf
     for q1 in grid:
         for q2 in grid:
             w = threshold.expected_work_replication(
-                s, EXP10, IID, threshold.assignment_fractions(s, [q1, q2]), tau)
+                s, EXP10, IID, two_pools.assignment_fractions(s, [q1, q2]), tau)
             best = min(best, max(w[0] / 4, w[1] / 6))
     assert value <= best * (1 + 1e-12)
     assert value == pytest.approx(best, rel=2e-3)
@@ -353,7 +354,7 @@ def test_pareto_heavy_tail_optimisation():
     rep = threshold.optimal_replication(s, PARETO, IID)
     rer = threshold.optimal_rerouting(s, PARETO, IID)
     fred = threshold.full_redundancy_bound(s, PARETO, IID).rate
-    zred = threshold.optimal_assignment_no_redundancy(s, PARETO, IID).rate
+    zred = two_pools.optimal_assignment_no_redundancy(s, PARETO, IID).rate
     assert math.isfinite(rep.rate) and math.isfinite(rer.rate)
     assert rep.rate > 1.003 * max(fred, zred)
     assert 0 < rep.tau[0] < math.inf and 0 < rer.tau[0] < math.inf
@@ -397,7 +398,7 @@ def test_known_sizes_maximum_attained_by_rerouting(X, dep):
 def test_known_sizes_beat_known_types_iid_balanced(X):
     for r in (0.9, 1.0):
         ks = load(threshold.known_sizes_bound(system(r), X, IID).rate, X, IID)
-        kt_bound = threshold.optimal_assignment_no_redundancy(system(r, knowledge="known"), X, IID)
+        kt_bound = two_pools.optimal_assignment_no_redundancy(system(r, knowledge="known"), X, IID)
         kt = load(kt_bound.rate, X, IID)
         assert ks > 1.2 * kt
 
@@ -410,7 +411,7 @@ def test_stability_grows_convexly_with_type_knowledge(r):
     curves = {k: [] for k in ("ZRed", "Rer", "Rep", "KS")}
     for b in bs:
         s = system(r, knowledge="partial", belief=float(b))
-        curves["ZRed"].append(threshold.optimal_assignment_no_redundancy(s, EXP10, IDENTICAL).rate)
+        curves["ZRed"].append(two_pools.optimal_assignment_no_redundancy(s, EXP10, IDENTICAL).rate)
         curves["Rer"].append(threshold.optimal_rerouting(s, EXP10, IDENTICAL).rate)
         curves["Rep"].append(threshold.optimal_replication(s, EXP10, IDENTICAL).rate)
         curves["KS"].append(threshold.known_sizes_bound(s, EXP10, IDENTICAL).rate)
@@ -427,7 +428,7 @@ def test_stability_grows_convexly_with_type_knowledge(r):
 
 
 def single_servers(r, p=(0.5, 0.5)):
-    return threshold.TwoPoolSystem.affinity(2, r, p=p)
+    return two_pools.TwoPoolSystem.affinity(2, r, p=p)
 
 
 @pytest.mark.parametrize("dep", [IDENTICAL, IID], ids=["identical", "iid"])
@@ -459,7 +460,7 @@ def test_latency_replication_tau_zero_is_one_mg1_with_min(dep):
              for j, pj in enumerate(s.p))
     lams = np.array([0.01, 0.05, 0.1])
     for q in (0.0, 0.3, 1.0):
-        alpha = threshold.assignment_fractions(s, [q])
+        alpha = two_pools.assignment_fractions(s, [q])
         got = threshold.latency_replication(s, EXP10, dep, alpha, 0.0, lams)
         want = [queues.mg1_fcfs_response_time(lam, m1, m2) for lam in lams]
         np.testing.assert_allclose(got, want, rtol=1e-10)
@@ -467,7 +468,7 @@ def test_latency_replication_tau_zero_is_one_mg1_with_min(dep):
 
 def test_latency_infinite_moments_and_overload():
     s = single_servers(0.3)
-    alpha = threshold.assignment_fractions(s, [0.5])
+    alpha = two_pools.assignment_fractions(s, [0.5])
     assert np.all(np.isinf(threshold.second_moment_work_rerouting(s, PARETO, IDENTICAL, alpha, (5.0, 5.0))))
     assert np.all(np.isinf(threshold.second_moment_work_replication(s, PARETO, IDENTICAL, alpha, (5.0, 5.0))))
     for fn in (threshold.latency_rerouting, threshold.latency_replication):
@@ -485,7 +486,7 @@ def test_latency_infinite_moments_and_overload():
 def test_latency_light_traffic_is_service_time():
     """As lam -> 0 only the job's own processing remains."""
     s = single_servers(0.4)
-    alpha = threshold.assignment_fractions(s, [0.3])
+    alpha = two_pools.assignment_fractions(s, [0.3])
     tau = (6.0, 11.0)
     for policy, fn in [("rerouting", threshold.latency_rerouting),
                        ("replication", threshold.latency_replication)]:
@@ -516,7 +517,7 @@ def test_second_moments_against_monte_carlo(dep_name):
     the paper's replication form drops the cross term 2 tau k^1."""
     dep = DEPS[dep_name]
     s = system(0.3)
-    alpha = threshold.assignment_fractions(s, [0.4])
+    alpha = two_pools.assignment_fractions(s, [0.4])
     tau = (5.0, 12.0)
     for policy, exact in [
         ("rer", threshold.second_moment_work_rerouting(s, EXP10, dep, alpha, tau)),
@@ -549,10 +550,10 @@ def test_known_sizes_identical_matches_primal_lp(policy, kw):
 
     s = system(0.3, **kw)
     ks = threshold.known_sizes_bound(s, EXP10, IDENTICAL, policy=policy)
-    pc, post = threshold._ks_posterior(s)
+    pc, post = threshold.ks_posterior(s)
     n = np.asarray(s.n, dtype=float)
     # per class c and choice k: (E b_1, E b_2) for a job of size E[X]
-    b = [threshold._ks_costs(s, post, policy, w, [10.0], [10.0])[:, 0, :] for w in (1.0, 0.0)]
+    b = [threshold.ks_costs(s, post, policy, w, [10.0], [10.0])[:, 0, :] for w in (1.0, 0.0)]
     b1, b2 = b[0] * n[0], b[1] * n[1]  # undo the 1/n_i and w weights
     K, C = b1.shape
     nv = K * C + 1
@@ -578,12 +579,12 @@ def test_known_sizes_iid_dual_function_against_monte_carlo(X, policy):
     """Phi(w) = E[min over choices of the weighted work] for i.i.d. replicas (exact
     piecewise integration over X_2/X_1) against sampled sizes."""
     s = system(0.3, knowledge="partial", belief=0.7, pools=(4, 6))
-    phi = threshold._ks_phi_factory(s, X, IID, policy)
-    pc, post = threshold._ks_posterior(s)
+    phi = threshold.ks_phi_factory(s, X, IID, policy)
+    pc, post = threshold.ks_posterior(s)
     rng = np.random.default_rng(2024)
     sizes = dependence.sample_jobs(IID, X, MC_N, 2, rng)
     for w in (0.2, 0.5, 0.85):
-        vals = threshold._ks_costs(s, post, policy, w, sizes[:, 0], sizes[:, 1]).min(axis=0) @ pc
+        vals = threshold.ks_costs(s, post, policy, w, sizes[:, 0], sizes[:, 1]).min(axis=0) @ pc
         se = vals.std(ddof=1) / math.sqrt(MC_N)
         assert abs(vals.mean() - phi(w)) < 4 * se, (w, vals.mean(), phi(w), se)
 
@@ -595,22 +596,22 @@ def test_known_sizes_closed_forms_match_quadrature():
         for kappa in (0.01, 0.3, 1.0, 2.5, 40.0):
             lo, hi = Y.support()
             pts = [v / kappa for v in (lo, hi) if 0 < v < math.inf]
-            generic = threshold._expect_continuous(Y, lambda y: y * float(Y.sf(kappa * y)), pts)
-            assert threshold._tail_mean_product(Y, kappa) == pytest.approx(generic, rel=1e-8)
+            generic = threshold.expect_continuous(Y, lambda y: y * float(Y.sf(kappa * y)), pts)
+            assert threshold.tail_mean_product(Y, kappa) == pytest.approx(generic, rel=1e-8)
 
 
 def test_known_sizes_sx_and_atomic_laws():
     """sx (atomic slowdown) = E[X] times the finite sum over slowdown pairs, and
     an atomic i.i.d. law: both against sampling."""
     s = system(0.3)
-    pc, post = threshold._ks_posterior(s)
+    pc, post = threshold.ks_posterior(s)
     for X, dep in [(EXP10, SX), (distributions.from_spec({"family": "discrete", "values": [1, 7, 30],
                                                           "p": [0.5, 0.3, 0.2]}), IID)]:
         for policy in threshold.POLICIES:
-            phi = threshold._ks_phi_factory(s, X, dep, policy)
+            phi = threshold.ks_phi_factory(s, X, dep, policy)
             rng = np.random.default_rng(7)
             sizes = dependence.sample_jobs(dep, X, MC_N, 2, rng)
-            vals = threshold._ks_costs(s, post, policy, 0.5, sizes[:, 0], sizes[:, 1]).min(axis=0) @ pc
+            vals = threshold.ks_costs(s, post, policy, 0.5, sizes[:, 0], sizes[:, 1]).min(axis=0) @ pc
             se = vals.std(ddof=1) / math.sqrt(MC_N)
             assert abs(vals.mean() - phi(0.5)) < 4 * se
 
@@ -620,7 +621,7 @@ def test_known_sizes_rational_thresholds_suffice():
     beats the best rational one (rerouting and replication), and the choice set
     includes zero and full redundancy."""
     s = three_types()
-    pc, post = threshold._ks_posterior(s)
+    pc, post = threshold.ks_posterior(s)
     rng = np.random.default_rng(1)
     r = np.asarray(s.speeds)
     n = np.asarray(s.n, dtype=float)
@@ -628,7 +629,7 @@ def test_known_sizes_rational_thresholds_suffice():
         x0, x1 = rng.exponential(10, size=2)
         w = rng.random()
         for policy in threshold.POLICIES:
-            best = threshold._ks_costs(s, post, policy, w, [x0], [x1]).min()
+            best = threshold.ks_costs(s, post, policy, w, [x0], [x1]).min()
             for i in range(2):
                 xi, xl = (x0, x1) if i == 0 else (x1, x0)
                 ti, tl = xi / r[i], xl / r[1 - i]
@@ -657,7 +658,7 @@ def test_known_sizes_basic_values():
     assert ks == pytest.approx([ks[0]] * 3, rel=1e-12)
     known = system(0.2, knowledge="known")
     assert threshold.known_sizes_bound(known, EXP10, IID).rate >= \
-        threshold.optimal_assignment_no_redundancy(known, EXP10, IID).rate * (1 - 1e-12)
+        two_pools.optimal_assignment_no_redundancy(known, EXP10, IID).rate * (1 - 1e-12)
     with pytest.raises(ValueError, match="policy"):
         threshold.known_sizes_bound(system(0.2), EXP10, IID, policy="magic")
 
@@ -672,17 +673,17 @@ def test_known_sizes_ratio_integration_against_quadrature():
     rng = np.random.default_rng(0)
     for _ in range(4 if CI else 8):
         J = int(rng.integers(2, 4))
-        s = threshold.TwoPoolSystem(
+        s = two_pools.TwoPoolSystem(
             n=(int(rng.integers(1, 6)), int(rng.integers(1, 6))), p=tuple(rng.dirichlet(np.ones(J))),
             speeds=tuple(map(tuple, rng.uniform(0.05, 1.5, size=(2, J)))),
-            belief=threshold.belief_matrix("partial", J, 0.6))
-        pc, post = threshold._ks_posterior(s)
+            belief=two_pools.belief_matrix("partial", J, 0.6))
+        pc, post = threshold.ks_posterior(s)
         w = float(rng.random())
         for policy in threshold.POLICIES:
-            phi = threshold._ks_phi_factory(s, EXP10, IID, policy)(w)
+            phi = threshold.ks_phi_factory(s, EXP10, IID, policy)(w)
 
             def f(rho):
-                g = float(threshold._ks_costs(s, post, policy, w, [1.0], [rho]).min(axis=0)[0] @ pc)
+                g = float(threshold.ks_costs(s, post, policy, w, [1.0], [rho]).min(axis=0)[0] @ pc)
                 return g * 2 * 10 / (1 + rho) ** 3
 
             ref = integrate.quad(f, 0, 1, limit=2000, epsabs=0, epsrel=1e-11)[0] + \
@@ -694,14 +695,14 @@ def test_known_sizes_choice_set_contains_plain_policies():
     """tau = 0 is among the choices: rerouting at 0 = the other pool without
     rerouting; replication at 0 = full redundancy for that job."""
     s = three_types()
-    pc, post = threshold._ks_posterior(s)
+    pc, post = threshold.ks_posterior(s)
     r = np.asarray(s.speeds)
     n = np.asarray(s.n, dtype=float)
     x0, x1, w = 7.0, 3.0, 0.3
     J = r.shape[1]
     t0, t1 = x0 / r[0], x1 / r[1]
-    rer = threshold._ks_costs(s, post, "rerouting", w, [x0], [x1])[:, 0, 0]
-    rep = threshold._ks_costs(s, post, "replication", w, [x0], [x1])[:, 0, 0]
+    rer = threshold.ks_costs(s, post, "rerouting", w, [x0], [x1])[:, 0, 0]
+    rep = threshold.ks_costs(s, post, "replication", w, [x0], [x1])[:, 0, 0]
     # index of (start in pool 1, tau = 0) is 0; (start in pool 2, tau = 0) is J + 1
     assert rer[0] == pytest.approx(post[0] @ ((1 - w) / n[1] * t1))
     assert rer[J + 1] == pytest.approx(post[0] @ (w / n[0] * t0))
@@ -718,7 +719,7 @@ def test_latency_matches_section6_formulas(dep):
     E[T] = sum_i q_i E[T_i] with E[T_i] as in Section 6."""
     s = single_servers(0.3, p=(0.6, 0.4))
     q = 0.35
-    alpha = threshold.assignment_fractions(s, [q])
+    alpha = two_pools.assignment_fractions(s, [q])
     tau = (4.0, 9.0)
     lam = 0.03
     p = s.p

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from straggler import system as two_pools
 from straggler import dependence, distributions
 from straggler.analysis import threshold
 
@@ -27,8 +28,8 @@ def load_bound(bound, X, dep, N=10):
 @pytest.mark.parametrize("r", [0.05, 0.1, 0.3, 0.5, 0.8, 1.0])
 @pytest.mark.parametrize("X", [EXP10, PARETO], ids=["exp", "pareto"])
 def test_zero_redundancy_closed_form(r, X):
-    system = threshold.TwoPoolSystem.affinity(10, r)
-    bound = threshold.optimal_assignment_no_redundancy(system, X, IDENTICAL)
+    system = two_pools.TwoPoolSystem.affinity(10, r)
+    bound = two_pools.optimal_assignment_no_redundancy(system, X, IDENTICAL)
     assert load_bound(bound, X, IDENTICAL) == pytest.approx(2 * r / (1 + r), rel=1e-9)
     assert bound.q[0] == pytest.approx(0.5, abs=1e-9)
 
@@ -41,14 +42,14 @@ def test_zero_redundancy_closed_form(r, X):
     ids=["exp", "pareto", "det", "uniform"],
 )
 def test_full_redundancy_identical_is_half(r, X):
-    system = threshold.TwoPoolSystem.affinity(10, r)
+    system = two_pools.TwoPoolSystem.affinity(10, r)
     bound = threshold.full_redundancy_bound(system, X, IDENTICAL)
     assert load_bound(bound, X, IDENTICAL) == pytest.approx(0.5, rel=1e-9)
 
 
 @pytest.mark.parametrize("r", [0.05, 0.1, 0.5, 1.0])
 def test_full_redundancy_iid_exponential(r):
-    system = threshold.TwoPoolSystem.affinity(10, r)
+    system = two_pools.TwoPoolSystem.affinity(10, r)
     bound = threshold.full_redundancy_bound(system, EXP10, IID)
     assert load_bound(bound, EXP10, IID) == pytest.approx((1 + r) / 2, rel=1e-7)
 
@@ -56,8 +57,8 @@ def test_full_redundancy_iid_exponential(r):
 @pytest.mark.parametrize("r", [0.1, 0.5, 1.0])
 @pytest.mark.parametrize("X", [EXP10, PARETO], ids=["exp", "pareto"])
 def test_known_types_reach_one(r, X):
-    system = threshold.TwoPoolSystem.affinity(10, r, knowledge="known")
-    bound = threshold.optimal_assignment_no_redundancy(system, X, IID)
+    system = two_pools.TwoPoolSystem.affinity(10, r, knowledge="known")
+    bound = two_pools.optimal_assignment_no_redundancy(system, X, IID)
     assert load_bound(bound, X, IID) == pytest.approx(1.0, rel=1e-9)
 
 
@@ -65,8 +66,8 @@ def test_partial_knowledge_between_unknown_and_known():
     r = 0.2
     values = []
     for b in [0.5, 0.6, 0.75, 0.9, 1.0]:
-        system = threshold.TwoPoolSystem.affinity(10, r, knowledge="partial", belief=b)
-        values.append(load_bound(threshold.optimal_assignment_no_redundancy(system, EXP10, IID),
+        system = two_pools.TwoPoolSystem.affinity(10, r, knowledge="partial", belief=b)
+        values.append(load_bound(two_pools.optimal_assignment_no_redundancy(system, EXP10, IID),
                                  EXP10, IID))
     assert values[0] == pytest.approx(2 * r / (1 + r), rel=1e-9)  # belief 1/2 = no information
     assert values[-1] == pytest.approx(1.0, rel=1e-9)
@@ -82,13 +83,13 @@ def test_partial_knowledge_between_unknown_and_known():
 )
 def test_assignment_lp_matches_brute_force(p1, r, n1, n2):
     """The LP optimum equals a fine search over q (unknown types)."""
-    system = threshold.TwoPoolSystem.affinity(n1 + n2, r, p=(p1, 1 - p1), pools=(n1, n2))
-    bound = threshold.optimal_assignment_no_redundancy(system, EXP10, IID)
+    system = two_pools.TwoPoolSystem.affinity(n1 + n2, r, p=(p1, 1 - p1), pools=(n1, n2))
+    bound = two_pools.optimal_assignment_no_redundancy(system, EXP10, IID)
     qs = np.linspace(0, 1, 20001)
     best = 0.0
     for q in qs:
-        work = threshold.expected_work_zero_redundancy(
-            system, EXP10, IID, threshold.assignment_fractions(system, [q]))
+        work = two_pools.expected_work_zero_redundancy(
+            system, EXP10, IID, two_pools.assignment_fractions(system, [q]))
         best = max(best, 1.0 / max(work[0] / n1, work[1] / n2))
     assert bound.rate >= best * (1 - 1e-9)
     assert bound.rate == pytest.approx(best, rel=1e-3)
@@ -120,11 +121,11 @@ def _monte_carlo_work(system, X, dep, q, n, rng, policy):
 @pytest.mark.parametrize("r,q", [(0.1, 0.5), (0.4, 0.3), (1.0, 0.8)])
 def test_expected_work_against_monte_carlo(dep, policy, r, q):
     rng = np.random.default_rng(20261129)
-    system = threshold.TwoPoolSystem.affinity(10, r)
+    system = two_pools.TwoPoolSystem.affinity(10, r)
     X = distributions.from_spec({"family": "weibull", "shape": 0.7, "scale": 3})
     if policy == "ZRed":
-        exact = threshold.expected_work_zero_redundancy(
-            system, X, dep, threshold.assignment_fractions(system, [q]))
+        exact = two_pools.expected_work_zero_redundancy(
+            system, X, dep, two_pools.assignment_fractions(system, [q]))
     else:
         exact = threshold.expected_work_full_redundancy(system, X, dep)
     mean, se = _monte_carlo_work(system, X, dep, q, 40000, rng, policy)

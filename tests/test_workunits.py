@@ -119,14 +119,14 @@ def _ast_imports(path: Path) -> set[str]:
             found.update(f"{mod}.{a.name}" if mod else a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("straggler"):
             found.add(node.module.removeprefix("straggler").lstrip("."))
-    return {m for m in found if sources._module_file(m) is not None}
+    return {m for m in found if sources.module_file(m) is not None}
 
 
 def test_the_import_scan_finds_every_import_a_parse_finds():
     for path in sorted(sources.ROOT.rglob("*.py")):
         if "__pycache__" in path.parts:
             continue
-        assert _ast_imports(path) <= set(sources._imports(path)), path
+        assert _ast_imports(path) <= set(sources.imports_of(path)), path
 
 
 def test_presentation_code_is_outside_what_the_numbers_depend_on():

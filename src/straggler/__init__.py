@@ -1,12 +1,16 @@
 """straggler: parameter studies of redundancy policies in parallel-server systems.
 
-Layers (imports go one way, downwards):
+Layers (imports go one way, downwards; declared in ``sources.LAYERS`` and checked
+from the source by tests/test_layers.py):
 
+- ``numerics``: quadrature and its tolerances;
 - ``distributions``, ``dependence``: job sizes and how replica sizes relate;
-- ``policies``: canonical policy names, aliases and parameters;
-- ``analysis``: one module per model family (threshold paper, ...);
-- ``simulation``: numba kernels;
-- ``config``, ``grid``, ``evaluate``, ``dataset``, ``plots``: the study pipeline;
+- ``system``: pools, speeds, types, beliefs, assignment, one cell's model;
+- ``policies``: the policy registry;
+- ``analysis`` (one module per model family) and ``simulation`` (numba kernels),
+  which do not import each other;
+- ``config``, ``grid``, ``model``, ``evaluate``, ``dataset``, ``plots``, ``report``:
+  the study pipeline;
 - ``cli``: the ``straggler`` command.
 """
 

@@ -224,7 +224,7 @@ def family_parameters() -> dict[str, tuple[str, ...]]:
     return out
 
 
-def _deref(sch):
+def deref(sch):
     while isinstance(sch, dict) and "$ref" in sch and sch["$ref"].startswith("#/$defs/"):
         target = _schema()["$defs"][sch["$ref"].split("/")[-1]]
         rest = {k: v for k, v in sch.items() if k not in ("$ref", "description", "default")}
@@ -270,7 +270,7 @@ def _describe(sch) -> str:
     """What a schema allows, in words."""
     if isinstance(sch, dict) and sch.get("$ref") == "#/$defs/distribution":
         return "an inline distribution (a mapping: family and its parameters)"
-    sch = _deref(sch)
+    sch = deref(sch)
     if sch is True or not isinstance(sch, dict):
         return "anything"
     if "const" in sch:
@@ -317,7 +317,7 @@ def _describe(sch) -> str:
 
 def _type_fits(branch, instance) -> bool:
     """Could ``instance`` be meant for this anyOf branch (same JSON type)?"""
-    branch = _deref(branch)
+    branch = deref(branch)
     if not isinstance(branch, dict):
         return True
     validator = _validator()

@@ -43,7 +43,6 @@ Second-order quantities return ``inf`` when they do not exist (e.g. Pareto with
 from __future__ import annotations
 
 import math
-import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Callable, ClassVar, Mapping
@@ -51,6 +50,7 @@ from typing import Callable, ClassVar, Mapping
 import numpy as np
 
 from .kernel_cache import kernel
+from .numerics import RELATIVE_1E10, integrate_split
 from . import distributions as _distributions
 from .distributions import Deterministic, Distribution, Exponential
 from .distributions import sample as _sample
@@ -63,6 +63,8 @@ __all__ = [
     "KINDS",
     "BUILTIN",
     "from_spec",
+    "survival",
+    "mean_min_replicas",
     "Pair",
     "IdenticalPair",
     "IIDPair",
@@ -185,6 +187,21 @@ KINDS: dict[str, type[Dependence]] = {c.kind: c for c in (Identical, IID, SX)}
 BUILTIN: dict[str, Dependence] = {"identical": Identical(), "iid": IID()}
 
 
+def mean_min_replicas(X: Distribution, dep: Dependence, d: int) -> float:
+    """``E[min(X_1, ..., X_d)]`` of one job's ``d`` replicas (PS paper, section 3.4).
+
+    identical: ``E[X]``; iid: ``E[X_{1:d}]`` (:meth:`Distribution.mean_min_of`);
+    sx: ``E[X] E[min(S_1..S_d)]``.
+    """
+    if isinstance(dep, IID):
+        return X.mean_min_of(int(d))
+    if isinstance(dep, SX):
+        return X.mean() * dep.slowdown.mean_min_of(int(d))
+    if isinstance(dep, Identical):
+        return X.mean()
+    raise ValueError(f"unknown dependence {dep!r}")
+
+
 def from_spec(
     spec,
     named_distributions: Mapping[str, Distribution] | None = None,
@@ -279,7 +296,7 @@ def _atomic_law(X: Distribution) -> tuple[np.ndarray, np.ndarray] | None:
     return None
 
 
-def _sf(X: Distribution, x: float) -> float:
+def survival(X: Distribution, x: float) -> float:
     """Scalar ``P(X > x)`` (the families' fast scalar path when they have one)."""
     f = getattr(X, "_sf_scalar", None)
     return float(f(x)) if f is not None else float(X.sf(x))
@@ -291,57 +308,6 @@ def _density(X: Distribution) -> Callable[[float], float]:
     if f is not None:
         return lambda x: float(f(x))
     return lambda x: float(X.pdf(x))
-
-
-_QUAD_OPTS = dict(limit=200, epsabs=1e-14, epsrel=1e-10)
-
-
-def _quad(f: Callable[[float], float], lo: float, hi: float) -> float:
-    from scipy import integrate  # lazy: scipy costs ~0.5 s of import
-
-    with warnings.catch_warnings():
-        # QUADPACK reports round-off at this tolerance while the result is accurate
-        # to ~1e-10; the tests check accuracy against closed forms and Monte Carlo.
-        warnings.simplefilter("ignore", integrate.IntegrationWarning)
-        return integrate.quad(f, lo, hi, **_QUAD_OPTS)[0]
-
-
-def _quad_log(f: Callable[[float], float], lo: float, hi: float) -> float:
-    """``int_lo^hi f(x) dx`` in ``u = log(x / lo)`` (``lo > 0``, ``hi`` may be inf):
-    power tails (Pareto with ``alpha`` near 1) become exponential in ``u``."""
-
-    def g(u: float) -> float:
-        if u > 700.0:
-            return 0.0
-        x = lo * math.exp(u)
-        v = f(x)
-        return v * x if v != 0.0 else 0.0
-
-    return _quad(g, 0.0, math.log(hi / lo) if math.isfinite(hi) else math.inf)
-
-
-def _integrate(f: Callable[[float], float], lo: float, hi: float, points=(), scale: float = 1.0) -> float:
-    """``int_lo^hi f`` by adaptive quadrature, split at ``points`` (atoms, kinks).
-
-    ``scale`` is the integrand's natural length (a mean): an infinite tail is split
-    off at ``scale`` beyond its start, and it and any finite piece spanning many
-    decades are integrated on a logarithmic scale.
-    """
-    if not hi > lo:
-        return 0.0
-    scale = scale if (math.isfinite(scale) and scale > 0) else 1.0
-    pts = sorted({float(p) for p in points if lo < p < hi and math.isfinite(p)})
-    edges = [float(lo), *pts, float(hi)]
-    total = 0.0
-    for l, h in zip(edges[:-1], edges[1:]):
-        if math.isinf(h) or (l <= 0 and h > 64.0 * scale):
-            head = l + scale
-            total += _quad(f, l, head) + _quad_log(f, head, h)
-        elif l > 0 and h / l > 64.0:
-            total += _quad_log(f, l, h)
-        else:
-            total += _quad(f, l, h)
-    return total
 
 
 def _expect(X: Distribution, h: Callable[[float], float], points=()) -> float:
@@ -358,14 +324,14 @@ def _expect(X: Distribution, h: Callable[[float], float], points=()) -> float:
         p = pdf(x)
         return h(x) * p if p > 0.0 else 0.0
 
-    return total + _integrate(integrand, lo, hi, tuple(points) + tuple(v), scale=X.mean())
+    return total + integrate_split(integrand, lo, hi, RELATIVE_1E10, tuple(points) + tuple(v), scale=X.mean())
 
 
 def _tail1(X: Distribution, c: float) -> float:
     """``int_c^inf P(X > u) du = E[(X - c)^+]`` for ``c >= 0``."""
     if math.isinf(c):
         return 0.0
-    return max(X.partial_mean(c) - c * _sf(X, c), 0.0)
+    return max(X.partial_mean(c) - c * survival(X, c), 0.0)
 
 
 def _tail2(X: Distribution, c: float) -> float:
@@ -375,7 +341,7 @@ def _tail2(X: Distribution, c: float) -> float:
     p2 = X.partial_second_moment(c)
     if math.isinf(p2):
         return math.inf
-    return max(p2 - c * c * _sf(X, c), 0.0)
+    return max(p2 - c * c * survival(X, c), 0.0)
 
 
 def _check_arg(t: float, name: str) -> float:
@@ -487,7 +453,7 @@ class _MarginalAX(Pair):
 
     def prob_A_exceeds(self, t: float) -> float:
         t = _check_arg(t, "t")
-        return 0.0 if math.isinf(t) else _sf(self.X, t / self.a)
+        return 0.0 if math.isinf(t) else survival(self.X, t / self.a)
 
 
 @dataclass(frozen=True)
@@ -594,7 +560,7 @@ class IIDPair(_MarginalAX):
     b: float
 
     def _prob_B_exceeds(self, t: float) -> float:
-        return 0.0 if math.isinf(t) else _sf(self.X, t / self.b)
+        return 0.0 if math.isinf(t) else survival(self.X, t / self.b)
 
     def mean_A_B_exceeds(self, t: float) -> float:
         t = _check_arg(t, "t")
@@ -635,13 +601,13 @@ class IIDPair(_MarginalAX):
             pts += [a * v - y, b * v]
 
         def f(s: float) -> float:
-            pa = _sf(X, (y + s) / a)
+            pa = survival(X, (y + s) / a)
             if pa == 0.0:
                 return 0.0
-            pb = _sf(X, s / b)
+            pb = survival(X, s / b)
             return (m * s ** (m - 1)) * pa * pb
 
-        return _integrate(f, 0.0, upper, pts, scale=min(a, b) * X.mean())
+        return integrate_split(f, 0.0, upper, RELATIVE_1E10, pts, scale=min(a, b) * X.mean())
 
     def mean_min_AB(self) -> float:
         return self.k(1, 0.0)

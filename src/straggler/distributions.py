@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, fields, replace
 from typing import Callable, ClassVar
@@ -65,6 +64,7 @@ from typing import Callable, ClassVar
 import numpy as np
 
 from .kernel_cache import kernel
+from .numerics import RELATIVE_1E11, integrate_resolving_start
 
 __all__ = [
     "Distribution",
@@ -94,104 +94,6 @@ _P_SUM_TOL = 1e-9
 # ----------------------------------------------------------------------------------
 # numerical helpers
 # ----------------------------------------------------------------------------------
-
-
-def _quad_plain(f, a: float, b: float) -> float:
-    from scipy import integrate  # lazy: scipy costs ~0.5 s of import per job
-
-    with warnings.catch_warnings():
-        # At this tight tolerance QUADPACK often reports round-off although the
-        # result is accurate to ~1e-12; the tests check the accuracy instead.
-        warnings.simplefilter("ignore", integrate.IntegrationWarning)
-        return integrate.quad(f, a, b, limit=400, epsabs=0.0, epsrel=1e-11)[0]
-
-
-def _log_integrand(f, lo: float):
-    """g(s) = f(lo e^s) lo e^s, the integrand after x = lo e^s."""
-
-    log_lo = math.log(lo)
-
-    def g(s: float) -> float:
-        y = log_lo + s
-        if y > 709.0:
-            return 0.0
-        x = math.exp(y)
-        v = f(x)
-        return v * x if v != 0.0 else 0.0
-
-    return g
-
-
-# x = lo e^s is followed up to lo e^_S_TAIL (~ lo * 1e100), far enough that
-# survival functions have not yet underflowed; the rest is extrapolated.
-_S_TAIL = 230.0
-
-
-def _quad_log(f, lo: float, hi: float) -> float:
-    """int_lo^hi f(x) dx with x = lo e^s (lo > 0, hi may be inf).
-
-    Power-law tails become exponentials in s and light tails become
-    double-exponentials, both of which QUADPACK integrates accurately. An
-    infinite range is integrated in doubling pieces up to s = 230, and the rest
-    is extrapolated from the local decay rate of the integrand there (exact for
-    a power-law tail, negligible for lighter ones; ``inf`` if it does not decay).
-    """
-    g = _log_integrand(f, lo)
-    if math.isfinite(hi):
-        # break points at distances 2, 4, 8, ... from either end, so that mass
-        # near either end is resolved however many decades the range spans
-        S = math.log(hi) - math.log(lo)
-        pts = {0.0, S}
-        w = 2.0
-        while w < S:
-            pts.update((w, S - w))
-            w *= 2.0
-        edges = sorted(pts)
-        return math.fsum(_quad_plain(g, u, v) for u, v in zip(edges[:-1], edges[1:]))
-    total, a, b = 0.0, 0.0, 2.0
-    while a < _S_TAIL:
-        part = _quad_plain(g, a, b)
-        total += part
-        a, b = b, min(2.0 * b, _S_TAIL)
-        if total != 0.0 and abs(part) <= 1e-17 * abs(total) and g(a) == 0.0:
-            return total
-    g1, g2 = g(_S_TAIL - 5.0), g(_S_TAIL)
-    if g2 == 0.0:
-        return total
-    if not g1 > g2:
-        return math.inf  # the integrand does not decay: the integral diverges
-    return total + g2 * 5.0 / math.log(g1 / g2)
-
-
-def _quad(f, a: float, b: float, points=(), scale: float = 1.0) -> float:
-    """Adaptive quadrature of ``f`` over ``[a, b]`` (``b`` may be inf).
-
-    ``points`` are interior break points (atoms, kinks) that must not be straddled;
-    ``scale`` is the natural length scale of the integrand (e.g. the mean). The
-    range is cut at ``a + scale * 4^-j`` (j = 0..15), so that a feature much
-    narrower than ``scale`` near its start (a fast component of a mixture) is
-    not missed; beyond ``a + scale``, a piece spanning more than a factor 64 is
-    integrated on a logarithmic scale, and an infinite tail is split off at
-    ``scale`` past its start and integrated on a logarithmic scale too.
-    """
-    if not b > a:
-        return 0.0
-    scale = scale if (math.isfinite(scale) and scale > 0) else 1.0
-    cuts = {float(p) for p in points if math.isfinite(p)}
-    cuts.update(a + scale * 4.0**-j for j in range(16))
-    pts = sorted(p for p in cuts if a < p < b)
-    edges = [float(a), *pts, float(b)]
-    total = 0.0
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        if math.isinf(hi):
-            head = lo + scale
-            total += _quad_plain(f, lo, head)
-            total += _quad_log(f, head, math.inf)
-        elif lo > 0 and hi / lo > 64.0:
-            total += _quad_log(f, lo, hi)
-        else:
-            total += _quad_plain(f, lo, hi)
-    return total
 
 
 def _expint(k: float, L: float) -> float:
@@ -343,7 +245,9 @@ class Distribution(ABC):
             return self.mean()
         lo, hi = self.support()
         a = min(t, lo)
-        return a + _quad(self._sf_scalar, a, min(t, hi), self.atoms(), self._scale_hint())
+        return a + integrate_resolving_start(
+            self._sf_scalar, a, min(t, hi), RELATIVE_1E11, self.atoms(), self._scale_hint()
+        )
 
     def second_moment_min(self, t: float) -> float:
         """E[min(X, t)^2] = int_0^t 2 x P(X > x) dx."""
@@ -353,8 +257,8 @@ class Distribution(ABC):
             return self.second_moment()
         lo, hi = self.support()
         a = min(t, lo)
-        return a * a + _quad(
-            lambda x: 2.0 * x * self._sf_scalar(x), a, min(t, hi), self.atoms(), self._scale_hint()
+        return a * a + integrate_resolving_start(
+            lambda x: 2.0 * x * self._sf_scalar(x), a, min(t, hi), RELATIVE_1E11, self.atoms(), self._scale_hint()
         )
 
     def partial_mean(self, c: float) -> float:
@@ -368,8 +272,8 @@ class Distribution(ABC):
         a = max(c, lo)
         # int_c^a P(X > x) dx = a - c because P(X > x) = 1 below lo
         head = a - c
-        return c * self._sf_scalar(c) + head + _quad(
-            self._sf_scalar, a, hi, self.atoms(), self._scale_hint()
+        return c * self._sf_scalar(c) + head + integrate_resolving_start(
+            self._sf_scalar, a, hi, RELATIVE_1E11, self.atoms(), self._scale_hint()
         )
 
     def partial_second_moment(self, c: float) -> float:
@@ -384,8 +288,8 @@ class Distribution(ABC):
             return 0.0
         a = max(c, lo)
         head = a * a - c * c
-        return c * c * self._sf_scalar(c) + head + _quad(
-            lambda x: 2.0 * x * self._sf_scalar(x), a, hi, self.atoms(), self._scale_hint()
+        return c * c * self._sf_scalar(c) + head + integrate_resolving_start(
+            lambda x: 2.0 * x * self._sf_scalar(x), a, hi, RELATIVE_1E11, self.atoms(), self._scale_hint()
         )
 
     def mean_min_of(self, d: int) -> float:
@@ -394,7 +298,9 @@ class Distribution(ABC):
         if d == 1:
             return self.mean()
         lo, hi = self.support()
-        return lo + _quad(lambda x: self._sf_scalar(x) ** d, lo, hi, self.atoms(), self._scale_hint())
+        return lo + integrate_resolving_start(
+            lambda x: self._sf_scalar(x) ** d, lo, hi, RELATIVE_1E11, self.atoms(), self._scale_hint()
+        )
 
     def expect(self, g: Callable[[float], float]) -> float:
         """E[g(X)]: the atoms weighted by their mass plus the quadrature of
@@ -407,7 +313,7 @@ class Distribution(ABC):
                 f = self._pdf_scalar(x)
                 return 0.0 if f == 0.0 else float(g(x)) * f
 
-            total += _quad(integrand, lo, hi, self.atoms(), self._scale_hint())
+            total += integrate_resolving_start(integrand, lo, hi, RELATIVE_1E11, self.atoms(), self._scale_hint())
         return total
 
     # -- tail shape ---------------------------------------------------------------

@@ -320,7 +320,7 @@ def _fixed(ds: xr.Dataset, keep) -> tuple[dict, str]:
     return fixed, (f" at {where}" if where else "")
 
 
-def _shown_loads(ds: xr.Dataset) -> np.ndarray:
+def shown_loads(ds: xr.Dataset) -> np.ndarray:
     loads = np.sort(ds["load"].values)
     if len(loads) <= _MAX_LOAD_PANELS:
         return loads
@@ -344,7 +344,7 @@ def _has(ds: xr.Dataset, var: str) -> bool:
 # ------------------------------------------------------------------ drawing primitives
 
 
-def _draw_analytic(ax, x, y, labels, policy, colour=None, marker=None, ring: bool = True) -> set:
+def draw_analytic(ax, x, y, labels, policy, colour=None, marker=None, ring: bool = True) -> set:
     """An analytic series: consecutive points of one kind joined in that kind's line
     style (never a line between points of different kinds), hollow markers, a grey
     ring around bound-only points. ``labels`` are :func:`kind_label` words per point.
@@ -539,7 +539,7 @@ def _analytic_against(ds: xr.Dataset, var: str, x: str, title: str, ylabel: str,
                         ax.annotate(str(label[0]), (xs[0], ys[0]), xytext=(6, -2),
                                     textcoords="offset points", fontsize=5.5, color="0.3")
                 if np.isfinite(ys).any():
-                    kinds |= _draw_analytic(ax, xs, ys, label, policy)
+                    kinds |= draw_analytic(ax, xs, ys, label, policy)
                     if policy not in policies:
                         policies.append(policy)
         if by_policy:
@@ -619,11 +619,11 @@ def _latency_series(ax, series: xr.Dataset, x: str, policy, slot: int,
         labels = np.array([kind_label(k) or "exact" for k in kind_arr])
         y = np.asarray(series["latency_approx"].values, dtype=float)
         y = np.where(np.isfinite(y), y, np.nan)
-        kinds |= _draw_analytic(ax, xs, y, labels, policy, colour, marker)
+        kinds |= draw_analytic(ax, xs, y, labels, policy, colour, marker)
         if "latency_lower" in series:
             low = np.asarray(series["latency_lower"].values, dtype=float)
             if np.isfinite(low).any():
-                kinds |= _draw_analytic(ax, xs, low, np.full(len(xs), "lower bound"), policy,
+                kinds |= draw_analytic(ax, xs, low, np.full(len(xs), "lower bound"), policy,
                                         colour, marker)
     sim = False
     if var in series:
@@ -705,7 +705,7 @@ def latency_vs_figure(ds: xr.Dataset, x: str):
     near saturation span orders of magnitude)."""
     fixed, where = _fixed(ds, {x})
     sub = ds.sel(fixed)
-    loads = _shown_loads(ds)
+    loads = shown_loads(ds)
     cases = _cases(ds)
     title = f"Mean response time E[T] against {x}"
     finite = [np.isfinite(np.asarray(sub[v].values, dtype=float)).any()
@@ -748,7 +748,7 @@ def latency_by_distribution_figure(ds: xr.Dataset):
     taken at the value with the most estimates (the title says which)."""
     fixed, where = _most_estimated(ds, {"distribution", "dependence"})
     sub = ds.sel(fixed)
-    loads = _shown_loads(ds)
+    loads = shown_loads(ds)
     title = f"Simulated mean response time per job-size law ({_confidence(ds):.0%} CI bars)"
     has = np.isfinite(np.asarray(sub["latency_mean"].values, dtype=float)).any()
     if not has and not ("verdict" in sub and (np.asarray(sub["verdict"].values) != "").any()):
@@ -836,7 +836,7 @@ def load_ratio_figure(ds: xr.Dataset, x: str):
             L[~(xs > 0)] = np.nan
             labels = [kind_label(v, inverse=True) or "exact"
                       for v in np.broadcast_to(part["lambda_max_kind"].values, xs.shape)]
-            kinds |= _draw_analytic(ax, xs, L, labels, policy, colour=shades[k])
+            kinds |= draw_analytic(ax, xs, L, labels, policy, colour=shades[k])
         ax.set_xscale("log")
         ax.axhline(1.0, color="0.4", lw=0.7, ls="-")
         ax.set_title(f"{policy}, {dep}")
@@ -907,7 +907,7 @@ def against_axis_figure(ds: xr.Dataset, what: str, x: str):
                 else:
                     labels = [label] * len(xs)
                 colour = shades[k] if "load" in part[var].dims else _style(policy)["colour"]
-                kinds |= _draw_analytic(ax, xs, at[var].values, labels, policy, colour=colour)
+                kinds |= draw_analytic(ax, xs, at[var].values, labels, policy, colour=colour)
             simulated |= _draw_simulated(ax, xs, at[sim_var].values, at[ci_var].values,
                                          policy, colour=shades[k])
             verdicts = _verdict_arrays(at)
@@ -1017,7 +1017,7 @@ def by_variant_figure(ds: xr.Dataset, what: str):
                 if key in drawn_analytic:
                     continue
                 drawn_analytic.append(key)
-                kinds |= _draw_analytic(ax, xs, values, labels, policy, colour=colour)
+                kinds |= draw_analytic(ax, xs, values, labels, policy, colour=colour)
             simulated |= _draw_simulated(ax, xs, at[sim_var].values, at[ci_var].values, policy,
                                          colour=colour)
             verdicts = _verdict_arrays(at)
@@ -1110,7 +1110,7 @@ def tradeoff_figure(ds: xr.Dataset):
     variants = _variant_dims(ds)
     fixed, where = _most_estimated(ds, set(variants))
     sub = ds.sel(fixed)
-    loads = _shown_loads(ds)
+    loads = shown_loads(ds)
     cases = _cases(ds)
     title = "Latency-cost trade-off: E[T] against E[C] (Pareto frontier in black)"
     points = _variant_points(sub, variants)
@@ -1271,7 +1271,7 @@ def theory_vs_simulation_figure(ds: xr.Dataset):
                 ax.errorbar(xs[ok], err[ok], yerr=[err[ok] - low[ok], high_c[ok] - err[ok]],
                             color=s["colour"], ls="none", elinewidth=0.7, capsize=1.5,
                             zorder=3)
-                kinds |= _draw_analytic(ax, xs, np.where(ok, err, np.nan), labels, policy,
+                kinds |= draw_analytic(ax, xs, np.where(ok, err, np.nan), labels, policy,
                                         ring=False)
                 anything = True
                 if policy not in policies:
@@ -1306,7 +1306,7 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch, Rectangle
 
-    from .report import latency_winners, winners
+    from .winners import latency_winners, winners
 
     rows_dims = [d for d in _CASE_DIMS if d != axis]
     others = [d for d in _grid_dims(ds) if d != axis]
@@ -1322,7 +1322,7 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
     lat = (latency_winners(sub.expand_dims({d: [sub[d].item()] for d in others
                                             if d not in sub.dims}))
            if simulated else None)
-    from .report import ORACLES
+    from .winners import ORACLES
 
     oracles = [p for p in ds["policy"].values if p in ORACLES]
     practical = "_practical" if oracles and len(oracles) < ds.sizes["policy"] else ""

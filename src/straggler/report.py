@@ -21,142 +21,15 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-_TOLERANCE = 1e-9
-"""Relative gap under which two policies tie (they are then listed together)."""
-
-ORACLES = ("KT", "KS")
-"""Policies that know each job's type (KT) or size (KS): benchmarks, not options, so
-the report also names the best policy without them."""
-
-
-def _setting_dims(ds: xr.Dataset) -> list[str]:
-    return [d for d in ds["lambda_max"].dims if d != "policy"]
-
-
-def _best(values: np.ndarray, policies: list[str], larger: bool, skip=()) -> str:
-    finite = np.isfinite(values) & np.array([p not in skip for p in policies], dtype=bool)
-    if not finite.any():
-        return ""
-    target = np.nanmax(values[finite]) if larger else np.nanmin(values[finite])
-    scale = max(abs(target), 1e-300)
-    return ", ".join(
-        p for p, v, ok in zip(policies, values, finite)
-        if ok and abs(v - target) <= _TOLERANCE * scale
-    )
-
-
-SIMULATED_BOUND = "necessary (simulation)"
-"""Kind of a one-sided lambda_max lowered to the first load its simulation found unstable."""
-
-
-def _simulated_unstable(ds: xr.Dataset) -> xr.DataArray | None:
-    """True where the simulation (alone or with the analysis) found the load unstable."""
-    if "verdict" in ds and "verdict_source" in ds:
-        return (ds["verdict"] == "unstable") & ds["verdict_source"].isin(["simulation", "both"])
-    if "stable" in ds and np.isfinite(ds["stable"].values).any():  # datasets before verdicts
-        return ds["stable"] == 0
-    return None
-
-
-def _capped_by_simulation(ds: xr.Dataset) -> tuple[xr.DataArray, xr.DataArray]:
-    """lambda_max and its kind, where a bound that is not exact is lowered to the
-    smallest load at which the simulation found the backlog growing (the monitor is
-    calibrated not to flag a stable load: statistics.py)."""
-    lm, kinds = ds["lambda_max"], ds["lambda_max_kind"]
-    unstable = _simulated_unstable(ds)
-    if unstable is None or not bool(unstable.any()):
-        return lm, kinds
-    loads = ds["load"].broadcast_like(unstable)
-    first_unstable = loads.where(unstable).min("load")
-    capped = (kinds != "exact") & (first_unstable < lm)
-    return lm.where(~capped, first_unstable), kinds.where(~capped, SIMULATED_BOUND)
-
-
-def winners(ds: xr.Dataset) -> pd.DataFrame:
-    """One row per grid setting: the winners on stability (analysis, a one-sided
-    bound capped by the simulation's verdicts) and on cost (analysis)."""
-    policies = [str(p) for p in ds["policy"].values]
-    dims = _setting_dims(ds)
-    capped, capped_kinds = _capped_by_simulation(ds)
-    lm = capped.transpose(*dims, "policy")
-    cost = ds["cost"].transpose(*dims, "policy")
-    kinds = capped_kinds.transpose(*dims, "policy")
-    proven = (ds["lambda_sufficient"].transpose(*dims, "policy") if "lambda_sufficient" in ds
-              else xr.full_like(lm, np.nan))
-    cost_kinds = (ds["cost_kind"].transpose(*dims, "policy") if "cost_kind" in ds
-                  else xr.full_like(cost, "", dtype=object))
-    rows = []
-    for index in np.ndindex(*lm.shape[:-1]):
-        setting = {d: _plain(ds[d].values[i]) for d, i in zip(dims, index)}
-        lm_values = lm.values[index]
-        best_stability = _best(lm_values, policies, larger=True)
-        best_cost = _best(cost.values[index], policies, larger=False)
-        row = dict(setting)
-        row["most_stable"] = best_stability
-        if best_stability:
-            first = policies.index(best_stability.split(", ")[0])
-            row["lambda_max"] = float(lm_values[first])
-            row["lambda_max_kind"] = str(kinds.values[index][first])
-        else:
-            row["lambda_max"], row["lambda_max_kind"] = np.nan, ""
-        row["most_stable_practical"] = _best(lm_values, policies, larger=True, skip=ORACLES)
-        proven_values = proven.values[index]
-        row["most_stable_proven"] = _best(proven_values, policies, larger=True)
-        row["lambda_proven"] = (float(np.nanmax(proven_values))
-                                if row["most_stable_proven"] else np.nan)
-        row["cheapest"] = best_cost
-        if best_cost:
-            first = policies.index(best_cost.split(", ")[0])
-            row["cost"] = float(cost.values[index][first])
-            row["cost_kind"] = str(cost_kinds.values[index][first])
-        else:
-            row["cost"], row["cost_kind"] = np.nan, ""
-        row["cheapest_practical"] = _best(cost.values[index], policies, larger=False,
-                                          skip=ORACLES)
-        row["no_analysis"] = ", ".join(
-            p for p, v in zip(policies, lm_values) if not np.isfinite(v))
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def latency_winners(ds: xr.Dataset) -> pd.DataFrame:
-    """The policy with the smallest simulated mean latency per setting and load
-    (empty when the study did not simulate). Contenders are the policies simulated
-    in that setting; an unstable one cannot win. No winner is named while a
-    contender is ``undetermined`` (column ``undetermined`` lists them): its latency
-    may be the smallest, or infinite. ``evidence`` says what the winning value is
-    (``estimate``, ``ci_undercovers``: a heavy tail, the interval under-covers)."""
-    if not np.isfinite(ds["latency_mean"].values).any() and "latency_sample_mean" not in ds:
-        return pd.DataFrame()
-    policies = [str(p) for p in ds["policy"].values]
-    dims = _setting_dims(ds) + ["load"]
-    lat = ds["latency_mean"].transpose(*dims, "policy")
-    verdict = ds["verdict"].transpose(*dims, "policy") if "verdict" in ds else None
-    jobs = ds["jobs"].transpose(*dims, "policy") if "jobs" in ds else None
-    kind = (ds["latency_mean_kind"].transpose(*dims, "policy") if "latency_mean_kind" in ds
-            else None)
-    rows = []
-    for index in np.ndindex(*lat.shape[:-1]):
-        row = {d: _plain(ds[d].values[i]) for d, i in zip(dims, index)}
-        values = lat.values[index]
-        open_ = []
-        if verdict is not None:
-            simulated = np.isfinite(jobs.values[index]) if jobs is not None else np.ones(
-                len(policies), dtype=bool)
-            open_ = [p for p, v, sim in zip(policies, verdict.values[index], simulated)
-                     if sim and v == "undetermined"]
-        if open_:
-            row["fastest"] = row["fastest_practical"] = ""
-        else:
-            row["fastest"] = _best(values, policies, larger=False)
-            row["fastest_practical"] = _best(values, policies, larger=False, skip=ORACLES)
-        row["undetermined"] = ", ".join(open_)
-        first = row["fastest"].split(", ")[0] if row["fastest"] else ""
-        row["evidence"] = (str(kind.values[index][policies.index(first)])
-                           if first and kind is not None else "")
-        rows.append(row)
-    return pd.DataFrame(rows)
-
+from .winners import (
+    ORACLES,
+    SIMULATED_BOUND,
+    best_policy,
+    capped_by_simulation,
+    latency_winners,
+    setting_dims,
+    winners,
+)
 
 def verdict_summary(ds: xr.Dataset) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """(counts of verdicts by source, undetermined loads with the jobs they need per
@@ -184,10 +57,6 @@ def verdict_summary(ds: xr.Dataset) -> tuple[pd.DataFrame, pd.DataFrame, list[st
     flagged = [f"`{cid}`: {n}" for cid, ns in sorted(notes.items()) for n in ns
                if n.startswith("contradiction") or "a disagreement" in n]
     return counts, need, flagged
-
-
-def _plain(value):
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _verdict_lines(ds: xr.Dataset) -> list[str]:
@@ -243,7 +112,7 @@ def evidence_word(kind: str) -> str:
 
 
 def _swept(ds: xr.Dataset) -> list[str]:
-    return [d for d in _setting_dims(ds) if ds.sizes[d] > 1]
+    return [d for d in setting_dims(ds) if ds.sizes[d] > 1]
 
 
 def _main_axis(ds: xr.Dataset) -> str | None:
@@ -271,9 +140,9 @@ def _fmt_value(v) -> str:
 def _winner_kinds(ds: xr.Dataset, table: pd.DataFrame, column: str, kind_var: str,
                   value_var: str) -> pd.DataFrame:
     """(winner, its kind) per row of ``table`` for the practical or full winner column."""
-    dims = _setting_dims(ds)
+    dims = setting_dims(ds)
     out = []
-    capped, capped_kinds = _capped_by_simulation(ds)
+    capped, capped_kinds = capped_by_simulation(ds)
     kinds = capped_kinds if kind_var == "lambda_max_kind" else ds.get(kind_var)
     for _, row in table.iterrows():
         won = row[column]
@@ -456,8 +325,8 @@ def frontier_counts(ds: xr.Dataset) -> tuple[dict, int] | None:
         return None
     from .plots import pareto_front
 
-    variant = [d for d in _setting_dims(ds) if d == "d" or "." in d]
-    system = [d for d in _setting_dims(ds) if d not in variant]
+    variant = [d for d in setting_dims(ds) if d == "d" or "." in d]
+    system = [d for d in setting_dims(ds) if d not in variant]
     if _practical(ds):
         ds = ds.sel(policy=[p for p in ds["policy"].values if p not in ORACLES])
     t = ds["latency_mean"].transpose(*system, "load", "policy", *variant)
@@ -656,7 +525,7 @@ def html(ds: xr.Dataset, figures: dict[str, Path] | None = None,
             {"name": name, "uri": _data_uri(path), "caption": figure_caption(name)})
     stab_cols = [c for c in table.columns if c not in ("cheapest", "cost", "cost_kind",
                                                          "cheapest_practical")]
-    cost_cols = [c for c in table.columns if c in _setting_dims(ds)
+    cost_cols = [c for c in table.columns if c in setting_dims(ds)
                  or c in ("cheapest", "cost", "cost_kind", "cheapest_practical")]
     def safe(text):  # HTML made here from escaped cells; the template marks it |safe
         return text
@@ -748,7 +617,7 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
     """Lines that name the winning policies at ``point`` (axis -> value, ``load``
     included) by stability, latency and cost, each with its evidence; False when the
     point is not on the grid (the lines then say which values exist)."""
-    dims = _setting_dims(ds) + ["load"]
+    dims = setting_dims(ds) + ["load"]
     lines, sel, problems = [], {}, []
     for key, text in point.items():
         if key not in dims:
@@ -774,14 +643,14 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
     policies = [str(p) for p in ds["policy"].values]
     practical = _practical(ds)
     # stability
-    capped, kinds = _capped_by_simulation(ds)
+    capped, kinds = capped_by_simulation(ds)
     lm = capped.sel(setting)
     kd = kinds.sel(setting)
     vals = np.asarray(lm.values, dtype=float)
     for label, skip in (("", ()), (" (oracles left out)", ORACLES if practical else None)):
         if skip is None:
             continue
-        won = _best(vals, policies, larger=True, skip=skip)
+        won = best_policy(vals, policies, larger=True, skip=skip)
         if not won:
             lines.append(f"  stability{label}: no analysis for these policies")
             continue
@@ -808,7 +677,7 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
     if not np.isfinite(lat).any() and not undetermined:
         approx = np.asarray(ds["latency_approx"].sel(sel).values, dtype=float)
         if np.isfinite(approx).any():
-            won = _best(approx, policies, larger=False, skip=ORACLES if practical else ())
+            won = best_policy(approx, policies, larger=False, skip=ORACLES if practical else ())
             first = won.split(", ")[0]
             k = ds["latency_approx_kind"].sel(setting).sel(policy=first).item()
             lines.append(f"  latency: {won}, E[T] = {approx[policies.index(first)]:.4g} "
@@ -824,7 +693,7 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
         for label, skip in (("", ()), (" (oracles left out)", ORACLES if practical else None)):
             if skip is None:
                 continue
-            won = _best(lat, policies, larger=False, skip=skip)
+            won = best_policy(lat, policies, larger=False, skip=skip)
             first = won.split(", ")[0] if won else ""
             if not first:
                 lines.append(f"  latency{label}: no policy with an estimate (none stable)")
@@ -838,7 +707,7 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
     for label, skip in (("", ()), (" (oracles left out)", ORACLES if practical else None)):
         if skip is None:
             continue
-        won = _best(cost, policies, larger=False, skip=skip)
+        won = best_policy(cost, policies, larger=False, skip=skip)
         if not won:
             lines.append(f"  cost{label}: no analysis for these policies")
             continue

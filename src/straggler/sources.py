@@ -38,7 +38,38 @@ TEMPLATE_SUFFIXES = (".html", ".j2", ".css")
 """Package data that changes only the presentation (report templates)."""
 
 
-def _module_file(name: str) -> Path | None:
+#: The package's layers, bottom up. A module may import the modules of lower layers
+#: and of its own group (without a cycle), never those of a higher layer, nor those
+#: of another group of its own layer (analysis and simulation do not import each
+#: other). A group lists module names; a package's name covers its modules; ``""``
+#: is the package's ``__init__``. tests/test_layers.py checks the source against it.
+LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("", "kernel_cache", "numerics", "sources", "catalog"),),
+    (("distributions",),),
+    (("dependence",),),
+    (("system",),),
+    (("policies",),),
+    (("analysis",), ("simulation",)),
+    (("config", "grid", "model", "workunits", "checks", "verdict", "claims"),),
+    (("dataset", "evaluate", "archive", "bench"),),
+    (("winners", "plots", "report"),),
+    (("pipeline", "cli"),),
+)
+
+
+def layer_of(name: str) -> tuple[int, int] | None:
+    """``(layer, group)`` of module ``straggler.<name>`` in :data:`LAYERS`, or None."""
+    best: tuple[int, int, int] | None = None
+    for rank, groups in enumerate(LAYERS):
+        for group, prefixes in enumerate(groups):
+            for prefix in prefixes:
+                if name == prefix or (prefix and name.startswith(prefix + ".")):
+                    if best is None or len(prefix) > best[2]:
+                        best = (rank, group, len(prefix))
+    return None if best is None else best[:2]
+
+
+def module_file(name: str) -> Path | None:
     """The file of module ``straggler.<name>`` (dotted, relative), or None."""
     parts = name.split(".") if name else []
     base = ROOT.joinpath(*parts)
@@ -48,7 +79,7 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
-def _relative_name(path: Path) -> str:
+def module_name(path: Path) -> str:
     rel = path.relative_to(ROOT).with_suffix("")
     parts = list(rel.parts)
     if parts and parts[-1] == "__init__":
@@ -63,12 +94,12 @@ _IMPORT = re.compile(
 
 
 @functools.lru_cache(maxsize=None)
-def _imports(path: Path) -> tuple[str, ...]:
+def imports_of(path: Path) -> tuple[str, ...]:
     """The ``straggler`` modules that the file at ``path`` imports (relative names):
     every ``import`` statement at the start of a line, at module level or inside a
     function (a regular expression, not a parse: ten times faster, and an import in a
     string can only add a file, never miss one)."""
-    here = _relative_name(path)
+    here = module_name(path)
     package = here if path.name == "__init__.py" else here.rpartition(".")[0]
     found: set[str] = set()
     for m in _IMPORT.finditer(path.read_text()):
@@ -89,7 +120,7 @@ def _imports(path: Path) -> tuple[str, ...]:
             name = name.strip().split(" as ")[0].strip()
             if name and name.isidentifier():  # `from . import fast` imports a module
                 found.add(f"{base}.{name}" if base else name)
-    return tuple(sorted(name for name in found if _module_file(name) is not None))
+    return tuple(sorted(name for name in found if module_file(name) is not None))
 
 
 def import_closure(*modules: str) -> list[Path]:
@@ -102,11 +133,11 @@ def import_closure(*modules: str) -> list[Path]:
         name = todo.pop()
         if name in seen:
             continue
-        path = _module_file(name)
+        path = module_file(name)
         if path is None:
             raise ValueError(f"no module straggler.{name} in {ROOT}")
         seen[name] = path
-        todo.extend(_imports(path))
+        todo.extend(imports_of(path))
         if "." in name:
             todo.append(name.rpartition(".")[0])
     return sorted(seen.values())

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..dependence import IID, SX
-from ..model import CellModel
+from .. import system as two_pools
+from ..system import CellModel
 from . import forkjoin, queues, redundancy_ps, replica_bounds, speculation, threshold
 from .notes import NOMINAL, Load, LoadUnit, Note, Time, note
 
@@ -197,9 +198,9 @@ def _zero_redundancy(model: CellModel, knowledge: str | None = None) -> Analytic
         return _homogeneous_single_copy(model)
     if knowledge is not None:
         J = system.n_types
-        system = replace(system, belief=threshold.belief_matrix(knowledge, J))
-    bound = threshold.optimal_assignment_no_redundancy(system, model.size, model.dependence)
-    alpha = threshold.assignment_fractions(system, bound.q)
+        system = replace(system, belief=two_pools.belief_matrix(knowledge, J))
+    bound = two_pools.optimal_assignment_no_redundancy(system, model.size, model.dependence)
+    alpha = two_pools.assignment_fractions(system, bound.q)
     result = _from_work(model, system, bound, kind="exact")
     result.q_opt = float(np.dot(system.p, alpha[0]))
     result.alpha = alpha
@@ -260,7 +261,7 @@ def _as_full_redundancy(model: CellModel, result: AnalyticResult) -> AnalyticRes
     result.lambda_max_kind = "exact"
     result.lambda_sufficient = result.lambda_max
     result.cost_kind = "exact"
-    alpha = result.alpha if result.alpha is not None else threshold.assignment_fractions(
+    alpha = result.alpha if result.alpha is not None else two_pools.assignment_fractions(
         system, [0.5] * len(system.belief[0]))
     if model.discipline == "FCFS":
         result.latency_approx = np.asarray(threshold.latency_replication(
@@ -321,7 +322,7 @@ def _threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
             about=("lambda_max", "cost"))
     result.tau_opt = bound.tau[0]
     result.tau_opt_pool2 = bound.tau[1]
-    alpha = threshold.assignment_fractions(system, bound.q)
+    alpha = two_pools.assignment_fractions(system, bound.q)
     result.alpha = alpha
     result.q_opt = float(np.dot(system.p, alpha[0]))
     if policy == "replication" and bound.tau[0] == 0.0 and bound.tau[1] == 0.0:
@@ -366,7 +367,7 @@ def _known_sizes(model: CellModel) -> AnalyticResult:
     return result
 
 
-def _from_work(model, system, bound: threshold.Bound, kind: str,
+def _from_work(model, system, bound: two_pools.Bound, kind: str,
                cost_kind: str = "exact") -> AnalyticResult:
     per_server = max(bound.work[0] / system.n[0], bound.work[1] / system.n[1])
     return AnalyticResult(
@@ -833,7 +834,7 @@ def _fork_join_paper(model: CellModel, k: int, keep: int
         set_stability(N / m1, "exact")
         result.cost = result.cost_lower = result.cost_upper = m1
         result.cost_kind = "exact"
-        result.latency_approx = _per_load(model, lambda lam: forkjoin._pk(lam / N, m1, m2))
+        result.latency_approx = _per_load(model, lambda lam: queues.mg1_fcfs_latency(lam / N, m1, m2))
         result.latency_approx_kind = "exact"
         return result, None
     if d == N and keep == d:

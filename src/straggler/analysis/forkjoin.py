@@ -56,7 +56,7 @@ from ..distributions import (
     Uniform,
     Weibull,
 )
-from ..distributions import _quad as _dist_quad
+from ..numerics import RELATIVE_1E11, integrate_resolving_start
 from . import queues
 
 __all__ = [
@@ -203,7 +203,7 @@ def order_statistic_moment(X: Distribution, k: int, n: int, m: int = 1) -> float
             return 2.0 * x * t if t else 0.0
 
     head = lo**m  # P(X_{k:n} > x) = 1 below the support
-    return head + _dist_quad(f, lo, hi, X.atoms(), X.mean())
+    return head + integrate_resolving_start(f, lo, hi, RELATIVE_1E11, X.atoms(), X.mean())
 
 
 def order_statistic_mean(X: Distribution, k: int, n: int) -> float:
@@ -270,13 +270,6 @@ class Stability:
     note: str = ""
 
 
-def _pk(lam: float, m1: float, m2: float) -> float:
-    """Pollaczek-Khinchine E[T] (``inf`` when overloaded or ``m2`` infinite)."""
-    if lam <= 0.0:
-        return m1
-    return queues.mg1_fcfs_response_time(lam, m1, m2)
-
-
 def _rate(x: float) -> float:
     return math.inf if x <= 0.0 else 1.0 / x
 
@@ -313,7 +306,7 @@ def coc_full_replication(lam: float, X: Distribution, dep: Dependence, N: int) -
     """
     m1 = replica_min_moment(X, dep, N, 1)
     m2 = replica_min_moment(X, dep, N, 2)
-    return Estimate(latency=_pk(lam, m1, m2), latency_kind="exact", cost=N * m1, cost_kind="exact")
+    return Estimate(latency=queues.mg1_fcfs_latency(lam, m1, m2), latency_kind="exact", cost=N * m1, cost_kind="exact")
 
 
 def fork_early_cancel_n1(lam: float, X: Distribution, n: int) -> Estimate:
@@ -375,8 +368,8 @@ def fork_join_bounds(lam: float, X: Distribution, n: int, k: int) -> tuple[float
     k, n = _check_kn(k, n)
     mk1, mk2 = order_statistic_moment(X, k, n, 1), order_statistic_moment(X, k, n, 2)
     m11, m12 = order_statistic_moment(X, 1, n, 1), order_statistic_moment(X, 1, n, 2)
-    upper = _pk(lam, mk1, mk2)
-    wait_lo = _pk(lam, m11, m12) - m11
+    upper = queues.mg1_fcfs_latency(lam, mk1, mk2)
+    wait_lo = queues.mg1_fcfs_latency(lam, m11, m12) - m11
     lower = mk1 + wait_lo
     return lower, upper
 
@@ -801,7 +794,7 @@ def strategy_estimates(lam: float, X: Distribution, n: int, r: int, k: int) -> t
     (n, r, 1) (section 6.1), ``C_hat = r E[X_{1:r}]``.
     """
     k, r = _check_kn(k, r)
-    t_hat = _pk(lam * r / n, order_statistic_moment(X, k, r, 1), order_statistic_moment(X, k, r, 2))
+    t_hat = queues.mg1_fcfs_latency(lam * r / n, order_statistic_moment(X, k, r, 1), order_statistic_moment(X, k, r, 2))
     c_hat = math.fsum(order_statistic_moment(X, i, r, 1) for i in range(1, k + 1))
     c_hat += (r - k) * order_statistic_moment(X, k, r, 1)
     return t_hat, c_hat

@@ -23,6 +23,14 @@ def mg1_fcfs_response_time(lam: float, m1: float, m2: float) -> float:
     return m1 + mg1_waiting_time(lam, m1, m2)
 
 
+def mg1_fcfs_latency(lam: float, m1: float, m2: float) -> float:
+    """Pollaczek-Khinchine E[T] (``inf`` when overloaded or ``m2`` infinite), and
+    E[S] with no arrivals (``lam <= 0``: no job waits, whatever ``m2``)."""
+    if lam <= 0.0:
+        return m1
+    return mg1_fcfs_response_time(lam, m1, m2)
+
+
 def mg1_ps_slowdown(lam: float, m1: float) -> float:
     """E[T | S = s] / s = 1 / (1 - rho) for M/G/1-PS, insensitive to the law of S."""
     rho = lam * m1

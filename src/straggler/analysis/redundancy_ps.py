@@ -38,13 +38,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..dependence import IID, SX, Dependence, Identical
+from ..dependence import IID, Dependence, Identical, mean_min_replicas
 from ..distributions import Distribution, Exponential
-from .forkjoin import replica_min_moment
 
 __all__ = [
     "PSBound",
-    "mean_min_replicas",
     "stability_conjectured",
     "stability_sufficient",
     "stability_bound",
@@ -70,21 +68,6 @@ def _check(N: int, d: int) -> tuple[int, int]:
     if not (1 <= d <= N):
         raise ValueError(f"need 1 <= d <= N, got d = {d}, N = {N}")
     return N, d
-
-
-def mean_min_replicas(X: Distribution, dep: Dependence, d: int) -> float:
-    """``E[min(X_1, ..., X_d)]`` of one job's ``d`` replicas (paper section 3.4).
-
-    identical: ``E[X]``; iid: ``E[X_{1:d}]`` (:meth:`Distribution.mean_min_of`);
-    sx: ``E[X] E[min(S_1..S_d)]``.
-    """
-    if isinstance(dep, IID):
-        return X.mean_min_of(int(d))
-    if isinstance(dep, SX):
-        return X.mean() * dep.slowdown.mean_min_of(int(d))
-    if isinstance(dep, Identical):
-        return X.mean()
-    return replica_min_moment(X, dep, d, 1)
 
 
 def _exponential_min(X: Distribution, dep: Dependence) -> bool:

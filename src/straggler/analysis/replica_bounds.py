@@ -49,7 +49,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dependence import IID, SX, Dependence, Identical, _integrate, _sf
+from ..dependence import IID, SX, Dependence, Identical, survival
+from ..numerics import RELATIVE_1E10, integrate_split
 from ..distributions import Distribution
 
 #: relative gap under which a lower and an upper bound are reported as exact
@@ -70,7 +71,7 @@ class Pools:
 
     @classmethod
     def of(cls, system, N: int) -> "Pools":
-        """From a :class:`~straggler.analysis.threshold.TwoPoolSystem` (or None:
+        """From a :class:`~straggler.system.TwoPoolSystem` (or None:
         one pool of N identical servers, as is a system whose speeds are all 1)."""
         if system is None or all(r == 1.0 for row in system.speeds for r in row):
             return cls.single(N)
@@ -146,7 +147,7 @@ def mean_sum_smallest(Y: Distribution, groups, k: int) -> float:
         pmf = np.zeros(k)
         pmf[0] = 1.0
         for c, m in groups:
-            f = 1.0 - _sf(Y, t / c)
+            f = 1.0 - survival(Y, t / c)
             if f <= 0.0:
                 continue
             j = np.arange(min(m, k - 1) + 1)
@@ -156,10 +157,10 @@ def mean_sum_smallest(Y: Distribution, groups, k: int) -> float:
 
     below = k * min(c for c, _ in groups) * lo  # no replica can finish before its scaled lower end
     start = min(c for c, _ in groups) * lo
-    return below + _integrate(shortfall, start, math.inf, points, scale=scale)
+    return below + integrate_split(shortfall, start, math.inf, RELATIVE_1E10, points, scale=scale)
 
 
-def _scaled_sum(X: Distribution, dep: Dependence, groups, k: int) -> float:
+def scaled_sum(X: Distribution, dep: Dependence, groups, k: int) -> float:
     """``E[sum of the k smallest of c_g X_s]`` over a job's replicas under ``dep``."""
     if isinstance(dep, Identical):
         cs = sorted(c for c, m in groups for _ in range(m))
@@ -171,7 +172,7 @@ def _scaled_sum(X: Distribution, dep: Dependence, groups, k: int) -> float:
     raise ValueError(f"unknown dependence {dep!r}")
 
 
-def _per_job(pools: Pools, d: int, k: int, weights, per_replica) -> float:
+def per_job(pools: Pools, d: int, k: int, weights, per_replica) -> float:
     """``E[sum of the k smallest weighted replica works]`` over types and pools;
     ``per_replica(groups, k)`` takes ``(c, m)`` per pool (``c = w_i / r_ij``)."""
     total = 0.0
@@ -194,7 +195,7 @@ def bounds(X: Distribution, dep: Dependence, pools: Pools, d: int, k: int = 1,
         raise ValueError(f"need 1 <= k <= d, got k = {k}, d = {d}")
     if choice == "completion":
         def per_replica(groups, kk):
-            return _scaled_sum(X, dep, groups, kk)
+            return scaled_sum(X, dep, groups, kk)
     elif choice == "start":
         mean = dep.replica_mean(X)
 
@@ -205,10 +206,10 @@ def bounds(X: Distribution, dep: Dependence, pools: Pools, d: int, k: int = 1,
 
     n = pools.n
     if len(n) == 1:
-        necessary = n[0] / _per_job(pools, d, k, (1.0,), per_replica)
+        necessary = n[0] / per_job(pools, d, k, (1.0,), per_replica)
     else:
         def work(w0: float) -> float:
-            return _per_job(pools, d, k, (w0, (1.0 - n[0] * w0) / n[1]), per_replica)
+            return per_job(pools, d, k, (w0, (1.0 - n[0] * w0) / n[1]), per_replica)
 
         necessary = 1.0 / _maximise_concave(work, 0.0, 1.0 / n[0])
     mean = dep.replica_mean(X)
@@ -216,9 +217,9 @@ def bounds(X: Distribution, dep: Dependence, pools: Pools, d: int, k: int = 1,
                   for i in range(len(n))]
     sufficient = pools.servers / (d * max(per_server))
     ones = (1.0,) * len(n)
-    cost_lower = _per_job(pools, d, k, ones, per_replica)
+    cost_lower = per_job(pools, d, k, ones, per_replica)
     if choice == "start":  # the k served in full are at worst the k slowest of the d
-        cost_upper = _per_job(pools, d, k, ones,
+        cost_upper = per_job(pools, d, k, ones,
                               lambda groups, kk: mean * math.fsum(
                                   sorted(c for c, m in groups for _ in range(m))[-kk:]))
     else:  # every replica served in full, on a uniform server

@@ -13,7 +13,9 @@ job brings to pool ``i``; the effective load per server is
 Rates here are job arrival rates; :func:`to_load_units` converts them to the
 project's load units (DESIGN.md: ``load = lambda E[replica size] / N``).
 
-Contents: zero and full redundancy and KT (eqs. 5, 6; Cor. 1-3); rerouting and
+The system itself, the beliefs of Cor. 1-3, zero redundancy (eq. 5) and KT live in
+:mod:`straggler.system`, which the simulation shares. Contents: full redundancy
+(eq. 6); rerouting and
 replication after a threshold (:func:`expected_work_rerouting`, Prop. 1;
 :func:`expected_work_replication`, Prop. 2; :func:`expected_work_rerouting_multi`,
 Prop. 5 of Appendix B); the second moments and the latency approximation of
@@ -31,96 +33,8 @@ import numpy as np
 
 from ..dependence import Dependence, pair
 from ..distributions import Distribution
-
-KNOWLEDGE = ("unknown", "partial", "known")
-
-
-@dataclass(frozen=True)
-class TwoPoolSystem:
-    """Pools, job types and what the dispatcher knows of a job's type."""
-
-    n: tuple[int, int]
-    """Servers per pool (n_1, n_2)."""
-    p: tuple[float, ...]
-    """Type probabilities p_j."""
-    speeds: tuple[tuple[float, ...], tuple[float, ...]]
-    """speeds[i][j] = r_ij, the speed of a type-j job in pool i."""
-    belief: tuple[tuple[float, ...], ...]
-    """belief[j][c] = P(a type-j job is believed to be of class c) (Cor. 1-3):
-    one class for unknown types, the identity for known types."""
-
-    @property
-    def n_types(self) -> int:
-        return len(self.p)
-
-    @property
-    def servers(self) -> int:
-        return self.n[0] + self.n[1]
-
-    @classmethod
-    def affinity(cls, N: int, r_slow: float, p=(0.5, 0.5), knowledge="unknown",
-                 belief=1.0, pools=None, speeds=None) -> "TwoPoolSystem":
-        """The common system of DESIGN.md: type 1 runs at speed 1 in pool 1 and
-        ``r_slow`` in pool 2, type 2 the reverse (or a given speed matrix)."""
-        p = tuple(float(x) for x in p)
-        J = len(p)
-        if pools is None:
-            if N % 2:
-                raise ValueError(f"two pools need an even N, got N = {N} (set system.pools)")
-            pools = (N // 2, N // 2)
-        pools = (int(pools[0]), int(pools[1]))
-        if speeds is None:
-            if J != 2:
-                raise ValueError(f"system.speeds is required when there are J = {J} != 2 types")
-            speeds = ((1.0, r_slow), (r_slow, 1.0))
-        speeds = tuple(tuple(float(r) for r in row) for row in speeds)
-        return cls(n=pools, p=p, speeds=speeds, belief=belief_matrix(knowledge, J, belief))
-
-
-def belief_matrix(knowledge: str, J: int, belief=1.0) -> tuple[tuple[float, ...], ...]:
-    """The matrix p_{j -> c} of Corollaries 1-3.
-
-    ``unknown``: every job is in the single class (alpha_ij = q_i, Cor. 1);
-    ``known``: the identity (alpha_ij = q_ij, Cor. 3); ``partial``: ``belief`` is
-    either the matrix itself or the scalar p_{j->j}, the rest spread evenly over
-    the other types (Cor. 2).
-    """
-    if knowledge == "unknown":
-        return tuple((1.0,) for _ in range(J))
-    if knowledge == "known":
-        return tuple(tuple(1.0 if c == j else 0.0 for c in range(J)) for j in range(J))
-    if knowledge == "partial":
-        if np.ndim(belief) == 0:
-            b = float(belief)
-            off = (1.0 - b) / (J - 1) if J > 1 else 0.0
-            return tuple(tuple(b if c == j else off for c in range(J)) for j in range(J))
-        return tuple(tuple(float(x) for x in row) for row in belief)
-    raise ValueError(f"knowledge must be one of {KNOWLEDGE}, got {knowledge!r}")
-
-
-def assignment_fractions(system: TwoPoolSystem, q) -> np.ndarray:
-    """alpha_ij = sum_c p_{j->c} q_ic (Corollary 2; Cor. 1 and 3 are special cases).
-
-    ``q[c]`` is the fraction of class-c jobs sent first to pool 1; returns the
-    2 x J matrix alpha.
-    """
-    B = np.asarray(system.belief, dtype=float)  # J x C
-    q1 = np.asarray(q, dtype=float).reshape(-1)
-    a1 = B @ q1
-    return np.vstack([a1, 1.0 - a1])
-
-
-def replica_work(system: TwoPoolSystem, X: Distribution, dep: Dependence) -> np.ndarray:
-    """w_ij = E[X_i / r_ij]: the work of a type-j job that runs to completion in pool i."""
-    m = dep.replica_mean(X)
-    r = np.asarray(system.speeds, dtype=float)
-    return m / r
-
-
-def expected_work_zero_redundancy(system, X, dep, alpha) -> np.ndarray:
-    """E[B_i] = sum_j p_j alpha_ij E[X_i / r_ij] (Remark 1, eq. 5)."""
-    return (np.asarray(alpha) * replica_work(system, X, dep)) @ np.asarray(system.p)
-
+from ..numerics import RELATIVE_1E11, integrate_edges
+from ..system import Bound, TwoPoolSystem, assignment_fractions
 
 def expected_work_full_redundancy(system, X, dep) -> np.ndarray:
     """E[B_i] = sum_j p_j E[min(X_i / r_ij, X_l / r_lj)] (Remark 1, eq. 6).
@@ -134,52 +48,6 @@ def expected_work_full_redundancy(system, X, dep) -> np.ndarray:
     ]
     work = float(np.dot(system.p, per_type))
     return np.array([work, work])
-
-
-@dataclass(frozen=True)
-class Bound:
-    """A stability bound (job arrival rate) and the assignment that attains it."""
-
-    rate: float
-    q: tuple[float, ...]
-    """Fraction of each believed class sent first to pool 1."""
-    work: tuple[float, float]
-    """E[B_1], E[B_2] at the chosen assignment."""
-
-
-def optimal_assignment_no_redundancy(system: TwoPoolSystem, X, dep) -> Bound:
-    """Maximise 1 / max_i (E[B_i] / n_i) over q for zero redundancy (eq. 5 with Cor. 1-3).
-
-    E[B_i] is linear in q, so this is the linear programme
-    min t  s.t.  sum_j p_j alpha_ij(q) w_ij / n_i <= t (i = 1, 2),  0 <= q <= 1.
-    With known types it is the KT policy of the paper (and of its ref. [15]).
-    """
-    from scipy.optimize import linprog  # lazy: scipy import is slow
-
-    w = replica_work(system, X, dep)  # 2 x J
-    p = np.asarray(system.p)
-    B = np.asarray(system.belief)  # J x C
-    C = B.shape[1]
-    n = np.asarray(system.n, dtype=float)
-    # pool-1 work is linear in q: g1 . q; pool 2: const2 - g2 . q
-    g1 = (p * w[0]) @ B / n[0]
-    g2 = (p * w[1]) @ B / n[1]
-    const2 = float(p @ w[1]) / n[1]
-    # variables (q_1..q_C, t)
-    c = np.zeros(C + 1)
-    c[-1] = 1.0
-    A_ub = np.vstack([np.append(g1, -1.0), np.append(-g2, -1.0)])
-    b_ub = np.array([0.0, -const2])
-    bounds = [(0.0, 1.0)] * C + [(0.0, None)]
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs")
-    if not res.success:  # pragma: no cover - the LP is always feasible and bounded
-        raise RuntimeError(f"assignment LP failed: {res.message}")
-    q = res.x[:C]
-    alpha = assignment_fractions(system, q)
-    work = expected_work_zero_redundancy(system, X, dep, alpha)
-    t = max(work[0] / n[0], work[1] / n[1])
-    return Bound(rate=1.0 / t if t > 0 else math.inf, q=tuple(float(x) for x in q),
-                 work=(float(work[0]), float(work[1])))
 
 
 def full_redundancy_bound(system: TwoPoolSystem, X, dep) -> Bound:
@@ -617,7 +485,7 @@ def _best_q(c0: float, g0: np.ndarray, c1: float, g1: np.ndarray) -> np.ndarray:
     return q
 
 
-class _Optimiser:
+class ThresholdOptimiser:
     """Outer search over (tau_1, tau_2), inner exact LP over q (dual form)."""
 
     def __init__(self, system, X, dep, policy):
@@ -811,7 +679,7 @@ def _replica_points(X: Distribution, dep: Dependence) -> list[float]:
 
 
 def _optimal(system, X, dep, policy) -> ThresholdBound:
-    return _Optimiser(system, X, dep, policy).run()
+    return ThresholdOptimiser(system, X, dep, policy).run()
 
 
 def optimal_rerouting(system: TwoPoolSystem, X, dep) -> ThresholdBound:
@@ -843,7 +711,7 @@ def bound_at_threshold(system: TwoPoolSystem, X, dep, policy: str, tau) -> Thres
     threshold(s), with the assignment q that maximises it (the inner LP of
     :func:`optimal_rerouting`)."""
     t0, t1 = _check_tau(tau)
-    return _Optimiser(system, X, dep, policy).finish((t0, t1))
+    return ThresholdOptimiser(system, X, dep, policy).finish((t0, t1))
 
 
 def optimal_replication(system: TwoPoolSystem, X, dep) -> ThresholdBound:
@@ -876,7 +744,7 @@ class KnownSizesBound:
     """lambda_max of size-aware replication (Prop. 4; nan if not computed)."""
 
 
-def _ks_posterior(system: TwoPoolSystem) -> tuple[np.ndarray, np.ndarray]:
+def ks_posterior(system: TwoPoolSystem) -> tuple[np.ndarray, np.ndarray]:
     """P(c) and P(j | c) for the belief classes (types are independent of sizes)."""
     p = np.asarray(system.p, dtype=float)
     B = np.asarray(system.belief, dtype=float)  # J x C
@@ -887,7 +755,7 @@ def _ks_posterior(system: TwoPoolSystem) -> tuple[np.ndarray, np.ndarray]:
     return pc[keep], post
 
 
-def _ks_costs(system: TwoPoolSystem, post: np.ndarray, policy: str, w: float, x0, x1) -> np.ndarray:
+def ks_costs(system: TwoPoolSystem, post: np.ndarray, policy: str, w: float, x0, x1) -> np.ndarray:
     """cost[k, m, c] = sum_j P(j|c) (w b_1 / n_1 + (1 - w) b_2 / n_2) for choice k
     and sizes (x0[m], x1[m]).
 
@@ -947,7 +815,7 @@ def _ks_ratio_kinks(system: TwoPoolSystem, policy: str) -> list[float]:
     return out
 
 
-def _tail_mean_product(Y: Distribution, kappa: float) -> float:
+def tail_mean_product(Y: Distribution, kappa: float) -> float:
     """T(kappa) = E[Y P(Y' > kappa Y)] for i.i.d. Y, Y' (closed forms for the
     exponential and Pareto; otherwise adaptive quadrature split at the kinks)."""
     from ..distributions import Exponential, Pareto
@@ -965,16 +833,12 @@ def _tail_mean_product(Y: Distribution, kappa: float) -> float:
         return a * xm * (1.0 - kappa ** (a - 1.0)) / (a - 1.0) + a * xm * kappa ** (a - 1.0) / (2.0 * a - 1.0)
     lo, hi = Y.support()
     pts = [v / kappa for v in (lo, hi) if 0 < v < math.inf]
-    return _expect_continuous(Y, lambda y: y * float(Y.sf(kappa * y)), pts)
+    return expect_continuous(Y, lambda y: y * float(Y.sf(kappa * y)), pts)
 
 
-def _expect_continuous(Y: Distribution, h, points=()) -> float:
+def expect_continuous(Y: Distribution, h, points=()) -> float:
     """E[h(Y)] for an atom-free Y: quadrature of h * pdf split at ``points``, the
     infinite tail on a logarithmic scale (relative accuracy ~1e-10)."""
-    from scipy import integrate
-
-    import warnings
-
     lo, hi = Y.support()
     scale = Y.mean()
     edges = sorted({lo, hi, *(p for p in points if lo < p < hi)})
@@ -989,16 +853,7 @@ def _expect_continuous(Y: Distribution, h, points=()) -> float:
         d = float(Y.pdf(y))
         return 0.0 if d == 0.0 else h(y) * d
 
-    total = 0.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", integrate.IntegrationWarning)
-        for a, b in zip(edges[:-1], edges[1:]):
-            if math.isinf(b):
-                g = lambda s, a=a: f(a * math.exp(s)) * a * math.exp(s) if s < 700 else 0.0  # noqa: E731
-                total += integrate.quad(g, 0.0, math.inf, limit=400, epsabs=0.0, epsrel=1e-11)[0]
-            elif b > a:
-                total += integrate.quad(f, a, b, limit=400, epsabs=0.0, epsrel=1e-11)[0]
-    return total
+    return integrate_edges(f, edges, RELATIVE_1E11)
 
 
 class _RatioLaw:
@@ -1013,7 +868,7 @@ class _RatioLaw:
 
     def T(self, kappa: float) -> float:
         if kappa not in self.cache:
-            self.cache[kappa] = _tail_mean_product(self.Y, kappa)
+            self.cache[kappa] = tail_mean_product(self.Y, kappa)
         return self.cache[kappa]
 
     def M(self, rho: float) -> tuple[float, float]:
@@ -1038,7 +893,7 @@ def _ks_phi_ratio(system, post, pc, policy, w, law: _RatioLaw, kinks) -> float:
                   else (2.0 * a + 1.0, 4.0 * a + 2.0))
         if not r2 > r1:  # a piece below floating-point resolution carries no mass
             continue
-        v = _ks_costs(system, post, policy, w, [1.0, 1.0], [r1, r2])  # (K, 2, C)
+        v = ks_costs(system, post, policy, w, [1.0, 1.0], [r1, r2])  # (K, 2, C)
         slope = (v[:, 1, :] - v[:, 0, :]) / (r2 - r1)
         icpt = v[:, 0, :] - slope * r1
         cuts = {a, b}
@@ -1064,7 +919,7 @@ def _ks_phi_ratio(system, post, pc, policy, w, law: _RatioLaw, kinks) -> float:
     return float(pc @ total)
 
 
-def _ks_phi_factory(system: TwoPoolSystem, X: Distribution, dep: Dependence, policy: str):
+def ks_phi_factory(system: TwoPoolSystem, X: Distribution, dep: Dependence, policy: str):
     """Phi(w) = E_x[ min over choices of (w b_1/n_1 + (1-w) b_2/n_2) ] (the dual
     function of the KS linear programme), for the replica law of ``dep``.
 
@@ -1075,7 +930,7 @@ def _ks_phi_factory(system: TwoPoolSystem, X: Distribution, dep: Dependence, pol
     exact piecewise-linear integration of :func:`_ks_phi_ratio`."""
     from ..dependence import IID, SX, Identical
 
-    pc, post = _ks_posterior(system)
+    pc, post = ks_posterior(system)
 
     def atomic_pairs(Y):
         pm = [(float(v), float(q)) for v, q in Y.point_masses() if q > 0]
@@ -1089,7 +944,7 @@ def _ks_phi_factory(system: TwoPoolSystem, X: Distribution, dep: Dependence, pol
             y0, y1, wts = atomic_pairs(Y)
 
             def phi_atomic(w):
-                env = _ks_costs(system, post, policy, w, y0, y1).min(axis=0)  # (pairs, C)
+                env = ks_costs(system, post, policy, w, y0, y1).min(axis=0)  # (pairs, C)
                 return factor * float(wts @ (env @ pc))
 
             return phi_atomic
@@ -1101,7 +956,7 @@ def _ks_phi_factory(system: TwoPoolSystem, X: Distribution, dep: Dependence, pol
 
     if isinstance(dep, Identical):
         m = X.mean()
-        return lambda w: m * float(_ks_costs(system, post, policy, w, [1.0], [1.0]).min(axis=0)[0] @ pc)
+        return lambda w: m * float(ks_costs(system, post, policy, w, [1.0], [1.0]).min(axis=0)[0] @ pc)
     if isinstance(dep, IID):
         return iid_phi(X, 1.0)
     if isinstance(dep, SX):
@@ -1114,7 +969,7 @@ def _ks_policy_bound(system, X, dep, policy) -> tuple[float, float]:
     concave dual function Phi(w) (bounded Brent, plus both ends)."""
     from scipy.optimize import minimize_scalar  # lazy
 
-    phi = _ks_phi_factory(system, X, dep, policy)
+    phi = ks_phi_factory(system, X, dep, policy)
     res = minimize_scalar(lambda w: -phi(w), bounds=(0.0, 1.0), method="bounded",
                           options={"xatol": 1e-11})
     cands = [(phi(0.0), 0.0), (phi(1.0), 1.0), (-float(res.fun), float(res.x))]

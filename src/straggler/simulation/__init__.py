@@ -4,7 +4,7 @@
     res = simulate(model, seed_sequence, jobs=200_000, warmup=20_000,
                    replications=4, confidence=0.95, alpha=alpha, tau=tau)
 
-``model`` is a :class:`~straggler.model.CellModel`; ``seed_sequence`` is the
+``model`` is a :class:`~straggler.system.CellModel`; ``seed_sequence`` is the
 cell's :func:`straggler.grid.seed_sequence`; ``alpha`` (2 x J matrix, or per-class
 q) and ``tau`` are the assignment and threshold that the analysis chose (see
 :func:`.encode.resolve_alpha`, :func:`.encode.resolve_tau`).
@@ -32,10 +32,10 @@ semantics of each), central FCFS pool queues (ZRed, KT, FRed, Rer, Rep), Rep on
 FCFS with preemptive-resume priority and CoC's PS bound systems. Not simulated:
 KS (analytic only), central PS (no such model: a config error) and CoC, CoS, RIQ,
 FJ with central queueing (they pick d of the N servers: impossible grid
-points). The event engine appends a factory returning
-``Engine(name, supports, kernel)`` to :data:`ENGINES` (after the fast path, so
-the fast path keeps the models it supports; ``simulate(..., engine=name)``
-forces one, to cross-check them). The kernel follows the contract in
+points). :data:`ENGINES` lists one factory per engine, each returning
+``Engine(name, supports, kernel)`` and importing its module only when asked
+(the fast path first, so it keeps the models it supports; ``simulate(...,
+engine=name)`` forces one, to cross-check them). The kernel follows the contract in
 :mod:`.fast`; the driver does the rest (seeds, replications, summaries).
 
 Random streams: load ``x`` (keyed by ``repr(float(x))``, so a load's result does
@@ -86,8 +86,14 @@ def _fast_engine() -> Engine:
     return Engine("fast", fast.supports, fast.run)
 
 
-#: engine factories, tried in order; the event-driven engine appends itself here
-ENGINES: list = [_fast_engine]
+def _event_engine() -> Engine:
+    from . import events
+
+    return Engine(events.NAME, events.supports, events.run)
+
+
+#: engine factories, tried in order: the fast path keeps the models it supports
+ENGINES: list = [_fast_engine, _event_engine]
 
 
 def engine_for(model, name: str | None = None) -> Engine:
@@ -500,5 +506,3 @@ def simulate_shard(model, seed_sequence, first: int, stop: int, jobs: int, warmu
             break
     return driver.fresh_jobs
 
-
-from . import events as _events  # noqa: E402,F401  (appends the event engine to ENGINES)

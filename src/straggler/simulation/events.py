@@ -144,7 +144,7 @@ CENTRAL_QCAP = 1 << 16
 TREE_MIN_QUEUES = 1
 
 _PER_SERVER_FCFS = frozenset({"ZRed", "KT", "FRed", "CoC", "Rer", "Rep"})
-_PER_SERVER_PS = frozenset({"ZRed", "KT", "FRed", "CoC", "CoS", "RIQ", "FJ", "Rer", "Rep"})
+PER_SERVER_PS = frozenset({"ZRed", "KT", "FRed", "CoC", "CoS", "RIQ", "FJ", "Rer", "Rep"})
 _CENTRAL_FCFS = frozenset({"ZRed", "KT", "FRed", "Rer", "Rep"})
 
 
@@ -159,7 +159,7 @@ def supports(model) -> bool:
         if model.discipline == "FCFS":
             return model.policy in _PER_SERVER_FCFS
         if model.discipline == "PS":
-            return model.policy in _PER_SERVER_PS
+            return model.policy in PER_SERVER_PS
         return False
     if model.queueing == "central":
         return model.discipline == "FCFS" and model.policy in _CENTRAL_FCFS
@@ -853,21 +853,3 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
     acc[S.A_ARRIVALS] = n
     acc[S.A_TIME] = t_last
     acc[S.A_WORK] = work_done
-
-
-def engine():
-    """The engine factory that :data:`straggler.simulation.ENGINES` holds."""
-    from . import Engine
-
-    return Engine(NAME, supports, run)
-
-
-def _register() -> None:
-    from . import ENGINES
-
-    if not any(getattr(f, "__module__", None) == __name__ for f in ENGINES):
-        ENGINES.append(engine)
-
-
-_register()
-

@@ -500,7 +500,7 @@ def simulate_reference(enc: E.Encoded, lam: float, n_jobs: int, rngs):
 def make_model(policy: str, N: int, loads, size=None, dependence="iid", d=None, r_slow=1.0,
                params=None, two_pools=None, p=(0.5, 0.5), knowledge="unknown", belief=1.0,
                pools=None, discipline="FCFS", queueing="per_server"):
-    """A :class:`~straggler.model.CellModel` without a config (tests, benchmarks).
+    """A :class:`~straggler.system.CellModel` without a config (tests, benchmarks).
 
     ``size`` defaults to exponential with mean 1; ``dependence`` is a
     :class:`~straggler.dependence.Dependence` or its config form. The system has
@@ -510,8 +510,7 @@ def make_model(policy: str, N: int, loads, size=None, dependence="iid", d=None, 
     """
     from .. import dependence as dep_mod
     from .. import distributions
-    from ..analysis.threshold import TwoPoolSystem
-    from ..model import CellModel
+    from ..system import CellModel, TwoPoolSystem
 
     size = distributions.Exponential(1.0) if size is None else size
     dep = dep_mod.from_spec(dependence)
