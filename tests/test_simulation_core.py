@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pytest
 
+from straggler import policies
 from straggler import system as two_pools
 from straggler import distributions as D
 from straggler.dependence import SX
@@ -195,7 +196,7 @@ def test_encode_homogeneous_single_pool():
     m = make_model("CoC", 5, [0.5], d=3)
     assert m.system is None
     enc = encode_model(m)
-    assert enc.policy == E.COC and enc.d == 3 and enc.N == 5
+    assert enc.policy == policies.COC_CODE and enc.d == 3 and enc.N == 5
     assert enc.pool_start == (0, 5, 5)
     np.testing.assert_array_equal(enc.speeds, [[1.0]])
     np.testing.assert_array_equal(enc.type_cdf, [1.0])

@@ -11,6 +11,7 @@ every policy.
 import numpy as np
 import pytest
 
+from straggler.policies import POLICIES
 from straggler import distributions as D
 from straggler.dependence import SX
 from straggler.simulation import encode_model, run_replication
@@ -87,7 +88,7 @@ def test_kernel_equals_reference_job_by_job(name):
 
 
 def test_reference_cases_cover_every_fast_policy():
-    assert {c["policy"] for c in CASES.values()} == set(fast.SUPPORTED)
+    assert {c["policy"] for c in CASES.values()} == {n for n, spec in POLICIES.items() if spec.simulated_by("fast", "FCFS", "per_server")}
 
 
 @pytest.mark.parametrize("name", ["coc-d2", "rer-iid", "fj-early-k2-d4"])
@@ -163,6 +164,6 @@ def test_event_engine_ps_equals_reference_job_by_job(name):
 def test_ps_reference_cases_cover_every_ps_policy():
     from straggler.simulation import events
 
-    assert {c["policy"] for c in PS_CASES.values()} == set(events.PER_SERVER_PS)
+    assert {c["policy"] for c in PS_CASES.values()} == {n for n, spec in POLICIES.items() if spec.simulated_by("events", "PS", "per_server")}
     deps = {str(c.get("dependence", "iid")) for c in PS_CASES.values()}
     assert {"identical", "iid"} <= deps and len(deps) >= 3  # and sx

@@ -94,10 +94,10 @@ def bound_table(ds: xr.Dataset, widths: float = 1.0) -> pd.DataFrame:
         df.insert(len(keep) + 2, "bound_variable", variable)
         frames.append(df)
     if not frames:  # nothing simulated (or no bound): an empty table of the same shape
-        dtypes = {"bound": float, "mean": float, "ci": float, "excess": float,
+        dtypes: dict[str, type] = {"bound": float, "mean": float, "ci": float, "excess": float,
                   "violated": bool, "heavy_tail": bool}
         cols = [*grid_dims, "load", *COLUMNS]
-        return pd.DataFrame({c: pd.Series(dtype=dtypes.get(c, object)) for c in cols})
+        return pd.DataFrame({c: pd.Series(dtype=dtypes.get(str(c), object)) for c in cols})
     out = pd.concat(frames, ignore_index=True)
     # an exact cost is also stored as cost_lower = cost_upper: one row per bound value
     key = [c for c in out.columns if c not in ("bound_variable", "kind", "ci", "mean")]

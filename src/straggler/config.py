@@ -39,7 +39,8 @@ from typing import Any, Callable
 
 import yaml
 
-from .policies import ALIASES, POLICIES, canonical_policy
+from .policies import ALIASES, POLICIES, all_policy_names, canonical_policy, names_using_d
+from .policies import schema_entries as policy_schema_entries
 
 __all__ = [
     "ConfigError",
@@ -173,8 +174,15 @@ def _not_allowed(path, value, expected: str, hint: str = "") -> _Err:
 
 @functools.lru_cache(maxsize=None)
 def _schema() -> dict:
+    """The schema file, completed from the policy registry: the policy names and the
+    ``policies.<name>`` entries are generated, so a policy is declared in one place."""
     text = resources.files("straggler").joinpath(_SCHEMA_RESOURCE).read_text(encoding="utf-8")
-    return yaml.safe_load(text)
+    sch = yaml.safe_load(text)
+    sch["$defs"]["policy_name"]["enum"] = all_policy_names()
+    policies = sch["properties"]["policies"]
+    policies["properties"] = policy_schema_entries()
+    policies["additionalProperties"] = False
+    return sch
 
 
 def schema() -> dict:
@@ -798,8 +806,8 @@ def _semantic_errors(cfg: dict) -> list[_Err]:
         if not any(possible(pol, d, n) for pol in names for d in ds for n in Ns):
             errs.append(_Err(("grid",), f"grid: no cell can be evaluated (policy {_fmt(names)}, d {_fmt(ds)}, "
                              f"N {_fmt(Ns)}, system.queueing {_fmt(queueings)}): every combination has "
-                             f"d > N, needs two pools with an odd N, or is a d-of-N policy (CoC, CoS, RIQ, "
-                             f"FJ) with central queueing; expected at least one possible cell"))
+                             f"d > N, needs two pools with an odd N, or is a d-of-N policy ({names_using_d()}) "
+                             f"with central queueing; expected at least one possible cell"))
 
     errs += _check_fork_join(cfg, grid, dists, system)
     errs += _check_run_length(cfg)
@@ -1108,8 +1116,8 @@ def _normalise(cfg: dict, axes: list[tuple[_Axis, list]]) -> dict:
         if canon not in policy_axis:
             policy_axis.append(canon)
     grid = {"policy": policy_axis}
-    for axis in NAMED_AXES[1:]:
-        grid[axis] = list(grid_in[axis])
+    for name in NAMED_AXES[1:]:
+        grid[name] = list(grid_in[name])
     for axis, values in axes:
         grid[axis.canonical] = list(values)
 

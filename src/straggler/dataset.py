@@ -120,9 +120,9 @@ def _annotate(ds: xr.Dataset) -> xr.Dataset:
     for name, (long_name, units) in COORD_ATTRS.items():
         if name in ds.coords:
             ds[name].attrs.update(long_name=long_name, units=units)
-    for name in ds.coords:
-        if "long_name" not in ds[name].attrs:
-            ds[name].attrs.update(long_name=f"swept parameter {name}", units="1")
+    for coord in ds.coords:
+        if "long_name" not in ds[coord].attrs:
+            ds[coord].attrs.update(long_name=f"swept parameter {coord}", units="1")
     basis = ds.attrs.get("load_basis", "nominal")
     if basis != "nominal":
         long_name, units = LOAD_BASIS_ATTRS[basis]

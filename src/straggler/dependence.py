@@ -596,9 +596,9 @@ class IIDPair(_MarginalAX):
         upper = min(a * hi - y, b * hi)
         if not upper > 0:
             return 0.0
-        pts = [a * lo - y, b * lo]
-        for v in X.atoms():
-            pts += [a * v - y, b * v]
+        pts: list[float] = [a * lo - y, b * lo]
+        for atom in X.atoms():
+            pts += [a * atom - y, b * atom]
 
         def f(s: float) -> float:
             pa = survival(X, (y + s) / a)
@@ -776,7 +776,7 @@ def pair(dep: Dependence, X: Distribution, a: float = 1.0, b: float = 1.0) -> Pa
         law_s = _atomic_law(S)
         if law_s is not None:
             v, p = law_s
-            comps = tuple(
+            comps: tuple[tuple[float, Pair], ...] = tuple(
                 (float(pi * pj), IdenticalPair(X, a * float(si), b * float(sj)))
                 for si, pi in zip(v, p)
                 for sj, pj in zip(v, p)

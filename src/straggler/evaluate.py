@@ -19,12 +19,18 @@ import json
 import logging
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import xarray as xr
 
 from . import dataset, verdict
 from .grid import build_grid, seed_sequence
+
+if TYPE_CHECKING:  # imported where used: the analysis costs start-up time
+    from .analysis.cell import AnalyticResult
+    from .grid import Cell
+    from .system import CellModel
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +45,10 @@ class _Cell:
     """A cell ready to evaluate: its model, stream, analysis and simulation settings."""
 
     id: str
-    cell: object
-    model: object
-    seed: object
-    analysis: object
+    cell: Cell
+    model: CellModel
+    seed: np.random.SeedSequence
+    analysis: AnalyticResult
     monotone: bool
     settings: dict
     """the keyword arguments :func:`straggler.simulation.simulate` and

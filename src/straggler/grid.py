@@ -64,8 +64,8 @@ class Grid:
     """Point (tuple of values in axis order) -> cell id, or None if impossible."""
     impossible: dict[tuple, str] = field(default_factory=dict)
     """Point -> reason it cannot be evaluated (left NaN in the dataset): d > N, k > d,
-    a pool policy with an odd N, a d-of-N policy (CoC, CoS, RIQ, FJ) with central
-    queueing, central queueing with PS (only when both are swept)."""
+    a pool policy with an odd N, a d-of-N policy (``uses_d`` in the registry) with
+    central queueing, central queueing with PS (only when both are swept)."""
 
 
 def _policy_list_axes(resolved: dict) -> dict[str, list]:
@@ -220,7 +220,7 @@ def cell_spec(resolved: dict, cell: Cell, shared: bool = False) -> dict:
             if k not in ("grid", "policies", "distributions", "dependences")}
     dep_name = coords["dependence"]
     dep = dup(resolved["dependences"][dep_name])
-    used_distributions = {coords["distribution"]}
+    used_distributions: set[str] = {str(coords["distribution"])}
     if isinstance(dep, dict) and isinstance(dep.get("slowdown"), str):
         used_distributions.add(dep["slowdown"])
     spec["distributions"] = {

@@ -81,5 +81,5 @@ def kernel(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     import numba
 
     # read by numba when it decorates, so every kernel gets this folder
-    numba.config.CACHE_DIR = str(cache_folder())
+    numba.config.CACHE_DIR = str(cache_folder())  # type: ignore[attr-defined]
     return numba.njit(cache=True, **options)

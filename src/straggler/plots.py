@@ -29,6 +29,8 @@ any job runs.
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 import math
 from pathlib import Path
 
@@ -108,7 +110,7 @@ def _shades(colour, n: int) -> list:
     return out
 
 
-KIND_STYLE = {
+KIND_STYLE: dict[str, dict[str, Any]] = {
     "exact": {"ls": "-", "label": "exact"},
     "approximation": {"ls": "--", "label": "approximation"},
     "upper bound": {"ls": ":", "label": "upper bound"},
@@ -205,7 +207,7 @@ def _case_facets(cases: list, cols: list, col: str | None):
         for n in range(len(cases), nrows * ncols):
             axes[n // ncols, n % ncols].set_axis_off()
 
-        def label(xlabel, ylabel):
+        def label_cases(xlabel, ylabel):
             for ax, case, _ in cells:
                 ax.set_title(_case_name(case))
             for ax in axes[:, 0]:
@@ -214,7 +216,7 @@ def _case_facets(cases: list, cols: list, col: str | None):
                 used = [cells[k][0] for k in range(n, len(cells), ncols)]
                 used[-1].set_xlabel(xlabel)
                 used[-1].xaxis.set_tick_params(labelbottom=True)
-        return fig, axes, cells, label
+        return fig, axes, cells, label_cases
     fig, axes = _panels(len(cases), len(cols))
     cells = [(axes[i, j], case, c) for i, case in enumerate(cases) for j, c in enumerate(cols)]
 
@@ -282,7 +284,7 @@ def _empty(title: str, what: str):
 
 
 def _grid_dims(ds: xr.Dataset) -> list[str]:
-    return [d for d in ds["lambda_max"].dims if d not in ("policy", "distribution", "dependence")]
+    return [str(d) for d in ds["lambda_max"].dims if d not in ("policy", "distribution", "dependence")]
 
 
 def _fmt(value) -> str:
@@ -758,7 +760,8 @@ def latency_by_distribution_figure(ds: xr.Dataset):
     laws = [str(v) for v in ds["distribution"].values]
     deps = [str(v) for v in ds["dependence"].values]
     policies = [str(p) for p in sub["policy"].values]
-    fills = ["full", "none", "left", "bottom", "right", "top"]
+    fills: list[Literal["full", "none", "left", "bottom", "right", "top"]] = [
+        "full", "none", "left", "bottom", "right", "top"]
     series = [(p, dep) for p in policies for dep in deps]
     offsets = dict(zip(series, np.linspace(-0.25, 0.25, len(series)) if len(series) > 1
                        else [0.0]))
@@ -990,13 +993,14 @@ def by_variant_figure(ds: xr.Dataset, what: str):
     nrows = math.ceil(len(cases) / ncols)
     fig, axes = _panels(nrows, ncols, sharey=False, sharex=True)
     points = _variant_points(sub, swept)
-    per_policy = {}
+    per_policy: dict = {}
     for policy, _, _ in points:
         per_policy[policy] = per_policy.get(policy, 0) + 1
     kinds, simulated, marked, handles = set(), False, False, []
     for n, case in enumerate(cases):
         ax = axes[n // ncols, n % ncols]
-        counters, drawn_analytic = {}, []
+        counters: dict = {}
+        drawn_analytic: list = []
         for slot, (policy, sel, label) in enumerate(points):
             k = counters.get(policy, 0)
             counters[policy] = k + 1

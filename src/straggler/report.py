@@ -519,7 +519,7 @@ def html(ds: xr.Dataset, figures: dict[str, Path] | None = None,
         loader=jinja2.PackageLoader("straggler", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    figs = {s: [] for s in SECTIONS}
+    figs: dict[str, list] = {s: [] for s in SECTIONS}
     for name, path in (figures or {}).items():
         figs[figure_section(name)].append(
             {"name": name, "uri": _data_uri(path), "caption": figure_caption(name)})

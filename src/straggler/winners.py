@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from . import policies
+
 def plain(value):
     """A numpy scalar as the Python value (for tables and JSON)."""
     return value.item() if isinstance(value, np.generic) else value
@@ -20,13 +22,13 @@ def plain(value):
 TIE_TOLERANCE = 1e-9
 """Relative gap under which two policies tie (they are then listed together)."""
 
-ORACLES = ("KT", "KS")
-"""Policies that know each job's type (KT) or size (KS): benchmarks, not options, so
-the report also names the best policy without them."""
+ORACLES = policies.ORACLES
+"""Policies that know each job's type or size (``PolicySpec.oracle``): benchmarks,
+not options, so the report also names the best policy without them."""
 
 
 def setting_dims(ds: xr.Dataset) -> list[str]:
-    return [d for d in ds["lambda_max"].dims if d != "policy"]
+    return [str(d) for d in ds["lambda_max"].dims if d != "policy"]
 
 
 def best_policy(values: np.ndarray, policies: list[str], larger: bool, skip=()) -> str:

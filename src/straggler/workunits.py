@@ -57,7 +57,6 @@ LOAD_SECONDS = 0.02
 ANALYSIS_SECONDS = 0.05
 """A typical cell's analysis (tens of milliseconds); see :func:`analysis_seconds`."""
 
-FAST_POLICIES = ("ZRed", "KT", "FRed", "CoC", "CoS", "RIQ", "FJ", "Rer")
 
 
 def execution(resolved: dict) -> dict:
@@ -111,7 +110,7 @@ def analysis_seconds(resolved: dict, cell: Cell) -> float:
     dep = resolved["dependences"][cell["dependence"]].get("kind", "identical")
     if policy == "KS":
         return 0.5
-    if policy in ("CoC", "CoS", "RIQ", "FJ") and dep != "identical" and dist != "exponential":
+    if POLICIES[policy].uses_d and dep != "identical" and dist != "exponential":
         return 2.0
     return ANALYSIS_SECONDS
 
@@ -121,7 +120,7 @@ def _engine_seconds(resolved: dict, cell: Cell) -> float:
     discipline = _value(resolved, cell, "system.discipline", system.get("discipline", "FCFS"))
     queueing = _value(resolved, cell, "system.queueing", system.get("queueing", "per_server"))
     params = resolved.get("policies", {}).get(cell.policy, {})
-    fast = (discipline == "FCFS" and queueing == "per_server" and cell.policy in FAST_POLICIES
+    fast = (POLICIES[cell.policy].simulated_by("fast", discipline, queueing)
             and params.get("ps_bound") in (None, "none"))
     if cell.policy in ("FRed", "Rep"):
         replicas = 2

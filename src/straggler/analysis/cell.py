@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..dependence import IID, SX
+from ..policies import POLICIES
 from .. import system as two_pools
 from ..system import CellModel
 from . import forkjoin, queues, redundancy_ps, replica_bounds, speculation, threshold
@@ -110,7 +111,7 @@ def analyze(model: CellModel) -> AnalyticResult:
     nominal = model
     if model.load_basis != "nominal":
         nominal = replace(model, loads=model.nominal_loads, load_basis="nominal")
-    handler = _HANDLERS.get(model.policy)
+    handler = HANDLERS.get(POLICIES[model.policy].analysis) if model.policy in POLICIES else None
     if handler is None:
         result = AnalyticResult(nominal.loads)
         result.add_note(f"lambda_max, cost and latency_approx are NaN: no analysis of "
@@ -948,12 +949,12 @@ def _fork_join_strategy(model: CellModel, k: int) -> tuple[AnalyticResult, Paper
             loads=Load(model.loads[~full].tolist()), d=d)
     result.add_note(
         "section 8.2 strategy, r_f = d = {d}, cost limit {c_max}: keep {rs} at {loads} "
-        "(C_hat {c_hat})", d=d, c_max=Time(c_max), rs=rs, loads=Load(model.loads.tolist()),
-        c_hat=Time([c.cost_estimate for c in choices]))
+        "(C_hat {c_hat})", d=d, c_max=Time(c_max), rs=rs, loads=Load(tuple(model.loads.tolist())),
+        c_hat=Time(tuple(c.cost_estimate for c in choices)))
     infeasible = [float(lo) for lo, c in zip(model.loads, choices) if not c.feasible]
     if infeasible:
         result.add_note("no keep meets the cost limit at {loads}: the cheapest is used",
-                        loads=Load(infeasible))
+                        loads=Load(tuple(infeasible)))
     costs = [_kept_cost(model, r, k) for r in sorted(set(rs))]
     if all(c is not None for c, _ in costs):
         paper = PaperCost(min(c.lower for c, _ in costs), max(c.upper for c, _ in costs),
@@ -964,14 +965,14 @@ def _fork_join_strategy(model: CellModel, k: int) -> tuple[AnalyticResult, Paper
 
 
 def _redundant_to_idle(model: CellModel) -> AnalyticResult:
-    """RIQ: the speculation paper simulates it (Fig. 2) but gives no analysis; at
-    least one replica is served in full, so the full-service bounds apply. On
+    """Copies to the idle servers among d sampled: the speculation paper simulates
+    it (Fig. 2) but gives no analysis; at least one replica is served in full, so the full-service bounds apply. On
     identical FCFS servers with i.i.d. replicas a job gets R in 1..d replicas
     (the idle ones among the d sampled, or one), all starting at once, so its
     cost is ``R E[X_{1:R}]`` (fork-join paper, section 5.1) with R independent of
     its sizes, and ``r E[X_{1:r}]`` is monotone in r (section 4.2): E[C] lies
     between ``E[X]`` and ``d E[X_{1:d}]``, the section 6.1 bounds with r = d."""
-    why = "none of the four papers analyses RIQ (the speculation paper simulates it)"
+    why = f"none of the four papers analyses {model.policy} (the speculation paper simulates it)"
     paper = None
     if _homogeneous(model):
         paper, reason = _partial_fork_cost(model, model.d, source=None)
@@ -979,20 +980,21 @@ def _redundant_to_idle(model: CellModel) -> AnalyticResult:
             paper = replace(paper, source="fork-join paper, sections 4.2 and 5.1 (R replicas "
                             "started together cost R E[X_{1:R}], monotone in R <= d)")
     result = _bounds(model, why, paper=paper)
-    result.add_note("latency_approx is NaN: none of the four papers gives the latency of RIQ",
+    result.add_note(f"latency_approx is NaN: none of the four papers gives the latency of {model.policy}",
                     about="latency_approx")
     return result
 
 
-_HANDLERS = {
-    "ZRed": _zero_redundancy,
-    "KT": lambda model: _zero_redundancy(model, knowledge="known"),
-    "FRed": _full_redundancy,
-    "Rer": _rerouting,
-    "Rep": lambda model: _threshold_policy(model, "replication"),
-    "KS": _known_sizes,
-    "CoC": _cancel_on_complete,
-    "CoS": _cancel_on_start,
-    "FJ": _fork_join,
-    "RIQ": _redundant_to_idle,
+HANDLERS = {
+    "zero_redundancy": _zero_redundancy,
+    "known_types": lambda model: _zero_redundancy(model, knowledge="known"),
+    "full_redundancy": _full_redundancy,
+    "rerouting": _rerouting,
+    "replication": lambda model: _threshold_policy(model, "replication"),
+    "known_sizes": _known_sizes,
+    "cancel_on_complete": _cancel_on_complete,
+    "cancel_on_start": _cancel_on_start,
+    "fork_join": _fork_join,
+    "redundant_to_idle": _redundant_to_idle,
 }
+"""The analyses by name: a policy names its own in the registry (PolicySpec.analysis)."""

@@ -1,5 +1,6 @@
 """Stability and cost bounds for policies that send a job's replicas to d random
-servers of N: CoC, RIQ, FJ (k of d) and CoS, on any speeds, with any dependence.
+servers of N (the policies that use d: cancel on complete or start, copies to idle
+servers, k-of-d fork-join), on any speeds, with any dependence.
 
 None of the four papers analyses these policies with job-server affinity
 (``r_slow < 1``), nor CoC on FCFS queues with ``1 < d < N`` in general. What can be
@@ -111,7 +112,7 @@ def compositions(pools: Pools, d: int) -> list[tuple[tuple[int, ...], float]]:
     if not 1 <= d <= N:
         raise ValueError(f"need 1 <= d <= N, got d = {d}, N = {N}")
     total = math.comb(N, d)
-    out = []
+    out: list[tuple[tuple[int, ...], float]] = []
     if len(pools.n) == 1:
         return [((d,), 1.0)]
     n0, n1 = pools.n
@@ -186,7 +187,7 @@ def per_job(pools: Pools, d: int, k: int, weights, per_replica) -> float:
 def bounds(X: Distribution, dep: Dependence, pools: Pools, d: int, k: int = 1,
            choice: str = "completion") -> ReplicaBounds:
     """Stability and cost bounds (module docstring) for ``d`` replicas of which
-    ``k`` must finish. ``choice="completion"`` (CoC, RIQ, FJ): which replicas
+    ``k`` must finish. ``choice="completion"`` (cancel on completion): which replicas
     finish may depend on their sizes; ``choice="start"`` (CoS, FJ keeping the
     first k to start): the ``k`` replicas served in full are chosen before the
     sizes are known, so they cost ``E[X] / r`` each."""

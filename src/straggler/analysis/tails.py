@@ -11,9 +11,9 @@ Which M? Consider a job J whose replicas start together on idle servers (a
 positive-probability event at any stable load). Each of J's servers is then busy
 for at least ``M`` = the time until J's replicas no longer hold it:
 
-- one copy served in full (ZRed, KT; Rer's restarted copy; CoS, RIQ with no idle
-  server, and fork-early-cancel, which keep replicas chosen before their sizes are
-  known): M is a replica's service time;
+- one copy served in full (ZRed, KT; Rer's restarted copy; CoS, copies to idle
+  servers when none is idle, and fork-early-cancel, which keep replicas chosen
+  before their sizes are known): M is a replica's service time;
 - cancel on the first completion (CoC with d replicas, FRed and Rep with one per
   pool): M is the smallest of the job's replica service times;
 - k of r tasks (FJ keeping r): the k-th smallest of r.
@@ -68,7 +68,7 @@ def _blocking_order(model) -> tuple[int, int]:
         if keep in ("d", "opt"):  # opt keeps some r in k..d: the largest r is the lightest
             return int(model.d), k
         return int(keep), k
-    return 1, 1  # ZRed, KT, Rer, CoS, RIQ, KS: one replica served in full
+    return 1, 1  # one replica served in full (see the module docstring)
 
 
 def latency_tail(model) -> LatencyTail:

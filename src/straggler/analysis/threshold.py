@@ -86,7 +86,8 @@ def _dot(u, v) -> float:
 
 
 def _check_tau(tau) -> tuple[float, float]:
-    t = tuple(float(x) for x in np.broadcast_to(np.asarray(tau, dtype=float), (2,)))
+    first, second = (float(x) for x in np.broadcast_to(np.asarray(tau, dtype=float), (2,)))
+    t = (first, second)
     for x in t:
         if math.isnan(x) or x < 0:
             raise ValueError(f"thresholds tau must be in [0, inf], got {tau!r}")

@@ -24,15 +24,16 @@ Layout of the package:
 - the kernels are cached by numba in a folder per digest of their sources
   (:mod:`straggler.kernel_cache`).
 
-Engines: :func:`engine_for` picks one; the fast path covers FCFS per-server
-queues for ZRed, KT, FRed, CoC, CoS, RIQ, FJ and Rer. The event-driven engine
-(``simulation/events.py``) covers per-server PS for every simulated policy
-(ZRed, KT, FRed, CoC, CoS, RIQ, FJ, Rer, Rep; its docstring gives the PS
-semantics of each), central FCFS pool queues (ZRed, KT, FRed, Rer, Rep), Rep on
-FCFS with preemptive-resume priority and CoC's PS bound systems. Not simulated:
-KS (analytic only), central PS (no such model: a config error) and CoC, CoS, RIQ,
-FJ with central queueing (they pick d of the N servers: impossible grid
-points). :data:`ENGINES` lists one factory per engine, each returning
+Engines: :func:`engine_for` picks one; which engine simulates which policy in
+which setting is the registry's (``PolicySpec.engines`` in :mod:`straggler.policies`,
+listed by :func:`coverage`): the fast path covers FCFS per-server queues for the
+policies whose dynamics follow the workload recursion; the event-driven engine
+(``simulation/events.py``) covers per-server PS for every simulated policy (its
+docstring gives the PS semantics of each), central FCFS pool queues for the pool
+policies, Rep on FCFS with preemptive-resume priority and CoC's PS bound
+systems. Not simulated: the analytic-only policies, central PS (no such model: a
+config error) and the d-of-N policies with central queueing (they pick d of the
+N servers: impossible grid points). :data:`ENGINES` lists one factory per engine, each returning
 ``Engine(name, supports, kernel)`` and importing its module only when asked
 (the fast path first, so it keeps the models it supports; ``simulate(...,
 engine=name)`` forces one, to cross-check them). The kernel follows the contract in
@@ -52,11 +53,13 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..policies import POLICIES
 from . import statistics
 from .encode import I_CHECK, Encoded
 from .encode import encode as encode_model
@@ -76,8 +79,8 @@ class Engine:
     warmup, jobs, acc, batches, hist, mon, trace, rngs)``)."""
 
     name: str
-    supports: object
-    kernel: object
+    supports: Callable[..., bool]
+    kernel: Callable[..., None]
 
 
 def _fast_engine() -> Engine:
@@ -115,10 +118,21 @@ def engine_for(model, name: str | None = None) -> Engine:
         f"no simulation engine for policy {model.policy} with discipline {model.discipline}, "
         f"queueing {model.queueing}"
         + (f", ps_bound {model.params.get('ps_bound')}" if model.params.get("ps_bound") else "")
-        + ": the fast path covers FCFS per-server ZRed, KT, FRed, CoC, CoS, RIQ, FJ and Rer; "
-        "the event-driven engine per-server PS (all of these and Rep), central FCFS ZRed, KT, "
-        "FRed, Rer and Rep, FCFS Rep and CoC's PS bound systems"
+        + f"; the engines cover {coverage()} and CoC's PS bound systems (per-server PS)"
     )
+
+
+def coverage() -> str:
+    """What each engine simulates, from the registry (``PolicySpec.engines``)."""
+    parts = []
+    for engine, label in (("fast", "the fast path"), ("events", "the event-driven engine")):
+        by_setting: dict[tuple[str, str], list[str]] = {}
+        for name, spec in POLICIES.items():
+            for setting in spec.engines.get(engine, ()):
+                by_setting.setdefault(setting, []).append(name)
+        settings = "; ".join(f"{d} {q}: {', '.join(names)}" for (d, q), names in by_setting.items())
+        parts.append(f"{label} ({settings})")
+    return ", ".join(parts)
 
 
 VERDICTS = ("stable", "unstable", "undetermined")
@@ -275,7 +289,7 @@ class _Load:
     enc: Encoded
     keep: object
     """FJ's kept tasks when chosen per load (part of the store's path), else None"""
-    seeds: object
+    seeds: Callable[..., list]
     """``seeds(n)``: the SeedSequences of replications 0 .. n - 1"""
 
 
@@ -382,8 +396,8 @@ def _summary(rec: Replications, load: _Load, length: RunLength) -> dict:
     return s
 
 
-def _loads(model, seed_sequence, alpha, tau, keep, engine) -> tuple[Engine, list[_Load]]:
-    engine = engine_for(model, engine)
+def _loads(model, seed_sequence, alpha, tau, keep, engine_name) -> tuple[Engine, list[_Load]]:
+    engine = engine_for(model, engine_name)
     loads = np.asarray(model.loads, dtype=float)
     per_load = keep is not None and np.ndim(keep) > 0
     if not per_load:
@@ -442,8 +456,8 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
     length = RunLength(int(jobs), int(warmup), int(replications), float(confidence),
                        None if precision is None else float(precision),
                        None if max_jobs is None else int(max_jobs))
-    engine, loads = _loads(model, seed_sequence, alpha, tau, keep, engine)
-    driver = _Driver(engine, length, workers, store)
+    chosen, loads = _loads(model, seed_sequence, alpha, tau, keep, engine)
+    driver = _Driver(chosen, length, workers, store)
     L = len(loads)
     out = {name: np.full(L, math.nan) for name in
            ("latency_mean", "latency_mean_ci", "cost_mean", "cost_mean_ci", "jobs_to_verdict",
@@ -476,8 +490,8 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
         seen_unstable = seen_unstable or s["verdict"] == "unstable"
     return SimulationResult(loads=np.array([ld.value for ld in loads]), latency_quantile=quant,
                             verdict=verdict, jobs=njobs, replications=nreps, skipped=skipped,
-                            reason=reason, engine=engine.name, fresh_jobs=driver.fresh_jobs,
-                            **out)
+                            reason=reason, engine=chosen.name, fresh_jobs=driver.fresh_jobs,
+                            **out)  # type: ignore[arg-type]
 
 
 def simulate_shard(model, seed_sequence, first: int, stop: int, jobs: int, warmup: int,
@@ -495,8 +509,8 @@ def simulate_shard(model, seed_sequence, first: int, stop: int, jobs: int, warmu
     if not 0 <= first < stop <= length.replications:
         raise ValueError(f"shard {first}..{stop - 1} is not within the {replications} "
                          "replications")
-    engine, loads = _loads(model, seed_sequence, alpha, tau, keep, engine)
-    driver = _Driver(engine, length, 1, store)
+    chosen, loads = _loads(model, seed_sequence, alpha, tau, keep, engine)
+    driver = _Driver(chosen, length, 1, store)
     for li in np.argsort([ld.value for ld in loads], kind="stable"):
         load = loads[li]
         if monotone and unstable_from is not None and load.value > unstable_from:

@@ -6,9 +6,9 @@ a handful of arrays, so that the kernels have one stable signature and policy is
 *data*, not code. The layout (all indices are module constants):
 
 ``ints`` (int64)
-    ``I_POLICY`` policy code (``ZRED``, ``KT``, ``FRED``, ``COC``, ``COS``, ``RIQ``,
-    ``FJ``, ``RER``, ``REP``); ``I_D`` replicas placed at arrival (CoC, CoS, RIQ,
-    FJ: ``d``; FRed: 2; one-copy policies: 1); ``I_K`` FJ's k (1 otherwise);
+    ``I_POLICY`` the policy's kernel code (``PolicySpec.kernel_code``, named
+    ``<POLICY>_CODE`` in :mod:`straggler.policies`); ``I_D`` replicas placed at
+    arrival (the policies that use d: ``d``; FRed: 2; one-copy policies: 1); ``I_K`` FJ's k (1 otherwise);
     ``I_EARLY`` 1 when FJ cancels tasks on start (keep them to the first
     ``I_KEEP`` to start: ``early: true`` or an integer ``keep``), 0 for plain FJ;
     ``I_KEEP`` the tasks kept, r of the (n, r_f = d, r, k) fork-join (CoS: 1; FJ:
@@ -42,7 +42,7 @@ Server choice (documented here because every engine and the reference must draw
 the same random numbers in the same order, see :mod:`.fast`): a one-copy policy
 picks a pool with one uniform against ``alpha[0, j]`` (no draw with one pool),
 then a server of that pool as ``start + int(u * n_pool)``; FRed draws one server
-per pool (pool 0 first); CoC, CoS, RIQ and FJ draw d distinct servers among all
+per pool (pool 0 first); the policies that use d draw d distinct servers among all
 N by a partial Fisher-Yates shuffle of a permutation kept across jobs (O(d),
 no rejection, flat in N).
 """
@@ -54,17 +54,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import policies
 from ..dependence import sampler_args
+from ..policies import POLICIES
 
 # ---------------------------------------------------------------- policy codes
-ZRED, KT, FRED, COC, COS, RIQ, FJ, RER, REP = range(9)
-POLICY_CODES = {
-    "ZRed": ZRED, "KT": KT, "FRed": FRED, "CoC": COC, "CoS": COS,
-    "RIQ": RIQ, "FJ": FJ, "Rer": RER, "Rep": REP,
-}
+#: the kernels' policy codes, from the registry (PolicySpec.kernel_code)
+POLICY_CODES = {name: spec.kernel_code for name, spec in POLICIES.items() if spec.kernel_code is not None}
 POLICY_NAMES = {v: k for k, v in POLICY_CODES.items()}
-#: policies that choose a pool first (with alpha); the rest choose among all N
-POOL_POLICIES = frozenset({ZRED, KT, RER, REP})
+#: policies that choose a pool first (with alpha); FRed takes one server per pool,
+#: the d-of-N policies choose among all N
+POOL_POLICIES = frozenset({policies.ZRED_CODE, policies.KT_CODE, policies.RER_CODE, policies.REP_CODE})
 
 FCFS, PS = 0, 1
 PER_SERVER, CENTRAL = 0, 1
@@ -137,7 +137,7 @@ class Encoded:
 
     @property
     def pool_start(self) -> tuple[int, int, int]:
-        return tuple(int(x) for x in self.ints[I_POOL0:I_POOL2 + 1])
+        return int(self.ints[I_POOL0]), int(self.ints[I_POOL1]), int(self.ints[I_POOL2])
 
     @property
     def pool_of(self) -> np.ndarray:
@@ -278,9 +278,9 @@ def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
         p = np.asarray(system.p, dtype=float)
         type_cdf = np.cumsum(p / p.sum())
         type_cdf[-1] = 1.0
-    if code in (FRED, RER, REP) and pools != 2:
+    if code in (policies.FRED_CODE, policies.RER_CODE, policies.REP_CODE) and pools != 2:
         raise ValueError(f"{model.policy} needs two pools (model.system is None)")
-    if code == FRED and min(pool_start[1], N - pool_start[1]) < 1:
+    if code == policies.FRED_CODE and min(pool_start[1], N - pool_start[1]) < 1:
         raise ValueError("FRed needs at least one server in each pool")
     if np.any(speeds <= 0) or not np.all(np.isfinite(speeds)):
         raise ValueError(f"speeds must be finite and > 0, got {speeds.tolist()}")
@@ -289,7 +289,7 @@ def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
         alpha_m = np.ones((1, speeds.shape[1]))
     elif code in POOL_POLICIES:
         for i in range(2):
-            if pool_start[i + 1] == pool_start[i] and (code in (RER, REP) or alpha_m[i].max() > 0):
+            if pool_start[i + 1] == pool_start[i] and (code in (policies.RER_CODE, policies.REP_CODE) or alpha_m[i].max() > 0):
                 raise ValueError(f"{model.policy} sends jobs to pool {i + 1}, which has no server "
                                  f"(pools {pool_start[1]}, {N - pool_start[1]}; alpha {alpha_m.tolist()})")
     tau_pair = resolve_tau(model, tau)
@@ -297,25 +297,25 @@ def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
     d = 1
     k = 1
     early = 0
-    if code in (COC, COS, RIQ, FJ):
+    if POLICIES[model.policy].uses_d:
         if model.d is None:
             raise ValueError(f"{model.policy} needs d")
         d = int(model.d)
         if not 1 <= d <= N:
             raise ValueError(f"{model.policy}: d = {d} must be in 1..N = {N}")
-        kept = 1 if code == COS else d
-        if code == FJ:
+        kept = 1 if code == policies.COS_CODE else d
+        if code == policies.FJ_CODE:
             k = int(model.params.get("k", 1))
             if not 1 <= k <= d:
                 raise ValueError(f"FJ: k = {k} must be in 1..d = {d}")
             kept, early = resolve_keep(model, keep)
-    elif code == FRED:
+    elif code == policies.FRED_CODE:
         d = 2
         kept = 2
     else:
         kept = 1
-    resume = int(bool(model.params.get("resume", False))) if code == RER else 0
-    bound = model.params.get("ps_bound") if code == COC else None
+    resume = int(bool(model.params.get("resume", False))) if code == policies.RER_CODE else 0
+    bound = model.params.get("ps_bound") if code == policies.COC_CODE else None
     if bound not in _BOUNDS:
         raise ValueError(f"CoC ps_bound must be null, lower or upper, got {bound!r}")
     if model.discipline not in _DISCIPLINES:

@@ -126,6 +126,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernel_cache import kernel
+from .. import policies
 from . import encode as E
 from . import statistics as S
 from .streams import block_size, refill_exponential, refill_family, refill_uniform
@@ -143,27 +144,16 @@ CENTRAL_QCAP = 1 << 16
 #: 3.4x faster at N = 1000)
 TREE_MIN_QUEUES = 1
 
-_PER_SERVER_FCFS = frozenset({"ZRed", "KT", "FRed", "CoC", "Rer", "Rep"})
-PER_SERVER_PS = frozenset({"ZRed", "KT", "FRed", "CoC", "CoS", "RIQ", "FJ", "Rer", "Rep"})
-_CENTRAL_FCFS = frozenset({"ZRed", "KT", "FRed", "Rer", "Rep"})
-
-
 def supports(model) -> bool:
-    """True if the event engine simulates ``model``."""
+    """True if the event engine simulates ``model``: the registry's
+    ``PolicySpec.engines``, and CoC's PS bound systems (per-server PS)."""
     bound = model.params.get("ps_bound")
     if bound not in (None, "none") and not (model.policy == "CoC" and model.discipline == "PS"
                                             and model.queueing == "per_server"
                                             and bound in ("lower", "upper")):
         return False
-    if model.queueing == "per_server":
-        if model.discipline == "FCFS":
-            return model.policy in _PER_SERVER_FCFS
-        if model.discipline == "PS":
-            return model.policy in PER_SERVER_PS
-        return False
-    if model.queueing == "central":
-        return model.discipline == "FCFS" and model.policy in _CENTRAL_FCFS
-    return False
+    spec = policies.POLICIES.get(model.policy)
+    return spec is not None and spec.simulated_by(NAME, model.discipline, model.queueing)
 
 
 # ---------------------------------------------------------------- queue helpers
@@ -312,11 +302,11 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
     tau0 = flts[E.F_TAU0]
     tau1 = flts[E.F_TAU1]
     wait = flts[E.F_MONITOR_WAIT]
-    threshold = policy == E.RER or policy == E.REP
-    rep = policy == E.REP
+    threshold = policy == policies.RER_CODE or policy == policies.REP_CODE
+    rep = policy == policies.REP_CODE
     kfj = ints[E.I_K]
     early = ints[E.I_EARLY] != 0
-    multi = policy == E.FJ and kfj > 1  # a job may need more than one completion
+    multi = policy == policies.FJ_CODE and kfj > 1  # a job may need more than one completion
 
     inv_lam = 1.0 / lam
     total = warmup + jobs
@@ -459,7 +449,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
             q2 = -1
             d2 = 0.0
             rt = np.inf
-            if policy == E.FRED:
+            if policy == policies.FRED_CODE:
                 if central:
                     srv[0] = 0
                     srv[1] = 1
@@ -482,7 +472,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                     xi += 1
                     if dep == 2:
                         si += 2
-            elif policy == E.COC or policy == E.COS or policy == E.RIQ or policy == E.FJ:
+            elif policy == policies.COC_CODE or policy == policies.COS_CODE or policy == policies.RIQ_CODE or policy == policies.FJ_CODE:
                 # d distinct servers, then the replicas that run: CoC all d; CoS,
                 # RIQ and FJ (PS only) as below, since on PS every replica starts
                 # when it joins (module docstring)
@@ -494,10 +484,10 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                     srv[i] = s
                 ui += d
                 nr = d
-                if policy == E.FJ:
+                if policy == policies.FJ_CODE:
                     need = kfj
                     nr = kfj if early else d  # early: the first k sampled
-                elif policy == E.RIQ:  # the empty servers among the d (order kept)
+                elif policy == policies.RIQ_CODE:  # the empty servers among the d (order kept)
                     nr = 0
                     for i in range(d):
                         s = srv[i]
@@ -506,7 +496,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                             nr += 1
                     if nr == 0:  # none: the first sampled (srv[0] untouched)
                         nr = 1
-                elif policy == E.COS:  # the first sampled (a random one of the d)
+                elif policy == policies.COS_CODE:  # the first sampled (a random one of the d)
                     nr = 1
                 x = xb[xi]
                 for r in range(nr):

@@ -89,21 +89,23 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernel_cache import kernel
+from .. import policies
 from . import encode as E
 from . import statistics as S
 from .streams import block_size, refill_exponential, refill_family, refill_uniform
 
-SUPPORTED = frozenset({"ZRed", "KT", "FRed", "CoC", "CoS", "RIQ", "FJ", "Rer"})
+NAME = "fast"
 
 
 def supports(model) -> bool:
     """True when the fast path simulates ``model`` exactly: FCFS per-server queues
-    and a policy whose dynamics follow the workload recursion."""
+    and a policy whose dynamics follow the workload recursion (the registry's
+    ``PolicySpec.engines``); CoC's PS bound systems are the event engine's."""
+    spec = policies.POLICIES.get(model.policy)
     return (
-        model.discipline == "FCFS"
-        and model.queueing == "per_server"
-        and model.policy in SUPPORTED
-        and not (model.policy == "CoC" and model.params.get("ps_bound") not in (None, "none"))
+        spec is not None
+        and spec.simulated_by(NAME, model.discipline, model.queueing)
+        and model.params.get("ps_bound") in (None, "none")
     )
 
 
@@ -485,7 +487,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
     fbuf = np.empty(1)
     ibuf = fbuf.view(np.int64)
 
-    if policy == E.RER:
+    if policy == policies.RER_CODE:
         _run_rer(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                  inv_lam, warmup, total, inv_batch, acc, batches, hist, mon, trace,
                  re, ru, rx, rs, eb, ub, xb, sb, free, scratch, sz, fbuf, ibuf)
@@ -519,17 +521,17 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
             n1 = min(end, n + (BE - ei), n + (BU - ui) // need_u, n + (BX - xi) // need_x)
             if dep == 2:
                 n1 = min(n1, n + (BX - si) // need_x)
-            if policy == E.ZRED or policy == E.KT:
+            if policy == policies.ZRED_CODE or policy == policies.KT_CODE:
                 t, work, ei, ui, xi, si = _chunk_one(
                     n, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
                     alpha, pools, p_start, inv_speeds, free,
                     warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace)
-            elif policy == E.COC or policy == E.FRED or (policy == E.FJ and early == 0):
+            elif policy == policies.COC_CODE or policy == policies.FRED_CODE or (policy == policies.FJ_CODE and early == 0):
                 t, work, ei, ui, xi, si = _chunk_cancel(
                     n, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
-                    policy == E.FRED, N, d, k, p1, inv_speeds, free, perm, srv, st, fin, dur, sel,
+                    policy == policies.FRED_CODE, N, d, k, p1, inv_speeds, free, perm, srv, st, fin, dur, sel,
                     warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace)
-            elif policy == E.COS or policy == E.FJ:
+            elif policy == policies.COS_CODE or policy == policies.FJ_CODE:
                 t, work, ei, ui, xi, si = _chunk_start(
                     n, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
                     N, d, k, keep, p1, inv_speeds, free, perm, srv, ksrv, st, fin, dur, sel,

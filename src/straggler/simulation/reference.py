@@ -24,6 +24,7 @@ from collections import deque
 
 import numpy as np
 
+from .. import policies
 from . import encode as E
 from .streams import PyStreams
 
@@ -88,10 +89,10 @@ class ReferenceSimulator:
                                  enc.ints[E.I_SCODE], enc.s_params)
         N = self.ints[E.I_N]
         self.N = N
-        self.queues = [deque() for _ in range(N)]
+        self.queues: list[deque] = [deque() for _ in range(N)]
         self.busy = [None] * N
         self.perm = list(range(N))
-        self.events = []
+        self.events: list[tuple] = []
         self.seq = 0
         self.now = 0.0
 
@@ -188,12 +189,12 @@ class ReferenceSimulator:
         self.jobs.append(job)
         p0, p1, p2 = ints[E.I_POOL0], ints[E.I_POOL1], ints[E.I_POOL2]
         bounds = (p0, p1, p2)
-        if policy in (E.ZRED, E.KT, E.RER):
+        if policy in (policies.ZRED_CODE, policies.KT_CODE, policies.RER_CODE):
             pool = 0
             if ints[E.I_POOLS] == 2:
                 pool = 0 if streams.uniform() < enc.alpha[0, jtype] else 1
             s = bounds[pool] + int(streams.uniform() * (bounds[pool + 1] - bounds[pool]))
-            if policy == E.RER:
+            if policy == policies.RER_CODE:
                 sizes = _replica_sizes(enc, 2, streams)
                 rep = _Replica(job, s, self._dur(sizes[0], s, jtype))
                 rep.first_run = True
@@ -214,7 +215,7 @@ class ReferenceSimulator:
             job.replicas = [rep]
             self._join(rep)
             return
-        if policy == E.FRED:
+        if policy == policies.FRED_CODE:
             s0 = int(streams.uniform() * p1)
             s1 = p1 + int(streams.uniform() * (p2 - p1))
             servers = [s0, s1]
@@ -225,16 +226,16 @@ class ReferenceSimulator:
                 r = i + int(streams.uniform() * (self.N - i))
                 self.perm[i], self.perm[r] = self.perm[r], self.perm[i]
                 servers.append(self.perm[i])
-        if policy == E.RIQ:
+        if policy == policies.RIQ_CODE:
             idle = [s for s in servers if self.busy[s] is None]
             servers = idle if idle else servers[:1]
-        if policy == E.COS or (policy == E.FJ and ints[E.I_EARLY]):
-            job.k = 1 if policy == E.COS else ints[E.I_K]
+        if policy == policies.COS_CODE or (policy == policies.FJ_CODE and ints[E.I_EARLY]):
+            job.k = 1 if policy == policies.COS_CODE else ints[E.I_K]
             job.keep = ints[E.I_KEEP]
             job.sizes = _replica_sizes(enc, job.keep, streams)
             job.replicas = [_Replica(job, s, None) for s in servers]
         else:
-            job.k = ints[E.I_K] if policy == E.FJ else 1
+            job.k = ints[E.I_K] if policy == policies.FJ_CODE else 1
             sizes = _replica_sizes(enc, len(servers), streams)
             job.replicas = [_Replica(job, s, self._dur(x, s, jtype)) for s, x in zip(servers, sizes)]
         for rep in job.replicas:
@@ -270,7 +271,7 @@ class ReferenceSimulator:
 
     # ------------------------------------------------------------ run
     def run(self, n_jobs: int):
-        self.jobs = []
+        self.jobs: list = []
         if n_jobs > 0:
             self._schedule(self.streams.interarrival() * self.inv_lam, ARRIVAL, 0)
         while self.events:
@@ -342,7 +343,7 @@ class PSReferenceSimulator:
         self.streams = PyStreams(rngs, enc.ints[E.I_XCODE], enc.x_params,
                                  enc.ints[E.I_SCODE], enc.s_params)
         self.N = self.ints[E.I_N]
-        self.servers = [[] for _ in range(self.N)]
+        self.servers: list[list] = [[] for _ in range(self.N)]
         self.perm = list(range(self.N))
         self.now = 0.0
 
@@ -396,12 +397,12 @@ class PSReferenceSimulator:
         job = _Job(idx, self.now, jtype)
         self.jobs.append(job)
         bounds = (ints[E.I_POOL0], ints[E.I_POOL1], ints[E.I_POOL2])
-        if policy in (E.ZRED, E.KT, E.RER, E.REP):
+        if policy in (policies.ZRED_CODE, policies.KT_CODE, policies.RER_CODE, policies.REP_CODE):
             pool = 0
             if ints[E.I_POOLS] == 2:
                 pool = 0 if streams.uniform() < enc.alpha[0, jtype] else 1
             s = bounds[pool] + int(streams.uniform() * (bounds[pool + 1] - bounds[pool]))
-            if policy in (E.RER, E.REP):
+            if policy in (policies.RER_CODE, policies.REP_CODE):
                 sizes = _replica_sizes(enc, 2, streams)
                 tau = float(enc.flts[E.F_TAU0 + pool])
                 first = _PSReplica(job, s, self._dur(sizes[0], s, jtype))
@@ -410,7 +411,7 @@ class PSReferenceSimulator:
                     other = 1 - pool
                     job.rer_server = bounds[other] + int(streams.uniform()
                                                          * (bounds[other + 1] - bounds[other]))
-                    if policy == E.RER and ints[E.I_RESUME]:
+                    if policy == policies.RER_CODE and ints[E.I_RESUME]:
                         rest = sizes[0] - tau * enc.speeds[pool, jtype]
                     else:
                         rest = sizes[1]
@@ -420,7 +421,7 @@ class PSReferenceSimulator:
                 x = _replica_sizes(enc, 1, streams)[0]
                 self._join(_PSReplica(job, s, self._dur(x, s, jtype)))
             return
-        if policy == E.FRED:
+        if policy == policies.FRED_CODE:
             servers = [int(streams.uniform() * bounds[1]),
                        bounds[1] + int(streams.uniform() * (bounds[2] - bounds[1]))]
         else:
@@ -429,13 +430,13 @@ class PSReferenceSimulator:
                 r = i + int(streams.uniform() * (self.N - i))
                 self.perm[i], self.perm[r] = self.perm[r], self.perm[i]
                 servers.append(self.perm[i])
-        if policy == E.COS:
+        if policy == policies.COS_CODE:
             servers = servers[:1]
-        elif policy == E.FJ:
+        elif policy == policies.FJ_CODE:
             job.k = ints[E.I_K]
             if ints[E.I_EARLY]:
                 servers = servers[:job.k]
-        elif policy == E.RIQ:
+        elif policy == policies.RIQ_CODE:
             idle = [s for s in servers if not self.servers[s]]
             servers = idle if idle else servers[:1]
         sizes = _replica_sizes(enc, len(servers), streams)
@@ -455,12 +456,12 @@ class PSReferenceSimulator:
     def _threshold(self, rep):
         job = rep.job
         rep.tau = math.inf
-        if self.ints[E.I_POLICY] == E.RER:  # killed: its cost is its attained service, tau
+        if self.ints[E.I_POLICY] == policies.RER_CODE:  # killed: its cost is its attained service, tau
             self._leave(rep)
         self._join(_PSReplica(job, job.rer_server, job.rer_dur))
 
     def run(self, n_jobs: int):
-        self.jobs = []
+        self.jobs: list = []
         t_arr = self.streams.interarrival() * self.inv_lam if n_jobs > 0 else math.inf
         n = 0
         while True:

@@ -102,22 +102,22 @@ class Store:
         folder = self.dir / _load_dir(load, keep)
         if not folder.is_dir():
             return None
-        ranges = {}
+        ranges: dict[int, list[tuple[int, Path]]] = {}
         for path in folder.glob("r*-*.npz"):
             a, _, b = path.stem[1:].partition("-")
             if a.isdigit() and b.isdigit():
                 ranges.setdefault(int(a), []).append((int(b), path))
         parts, at = [], first
         while at < stop:
-            options = sorted((b, p) for b, p in ranges.get(at, []) if b <= stop)
+            options = sorted((end, p) for end, p in ranges.get(at, []) if end <= stop)
             if not options:
                 return None
-            b, path = options[-1]  # the longest file that fits
+            end, path = options[-1]  # the longest file that fits
             rec = _read(path)
             if rec is None or rec.jobs != jobs:
                 return None
             parts.append(rec)
-            at = b
+            at = end
         return Replications.join(parts)
 
     def write(self, load: float, keep, rec: Replications) -> None:
