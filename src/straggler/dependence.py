@@ -804,11 +804,11 @@ def sample_replicas(dep_code, x_code, x_params, s_code, s_params, n_replicas, ou
     ``dep_code`` are those of :func:`sampler_args`; ``rng`` is a
     ``numpy.random.Generator``.
     """
-    if dep_code == 0:
+    if dep_code == IDENTICAL_CODE:
         x = _sample(x_code, x_params, rng)
         for i in range(n_replicas):
             out[i] = x
-    elif dep_code == 1:
+    elif dep_code == IID_CODE:
         for i in range(n_replicas):
             out[i] = _sample(x_code, x_params, rng)
     else:

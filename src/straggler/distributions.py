@@ -142,6 +142,13 @@ def _is_number(v) -> bool:
 # ----------------------------------------------------------------------------------
 
 
+# The families' codes in the samplers (Distribution.code): distributions.sample and
+# simulation.streams.refill_family branch on them. Plain ints, so that numba
+# compiles a comparison with one as a constant.
+(EXPONENTIAL_CODE, DETERMINISTIC_CODE, PARETO_CODE, BOUNDED_PARETO_CODE, SHIFTED_EXPONENTIAL_CODE,
+ HYPEREXPONENTIAL_CODE, ERLANG_CODE, WEIBULL_CODE, UNIFORM_CODE, DISCRETE_CODE, LOGNORMAL_CODE) = range(11)
+
+
 class ParameterError(ValueError):
     """A refused parameter value; ``parameter`` is its name in the config's spelling."""
 
@@ -424,7 +431,7 @@ class Exponential(Distribution):
 
     mean_value: float = 1.0
     family: ClassVar[str] = "exponential"
-    code: ClassVar[int] = 0
+    code: ClassVar[int] = EXPONENTIAL_CODE
     _config_names: ClassVar[dict[str, str]] = {"mean": "mean_value"}
 
     def __post_init__(self):
@@ -497,7 +504,7 @@ class Deterministic(Distribution):
 
     value: float = 1.0
     family: ClassVar[str] = "deterministic"
-    code: ClassVar[int] = 1
+    code: ClassVar[int] = DETERMINISTIC_CODE
 
     def __post_init__(self):
         self._positive("value")
@@ -561,7 +568,7 @@ class Pareto(Distribution):
     xm: float
     alpha: float
     family: ClassVar[str] = "pareto"
-    code: ClassVar[int] = 2
+    code: ClassVar[int] = PARETO_CODE
 
     def __post_init__(self):
         self._positive("xm")
@@ -664,7 +671,7 @@ class BoundedPareto(Distribution):
     high: float
     alpha: float
     family: ClassVar[str] = "bounded_pareto"
-    code: ClassVar[int] = 3
+    code: ClassVar[int] = BOUNDED_PARETO_CODE
 
     def __post_init__(self):
         self._positive("low")
@@ -789,7 +796,7 @@ class ShiftedExponential(Distribution):
     shift: float
     tail_mean: float
     family: ClassVar[str] = "shifted_exponential"
-    code: ClassVar[int] = 4
+    code: ClassVar[int] = SHIFTED_EXPONENTIAL_CODE
 
     def __post_init__(self):
         self._positive("shift", allow_zero=True)
@@ -902,7 +909,7 @@ class Hyperexponential(Distribution):
     p: tuple[float, ...]
     rates: tuple[float, ...]
     family: ClassVar[str] = "hyperexponential"
-    code: ClassVar[int] = 5
+    code: ClassVar[int] = HYPEREXPONENTIAL_CODE
 
     def __post_init__(self):
         p = self._probabilities("p")
@@ -1019,7 +1026,7 @@ class Erlang(Distribution):
     k: int
     mean_value: float
     family: ClassVar[str] = "erlang"
-    code: ClassVar[int] = 6
+    code: ClassVar[int] = ERLANG_CODE
     _config_names: ClassVar[dict[str, str]] = {"mean": "mean_value"}
 
     def __post_init__(self):
@@ -1139,7 +1146,7 @@ class Weibull(Distribution):
     shape: float
     scale: float
     family: ClassVar[str] = "weibull"
-    code: ClassVar[int] = 7
+    code: ClassVar[int] = WEIBULL_CODE
 
     def __post_init__(self):
         self._positive("shape")
@@ -1245,7 +1252,7 @@ class Uniform(Distribution):
     low: float
     high: float
     family: ClassVar[str] = "uniform"
-    code: ClassVar[int] = 8
+    code: ClassVar[int] = UNIFORM_CODE
 
     def __post_init__(self):
         self._positive("low", allow_zero=True)
@@ -1329,7 +1336,7 @@ class Discrete(Distribution):
     values: tuple[float, ...]
     p: tuple[float, ...]
     family: ClassVar[str] = "discrete"
-    code: ClassVar[int] = 9
+    code: ClassVar[int] = DISCRETE_CODE
 
     def __post_init__(self):
         raw = self.values
@@ -1426,7 +1433,7 @@ class Lognormal(Distribution):
     mean_value: float
     cv: float
     family: ClassVar[str] = "lognormal"
-    code: ClassVar[int] = 10
+    code: ClassVar[int] = LOGNORMAL_CODE
     _config_names: ClassVar[dict[str, str]] = {"mean": "mean_value"}
 
     def __post_init__(self):
@@ -1549,32 +1556,32 @@ def sample(code, params, rng):
     ``rng`` is a ``numpy.random.Generator``; only ``random``, ``standard_exponential``,
     ``standard_normal`` and ``standard_gamma`` are used.
     """
-    if code == 0:  # exponential [mean]
+    if code == EXPONENTIAL_CODE:  # exponential [mean]
         return params[0] * rng.standard_exponential()
-    elif code == 1:  # deterministic [value]
+    elif code == DETERMINISTIC_CODE:  # deterministic [value]
         return params[0]
-    elif code == 2:  # pareto [xm, alpha]: xm * U^(-1/alpha) = xm * exp(E / alpha)
+    elif code == PARETO_CODE:  # pareto [xm, alpha]: xm * U^(-1/alpha) = xm * exp(E / alpha)
         return params[0] * np.exp(rng.standard_exponential() / params[1])
-    elif code == 3:  # bounded pareto [low, high, alpha, 1 - (low/high)^alpha]: inverse cdf
+    elif code == BOUNDED_PARETO_CODE:  # bounded pareto [low, high, alpha, 1 - (low/high)^alpha]: inverse cdf
         x = params[0] * (1.0 - rng.random() * params[3]) ** (-1.0 / params[2])
         return min(x, params[1])
-    elif code == 4:  # shifted exponential [shift, tail_mean]
+    elif code == SHIFTED_EXPONENTIAL_CODE:  # shifted exponential [shift, tail_mean]
         return params[0] + params[1] * rng.standard_exponential()
-    elif code == 5:  # hyperexponential [n, p..., rates...]
+    elif code == HYPEREXPONENTIAL_CODE:  # hyperexponential [n, p..., rates...]
         n = int(params[0])
         i = pick_component(params, n, rng.random())
         return rng.standard_exponential() / params[1 + n + i]
-    elif code == 6:  # erlang [k, mean]
+    elif code == ERLANG_CODE:  # erlang [k, mean]
         return rng.standard_gamma(params[0]) * (params[1] / params[0])
-    elif code == 7:  # weibull [shape, scale]
+    elif code == WEIBULL_CODE:  # weibull [shape, scale]
         return params[1] * rng.standard_exponential() ** (1.0 / params[0])
-    elif code == 8:  # uniform [low, high]
+    elif code == UNIFORM_CODE:  # uniform [low, high]
         return params[0] + (params[1] - params[0]) * rng.random()
-    elif code == 9:  # discrete [n, p..., values...]
+    elif code == DISCRETE_CODE:  # discrete [n, p..., values...]
         n = int(params[0])
         i = pick_component(params, n, rng.random())
         return params[1 + n + i]
-    elif code == 10:  # lognormal [mu, sigma]
+    elif code == LOGNORMAL_CODE:  # lognormal [mu, sigma]
         return np.exp(params[0] + params[1] * rng.standard_normal())
     raise ValueError("unknown distribution code")
 

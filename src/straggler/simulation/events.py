@@ -127,6 +127,7 @@ import numpy as np
 
 from ..kernel_cache import kernel
 from .. import policies
+from ..dependence import IDENTICAL_CODE, IID_CODE, SX_CODE
 from . import encode as E
 from . import statistics as S
 from .streams import block_size, refill_exponential, refill_family, refill_uniform
@@ -380,7 +381,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
     eb = np.empty(BE)
     ub = np.empty(BU)
     xb = np.empty(BX)
-    sb = np.empty(BX if dep == 2 else 1)
+    sb = np.empty(BX if dep == SX_CODE else 1)
     ei = BE
     ui = BU
     xi = BX
@@ -435,7 +436,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                 ui = refill_uniform(ru, ub, ui)
             if xi > BX - need_x:
                 xi = refill_family(xc, x_params, rx, xb, xi)
-            if dep == 2 and si > BX - need_x:
+            if dep == SX_CODE and si > BX - need_x:
                 si = refill_family(sc, s_params, rs, sb, si)
             j = 0
             if J > 1:  # the type: one uniform against type_cdf
@@ -460,17 +461,17 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                 nr = 2
                 x = xb[xi]
                 for r in range(2):
-                    if dep == 1:
+                    if dep == IID_CODE:
                         x = xb[xi + r]
                     du = x * inv_speeds[r, j]
-                    if dep == 2:
+                    if dep == SX_CODE:
                         du *= sb[si + r]
                     dur[r] = du
-                if dep == 1:
+                if dep == IID_CODE:
                     xi += 2
                 else:
                     xi += 1
-                    if dep == 2:
+                    if dep == SX_CODE:
                         si += 2
             elif policy == policies.COC_CODE or policy == policies.COS_CODE or policy == policies.RIQ_CODE or policy == policies.FJ_CODE:
                 # d distinct servers, then the replicas that run: CoC all d; CoS,
@@ -500,17 +501,17 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                     nr = 1
                 x = xb[xi]
                 for r in range(nr):
-                    if dep == 1:
+                    if dep == IID_CODE:
                         x = xb[xi + r]
                     du = x * inv_speeds[0 if srv[r] < p1 else 1, j]
-                    if dep == 2:
+                    if dep == SX_CODE:
                         du *= sb[si + r]
                     dur[r] = du
-                if dep == 1:
+                if dep == IID_CODE:
                     xi += nr
                 else:
                     xi += 1
-                    if dep == 2:
+                    if dep == SX_CODE:
                         si += nr
             else:  # ZRed, KT, Rer, Rep: a pool, then a server (or the pool's queue)
                 i = 0
@@ -525,11 +526,11 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                     srv[0] = lo + int(ub[ui] * (p_start[i + 1] - lo))
                     ui += 1
                 if threshold:
-                    if dep == 1:
+                    if dep == IID_CODE:
                         x0 = xb[xi]
                         x1 = xb[xi + 1]
                         xi += 2
-                    elif dep == 0:
+                    elif dep == IDENTICAL_CODE:
                         x0 = xb[xi]
                         x1 = x0
                         xi += 1
@@ -557,7 +558,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                 else:
                     du = xb[xi] * inv_speeds[i, j]
                     xi += 1
-                    if dep == 2:
+                    if dep == SX_CODE:
                         du *= sb[si]
                         si += 1
                 dur[0] = du

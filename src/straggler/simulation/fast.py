@@ -90,6 +90,7 @@ import numpy as np
 
 from ..kernel_cache import kernel
 from .. import policies
+from ..dependence import IDENTICAL_CODE, IID_CODE, SX_CODE
 from . import encode as E
 from . import statistics as S
 from .streams import block_size, refill_exponential, refill_family, refill_uniform
@@ -195,7 +196,7 @@ def _chunk_one(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, ty
         ui += 1
         x = xb[xi]
         xi += 1
-        if dep == 2:
+        if dep == SX_CODE:
             x *= sb[si]
             si += 1
         du = x * inv_speeds[i, j]
@@ -237,11 +238,11 @@ def _chunk_cancel(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep,
         c = np.inf
         x = xb[xi]
         for r in range(d):
-            if dep == 1:
+            if dep == IID_CODE:
                 x = xb[xi + r]
             s = srv[r]
             du = x * inv_speeds[_pool(s, p1), j]
-            if dep == 2:
+            if dep == SX_CODE:
                 du *= sb[si + r]
             a = free[s]
             if a < t:
@@ -252,11 +253,11 @@ def _chunk_cancel(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep,
             fin[r] = f
             if f < c:
                 c = f
-        if dep == 1:
+        if dep == IID_CODE:
             xi += d
         else:
             xi += 1
-            if dep == 2:
+            if dep == SX_CODE:
                 si += d
         if k > 1:
             for r in range(d):
@@ -334,11 +335,11 @@ def _chunk_start(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, 
             cost = 0.0
             last = t
             for q in range(k):
-                if dep == 1:
+                if dep == IID_CODE:
                     x = xb[xi + q]
                 s = ksrv[q]
                 du = x * inv_speeds[_pool(s, p1), j]
-                if dep == 2:
+                if dep == SX_CODE:
                     du *= sb[si + q]
                 f = fin[q] + du
                 free[s] = f
@@ -347,10 +348,10 @@ def _chunk_start(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, 
                     last = f
         else:
             for q in range(keep):
-                if dep == 1:
+                if dep == IID_CODE:
                     x = xb[xi + q]
                 du = x * inv_speeds[_pool(ksrv[q], p1), j]
-                if dep == 2:
+                if dep == SX_CODE:
                     du *= sb[si + q]
                 a = fin[q]
                 st[q] = a
@@ -359,11 +360,11 @@ def _chunk_start(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, 
                 sel[q] = a + du
             last = S.kth_smallest(sel, keep, k - 1)
             cost = _cancel_at(free, ksrv, st, fin, dur, keep, last)
-        if dep == 1:
+        if dep == IID_CODE:
             xi += keep
         else:
             xi += 1
-            if dep == 2:
+            if dep == SX_CODE:
                 si += keep
         work += cost
         lat = last - t
@@ -402,11 +403,11 @@ def _chunk_riq(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, ty
         c = np.inf
         x = xb[xi]
         for r in range(nr):
-            if dep == 1:
+            if dep == IID_CODE:
                 x = xb[xi + r]
             s = ksrv[r]
             du = x * inv_speeds[_pool(s, p1), j]
-            if dep == 2:
+            if dep == SX_CODE:
                 du *= sb[si + r]
             a = free[s]
             if a < t:
@@ -417,11 +418,11 @@ def _chunk_riq(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, ty
             fin[r] = f
             if f < c:
                 c = f
-        if dep == 1:
+        if dep == IID_CODE:
             xi += nr
         else:
             xi += 1
-            if dep == 2:
+            if dep == SX_CODE:
                 si += nr
         cost = _cancel_at(free, ksrv, st, fin, dur, nr, c)
         work += cost
@@ -474,7 +475,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
     eb = np.empty(BE)
     ub = np.empty(BU)
     xb = np.empty(BX)
-    sb = np.empty(BX if dep == 2 else 1)
+    sb = np.empty(BX if dep == SX_CODE else 1)
     ei = BE
     ui = BU
     xi = BX
@@ -515,11 +516,11 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                 ui = refill_uniform(ru, ub, ui)
             if xi > BX // 2:
                 xi = refill_family(xc, x_params, rx, xb, xi)
-            if dep == 2 and si > BX // 2:
+            if dep == SX_CODE and si > BX // 2:
                 si = refill_family(sc, s_params, rs, sb, si)
             # ... and run as many jobs as they surely cover
             n1 = min(end, n + (BE - ei), n + (BU - ui) // need_u, n + (BX - xi) // need_x)
-            if dep == 2:
+            if dep == SX_CODE:
                 n1 = min(n1, n + (BX - si) // need_x)
             if policy == policies.ZRED_CODE or policy == policies.KT_CODE:
                 t, work, ei, ui, xi, si = _chunk_one(
@@ -689,7 +690,7 @@ def _run_rer(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params
             ui = refill_uniform(ru, ub, ui)
         if xi > BX - 2:
             xi = refill_family(xc, x_params, rx, xb, xi)
-        if dep == 2 and si > BX - 2:
+        if dep == SX_CODE and si > BX - 2:
             si = refill_family(sc, s_params, rs, sb, si)
         t = t_next
         j = 0
@@ -703,11 +704,11 @@ def _run_rer(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params
         lo = p_start[i]
         s = lo + int(ub[ui] * (p_start[i + 1] - lo))
         ui += 1
-        if dep == 1:
+        if dep == IID_CODE:
             sz[0] = xb[xi]
             sz[1] = xb[xi + 1]
             xi += 2
-        elif dep == 0:
+        elif dep == IDENTICAL_CODE:
             sz[0] = xb[xi]
             sz[1] = sz[0]
             xi += 1

@@ -25,6 +25,7 @@ from collections import deque
 import numpy as np
 
 from .. import policies
+from ..dependence import IDENTICAL_CODE, IID_CODE
 from . import encode as E
 from .streams import PyStreams
 
@@ -68,10 +69,10 @@ class _Replica:
 def _replica_sizes(enc, n, streams):
     """``sample_replicas(..., n, ...)`` from the SIZES and SLOWDOWNS streams."""
     dep = int(enc.ints[E.I_DEP])
-    if dep == 0:
+    if dep == IDENTICAL_CODE:
         x = streams.size()
         return [x] * n
-    if dep == 1:
+    if dep == IID_CODE:
         return [streams.size() for _ in range(n)]
     x = streams.size()
     return [x * streams.slowdown() for _ in range(n)]

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..kernel_cache import kernel
 from ..distributions import pick_component
+from .. import distributions as D
 from ..distributions import sample as _sample
 
 ARRIVALS, ROUTING, SIZES, SLOWDOWNS = range(4)
@@ -91,37 +92,37 @@ def refill_family(code, p, rng, buf, pos):
     the loop specialised per family (Erlang and lognormal call it)."""
     n = buf.shape[0]
     i0 = _shift(buf, pos)
-    if code == 0:  # exponential [mean]
+    if code == D.EXPONENTIAL_CODE:  # exponential [mean]
         m = p[0]
         for i in range(i0, n):
             buf[i] = m * rng.standard_exponential()
-    elif code == 1:  # deterministic [value]
+    elif code == D.DETERMINISTIC_CODE:  # deterministic [value]
         for i in range(i0, n):
             buf[i] = p[0]
-    elif code == 2:  # pareto [xm, alpha]
+    elif code == D.PARETO_CODE:  # pareto [xm, alpha]
         xm = p[0]
         a = p[1]
         for i in range(i0, n):
             buf[i] = xm * np.exp(rng.standard_exponential() / a)
-    elif code == 3:  # bounded pareto [low, high, alpha, 1 - (low/high)^alpha]
+    elif code == D.BOUNDED_PARETO_CODE:  # bounded pareto [low, high, alpha, 1 - (low/high)^alpha]
         for i in range(i0, n):
             x = p[0] * (1.0 - rng.random() * p[3]) ** (-1.0 / p[2])
             buf[i] = min(x, p[1])
-    elif code == 4:  # shifted exponential [shift, tail_mean]
+    elif code == D.SHIFTED_EXPONENTIAL_CODE:  # shifted exponential [shift, tail_mean]
         for i in range(i0, n):
             buf[i] = p[0] + p[1] * rng.standard_exponential()
-    elif code == 5:  # hyperexponential [n, p..., rates...]
+    elif code == D.HYPEREXPONENTIAL_CODE:  # hyperexponential [n, p..., rates...]
         k = int(p[0])
         for i in range(i0, n):
             c = pick_component(p, k, rng.random())
             buf[i] = rng.standard_exponential() / p[1 + k + c]
-    elif code == 7:  # weibull [shape, scale]
+    elif code == D.WEIBULL_CODE:  # weibull [shape, scale]
         for i in range(i0, n):
             buf[i] = p[1] * rng.standard_exponential() ** (1.0 / p[0])
-    elif code == 8:  # uniform [low, high]
+    elif code == D.UNIFORM_CODE:  # uniform [low, high]
         for i in range(i0, n):
             buf[i] = p[0] + (p[1] - p[0]) * rng.random()
-    elif code == 9:  # discrete [n, p..., values...]
+    elif code == D.DISCRETE_CODE:  # discrete [n, p..., values...]
         k = int(p[0])
         for i in range(i0, n):
             buf[i] = p[1 + k + pick_component(p, k, rng.random())]
