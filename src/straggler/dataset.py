@@ -1,5 +1,8 @@
 """The study dataset (DESIGN.md, "Dataset contract"): per-cell files and their aggregate.
 
+The variables and their attributes are :mod:`.variables`; the provenance
+attributes (versions, commit, hashes) are :mod:`.provenance`.
+
 Every variable carries CF attributes ``long_name`` and ``units``; provenance goes
 into global attributes as strings (netCDF attributes cannot hold dicts, None or
 bools, so structured values are JSON). Files are written to a temporary name and
@@ -8,104 +11,17 @@ renamed, so an interrupted run never leaves a partial file behind.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
-import platform
-import subprocess
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 import xarray as xr
 
-from . import __version__
 from .grid import Grid
-from .sources import model_hash
-
-QUANTILES = (0.5, 0.9, 0.99)
-
-
-@dataclass(frozen=True)
-class Variable:
-    name: str
-    dims: tuple[str, ...]
-    """Dimensions beyond the grid's (``load``, ``quantile``)."""
-    long_name: str
-    units: str
-    kind: str = "float"  # float | str
-
-
-VARIABLES: tuple[Variable, ...] = (
-    Variable("lambda_max", (), "analytic stability bound", "load (lambda E[X] / N)"),
-    Variable("lambda_max_kind", (), "kind of stability bound", "1", "str"),
-    Variable("lambda_sufficient", (), "load below which stability is proven "
-             "(sufficient condition; lambda_max when that is exact)", "load (lambda E[X] / N)"),
-    Variable("tau_opt", (), "threshold chosen by the analysis (pool 1)", "time"),
-    Variable("tau_opt_pool2", (), "threshold chosen by the analysis for pool 2", "time"),
-    Variable("q_opt", (), "fraction of jobs first assigned to pool 1 by the analysis", "1"),
-    Variable("keep_opt", ("load",), "FJ tasks kept (r of (n, r_f, r, k)) chosen by the "
-             "section 8.2 strategy (keep: opt)", "1"),
-    Variable("rho", ("load",), "analytic effective load of the most loaded server", "1"),
-    Variable("cost", (), "analytic expected server time per job", "time"),
-    Variable("cost_kind", (), "kind of analytic cost", "1", "str"),
-    Variable("cost_lower", (), "analytic lower bound on the expected server time per job", "time"),
-    Variable("cost_upper", (), "analytic upper bound on the expected server time per job", "time"),
-    Variable("latency_approx", ("load",), "analytic mean response time", "time"),
-    Variable("latency_approx_kind", (), "kind of analytic mean response time", "1", "str"),
-    Variable("latency_lower", ("load",), "analytic lower bound on the mean response time", "time"),
-    Variable("latency_group", ("load",), "fork-join paper section 8.2 estimate T_hat(r): mean "
-             "response time of group-based random (n, r, k), not of the simulated system", "time"),
-    Variable("latency_group_kind", (), "kind of latency_group for the group-based system",
-             "1", "str"),
-    Variable("latency_mean", ("load",), "simulated mean response time", "time"),
-    Variable("latency_mean_ci", ("load",), "confidence-interval half-width of latency_mean", "time"),
-    Variable("latency_quantile", ("load", "quantile"), "simulated response-time quantile", "time"),
-    Variable("cost_mean", ("load",), "simulated server time per job", "time"),
-    Variable("cost_mean_ci", ("load",), "confidence-interval half-width of cost_mean", "time"),
-    Variable("stable", ("load",), "stability verdict (1 stable, 0 unstable, NaN undetermined; "
-             "see verdict)", "1"),
-    Variable("jobs", ("load",), "jobs measured by the simulation", "1"),
-    Variable("verdict", ("load",), "stability verdict: stable, unstable or undetermined "
-             "(simulation and analysis reconciled)", "1", "str"),
-    Variable("verdict_source", ("load",), "where the verdict comes from: simulation, analysis "
-             "or both", "1", "str"),
-    Variable("latency_mean_kind", ("load",), "what latency_mean is: estimate, ci_undercovers "
-             "(infinite variance) or infinite", "1", "str"),
-    Variable("latency_sample_mean", ("load",), "sample mean response time of the measured "
-             "jobs, whatever the verdict (not an estimate unless the load is stable)", "time"),
-    Variable("cost_sample_mean", ("load",), "sample mean server time per job of the measured "
-             "jobs, whatever the verdict", "time"),
-    Variable("replications", ("load",), "replications simulated", "1"),
-    Variable("jobs_to_verdict", ("load",), "measured jobs per replication that would decide an "
-             "undetermined verdict (estimate)", "1"),
-    Variable("precision_achieved", ("load",), "relative CI half-width of latency_mean "
-             "(latency_mean_ci / latency_mean)", "1"),
-)
-
-VARIABLE_BY_NAME = {v.name: v for v in VARIABLES}
-
-COORD_ATTRS = {
-    "policy": ("redundancy policy", "1"),
-    "distribution": ("job-size distribution (name under distributions)", "1"),
-    "dependence": ("replica dependence (name under dependences)", "1"),
-    "r_slow": ("speed of a job in its slow pool", "1"),
-    "d": ("number of replicas", "1"),
-    "N": ("number of servers", "1"),
-    "load": ("nominal load per server, lambda E[X] / N", "1"),
-    "quantile": ("response-time quantile level", "1"),
-}
-
-
-LOAD_BASIS_ATTRS = {
-    # load_basis: (load coordinate long_name, lambda_max units); DESIGN.md's default first
-    "nominal": (COORD_ATTRS["load"][0], VARIABLE_BY_NAME["lambda_max"].units),
-    "redundancy": ("redundancy load per server rho~ = lambda d E[min(X_1..X_d)] / N "
-                   "(PS paper, section 3.5)", "load (rho~ = lambda d E[X_min] / N)"),
-}
-
+from .variables import COORD_ATTRS, LOAD_BASIS_ATTRS, QUANTILES, VARIABLES, Variable
 
 def _fill(var: Variable, shape) -> np.ndarray:
     if var.kind == "str":
@@ -238,56 +154,6 @@ def _coord(values):
             return np.asarray(values, dtype=np.int64)
         return np.asarray(values, dtype=float)
     return np.asarray([str(v) for v in values], dtype=object)
-
-
-def provenance(resolved: dict, config_text: str) -> dict:
-    """Global attributes that make a result set reproducible."""
-    import numba
-    import scipy
-
-    try:
-        import snakemake
-
-        snakemake_version = getattr(snakemake, "__version__", "unknown")
-    except ImportError:  # pragma: no cover - snakemake is a dependency
-        snakemake_version = "not installed"
-    return {
-        "study": resolved["study"],
-        "config": config_text,
-        "config_sha256": hashlib.sha256(config_text.encode()).hexdigest(),
-        "seed": int(resolved["seed"]),
-        "load_basis": resolved.get("load_basis", "nominal"),
-        "straggler_version": __version__,
-        # the code the numbers depend on (straggler.sources.model_hash)
-        "source_hash": model_hash(),
-        "git_commit": git_commit(),
-        "python_version": platform.python_version(),
-        "numpy_version": np.__version__,
-        "scipy_version": scipy.__version__,
-        "numba_version": numba.__version__,
-        "xarray_version": xr.__version__,
-        "snakemake_version": snakemake_version,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "Conventions": "CF-1.10",
-    }
-
-
-def git_commit() -> str:
-    """The commit of the working directory (where the study runs), '-dirty' if modified."""
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
-        )
-        commit = out.stdout.strip() if out.returncode == 0 else "unknown"
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-            text=True, timeout=5,
-        )
-        if commit != "unknown" and dirty.stdout.strip():
-            commit += "-dirty"
-        return commit
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def write_netcdf(ds: xr.Dataset, path) -> None:

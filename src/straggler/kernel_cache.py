@@ -32,7 +32,6 @@ PACKAGE = Path(__file__).resolve().parent
 KERNEL_SOURCES = (
     "kernel_cache.py",
     "numerics.py",
-    "distributions.py",
     "distributions/*.py",
     "dependence.py",
     "dependence/*.py",

@@ -87,7 +87,8 @@ def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config,
     import yaml
 
     from .dataset import aggregate as combine
-    from .dataset import provenance, read_cell, write_netcdf
+    from .dataset import read_cell, write_netcdf
+    from .provenance import provenance
     from .grid import build_grid
 
     resolved = yaml.safe_load(resolved_yaml)

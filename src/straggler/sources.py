@@ -51,7 +51,7 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("policies",),),
     (("analysis",), ("simulation",)),
     (("config", "grid", "model", "workunits", "checks", "verdict", "claims"),),
-    (("dataset", "evaluate", "archive", "bench"),),
+    (("variables", "provenance", "dataset", "evaluate", "archive", "bench"),),
     (("winners", "plots", "report"),),
     (("pipeline", "cli"),),
 )

@@ -1,0 +1,189 @@
+"""Job-size distributions (DESIGN.md, "Distribution families").
+
+A package: :mod:`.base` (the base class and shared helpers), :mod:`.families`
+(the families), :mod:`.sampling` (named family codes and the numba sampler); here
+the registry of families and :func:`from_spec`, which builds one from the config.
+
+Every family is a frozen dataclass deriving from :class:`Distribution`. The base
+class evaluates every functional by quadrature of the survival function, which
+is exact enough for any law; families override a functional with its closed form
+where one exists, and the tests check the two against each other and against
+Monte Carlo.
+
+Families (config name, parameters in the config's spelling):
+
+==========================  ===========================  ==========================
+``exponential``             ``mean``                     :class:`Exponential`
+``deterministic``           ``value``                    :class:`Deterministic`
+``pareto``                  ``xm, alpha`` (type I)       :class:`Pareto`
+``bounded_pareto``          ``low, high, alpha``         :class:`BoundedPareto`
+``shifted_exponential``     ``shift, mean``              :class:`ShiftedExponential`
+``hyperexponential``        ``p, rates`` (lists)         :class:`Hyperexponential`
+``erlang``                  ``k, mean`` (total mean)     :class:`Erlang`
+``weibull``                 ``shape, scale``             :class:`Weibull`
+``uniform``                 ``low, high``                :class:`Uniform`
+``discrete``                ``values, p`` (lists)        :class:`Discrete`
+``lognormal``               ``mean, cv``                 :class:`Lognormal`
+==========================  ===========================  ==========================
+
+A parameter called ``mean`` in the config is stored as the field ``mean_value``
+(``mean`` is a method). ``mean`` is E[X] in every family: a
+``shifted_exponential`` has ``mean > shift`` and stores the exponential part's mean
+as ``tail_mean = mean - shift``. Any family also accepts
+``scale_to_mean: m`` in :func:`from_spec` (rescale so that ``E[X] = m``).
+
+All families are scale families, so ``X / r`` (a replica on a server of speed
+``r``) is again a member: :meth:`Distribution.scaled`.
+
+Closed forms: every family has closed-form ``sf``, ``pdf``, moments and the
+truncated functionals ``mean_min``, ``second_moment_min``, ``partial_mean``,
+``partial_second_moment`` (Erlang and Weibull through the regularised incomplete
+gamma function of scipy.special). ``mean_min_of(d)`` is closed-form or an exact
+finite sum except for ``bounded_pareto``, ``lognormal`` and ``erlang`` with
+k >= 2, which use the base-class quadrature. The quadrature integrates power-law
+tails on a logarithmic scale, so it stays accurate for heavy tails such as
+Pareto(1, 10/9) (mean 10, infinite variance).
+
+Tail classes (:meth:`Distribution.tail_class`) describe log P(X > x) on the
+half-line x >= 0, the convention of the fork-join paper: a Pareto type I is
+"neither" there (it is log-convex only on its support, ``on_support=True``).
+
+Sampling inside numba: each family has an integer ``code`` and a float64
+parameter vector ``sampler_params()``; :func:`sample` draws one variate from
+``(code, params, rng)`` in nopython mode, where ``rng`` is a
+``numpy.random.Generator``. :func:`sample_many` is the Python convenience.
+
+scipy is imported lazily (inside functions): it costs ~0.5 s per process and
+every Snakemake job pays the import time of this module.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .base import Distribution, ParameterError, format_value, is_number
+from .families import (
+    BoundedPareto,
+    Deterministic,
+    Discrete,
+    Erlang,
+    Exponential,
+    Hyperexponential,
+    Lognormal,
+    Pareto,
+    ShiftedExponential,
+    Uniform,
+    Weibull,
+)
+from .sampling import (
+    BOUNDED_PARETO_CODE,
+    DETERMINISTIC_CODE,
+    DISCRETE_CODE,
+    ERLANG_CODE,
+    EXPONENTIAL_CODE,
+    HYPEREXPONENTIAL_CODE,
+    LOGNORMAL_CODE,
+    PARETO_CODE,
+    SHIFTED_EXPONENTIAL_CODE,
+    UNIFORM_CODE,
+    WEIBULL_CODE,
+    pick_component,
+    sample,
+    sample_many,
+)
+
+__all__ = [
+    "Distribution",
+    "Exponential",
+    "Deterministic",
+    "Pareto",
+    "BoundedPareto",
+    "ShiftedExponential",
+    "Hyperexponential",
+    "Erlang",
+    "Weibull",
+    "Uniform",
+    "Discrete",
+    "Lognormal",
+    "FAMILIES",
+    "ParameterError",
+    "PARAMETERS",
+    "from_spec",
+    "pick_component",
+    "sample",
+    "sample_many",
+    "EXPONENTIAL_CODE",
+    "DETERMINISTIC_CODE",
+    "PARETO_CODE",
+    "BOUNDED_PARETO_CODE",
+    "SHIFTED_EXPONENTIAL_CODE",
+    "HYPEREXPONENTIAL_CODE",
+    "ERLANG_CODE",
+    "WEIBULL_CODE",
+    "UNIFORM_CODE",
+    "DISCRETE_CODE",
+    "LOGNORMAL_CODE",
+]
+
+# ----------------------------------------------------------------------------------
+# registry and config
+# ----------------------------------------------------------------------------------
+
+FAMILIES: dict[str, type[Distribution]] = {
+    cls.family: cls
+    for cls in (
+        Exponential,
+        Deterministic,
+        Pareto,
+        BoundedPareto,
+        ShiftedExponential,
+        Hyperexponential,
+        Erlang,
+        Weibull,
+        Uniform,
+        Discrete,
+        Lognormal,
+    )
+}
+
+# Config parameter names per family, in the config's spelling (``mean`` is stored
+# as the field ``mean_value`` because ``mean`` is a method). All are required.
+PARAMETERS: dict[str, tuple[str, ...]] = {name: cls.config_parameters() for name, cls in FAMILIES.items()}
+
+
+def from_spec(spec: dict) -> Distribution:
+    """Build a distribution from its config form ``{family: ..., <params>, [scale_to_mean]}``.
+
+    ``scale_to_mean: m`` rescales the law so that E[X] = m. Errors are ValueErrors
+    that name the family or parameter, the value and what is allowed.
+    """
+    if isinstance(spec, Distribution):
+        return spec
+    if not isinstance(spec, dict):
+        raise ValueError(f"a distribution must be a mapping with a 'family' key, got {spec!r}")
+    spec = dict(spec)
+    allowed_families = ", ".join(sorted(FAMILIES))
+    if "family" not in spec:
+        raise ValueError(f"distribution is missing 'family'; allowed: {allowed_families}")
+    family = spec.pop("family")
+    if family not in FAMILIES:
+        raise ValueError(f"unknown distribution family {family!r}; allowed: {allowed_families}")
+    cls = FAMILIES[family]
+    params = PARAMETERS[family]
+    scale_to_mean = spec.pop("scale_to_mean", None)
+    unknown = sorted(set(spec) - set(params), key=str)
+    if unknown:
+        raise ValueError(
+            f"{family}: unknown parameter {unknown[0]!r}; allowed: {', '.join(params)}, scale_to_mean"
+        )
+    missing = [p for p in params if p not in spec]
+    if missing:
+        raise ValueError(f"{family}: missing parameter {missing[0]!r}; required: {', '.join(params)}")
+    dist = cls.from_config(spec)
+    if scale_to_mean is not None:
+        if not (is_number(scale_to_mean) and math.isfinite(float(scale_to_mean)) and scale_to_mean > 0):
+            raise ValueError(
+                f"{family}: scale_to_mean must be a positive finite number, got {format_value(scale_to_mean)}"
+            )
+        dist = dist.scaled(float(scale_to_mean) / dist.mean())
+    return dist

@@ -1,0 +1,66 @@
+"""Global attributes that make a result set reproducible: the config and its hash,
+the seed, the versions of the package and its dependencies, the hash of the code
+the numbers depend on, the git commit, the creation time."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import subprocess
+from datetime import datetime, timezone
+
+import numpy as np
+import xarray as xr
+
+from . import __version__
+from .sources import model_hash
+
+
+def provenance(resolved: dict, config_text: str) -> dict:
+    """Global attributes that make a result set reproducible."""
+    import numba
+    import scipy
+
+    try:
+        import snakemake
+
+        snakemake_version = getattr(snakemake, "__version__", "unknown")
+    except ImportError:  # pragma: no cover - snakemake is a dependency
+        snakemake_version = "not installed"
+    return {
+        "study": resolved["study"],
+        "config": config_text,
+        "config_sha256": hashlib.sha256(config_text.encode()).hexdigest(),
+        "seed": int(resolved["seed"]),
+        "load_basis": resolved.get("load_basis", "nominal"),
+        "straggler_version": __version__,
+        # the code the numbers depend on (straggler.sources.model_hash)
+        "source_hash": model_hash(),
+        "git_commit": git_commit(),
+        "python_version": platform.python_version(),
+        "numpy_version": np.__version__,
+        "scipy_version": scipy.__version__,
+        "numba_version": numba.__version__,
+        "xarray_version": xr.__version__,
+        "snakemake_version": snakemake_version,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "Conventions": "CF-1.10",
+    }
+
+
+def git_commit() -> str:
+    """The commit of the working directory (where the study runs), '-dirty' if modified."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+        )
+        commit = out.stdout.strip() if out.returncode == 0 else "unknown"
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+            text=True, timeout=5,
+        )
+        if commit != "unknown" and dirty.stdout.strip():
+            commit += "-dirty"
+        return commit
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
