@@ -14,7 +14,7 @@ import pytest
 
 from straggler import system as two_pools
 from straggler import dependence, distributions
-from straggler.analysis import queues, threshold
+from straggler.analysis import known_sizes, queues, threshold
 
 CI = bool(os.environ.get("STRAGGLER_CI"))
 
@@ -343,7 +343,7 @@ def test_deterministic_sizes_atom_threshold():
         rer = threshold.optimal_rerouting(s, DET10, IDENTICAL)
         assert load(rer.rate, DET10, IDENTICAL) == pytest.approx(2 / 3, rel=1e-12)
         assert rer.tau == (10.0, 10.0)
-        ks = threshold.known_sizes_bound(s, DET10, IDENTICAL)
+        ks = known_sizes.known_sizes_bound(s, DET10, IDENTICAL)
         assert load(ks.rate, DET10, IDENTICAL) == pytest.approx(2 / 3, rel=1e-12)
 
 
@@ -386,7 +386,7 @@ def test_replication_beats_rerouting_when_unbalanced(X, dep):
 def test_known_sizes_maximum_attained_by_rerouting(X, dep):
     for r in (0.1, 0.3, 0.5, 0.9):
         s = system(r)
-        ks = threshold.known_sizes_bound(s, X, dep)
+        ks = known_sizes.known_sizes_bound(s, X, dep)
         assert ks.policy == "rerouting"
         assert ks.rerouting >= ks.replication * (1 - 1e-12)
         # KS dominates every policy with unknown sizes
@@ -397,7 +397,7 @@ def test_known_sizes_maximum_attained_by_rerouting(X, dep):
 @pytest.mark.parametrize("X", [EXP10, PARETO], ids=["exp", "pareto"])
 def test_known_sizes_beat_known_types_iid_balanced(X):
     for r in (0.9, 1.0):
-        ks = load(threshold.known_sizes_bound(system(r), X, IID).rate, X, IID)
+        ks = load(known_sizes.known_sizes_bound(system(r), X, IID).rate, X, IID)
         kt_bound = two_pools.optimal_assignment_no_redundancy(system(r, knowledge="known"), X, IID)
         kt = load(kt_bound.rate, X, IID)
         assert ks > 1.2 * kt
@@ -414,7 +414,7 @@ def test_stability_grows_convexly_with_type_knowledge(r):
         curves["ZRed"].append(two_pools.optimal_assignment_no_redundancy(s, EXP10, IDENTICAL).rate)
         curves["Rer"].append(threshold.optimal_rerouting(s, EXP10, IDENTICAL).rate)
         curves["Rep"].append(threshold.optimal_replication(s, EXP10, IDENTICAL).rate)
-        curves["KS"].append(threshold.known_sizes_bound(s, EXP10, IDENTICAL).rate)
+        curves["KS"].append(known_sizes.known_sizes_bound(s, EXP10, IDENTICAL).rate)
     for name, c in curves.items():
         c = np.array([load(v, EXP10, IDENTICAL) for v in c])
         assert np.all(np.diff(c) >= -1e-9), (name, c)
@@ -549,11 +549,11 @@ def test_known_sizes_identical_matches_primal_lp(policy, kw):
     from scipy.optimize import linprog
 
     s = system(0.3, **kw)
-    ks = threshold.known_sizes_bound(s, EXP10, IDENTICAL, policy=policy)
-    pc, post = threshold.ks_posterior(s)
+    ks = known_sizes.known_sizes_bound(s, EXP10, IDENTICAL, policy=policy)
+    pc, post = known_sizes.ks_posterior(s)
     n = np.asarray(s.n, dtype=float)
     # per class c and choice k: (E b_1, E b_2) for a job of size E[X]
-    b = [threshold.ks_costs(s, post, policy, w, [10.0], [10.0])[:, 0, :] for w in (1.0, 0.0)]
+    b = [known_sizes.ks_costs(s, post, policy, w, [10.0], [10.0])[:, 0, :] for w in (1.0, 0.0)]
     b1, b2 = b[0] * n[0], b[1] * n[1]  # undo the 1/n_i and w weights
     K, C = b1.shape
     nv = K * C + 1
@@ -579,12 +579,12 @@ def test_known_sizes_iid_dual_function_against_monte_carlo(X, policy):
     """Phi(w) = E[min over choices of the weighted work] for i.i.d. replicas (exact
     piecewise integration over X_2/X_1) against sampled sizes."""
     s = system(0.3, knowledge="partial", belief=0.7, pools=(4, 6))
-    phi = threshold.ks_phi_factory(s, X, IID, policy)
-    pc, post = threshold.ks_posterior(s)
+    phi = known_sizes.ks_phi_factory(s, X, IID, policy)
+    pc, post = known_sizes.ks_posterior(s)
     rng = np.random.default_rng(2024)
     sizes = dependence.sample_jobs(IID, X, MC_N, 2, rng)
     for w in (0.2, 0.5, 0.85):
-        vals = threshold.ks_costs(s, post, policy, w, sizes[:, 0], sizes[:, 1]).min(axis=0) @ pc
+        vals = known_sizes.ks_costs(s, post, policy, w, sizes[:, 0], sizes[:, 1]).min(axis=0) @ pc
         se = vals.std(ddof=1) / math.sqrt(MC_N)
         assert abs(vals.mean() - phi(w)) < 4 * se, (w, vals.mean(), phi(w), se)
 
@@ -596,22 +596,22 @@ def test_known_sizes_closed_forms_match_quadrature():
         for kappa in (0.01, 0.3, 1.0, 2.5, 40.0):
             lo, hi = Y.support()
             pts = [v / kappa for v in (lo, hi) if 0 < v < math.inf]
-            generic = threshold.expect_continuous(Y, lambda y: y * float(Y.sf(kappa * y)), pts)
-            assert threshold.tail_mean_product(Y, kappa) == pytest.approx(generic, rel=1e-8)
+            generic = known_sizes.expect_continuous(Y, lambda y: y * float(Y.sf(kappa * y)), pts)
+            assert known_sizes.tail_mean_product(Y, kappa) == pytest.approx(generic, rel=1e-8)
 
 
 def test_known_sizes_sx_and_atomic_laws():
     """sx (atomic slowdown) = E[X] times the finite sum over slowdown pairs, and
     an atomic i.i.d. law: both against sampling."""
     s = system(0.3)
-    pc, post = threshold.ks_posterior(s)
+    pc, post = known_sizes.ks_posterior(s)
     for X, dep in [(EXP10, SX), (distributions.from_spec({"family": "discrete", "values": [1, 7, 30],
                                                           "p": [0.5, 0.3, 0.2]}), IID)]:
         for policy in threshold.POLICIES:
-            phi = threshold.ks_phi_factory(s, X, dep, policy)
+            phi = known_sizes.ks_phi_factory(s, X, dep, policy)
             rng = np.random.default_rng(7)
             sizes = dependence.sample_jobs(dep, X, MC_N, 2, rng)
-            vals = threshold.ks_costs(s, post, policy, 0.5, sizes[:, 0], sizes[:, 1]).min(axis=0) @ pc
+            vals = known_sizes.ks_costs(s, post, policy, 0.5, sizes[:, 0], sizes[:, 1]).min(axis=0) @ pc
             se = vals.std(ddof=1) / math.sqrt(MC_N)
             assert abs(vals.mean() - phi(0.5)) < 4 * se
 
@@ -621,7 +621,7 @@ def test_known_sizes_rational_thresholds_suffice():
     beats the best rational one (rerouting and replication), and the choice set
     includes zero and full redundancy."""
     s = three_types()
-    pc, post = threshold.ks_posterior(s)
+    pc, post = known_sizes.ks_posterior(s)
     rng = np.random.default_rng(1)
     r = np.asarray(s.speeds)
     n = np.asarray(s.n, dtype=float)
@@ -629,7 +629,7 @@ def test_known_sizes_rational_thresholds_suffice():
         x0, x1 = rng.exponential(10, size=2)
         w = rng.random()
         for policy in threshold.POLICIES:
-            best = threshold.ks_costs(s, post, policy, w, [x0], [x1]).min()
+            best = known_sizes.ks_costs(s, post, policy, w, [x0], [x1]).min()
             for i in range(2):
                 xi, xl = (x0, x1) if i == 0 else (x1, x0)
                 ti, tl = xi / r[i], xl / r[1 - i]
@@ -650,17 +650,17 @@ def test_known_sizes_basic_values():
     replicas give E[X] / E[min(X_1, X_2)] = 2; identical KS is insensitive to the
     size law; with known types KS >= KT."""
     for X in (EXP10, PARETO, WEIBULL):
-        ks = threshold.known_sizes_bound(system(1.0), X, IDENTICAL)
+        ks = known_sizes.known_sizes_bound(system(1.0), X, IDENTICAL)
         assert load(ks.rate, X, IDENTICAL) == pytest.approx(1.0)
-    assert load(threshold.known_sizes_bound(system(1.0), EXP10, IID).rate, EXP10, IID) == pytest.approx(2.0)
-    ks = [load(threshold.known_sizes_bound(system(0.2), X, IDENTICAL).rate, X, IDENTICAL)
+    assert load(known_sizes.known_sizes_bound(system(1.0), EXP10, IID).rate, EXP10, IID) == pytest.approx(2.0)
+    ks = [load(known_sizes.known_sizes_bound(system(0.2), X, IDENTICAL).rate, X, IDENTICAL)
           for X in (EXP10, PARETO, DET10)]
     assert ks == pytest.approx([ks[0]] * 3, rel=1e-12)
     known = system(0.2, knowledge="known")
-    assert threshold.known_sizes_bound(known, EXP10, IID).rate >= \
+    assert known_sizes.known_sizes_bound(known, EXP10, IID).rate >= \
         two_pools.optimal_assignment_no_redundancy(known, EXP10, IID).rate * (1 - 1e-12)
     with pytest.raises(ValueError, match="policy"):
-        threshold.known_sizes_bound(system(0.2), EXP10, IID, policy="magic")
+        known_sizes.known_sizes_bound(system(0.2), EXP10, IID, policy="magic")
 
 
 @pytest.mark.filterwarnings("ignore::scipy.integrate.IntegrationWarning")
@@ -677,13 +677,13 @@ def test_known_sizes_ratio_integration_against_quadrature():
             n=(int(rng.integers(1, 6)), int(rng.integers(1, 6))), p=tuple(rng.dirichlet(np.ones(J))),
             speeds=tuple(map(tuple, rng.uniform(0.05, 1.5, size=(2, J)))),
             belief=two_pools.belief_matrix("partial", J, 0.6))
-        pc, post = threshold.ks_posterior(s)
+        pc, post = known_sizes.ks_posterior(s)
         w = float(rng.random())
         for policy in threshold.POLICIES:
-            phi = threshold.ks_phi_factory(s, EXP10, IID, policy)(w)
+            phi = known_sizes.ks_phi_factory(s, EXP10, IID, policy)(w)
 
             def f(rho):
-                g = float(threshold.ks_costs(s, post, policy, w, [1.0], [rho]).min(axis=0)[0] @ pc)
+                g = float(known_sizes.ks_costs(s, post, policy, w, [1.0], [rho]).min(axis=0)[0] @ pc)
                 return g * 2 * 10 / (1 + rho) ** 3
 
             ref = integrate.quad(f, 0, 1, limit=2000, epsabs=0, epsrel=1e-11)[0] + \
@@ -695,14 +695,14 @@ def test_known_sizes_choice_set_contains_plain_policies():
     """tau = 0 is among the choices: rerouting at 0 = the other pool without
     rerouting; replication at 0 = full redundancy for that job."""
     s = three_types()
-    pc, post = threshold.ks_posterior(s)
+    pc, post = known_sizes.ks_posterior(s)
     r = np.asarray(s.speeds)
     n = np.asarray(s.n, dtype=float)
     x0, x1, w = 7.0, 3.0, 0.3
     J = r.shape[1]
     t0, t1 = x0 / r[0], x1 / r[1]
-    rer = threshold.ks_costs(s, post, "rerouting", w, [x0], [x1])[:, 0, 0]
-    rep = threshold.ks_costs(s, post, "replication", w, [x0], [x1])[:, 0, 0]
+    rer = known_sizes.ks_costs(s, post, "rerouting", w, [x0], [x1])[:, 0, 0]
+    rep = known_sizes.ks_costs(s, post, "replication", w, [x0], [x1])[:, 0, 0]
     # index of (start in pool 1, tau = 0) is 0; (start in pool 2, tau = 0) is J + 1
     assert rer[0] == pytest.approx(post[0] @ ((1 - w) / n[1] * t1))
     assert rer[J + 1] == pytest.approx(post[0] @ (w / n[0] * t0))

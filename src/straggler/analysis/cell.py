@@ -26,7 +26,7 @@ from ..dependence import IID, SX
 from ..policies import POLICIES
 from .. import system as two_pools
 from ..system import CellModel
-from . import forkjoin, queues, redundancy_ps, replica_bounds, speculation, threshold
+from . import forkjoin, known_sizes, queues, redundancy_ps, replica_bounds, speculation, threshold
 from .notes import NOMINAL, Load, LoadUnit, Note, Time, note
 
 
@@ -347,7 +347,7 @@ def _known_sizes(model: CellModel) -> AnalyticResult:
     """KS: size-aware rerouting or replication (Props. 3-4), the larger bound, computed
     exactly through LP duality over the rational thresholds (Lemma 1, Remark 2)."""
     system = model.system
-    bound = threshold.known_sizes_bound(system, model.size, model.dependence)
+    bound = known_sizes.known_sizes_bound(system, model.size, model.dependence)
     per_server = 1.0 / bound.rate
     result = AnalyticResult(
         model.loads,

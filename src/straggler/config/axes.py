@@ -1,0 +1,128 @@
+"""Extra grid axes: dotted paths of a system, policy or distribution parameter swept under ``grid``."""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Callable
+
+
+from ..policies import ALIASES, POLICIES, canonical_policy
+from .errors import did_you_mean, one_of
+from .keys import MISSING, SYSTEM_AXES
+from .schema import family_parameters
+
+
+@dataclass(frozen=True)
+class Axis:
+    key: str
+    """The key as written under grid."""
+    canonical: str
+    """The key with a policy alias replaced by the canonical name (the dimension name)."""
+    target: tuple[str, ...]
+    """The config path that a value sets."""
+    transform: Callable[[Any], Any] | None = None
+
+
+def _complement(value):
+    """``1 - value`` computed on the decimal literal (1 - 0.7 is 0.3, not 0.30000000000000004)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("expected a number in [0, 1]")
+    if isinstance(value, int):
+        return 1 - value
+    if not math.isfinite(value):
+        raise ValueError("expected a number in [0, 1]")
+    return float(Decimal(1) - Decimal(repr(value)))
+
+
+def _p1_to_p(value):
+    return [value, _complement(value)]
+
+
+def axis_of(key: str, cfg: dict) -> Axis:
+    """Resolve a dotted grid key; raise ValueError saying what is allowed."""
+    head, _, rest = key.partition(".")
+    dists = cfg.get("distributions") if isinstance(cfg.get("distributions"), dict) else {}
+    kinds = []
+    if head in POLICIES or head in ALIASES:
+        kinds.append("policy")
+    if key in SYSTEM_AXES or head in ("types", "system"):
+        kinds.append("system")
+    if head in dists:
+        kinds.append("distribution")
+    if len(kinds) > 1:
+        raise ValueError(f"{head!r} is ambiguous: it names a {' and a '.join(kinds)}; "
+                         f"rename the distribution {head!r}")
+    if not kinds:
+        heads = sorted(POLICIES) + sorted(ALIASES) + sorted(dists) + ["types", "system"]
+        raise ValueError(
+            f"{head!r} is not a policy, a distribution defined under distributions, types or system; "
+            f"expected <policy>.<parameter>, <distribution>.<parameter>, or one of "
+            f"{one_of(SYSTEM_AXES)}{did_you_mean(head, heads)}")
+    kind = kinds[0]
+    if kind == "policy":
+        policy = canonical_policy(head)
+        params = list(POLICIES[policy].parameters)
+        if not params:
+            raise ValueError(f"policy {policy} has no parameters; expected <policy>.<parameter> for a policy "
+                             f"with parameters ({one_of(p for p in POLICIES if POLICIES[p].parameters)})")
+        if rest not in params:
+            raise ValueError(f"{rest!r} is not a parameter of policy {policy}; expected one of "
+                             f"{one_of(params)}{did_you_mean(rest, params)}")
+        return Axis(key, f"{policy}.{rest}", ("policies", policy, rest))
+    if kind == "system":
+        if key not in SYSTEM_AXES:
+            raise ValueError(f"{key!r} is not a system parameter that can be swept; expected one of "
+                             f"{one_of(SYSTEM_AXES)}{did_you_mean(key, SYSTEM_AXES)}")
+        return Axis(key, key, SYSTEM_AXES[key], _p1_to_p if key == "types.p1" else None)
+    spec = dists[head]
+    family = spec.get("family") if isinstance(spec, dict) else None
+    params = list(family_parameters().get(family, ())) + ["scale_to_mean"]
+    if rest not in params:
+        raise ValueError(f"{rest!r} is not a parameter of distribution {head} (family {family}); "
+                         f"expected one of {one_of(params)}{did_you_mean(rest, params)}")
+    return Axis(key, key, ("distributions", head, rest))
+
+
+def get_path(cfg, path):
+    node = cfg
+    for part in path:
+        if not isinstance(node, dict) or part not in node:
+            return MISSING
+        node = node[part]
+    return node
+
+
+def _set(cfg: dict, path, value) -> None:
+    node = cfg
+    for part in path[:-1]:
+        if not isinstance(node.get(part), dict):
+            node[part] = {}
+        node = node[part]
+    node[path[-1]] = value
+
+
+def applied(cfg: dict, axis: Axis, value) -> dict:
+    out = copy.deepcopy(cfg)
+    new = axis.transform(value) if axis.transform else copy.deepcopy(value)
+    if axis.target[0] == "policies" and isinstance(out.get("policies"), dict):
+        policy = axis.target[1]
+        if out["policies"].get(policy) is None:
+            out["policies"][policy] = copy.deepcopy(POLICIES[policy].parameters)
+    _set(out, axis.target, new)
+    return out
+
+
+def apply_override(resolved: dict, path: str, value) -> dict:
+    """A new resolved config with the dotted ``path`` set to ``value``.
+
+    ``types.p1`` sets ``system.types.p = [v, 1 - v]``; ``types.belief`` and
+    ``types.knowledge`` set ``system.types.*``; ``system.discipline`` and
+    ``system.queueing`` set ``system.*``; ``<Policy>.<param>`` (canonical name or
+    alias) sets ``policies[Policy][param]``; ``<dist>.<param>`` sets
+    ``distributions[dist][param]``. The input is not modified. An unknown path is a
+    ValueError.
+    """
+    return applied(resolved, axis_of(path, resolved), value)
