@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "python >= 3.11 is required, found " + sys.version.split()[0])'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test,bench,cluster]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test,bench,cluster,lint]"
 	@touch $(STAMP)
 
 setup: $(STAMP)
@@ -33,6 +33,8 @@ test-fast: setup
 
 lint: setup
 	$(BIN)/snakemake --lint
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 clean:
 	rm -rf results .snakemake

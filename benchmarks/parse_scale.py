@@ -43,7 +43,7 @@ def study(cells: int) -> dict:
 
 
 def parse_in_process(config: dict, workdir: Path) -> tuple[float, list[str]]:
-    code = f"""
+    code = """
 import sys, time, yaml
 start = time.perf_counter()
 from straggler.catalog import figure_names

@@ -6,7 +6,6 @@ Statistical tolerance as in test_simulation_statistical: 4 CI half-widths at 95 
 over 10 replications (t_9 = 2.26, so about 9 standard errors), fixed seeds.
 """
 
-import copy
 
 import numpy as np
 import pytest

@@ -66,7 +66,7 @@ def test_adding_axis_values_keeps_cell_ids_and_seeds():
 
 def test_distribution_axis_applies_only_to_its_distribution():
     grid = build_grid(config(distribution=["exp", "par"], **{"par.alpha": [2.5, 3.0]}))
-    for cid, cell in grid.cells.items():
+    for cell in grid.cells.values():
         assert ("par.alpha" in dict(cell.coords)) == (cell["distribution"] == "par")
 
 

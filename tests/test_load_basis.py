@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from straggler import distributions as D
 from straggler.config import ConfigError, dump_config, load_config, resolve_config
 from straggler.evaluate import evaluate_cell
 from straggler.grid import build_grid, seed_sequence

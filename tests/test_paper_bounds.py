@@ -107,7 +107,7 @@ def test_coc_partial_fork_takes_the_papers_bounds():
     assert (h.cost_lower, h.cost_upper) == pytest.approx((two_min, h_law.mean()))
     assert two_min == pytest.approx(1.3024, abs=1e-4)
     assert h.lambda_max == pytest.approx(h_law.mean() / two_min)
-    for (family, d), res in got.items():
+    for (_, d), res in got.items():
         if 1 < d < 10:
             text = " ".join(res.notes)
             assert "fork-join paper, section 6.1" in text and "no paper" not in text

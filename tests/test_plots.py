@@ -9,11 +9,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.colors import to_rgb  # noqa: E402
+from synthetic import study  # noqa: E402
 
 from straggler import plots  # noqa: E402
 from straggler.policies import POLICIES  # noqa: E402
-
-from synthetic import study  # noqa: E402
 
 
 def test_every_canonical_policy_has_its_own_colour_and_marker():

@@ -10,10 +10,10 @@ from straggler import distributions as D
 from straggler.analysis import forkjoin
 from straggler.analysis import replica_bounds as rb
 from straggler.analysis.cell import analyze
-from straggler.system import TwoPoolSystem
 from straggler.dependence import IID, SX, Identical
 from straggler.simulation import simulate
 from straggler.simulation.reference import make_model
+from straggler.system import TwoPoolSystem
 
 LAWS = {
     "exp": D.Exponential(1.0),

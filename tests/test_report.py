@@ -1,18 +1,13 @@
 """The comparison report: winners per setting, ties, oracles left out."""
 
 import json
+import re
 
 import numpy as np
 import xarray as xr
-
-import re
-
-import pytest
-
-from straggler.report import (SECTIONS, best_at, html, latency_winners, markdown, summary,
-                              winners, write_report)
-
 from synthetic import study
+
+from straggler.report import SECTIONS, best_at, html, latency_winners, markdown, summary, winners, write_report
 
 
 def dataset():

@@ -11,11 +11,10 @@ every policy.
 import numpy as np
 import pytest
 
-from straggler.policies import POLICIES
 from straggler import distributions as D
 from straggler.dependence import SX
-from straggler.simulation import encode_model, run_replication
-from straggler.simulation import fast
+from straggler.policies import POLICIES
+from straggler.simulation import encode_model, fast, run_replication
 from straggler.simulation.reference import make_model, simulate_reference
 from straggler.simulation.streams import replication_streams
 
@@ -162,7 +161,6 @@ def test_event_engine_ps_equals_reference_job_by_job(name):
 
 
 def test_ps_reference_cases_cover_every_ps_policy():
-    from straggler.simulation import events
 
     assert {c["policy"] for c in PS_CASES.values()} == {n for n, spec in POLICIES.items() if spec.simulated_by("events", "PS", "per_server")}
     deps = {str(c.get("dependence", "iid")) for c in PS_CASES.values()}

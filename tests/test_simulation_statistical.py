@@ -11,13 +11,12 @@ import os
 import numpy as np
 import pytest
 
-from straggler import system as two_pools
 from straggler import distributions as D
+from straggler import system as two_pools
 from straggler.analysis import queues, threshold
 from straggler.analysis.cell import analyze
 from straggler.dependence import SX, pair
-from straggler.simulation import fast, replication_seeds, run_replication, simulate
-from straggler.simulation import encode_model, monitor_scale
+from straggler.simulation import encode_model, fast, monitor_scale, replication_seeds, run_replication, simulate
 from straggler.simulation import statistics as S
 from straggler.simulation.reference import make_model
 

@@ -12,8 +12,8 @@ import os
 import numpy as np
 import pytest
 
-from straggler import system as two_pools
 from straggler import dependence, distributions
+from straggler import system as two_pools
 from straggler.analysis import known_sizes, queues, threshold
 
 CI = bool(os.environ.get("STRAGGLER_CI"))

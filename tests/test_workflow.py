@@ -229,8 +229,8 @@ def test_verify_reports_an_altered_member(tiny_study, tmp_path):
 def test_every_figure_draws_when_a_case_has_no_values(tiny_study, tmp_path):
     """A panel without a positive value (a case no analysis covers) keeps a linear
     axis instead of failing the log scale (it did for speculation_fig1)."""
-    from straggler.grid import build_grid
     from straggler.config import resolve_config
+    from straggler.grid import build_grid
     from straggler.plots import figure_names, write_figures
 
     _, ds = tiny_study
@@ -306,7 +306,6 @@ def test_how_work_is_cut_changes_no_number(units_study, tmp_path):
 
 
 def test_a_new_axis_value_or_load_evaluates_only_what_is_new(units_study, tmp_path):
-    import shutil
 
     workdir, _ = units_study
     shutil.copytree(workdir / "results", tmp_path / "results")

@@ -194,8 +194,8 @@ def _rerun(manifest: dict, members: dict[str, bytes], count: int, verdict: Verdi
     import yaml
 
     from .config import resolve_config
-    from .sources import model_hash
     from .evaluate import evaluate_cell
+    from .sources import model_hash
 
     study = manifest["study"]
     prefix = f"{study}/results/"

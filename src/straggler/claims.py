@@ -18,8 +18,8 @@ taken as within 25 % of 2, "reasonably good" as a median relative error of at mo
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd

@@ -23,6 +23,7 @@ import xarray as xr
 from .grid import Grid
 from .variables import COORD_ATTRS, LOAD_BASIS_ATTRS, QUANTILES, VARIABLES, Variable
 
+
 def _fill(var: Variable, shape) -> np.ndarray:
     if var.kind == "str":
         return np.full(shape, "", dtype=object)

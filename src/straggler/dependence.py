@@ -44,16 +44,17 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, ClassVar, Mapping
+from typing import ClassVar
 
 import numpy as np
 
-from .kernel_cache import kernel
-from .numerics import RELATIVE_1E10, integrate_split
 from . import distributions as _distributions
 from .distributions import Deterministic, Distribution, Exponential
 from .distributions import sample as _sample
+from .kernel_cache import kernel
+from .numerics import RELATIVE_1E10, integrate_split
 
 __all__ = [
     "Dependence",

@@ -107,8 +107,8 @@ def evaluate_cell(resolved: dict, cell_id: str, store_root=None, stats: dict | N
     """The cell's dataset: analysis, simulation (its replications read from and written
     to the store under ``store_root``, when given) and verdicts. ``stats``, when given,
     receives ``simulated_jobs`` (jobs run here, not read back)."""
-    from .analysis.tails import latency_tail
     from . import simulation
+    from .analysis.tails import latency_tail
 
     c = _prepare(resolved, cell_id, store_root)
     model, result = c.model, c.analysis

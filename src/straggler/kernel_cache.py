@@ -23,8 +23,9 @@ import functools
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 PACKAGE = Path(__file__).resolve().parent
 

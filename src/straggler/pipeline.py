@@ -12,7 +12,6 @@ import sys
 import time
 from pathlib import Path
 
-
 log = logging.getLogger(__name__)
 
 
@@ -88,8 +87,8 @@ def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config,
 
     from .dataset import aggregate as combine
     from .dataset import read_cell, write_netcdf
-    from .provenance import provenance
     from .grid import build_grid
+    from .provenance import provenance
 
     resolved = yaml.safe_load(resolved_yaml)
     grid = build_grid(resolved)

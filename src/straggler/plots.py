@@ -29,10 +29,9 @@ any job runs.
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 import math
 from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 import xarray as xr
@@ -771,7 +770,7 @@ def latency_by_distribution_figure(ds: xr.Dataset):
     marked, shown = False, []
     for n, load in enumerate(loads):
         ax = axes[n // ncols, n % ncols]
-        for slot, (policy, dep) in enumerate(series):
+        for policy, dep in series:
             part = sub.sel(policy=policy, dependence=dep, load=load)
             pos = np.arange(len(laws)) + offsets[(policy, dep)]
             y = np.asarray(part["latency_mean"].values, dtype=float)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import platform
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 import xarray as xr
@@ -43,7 +43,7 @@ def provenance(resolved: dict, config_text: str) -> dict:
         "numba_version": numba.__version__,
         "xarray_version": xr.__version__,
         "snakemake_version": snakemake_version,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "Conventions": "CF-1.10",
     }
 

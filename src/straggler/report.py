@@ -31,6 +31,7 @@ from .winners import (
     winners,
 )
 
+
 def verdict_summary(ds: xr.Dataset) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """(counts of verdicts by source, undetermined loads with the jobs they need per
     policy and setting, contradictions and disagreements from ``cell_notes``)."""

@@ -93,7 +93,7 @@ _IMPORT = re.compile(
     re.MULTILINE)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def imports_of(path: Path) -> tuple[str, ...]:
     """The ``straggler`` modules that the file at ``path`` imports (relative names):
     every ``import`` statement at the start of a line, at module level or inside a

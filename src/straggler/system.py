@@ -55,7 +55,7 @@ class TwoPoolSystem:
 
     @classmethod
     def affinity(cls, N: int, r_slow: float, p=(0.5, 0.5), knowledge="unknown",
-                 belief=1.0, pools=None, speeds=None) -> "TwoPoolSystem":
+                 belief=1.0, pools=None, speeds=None) -> TwoPoolSystem:
         """The common system of DESIGN.md: type 1 runs at speed 1 in pool 1 and
         ``r_slow`` in pool 2, type 2 the reverse (or a given speed matrix)."""
         p = tuple(float(x) for x in p)

@@ -14,6 +14,7 @@ import xarray as xr
 
 from . import policies
 
+
 def plain(value):
     """A numpy scalar as the Python value (for tables and JSON)."""
     return value.item() if isinstance(value, np.generic) else value

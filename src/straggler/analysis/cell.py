@@ -22,9 +22,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .. import system as two_pools
 from ..dependence import IID, SX
 from ..policies import POLICIES
-from .. import system as two_pools
 from ..system import CellModel
 from . import forkjoin, known_sizes, queues, redundancy_ps, replica_bounds, speculation, threshold
 from .notes import NOMINAL, Load, LoadUnit, Note, Time, note
@@ -526,7 +526,7 @@ def _bounds(model: CellModel, why: str, k: int = 1, choice: str = "completion",
     necessary, nec_src = b.necessary_rate, FULL_SERVICE
     if len(pools.n) == 1 and lower_src != FULL_SERVICE and N / lower < necessary:
         necessary = N / lower
-        nec_src = f"lambda E[C] < N (fork-join paper, section 4.1) with the lower cost bound"
+        nec_src = "lambda E[C] < N (fork-join paper, section 4.1) with the lower cost bound"
     exact_rate = _same(necessary, b.sufficient_rate)
     exact_cost = _same(lower, upper)
     result = AnalyticResult(
@@ -746,7 +746,7 @@ def _fork_join(model: CellModel) -> AnalyticResult:
     Loads are in the model's load unit (with ``split: shift`` the unsplit job),
     so stability bounds are converted with :attr:`CellModel.load_mean`.
     """
-    X, N, d = model.size, model.N, model.d
+    d = model.d
     k = int(model.params.get("k", 1))
     keep = model.params.get("keep", "d")
     # the first k to start run in full, chosen before their sizes are known

@@ -21,6 +21,7 @@ from ..numerics import RELATIVE_1E11, integrate_edges
 from ..system import TwoPoolSystem
 from .threshold import POLICIES
 
+
 @dataclass(frozen=True)
 class KnownSizesBound:
     """The stability bound (job arrival rate) with known job sizes and unknown

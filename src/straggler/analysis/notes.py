@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Union
 
-Number = Union[float, int]
+Number = float | int
 
 
 def _num(x: Number) -> str:

@@ -51,8 +51,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dependence import IID, SX, Dependence, Identical, survival
-from ..numerics import RELATIVE_1E10, integrate_split
 from ..distributions import Distribution
+from ..numerics import RELATIVE_1E10, integrate_split
 
 #: relative gap under which a lower and an upper bound are reported as exact
 EXACT_RTOL = 1e-9
@@ -67,11 +67,11 @@ class Pools:
     speeds: tuple[tuple[float, ...], ...]
 
     @classmethod
-    def single(cls, N: int) -> "Pools":
+    def single(cls, N: int) -> Pools:
         return cls(n=(int(N),), p=(1.0,), speeds=((1.0,),))
 
     @classmethod
-    def of(cls, system, N: int) -> "Pools":
+    def of(cls, system, N: int) -> Pools:
         """From a :class:`~straggler.system.TwoPoolSystem` (or None:
         one pool of N identical servers, as is a system whose speeds are all 1)."""
         if system is None or all(r == 1.0 for row in system.speeds for r in row):

@@ -36,8 +36,8 @@ bound in the project's load units (``lam E[eta_1] / N``) is ``1 / L(tau)``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

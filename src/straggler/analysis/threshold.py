@@ -35,6 +35,7 @@ from ..dependence import Dependence, pair
 from ..distributions import Distribution
 from ..system import Bound, TwoPoolSystem, assignment_fractions
 
+
 def expected_work_full_redundancy(system, X, dep) -> np.ndarray:
     """E[B_i] = sum_j p_j E[min(X_i / r_ij, X_l / r_lj)] (Remark 1, eq. 6).
 

@@ -36,7 +36,16 @@ from ..policies import POLICIES, canonical_policy
 from .axes import Axis, applied, apply_override, get_path
 from .checks import extra_axes, under, validate
 from .errors import ConfigError, Err, did_you_mean, format_value, not_allowed, one_of
-from .keys import BUILTIN_DEPENDENCES, KEY_ORDER, MISSING, NAMED_AXES, PROBABILITY_TOLERANCE, SCALES, SYSTEM_AXES, TOP_LEVEL_ORDER
+from .keys import (
+    BUILTIN_DEPENDENCES,
+    KEY_ORDER,
+    MISSING,
+    NAMED_AXES,
+    PROBABILITY_TOLERANCE,
+    SCALES,
+    SYSTEM_AXES,
+    TOP_LEVEL_ORDER,
+)
 from .schema import deref, family_parameters, schema, schema_errors
 
 __all__ = [
@@ -102,7 +111,8 @@ def load_config(path) -> dict:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError([f"{path}: cannot read the config file ({exc.strerror or exc})"], source=str(path))
+        raise ConfigError([f"{path}: cannot read the config file ({exc.strerror or exc})"],
+                          source=str(path)) from exc
     try:
         data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:

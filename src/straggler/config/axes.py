@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Callable
-
+from typing import Any
 
 from ..policies import ALIASES, POLICIES, canonical_policy
 from .errors import did_you_mean, one_of

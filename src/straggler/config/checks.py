@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import math
 
-
 from ..policies import ALIASES, POLICIES, canonical_policy, names_using_d
 from .axes import Axis, axis_of
 from .errors import Err, did_you_mean, fmt_path, format_value, not_allowed, one_of

@@ -7,8 +7,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 
-
-
 class ConfigError(Exception):
     """An invalid config; ``errors`` holds every problem found, one message each."""
 

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-
-
-
-
 NAMED_AXES: tuple[str, ...] = ("policy", "distribution", "dependence", "r_slow", "d", "N")
 """The six named grid axes, in dataset dimension order."""
 

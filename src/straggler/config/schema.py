@@ -16,7 +16,7 @@ from .errors import Err, did_you_mean, fmt_path, format_value, not_allowed, one_
 from .keys import SCHEMA_RESOURCE
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _schema() -> dict:
     """The schema file, completed from the policy registry: the policy names and the
     ``policies.<name>`` entries are generated, so a policy is declared in one place."""
@@ -34,7 +34,7 @@ def schema() -> dict:
     return copy.deepcopy(_schema())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _validator_class():
     from jsonschema import Draft202012Validator, validators
 
@@ -57,7 +57,7 @@ def _validator_class():
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def schema_validator(definition: str | None = None):
     root = _schema()
     if definition is None:
@@ -65,7 +65,7 @@ def schema_validator(definition: str | None = None):
     return _validator_class()({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"})
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def family_parameters() -> dict[str, tuple[str, ...]]:
     """Distribution family -> its parameter names (besides ``scale_to_mean``), from the schema."""
     out: dict[str, tuple[str, ...]] = {}

@@ -10,8 +10,9 @@ from __future__ import annotations
 import math
 import numbers
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Callable, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -113,7 +114,7 @@ class Distribution(ABC):
         """E[X^2] (``inf`` when it does not exist)."""
 
     @abstractmethod
-    def scaled(self, factor: float) -> "Distribution":
+    def scaled(self, factor: float) -> Distribution:
         """The law of ``factor * X`` (a replica on a server of speed r is ``scaled(1/r)``)."""
 
     @abstractmethod
@@ -290,7 +291,7 @@ class Distribution(ABC):
         return tuple(cls._config_name(f.name) for f in fields(cls))
 
     @classmethod
-    def from_config(cls, params: dict) -> "Distribution":
+    def from_config(cls, params: dict) -> Distribution:
         """Build from the config's parameters (config spelling, every one present)."""
         return cls(**{cls._config_names.get(k, k): v for k, v in params.items()})
 

@@ -71,7 +71,7 @@ class Exponential(Distribution):
     def second_moment(self) -> float:
         return 2.0 * self.mean_value**2
 
-    def scaled(self, factor: float) -> "Exponential":
+    def scaled(self, factor: float) -> Exponential:
         return replace(self, mean_value=self.mean_value * check_factor(factor))
 
     def sampler_params(self) -> np.ndarray:
@@ -145,7 +145,7 @@ class Deterministic(Distribution):
     def second_moment(self) -> float:
         return self.value**2
 
-    def scaled(self, factor: float) -> "Deterministic":
+    def scaled(self, factor: float) -> Deterministic:
         return replace(self, value=self.value * check_factor(factor))
 
     def sampler_params(self) -> np.ndarray:
@@ -217,7 +217,7 @@ class Pareto(Distribution):
         a = self.alpha
         return a * self.xm**2 / (a - 2.0) if a > 2 else math.inf
 
-    def scaled(self, factor: float) -> "Pareto":
+    def scaled(self, factor: float) -> Pareto:
         return replace(self, xm=self.xm * check_factor(factor))
 
     def sampler_params(self) -> np.ndarray:
@@ -345,7 +345,7 @@ class BoundedPareto(Distribution):
     def second_moment(self) -> float:
         return self._lower(2, self.high)
 
-    def scaled(self, factor: float) -> "BoundedPareto":
+    def scaled(self, factor: float) -> BoundedPareto:
         f = check_factor(factor)
         return replace(self, low=self.low * f, high=self.high * f)
 
@@ -423,7 +423,7 @@ class ShiftedExponential(Distribution):
         return ("shift", "mean")
 
     @classmethod
-    def from_config(cls, params: dict) -> "ShiftedExponential":
+    def from_config(cls, params: dict) -> ShiftedExponential:
         shift, mean = params["shift"], params["mean"]
         for name, value, allow_zero in (("shift", shift, True), ("mean", mean, False)):
             if not is_number(value) or not math.isfinite(float(value)) or value < 0 or (value == 0 and not allow_zero):
@@ -463,7 +463,7 @@ class ShiftedExponential(Distribution):
     def second_moment(self) -> float:
         return self.tail_mean**2 + (self.shift + self.tail_mean) ** 2
 
-    def scaled(self, factor: float) -> "ShiftedExponential":
+    def scaled(self, factor: float) -> ShiftedExponential:
         f = check_factor(factor)
         return replace(self, shift=self.shift * f, tail_mean=self.tail_mean * f)
 
@@ -560,7 +560,7 @@ class Hyperexponential(Distribution):
     def second_moment(self) -> float:
         return math.fsum(2.0 * p / (r * r) for p, r in self._components())
 
-    def scaled(self, factor: float) -> "Hyperexponential":
+    def scaled(self, factor: float) -> Hyperexponential:
         f = check_factor(factor)
         return replace(self, rates=tuple(r / f for r in self.rates))
 
@@ -695,7 +695,7 @@ class Erlang(Distribution):
     def second_moment(self) -> float:
         return self._moment(2)
 
-    def scaled(self, factor: float) -> "Erlang":
+    def scaled(self, factor: float) -> Erlang:
         return replace(self, mean_value=self.mean_value * check_factor(factor))
 
     def sampler_params(self) -> np.ndarray:
@@ -808,7 +808,7 @@ class Weibull(Distribution):
     def second_moment(self) -> float:
         return self._moment(2)
 
-    def scaled(self, factor: float) -> "Weibull":
+    def scaled(self, factor: float) -> Weibull:
         return replace(self, scale=self.scale * check_factor(factor))
 
     def sampler_params(self) -> np.ndarray:
@@ -895,7 +895,7 @@ class Uniform(Distribution):
         l, h = self.low, self.high
         return (l * l + l * h + h * h) / 3.0
 
-    def scaled(self, factor: float) -> "Uniform":
+    def scaled(self, factor: float) -> Uniform:
         f = check_factor(factor)
         return replace(self, low=self.low * f, high=self.high * f)
 
@@ -996,7 +996,7 @@ class Discrete(Distribution):
     def second_moment(self) -> float:
         return self._sum(lambda v: v * v)
 
-    def scaled(self, factor: float) -> "Discrete":
+    def scaled(self, factor: float) -> Discrete:
         f = check_factor(factor)
         return replace(self, values=tuple(v * f for v in self.values))
 
@@ -1097,7 +1097,7 @@ class Lognormal(Distribution):
     def second_moment(self) -> float:
         return self._moment(2)
 
-    def scaled(self, factor: float) -> "Lognormal":
+    def scaled(self, factor: float) -> Lognormal:
         return replace(self, mean_value=self.mean_value * check_factor(factor))
 
     def sampler_params(self) -> np.ndarray:

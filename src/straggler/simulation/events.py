@@ -122,12 +122,11 @@ arrival is recorded, like the fast path.
 
 from __future__ import annotations
 
-
 import numpy as np
 
-from ..kernel_cache import kernel
 from .. import policies
 from ..dependence import IDENTICAL_CODE, IID_CODE, SX_CODE
+from ..kernel_cache import kernel
 from . import encode as E
 from . import statistics as S
 from .streams import block_size, refill_exponential, refill_family, refill_uniform

@@ -47,7 +47,7 @@ class Replications:
         return len(self.index)
 
     @classmethod
-    def of(cls, indices, accumulators, jobs: int) -> "Replications":
+    def of(cls, indices, accumulators, jobs: int) -> Replications:
         accs = list(accumulators)
         if not accs:
             return cls.empty(jobs)
@@ -56,12 +56,12 @@ class Replications:
                    np.sum([a.hist for a in accs], axis=0).astype(np.int64), int(jobs))
 
     @classmethod
-    def empty(cls, jobs: int = 0) -> "Replications":
+    def empty(cls, jobs: int = 0) -> Replications:
         return cls(np.zeros(0, dtype=np.int64), np.zeros((0, S.ACC_SIZE)),
                    np.zeros((0, S.N_BATCHES, 3)), np.zeros(S.HIST_BINS, dtype=np.int64), int(jobs))
 
     @classmethod
-    def join(cls, parts) -> "Replications":
+    def join(cls, parts) -> Replications:
         """Replications of disjoint index sets, merged in index order."""
         parts = [p for p in parts if len(p)]
         if not parts:

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernel_cache import kernel
-from ..distributions import pick_component
 from .. import distributions as D
+from ..distributions import pick_component
 from ..distributions import sample as _sample
+from ..kernel_cache import kernel
 
 ARRIVALS, ROUTING, SIZES, SLOWDOWNS = range(4)
 N_STREAMS = 4
