@@ -56,6 +56,7 @@ import math
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -459,7 +460,7 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
     chosen, loads = _loads(model, seed_sequence, alpha, tau, keep, engine)
     driver = _Driver(chosen, length, workers, store)
     L = len(loads)
-    out = {name: np.full(L, math.nan) for name in
+    out: dict[str, Any] = {name: np.full(L, math.nan) for name in
            ("latency_mean", "latency_mean_ci", "cost_mean", "cost_mean_ci", "jobs_to_verdict",
             "precision_achieved")}
     quant = np.full((L, len(QUANTILES)), math.nan)
@@ -491,7 +492,7 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
     return SimulationResult(loads=np.array([ld.value for ld in loads]), latency_quantile=quant,
                             verdict=verdict, jobs=njobs, replications=nreps, skipped=skipped,
                             reason=reason, engine=chosen.name, fresh_jobs=driver.fresh_jobs,
-                            **out)  # type: ignore[arg-type]
+                            **out)
 
 
 def simulate_shard(model, seed_sequence, first: int, stop: int, jobs: int, warmup: int,
