@@ -34,6 +34,7 @@ test-fast: setup
 lint: setup
 	$(BIN)/snakemake --lint
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 clean:

@@ -54,8 +54,10 @@ def main(argv=None) -> int:
             )
             rows.append((cid, _time(code, args.repeat)))
         baseline = _time("pass", args.repeat)
-        imports = _time("import straggler.pipeline, straggler.evaluate, straggler.dataset, "
-                        "straggler.analysis.cell, xarray", args.repeat)
+        imports = _time(
+            "import straggler.pipeline, straggler.evaluate, straggler.dataset, straggler.analysis.cell, xarray",
+            args.repeat,
+        )
     print(f"{'what':<72} {'seconds':>8}")
     print(f"{'python -c pass (baseline)':<72} {baseline:8.3f}")
     print(f"{'imports of an evaluate job':<72} {imports:8.3f}")

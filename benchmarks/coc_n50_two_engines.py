@@ -25,12 +25,13 @@ def main(argv=None) -> int:
     print(f"{'engine':<8} {'jobs':>13} {'seconds':>8} {'E[T]':>9} {'CI':>9} {'vs 0.6956':>10}")
     for engine in ("fast", "events"):
         start = time.perf_counter()
-        res = simulate(model, np.random.SeedSequence(7), args.jobs, args.jobs // 20, args.runs,
-                       0.95, engine=engine)
+        res = simulate(model, np.random.SeedSequence(7), args.jobs, args.jobs // 20, args.runs, 0.95, engine=engine)
         seconds = time.perf_counter() - start
         mean, ci = res.latency_mean[0], res.latency_mean_ci[0]
-        print(f"{engine:<8} {args.jobs * args.runs:>13,} {seconds:>8.1f} {mean:>9.5f} {ci:>9.5f} "
-              f"{100 * (mean / 0.6956 - 1):>9.3f}%")
+        print(
+            f"{engine:<8} {args.jobs * args.runs:>13,} {seconds:>8.1f} {mean:>9.5f} {ci:>9.5f} "
+            f"{100 * (mean / 0.6956 - 1):>9.3f}%"
+        )
     return 0
 
 

@@ -20,9 +20,18 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-PROVENANCE = ("created", "source_hash", "git_commit", "straggler_version", "python_version",
-              "numpy_version", "scipy_version", "numba_version", "xarray_version",
-              "snakemake_version")
+PROVENANCE = (
+    "created",
+    "source_hash",
+    "git_commit",
+    "straggler_version",
+    "python_version",
+    "numpy_version",
+    "scipy_version",
+    "numba_version",
+    "xarray_version",
+    "snakemake_version",
+)
 
 
 def _cells(folder: Path) -> dict[str, Path]:
@@ -62,8 +71,9 @@ def compare(study_a: Path, study_b: Path) -> list[str]:
     name = study_a.name
     with xr.open_dataset(study_a / f"{name}.nc") as a, xr.open_dataset(study_b / f"{name}.nc") as b:
         diff = _differences(a.load(), b.load())
-        attrs = sorted(k for k in set(a.attrs) | set(b.attrs)
-                       if k not in PROVENANCE and str(a.attrs.get(k)) != str(b.attrs.get(k)))
+        attrs = sorted(
+            k for k in set(a.attrs) | set(b.attrs) if k not in PROVENANCE and str(a.attrs.get(k)) != str(b.attrs.get(k))
+        )
     if diff or attrs:
         problems.append(f"dataset: variables {diff}, attributes {attrs}")
     return problems
@@ -76,14 +86,12 @@ def main(argv=None) -> int:
         return 2
     a, b, *studies = argv
     root_a, root_b = Path(a), Path(b)
-    studies = studies or sorted(p.name for p in root_a.iterdir()
-                                if (root_b / p.name / f"{p.name}.nc").exists())
+    studies = studies or sorted(p.name for p in root_a.iterdir() if (root_b / p.name / f"{p.name}.nc").exists())
     failed = False
     for study in studies:
         problems = compare(root_a / study, root_b / study)
         cells = len(_cells(root_a / study / "cells"))
-        print(f"{study}: {cells} cells, " + ("identical" if not problems else
-                                             f"{len(problems)} differences"))
+        print(f"{study}: {cells} cells, " + ("identical" if not problems else f"{len(problems)} differences"))
         for line in problems[:10]:
             print(f"  {line}")
         failed |= bool(problems)

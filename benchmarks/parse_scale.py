@@ -35,11 +35,14 @@ def study(cells: int) -> dict:
     r_slow = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
     n = max(cells // len(r_slow), 1)
     p1 = [round(0.001 + 0.998 * i / max(n - 1, 1), 6) for i in range(n)]
-    return {"study": f"parse{cells}", "seed": 1,
-            "grid": {"policy": ["ZRed"], "distribution": ["exp"], "r_slow": r_slow, "N": [10],
-                     "types.p1": p1},
-            "load": [0.5], "distributions": {"exp": {"family": "exponential", "mean": 1}},
-            "evaluate": ["analytic"]}
+    return {
+        "study": f"parse{cells}",
+        "seed": 1,
+        "grid": {"policy": ["ZRed"], "distribution": ["exp"], "r_slow": r_slow, "N": [10], "types.p1": p1},
+        "load": [0.5],
+        "distributions": {"exp": {"family": "exponential", "mean": 1}},
+        "evaluate": ["analytic"],
+    }
 
 
 def parse_in_process(config: dict, workdir: Path) -> tuple[float, list[str]]:
@@ -59,16 +62,31 @@ figure_names(grid.axes)
 heavy = [m for m in ("numpy", "numba", "xarray", "pandas", "scipy") if m in sys.modules]
 print(time.perf_counter() - start, len(grid.cells), len(p.batches), ",".join(heavy))
 """
-    out = subprocess.run([sys.executable, "-c", code], cwd=workdir, capture_output=True,
-                         text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=workdir, capture_output=True, text=True, check=True
+    ).stdout.split()
     return float(out[0]), out[1:]
 
 
 def dry_run(workdir: Path) -> float:
     start = time.perf_counter()
-    subprocess.run([SNAKEMAKE, "--snakefile", str(ROOT / "Snakefile"), "--directory",
-                    str(workdir), "--configfile", str(workdir / "study.yaml"), "-n", "--quiet",
-                    "rules"], capture_output=True, text=True, check=True)
+    subprocess.run(
+        [
+            SNAKEMAKE,
+            "--snakefile",
+            str(ROOT / "Snakefile"),
+            "--directory",
+            str(workdir),
+            "--configfile",
+            str(workdir / "study.yaml"),
+            "-n",
+            "--quiet",
+            "rules",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return time.perf_counter() - start
 
 
@@ -76,8 +94,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cells", type=int, nargs="+", default=[1000, 10000, 100000])
     args = parser.parse_args(argv)
-    print(f"{'cells':>8} {'units':>6} {'dry run (cold)':>15} {'dry run (warm)':>15} "
-          f"{'parse (warm)':>13}  heavy imports")
+    print(
+        f"{'cells':>8} {'units':>6} {'dry run (cold)':>15} {'dry run (warm)':>15} {'parse (warm)':>13}  heavy imports"
+    )
     for cells in args.cells:
         with tempfile.TemporaryDirectory() as tmp:
             workdir = Path(tmp)
@@ -85,8 +104,11 @@ def main(argv=None) -> int:
             cold = dry_run(workdir)
             warm = dry_run(workdir)
             parse, (n, units, *heavy) = parse_in_process(study(cells), workdir)
-            print(f"{int(n):8d} {int(units):6d} {cold:14.1f}s {warm:14.1f}s {parse:12.2f}s  "
-                  f"{heavy[0] if heavy else 'none'}", flush=True)
+            print(
+                f"{int(n):8d} {int(units):6d} {cold:14.1f}s {warm:14.1f}s {parse:12.2f}s  "
+                f"{heavy[0] if heavy else 'none'}",
+                flush=True,
+            )
     return 0
 
 

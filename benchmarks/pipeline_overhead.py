@@ -40,8 +40,7 @@ for cell in cells:
 print(time.perf_counter() - start, len(cells))
 """
     # one process: one core (the kernels and the analysis are single-threaded)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     return float(out[0]), int(out[1])
 
 
@@ -49,9 +48,22 @@ def through_snakemake(config: Path, cores: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copy(config, Path(tmp) / "study.yaml")
         start = time.perf_counter()
-        subprocess.run([SNAKEMAKE, "--snakefile", str(ROOT / "Snakefile"), "--directory", tmp,
-                        "--configfile", str(Path(tmp) / "study.yaml"), "--cores", str(cores)],
-                       capture_output=True, text=True, check=True)
+        subprocess.run(
+            [
+                SNAKEMAKE,
+                "--snakefile",
+                str(ROOT / "Snakefile"),
+                "--directory",
+                tmp,
+                "--configfile",
+                str(Path(tmp) / "study.yaml"),
+                "--cores",
+                str(cores),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return time.perf_counter() - start
 
 
@@ -60,13 +72,14 @@ def main(argv=None) -> int:
     parser.add_argument("configs", nargs="*", type=Path, default=DEFAULT)
     parser.add_argument("--cores", type=int, default=2)
     args = parser.parse_args(argv)
-    print(f"{'study':24s} {'cells':>6s} {'one process, 1 core':>20s} "
-          f"{'snakemake --cores ' + str(args.cores):>20s} {'ratio':>6s}")
+    print(
+        f"{'study':24s} {'cells':>6s} {'one process, 1 core':>20s} "
+        f"{'snakemake --cores ' + str(args.cores):>20s} {'ratio':>6s}"
+    )
     for config in args.configs:
         alone, cells = in_process(config)
         piped = through_snakemake(config, args.cores)
-        print(f"{config.stem:24s} {cells:6d} {alone:19.1f}s {piped:19.1f}s {piped / alone:6.2f}",
-              flush=True)
+        print(f"{config.stem:24s} {cells:6d} {alone:19.1f}s {piped:19.1f}s {piped / alone:6.2f}", flush=True)
     return 0
 
 

@@ -17,7 +17,7 @@ import sys
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="print JSON {\"workloads\": {...}}")
+    parser.add_argument("--json", action="store_true", help='print JSON {"workloads": {...}}')
     parser.add_argument("--quick", action="store_true", help="10x fewer jobs (a smoke test)")
     args = parser.parse_args(argv)
     from straggler.bench import run_bench

@@ -39,12 +39,13 @@ def main(argv=None) -> int:
         # warm the numba cache outside the timing
         simulate(model, seed, jobs=1000, warmup=100, replications=1, confidence=0.95)
         start = time.perf_counter()
-        res = simulate(model, seed, jobs=args.jobs, warmup=args.jobs // 10,
-                       replications=args.runs, confidence=0.95)
+        res = simulate(model, seed, jobs=args.jobs, warmup=args.jobs // 10, replications=args.runs, confidence=0.95)
         seconds = time.perf_counter() - start
         total = args.runs * (args.jobs + args.jobs // 10)
-        print(f"{policy:<8} {total:>14,} {seconds:>9.1f} {total / seconds:>10.3g} "
-              f"{res.latency_mean[0]:>9.4f} {res.latency_mean_ci[0]:>8.4f}")
+        print(
+            f"{policy:<8} {total:>14,} {seconds:>9.1f} {total / seconds:>10.3g} "
+            f"{res.latency_mean[0]:>9.4f} {res.latency_mean_ci[0]:>8.4f}"
+        )
     print(f"(tau* = {tau:.4g})")
     return 0
 

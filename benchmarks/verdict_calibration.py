@@ -57,8 +57,9 @@ def _size(name):
     return D.from_spec({"family": family, **params})
 
 
-def detection_waits(n: int, size: str, runs: int, length: float, load: float = 1.05,
-                    seed: int = 0) -> tuple[np.ndarray, float]:
+def detection_waits(
+    n: int, size: str, runs: int, length: float, load: float = 1.05, seed: int = 0
+) -> tuple[np.ndarray, float]:
     """Work per server (in waits) at which the monitor fired, +inf for runs it did
     not fire within ``length`` waits; and the wait."""
     from straggler.simulation import encode_model, engine_for, run_replication
@@ -95,9 +96,11 @@ def table(runs: int, quick: bool) -> dict:
             start = time.perf_counter()
             x, wait = detection_waits(n, size, runs, length)
             q = np.quantile(x, DETECTION_LEVELS, method="higher")
-            print(f"n = {n:5d} {size:10s} wait {wait:8.4g}: flagged {np.isfinite(x).sum()}/{runs}, "
-                  f"x_p = {np.round(q, 2).tolist()} ({time.perf_counter() - start:.0f} s)",
-                  flush=True)
+            print(
+                f"n = {n:5d} {size:10s} wait {wait:8.4g}: flagged {np.isfinite(x).sum()}/{runs}, "
+                f"x_p = {np.round(q, 2).tolist()} ({time.perf_counter() - start:.0f} s)",
+                flush=True,
+            )
             worst = q if worst is None else np.maximum(worst, q)
         out[n] = [round(float(v), 2) for v in worst]
     print("DETECTION_WAITS =", json.dumps(out))
@@ -110,8 +113,10 @@ def false_alarms(runs: int, quick: bool) -> None:
         length = 30.0 if n <= 10 else 8.0
         for size in SIZES:
             x, wait = detection_waits(n, size, runs, length, load=0.95, seed=1)
-            print(f"load 0.95, n = {n:5d} {size:10s}: flagged {np.isfinite(x).sum()}/{runs} "
-                  f"within {length:g} waits", flush=True)
+            print(
+                f"load 0.95, n = {n:5d} {size:10s}: flagged {np.isfinite(x).sum()}/{runs} within {length:g} waits",
+                flush=True,
+            )
 
 
 def rates(runs: int, quick: bool, only: str | None = None) -> None:
@@ -121,8 +126,7 @@ def rates(runs: int, quick: bool, only: str | None = None) -> None:
     from straggler.simulation.reference import make_model
 
     jobs, warmup, reps = 200_000, 20_000, 2
-    print(f"{'setting':32s} load  stable unstable undetermined  jobs per replication "
-          "(median, max)", flush=True)
+    print(f"{'setting':32s} load  stable unstable undetermined  jobs per replication (median, max)", flush=True)
     settings = []
     for disc in ("FCFS", "PS"):
         for N in (10, 1000):
@@ -136,20 +140,31 @@ def rates(runs: int, quick: bool, only: str | None = None) -> None:
             continue
         X = D.Exponential(1.0) if law == "exp" else _size(law)
         for load in (0.95, 1.05):
-            model = make_model(policy, N, [load], size=X, two_pools=False, discipline=disc,
-                               d=2 if policy == "CoC" else None)
+            model = make_model(
+                policy, N, [load], size=X, two_pools=False, discipline=disc, d=2 if policy == "CoC" else None
+            )
             counts = {"stable": 0, "unstable": 0, "undetermined": 0}
             used = []
             start = time.perf_counter()
             for r in range(runs):
-                res = simulate(model, seed_sequence(2026 + r, "calibration"), jobs=jobs,
-                               warmup=warmup, replications=reps, confidence=0.95,
-                               precision=1.0, max_jobs=10**9)
+                res = simulate(
+                    model,
+                    seed_sequence(2026 + r, "calibration"),
+                    jobs=jobs,
+                    warmup=warmup,
+                    replications=reps,
+                    confidence=0.95,
+                    precision=1.0,
+                    max_jobs=10**9,
+                )
                 counts[str(res.verdict[0])] += 1
                 used.append(float(res.jobs[0]) / float(res.replications[0]))
-            print(f"{policy:4s} {disc:4s} N = {N:4d} {law:9s}  {load:4.2f}  {counts['stable']:6d} "
-                  f"{counts['unstable']:8d} {counts['undetermined']:12d}  {np.median(used):9.3g} "
-                  f"{np.max(used):9.3g}  ({time.perf_counter() - start:.0f} s)", flush=True)
+            print(
+                f"{policy:4s} {disc:4s} N = {N:4d} {law:9s}  {load:4.2f}  {counts['stable']:6d} "
+                f"{counts['unstable']:8d} {counts['undetermined']:12d}  {np.median(used):9.3g} "
+                f"{np.max(used):9.3g}  ({time.perf_counter() - start:.0f} s)",
+                flush=True,
+            )
 
 
 def main(argv=None) -> int:
@@ -157,8 +172,9 @@ def main(argv=None) -> int:
     parser.add_argument("what", choices=("table", "false-alarms", "rates"))
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="small pools only")
-    parser.add_argument("--only", help="rates: the settings whose 'policy discipline N law' "
-                        "contains this text, e.g. 'CoC' or 'PS 1000'")
+    parser.add_argument(
+        "--only", help="rates: the settings whose 'policy discipline N law' contains this text, e.g. 'CoC' or 'PS 1000'"
+    )
     args = parser.parse_args(argv)
     if args.what == "rates":
         rates(args.runs, args.quick, args.only)

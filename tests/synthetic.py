@@ -12,16 +12,30 @@ import xarray as xr
 GRID_DIMS = ("policy", "distribution", "dependence", "r_slow", "d", "N")
 
 
-def study(policies=("ZRed", "FRed", "KT", "CoC"), distributions=("exp", "pareto"),
-          dependences=("identical", "iid"), r_slow=(0.5, 1.0), d=(2,), N=(10,),
-          loads=(0.2, 0.5, 0.8), seed=1, name="synthetic", extra=None) -> xr.Dataset:
+def study(
+    policies=("ZRed", "FRed", "KT", "CoC"),
+    distributions=("exp", "pareto"),
+    dependences=("identical", "iid"),
+    r_slow=(0.5, 1.0),
+    d=(2,),
+    N=(10,),
+    loads=(0.2, 0.5, 0.8),
+    seed=1,
+    name="synthetic",
+    extra=None,
+) -> xr.Dataset:
     """A study dataset: every policy stable below 0.6 and unstable above it, but for the
     first one, undetermined at the last load; analytic values exact for the first
     policy, an upper bound (necessary) for the others."""
     rng = np.random.default_rng(seed)
-    coords = {"policy": list(policies), "distribution": list(distributions),
-              "dependence": list(dependences), "r_slow": list(r_slow), "d": list(d),
-              "N": list(N)}
+    coords = {
+        "policy": list(policies),
+        "distribution": list(distributions),
+        "dependence": list(dependences),
+        "r_slow": list(r_slow),
+        "d": list(d),
+        "N": list(N),
+    }
     if extra:
         coords.update(extra)
     dims = tuple(coords)
@@ -55,21 +69,21 @@ def study(policies=("ZRed", "FRed", "KT", "CoC"), distributions=("exp", "pareto"
             "latency_mean": (dims + ("load",), est),
             "latency_mean_ci": (dims + ("load",), 0.02 * est),
             "latency_quantile": (dims + ("load", "quantile"), q),
-            "cost_mean": (dims + ("load",), np.where(verdict == "stable",
-                                                     cost[..., None] * np.ones(L), np.nan)),
+            "cost_mean": (dims + ("load",), np.where(verdict == "stable", cost[..., None] * np.ones(L), np.nan)),
             "cost_mean_ci": (dims + ("load",), np.full(shape + (L,), 0.01)),
             "verdict": (dims + ("load",), verdict),
-            "verdict_source": (dims + ("load",), np.where(verdict == "undetermined", "",
-                                                          "simulation").astype(object)),
+            "verdict_source": (dims + ("load",), np.where(verdict == "undetermined", "", "simulation").astype(object)),
             "jobs": (dims + ("load",), np.full(shape + (L,), 1e5)),
-            "jobs_to_verdict": (dims + ("load",), np.where(verdict == "undetermined", 2e5,
-                                                           np.nan)),
-            "latency_mean_kind": (dims + ("load",), np.where(verdict == "stable", "estimate",
-                                                             "").astype(object)),
+            "jobs_to_verdict": (dims + ("load",), np.where(verdict == "undetermined", 2e5, np.nan)),
+            "latency_mean_kind": (dims + ("load",), np.where(verdict == "stable", "estimate", "").astype(object)),
         },
         coords={**coords, "load": load, "quantile": [0.5, 0.9, 0.99]},
-        attrs={"study": name, "seed": 1, "config": "simulation: {confidence: 0.95}\n"
-               "evaluate: [analytic, simulation]\n", "cell_notes": json.dumps({}),
-               "impossible_cells": "[]"},
+        attrs={
+            "study": name,
+            "seed": 1,
+            "config": "simulation: {confidence: 0.95}\nevaluate: [analytic, simulation]\n",
+            "cell_notes": json.dumps({}),
+            "impossible_cells": "[]",
+        },
     )
     return ds

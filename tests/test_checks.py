@@ -18,8 +18,9 @@ from straggler.grid import build_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 
-CONFIG = {"distributions": {"exp": {"family": "exponential", "mean": 1},
-                            "par": {"family": "pareto", "xm": 1, "alpha": 2.2}}}
+CONFIG = {
+    "distributions": {"exp": {"family": "exponential", "mean": 1}, "par": {"family": "pareto", "xm": 1, "alpha": 2.2}}
+}
 
 
 def _synthetic():
@@ -60,9 +61,9 @@ def test_bound_table_finds_every_side_and_kind():
     got = {(r.policy, r.load, r.quantity, r.side, r.bound_variable) for r in v.itertuples()}
     assert got == {
         ("A", 0.2, "latency", "upper", "latency_approx"),  # 2.05 - 0.01 > 2.0 (exact)
-        ("B", 0.2, "latency", "lower", "latency_lower"),   # 2.45 + 0.1 < 2.6
+        ("B", 0.2, "latency", "lower", "latency_lower"),  # 2.45 + 0.1 < 2.6
         ("B", 0.5, "latency", "upper", "latency_approx"),  # 3.5 - 0.01 > 3.0
-        ("B", 0.2, "cost", "upper", "cost_upper"),         # 1.6 - 0.01 > 1.5
+        ("B", 0.2, "cost", "upper", "cost_upper"),  # 1.6 - 0.01 > 1.5
         ("D", 0.2, "latency", "lower", "latency_approx"),  # heavy tail, below the exact value
     }
     row = v[(v.policy == "A") & (v.quantity == "latency")].iloc[0]
@@ -77,14 +78,23 @@ def test_bound_table_finds_every_side_and_kind():
 
 
 def _tiny(**override):
-    raw = {"study": "tiny", "seed": 5,
-           "grid": {"policy": ["CoC", "FJ"], "distribution": ["se"], "dependence": ["iid"],
-                    "r_slow": [1.0], "d": [2, 4], "N": [4]},
-           "load": [0.1, 0.3],
-           "policies": {"FJ": {"k": 2}},
-           "distributions": {"se": {"family": "shifted_exponential", "shift": 1, "mean": 2}},
-           "evaluate": ["analytic", "simulation"],
-           "simulation": {"jobs": 20000, "warmup": 2000, "replications": 4, "confidence": 0.95}}
+    raw = {
+        "study": "tiny",
+        "seed": 5,
+        "grid": {
+            "policy": ["CoC", "FJ"],
+            "distribution": ["se"],
+            "dependence": ["iid"],
+            "r_slow": [1.0],
+            "d": [2, 4],
+            "N": [4],
+        },
+        "load": [0.1, 0.3],
+        "policies": {"FJ": {"k": 2}},
+        "distributions": {"se": {"family": "shifted_exponential", "shift": 1, "mean": 2}},
+        "evaluate": ["analytic", "simulation"],
+        "simulation": {"jobs": 20000, "warmup": 2000, "replications": 4, "confidence": 0.95},
+    }
     raw.update(override)
     return resolve_config(raw)
 
@@ -110,8 +120,15 @@ def test_checks_on_a_small_study():
     assert list(u["cell"]) == [cid] and list(u["variable"]) == ["latency_approx"]
 
 
-SIMULATED = ["forkjoin_k_tradeoff", "forkjoin_replicas", "forkjoin_strategy", "ps_fig5",
-             "ps_fig6", "ps_redundancy", "threshold_latency"]
+SIMULATED = [
+    "forkjoin_k_tradeoff",
+    "forkjoin_replicas",
+    "forkjoin_strategy",
+    "ps_fig5",
+    "ps_fig6",
+    "ps_redundancy",
+    "threshold_latency",
+]
 ANALYTIC = ["speculation_fig1", "threshold_belief", "threshold_p1", "threshold_r_slow"]
 
 
@@ -135,8 +152,7 @@ def test_shipped_paper_studies_lie_within_their_bounds(name, ci_scale):
     raw = copy.deepcopy(raw)
     if "simulation" in raw.get("evaluate", []):
         jobs = int(20_000 * ci_scale)
-        raw["simulation"] = {"jobs": jobs, "warmup": jobs // 10, "replications": 8,
-                             "confidence": 0.95}
+        raw["simulation"] = {"jobs": jobs, "warmup": jobs // 10, "replications": 8, "confidence": 0.95}
         top = 0.9 if ci_scale == 1.0 else 0.7
         raw["load"] = [x for x in raw["load"] if x <= top] or raw["load"][:1]
     ds = _study_dataset(resolve_config(raw))
@@ -156,12 +172,14 @@ def test_shipped_paper_studies_lie_within_their_bounds(name, ci_scale):
 def test_verdict_violations_are_found():
     loads = [0.3, 0.5, 0.7]
     ds = xr.Dataset(
-        {"lambda_max": (("policy",), [0.5, 0.5]),
-         "lambda_max_kind": (("policy",), ["exact", "necessary"]),
-         "verdict": (("policy", "load"), [["stable", "stable", "unstable"],
-                                          ["unstable", "stable", "stable"]]),
-         "latency_mean": (("policy", "load"), [[1.0, 2.0, 3.0], [np.nan, 1.0, 1.0]])},
-        coords={"policy": ["ZRed", "CoC"], "load": loads})
+        {
+            "lambda_max": (("policy",), [0.5, 0.5]),
+            "lambda_max_kind": (("policy",), ["exact", "necessary"]),
+            "verdict": (("policy", "load"), [["stable", "stable", "unstable"], ["unstable", "stable", "stable"]]),
+            "latency_mean": (("policy", "load"), [[1.0, 2.0, 3.0], [np.nan, 1.0, 1.0]]),
+        },
+        coords={"policy": ["ZRed", "CoC"], "load": loads},
+    )
     wrong = checks.verdict_violations(ds)
     problems = {(r["point"]["policy"], r["load"]): r["problem"] for _, r in wrong.iterrows()}
     assert problems[("ZRed", 0.5)].startswith("stable at or above the exact bound")

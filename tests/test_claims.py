@@ -10,10 +10,20 @@ from straggler import claims
 from straggler.claims import FAILS, HOLDS, NOT_TESTED, check_claims, claims_for
 
 ROOT = Path(__file__).resolve().parents[1]
-PAPER_STUDIES = ["threshold_p1", "threshold_r_slow", "threshold_belief", "threshold_latency",
-                 "ps_redundancy", "ps_fig5", "ps_fig6", "forkjoin_replicas",
-                 "forkjoin_k_tradeoff", "forkjoin_strategy", "speculation_fig1",
-                 "speculation_fig2"]
+PAPER_STUDIES = [
+    "threshold_p1",
+    "threshold_r_slow",
+    "threshold_belief",
+    "threshold_latency",
+    "ps_redundancy",
+    "ps_fig5",
+    "ps_fig6",
+    "forkjoin_replicas",
+    "forkjoin_k_tradeoff",
+    "forkjoin_strategy",
+    "speculation_fig1",
+    "speculation_fig2",
+]
 
 
 @pytest.mark.parametrize("study", PAPER_STUDIES)
@@ -40,12 +50,14 @@ def fig6(values_d5_95):
     lat[0, 0, :, 1] = values_d5_95
     lat[0, 1, :, :] = 2.0 + 0.01 * d[:, None]  # iid varies little
     ds = xr.Dataset(
-        {"latency_mean": (("distribution", "dependence", "d", "load"), lat),
-         "latency_mean_ci": (("distribution", "dependence", "d", "load"), 0.01 * lat),
-         "verdict": (("distribution", "dependence", "d", "load"),
-                     np.full(lat.shape, "stable", dtype=object))},
-        coords={"distribution": ["exp"], "dependence": ["identical", "iid"], "d": d,
-                "load": loads}, attrs={"study": "ps_fig6", "load_basis": "redundancy"})
+        {
+            "latency_mean": (("distribution", "dependence", "d", "load"), lat),
+            "latency_mean_ci": (("distribution", "dependence", "d", "load"), 0.01 * lat),
+            "verdict": (("distribution", "dependence", "d", "load"), np.full(lat.shape, "stable", dtype=object)),
+        },
+        coords={"distribution": ["exp"], "dependence": ["identical", "iid"], "d": d, "load": loads},
+        attrs={"study": "ps_fig6", "load_basis": "redundancy"},
+    )
     return ds
 
 
@@ -79,9 +91,13 @@ def fig1(L_bimodal):
     lm[0, 3] = 1 / np.full(7, 0.9)  # hyperexponential
     return xr.Dataset(
         {"lambda_max": (("distribution", "dependence", "Rer.tau"), lm)},
-        coords={"distribution": ["one"], "dependence": ["sx_bimodal", "sx_pareto_a11",
-                                                         "sx_pareto_a15", "sx_hyper"],
-                "Rer.tau": taus}, attrs={"study": "speculation_fig1"})
+        coords={
+            "distribution": ["one"],
+            "dependence": ["sx_bimodal", "sx_pareto_a11", "sx_pareto_a15", "sx_hyper"],
+            "Rer.tau": taus,
+        },
+        attrs={"study": "speculation_fig1"},
+    )
 
 
 def test_load_ratio_claims_on_synthetic_curves():
@@ -111,19 +127,21 @@ def fig2(slb_capacity=1.9, coc_capacity=1.5, fastest_light="CoC"):
     for i, p in enumerate(policies):
         for k, d in enumerate((2, 4)):
             c = cap[p] + (0.05 if (p == "CoC" and d == 2) else 0.0)
-            base = {"Rer": 3.0, "CoC": 1.0 + 0.1 * d, "CoS": 2.5, "RIQ": 1.3 + (0 if d == 4
-                                                                                 else 2)}[p]
+            base = {"Rer": 3.0, "CoC": 1.0 + 0.1 * d, "CoS": 2.5, "RIQ": 1.3 + (0 if d == 4 else 2)}[p]
             if fastest_light != "CoC" and p == "CoC":
                 base = 5.0
             lat[i, 0, k] = base / (1 - loads / (c + 0.25))
             verdict[i, 0, k] = np.where(loads < c, "stable", "unstable")
     lat = np.where(verdict == "stable", lat, np.nan)
     return xr.Dataset(
-        {"latency_mean": (("policy", "dependence", "d", "load"), lat),
-         "latency_mean_ci": (("policy", "dependence", "d", "load"), 0.01 * lat),
-         "verdict": (("policy", "dependence", "d", "load"), verdict)},
-        coords={"policy": policies, "dependence": ["sx_pareto_a11"], "d": [2, 4],
-                "load": loads}, attrs={"study": "speculation_fig2"})
+        {
+            "latency_mean": (("policy", "dependence", "d", "load"), lat),
+            "latency_mean_ci": (("policy", "dependence", "d", "load"), 0.01 * lat),
+            "verdict": (("policy", "dependence", "d", "load"), verdict),
+        },
+        coords={"policy": policies, "dependence": ["sx_pareto_a11"], "d": [2, 4], "load": loads},
+        attrs={"study": "speculation_fig2"},
+    )
 
 
 def test_fig2_claims_follow_the_data():

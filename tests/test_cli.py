@@ -54,8 +54,7 @@ def test_best_prints_the_winners_or_says_the_point_is_off_the_grid(tmp_path, cap
 
     path = tmp_path / "s.nc"
     study(policies=("ZRed", "CoC"), r_slow=(0.3, 1.0)).to_netcdf(path)
-    args = ["best", str(path), "--at", "r_slow=0.3", "distribution=pareto",
-            "dependence=iid", "load=0.5"]
+    args = ["best", str(path), "--at", "r_slow=0.3", "distribution=pareto", "dependence=iid", "load=0.5"]
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "At " in out and "stability:" in out and "latency:" in out and "cost:" in out

@@ -64,8 +64,7 @@ CELLS = [
 WHEN = ("created",)
 # The SLURM executor without accounting (no slurmdbd here): squeue for job states
 # (MinJobAge is 600 s) and a first status check after 1 s instead of 40 s.
-SLURM_OPTIONS = ["--slurm-status-command", "squeue",
-                 "--slurm-init-seconds-before-status-checks", "1"]
+SLURM_OPTIONS = ["--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "1"]
 # cluster-generic: the profile's status script every 3 s instead of 10 s (a test of
 # seconds of work; the profile's default suits jobs of minutes).
 GENERIC_OPTIONS = ["--seconds-between-status-checks", "3"]
@@ -88,8 +87,11 @@ def _why_not() -> str | None:
         return "the local SLURM needs root (slurmd launches jobs; /etc/slurm/slurm.conf)"
     missing = local_slurm.missing_programs()
     if missing:
-        return ("Debian packages not installed: " + " ".join(missing)
-                + " (apt-get install slurmctld slurmd slurm-client munge; .ci/run tries)")
+        return (
+            "Debian packages not installed: "
+            + " ".join(missing)
+            + " (apt-get install slurmctld slurmd slurm-client munge; .ci/run tries)"
+        )
     etc = local_slurm.ETC_CONF
     if etc.exists() and not etc.is_symlink():
         return f"this machine has its own SLURM configuration ({etc}); not touching it"
@@ -104,8 +106,9 @@ def slurm():
         pytest.skip(reason)
     for plugin in ("snakemake_executor_plugin_slurm", "snakemake_executor_plugin_cluster_generic"):
         if importlib.util.find_spec(plugin) is None:
-            pytest.fail(f"{plugin} is not installed: `make setup` (pip install -e '.[cluster]') "
-                        "installs the executor plugins")
+            pytest.fail(
+                f"{plugin} is not installed: `make setup` (pip install -e '.[cluster]') installs the executor plugins"
+            )
     directory = Path(tempfile.mkdtemp(prefix="local-slurm-"))
     try:
         local_slurm.start(directory)
@@ -120,9 +123,20 @@ def snakemake(workdir: Path, *extra, env=None, timeout=300):
     if not configfile.exists():
         configfile.write_text(yaml.safe_dump(STUDY))
     return subprocess.run(
-        [SNAKEMAKE, "--snakefile", str(ROOT / "Snakefile"), "--directory", str(workdir),
-         "--configfile", str(configfile), *extra],
-        capture_output=True, text=True, timeout=timeout, env=env,
+        [
+            SNAKEMAKE,
+            "--snakefile",
+            str(ROOT / "Snakefile"),
+            "--directory",
+            str(workdir),
+            "--configfile",
+            str(configfile),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
     )
 
 
@@ -136,10 +150,8 @@ def dataset(workdir: Path) -> xr.Dataset:
 
 def assert_same(got: xr.Dataset, want: xr.Dataset):
     """Bit for bit: every variable, coordinate and attribute (but WHEN)."""
-    differ = [n for n in want.variables if n not in got.variables
-              or not got[n].identical(want[n])]
-    attrs = sorted(k for k in set(want.attrs) | set(got.attrs)
-                   if str(want.attrs.get(k)) != str(got.attrs.get(k)))
+    differ = [n for n in want.variables if n not in got.variables or not got[n].identical(want[n])]
+    attrs = sorted(k for k in set(want.attrs) | set(got.attrs) if str(want.attrs.get(k)) != str(got.attrs.get(k)))
     assert not differ and not attrs, f"variables {differ}, attributes {attrs} differ"
     assert got.identical(want)
 
@@ -178,13 +190,17 @@ def test_status_script_maps_slurm_states(slurm):
     status = str(PROFILES / "cluster-generic" / "slurm-status")
 
     def submit(command):
-        out = subprocess.run(["sbatch", "--parsable", "--output=/dev/null", "--wrap", command],
-                             capture_output=True, text=True, env=slurm, check=True).stdout
+        out = subprocess.run(
+            ["sbatch", "--parsable", "--output=/dev/null", "--wrap", command],
+            capture_output=True,
+            text=True,
+            env=slurm,
+            check=True,
+        ).stdout
         return out.strip()
 
     def state(jobid):
-        return subprocess.run([status, jobid], capture_output=True, text=True,
-                              env=slurm, check=True).stdout.strip()
+        return subprocess.run([status, jobid], capture_output=True, text=True, env=slurm, check=True).stdout.strip()
 
     def settle(jobid, timeout=30):
         deadline = time.monotonic() + timeout
@@ -202,8 +218,7 @@ def test_status_script_maps_slurm_states(slurm):
     assert state("999999") == "failed"
 
 
-@pytest.mark.parametrize("profile,options", [("slurm", SLURM_OPTIONS),
-                                             ("cluster-generic", GENERIC_OPTIONS)])
+@pytest.mark.parametrize("profile,options", [("slurm", SLURM_OPTIONS), ("cluster-generic", GENERIC_OPTIONS)])
 def test_profile_runs_the_study_as_the_local_run_does(slurm, local, tmp_path, profile, options):
     start = time.perf_counter()
     run = snakemake(tmp_path, "--profile", str(PROFILES / profile), *options, env=slurm)
@@ -226,12 +241,12 @@ class Killer(threading.Thread):
 
     def run(self):
         while not self.done.is_set():
-            out = subprocess.run(["squeue", "--noheader", "--format=%i|%T|%k"],
-                                 capture_output=True, text=True, env=self.env).stdout
+            out = subprocess.run(
+                ["squeue", "--noheader", "--format=%i|%T|%k"], capture_output=True, text=True, env=self.env
+            ).stdout
             for line in out.splitlines():
                 jobid, state, comment = line.split("|", 2)
-                if comment.endswith(self.cell) and state == "RUNNING" \
-                        and jobid not in self.killed:
+                if comment.endswith(self.cell) and state == "RUNNING" and jobid not in self.killed:
                     subprocess.run(["scancel", jobid], env=self.env)
                     self.killed.append(jobid)
             time.sleep(0.2)
@@ -269,8 +284,11 @@ def test_a_killed_job_fails_the_run_by_cell_and_a_rerun_computes_only_it(slurm, 
 
     dry = snakemake(tmp_path, *profile, "-n", "--quiet", "rules", env=slurm)
     assert dry.returncode == 0, dry.stderr[-4000:]
-    counts = dict(line.split() for line in (dry.stdout + dry.stderr).splitlines()
-                  if len(line.split()) == 2 and line.split()[1].isdigit())
+    counts = dict(
+        line.split()
+        for line in (dry.stdout + dry.stderr).splitlines()
+        if len(line.split()) == 2 and line.split()[1].isdigit()
+    )
     assert counts.get("evaluate") == "1", counts
 
     rerun = snakemake(tmp_path, *profile, env=slurm)

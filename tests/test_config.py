@@ -102,14 +102,19 @@ def test_defaults_filled():
     assert grid["dependence"] == ["identical"]
     assert grid["d"] == [2] and grid["N"] == [10]
     assert minimal()["grid"]["r_slow"] == grid["r_slow"]
-    assert resolve_config({**minimal(), "grid": {"policy": ["ZRed"], "distribution": ["exp"]}})["grid"]["r_slow"] == [1.0]
+    assert resolve_config({**minimal(), "grid": {"policy": ["ZRed"], "distribution": ["exp"]}})["grid"]["r_slow"] == [
+        1.0
+    ]
     # policies of the grid get their defaults from POLICIES
     assert resolved["policies"] == {"ZRed": {}, "Rer": {"tau": "opt", "resume": False}, "CoC": {"ps_bound": None}}
     for name in resolved["grid"]["policy"]:
         assert set(resolved["policies"][name]) == set(POLICIES[name].parameters)
     assert resolved["dependences"] == {"identical": {"kind": "identical"}, "iid": {"kind": "iid"}}
     assert resolved["system"] == {
-        "discipline": "FCFS", "queueing": "per_server", "pools": None, "speeds": None,
+        "discipline": "FCFS",
+        "queueing": "per_server",
+        "pools": None,
+        "speeds": None,
         "types": {"p": [0.5, 0.5], "knowledge": "unknown", "belief": 1.0},
     }
     assert resolved["evaluate"] == ["analytic", "simulation"]
@@ -124,8 +129,9 @@ def test_input_not_modified_and_resolution_idempotent():
     assert resolve_config(resolved) == resolved
 
 
-@pytest.mark.parametrize("alias, canonical", [("RND", "ZRed"), ("SLB", "Rer"), ("LLW", "CoS"), ("Red", "CoC"),
-                                              ("redundancy-d", "CoC")])
+@pytest.mark.parametrize(
+    "alias, canonical", [("RND", "ZRed"), ("SLB", "Rer"), ("LLW", "CoS"), ("Red", "CoC"), ("redundancy-d", "CoC")]
+)
 def test_alias_mapped(alias, canonical):
     raw = minimal()
     raw["grid"]["policy"] = [alias]
@@ -149,8 +155,11 @@ def test_literals_kept():
     raw["load"] = [0.3, 1, 0.1]
     raw["policies"] = {"Rer": {"tau": [1, 2.5, 5]}}
     resolved = resolve_config(raw)
-    for values, expected in ((resolved["grid"]["r_slow"], [0.3, 1]), (resolved["load"], [0.3, 1, 0.1]),
-                             (resolved["policies"]["Rer"]["tau"], [1, 2.5, 5])):
+    for values, expected in (
+        (resolved["grid"]["r_slow"], [0.3, 1]),
+        (resolved["load"], [0.3, 1, 0.1]),
+        (resolved["policies"]["Rer"]["tau"], [1, 2.5, 5]),
+    ):
         assert values == expected
         assert [type(v) for v in values] == [type(v) for v in expected]
     assert type(resolved["distributions"]["exp"]["mean"]) is int
@@ -161,7 +170,13 @@ def test_policy_parameter_list_allowed():
     raw["policies"] = {"Rer": {"tau": [1, 2, 5, "opt"]}, "FJ": {"k": [1, 2], "early": [False, True]}}
     resolved = resolve_config(raw)
     assert resolved["policies"]["Rer"]["tau"] == [1, 2, 5, "opt"]
-    assert resolved["policies"]["FJ"] == {"k": [1, 2], "early": [False, True], "keep": "d", "split": "none", "cost_limit": math.inf}
+    assert resolved["policies"]["FJ"] == {
+        "k": [1, 2],
+        "early": [False, True],
+        "keep": "d",
+        "split": "none",
+        "cost_limit": math.inf,
+    }
 
 
 def test_fj_k_larger_than_d_is_not_an_error():
@@ -207,8 +222,10 @@ def test_every_distribution_family_accepted():
         "logn": {"family": "lognormal", "mean": 1, "cv": 2, "scale_to_mean": 3},
     }
     raw["grid"]["distribution"] = list(raw["distributions"])
-    raw["dependences"] = {"sx": {"kind": "sx", "slowdown": "bimodal"},
-                          "sx_inline": {"kind": "sx", "slowdown": {"family": "pareto", "xm": 1, "alpha": 1.5}}}
+    raw["dependences"] = {
+        "sx": {"kind": "sx", "slowdown": "bimodal"},
+        "sx_inline": {"kind": "sx", "slowdown": {"family": "pareto", "xm": 1, "alpha": 1.5}},
+    }
     raw["grid"]["dependence"] = ["identical", "iid", "sx", "sx_inline"]
     resolved = resolve_config(raw)
     assert list(resolved["distributions"]) == list(raw["distributions"])
@@ -217,8 +234,9 @@ def test_every_distribution_family_accepted():
 
 def test_extra_axes_resolved():
     raw = minimal()
-    raw["grid"].update({"SLB.tau": [1, 2, 5], "pareto.alpha": [1.5, 2.2], "types.p1": [0.1, 0.5, 0.9],
-                        "types.belief": [0.5, 0.75, 1]})
+    raw["grid"].update(
+        {"SLB.tau": [1, 2, 5], "pareto.alpha": [1.5, 2.2], "types.p1": [0.1, 0.5, 0.9], "types.belief": [0.5, 0.75, 1]}
+    )
     resolved = resolve_config(raw)
     assert list(resolved["grid"])[6:] == ["Rer.tau", "pareto.alpha", "types.p1", "types.belief"]
     assert resolved["grid"]["Rer.tau"] == [1, 2, 5]
@@ -250,6 +268,7 @@ def _set(path, value):
         for key in path[:-1]:
             node = node.setdefault(key, {})
         node[path[-1]] = value
+
     return mod
 
 
@@ -261,35 +280,89 @@ BAD = [
     # (id, modification, substrings that the message must contain)
     ("unknown-policy", _set(("grid", "policy"), ["ZRed", "Rerr"]), ["grid.policy[1]", "'Rerr'", "did you mean 'Rer'"]),
     ("unknown-policy-key", _set(("policies", "Rerr"), {"tau": 1}), ["policies.Rerr", "'Rerr'", "did you mean 'Rer'"]),
-    ("unknown-family", _set(("distributions", "exp", "family"), "exponental"),
-     ["distributions.exp.family", "'exponental'", "did you mean 'exponential'"]),
-    ("unknown-discipline", _set(("system", "discipline"), "fcfs"), ["system.discipline", "'fcfs'", "did you mean 'FCFS'"]),
-    ("unknown-queueing", _set(("system", "queueing"), "centrl"), ["system.queueing", "'centrl'", "did you mean 'central'"]),
-    ("unknown-knowledge", _set(("system", "types", "knowledge"), "partal"),
-     ["system.types.knowledge", "'partal'", "did you mean 'partial'"]),
-    ("unknown-evaluate", _set(("evaluate",), ["analytic", "simulaton"]), ["evaluate[1]", "'simulaton'", "did you mean 'simulation'"]),
+    (
+        "unknown-family",
+        _set(("distributions", "exp", "family"), "exponental"),
+        ["distributions.exp.family", "'exponental'", "did you mean 'exponential'"],
+    ),
+    (
+        "unknown-discipline",
+        _set(("system", "discipline"), "fcfs"),
+        ["system.discipline", "'fcfs'", "did you mean 'FCFS'"],
+    ),
+    (
+        "unknown-queueing",
+        _set(("system", "queueing"), "centrl"),
+        ["system.queueing", "'centrl'", "did you mean 'central'"],
+    ),
+    (
+        "unknown-knowledge",
+        _set(("system", "types", "knowledge"), "partal"),
+        ["system.types.knowledge", "'partal'", "did you mean 'partial'"],
+    ),
+    (
+        "unknown-evaluate",
+        _set(("evaluate",), ["analytic", "simulaton"]),
+        ["evaluate[1]", "'simulaton'", "did you mean 'simulation'"],
+    ),
     ("unknown-top-level-key", _set(("studdy",), "x"), ["studdy", "did you mean 'study'"]),
     ("unknown-grid-key", _set(("grid", "polcy"), ["ZRed"]), ["grid.polcy", "did you mean 'policy'"]),
-    ("undefined-distribution", _set(("grid", "distribution"), ["exp", "expo"]),
-     ["grid.distribution[1]", "'expo'", "distributions", "did you mean 'exp'"]),
-    ("undefined-dependence", _set(("grid", "dependence"), ["iid", "sx"]), ["grid.dependence[1]", "'sx'", "dependences"]),
-    ("undefined-slowdown", _set(("dependences", "s"), {"kind": "sx", "slowdown": "bimodl"}),
-     ["dependences.s.slowdown", "'bimodl'"]),
+    (
+        "undefined-distribution",
+        _set(("grid", "distribution"), ["exp", "expo"]),
+        ["grid.distribution[1]", "'expo'", "distributions", "did you mean 'exp'"],
+    ),
+    (
+        "undefined-dependence",
+        _set(("grid", "dependence"), ["iid", "sx"]),
+        ["grid.dependence[1]", "'sx'", "dependences"],
+    ),
+    (
+        "undefined-slowdown",
+        _set(("dependences", "s"), {"kind": "sx", "slowdown": "bimodl"}),
+        ["dependences.s.slowdown", "'bimodl'"],
+    ),
     ("sx-without-slowdown", _set(("dependences", "s"), {"kind": "sx"}), ["dependences.s.slowdown", "missing"]),
-    ("unknown-dependence-kind", _set(("dependences", "s"), {"kind": "xs"}), ["dependences.s.kind", "'xs'", "did you mean 'sx'"]),
-    ("bad-inline-slowdown", _set(("dependences", "s"), {"kind": "sx", "slowdown": {"family": "pareto", "xm": 1, "alpha": 0.9}}),
-     ["dependences.s.slowdown.alpha", "0.9", "> 1"]),
+    (
+        "unknown-dependence-kind",
+        _set(("dependences", "s"), {"kind": "xs"}),
+        ["dependences.s.kind", "'xs'", "did you mean 'sx'"],
+    ),
+    (
+        "bad-inline-slowdown",
+        _set(("dependences", "s"), {"kind": "sx", "slowdown": {"family": "pareto", "xm": 1, "alpha": 0.9}}),
+        ["dependences.s.slowdown.alpha", "0.9", "> 1"],
+    ),
     ("zero-mean", _set(("distributions", "exp", "mean"), 0), ["distributions.exp.mean", "value 0", "> 0"]),
-    ("negative-scale", _add_dist("w", {"family": "weibull", "shape": 1, "scale": -2}), ["distributions.w.scale", "-2", "> 0"]),
+    (
+        "negative-scale",
+        _add_dist("w", {"family": "weibull", "shape": 1, "scale": -2}),
+        ["distributions.w.scale", "-2", "> 0"],
+    ),
     ("negative-xm", _set(("distributions", "pareto", "xm"), -1), ["distributions.pareto.xm", "-1", "> 0"]),
-    ("zero-scale-to-mean", _set(("distributions", "exp", "scale_to_mean"), 0), ["distributions.exp.scale_to_mean", "value 0"]),
+    (
+        "zero-scale-to-mean",
+        _set(("distributions", "exp", "scale_to_mean"), 0),
+        ["distributions.exp.scale_to_mean", "value 0"],
+    ),
     ("pareto-alpha-1", _set(("distributions", "pareto", "alpha"), 1), ["distributions.pareto.alpha", "value 1", "> 1"]),
     ("pareto-alpha-below-1", _set(("distributions", "pareto", "alpha"), 0.8), ["distributions.pareto.alpha", "0.8"]),
     ("missing-parameter", _add_dist("u", {"family": "pareto", "xm": 1}), ["distributions.u.alpha", "missing"]),
-    ("unknown-parameter", _add_dist("u", {"family": "pareto", "xm": 1, "alpha": 2, "mean": 3}),
-     ["distributions.u.mean", "'mean'", "xm, alpha"]),
-    ("uniform-high-below-low", _add_dist("u", {"family": "uniform", "low": 2, "high": 1}), ["distributions.u.high", "value 1", "low"]),
-    ("erlang-k-not-integer", _add_dist("e", {"family": "erlang", "k": 1.5, "mean": 1}), ["distributions.e.k", "1.5", "integer"]),
+    (
+        "unknown-parameter",
+        _add_dist("u", {"family": "pareto", "xm": 1, "alpha": 2, "mean": 3}),
+        ["distributions.u.mean", "'mean'", "xm, alpha"],
+    ),
+    (
+        "uniform-high-below-low",
+        _add_dist("u", {"family": "uniform", "low": 2, "high": 1}),
+        ["distributions.u.high", "value 1", "low"],
+    ),
+    (
+        "erlang-k-not-integer",
+        _add_dist("e", {"family": "erlang", "k": 1.5, "mean": 1}),
+        ["distributions.e.k", "1.5", "integer"],
+    ),
     ("non-positive-load", _set(("load",), [0.1, 0]), ["load[1]", "value 0", "> 0"]),
     ("negative-load", _set(("load",), [0.1, -0.5]), ["load[1]", "-0.5"]),
     ("non-numeric-load", _set(("load",), [0.1, "fast"]), ["load[1]", "'fast'", "a number"]),
@@ -328,21 +401,43 @@ BAD = [
     ("policy-twice", _set(("policies",), {"Rer": {"tau": 1}, "SLB": {"tau": 2}}), ["policies.SLB", "Rer"]),
     ("types-p-sum", _set(("system", "types", "p"), [0.5, 0.6]), ["system.types.p", "[0.5, 0.6]", "sum"]),
     ("types-p-negative", _set(("system", "types", "p"), [1.5, -0.5]), ["system.types.p[1]", "-0.5"]),
-    ("types-p-three-types", _set(("system", "types", "p"), [0.2, 0.3, 0.5]), ["system.types.p", "[0.2, 0.3, 0.5]", "system.speeds"]),
-    ("discrete-p-sum", _add_dist("b", {"family": "discrete", "values": [1, 10], "p": [0.9, 0.2]}),
-     ["distributions.b.p", "[0.9, 0.2]", "sum"]),
-    ("discrete-p-negative", _add_dist("b", {"family": "discrete", "values": [1, 10], "p": [1.1, -0.1]}),
-     ["distributions.b.p[1]", "-0.1"]),
-    ("discrete-lengths", _add_dist("b", {"family": "discrete", "values": [1, 10, 100], "p": [0.5, 0.5]}),
-     ["distributions.b.values", "[1, 10, 100]"]),
-    ("hyperexponential-p-sum", _add_dist("h", {"family": "hyperexponential", "p": [0.5, 0.4], "rates": [1, 2]}),
-     ["distributions.h.p", "[0.5, 0.4]", "sum"]),
-    ("hyperexponential-p-negative", _add_dist("h", {"family": "hyperexponential", "p": [1.5, -0.5], "rates": [1, 2]}),
-     ["distributions.h.p[1]", "-0.5"]),
+    (
+        "types-p-three-types",
+        _set(("system", "types", "p"), [0.2, 0.3, 0.5]),
+        ["system.types.p", "[0.2, 0.3, 0.5]", "system.speeds"],
+    ),
+    (
+        "discrete-p-sum",
+        _add_dist("b", {"family": "discrete", "values": [1, 10], "p": [0.9, 0.2]}),
+        ["distributions.b.p", "[0.9, 0.2]", "sum"],
+    ),
+    (
+        "discrete-p-negative",
+        _add_dist("b", {"family": "discrete", "values": [1, 10], "p": [1.1, -0.1]}),
+        ["distributions.b.p[1]", "-0.1"],
+    ),
+    (
+        "discrete-lengths",
+        _add_dist("b", {"family": "discrete", "values": [1, 10, 100], "p": [0.5, 0.5]}),
+        ["distributions.b.values", "[1, 10, 100]"],
+    ),
+    (
+        "hyperexponential-p-sum",
+        _add_dist("h", {"family": "hyperexponential", "p": [0.5, 0.4], "rates": [1, 2]}),
+        ["distributions.h.p", "[0.5, 0.4]", "sum"],
+    ),
+    (
+        "hyperexponential-p-negative",
+        _add_dist("h", {"family": "hyperexponential", "p": [1.5, -0.5], "rates": [1, 2]}),
+        ["distributions.h.p[1]", "-0.5"],
+    ),
     ("belief-above-1", _set(("system", "types", "belief"), 1.5), ["system.types.belief", "1.5", "[0, 1]"]),
     ("belief-negative", _set(("system", "types", "belief"), -0.1), ["system.types.belief", "-0.1"]),
-    ("belief-matrix-rows", _set(("system", "types", "belief"), [[0.9, 0.2], [0.1, 0.9]]),
-     ["system.types.belief[0]", "[0.9, 0.2]", "sum"]),
+    (
+        "belief-matrix-rows",
+        _set(("system", "types", "belief"), [[0.9, 0.2], [0.1, 0.9]]),
+        ["system.types.belief[0]", "[0.9, 0.2]", "sum"],
+    ),
     ("confidence-1", _set(("simulation", "confidence"), 1), ["simulation.confidence", "value 1", "(0, 1)"]),
     ("confidence-0", _set(("simulation", "confidence"), 0), ["simulation.confidence", "value 0"]),
     ("jobs-0", _set(("simulation", "jobs"), 0), ["simulation.jobs", "value 0", ">= 1"]),
@@ -352,36 +447,78 @@ BAD = [
     ("unknown-simulation-key", _set(("simulation", "job"), 10), ["simulation.job", "did you mean 'jobs'"]),
     ("seed-negative", _set(("seed",), -1), ["seed", "-1"]),
     ("study-name", _set(("study",), "my study"), ["study", "'my study'"]),
-    ("distribution-name-with-dot", _add_dist("my.exp", {"family": "exponential", "mean": 1}), ["distributions.my.exp", "'my.exp'"]),
-    ("builtin-dependence-redefined", _set(("dependences", "identical"), {"kind": "iid"}), ["dependences.identical", "iid"]),
+    (
+        "distribution-name-with-dot",
+        _add_dist("my.exp", {"family": "exponential", "mean": 1}),
+        ["distributions.my.exp", "'my.exp'"],
+    ),
+    (
+        "builtin-dependence-redefined",
+        _set(("dependences", "identical"), {"kind": "iid"}),
+        ["dependences.identical", "iid"],
+    ),
     ("no-possible-cell", lambda raw: raw["grid"].update(policy=["CoC"], d=[20]), ["grid", "d > N"]),
-    ("central-with-ps", lambda raw: raw.update(system={"queueing": "central", "discipline": "PS"}),
-     ["system.queueing", "'central'", "per_server", "'PS'", "no central processor-sharing model"]),
-    ("extra-axis-central-with-ps", lambda raw: raw.update(system={"discipline": "PS"})
-     or raw["grid"].update({"system.queueing": ["per_server", "central"]}),
-     ["grid.system.queueing[1]", "'central'", "per_server", "'PS'"]),
-    ("extra-axis-ps-with-central", lambda raw: raw.update(system={"queueing": "central"})
-     or raw["grid"].update({"system.discipline": ["FCFS", "PS"]}),
-     ["grid.system.discipline[1]", "'central'", "'PS'"]),
-    ("no-possible-cell-central", lambda raw: raw["grid"].update(policy=["CoC", "FJ"])
-     or raw.update(system={"queueing": "central"}), ["grid", "no cell", "central"]),
+    (
+        "central-with-ps",
+        lambda raw: raw.update(system={"queueing": "central", "discipline": "PS"}),
+        ["system.queueing", "'central'", "per_server", "'PS'", "no central processor-sharing model"],
+    ),
+    (
+        "extra-axis-central-with-ps",
+        lambda raw: (
+            raw.update(system={"discipline": "PS"})
+            or raw["grid"].update({"system.queueing": ["per_server", "central"]})
+        ),
+        ["grid.system.queueing[1]", "'central'", "per_server", "'PS'"],
+    ),
+    (
+        "extra-axis-ps-with-central",
+        lambda raw: (
+            raw.update(system={"queueing": "central"}) or raw["grid"].update({"system.discipline": ["FCFS", "PS"]})
+        ),
+        ["grid.system.discipline[1]", "'central'", "'PS'"],
+    ),
+    (
+        "no-possible-cell-central",
+        lambda raw: raw["grid"].update(policy=["CoC", "FJ"]) or raw.update(system={"queueing": "central"}),
+        ["grid", "no cell", "central"],
+    ),
     # extra axes
     ("extra-axis-bad-tau", _set(("grid", "Rer.tau"), [1, -1]), ["grid.Rer.tau[1]", "-1", "policies.Rer.tau"]),
     ("extra-axis-pareto-alpha", _set(("grid", "pareto.alpha"), [0.5, 2]), ["grid.pareto.alpha[0]", "0.5", "> 1"]),
     ("extra-axis-p1", _set(("grid", "types.p1"), [0.5, 2]), ["grid.types.p1[1]", "2", "system.types.p"]),
     ("extra-axis-p1-text", _set(("grid", "types.p1"), ["half"]), ["grid.types.p1[0]", "'half'", "number"]),
     ("extra-axis-belief", _set(("grid", "types.belief"), [0.5, 1.2]), ["grid.types.belief[1]", "1.2", "[0, 1]"]),
-    ("extra-axis-knowledge", _set(("grid", "types.knowledge"), ["known", "psychic"]), ["grid.types.knowledge[1]", "'psychic'"]),
-    ("extra-axis-discipline", _set(("grid", "system.discipline"), ["FCFS", "LIFO"]), ["grid.system.discipline[1]", "'LIFO'"]),
+    (
+        "extra-axis-knowledge",
+        _set(("grid", "types.knowledge"), ["known", "psychic"]),
+        ["grid.types.knowledge[1]", "'psychic'"],
+    ),
+    (
+        "extra-axis-discipline",
+        _set(("grid", "system.discipline"), ["FCFS", "LIFO"]),
+        ["grid.system.discipline[1]", "'LIFO'"],
+    ),
     ("extra-axis-fj-k", _set(("grid", "FJ.k"), [1, 0]), ["grid.FJ.k[1]", "value 0"]),
     ("extra-axis-unknown-head", _set(("grid", "Rre.tau"), [1]), ["grid.Rre.tau", "did you mean 'Rer'"]),
     ("extra-axis-unknown-policy-param", _set(("grid", "Rer.tua"), [1]), ["grid.Rer.tua", "did you mean 'tau'"]),
     ("extra-axis-no-params", _set(("grid", "ZRed.tau"), [1]), ["grid.ZRed.tau", "no parameters"]),
     ("extra-axis-unknown-dist-param", _set(("grid", "pareto.alfa"), [2]), ["grid.pareto.alfa", "did you mean 'alpha'"]),
-    ("extra-axis-unknown-system", _set(("grid", "types.beleif"), [1]), ["grid.types.beleif", "did you mean 'types.belief'"]),
-    ("extra-axis-twice", lambda raw: raw["grid"].update({"Rer.tau": [1], "SLB.tau": [2]}), ["grid.SLB.tau", "grid.Rer.tau"]),
-    ("extra-axis-and-policy-list", lambda raw: raw["grid"].update({"Rer.tau": [1]}) or raw.update(policies={"Rer": {"tau": [1, 2]}}),
-     ["grid.Rer.tau", "policies.Rer.tau"]),
+    (
+        "extra-axis-unknown-system",
+        _set(("grid", "types.beleif"), [1]),
+        ["grid.types.beleif", "did you mean 'types.belief'"],
+    ),
+    (
+        "extra-axis-twice",
+        lambda raw: raw["grid"].update({"Rer.tau": [1], "SLB.tau": [2]}),
+        ["grid.SLB.tau", "grid.Rer.tau"],
+    ),
+    (
+        "extra-axis-and-policy-list",
+        lambda raw: raw["grid"].update({"Rer.tau": [1]}) or raw.update(policies={"Rer": {"tau": [1, 2]}}),
+        ["grid.Rer.tau", "policies.Rer.tau"],
+    ),
     ("extra-axis-not-list", _set(("grid", "Rer.tau"), 3), ["grid.Rer.tau", "value 3", "list"]),
 ]
 
@@ -403,8 +540,15 @@ def test_multiple_errors_reported_together():
     raw["distributions"]["pareto"]["alpha"] = 0.9
     raw["simulation"] = {"confidence": 2}
     errors = errors_of(raw)
-    for key in ("load[1]", "system.discipline", "system.types.p", "grid.N[0]", "grid.policy[1]",
-                "distributions.pareto.alpha", "simulation.confidence"):
+    for key in (
+        "load[1]",
+        "system.discipline",
+        "system.types.p",
+        "grid.N[0]",
+        "grid.policy[1]",
+        "distributions.pareto.alpha",
+        "simulation.confidence",
+    ):
         assert any(err.startswith(key) for err in errors), (key, errors)
     assert len(errors) == len(set(errors)) == 7
 
@@ -449,8 +593,20 @@ def test_apply_override_policy_parameter(resolved):
     assert out["policies"]["Rer"] == {"tau": 2, "resume": False}
     assert apply_override(resolved, "SLB.tau", 5)["policies"]["Rer"]["tau"] == 5
     # a policy that the resolved config does not list gets its defaults first
-    assert apply_override(resolved, "FJ.early", True)["policies"]["FJ"] == {"k": 2, "early": True, "keep": "d", "split": "none", "cost_limit": math.inf}
-    assert apply_override(resolve_config(minimal()), "FJ.k", 3)["policies"]["FJ"] == {"k": 3, "early": False, "keep": "d", "split": "none", "cost_limit": math.inf}
+    assert apply_override(resolved, "FJ.early", True)["policies"]["FJ"] == {
+        "k": 2,
+        "early": True,
+        "keep": "d",
+        "split": "none",
+        "cost_limit": math.inf,
+    }
+    assert apply_override(resolve_config(minimal()), "FJ.k", 3)["policies"]["FJ"] == {
+        "k": 3,
+        "early": False,
+        "keep": "d",
+        "split": "none",
+        "cost_limit": math.inf,
+    }
     assert resolved["policies"]["Rer"]["tau"] == "opt"
 
 
@@ -477,8 +633,15 @@ def test_load_config_bad_yaml(tmp_path):
     assert str(path) in str(info.value) and "line" in str(info.value)
 
 
-@pytest.mark.parametrize("text, expected", [("- 1\n- 2\n", "mapping"), ("", "empty"), ("just text\n", "mapping"),
-                                            ("load: [0.1]\nload: [0.2]\n", "duplicate key 'load'")])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("- 1\n- 2\n", "mapping"),
+        ("", "empty"),
+        ("just text\n", "mapping"),
+        ("load: [0.1]\nload: [0.2]\n", "duplicate key 'load'"),
+    ],
+)
 def test_load_config_refuses(tmp_path, text, expected):
     path = tmp_path / "c.yaml"
     path.write_text(text)
@@ -594,9 +757,11 @@ def test_snakemake_validate_accepts_the_example_and_fills_defaults():
 
 
 def test_a_scale_merges_its_overrides_and_keeps_its_own_results():
-    raw = dict(minimal(), study="s",
-               scales={"paper": {"simulation": {"jobs": 10**7, "replications": 50},
-                                 "load": [0.1, 0.3, 0.5]}})
+    raw = dict(
+        minimal(),
+        study="s",
+        scales={"paper": {"simulation": {"jobs": 10**7, "replications": 50}, "load": [0.1, 0.3, 0.5]}},
+    )
     quick = resolve_config(raw)
     assert quick["study"] == "s" and quick["scale"] == "quick"
     assert quick["simulation"]["jobs"] == 200000 and quick["load"] == [0.1, 0.5]
@@ -612,10 +777,10 @@ def test_a_scale_merges_its_overrides_and_keeps_its_own_results():
 def test_scale_errors_name_the_key():
     assert errors_of(dict(minimal(), scale="paper")) == [
         "scale: value 'paper' is not allowed; expected quick: this study defines no other "
-        "scale (a study file lists them under scales)"]
+        "scale (a study file lists them under scales)"
+    ]
     errs = errors_of(dict(minimal(), scale="papr", scales={"paper": {}}))
-    assert any(e.startswith("scale: value 'papr' is not allowed") and "did you mean 'paper'" in e
-               for e in errs)
+    assert any(e.startswith("scale: value 'papr' is not allowed") and "did you mean 'paper'" in e for e in errs)
     errs = errors_of(dict(minimal(), scales={"huge": {}, "paper": {"seed": 1}}))
     assert any(e.startswith("scales.huge: key 'huge' is not allowed") for e in errs)
     assert any(e.startswith("scales.paper.seed: value 1 is not allowed") for e in errs)

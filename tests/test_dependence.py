@@ -161,7 +161,9 @@ def _gquad(f, breaks, scale):
     """int_0^inf f by scipy.quad, split at breaks and at a few multiples of scale."""
     pts = sorted({float(p) for p in breaks if p > 0 and math.isfinite(p)} | {scale, 10 * scale, 100 * scale})
     edges = [0.0, *pts]
-    total = sum(integrate.quad(f, lo, hi, limit=500, epsabs=1e-13, epsrel=1e-11)[0] for lo, hi in zip(edges[:-1], edges[1:]))
+    total = sum(
+        integrate.quad(f, lo, hi, limit=500, epsabs=1e-13, epsrel=1e-11)[0] for lo, hi in zip(edges[:-1], edges[1:])
+    )
     return total + integrate.quad(f, edges[-1], math.inf, limit=500, epsabs=1e-13, epsrel=1e-11)[0]
 
 
@@ -307,7 +309,10 @@ HEAVY = dd.Pareto(1.0, 10.0 / 9.0)
 def _pareto_expect(h, alpha=10.0 / 9.0):
     """E[h(X)] for Pareto(1, alpha) by X = U^(-1/alpha), an integral over u in (0, 1)."""
     f = lambda u: h(u ** (-1.0 / alpha))  # noqa: E731
-    return sum(integrate.quad(f, lo, hi, limit=500, epsabs=1e-13, epsrel=1e-10)[0] for lo, hi in [(0, 1e-6), (1e-6, 1e-3), (1e-3, 1)])
+    return sum(
+        integrate.quad(f, lo, hi, limit=500, epsabs=1e-13, epsrel=1e-10)[0]
+        for lo, hi in [(0, 1e-6), (1e-6, 1e-3), (1e-3, 1)]
+    )
 
 
 @pytest.mark.parametrize("depname", list(DEPS))
@@ -396,7 +401,10 @@ def test_from_spec():
         ({"kind": "sx"}, ["slowdown", "bimodal"]),
         ({"kind": "sx", "slowdown": "trimodal"}, ["slowdown", "'trimodal'", "bimodal"]),
         ({"kind": "sx", "slowdown": {"family": "nope"}}, ["slowdown", "nope"]),
-        ({"kind": "sx", "slowdown": {"family": "discrete", "values": [0, 2], "p": [0.5, 0.5]}}, ["slowdown", "P(S > 0)"]),
+        (
+            {"kind": "sx", "slowdown": {"family": "discrete", "values": [0, 2], "p": [0.5, 0.5]}},
+            ["slowdown", "P(S > 0)"],
+        ),
         ({"kind": "sx", "slowdown": 3}, ["slowdown", "3"]),
         (["sx"], ["dependence"]),
     ],

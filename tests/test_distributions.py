@@ -411,10 +411,16 @@ BAD = [
     ({"family": "bounded_pareto", "low": 1, "high": 2, "alpha": -1}, r"alpha must be a positive"),
     ({"family": "shifted_exponential", "shift": -1, "mean": 1}, r"shift must be a non-negative"),
     ({"family": "shifted_exponential", "shift": 1, "mean": 0}, r"shifted_exponential: mean must be a positive"),
-    ({"family": "hyperexponential", "p": [0.5, 0.6], "rates": [1, 2]}, r"p must be non-negative and sum to 1, got \[0\.5, 0\.6\]"),
+    (
+        {"family": "hyperexponential", "p": [0.5, 0.6], "rates": [1, 2]},
+        r"p must be non-negative and sum to 1, got \[0\.5, 0\.6\]",
+    ),
     ({"family": "hyperexponential", "p": [1.5, -0.5], "rates": [1, 2]}, r"p must be non-negative"),
     ({"family": "hyperexponential", "p": [0.5, 0.5], "rates": [1, 0]}, r"rates must be positive, got \[1, 0\]"),
-    ({"family": "hyperexponential", "p": [0.5, 0.5], "rates": [1, 2, 3]}, r"p and rates must have the same length, got 2 and 3"),
+    (
+        {"family": "hyperexponential", "p": [0.5, 0.5], "rates": [1, 2, 3]},
+        r"p and rates must have the same length, got 2 and 3",
+    ),
     ({"family": "hyperexponential", "p": [], "rates": []}, r"p must be a non-empty list"),
     ({"family": "hyperexponential", "p": 1.0, "rates": [1]}, r"p must be a non-empty list"),
     ({"family": "erlang", "k": 2.5, "mean": 1}, r"k must be a positive integer, got 2\.5"),
@@ -431,9 +437,15 @@ BAD = [
     ({"family": "lognormal", "mean": 1, "cv": 0}, r"cv must be a positive"),
     ({"family": "gamma", "shape": 2}, r"unknown distribution family 'gamma'; allowed: bounded_pareto, deterministic"),
     ({"mean": 1}, r"missing 'family'"),
-    ({"family": "exponential", "mean": 1, "rate": 2}, r"exponential: unknown parameter 'rate'; allowed: mean, scale_to_mean"),
+    (
+        {"family": "exponential", "mean": 1, "rate": 2},
+        r"exponential: unknown parameter 'rate'; allowed: mean, scale_to_mean",
+    ),
     ({"family": "pareto", "xm": 1}, r"pareto: missing parameter 'alpha'; required: xm, alpha"),
-    ({"family": "exponential", "mean": 1, "scale_to_mean": 0}, r"scale_to_mean must be a positive finite number, got 0"),
+    (
+        {"family": "exponential", "mean": 1, "scale_to_mean": 0},
+        r"scale_to_mean must be a positive finite number, got 0",
+    ),
     ({"family": "exponential", "mean": 1, "scale_to_mean": "x"}, r"scale_to_mean"),
 ]
 
@@ -487,12 +499,15 @@ def test_tail_class(dist):
     expected = EXPECTED_TAIL[repr(dist)]
     assert dist.tail_class() == expected
     assert dist.tail_class(on_support=True) == EXPECTED_TAIL_ON_SUPPORT[repr(dist)]
-    assert dist.ageing_class() == {
-        "log-concave": "NBU",
-        "log-convex": "NWU",
-        "both": "both",
-        "neither": "neither",
-    }[expected]
+    assert (
+        dist.ageing_class()
+        == {
+            "log-concave": "NBU",
+            "log-convex": "NWU",
+            "both": "both",
+            "neither": "neither",
+        }[expected]
+    )
     if dist.atoms():
         return
     # numerically, on x >= 0 and on the support
@@ -555,7 +570,9 @@ def test_heavy_tail_pareto_10_9():
     assert dist.expect(lambda x: x) == pytest.approx(10.0, rel=1e-8)
     # the scaled replica on a slow server (r = 0.1) keeps the same tail
     slow = dist.scaled(10.0)
-    assert slow.mean() == pytest.approx(100.0) and slow.partial_mean(100.0) == pytest.approx(10 * dist.partial_mean(10.0))
+    assert slow.mean() == pytest.approx(100.0) and slow.partial_mean(100.0) == pytest.approx(
+        10 * dist.partial_mean(10.0)
+    )
     # Monte Carlo on the bounded functionals only
     x = sample_many(dist, MC_N, np.random.default_rng(99))
     for t in (2.0, 10.0, 100.0):
@@ -674,7 +691,9 @@ def test_property_hyperexponential(p1, r1, r2, tf, d):
 
 
 @PROP
-@given(low=pos, ratio=st.floats(min_value=1.1, max_value=1e4), alpha=st.floats(min_value=0.2, max_value=4.0), tf=frac, d=ds)
+@given(
+    low=pos, ratio=st.floats(min_value=1.1, max_value=1e4), alpha=st.floats(min_value=0.2, max_value=4.0), tf=frac, d=ds
+)
 def test_property_bounded_pareto(low, ratio, alpha, tf, d):
     check_against_quadrature(BoundedPareto(low, low * ratio, alpha), tf, d)
 

@@ -16,11 +16,9 @@ from straggler.grid import build_grid
 def resolved(**overrides):
     cfg = {
         "study": "t",
-        "grid": {"policy": ["ZRed"], "distribution": ["h2"], "dependence": ["iid"],
-                 "r_slow": [1.0], "N": [3]},
+        "grid": {"policy": ["ZRed"], "distribution": ["h2"], "dependence": ["iid"], "r_slow": [1.0], "N": [3]},
         "load": [0.2, 0.6],
-        "distributions": {"h2": {"family": "hyperexponential", "p": [0.9, 0.1],
-                                 "rates": [2.0, 0.2]}},
+        "distributions": {"h2": {"family": "hyperexponential", "p": [0.9, 0.1], "rates": [2.0, 0.2]}},
         "evaluate": ["analytic"],
     }
     cfg.update(overrides)
@@ -50,8 +48,10 @@ def test_ps_latency_is_insensitive():
 
 def test_affinity_latency_mixes_types_per_pool():
     """Two pools, r = 0.5, q = 1/2: each pool-i server is M/G/1 with a two-type mixture."""
-    cfg = resolved(grid={"policy": ["ZRed"], "distribution": ["exp"], "r_slow": [0.5], "N": [2]},
-                   distributions={"exp": {"family": "exponential", "mean": 1}})
+    cfg = resolved(
+        grid={"policy": ["ZRed"], "distribution": ["exp"], "r_slow": [0.5], "N": [2]},
+        distributions={"exp": {"family": "exponential", "mean": 1}},
+    )
     (cid,) = build_grid(cfg).cells
     ds = evaluate_cell(cfg, cid)
     for load, t in zip(ds["load"].values, ds["latency_approx"].values):
@@ -64,21 +64,21 @@ def test_affinity_latency_mixes_types_per_pool():
 
 
 def test_policy_without_a_paper_gets_the_replica_bounds_with_their_kinds():
-    cfg = resolved(grid={"policy": ["RIQ"], "distribution": ["h2"], "dependence": ["iid"],
-                         "N": [3], "d": [2]})
+    cfg = resolved(grid={"policy": ["RIQ"], "distribution": ["h2"], "dependence": ["iid"], "N": [3], "d": [2]})
     (cid,) = build_grid(cfg).cells
     ds = evaluate_cell(cfg, cid)
     assert ds["lambda_max_kind"].item() == "necessary" and ds["cost_kind"].item() == "lower_bound"
     assert float(ds["lambda_max"]) > 1.0  # i.i.d. h2 replicas: E[X_{1:2}] < E[X]
     # no paper analyses RIQ, but the fork-join paper's r E[X_{1:r}] (sections 4.2, 5.1)
     # bounds its cost on identical FCFS servers with i.i.d. replicas (log-convex h2)
-    assert any(note.startswith("none of the four papers analyses RIQ")
-               and "sections 4.2 and 5.1" in note for note in json.loads(ds.attrs["notes"]))
+    assert any(
+        note.startswith("none of the four papers analyses RIQ") and "sections 4.2 and 5.1" in note
+        for note in json.loads(ds.attrs["notes"])
+    )
 
 
 def test_affinity_without_theory_gets_the_replica_bounds():
-    cfg = resolved(grid={"policy": ["CoC"], "distribution": ["h2"], "r_slow": [0.5], "N": [4],
-                         "d": [2]})
+    cfg = resolved(grid={"policy": ["CoC"], "distribution": ["h2"], "r_slow": [0.5], "N": [4], "d": [2]})
     (cid,) = build_grid(cfg).cells
     ds = evaluate_cell(cfg, cid)
     assert ds["lambda_max_kind"].item() == "necessary" and ds["cost_kind"].item() == "lower_bound"
@@ -87,21 +87,20 @@ def test_affinity_without_theory_gets_the_replica_bounds():
 
 
 def _cell(policy, dist, dep="iid", N=4, d=2, **extra):
-    cfg = resolved(grid={"policy": [policy], "distribution": [dist], "dependence": [dep],
-                         "N": [N], "d": [d]},
-                   distributions={"exp": {"family": "exponential", "mean": 2},
-                                  "det": {"family": "deterministic", "value": 2}},
-                   load=[0.3, 0.6], **extra)
+    cfg = resolved(
+        grid={"policy": [policy], "distribution": [dist], "dependence": [dep], "N": [N], "d": [d]},
+        distributions={"exp": {"family": "exponential", "mean": 2}, "det": {"family": "deterministic", "value": 2}},
+        load=[0.3, 0.6],
+        **extra,
+    )
     (cid,) = build_grid(cfg).cells
     return evaluate_cell(cfg, cid)
 
 
 def test_cross_paper_closed_forms_in_the_dataset():
     # PS redundancy: identical replicas 1/d, i.i.d. exponential 1 (PS paper)
-    assert float(_cell("CoC", "exp", "identical", system={"discipline": "PS"})["lambda_max"]) \
-        == pytest.approx(0.5)
-    assert float(_cell("CoC", "exp", "iid", system={"discipline": "PS"})["lambda_max"]) \
-        == pytest.approx(1.0)
+    assert float(_cell("CoC", "exp", "identical", system={"discipline": "PS"})["lambda_max"]) == pytest.approx(0.5)
+    assert float(_cell("CoC", "exp", "iid", system={"discipline": "PS"})["lambda_max"]) == pytest.approx(1.0)
     # (N,1) fork-join with i.i.d. exponential: E[T] = 1 / (N mu - lambda), cost E[X]
     ds = _cell("CoC", "exp", "iid", N=4, d=4)
     lam = ds["load"].values * 4 / 2.0
@@ -116,15 +115,22 @@ def test_cross_paper_closed_forms_in_the_dataset():
 
 
 def test_netcdf_round_trip_keeps_strings_and_dotted_axes(tmp_path):
-    cfg = resolve_config({
-        "study": "t",
-        "grid": {"policy": ["ZRed", "FRed"], "distribution": ["exp"],
-                 "dependence": ["identical", "iid"], "r_slow": [0.5], "N": [4],
-                 "types.p1": [0.3, 0.5]},
-        "load": [0.5],
-        "distributions": {"exp": {"family": "exponential", "mean": 1}},
-        "evaluate": ["analytic"],
-    })
+    cfg = resolve_config(
+        {
+            "study": "t",
+            "grid": {
+                "policy": ["ZRed", "FRed"],
+                "distribution": ["exp"],
+                "dependence": ["identical", "iid"],
+                "r_slow": [0.5],
+                "N": [4],
+                "types.p1": [0.3, 0.5],
+            },
+            "load": [0.5],
+            "distributions": {"exp": {"family": "exponential", "mean": 1}},
+            "evaluate": ["analytic"],
+        }
+    )
     grid = build_grid(cfg)
     cells = {cid: evaluate_cell(cfg, cid) for cid in grid.cells}
     # a cell written and read back first, as the workflow does
@@ -160,13 +166,15 @@ def test_interrupted_write_leaves_no_file(tmp_path, monkeypatch):
 
 
 def test_infinite_second_moment_gives_inf_latency_with_reason():
-    cfg = resolve_config({
-        "study": "t",
-        "grid": {"policy": ["KT", "ZRed"], "distribution": ["p"], "r_slow": [0.1], "N": [10]},
-        "load": [0.5],
-        "distributions": {"p": {"family": "pareto", "xm": 1, "alpha": 1.5}},
-        "evaluate": ["analytic"],
-    })
+    cfg = resolve_config(
+        {
+            "study": "t",
+            "grid": {"policy": ["KT", "ZRed"], "distribution": ["p"], "r_slow": [0.1], "N": [10]},
+            "load": [0.5],
+            "distributions": {"p": {"family": "pareto", "xm": 1, "alpha": 1.5}},
+            "evaluate": ["analytic"],
+        }
+    )
     for cid in build_grid(cfg).cells:
         ds = evaluate_cell(cfg, cid)
         assert np.isposinf(ds["latency_approx"].values).all(), cid
@@ -176,13 +184,15 @@ def test_infinite_second_moment_gives_inf_latency_with_reason():
 def test_known_sizes_cost_saturates_both_pools():
     """KS with identical exponential replicas, r_slow = 0.1: rerouting at the job's own
     size costs x in the right pool and 2x in the wrong one, 1.5 E[X] on average."""
-    cfg = resolve_config({
-        "study": "t",
-        "grid": {"policy": ["KS"], "distribution": ["e"], "r_slow": [0.1], "N": [10]},
-        "load": [0.5],
-        "distributions": {"e": {"family": "exponential", "mean": 10}},
-        "evaluate": ["analytic"],
-    })
+    cfg = resolve_config(
+        {
+            "study": "t",
+            "grid": {"policy": ["KS"], "distribution": ["e"], "r_slow": [0.1], "N": [10]},
+            "load": [0.5],
+            "distributions": {"e": {"family": "exponential", "mean": 10}},
+            "evaluate": ["analytic"],
+        }
+    )
     (cid,) = build_grid(cfg).cells
     ds = evaluate_cell(cfg, cid)
     assert float(ds["cost"]) == pytest.approx(15.0, rel=1e-9)
@@ -190,9 +200,11 @@ def test_known_sizes_cost_saturates_both_pools():
 
 
 def test_loads_above_the_bound_are_simulated_and_flagged():
-    cfg = resolved(load=[0.5, 1.2], evaluate=["analytic", "simulation"],
-                   simulation={"jobs": 100_000, "warmup": 2_000, "replications": 2,
-                               "confidence": 0.95})
+    cfg = resolved(
+        load=[0.5, 1.2],
+        evaluate=["analytic", "simulation"],
+        simulation={"jobs": 100_000, "warmup": 2_000, "replications": 2, "confidence": 0.95},
+    )
     (cid,) = build_grid(cfg).cells
     ds = evaluate_cell(cfg, cid)
     assert ds["stable"].values.tolist() == [1.0, 0.0]
@@ -205,19 +217,24 @@ def test_loads_above_the_bound_are_simulated_and_flagged():
     assert "simulation: the backlog grows at loads [1.2]" in notes
 
 
-@pytest.mark.parametrize("system", [{"discipline": "PS"}, {"discipline": "FCFS"},
-                                    {"discipline": "FCFS", "queueing": "central"}],
-                         ids=["ps", "fcfs", "central"])
+@pytest.mark.parametrize(
+    "system",
+    [{"discipline": "PS"}, {"discipline": "FCFS"}, {"discipline": "FCFS", "queueing": "central"}],
+    ids=["ps", "fcfs", "central"],
+)
 def test_every_simulated_policy_is_simulated(system):
     """Every policy except the analytic-only KS gets simulated variables, with
     affinity (r_slow = 0.5); with central queueing the d-of-N policies are
     impossible grid points (a reason each), never NaN cells."""
     policies = ["ZRed", "KT", "FRed", "Rer", "Rep", "CoC", "CoS", "RIQ", "FJ"]
-    cfg = resolved(grid={"policy": policies, "distribution": ["h2"], "dependence": ["iid"],
-                         "r_slow": [0.5], "d": [2], "N": [4]},
-                   policies={"Rer": {"tau": 1.0}, "Rep": {"tau": 1.0}, "FJ": {"k": 2}},
-                   load=[0.05], system=system, evaluate=["simulation"],
-                   simulation={"jobs": 2000, "warmup": 200, "replications": 2})
+    cfg = resolved(
+        grid={"policy": policies, "distribution": ["h2"], "dependence": ["iid"], "r_slow": [0.5], "d": [2], "N": [4]},
+        policies={"Rer": {"tau": 1.0}, "Rep": {"tau": 1.0}, "FJ": {"k": 2}},
+        load=[0.05],
+        system=system,
+        evaluate=["simulation"],
+        simulation={"jobs": 2000, "warmup": 200, "replications": 2},
+    )
     grid = build_grid(cfg)
     central = system.get("queueing") == "central"
     expected = [p for p in policies if not (central and p in ("CoC", "CoS", "RIQ", "FJ"))]

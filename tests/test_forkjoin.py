@@ -49,9 +49,11 @@ def test_generic_quadrature_matches_closed_forms(k, n):
     p, p_gen = D.Pareto(1.0, 2.5), D.BoundedPareto(1.0, 1e24, 2.5)
     for m in (1, 2):
         assert fj.order_statistic_moment(e_gen, k, n, m) == pytest.approx(
-            fj.order_statistic_moment(e, k, n, m), rel=1e-9)
+            fj.order_statistic_moment(e, k, n, m), rel=1e-9
+        )
         assert fj.order_statistic_moment(p_gen, k, n, m) == pytest.approx(
-            fj.order_statistic_moment(p, k, n, m), rel=1e-7)
+            fj.order_statistic_moment(p, k, n, m), rel=1e-7
+        )
     mu = 1 / 1.5
     H = lambda j: sum(1.0 / i for i in range(1, j + 1))  # noqa: E731
     assert fj.order_statistic_mean(e, k, n) == pytest.approx((H(n) - H(n - k)) / mu, rel=1e-12)
@@ -69,7 +71,8 @@ def test_replica_min_moment_dependences():
     assert fj.replica_min_moment(X, dp.Identical(), 4, 2) == pytest.approx(X.second_moment())
     assert fj.replica_min_moment(X, dp.IID(), 4) == pytest.approx(X.mean_min_of(4), rel=1e-9)
     assert fj.replica_min_moment(X, dp.SX(S), 3, 2) == pytest.approx(
-        X.second_moment() * fj.order_statistic_second_moment(S, 1, 3))
+        X.second_moment() * fj.order_statistic_second_moment(S, 1, 3)
+    )
 
 
 # ---------------------------------------------------------------------------------
@@ -170,8 +173,13 @@ def test_uniform_partial_fork_cost_bounds():
 
 
 def test_cost_bounds_ends_exponential_and_tail_order():
-    for X in (D.Pareto(1.0, 2.2), D.ShiftedExponential(1.0, 1.0), D.Lognormal(1.0, 1.0),
-              D.Uniform(0.0, 1.0), D.Hyperexponential((0.5, 0.5), (1.0, 0.1))):
+    for X in (
+        D.Pareto(1.0, 2.2),
+        D.ShiftedExponential(1.0, 1.0),
+        D.Lognormal(1.0, 1.0),
+        D.Uniform(0.0, 1.0),
+        D.Hyperexponential((0.5, 0.5), (1.0, 0.1)),
+    ):
         n = 6
         cb = fj.fork_join_cost_bounds(X, n, 1)
         assert cb.kind == "exact" and cb.lower == pytest.approx(n * fj.order_statistic_mean(X, 1, n))
@@ -204,8 +212,9 @@ def test_cost_bounds_ends_exponential_and_tail_order():
     # the necessary bound for a tail that is neither uses sum_{i<=k} E[X_{i:n}]
     L = D.Lognormal(1.0, 1.0)
     nec, _ = fj.fork_join_stability(L, 6, 3)
-    assert nec.rate == pytest.approx(min(6 / sum(fj.order_statistic_mean(L, i, 6) for i in (1, 2, 3)),
-                                         1 / fj.order_statistic_mean(L, 1, 6)))
+    assert nec.rate == pytest.approx(
+        min(6 / sum(fj.order_statistic_mean(L, i, 6) for i in (1, 2, 3)), 1 / fj.order_statistic_mean(L, 1, 6))
+    )
 
 
 @numba.njit(cache=True)
@@ -245,22 +254,24 @@ def _simulate_fj(lam, n, k, x_code, x_params, n_jobs, warmup, rng):
 
 
 def _fj_sim(lam, X, n, k, n_jobs=200_000, seed=3):
-    lat, cost = _simulate_fj(lam, n, k, X.code, X.sampler_params(), n_jobs, n_jobs // 10,
-                             np.random.default_rng(seed))
+    lat, cost = _simulate_fj(lam, n, k, X.code, X.sampler_params(), n_jobs, n_jobs // 10, np.random.default_rng(seed))
     se = lambda v: v.std(ddof=1) / math.sqrt(len(v))  # noqa: E731
     return lat.mean(), se(lat), cost.mean(), se(cost)
 
 
-@pytest.mark.parametrize("X,n,k,lam", [
-    (D.Exponential(1.0), 4, 1, 2.5),
-    (D.ShiftedExponential(0.5, 0.5), 5, 1, 0.8),
-    (D.Exponential(1.0), 5, 3, 0.6),
-    (D.Pareto(1.0, 2.2), 6, 3, 0.3),
-    (D.ShiftedExponential(1.0, 1.0), 6, 4, 0.25),
-    (D.Hyperexponential((0.5, 0.5), (1.0, 0.1)), 5, 2, 0.3),
-    (D.Uniform(0.0, 1.0), 6, 2, 3.0),
-    (D.Weibull(0.5, 1.0), 6, 3, 1.5),
-])
+@pytest.mark.parametrize(
+    "X,n,k,lam",
+    [
+        (D.Exponential(1.0), 4, 1, 2.5),
+        (D.ShiftedExponential(0.5, 0.5), 5, 1, 0.8),
+        (D.Exponential(1.0), 5, 3, 0.6),
+        (D.Pareto(1.0, 2.2), 6, 3, 0.3),
+        (D.ShiftedExponential(1.0, 1.0), 6, 4, 0.25),
+        (D.Hyperexponential((0.5, 0.5), (1.0, 0.1)), 5, 2, 0.3),
+        (D.Uniform(0.0, 1.0), 6, 2, 3.0),
+        (D.Weibull(0.5, 1.0), 6, 3, 1.5),
+    ],
+)
 def test_fork_join_simulation_within_bounds(X, n, k, lam):
     t, t_se, c, c_se = _fj_sim(lam, X, n, k)
     lo, hi = fj.fork_join_bounds(lam, X, n, k)
@@ -277,8 +288,10 @@ def test_fork_join_simulation_within_bounds(X, n, k, lam):
 def test_cost_moves_from_simultaneous_to_staggered():
     """Light traffic: tasks start together (cost = simultaneous); heavier traffic:
     the k - 1 early tasks pull the cost towards the staggered value."""
-    for X, n, k, lams in ((D.Uniform(0.0, 1.0), 6, 2, (0.05, 3.3)),
-                          (D.Hyperexponential((0.5, 0.5), (1.0, 0.1)), 6, 2, (0.02, 1.0))):
+    for X, n, k, lams in (
+        (D.Uniform(0.0, 1.0), 6, 2, (0.05, 3.3)),
+        (D.Hyperexponential((0.5, 0.5), (1.0, 0.1)), 6, 2, (0.02, 1.0)),
+    ):
         cb = fj.fork_join_cost_bounds(X, n, k)
         (_, _, c0, se0), (_, _, c1, se1) = (_fj_sim(lam, X, n, k) for lam in lams)
         assert abs(c0 - cb.simultaneous) < 4 * se0
@@ -323,8 +336,7 @@ def _max_independent_mg1(lam, n, x_code, x_params, n_jobs, warmup, rng):
     return out / batch
 
 
-@pytest.mark.parametrize("lam,mean,n", [(0.5, 1.0, 10), (0.3, 2.0, 5), (0.05, 1.0, 3),
-                                        (0.9, 1.0, 4)])
+@pytest.mark.parametrize("lam,mean,n", [(0.5, 1.0, 10), (0.3, 2.0, 5), (0.05, 1.0, 3), (0.9, 1.0, 4)])
 def test_lemma8_lattice_brackets_the_exponential_closed_form(lam, mean, n):
     """Exponential tasks: the maximum of n independent Exp(mu - lam) is H_n / (mu - lam).
     The lattice values must bracket it, within 0.3 % (the step is E[T] / 2048 and the
@@ -335,19 +347,21 @@ def test_lemma8_lattice_brackets_the_exponential_closed_form(lam, mean, n):
     assert (r.upper - r.lower) / exact < 3e-3
 
 
-@pytest.mark.parametrize("X,lam,n", [
-    (D.Deterministic(1.0), 0.6, 4),
-    (D.ShiftedExponential(0.1, 1.0), 0.4, 10),   # forkjoin_k_tradeoff, Delta = 1, k = 10
-    (D.Uniform(0.5, 1.5), 0.7, 6),
-    (D.Hyperexponential((0.9, 0.1), (2.0, 0.2)), 0.3, 5),
-])
+@pytest.mark.parametrize(
+    "X,lam,n",
+    [
+        (D.Deterministic(1.0), 0.6, 4),
+        (D.ShiftedExponential(0.1, 1.0), 0.4, 10),  # forkjoin_k_tradeoff, Delta = 1, k = 10
+        (D.Uniform(0.5, 1.5), 0.7, 6),
+        (D.Hyperexponential((0.9, 0.1), (2.0, 0.2)), 0.3, 5),
+    ],
+)
 def test_lemma8_lattice_against_monte_carlo(X, lam, n):
     """An independent evaluation: n independent M/G/1 queues simulated by Lindley's
     recursion (fixed seed, 20 batch means); the lattice bracket must contain the
     estimate up to 4 standard errors."""
     r = fj.mean_max_mg1_response(lam, X, n)
-    batches = _max_independent_mg1(lam, n, X.code, X.sampler_params(), 400_000, 40_000,
-                                   np.random.default_rng(11))
+    batches = _max_independent_mg1(lam, n, X.code, X.sampler_params(), 400_000, 40_000, np.random.default_rng(11))
     mc, se = batches.mean(), batches.std(ddof=1) / math.sqrt(len(batches))
     assert r.lower - 4 * se <= mc <= r.upper + 4 * se, (r, mc, se)
     assert (r.upper - r.lower) / r.upper < 5e-3
@@ -356,8 +370,7 @@ def test_lemma8_lattice_against_monte_carlo(X, lam, n):
 def test_lemma8_overload_light_traffic_and_heavy_tail():
     X = D.ShiftedExponential(0.1, 1.0)
     assert fj.mean_max_mg1_response(1.0 / X.mean(), X, 3).upper == math.inf
-    assert fj.mean_max_mg1_response(0.0, X, 3).upper == pytest.approx(
-        fj.order_statistic_mean(X, 3, 3))
+    assert fj.mean_max_mg1_response(0.0, X, 3).upper == pytest.approx(fj.order_statistic_mean(X, 3, 3))
     # a heavy tail (Pareto 2.2: E[T^2] infinite) is cut at the lattice end, and
     # n E[(T - L)^+] bounds what is cut, so upper stays an upper bound, only looser
     P = D.Pareto(1.0, 2.2)
@@ -420,4 +433,5 @@ def test_general_strategy_pareto():
     # the cost estimate is the simultaneous-start cost of (r, k)
     for r in range(3, 9):
         assert fj.strategy_estimates(0.5, X, n, r, 3)[1] == pytest.approx(
-            fj.fork_join_cost_bounds(X, r, 3).simultaneous)
+            fj.fork_join_cost_bounds(X, r, 3).simultaneous
+        )

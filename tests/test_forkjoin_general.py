@@ -6,7 +6,6 @@ Statistical tolerance as in test_simulation_statistical: 4 CI half-widths at 95 
 over 10 replications (t_9 = 2.26, so about 9 standard errors), fixed seeds.
 """
 
-
 import numpy as np
 import pytest
 
@@ -27,8 +26,7 @@ def _sim(model, jobs=100_000, warmup=10_000, reps=10, seed=77, **kw):
 
 def _trace(model, n=4000, seed=5, **kw):
     enc = encode_model(model, **kw)
-    _, tr = run_replication(fast.run, enc, float(model.rates()[0]), 0, n,
-                            np.random.SeedSequence(seed), trace=n)
+    _, tr = run_replication(fast.run, enc, float(model.rates()[0]), 0, n, np.random.SeedSequence(seed), trace=n)
     return tr
 
 
@@ -98,27 +96,32 @@ def test_split_shift_divides_delta_only():
 
 def _cfg(**fj):
     return {
-        "study": "t", "seed": 1,
-        "grid": {"policy": ["FJ"], "distribution": ["se"], "dependence": ["iid"], "r_slow": [1.0],
-                 "d": [4], "N": [4]},
+        "study": "t",
+        "seed": 1,
+        "grid": {"policy": ["FJ"], "distribution": ["se"], "dependence": ["iid"], "r_slow": [1.0], "d": [4], "N": [4]},
         "load": [0.1],
         "policies": {"FJ": fj},
-        "distributions": {"se": {"family": "shifted_exponential", "shift": 2, "mean": 3},
-                          "ex": {"family": "exponential", "mean": 1}},
+        "distributions": {
+            "se": {"family": "shifted_exponential", "shift": 2, "mean": 3},
+            "ex": {"family": "exponential", "mean": 1},
+        },
         "evaluate": ["analytic"],
     }
 
 
-@pytest.mark.parametrize("fj,grid,needles", [
-    ({"k": 3, "keep": 2}, {}, ["policies.FJ.keep", "2", "k <= keep <= d", "keep = 2 < k = 3"]),
-    ({"k": 1, "keep": 5}, {}, ["policies.FJ.keep", "5", "k <= keep <= d", "> d"]),
-    ({"k": 2, "keep": 3, "early": True}, {}, ["policies.FJ.early", "keep = k"]),
-    ({"keep": "opt", "early": True}, {}, ["policies.FJ.early", "'opt'"]),
-    ({"keep": "all"}, {}, ["policies.FJ.keep", "'all'"]),
-    ({"split": "shift"}, {"distribution": ["se", "ex"]}, ["policies.FJ.split", "'ex'", "shifted_exponential"]),
-    ({"split": "halves"}, {}, ["policies.FJ.split", "'halves'"]),
-    ({"cost_limit": -1}, {}, ["policies.FJ.cost_limit", "-1"]),
-])
+@pytest.mark.parametrize(
+    "fj,grid,needles",
+    [
+        ({"k": 3, "keep": 2}, {}, ["policies.FJ.keep", "2", "k <= keep <= d", "keep = 2 < k = 3"]),
+        ({"k": 1, "keep": 5}, {}, ["policies.FJ.keep", "5", "k <= keep <= d", "> d"]),
+        ({"k": 2, "keep": 3, "early": True}, {}, ["policies.FJ.early", "keep = k"]),
+        ({"keep": "opt", "early": True}, {}, ["policies.FJ.early", "'opt'"]),
+        ({"keep": "all"}, {}, ["policies.FJ.keep", "'all'"]),
+        ({"split": "shift"}, {"distribution": ["se", "ex"]}, ["policies.FJ.split", "'ex'", "shifted_exponential"]),
+        ({"split": "halves"}, {}, ["policies.FJ.split", "'halves'"]),
+        ({"cost_limit": -1}, {}, ["policies.FJ.cost_limit", "-1"]),
+    ],
+)
 def test_bad_fork_join_parameters_are_refused_clearly(fj, grid, needles):
     raw = _cfg(**fj)
     raw["grid"].update(grid)
@@ -151,24 +154,32 @@ def test_split_keeps_the_arrival_rate_of_a_load_for_every_k():
     # the stability bound is in the same unit: (n, n) with Delta / n, mu = 1
     res = analyze(models[1])
     cb = forkjoin.fork_join_cost_bounds(models[1].size, 4, 4)
-    assert res.lambda_max == pytest.approx(min(4 / cb.lower, 1 / forkjoin.order_statistic_mean(
-        models[1].size, 1, 4)) * 3 / 4)
+    assert res.lambda_max == pytest.approx(
+        min(4 / cb.lower, 1 / forkjoin.order_statistic_mean(models[1].size, 1, 4)) * 3 / 4
+    )
 
 
 def test_strategy_chooses_keep_per_load_and_simulation_uses_it():
     """Pareto(1, 2.2), k = 1, C_hat(r) = r^2 alpha / (r alpha - 1) <= 5 allows r <= 4
     (C_hat(5) = 5.5): low load takes r = 4, heavier loads fewer."""
     X = D.Pareto(xm=1.0, alpha=2.2)
-    m = make_model("FJ", 10, [0.05, 0.6], d=8, size=X, two_pools=False,
-                   params={"k": 1, "keep": "opt", "cost_limit": 5.0})
+    m = make_model(
+        "FJ", 10, [0.05, 0.6], d=8, size=X, two_pools=False, params={"k": 1, "keep": "opt", "cost_limit": 5.0}
+    )
     res = analyze(m)
     assert res.keep_opt[0] == 4 and res.keep_opt[1] < 4
     for r, lam in zip(res.keep_opt, m.rates()):
         assert r == forkjoin.general_strategy(lam, X, 10, 1, 5.0, rf_max=8).r
     sim = _sim(m, jobs=20_000, warmup=2_000, reps=2, keep=res.keep_opt.astype(int))
-    fixed = [_sim(make_model("FJ", 10, [load], d=8, size=X, two_pools=False,
-                             params={"k": 1, "keep": int(r)}), jobs=20_000, warmup=2_000, reps=2)
-             for load, r in zip(m.loads, res.keep_opt)]
+    fixed = [
+        _sim(
+            make_model("FJ", 10, [load], d=8, size=X, two_pools=False, params={"k": 1, "keep": int(r)}),
+            jobs=20_000,
+            warmup=2_000,
+            reps=2,
+        )
+        for load, r in zip(m.loads, res.keep_opt)
+    ]
     # a load's streams depend on the seed and the load only, so each load must match
     # a fixed-keep run at that load bit for bit
     for li, one in enumerate(fixed):

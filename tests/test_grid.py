@@ -17,14 +17,18 @@ def config(**grid):
         "N": [10],
     }
     base.update(grid)
-    return resolve_config({
-        "study": "t",
-        "grid": base,
-        "load": [0.3],
-        "distributions": {"exp": {"family": "exponential", "mean": 1},
-                          "par": {"family": "pareto", "xm": 1, "alpha": 2.5}},
-        "evaluate": ["analytic"],
-    })
+    return resolve_config(
+        {
+            "study": "t",
+            "grid": base,
+            "load": [0.3],
+            "distributions": {
+                "exp": {"family": "exponential", "mean": 1},
+                "par": {"family": "pareto", "xm": 1, "alpha": 2.5},
+            },
+            "evaluate": ["analytic"],
+        }
+    )
 
 
 def test_ignored_axis_is_not_fanned_out():
@@ -102,19 +106,27 @@ def test_d_of_n_policies_are_impossible_with_central_queueing():
 
 
 def test_swept_queueing_and_discipline_mark_central_ps_impossible():
-    resolved = config(policy=["ZRed", "CoC"], r_slow=[1], d=[2],
-                      **{"system.queueing": ["per_server", "central"], "system.discipline": ["FCFS", "PS"]})
+    resolved = config(
+        policy=["ZRed", "CoC"],
+        r_slow=[1],
+        d=[2],
+        **{"system.queueing": ["per_server", "central"], "system.discipline": ["FCFS", "PS"]},
+    )
     grid = build_grid(resolved)
     names = list(grid.axes)
-    reasons = {tuple((a, v) for a, v in zip(names, p) if a in ("policy", "system.queueing", "system.discipline")): r
-               for p, r in grid.impossible.items()}
+    reasons = {
+        tuple((a, v) for a, v in zip(names, p) if a in ("policy", "system.queueing", "system.discipline")): r
+        for p, r in grid.impossible.items()
+    }
     assert set(reasons) == {
         (("policy", "ZRed"), ("system.queueing", "central"), ("system.discipline", "PS")),
         (("policy", "CoC"), ("system.queueing", "central"), ("system.discipline", "FCFS")),
         (("policy", "CoC"), ("system.queueing", "central"), ("system.discipline", "PS")),
     }
-    assert "no central processor-sharing model" in reasons[
-        (("policy", "ZRed"), ("system.queueing", "central"), ("system.discipline", "PS"))]
+    assert (
+        "no central processor-sharing model"
+        in reasons[(("policy", "ZRed"), ("system.queueing", "central"), ("system.discipline", "PS"))]
+    )
     assert len(grid.cells) == 5
 
 

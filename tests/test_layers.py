@@ -13,9 +13,7 @@ from straggler import sources
 
 REPO = Path(__file__).resolve().parents[1]
 MODULES = {
-    sources.module_name(path): path
-    for path in sorted(sources.ROOT.rglob("*.py"))
-    if "__pycache__" not in path.parts
+    sources.module_name(path): path for path in sorted(sources.ROOT.rglob("*.py")) if "__pycache__" not in path.parts
 }
 
 
@@ -54,7 +52,7 @@ def test_no_import_cycle():
         state[node] = 1
         for nxt in sorted(edges.get(node, ())):
             if state.get(nxt) == 1:
-                cycles.append(path[path.index(nxt):] + [nxt])
+                cycles.append(path[path.index(nxt) :] + [nxt])
             elif nxt not in state:
                 visit(nxt, path + [nxt])
         state[node] = 2
@@ -108,21 +106,26 @@ def private_uses(path: Path) -> list[str]:
                 elif _private(a.name) and base != own:
                     found.append(f"{path.name}:{node.lineno} imports {a.name} from straggler.{base}")
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                and node.value.id in aliases and _private(node.attr) and aliases[node.value.id] != own):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+            and _private(node.attr)
+            and aliases[node.value.id] != own
+        ):
             found.append(f"{path.name}:{node.lineno} uses {node.value.id}.{node.attr}")
     return found
 
 
 def test_no_private_name_crosses_a_module():
-    files = list(MODULES.values()) + sorted((REPO / "tests").glob("*.py")) + sorted(
-        (REPO / "benchmarks").glob("*.py"))
+    files = list(MODULES.values()) + sorted((REPO / "tests").glob("*.py")) + sorted((REPO / "benchmarks").glob("*.py"))
     assert [use for path in files for use in private_uses(path)] == []
 
 
 def test_the_checks_see_what_they_forbid(tmp_path):
     """The private-name scan finds both spellings."""
     probe = tmp_path / "probe.py"
-    probe.write_text("from straggler.dependence import _atomic_law\n"
-                     "from straggler import distributions as D\nD._fmt(1)\n")
+    probe.write_text(
+        "from straggler.dependence import _atomic_law\nfrom straggler import distributions as D\nD._fmt(1)\n"
+    )
     assert len(private_uses(probe)) == 2

@@ -25,12 +25,13 @@ LAWS = {
 }
 
 
-def _config(basis="redundancy", laws=("exp",), deps=("identical", "iid"), ds=(1, 2, 5, 10), N=10,
-            loads=(0.5, 0.95), **extra):
+def _config(
+    basis="redundancy", laws=("exp",), deps=("identical", "iid"), ds=(1, 2, 5, 10), N=10, loads=(0.5, 0.95), **extra
+):
     cfg = {
-        "study": "t", "seed": 7,
-        "grid": {"policy": ["CoC"], "distribution": list(laws), "dependence": list(deps),
-                 "d": list(ds), "N": [N]},
+        "study": "t",
+        "seed": 7,
+        "grid": {"policy": ["CoC"], "distribution": list(laws), "dependence": list(deps), "d": list(ds), "N": [N]},
         "load": list(loads),
         "distributions": {name: LAWS[name] for name in laws},
         "system": {"discipline": "PS"},
@@ -93,11 +94,9 @@ def test_analysis_speaks_rho_tilde():
         assert ds.attrs["load_basis"] == "redundancy"
         assert "rho~" in ds["load"].attrs["long_name"]
         if m.d == 1 or (m.d == m.N and m.dependence.kind == "identical"):
-            np.testing.assert_allclose(ds["latency_approx"].values, 2.0 / (1.0 - m.loads),
-                                       rtol=1e-12)
+            np.testing.assert_allclose(ds["latency_approx"].values, 2.0 / (1.0 - m.loads), rtol=1e-12)
         if m.d == m.N and m.dependence.kind == "iid":  # one PS queue with service X_min ~ E[X]/N
-            np.testing.assert_allclose(ds["latency_approx"].values,
-                                       2.0 / m.N / (1.0 - m.loads), rtol=1e-12)
+            np.testing.assert_allclose(ds["latency_approx"].values, 2.0 / m.N / (1.0 - m.loads), rtol=1e-12)
 
 
 # ------------------------------------------------------------------ the config
@@ -122,8 +121,11 @@ def test_config_refuses_redundancy_basis_with_affinity():
 
 
 def test_config_refuses_an_unknown_basis():
-    with pytest.raises(ConfigError, match=r"load_basis: value 'rho' is not allowed; expected one of "
-                                          r"nominal, redundancy"):
+    with pytest.raises(
+        ConfigError,
+        match=r"load_basis: value 'rho' is not allowed; expected one of "
+        r"nominal, redundancy",
+    ):
         resolve_config(_config(basis="rho"))
 
 
@@ -152,17 +154,21 @@ def _simulate(dep, d, load, jobs, reps, confidence):
     from straggler import simulation
 
     resolved, models = _models(_config(deps=(dep,), ds=(d,), loads=(load,)))
-    (cid, m), = models.items()
-    s = simulation.simulate(m, seed_sequence(resolved["seed"], cid), jobs=jobs, warmup=jobs // 10,
-                            replications=reps, confidence=confidence)
+    ((cid, m),) = models.items()
+    s = simulation.simulate(
+        m, seed_sequence(resolved["seed"], cid), jobs=jobs, warmup=jobs // 10, replications=reps, confidence=confidence
+    )
     return m, s
 
 
-@pytest.mark.parametrize("dep, d, exact", [
-    ("identical", 1, 2.0 / (1 - 0.75)),    # M/M/1-PS per server at rho~ (REFERENCES.md section 3)
-    ("identical", 10, 2.0 / (1 - 0.75)),   # one shared M/M/1-PS queue at rho~
-    ("iid", 10, 0.2 / (1 - 0.75)),         # one M/M/1-PS queue, service min of 10 exp: E[X] / N
-])
+@pytest.mark.parametrize(
+    "dep, d, exact",
+    [
+        ("identical", 1, 2.0 / (1 - 0.75)),  # M/M/1-PS per server at rho~ (REFERENCES.md section 3)
+        ("identical", 10, 2.0 / (1 - 0.75)),  # one shared M/M/1-PS queue at rho~
+        ("iid", 10, 0.2 / (1 - 0.75)),  # one M/M/1-PS queue, service min of 10 exp: E[X] / N
+    ],
+)
 def test_simulated_extremes_are_the_mm1_ps_queue(dep, d, exact):
     # a 99.9% interval (over replications) must cover the exact value; with a fixed seed the
     # test is deterministic, and a correct simulator misses it for 1 seed in 1000. The run

@@ -35,8 +35,7 @@ HYPER = D.Hyperexponential((0.9, 0.1), (1.0, 0.1)).scaled(2.0 / 1.9)  # log-conv
 
 
 def _study(name, **override):
-    resolved = resolve_config({**load_config(ROOT / "config" / "studies" / f"{name}.yaml"),
-                               **override})
+    resolved = resolve_config({**load_config(ROOT / "config" / "studies" / f"{name}.yaml"), **override})
     return resolved, {cid: build_model(resolved, c) for cid, c in build_grid(resolved).cells.items()}
 
 
@@ -58,9 +57,15 @@ def _cost_by_definition(X, offsets, n, rng):
     return np.sum(np.maximum(s[:, None] - t[None, :], 0.0), axis=1)
 
 
-@pytest.mark.parametrize("X,tail", [(SHIFTED, "log-concave"), (HYPER, "log-convex"),
-                                    (D.Uniform(0.0, 2.0), "log-concave"),
-                                    (D.Weibull(0.6, 1.0), "log-convex")])
+@pytest.mark.parametrize(
+    "X,tail",
+    [
+        (SHIFTED, "log-concave"),
+        (HYPER, "log-convex"),
+        (D.Uniform(0.0, 2.0), "log-concave"),
+        (D.Weibull(0.6, 1.0), "log-convex"),
+    ],
+)
 @pytest.mark.parametrize("offsets", [(0.3,), (0.0, 0.5, 2.0), (0.1, 0.1, 0.1, 4.0)])
 def test_partial_fork_cost_bounds_hold_for_staggered_starts(X, tail, offsets):
     """Section 6.1 / Appendix B: for any start times independent of the sizes, log-concave
@@ -126,10 +131,13 @@ def test_forkjoin_replicas_shows_the_monotone_dichotomy():
         assert np.all(-sign * np.diff(lam) >= -1e-12), lam
 
 
-@pytest.mark.parametrize("X,dep,why", [
-    (SHIFTED, "identical", "i.i.d. tasks"),
-    (D.Pareto(1.0, 2.2), "iid", "neither"),
-])
+@pytest.mark.parametrize(
+    "X,dep,why",
+    [
+        (SHIFTED, "identical", "i.i.d. tasks"),
+        (D.Pareto(1.0, 2.2), "iid", "neither"),
+    ],
+)
 def test_coc_partial_fork_outside_the_papers_conditions_keeps_full_service(X, dep, why):
     m = make_model("CoC", 10, [0.2], d=3, size=X, dependence=dep, two_pools=False)
     a = analyze(m)
@@ -138,8 +146,7 @@ def test_coc_partial_fork_outside_the_papers_conditions_keeps_full_service(X, de
     assert a.cost_kind == "lower_bound" and a.lambda_max_kind == "necessary"
 
 
-@pytest.mark.parametrize("policy,X,d", [("CoC", SHIFTED, 3), ("CoC", HYPER, 3),
-                                        ("RIQ", SHIFTED, 3), ("RIQ", HYPER, 4)])
+@pytest.mark.parametrize("policy,X,d", [("CoC", SHIFTED, 3), ("CoC", HYPER, 3), ("RIQ", SHIFTED, 3), ("RIQ", HYPER, 4)])
 def test_simulated_cost_lies_within_the_tightest_bounds(policy, X, d):
     """The simulated server time per job of CoC and RIQ (random d of N = 8 FCFS servers,
     i.i.d. replicas) at a light and a heavier load lies within [cost_lower, cost_upper]."""
@@ -160,11 +167,9 @@ def test_k_equals_n_latency_uses_lemma_8():
     a = analyze(m)
     assert a.latency_approx_kind == "upper_bound"
     assert np.all(np.isfinite(a.latency_approx))
-    assert a.latency_approx[1] == pytest.approx(
-        fj.fork_join_nn_upper_bound(float(m.rates()[1]), m.size, 10))
+    assert a.latency_approx[1] == pytest.approx(fj.fork_join_nn_upper_bound(float(m.rates()[1]), m.size, 10))
     assert 4.75 < a.latency_approx[1] < 5.5 and np.all(a.latency_lower < a.latency_approx)
-    assert any("Lemma 8" in n and "only Lemma 8's is finite at loads [0.08]" in n
-               for n in a.notes)
+    assert any("Lemma 8" in n and "only Lemma 8's is finite at loads [0.08]" in n for n in a.notes)
 
 
 # ---------------------------------------------------------------- item 2: the system described
@@ -189,21 +194,29 @@ def test_group_based_estimate_is_not_the_simulated_systems_latency(d, kind):
 
 def test_strategy_estimate_is_latency_approx_only_where_it_is_the_simulated_system():
     X = D.ShiftedExponential(0.5, 1.0)
-    m = make_model("FJ", 4, [0.05, 0.5], d=4, size=X, two_pools=False,
-                   params={"k": 1, "keep": "opt"})
+    m = make_model("FJ", 4, [0.05, 0.5], d=4, size=X, two_pools=False, params={"k": 1, "keep": "opt"})
     a = analyze(m)
     full = a.keep_opt == 4  # r = r_f = n: the (n, 1) fork-join, exact
     assert full.any() and not full.all()
     np.testing.assert_array_equal(np.isfinite(a.latency_approx), full)
-    np.testing.assert_allclose(a.latency_approx[full], [
-        fj.fork_join_n1(lam, X, 4).latency for lam in m.rates()[full]])
+    np.testing.assert_allclose(a.latency_approx[full], [fj.fork_join_n1(lam, X, 4).latency for lam in m.rates()[full]])
     assert a.latency_approx_kind == "exact"
 
 
 # ---------------------------------------------------------------- item 3: one kind per system
 
-SAME = ("lambda_max", "lambda_max_kind", "lambda_sufficient", "cost", "cost_kind",
-        "cost_lower", "cost_upper", "latency_approx", "latency_approx_kind", "rho")
+SAME = (
+    "lambda_max",
+    "lambda_max_kind",
+    "lambda_sufficient",
+    "cost",
+    "cost_kind",
+    "cost_lower",
+    "cost_upper",
+    "latency_approx",
+    "latency_approx_kind",
+    "rho",
+)
 
 
 def _same(a, b, fields=SAME):
@@ -219,19 +232,18 @@ def _same(a, b, fields=SAME):
 def test_fork_join_d1_is_one_system_whatever_keep(X):
     base = dict(d=1, size=X, two_pools=False)
     a = analyze(make_model("FJ", 10, [0.1, 0.5], params={"k": 1, "keep": "d"}, **base))
-    b = analyze(make_model("FJ", 10, [0.1, 0.5], params={"k": 1, "keep": "opt",
-                                                          "cost_limit": 5}, **base))
+    b = analyze(make_model("FJ", 10, [0.1, 0.5], params={"k": 1, "keep": "opt", "cost_limit": 5}, **base))
     _same(a, b)
     assert a.latency_approx_kind == a.cost_kind == a.lambda_max_kind == "exact"
     assert np.all(b.keep_opt == 1)
 
 
-@pytest.mark.parametrize("pools,queueing", [((1, 1), "per_server"), ((1, 1), "central"),
-                                            ((5, 5), "central"), ((5, 5), "per_server")])
+@pytest.mark.parametrize(
+    "pools,queueing", [((1, 1), "per_server"), ((1, 1), "central"), ((5, 5), "central"), ((5, 5), "per_server")]
+)
 @pytest.mark.parametrize("dep", ["identical", "iid"])
 def test_rep_at_tau_zero_is_full_redundancy(pools, queueing, dep):
-    common = dict(size=D.Exponential(1.0), dependence=dep, r_slow=0.1, pools=pools,
-                  queueing=queueing)
+    common = dict(size=D.Exponential(1.0), dependence=dep, r_slow=0.1, pools=pools, queueing=queueing)
     N = sum(pools)
     fred = analyze(make_model("FRed", N, [0.1, 0.3], **common))
     rep = analyze(make_model("Rep", N, [0.1, 0.3], params={"tau": 0.0}, **common))
@@ -244,12 +256,21 @@ def test_rep_at_tau_zero_is_full_redundancy(pools, queueing, dep):
 
 
 def test_rep_with_tau_zero_is_accepted_and_simulated_as_fred():
-    raw = {"study": "t", "seed": 3,
-           "grid": {"policy": ["Rep", "FRed"], "distribution": ["exp"],
-                    "dependence": ["identical"], "r_slow": [0.1], "N": [2]},
-           "load": [0.2], "policies": {"Rep": {"tau": 0}},
-           "distributions": {"exp": {"family": "exponential", "mean": 1}},
-           "system": {"pools": [1, 1]}}
+    raw = {
+        "study": "t",
+        "seed": 3,
+        "grid": {
+            "policy": ["Rep", "FRed"],
+            "distribution": ["exp"],
+            "dependence": ["identical"],
+            "r_slow": [0.1],
+            "N": [2],
+        },
+        "load": [0.2],
+        "policies": {"Rep": {"tau": 0}},
+        "distributions": {"exp": {"family": "exponential", "mean": 1}},
+        "system": {"pools": [1, 1]},
+    }
     resolved = resolve_config(raw)
     assert resolved["policies"]["Rep"]["tau"] == 0
     cells = {c.policy: build_model(resolved, c) for c in build_grid(resolved).cells.values()}
@@ -262,14 +283,20 @@ def test_rep_with_tau_zero_is_accepted_and_simulated_as_fred():
 
 
 def test_note_renders_loads_in_the_basis_and_times_with_their_unit():
-    n = note("stable below {s} (sufficient), unstable above {u}; cost in {c}; at {loads}",
-             about="lambda_max", s=Load(0.5), u=Load(1.0), c=Time((1.0, 2.0)),
-             loads=Load([0.45, 0.475]))
-    assert n.render() == ("stable below load 0.5 (sufficient), unstable above load 1; cost in "
-                          "[1, 2] time units; at loads [0.45, 0.475]")
+    n = note(
+        "stable below {s} (sufficient), unstable above {u}; cost in {c}; at {loads}",
+        about="lambda_max",
+        s=Load(0.5),
+        u=Load(1.0),
+        c=Time((1.0, 2.0)),
+        loads=Load([0.45, 0.475]),
+    )
+    assert n.render() == (
+        "stable below load 0.5 (sufficient), unstable above load 1; cost in [1, 2] time units; at loads [0.45, 0.475]"
+    )
     assert n.render(LoadUnit("redundancy", 2.0)) == (
-        "stable below rho~ 1 (sufficient), unstable above rho~ 2; cost in [1, 2] time units; "
-        "at rho~ [0.9, 0.95]")
+        "stable below rho~ 1 (sufficient), unstable above rho~ 2; cost in [1, 2] time units; at rho~ [0.9, 0.95]"
+    )
     assert note("E[X_{1:r}] as written").render() == "E[X_{1:r}] as written"
 
 
@@ -291,8 +318,9 @@ def test_ps_fig5_notes_speak_rho_tilde():
 
 def test_notes_with_loads_in_the_redundancy_basis_are_converted_once():
     """A note with a list of loads (an overloaded station) in rho~ units."""
-    m = make_model("CoC", 4, [0.9, 1.2], d=2, size=D.Exponential(1.0), dependence="identical",
-                   two_pools=False, discipline="PS")
+    m = make_model(
+        "CoC", 4, [0.9, 1.2], d=2, size=D.Exponential(1.0), dependence="identical", two_pools=False, discipline="PS"
+    )
     m = dataclasses.replace(m, load_basis="redundancy")
     a = analyze(m)
     inf_note = next(n for n in a.notes if "+inf" in n)

@@ -60,23 +60,35 @@ def check_policy_styles(fig):
 
 @pytest.fixture(scope="module")
 def synthetic():
-    return study(policies=("ZRed", "FRed", "Rer", "Rep", "KT", "CoC", "CoS"),
-                 r_slow=(0.1, 1.0), d=(2, 4), loads=(0.1, 0.3, 0.5, 0.7, 0.9))
+    return study(
+        policies=("ZRed", "FRed", "Rer", "Rep", "KT", "CoC", "CoS"),
+        r_slow=(0.1, 1.0),
+        d=(2, 4),
+        loads=(0.1, 0.3, 0.5, 0.7, 0.9),
+    )
 
 
 def test_a_policy_has_one_colour_and_marker_in_every_figure(synthetic):
-    names = plots.figure_names({d: list(synthetic[d].values) for d in
-                                ("policy", "distribution", "dependence", "r_slow", "d", "N")})
-    assert {"tradeoff", "tail", "theory_vs_simulation", "winners_r_slow", "winners_d",
-            "latency_by_distribution", "latency_vs_d", "stability_vs_d"} <= set(names)
+    names = plots.figure_names(
+        {d: list(synthetic[d].values) for d in ("policy", "distribution", "dependence", "r_slow", "d", "N")}
+    )
+    assert {
+        "tradeoff",
+        "tail",
+        "theory_vs_simulation",
+        "winners_r_slow",
+        "winners_d",
+        "latency_by_distribution",
+        "latency_vs_d",
+        "stability_vs_d",
+    } <= set(names)
     seen = {}
     for name in names:
         fig = plots.make_figure(synthetic, name)
         seen[name] = check_policy_styles(fig)
         plt.close(fig)
     # the figures that compare policies name them in their legends
-    for name in ("stability", "latency", "tradeoff", "tail", "latency_by_distribution",
-                 "winners_r_slow"):
+    for name in ("stability", "latency", "tradeoff", "tail", "latency_by_distribution", "winners_r_slow"):
         assert seen[name], name
 
 
@@ -88,8 +100,10 @@ def test_latency_by_distribution_gives_each_policy_its_colour(synthetic):
     fills = set()
     for ax in fig.axes:
         for line in ax.get_lines():
-            if line.get_marker() in ("None", "", None, "_", "|") or not np.isfinite(
-                    np.asarray(line.get_ydata(), float)).any():
+            if (
+                line.get_marker() in ("None", "", None, "_", "|")
+                or not np.isfinite(np.asarray(line.get_ydata(), float)).any()
+            ):
                 continue
             colour = tuple(np.round(to_rgb(line.get_color()), 3))
             owners = [p for p, s in style.items() if tuple(np.round(s["colour"], 3)) == colour]
@@ -110,8 +124,9 @@ def test_load_panels_are_in_increasing_order():
 
 def test_a_line_never_joins_values_of_different_kinds():
     fig, ax = plt.subplots()
-    kinds = plots.draw_analytic(ax, [1, 2, 5, 10], [1.0, 2.0, 2.5, 1.2],
-                                 ["exact", "upper bound", "upper bound", "exact"], "CoC")
+    kinds = plots.draw_analytic(
+        ax, [1, 2, 5, 10], [1.0, 2.0, 2.5, 1.2], ["exact", "upper bound", "upper bound", "exact"], "CoC"
+    )
     assert kinds == {"exact", "upper bound"}
     lines = [line for line in ax.get_lines()]
     assert [len(line.get_xdata()) for line in lines] == [1, 2, 1]
@@ -149,8 +164,14 @@ def test_pareto_front_and_relative_error():
 
 
 def test_simulated_figures_only_when_the_study_simulates():
-    axes = {"policy": ["ZRed", "CoC"], "distribution": ["exp"], "dependence": ["iid"],
-            "r_slow": [1.0], "d": [1, 2], "N": [4]}
+    axes = {
+        "policy": ["ZRed", "CoC"],
+        "distribution": ["exp"],
+        "dependence": ["iid"],
+        "r_slow": [1.0],
+        "d": [1, 2],
+        "N": [4],
+    }
     assert "tail" in plots.figure_names(axes) and "tradeoff" in plots.figure_names(axes)
     assert "tail" not in plots.figure_names(axes, simulated=False)
     assert plots.map_axes(axes) == ["d"]
@@ -161,8 +182,12 @@ def test_unstable_and_undetermined_loads_are_marks_not_estimates(synthetic):
     """The synthetic policies are unstable above 0.6 and ZRed undetermined at 0.9: no
     simulated point is drawn there, a mark at the foot is."""
     fig = plots.latency_figure(synthetic.sel(policy=["ZRed", "CoC"]))
-    marked = [c for ax in fig.axes for c in ax.collections
-              if len(c.get_offsets()) and np.all(np.asarray(c.get_offsets())[:, 1] < 0.3)]
+    marked = [
+        c
+        for ax in fig.axes
+        for c in ax.collections
+        if len(c.get_offsets()) and np.all(np.asarray(c.get_offsets())[:, 1] < 0.3)
+    ]
     assert marked
     for ax in fig.axes:
         for line in ax.get_lines():
@@ -173,7 +198,6 @@ def test_unstable_and_undetermined_loads_are_marks_not_estimates(synthetic):
 
 
 def test_captions_are_per_figure():
-    caps = {n: plots.figure_caption(n) for n in ("stability", "tradeoff", "winners_d",
-                                                  "latency_vs_d", "tail")}
+    caps = {n: plots.figure_caption(n) for n in ("stability", "tradeoff", "winners_d", "latency_vs_d", "tail")}
     assert len(set(caps.values())) == len(caps)
     assert "d" in caps["winners_d"] and "``" not in caps["latency_vs_d"]

@@ -14,8 +14,14 @@ IID, IDENT = dp.IID(), dp.Identical()
 SX = dp.SX(D.Discrete((1.0, 10.0), (0.9, 0.1)))
 N = 10
 
-FAMILIES = [D.Exponential(2.0), D.Pareto(1.0, 2.2), D.Lognormal(1.0, 1.5), D.Erlang(3, 1.0),
-            D.Hyperexponential((0.9, 0.1), (2.0, 0.2)), D.Deterministic(1.0)]
+FAMILIES = [
+    D.Exponential(2.0),
+    D.Pareto(1.0, 2.2),
+    D.Lognormal(1.0, 1.5),
+    D.Erlang(3, 1.0),
+    D.Hyperexponential((0.9, 0.1), (2.0, 0.2)),
+    D.Deterministic(1.0),
+]
 
 
 @pytest.mark.parametrize("X", FAMILIES, ids=lambda X: X.family)
@@ -42,8 +48,7 @@ def test_iid_exponential_gives_one():
 def test_nbu_nwu_ordering():
     """Section 3.4: for i.i.d. replicas d E[X_min] rises in d for NBU laws (capacity
     largest at d = 1) and falls for NWU laws (largest at d = N)."""
-    nwu = [ps.stability_bound(D.Hyperexponential((0.9, 0.1), (2.0, 0.2)), IID, N, d).load
-           for d in range(1, N + 1)]
+    nwu = [ps.stability_bound(D.Hyperexponential((0.9, 0.1), (2.0, 0.2)), IID, N, d).load for d in range(1, N + 1)]
     nbu = [ps.stability_bound(D.Erlang(3, 1.0), IID, N, d).load for d in range(1, N + 1)]
     assert np.all(np.diff(nwu) > 0) and nwu[0] == pytest.approx(1.0)
     assert np.all(np.diff(nbu) < 0) and nbu[0] == pytest.approx(1.0)
@@ -51,8 +56,7 @@ def test_nbu_nwu_ordering():
 
 
 @pytest.mark.parametrize("dep", [IDENT, IID, SX], ids=["identical", "iid", "sx"])
-@pytest.mark.parametrize("X", [D.Exponential(1.0), D.Lognormal(1.0, 1.0), D.Uniform(0.5, 1.5)],
-                         ids=lambda X: X.family)
+@pytest.mark.parametrize("X", [D.Exponential(1.0), D.Lognormal(1.0, 1.0), D.Uniform(0.5, 1.5)], ids=lambda X: X.family)
 def test_mean_min_against_monte_carlo(X, dep):
     rng = np.random.default_rng(11)
     n = 200_000
@@ -66,8 +70,9 @@ def test_sufficient_is_below_conjectured():
     for X in FAMILIES:
         for dep in (IID, SX):
             for d in (2, 5):
-                assert ps.stability_sufficient(X, dep, N, d).rate <= \
-                    ps.stability_conjectured(X, dep, N, d).rate * (1 + 1e-12)
+                assert ps.stability_sufficient(X, dep, N, d).rate <= ps.stability_conjectured(X, dep, N, d).rate * (
+                    1 + 1e-12
+                )
     with pytest.raises(ValueError):
         ps.stability_bound(FAMILIES[0], IID, 3, 4)
 
@@ -182,11 +187,14 @@ def _sim(lam, X, dep, N, d, n_jobs=120_000, seed=5):
     return means.mean(), means.std(ddof=1) / math.sqrt(len(means))
 
 
-@pytest.mark.parametrize("lam,X,dep,N_,d", [
-    (2.0, D.Exponential(1.0), IID, 4, 4),  # d = N: M/M/1-PS with X_min ~ Exp(1/4)
-    (1.6, D.Lognormal(1.0, 1.5), IID, 4, 1),  # d = 1: M/G/1-PS per server
-    (0.5, D.Uniform(0.5, 1.5), IDENT, 3, 3),  # d = N identical: E[X] / (1 - rho~)
-])
+@pytest.mark.parametrize(
+    "lam,X,dep,N_,d",
+    [
+        (2.0, D.Exponential(1.0), IID, 4, 4),  # d = N: M/M/1-PS with X_min ~ Exp(1/4)
+        (1.6, D.Lognormal(1.0, 1.5), IID, 4, 1),  # d = 1: M/G/1-PS per server
+        (0.5, D.Uniform(0.5, 1.5), IDENT, 3, 3),  # d = N identical: E[X] / (1 - rho~)
+    ],
+)
 def test_simulation_matches_exact_cases(lam, X, dep, N_, d):
     t, kind = ps.latency(lam, X, dep, N_, d)
     assert kind == "exact"
@@ -194,11 +202,14 @@ def test_simulation_matches_exact_cases(lam, X, dep, N_, d):
     assert abs(mean - t) < 4 * se, (mean, se, t)
 
 
-@pytest.mark.parametrize("lam,X,dep", [
-    (1.5, D.Exponential(1.0), IID),
-    (1.2, D.Lognormal(1.0, 1.5), IDENT),
-    (1.2, D.Hyperexponential((0.9, 0.1), (2.0, 0.2)), IID),
-])
+@pytest.mark.parametrize(
+    "lam,X,dep",
+    [
+        (1.5, D.Exponential(1.0), IID),
+        (1.2, D.Lognormal(1.0, 1.5), IDENT),
+        (1.2, D.Hyperexponential((0.9, 0.1), (2.0, 0.2)), IID),
+    ],
+)
 def test_simulation_below_upper_bound(lam, X, dep):
     N_, d = 4, 2
     ub, kind = ps.latency(lam, X, dep, N_, d)

@@ -25,8 +25,10 @@ LAWS = {
 
 
 @pytest.mark.parametrize("name", sorted(LAWS))
-@pytest.mark.parametrize("groups,k", [([(1.0, 2), (10.0, 1)], 1), ([(1.0, 2), (10.0, 1)], 2),
-                                      ([(0.3, 1), (2.0, 3)], 3), ([(0.0, 1), (1.0, 2)], 2)])
+@pytest.mark.parametrize(
+    "groups,k",
+    [([(1.0, 2), (10.0, 1)], 1), ([(1.0, 2), (10.0, 1)], 2), ([(0.3, 1), (2.0, 3)], 3), ([(0.0, 1), (1.0, 2)], 2)],
+)
 def test_sum_of_smallest_against_monte_carlo(name, groups, k):
     Y = LAWS[name]
     rng = np.random.default_rng(7)
@@ -63,8 +65,9 @@ def test_single_copy_is_exact_with_affinity():
     assert b.cost_lower == pytest.approx(mean * (0.5 * (0.3 + 7.0) + 0.5 * (3.0 + 0.7)), rel=1e-12)
 
 
-@pytest.mark.parametrize("dep", [Identical(), IID(), SX(D.Discrete(values=(1.0, 3.0), p=(0.8, 0.2)))],
-                         ids=["identical", "iid", "sx"])
+@pytest.mark.parametrize(
+    "dep", [Identical(), IID(), SX(D.Discrete(values=(1.0, 3.0), p=(0.8, 0.2)))], ids=["identical", "iid", "sx"]
+)
 @pytest.mark.parametrize("choice", ["completion", "start"])
 def test_necessary_bound_is_the_best_weight(dep, choice):
     """The golden-section search finds the weight a fine grid finds (the bound is
@@ -72,8 +75,11 @@ def test_necessary_bound_is_the_best_weight(dep, choice):
     X = D.Pareto(xm=0.6, alpha=2.5)
     pools = rb.Pools(n=(3, 7), p=(0.8, 0.2), speeds=((1.0, 0.2), (0.3, 1.0)))
     b = rb.bounds(X, dep, pools, 3, 1, choice)
-    fn = (lambda g, k: rb.scaled_sum(X, dep, g, k)) if choice == "completion" else (
-        lambda g, k: dep.replica_mean(X) * sum(sorted(c for c, m in g for _ in range(m))[:k]))
+    fn = (
+        (lambda g, k: rb.scaled_sum(X, dep, g, k))
+        if choice == "completion"
+        else (lambda g, k: dep.replica_mean(X) * sum(sorted(c for c, m in g for _ in range(m))[:k]))
+    )
     grid = np.linspace(0.0, 1.0 / 3, 301)
     best = max(rb.per_job(pools, 3, 1, (w, (1 - 3 * w) / 7), fn) for w in grid)
     assert 1.0 / b.necessary_rate == pytest.approx(best, rel=2e-3)
@@ -105,8 +111,9 @@ def test_simulation_lies_within_the_bounds_with_affinity(policy, dep):
     m0 = make_model(policy, 10, [0.1], r_slow=0.1, dependence=dep, d=2)
     a = analyze(m0)
     assert a.lambda_max_kind == "necessary" and a.cost_kind == "lower_bound"
-    b = rb.bounds(m0.size, m0.dependence, rb.Pools.of(m0.system, 10), 2, 1,
-                  "start" if policy == "CoS" else "completion")
+    b = rb.bounds(
+        m0.size, m0.dependence, rb.Pools.of(m0.system, 10), 2, 1, "start" if policy == "CoS" else "completion"
+    )
     sufficient = b.sufficient_rate * m0.replica_mean / 10
     loads = [0.9 * sufficient, 1.2 * a.lambda_max]
     m = make_model(policy, 10, loads, r_slow=0.1, dependence=dep, d=2)
@@ -117,13 +124,16 @@ def test_simulation_lies_within_the_bounds_with_affinity(policy, dep):
     assert b.cost_lower - slack <= res.cost_mean[0] <= b.cost_upper + slack
 
 
-@pytest.mark.parametrize("policy,kw", [
-    ("CoC", dict(r_slow=0.3, dependence="iid", d=2)),
-    ("CoC", dict(r_slow=1.0, dependence="identical", d=2, discipline="PS", two_pools=False)),
-    ("FJ", dict(r_slow=1.0, dependence="iid", d=6, params={"k": 2}, two_pools=False)),
-    ("ZRed", dict(r_slow=0.3)),
-    ("RIQ", dict(r_slow=0.3, dependence="identical", d=3)),
-])
+@pytest.mark.parametrize(
+    "policy,kw",
+    [
+        ("CoC", dict(r_slow=0.3, dependence="iid", d=2)),
+        ("CoC", dict(r_slow=1.0, dependence="identical", d=2, discipline="PS", two_pools=False)),
+        ("FJ", dict(r_slow=1.0, dependence="iid", d=6, params={"k": 2}, two_pools=False)),
+        ("ZRed", dict(r_slow=0.3)),
+        ("RIQ", dict(r_slow=0.3, dependence="identical", d=3)),
+    ],
+)
 def test_proven_load_is_below_the_bound(policy, kw):
     """lambda_sufficient <= lambda_max, with equality when the bound is exact."""
     a = analyze(make_model(policy, 6, [0.1], **kw))

@@ -88,17 +88,18 @@ def test_no_latency_winner_while_a_contender_is_undetermined():
 
 def test_the_report_counts_verdicts_and_lists_what_would_decide_them():
     ds = dataset()
-    verdict = np.array([[["stable"], ["undetermined"], ["unstable"]],
-                        [["stable"], ["stable"], ["unstable"]]], dtype=object)
-    source = np.array([[["both"], [""], ["analysis"]],
-                       [["simulation"], ["analysis"], ["analysis"]]], dtype=object)
+    verdict = np.array(
+        [[["stable"], ["undetermined"], ["unstable"]], [["stable"], ["stable"], ["unstable"]]], dtype=object
+    )
+    source = np.array([[["both"], [""], ["analysis"]], [["simulation"], ["analysis"], ["analysis"]]], dtype=object)
     ds["verdict"] = (("r_slow", "policy", "load"), verdict)
     ds["verdict_source"] = (("r_slow", "policy", "load"), source)
     need = np.full((2, 3, 1), np.nan)
     need[0, 1, 0] = 123456.0
     ds["jobs_to_verdict"] = (("r_slow", "policy", "load"), need)
-    ds.attrs["cell_notes"] = json.dumps({"c1": ["contradiction: the simulation found loads "
-                                                "[0.5] unstable below the proven-stable load"]})
+    ds.attrs["cell_notes"] = json.dumps(
+        {"c1": ["contradiction: the simulation found loads [0.5] unstable below the proven-stable load"]}
+    )
     text = markdown(ds, winners(ds))
     assert "## Stability verdicts" in text
     assert "| undetermined |  | 1 |" in text and "| stable | both | 1 |" in text
@@ -140,9 +141,10 @@ def fake_png(path):
 
 def test_html_is_self_contained_with_every_section(tmp_path):
     ds = study(policies=("ZRed", "CoC"), name="ps_fig6")  # a paper study: claims listed
-    figs = {name: fake_png(tmp_path / f"{name}.png")
-            for name in ("stability", "latency", "cost", "tradeoff", "theory_vs_simulation",
-                         "winners_r_slow")}
+    figs = {
+        name: fake_png(tmp_path / f"{name}.png")
+        for name in ("stability", "latency", "cost", "tradeoff", "theory_vs_simulation", "winners_r_slow")
+    }
     page = html(ds, figs)
     for section in SECTIONS:
         assert f'<section id="{section}">' in page
@@ -157,8 +159,9 @@ def test_html_is_self_contained_with_every_section(tmp_path):
 
 def test_write_report_writes_the_four_files(tmp_path):
     ds = study(policies=("ZRed", "CoC"), name="speculation_fig2")
-    write_report(ds, tmp_path / "report.md", tmp_path / "winners.csv",
-                 tmp_path / "report.html", tmp_path / "claims.csv", {})
+    write_report(
+        ds, tmp_path / "report.md", tmp_path / "winners.csv", tmp_path / "report.html", tmp_path / "claims.csv", {}
+    )
     head = (tmp_path / "claims.csv").read_text().splitlines()[0]
     assert head.startswith("claim,source,statement,test,verdict,evidence")
     assert "## Claims of the paper" in (tmp_path / "report.md").read_text()

@@ -19,9 +19,14 @@ def test_run_bench_json_and_table():
     buf = io.StringIO()
     out = bench.run_bench(json=True, quick=True, file=buf)
     data = json.loads(buf.getvalue())
-    assert set(data["workloads"]) == {"fast_coc_d2_n50", "simpy_coc_d2_n50",
-                                      "fast_coc_d2_n1000", "fast_coc_d2_n10000",
-                                      "event_coc_d2_n50", "ps_mm1"}
+    assert set(data["workloads"]) == {
+        "fast_coc_d2_n50",
+        "simpy_coc_d2_n50",
+        "fast_coc_d2_n1000",
+        "fast_coc_d2_n10000",
+        "event_coc_d2_n50",
+        "ps_mm1",
+    }
     for w in data["workloads"].values():
         assert w["jobs_per_second"] > 0 and w["seconds"] > 0
     assert data["ratio"] == pytest.approx(out["ratio"])

@@ -62,7 +62,7 @@ def test_block_refill_draws_exactly_what_the_sampler_draws(dist):
         take = 333
         if pos > 1024 - take:
             pos = refill_family(dist.code, dist.sampler_params(), rng, buf, pos)
-        got.extend(buf[pos:pos + take])
+        got.extend(buf[pos : pos + take])
         pos += take
     np.testing.assert_array_equal(np.array(got[:3000]), ref)
 
@@ -79,7 +79,7 @@ def test_uniform_and_exponential_refills_keep_the_stream_order():
         while len(got) < 2500:
             if pos > 1024 - 7:
                 pos = fill(r, buf, pos)
-            got.extend(buf[pos:pos + 7])
+            got.extend(buf[pos : pos + 7])
             pos += 7
         np.testing.assert_array_equal(np.array(got[:2500]), want)
 
@@ -112,7 +112,7 @@ def test_histogram_bins_cover_values_with_bounded_relative_width():
         b = S.hist_index.py_func(x, fbuf, ibuf)
         lo, hi = S.bin_edges(b)
         assert lo <= x < hi
-        assert (hi - lo) / lo <= 2.0 ** -S.HIST_SUB_BITS + 1e-15
+        assert (hi - lo) / lo <= 2.0**-S.HIST_SUB_BITS + 1e-15
     assert S.hist_index.py_func(0.0, fbuf, ibuf) == 0
     assert S.hist_index.py_func(1e300, fbuf, ibuf) == S.HIST_BINS - 1
 
@@ -126,7 +126,7 @@ def test_histogram_quantiles_match_the_sample_quantiles():
         hist[S.hist_index.py_func(v, fbuf, ibuf)] += 1
     got = S.hist_quantiles(hist)
     want = np.quantile(x, S.QUANTILES)
-    np.testing.assert_allclose(got, want, rtol=2.0 ** -S.HIST_SUB_BITS)
+    np.testing.assert_allclose(got, want, rtol=2.0**-S.HIST_SUB_BITS)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 10, 101, 1000])
@@ -242,16 +242,20 @@ def test_encode_rer_tau_and_errors():
 
 def test_engine_dispatch_names_the_missing_engine():
     assert engine_for(make_model("CoC", 4, [0.5], d=2)).name == "fast"
-    for m in (make_model("CoC", 4, [0.5], d=2, discipline="PS"),
-              make_model("CoS", 4, [0.5], d=2, discipline="PS"),
-              make_model("FJ", 4, [0.5], d=2, discipline="PS"),
-              make_model("ZRed", 4, [0.5], queueing="central"),
-              make_model("Rep", 4, [0.5], params={"tau": 1.0})):
+    for m in (
+        make_model("CoC", 4, [0.5], d=2, discipline="PS"),
+        make_model("CoS", 4, [0.5], d=2, discipline="PS"),
+        make_model("FJ", 4, [0.5], d=2, discipline="PS"),
+        make_model("ZRed", 4, [0.5], queueing="central"),
+        make_model("Rep", 4, [0.5], params={"tau": 1.0}),
+    ):
         assert engine_for(m).name == "events"
-    for m in (make_model("CoC", 4, [0.5], d=2, params={"ps_bound": "lower"}),  # bounds need PS
-              make_model("ZRed", 4, [0.5], discipline="PS", queueing="central"),  # no such model
-              make_model("CoS", 4, [0.5], d=2, queueing="central"),
-              make_model("CoC", 4, [0.5], d=2, queueing="central")):
+    for m in (
+        make_model("CoC", 4, [0.5], d=2, params={"ps_bound": "lower"}),  # bounds need PS
+        make_model("ZRed", 4, [0.5], discipline="PS", queueing="central"),  # no such model
+        make_model("CoS", 4, [0.5], d=2, queueing="central"),
+        make_model("CoC", 4, [0.5], d=2, queueing="central"),
+    ):
         with pytest.raises(NotImplementedError, match="event-driven engine"):
             simulate(m, np.random.SeedSequence(0), 100, 0, 1, 0.95)
     with pytest.raises(NotImplementedError):
@@ -262,8 +266,17 @@ def test_engine_dispatch_names_the_missing_engine():
 
 
 def _equal(a: SimulationResult, b: SimulationResult, index_b=slice(None)):
-    for name in ("latency_mean", "latency_mean_ci", "latency_quantile", "cost_mean",
-                 "cost_mean_ci", "verdict", "jobs", "jobs_to_verdict", "replications"):
+    for name in (
+        "latency_mean",
+        "latency_mean_ci",
+        "latency_quantile",
+        "cost_mean",
+        "cost_mean_ci",
+        "verdict",
+        "jobs",
+        "jobs_to_verdict",
+        "replications",
+    ):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name)[index_b], err_msg=name)
 
 
@@ -299,9 +312,18 @@ def test_result_shapes_and_values_for_the_dataset():
     assert res.verdict.tolist() == ["undetermined", "undetermined"]
     assert np.isnan(res.stable).all() and (res.jobs_to_verdict > 5_000).all()
     v = res.values()
-    assert set(v) == {"latency_mean", "latency_mean_ci", "latency_quantile", "cost_mean",
-                      "cost_mean_ci", "stable", "jobs", "replications", "jobs_to_verdict",
-                      "precision_achieved"}
+    assert set(v) == {
+        "latency_mean",
+        "latency_mean_ci",
+        "latency_quantile",
+        "cost_mean",
+        "cost_mean_ci",
+        "stable",
+        "jobs",
+        "replications",
+        "jobs_to_verdict",
+        "precision_achieved",
+    }
     assert res.engine == "fast"
 
 
@@ -318,8 +340,7 @@ def test_alpha_from_the_analysis_is_used():
 def test_engine_can_be_forced_by_name():
     m = make_model("ZRed", 3, [0.5], two_pools=False)
     assert simulate(m, np.random.SeedSequence(0), 1000, 0, 1, 0.95, engine="fast").engine == "fast"
-    assert simulate(m, np.random.SeedSequence(0), 1000, 0, 1, 0.95,
-                    engine="events").engine == "events"
+    assert simulate(m, np.random.SeedSequence(0), 1000, 0, 1, 0.95, engine="events").engine == "events"
     with pytest.raises(NotImplementedError, match="no simulation engine called 'nope'"):
         simulate(m, np.random.SeedSequence(0), 1000, 0, 1, 0.95, engine="nope")
     with pytest.raises(ValueError, match="confidence"):

@@ -21,8 +21,16 @@ BIMODAL_SX = {"kind": "sx", "slowdown": {"family": "discrete", "values": [1.0, 5
 
 
 def _sim(model, jobs=60_000, warmup=6_000, seed=11, engine="events", **kw):
-    return simulate(model, np.random.SeedSequence(seed), jobs=jobs, warmup=warmup,
-                    replications=REPS, confidence=0.95, engine=engine, **kw)
+    return simulate(
+        model,
+        np.random.SeedSequence(seed),
+        jobs=jobs,
+        warmup=warmup,
+        replications=REPS,
+        confidence=0.95,
+        engine=engine,
+        **kw,
+    )
 
 
 def _close(res, expected, what="latency"):
@@ -40,8 +48,7 @@ def test_registered_and_supports():
     assert engine_for(fcfs, "events").name == "events"
     assert engine_for(make_model("Rep", 2, [0.1], params={"tau": 1.0})).name == "events"
     assert engine_for(make_model("ZRed", 10, [0.1], queueing="central")).name == "events"
-    bound = make_model("CoC", 4, [0.3], d=2, two_pools=False, discipline="PS",
-                       params={"ps_bound": "lower"})
+    bound = make_model("CoC", 4, [0.3], d=2, two_pools=False, discipline="PS", params={"ps_bound": "lower"})
     assert events.supports(bound)
     for policy in ("CoS", "RIQ", "FJ"):
         ps_d = make_model(policy, 4, [0.3], d=2, two_pools=False, discipline="PS")
@@ -57,8 +64,9 @@ def test_registered_and_supports():
 # ---------------------------------------------------------------- PS
 
 
-@pytest.mark.parametrize("size", [D.Exponential(1.0), D.Deterministic(1.0), D.Pareto(0.6, 2.5)],
-                         ids=["exp", "det", "pareto2.5"])
+@pytest.mark.parametrize(
+    "size", [D.Exponential(1.0), D.Deterministic(1.0), D.Pareto(0.6, 2.5)], ids=["exp", "det", "pareto2.5"]
+)
 def test_mg1_ps(size):
     load = 0.6
     m = make_model("ZRed", 1, [load], size=size, two_pools=False, discipline="PS")
@@ -70,16 +78,16 @@ def test_mg1_ps(size):
 def test_ps_coc_identical_d1_dN_is_mg1_ps(d):
     N = 4
     load = 0.15  # rho~ = load * d
-    m = make_model("CoC", N, [load], d=d, two_pools=False, discipline="PS", dependence="identical",
-                   size=D.Exponential(2.0))
+    m = make_model(
+        "CoC", N, [load], d=d, two_pools=False, discipline="PS", dependence="identical", size=D.Exponential(2.0)
+    )
     _close(_sim(m), 2.0 / (1.0 - load * d))
 
 
 def test_ps_bounds_order_and_coincide_for_d1_dN():
     def run(d, bound, N=4, load=0.2):
         params = {"ps_bound": bound} if bound else {}
-        m = make_model("CoC", N, [load], d=d, two_pools=False, discipline="PS",
-                       dependence="identical", params=params)
+        m = make_model("CoC", N, [load], d=d, two_pools=False, discipline="PS", dependence="identical", params=params)
         return _sim(m, jobs=30_000)
 
     lo, mid, hi = (run(2, b) for b in ("lower", None, "upper"))
@@ -93,8 +101,9 @@ def test_ps_bounds_order_and_coincide_for_d1_dN():
 def test_unstable_ps_stops_early():
     """Stopped in bounded work (jobs counted), not timed: wall time is a benchmark."""
     m = make_model("ZRed", 1, [1.3], two_pools=False, discipline="PS")
-    res = simulate(m, np.random.SeedSequence(1), jobs=5_000_000, warmup=0, replications=2,
-                   confidence=0.95, engine="events")
+    res = simulate(
+        m, np.random.SeedSequence(1), jobs=5_000_000, warmup=0, replications=2, confidence=0.95, engine="events"
+    )
     assert res.verdict[0] == "unstable"
     assert res.jobs[0] < 2 * 5_000_000 / 10
 
@@ -105,8 +114,8 @@ def test_unstable_ps_stops_early():
 def _erlang_c_latency(lam, mu, c):
     a = lam / mu
     rho = a / c
-    top = a ** c / math.factorial(c) / (1.0 - rho)
-    pc = top / (sum(a ** k / math.factorial(k) for k in range(c)) + top)
+    top = a**c / math.factorial(c) / (1.0 - rho)
+    pc = top / (sum(a**k / math.factorial(k) for k in range(c)) + top)
     return 1.0 / mu + pc / (c * mu - lam)
 
 
@@ -187,8 +196,7 @@ def test_rep_latency_against_approximation(dep):
     def both(load):
         m = make_model("Rep", 2, [load], r_slow=0.1, dependence=dep, params={"tau": tau})
         enc = encode_model(m)
-        approx = th.latency_replication(m.system, m.size, m.dependence, enc.alpha, (tau, tau),
-                                        float(m.rates()[0]))
+        approx = th.latency_replication(m.system, m.size, m.dependence, enc.alpha, (tau, tau), float(m.rates()[0]))
         return _sim(m, jobs=60_000), approx
 
     res, approx = both(0.005)
@@ -205,8 +213,7 @@ def test_rep_latency_exact_at_extreme_thresholds(tau):
     # tau = 0: one M/G/1 (service min(X_1/r_1j, X_2/r_2j)); tau = inf: ZRed's M/G/1 per pool
     m = make_model("Rep", 2, [0.1], r_slow=0.1, params={"tau": tau}, queueing="central")
     enc = encode_model(m)
-    approx = th.latency_replication(m.system, m.size, m.dependence, enc.alpha, (tau, tau),
-                                    float(m.rates()[0]))
+    approx = th.latency_replication(m.system, m.size, m.dependence, enc.alpha, (tau, tau), float(m.rates()[0]))
     _close(_sim(m, jobs=60_000), approx)
 
 
@@ -222,12 +229,12 @@ def test_full_redundancy_latency_one_server_per_pool(policy, dep, discipline):
     from straggler.analysis.cell import analyze
 
     params = {"tau": 0.0} if policy == "Rep" else {}
-    probe = make_model(policy, 2, [0.1], r_slow=0.1, dependence=dep, pools=(1, 1),
-                       discipline=discipline, params=params)
+    probe = make_model(policy, 2, [0.1], r_slow=0.1, dependence=dep, pools=(1, 1), discipline=discipline, params=params)
     bound = analyze(probe).lambda_max
     for frac in (0.3, 0.7):
-        m = make_model(policy, 2, [frac * bound], r_slow=0.1, dependence=dep, pools=(1, 1),
-                       discipline=discipline, params=params)
+        m = make_model(
+            policy, 2, [frac * bound], r_slow=0.1, dependence=dep, pools=(1, 1), discipline=discipline, params=params
+        )
         a = analyze(m)
         assert a.latency_approx_kind == a.lambda_max_kind == a.cost_kind == "exact"
         kw = dict(alpha=a.alpha, tau=(0.0, 0.0)) if policy == "Rep" else {}
@@ -254,8 +261,9 @@ def test_ps_one_copy_policies_are_mg1_ps_per_server(policy):
     # r_slow = 1, tau = inf: every server an M/G/1-PS queue at the load
     load = 0.5
     size = D.Hyperexponential((0.9, 0.1), (2.0, 0.2))
-    m = make_model(policy, 4, [load], size=size, r_slow=1.0, discipline="PS",
-                   params={"tau": math.inf} if policy == "Rer" else None)
+    m = make_model(
+        policy, 4, [load], size=size, r_slow=1.0, discipline="PS", params={"tau": math.inf} if policy == "Rer" else None
+    )
     _close(_sim(m, jobs=100_000), size.mean() / (1.0 - load))
 
 
@@ -264,8 +272,7 @@ def test_rer_ps_threshold_reroutes():
     # killed and restarted in the other pool; cost = E[min(X, tau)] + E[X'] P(X > tau)
     # (i.i.d. uniform(0, 2) replicas, speed 1: 0.75 + 1 * 0.5)
     tau = 1.0
-    m = make_model("Rer", 4, [0.3], size=D.Uniform(0.0, 2.0), r_slow=1.0, discipline="PS",
-                   params={"tau": tau})
+    m = make_model("Rer", 4, [0.3], size=D.Uniform(0.0, 2.0), r_slow=1.0, discipline="PS", params={"tau": tau})
     _close(_sim(m), 1.25, what="cost")
 
 
@@ -286,8 +293,7 @@ def test_ps_cos_identical_servers_is_random_dispatch():
 @pytest.mark.parametrize("early", [False, True])
 def test_ps_fj_k1_d1_is_mg1_ps(early):
     load = 0.5
-    m = make_model("FJ", 3, [load], d=1, size=H2_PS, two_pools=False, discipline="PS",
-                   params={"k": 1, "early": early})
+    m = make_model("FJ", 3, [load], d=1, size=H2_PS, two_pools=False, discipline="PS", params={"k": 1, "early": early})
     _close(_sim(m, jobs=100_000), H2_PS.mean() / (1.0 - load))
 
 
@@ -319,8 +325,7 @@ def test_ps_rep_tau_inf_is_zred_with_affinity(policy):
     service (1 + 1 / r_slow) / 2 (two equally likely types): M/G/1-PS each."""
     r, load = 0.1, 0.05
     es = 0.5 * (1.0 + 1.0 / r)
-    m = make_model(policy, 4, [load], r_slow=r, discipline="PS",
-                   params={"tau": math.inf} if policy == "Rep" else None)
+    m = make_model(policy, 4, [load], r_slow=r, discipline="PS", params={"tau": math.inf} if policy == "Rep" else None)
     _close(_sim(m, jobs=100_000), es / (1.0 - load * es))
 
 
@@ -332,11 +337,18 @@ def test_work_done_counts_every_replica_once(policy, discipline):
     from straggler.simulation import statistics as S
 
     params = {"tau": 0.5} if policy == "Rer" else {"k": 2}
-    m = make_model(policy, 4, [0.5], r_slow=0.5, discipline=discipline, d=3, params=params,
-                   size=D.Hyperexponential(p=(0.9, 0.1), rates=(1.8, 0.2)))
+    m = make_model(
+        policy,
+        4,
+        [0.5],
+        r_slow=0.5,
+        discipline=discipline,
+        d=3,
+        params=params,
+        size=D.Hyperexponential(p=(0.9, 0.1), rates=(1.8, 0.2)),
+    )
     enc = encode_model(m, tau=(0.5, 0.5) if policy == "Rer" else None)
-    acc, _ = run_replication(events.run, enc, float(m.rates()[0]), 0, 20_000,
-                             np.random.SeedSequence(3))
+    acc, _ = run_replication(events.run, enc, float(m.rates()[0]), 0, 20_000, np.random.SeedSequence(3))
     assert acc.acc[S.A_N] == 20_000
     assert acc.acc[S.A_WORK] == pytest.approx(acc.acc[S.A_SUM_C], rel=1e-9)
 
@@ -350,6 +362,7 @@ def test_monitor_does_not_flag_a_stable_redundancy_ps_system(seed):
     from straggler.simulation import statistics as S
 
     m = make_model("CoC", 10, [0.95], d=10, discipline="PS", two_pools=False)
-    acc, _ = run_replication(events.run, encode_model(m), float(m.rates()[0]), 0, 550_000,
-                             np.random.SeedSequence([seed, 11]))
+    acc, _ = run_replication(
+        events.run, encode_model(m), float(m.rates()[0]), 0, 550_000, np.random.SeedSequence([seed, 11])
+    )
     assert acc.acc[S.A_STABLE] == 1.0 and acc.acc[S.A_N] == 550_000

@@ -43,16 +43,16 @@ CASES = {
     "fj-early-k3-sx": dict(policy="FJ", N=6, d=5, k=3, early=True, dependence=SX_EXP, load=0.5, two_pools=False),
     "fj-keep3-k1-d5": dict(policy="FJ", N=6, d=5, k=1, keep=3, load=0.6, two_pools=False),
     "fj-keep3-k2-d4-2pool": dict(policy="FJ", N=6, d=4, k=2, keep=3, r_slow=0.5, load=0.5),
-    "fj-keep4-k2-d6-sx": dict(policy="FJ", N=6, d=6, k=2, keep=4, dependence=SX_EXP, load=0.5,
-                              two_pools=False),
-    "fj-keep2-k1-identical": dict(policy="FJ", N=5, d=5, k=1, keep=2, dependence="identical",
-                                  load=0.7, two_pools=False),
+    "fj-keep4-k2-d6-sx": dict(policy="FJ", N=6, d=6, k=2, keep=4, dependence=SX_EXP, load=0.5, two_pools=False),
+    "fj-keep2-k1-identical": dict(
+        policy="FJ", N=5, d=5, k=1, keep=2, dependence="identical", load=0.7, two_pools=False
+    ),
     "rer-identical": dict(policy="Rer", N=4, r_slow=0.2, dependence="identical", tau=(0.8, 1.5), load=0.5),
     "rer-iid": dict(policy="Rer", N=4, r_slow=0.5, tau=(0.5, 0.5), load=0.6),
-    "rer-sx-pareto": dict(policy="Rer", N=6, r_slow=0.7, size=D.Pareto(xm=0.5, alpha=2.5),
-                          dependence=SX_BIMODAL, tau=(1.0, 2.0), load=0.5),
-    "rer-resume": dict(policy="Rer", N=4, r_slow=0.5, dependence="identical", tau=(0.5, 1.0),
-                       resume=True, load=0.6),
+    "rer-sx-pareto": dict(
+        policy="Rer", N=6, r_slow=0.7, size=D.Pareto(xm=0.5, alpha=2.5), dependence=SX_BIMODAL, tau=(1.0, 2.0), load=0.5
+    ),
+    "rer-resume": dict(policy="Rer", N=4, r_slow=0.5, dependence="identical", tau=(0.5, 1.0), resume=True, load=0.6),
     "rer-tau0": dict(policy="Rer", N=4, r_slow=1.0, tau=(0.0, np.inf), load=0.4),
 }
 
@@ -87,7 +87,9 @@ def test_kernel_equals_reference_job_by_job(name):
 
 
 def test_reference_cases_cover_every_fast_policy():
-    assert {c["policy"] for c in CASES.values()} == {n for n, spec in POLICIES.items() if spec.simulated_by("fast", "FCFS", "per_server")}
+    assert {c["policy"] for c in CASES.values()} == {
+        n for n, spec in POLICIES.items() if spec.simulated_by("fast", "FCFS", "per_server")
+    }
 
 
 @pytest.mark.parametrize("name", ["coc-d2", "rer-iid", "fj-early-k2-d4"])
@@ -117,26 +119,23 @@ PS_CASES = {
     "ps-cos-d2": dict(policy="CoS", N=5, d=2, load=0.8, two_pools=False),
     "ps-cos-d3-affinity-sx": dict(policy="CoS", N=6, d=3, r_slow=0.1, dependence=SX_EXP, load=0.1),
     "ps-riq-d2": dict(policy="RIQ", N=6, d=2, load=0.7, two_pools=False),
-    "ps-riq-d3-affinity-identical": dict(policy="RIQ", N=6, d=3, r_slow=0.1, dependence="identical",
-                                         load=0.08),
+    "ps-riq-d3-affinity-identical": dict(policy="RIQ", N=6, d=3, r_slow=0.1, dependence="identical", load=0.08),
     "ps-riq-d3-affinity-sx": dict(policy="RIQ", N=6, d=3, r_slow=0.1, dependence=SX_BIMODAL, load=0.05),
     "ps-fj-k2-d4": dict(policy="FJ", N=6, d=4, k=2, load=0.3, two_pools=False),
     "ps-fj-k3-d4-affinity-sx": dict(policy="FJ", N=6, d=4, k=3, r_slow=0.1, dependence=SX_EXP, load=0.02),
-    "ps-fj-k2-d3-affinity-identical": dict(policy="FJ", N=6, d=3, k=2, r_slow=0.1, dependence="identical",
-                                           load=0.03),
-    "ps-fj-early-k2-d4-identical": dict(policy="FJ", N=6, d=4, k=2, early=True, dependence="identical",
-                                        load=0.3, two_pools=False),
+    "ps-fj-k2-d3-affinity-identical": dict(policy="FJ", N=6, d=3, k=2, r_slow=0.1, dependence="identical", load=0.03),
+    "ps-fj-early-k2-d4-identical": dict(
+        policy="FJ", N=6, d=4, k=2, early=True, dependence="identical", load=0.3, two_pools=False
+    ),
     "ps-fj-early-k1-affinity": dict(policy="FJ", N=6, d=3, k=1, early=True, r_slow=0.1, load=0.1),
-    "ps-fj-early-k3-sx": dict(policy="FJ", N=6, d=5, k=3, early=True, dependence=SX_EXP, load=0.2,
-                              two_pools=False),
+    "ps-fj-early-k3-sx": dict(policy="FJ", N=6, d=5, k=3, early=True, dependence=SX_EXP, load=0.2, two_pools=False),
     "ps-rer-iid": dict(policy="Rer", N=4, r_slow=0.5, tau=(0.5, 0.5), load=0.4),
-    "ps-rer-resume-affinity": dict(policy="Rer", N=4, r_slow=0.1, dependence="identical", tau=(1.0, 1.0),
-                                   resume=True, load=0.1),
+    "ps-rer-resume-affinity": dict(
+        policy="Rer", N=4, r_slow=0.1, dependence="identical", tau=(1.0, 1.0), resume=True, load=0.1
+    ),
     "ps-rep-iid-affinity": dict(policy="Rep", N=4, r_slow=0.1, tau=(1.0, 2.0), load=0.1),
-    "ps-rep-identical-affinity": dict(policy="Rep", N=4, r_slow=0.1, dependence="identical",
-                                      tau=(0.5, 0.5), load=0.1),
-    "ps-rep-sx": dict(policy="Rep", N=6, r_slow=0.5, size=H2, dependence=SX_BIMODAL, tau=(0.5, 1.0),
-                      load=0.3),
+    "ps-rep-identical-affinity": dict(policy="Rep", N=4, r_slow=0.1, dependence="identical", tau=(0.5, 0.5), load=0.1),
+    "ps-rep-sx": dict(policy="Rep", N=6, r_slow=0.5, size=H2, dependence=SX_BIMODAL, tau=(0.5, 1.0), load=0.3),
 }
 
 
@@ -162,6 +161,8 @@ def test_event_engine_ps_equals_reference_job_by_job(name):
 
 def test_ps_reference_cases_cover_every_ps_policy():
 
-    assert {c["policy"] for c in PS_CASES.values()} == {n for n, spec in POLICIES.items() if spec.simulated_by("events", "PS", "per_server")}
+    assert {c["policy"] for c in PS_CASES.values()} == {
+        n for n, spec in POLICIES.items() if spec.simulated_by("events", "PS", "per_server")
+    }
     deps = {str(c.get("dependence", "iid")) for c in PS_CASES.values()}
     assert {"identical", "iid"} <= deps and len(deps) >= 3  # and sx

@@ -82,7 +82,7 @@ def test_mm1_latency_quantiles():
     mean = qs.mean(axis=0)
     ci = S.t_quantile(0.95, 7) * qs.std(axis=0, ddof=1) / math.sqrt(8)
     exact = -np.log1p(-np.array(S.QUANTILES)) / (1.0 - load)
-    assert np.all(np.abs(mean - exact) < K * ci + exact * 2.0 ** -S.HIST_SUB_BITS), (mean, exact, ci)
+    assert np.all(np.abs(mean - exact) < K * ci + exact * 2.0**-S.HIST_SUB_BITS), (mean, exact, ci)
 
 
 def test_affinity_random_dispatch_matches_the_exact_analysis():
@@ -122,7 +122,7 @@ def test_n1_fork_join_shifted_exponential_is_pollaczek_khinchine():
     res = sim(m, 1_000_000, 50_000)
     lam = load * n / X.mean()
     s1 = X.mean_min_of(n)  # min of n: shift + Exp(n)
-    s2 = (1.0 / n) ** 2 + s1 ** 2
+    s2 = (1.0 / n) ** 2 + s1**2
     assert_close(res, queues.mg1_fcfs_response_time(lam, s1, s2))
     assert_close(res, n * s1, "cost")
 
@@ -170,8 +170,15 @@ def _rerouting_work(system, X, dep, alpha, tau):
 def test_cost_matches_the_expected_work(policy, dep):
     """Server time per job = E[B_1] + E[B_2] of eqs. 2 and 5 (r_slow = 0.1);
     for these policies it does not depend on the queues."""
-    m = make_model(policy, 6, [0.05], r_slow=0.1, size=X_COST, dependence=DEPENDENCES[dep],
-                   knowledge="known" if policy == "KT" else "unknown")
+    m = make_model(
+        policy,
+        6,
+        [0.05],
+        r_slow=0.1,
+        size=X_COST,
+        dependence=DEPENDENCES[dep],
+        knowledge="known" if policy == "KT" else "unknown",
+    )
     system = m.system
     kw = {}
     if policy == "Rer":
@@ -218,12 +225,21 @@ def test_central_queue_replication_cost_is_the_papers_at_high_load(policy, dep):
     the stability bound (r_slow = 0.1; Rep with a fixed tau = 0.8 in both
     pools so that replication happens part of the time)."""
     params = {"tau": 0.8} if policy == "Rep" else {}
-    m0 = make_model(policy, 6, [0.05], r_slow=0.1, size=X_COST, dependence=DEPENDENCES[dep],
-                    queueing="central", params=params)
+    m0 = make_model(
+        policy, 6, [0.05], r_slow=0.1, size=X_COST, dependence=DEPENDENCES[dep], queueing="central", params=params
+    )
     a = analyze(m0)
     assert a.lambda_max_kind == "necessary"
-    m = make_model(policy, 6, [0.9 * a.lambda_max], r_slow=0.1, size=X_COST,
-                   dependence=DEPENDENCES[dep], queueing="central", params=params)
+    m = make_model(
+        policy,
+        6,
+        [0.9 * a.lambda_max],
+        r_slow=0.1,
+        size=X_COST,
+        dependence=DEPENDENCES[dep],
+        queueing="central",
+        params=params,
+    )
     kw = dict(alpha=a.alpha, tau=(0.8, 0.8)) if policy == "Rep" else dict(alpha=a.alpha)
     res = sim(m, 400_000 * SCALE, 40_000 * SCALE, **kw)
     assert_close(res, a.cost, "cost")
@@ -271,8 +287,7 @@ MONITOR_SIZES = {
 def _runs(model, jobs, seeds):
     enc = encode_model(model)
     lam = float(model.rates()[0])
-    return [run_replication(fast.run, enc, lam, 0, jobs, np.random.SeedSequence([s, 99]))[0]
-            for s in range(seeds)]
+    return [run_replication(fast.run, enc, lam, 0, jobs, np.random.SeedSequence([s, 99]))[0] for s in range(seeds)]
 
 
 def _verdicts(model, jobs, seeds):
@@ -296,8 +311,9 @@ def test_backlog_monitor_both_sides(N, size):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("policy,load", [("CoC", 0.95), ("CoC", 1.05), ("KT", 0.95), ("KT", 1.05),
-                                         ("ZRed-1000", 0.95), ("ZRed-1000", 1.05)])
+@pytest.mark.parametrize(
+    "policy,load", [("CoC", 0.95), ("CoC", 1.05), ("KT", 0.95), ("KT", 1.05), ("ZRed-1000", 0.95), ("ZRed-1000", 1.05)]
+)
 def test_backlog_monitor_policies_and_many_servers(policy, load):
     """The pipeline's verdict (the monitor plus the evidence rule): a load 5 % below
     capacity is never flagged and, run as long as the rule asks, is ``stable``; one
@@ -364,11 +380,14 @@ def test_coc_d2_many_servers_is_the_mean_field_limit(load):
     assert_close(res, exact)
 
 
-@pytest.mark.parametrize("X,n,k,load", [
-    (D.Exponential(1.0), 6, 3, 0.3),
-    (D.Pareto(xm=1.0 / 2.2 * 1.2, alpha=2.2), 6, 3, 0.15),
-    (D.ShiftedExponential(1.0, 1.0), 6, 4, 0.1),
-])
+@pytest.mark.parametrize(
+    "X,n,k,load",
+    [
+        (D.Exponential(1.0), 6, 3, 0.3),
+        (D.Pareto(xm=1.0 / 2.2 * 1.2, alpha=2.2), 6, 3, 0.15),
+        (D.ShiftedExponential(1.0, 1.0), 6, 4, 0.1),
+    ],
+)
 def test_fork_join_engine_within_the_papers_bounds(X, n, k, load):
     """(n, k) fork-join (FJ, d = N = n, i.i.d. tasks) on the fast path: the mean
     latency lies between Theorem 4's lower and split-merge upper bounds and the

@@ -74,8 +74,13 @@ def test_identical_replicas_never_gain_and_resume_is_neutral():
 
 
 def test_theorem2_terms_decide_gain():
-    cases = [(D.Pareto(1.0, 1.5), IID), (ONE, SX_BIMODAL), (D.Lognormal(1.0, 2.0), SX_BIMODAL),
-             (D.Erlang(2, 1.0), IID), (D.Hyperexponential((0.5, 0.5), (1.0, 0.1)), IID)]
+    cases = [
+        (D.Pareto(1.0, 1.5), IID),
+        (ONE, SX_BIMODAL),
+        (D.Lognormal(1.0, 2.0), SX_BIMODAL),
+        (D.Erlang(2, 1.0), IID),
+        (D.Hyperexponential((0.5, 0.5), (1.0, 0.1)), IID),
+    ]
     for X, dep in cases:
         for tau in np.geomspace(0.05, 50, 23):
             lhs, rhs = sp.theorem2_terms(tau, X, dep)
@@ -100,8 +105,7 @@ def _same_intervals(a, b, rel=1e-9):
                 assert u == pytest.approx(v, rel=rel), (a, b)
 
 
-@pytest.mark.parametrize("s_m,s_M,p", [(1.0, 1000.0, 0.99), (1.0, 10.0, 0.9), (2.0, 50.0, 0.5),
-                                        (1.0, 3.0, 0.4)])
+@pytest.mark.parametrize("s_m,s_M,p", [(1.0, 1000.0, 0.99), (1.0, 10.0, 0.9), (2.0, 50.0, 0.5), (1.0, 3.0, 0.4)])
 def test_bimodal_timeout_set(s_m, s_M, p):
     S = D.Discrete((s_m, s_M), (p, 1.0 - p))
     closed = sp.timeout_set_closed_form(S)
@@ -116,8 +120,9 @@ def test_bimodal_timeout_set(s_m, s_M, p):
         assert not sp.gains_capacity(s_m * 0.999, ONE, dp.SX(S))
 
 
-@pytest.mark.parametrize("p,rates", [((0.99, 0.01), (1.0, 1 / 99)), ((0.5, 0.5), (1.0, 0.1)),
-                                      ((0.3, 0.3, 0.4), (5.0, 1.0, 0.2))])
+@pytest.mark.parametrize(
+    "p,rates", [((0.99, 0.01), (1.0, 1 / 99)), ((0.5, 0.5), (1.0, 0.1)), ((0.3, 0.3, 0.4), (5.0, 1.0, 0.2))]
+)
 def test_hyperexponential_gains_for_every_timeout(p, rates):
     S = D.Hyperexponential(p, rates)
     assert sp.timeout_set_closed_form(S) == [(0.0, math.inf)]
@@ -154,15 +159,18 @@ def test_closed_form_rejects_other_laws():
 # ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("X,dep", [
-    (D.Pareto(1.0, 1.5), IID),
-    (D.Pareto(2.0, 1.2), IID),
-    (D.Hyperexponential((0.99, 0.01), (1.0, 1 / 99)), IID),
-    (D.Weibull(0.5, 1.0), IID),
-    (D.Lognormal(1.0, 2.0), IID),
-    (ONE, dp.SX(D.Hyperexponential((0.9, 0.1), (2.0, 0.2)))),
-    (D.Deterministic(3.0), dp.SX(D.Pareto(1.0, 1.5))),
-])
+@pytest.mark.parametrize(
+    "X,dep",
+    [
+        (D.Pareto(1.0, 1.5), IID),
+        (D.Pareto(2.0, 1.2), IID),
+        (D.Hyperexponential((0.99, 0.01), (1.0, 1 / 99)), IID),
+        (D.Weibull(0.5, 1.0), IID),
+        (D.Lognormal(1.0, 2.0), IID),
+        (ONE, dp.SX(D.Hyperexponential((0.9, 0.1), (2.0, 0.2)))),
+        (D.Deterministic(3.0), dp.SX(D.Pareto(1.0, 1.5))),
+    ],
+)
 def test_hazard_rule_matches_minimisation(X, dep):
     h = sp.hazard_rule_timeout(X, dep)
     opt = sp.optimal_timeout(X, dep)
@@ -212,8 +220,9 @@ def test_network_loads_homogeneous_reduction():
     N, lam, tau = 5, 2.0, 4.5
     rho = sp.network_loads(lam, X, IID, [1.0] * N, [tau] * N, [1 / N] * N, [1 / N] * N)
     assert rho == pytest.approx(np.full(N, sp.nominal_load(lam, tau, X, IID, N)), rel=1e-12)
-    assert sp.network_stability_rate(X, IID, [1.0] * N, [tau] * N, [1 / N] * N, [1 / N] * N) == \
-        pytest.approx(sp.stability_bound(X, IID, N, tau=tau).rate, rel=1e-12)
+    assert sp.network_stability_rate(X, IID, [1.0] * N, [tau] * N, [1 / N] * N, [1 / N] * N) == pytest.approx(
+        sp.stability_bound(X, IID, N, tau=tau).rate, rel=1e-12
+    )
 
 
 @pytest.mark.parametrize("resume", [False, True])

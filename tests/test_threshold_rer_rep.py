@@ -24,8 +24,7 @@ WEIBULL = distributions.from_spec({"family": "weibull", "shape": 0.6, "scale": 6
 DET10 = distributions.from_spec({"family": "deterministic", "value": 10})
 IDENTICAL = dependence.from_spec("identical")
 IID = dependence.from_spec("iid")
-SX = dependence.from_spec(
-    {"kind": "sx", "slowdown": {"family": "discrete", "values": [1, 4], "p": [0.8, 0.2]}})
+SX = dependence.from_spec({"kind": "sx", "slowdown": {"family": "discrete", "values": [1, 4], "p": [0.8, 0.2]}})
 DEPS = {"identical": IDENTICAL, "iid": IID, "sx": SX}
 
 
@@ -40,9 +39,11 @@ def system(r, **kw):
 def three_types():
     """J = 3, an arbitrary speed matrix and unequal pools."""
     return two_pools.TwoPoolSystem(
-        n=(2, 5), p=(0.5, 0.3, 0.2),
+        n=(2, 5),
+        p=(0.5, 0.3, 0.2),
         speeds=((1.0, 0.25, 0.6), (0.3, 1.2, 0.5)),
-        belief=two_pools.belief_matrix("unknown", 3))
+        belief=two_pools.belief_matrix("unknown", 3),
+    )
 
 
 # ---------------------------------------------------------------------------------
@@ -194,8 +195,7 @@ def test_multi_threshold_reduces_to_single_and_zero(dep_name):
     multi = threshold.expected_work_rerouting_multi(sys_, EXP10, dep, alpha, [[4.0], [9.0]])
     np.testing.assert_allclose(multi, single, rtol=1e-12)
     zero = two_pools.expected_work_zero_redundancy(sys_, EXP10, dep, alpha)
-    np.testing.assert_allclose(
-        threshold.expected_work_rerouting_multi(sys_, EXP10, dep, alpha, []), zero, rtol=1e-12)
+    np.testing.assert_allclose(threshold.expected_work_rerouting_multi(sys_, EXP10, dep, alpha, []), zero, rtol=1e-12)
 
 
 # ---------------------------------------------------------------------------------
@@ -219,9 +219,11 @@ def test_limits_zero_and_full_redundancy(dep_name, X):
         np.testing.assert_allclose(rep(sys_, X, dep, alpha, inf), zero, rtol=1e-12)
         np.testing.assert_allclose(rep(sys_, X, dep, alpha, 0.0), full, rtol=1e-10)
         # rerouting at tau = 0 is zero redundancy with the pools swapped
-        np.testing.assert_allclose(threshold.expected_work_rerouting(sys_, X, dep, alpha, 0.0),
-                                   two_pools.expected_work_zero_redundancy(sys_, X, dep, alpha[::-1]),
-                                   rtol=1e-12)
+        np.testing.assert_allclose(
+            threshold.expected_work_rerouting(sys_, X, dep, alpha, 0.0),
+            two_pools.expected_work_zero_redundancy(sys_, X, dep, alpha[::-1]),
+            rtol=1e-12,
+        )
 
 
 def test_bad_arguments():
@@ -295,8 +297,13 @@ BRUTE_CASES = [
     ("exp-identical", EXP10, IDENTICAL, 0.2, dict(pools=(3, 7))),
     ("pareto-iid", PARETO, IID, 0.3, dict()),
     ("det-sx", DET10, SX, 0.3, dict()),
-    ("uniform-iid-partial", distributions.from_spec({"family": "uniform", "low": 0, "high": 20}),
-     IID, 0.2, dict(knowledge="partial", belief=0.8)),
+    (
+        "uniform-iid-partial",
+        distributions.from_spec({"family": "uniform", "low": 0, "high": 20}),
+        IID,
+        0.2,
+        dict(knowledge="partial", belief=0.8),
+    ),
     ("weibull-iid-partial", WEIBULL, IID, 0.4, dict(knowledge="partial", belief=0.7, pools=(3, 7))),
 ]
 
@@ -327,8 +334,7 @@ def test_inner_lp_matches_scan_over_q():
     best = math.inf
     for q1 in grid:
         for q2 in grid:
-            w = threshold.expected_work_replication(
-                s, EXP10, IID, two_pools.assignment_fractions(s, [q1, q2]), tau)
+            w = threshold.expected_work_replication(s, EXP10, IID, two_pools.assignment_fractions(s, [q1, q2]), tau)
             best = min(best, max(w[0] / 4, w[1] / 6))
     assert value <= best * (1 + 1e-12)
     assert value == pytest.approx(best, rel=2e-3)
@@ -368,8 +374,10 @@ def test_pareto_heavy_tail_optimisation():
 def test_rerouting_vanishes_as_r_slow_to_zero():
     """Identical replicas: lambda_max(Rer) -> 0 as r_slow -> 0 (Section 5.1.1); the
     decay is slow (~ 1 / log(1 / r_slow) for exponential sizes)."""
-    values = [load(threshold.optimal_rerouting(system(r), EXP10, IDENTICAL).rate, EXP10, IDENTICAL)
-              for r in (0.1, 1e-2, 1e-4, 1e-8, 1e-12)]
+    values = [
+        load(threshold.optimal_rerouting(system(r), EXP10, IDENTICAL).rate, EXP10, IDENTICAL)
+        for r in (0.1, 1e-2, 1e-4, 1e-8, 1e-12)
+    ]
     assert all(a > b for a, b in zip(values, values[1:])), values
     assert values[-1] < 0.1
 
@@ -454,10 +462,12 @@ def test_latency_tau_inf_is_mg1_per_pool(dep, X):
 @pytest.mark.parametrize("dep", [IDENTICAL, IID], ids=["identical", "iid"])
 def test_latency_replication_tau_zero_is_one_mg1_with_min(dep):
     s = single_servers(0.25)
-    m1 = sum(pj * dependence.pair(dep, EXP10, 1 / s.speeds[0][j], 1 / s.speeds[1][j]).k(1, 0.0)
-             for j, pj in enumerate(s.p))
-    m2 = sum(pj * dependence.pair(dep, EXP10, 1 / s.speeds[0][j], 1 / s.speeds[1][j]).k(2, 0.0)
-             for j, pj in enumerate(s.p))
+    m1 = sum(
+        pj * dependence.pair(dep, EXP10, 1 / s.speeds[0][j], 1 / s.speeds[1][j]).k(1, 0.0) for j, pj in enumerate(s.p)
+    )
+    m2 = sum(
+        pj * dependence.pair(dep, EXP10, 1 / s.speeds[0][j], 1 / s.speeds[1][j]).k(2, 0.0) for j, pj in enumerate(s.p)
+    )
     lams = np.array([0.01, 0.05, 0.1])
     for q in (0.0, 0.3, 1.0):
         alpha = two_pools.assignment_fractions(s, [q])
@@ -488,8 +498,7 @@ def test_latency_light_traffic_is_service_time():
     s = single_servers(0.4)
     alpha = two_pools.assignment_fractions(s, [0.3])
     tau = (6.0, 11.0)
-    for policy, fn in [("rerouting", threshold.latency_rerouting),
-                       ("replication", threshold.latency_replication)]:
+    for policy, fn in [("rerouting", threshold.latency_rerouting), ("replication", threshold.latency_replication)]:
         lat = fn(s, EXP10, IID, alpha, tau, 1e-12)
         work = simulate_work(s, EXP10, IID, alpha, policy[:3], tau, MC_N, seed=3)
         # response time with no queueing: rerouting = own run + run elsewhere,
@@ -524,7 +533,7 @@ def test_second_moments_against_monte_carlo(dep_name):
         ("rep", threshold.second_moment_work_replication(s, EXP10, dep, alpha, tau, per_job=True)),
     ]:
         work = simulate_work(s, EXP10, dep, alpha, policy, tau, MC_N, seed=11)
-        mean, se = mc_mean(work ** 2)
+        mean, se = mc_mean(work**2)
         assert np.all(np.abs(mean - exact) < 4 * se), (policy, mean, exact, se)
     paper = threshold.second_moment_work_replication(s, EXP10, dep, alpha, tau)
     per_job = threshold.second_moment_work_replication(s, EXP10, dep, alpha, tau, per_job=True)
@@ -532,7 +541,9 @@ def test_second_moments_against_monte_carlo(dep_name):
     for t in (0.0, math.inf):
         np.testing.assert_allclose(
             threshold.second_moment_work_replication(s, EXP10, dep, alpha, t),
-            threshold.second_moment_work_replication(s, EXP10, dep, alpha, t, per_job=True), rtol=1e-12)
+            threshold.second_moment_work_replication(s, EXP10, dep, alpha, t, per_job=True),
+            rtol=1e-12,
+        )
 
 
 # ---------------------------------------------------------------------------------
@@ -541,8 +552,9 @@ def test_second_moments_against_monte_carlo(dep_name):
 
 
 @pytest.mark.parametrize("policy", ["rerouting", "replication"])
-@pytest.mark.parametrize("kw", [dict(), dict(knowledge="partial", belief=0.7, pools=(3, 7))],
-                         ids=["unknown", "partial-unequal"])
+@pytest.mark.parametrize(
+    "kw", [dict(), dict(knowledge="partial", belief=0.7, pools=(3, 7))], ids=["unknown", "partial-unequal"]
+)
 def test_known_sizes_identical_matches_primal_lp(policy, kw):
     """Identical replicas: the dual value equals the primal LP over randomised
     per-class choices (costs are homogeneous in the size)."""
@@ -565,15 +577,17 @@ def test_known_sizes_identical_matches_primal_lp(policy, kw):
     A_ub[:, -1] = -1.0
     A_eq = np.zeros((C, nv))
     for cc in range(C):
-        A_eq[cc, cc * K:(cc + 1) * K] = 1.0
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(2), A_eq=A_eq, b_eq=np.ones(C),
-                  bounds=[(0, None)] * nv, method="highs")
+        A_eq[cc, cc * K : (cc + 1) * K] = 1.0
+    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(2), A_eq=A_eq, b_eq=np.ones(C), bounds=[(0, None)] * nv, method="highs")
     assert res.success
     assert ks.rate == pytest.approx(1 / res.fun, rel=1e-7)
 
 
-@pytest.mark.parametrize("X", [EXP10, WEIBULL, distributions.from_spec(
-    {"family": "lognormal", "mean": 10, "cv": 1.5})], ids=["exp", "weibull", "lognormal"])
+@pytest.mark.parametrize(
+    "X",
+    [EXP10, WEIBULL, distributions.from_spec({"family": "lognormal", "mean": 10, "cv": 1.5})],
+    ids=["exp", "weibull", "lognormal"],
+)
 @pytest.mark.parametrize("policy", ["rerouting", "replication"])
 def test_known_sizes_iid_dual_function_against_monte_carlo(X, policy):
     """Phi(w) = E[min over choices of the weighted work] for i.i.d. replicas (exact
@@ -605,8 +619,10 @@ def test_known_sizes_sx_and_atomic_laws():
     an atomic i.i.d. law: both against sampling."""
     s = system(0.3)
     pc, post = known_sizes.ks_posterior(s)
-    for X, dep in [(EXP10, SX), (distributions.from_spec({"family": "discrete", "values": [1, 7, 30],
-                                                          "p": [0.5, 0.3, 0.2]}), IID)]:
+    for X, dep in [
+        (EXP10, SX),
+        (distributions.from_spec({"family": "discrete", "values": [1, 7, 30], "p": [0.5, 0.3, 0.2]}), IID),
+    ]:
         for policy in threshold.POLICIES:
             phi = known_sizes.ks_phi_factory(s, X, dep, policy)
             rng = np.random.default_rng(7)
@@ -653,12 +669,15 @@ def test_known_sizes_basic_values():
         ks = known_sizes.known_sizes_bound(system(1.0), X, IDENTICAL)
         assert load(ks.rate, X, IDENTICAL) == pytest.approx(1.0)
     assert load(known_sizes.known_sizes_bound(system(1.0), EXP10, IID).rate, EXP10, IID) == pytest.approx(2.0)
-    ks = [load(known_sizes.known_sizes_bound(system(0.2), X, IDENTICAL).rate, X, IDENTICAL)
-          for X in (EXP10, PARETO, DET10)]
+    ks = [
+        load(known_sizes.known_sizes_bound(system(0.2), X, IDENTICAL).rate, X, IDENTICAL)
+        for X in (EXP10, PARETO, DET10)
+    ]
     assert ks == pytest.approx([ks[0]] * 3, rel=1e-12)
     known = system(0.2, knowledge="known")
-    assert known_sizes.known_sizes_bound(known, EXP10, IID).rate >= \
-        two_pools.optimal_assignment_no_redundancy(known, EXP10, IID).rate * (1 - 1e-12)
+    assert known_sizes.known_sizes_bound(known, EXP10, IID).rate >= two_pools.optimal_assignment_no_redundancy(
+        known, EXP10, IID
+    ).rate * (1 - 1e-12)
     with pytest.raises(ValueError, match="policy"):
         known_sizes.known_sizes_bound(system(0.2), EXP10, IID, policy="magic")
 
@@ -674,9 +693,11 @@ def test_known_sizes_ratio_integration_against_quadrature():
     for _ in range(4 if CI else 8):
         J = int(rng.integers(2, 4))
         s = two_pools.TwoPoolSystem(
-            n=(int(rng.integers(1, 6)), int(rng.integers(1, 6))), p=tuple(rng.dirichlet(np.ones(J))),
+            n=(int(rng.integers(1, 6)), int(rng.integers(1, 6))),
+            p=tuple(rng.dirichlet(np.ones(J))),
             speeds=tuple(map(tuple, rng.uniform(0.05, 1.5, size=(2, J)))),
-            belief=two_pools.belief_matrix("partial", J, 0.6))
+            belief=two_pools.belief_matrix("partial", J, 0.6),
+        )
         pc, post = known_sizes.ks_posterior(s)
         w = float(rng.random())
         for policy in threshold.POLICIES:
@@ -686,8 +707,10 @@ def test_known_sizes_ratio_integration_against_quadrature():
                 g = float(known_sizes.ks_costs(s, post, policy, w, [1.0], [rho]).min(axis=0)[0] @ pc)
                 return g * 2 * 10 / (1 + rho) ** 3
 
-            ref = integrate.quad(f, 0, 1, limit=2000, epsabs=0, epsrel=1e-11)[0] + \
-                integrate.quad(f, 1, np.inf, limit=2000, epsabs=0, epsrel=1e-11)[0]
+            ref = (
+                integrate.quad(f, 0, 1, limit=2000, epsabs=0, epsrel=1e-11)[0]
+                + integrate.quad(f, 1, np.inf, limit=2000, epsabs=0, epsrel=1e-11)[0]
+            )
             assert phi == pytest.approx(ref, rel=1e-7)
 
 
@@ -723,26 +746,52 @@ def test_latency_matches_section6_formulas(dep):
     tau = (4.0, 9.0)
     lam = 0.03
     p = s.p
-    P = [[dependence.pair(dep, EXP10, 1 / s.speeds[i][j], 1 / s.speeds[1 - i][j]) for j in range(2)]
-         for i in range(2)]
+    P = [[dependence.pair(dep, EXP10, 1 / s.speeds[i][j], 1 / s.speeds[1 - i][j]) for j in range(2)] for i in range(2)]
     qi = (q, 1 - q)
     # rerouting
-    m1 = [sum(p[j] * (qi[i] * P[i][j].mean_min_A(tau[i]) + qi[1 - i] * P[i][j].mean_A_B_exceeds(tau[1 - i]))
-              for j in range(2)) for i in range(2)]
-    m2 = [sum(p[j] * (qi[i] * P[i][j].second_min_A(tau[i]) + qi[1 - i] * P[i][j].second_A_B_exceeds(tau[1 - i]))
-              for j in range(2)) for i in range(2)]
+    m1 = [
+        sum(
+            p[j] * (qi[i] * P[i][j].mean_min_A(tau[i]) + qi[1 - i] * P[i][j].mean_A_B_exceeds(tau[1 - i]))
+            for j in range(2)
+        )
+        for i in range(2)
+    ]
+    m2 = [
+        sum(
+            p[j] * (qi[i] * P[i][j].second_min_A(tau[i]) + qi[1 - i] * P[i][j].second_A_B_exceeds(tau[1 - i]))
+            for j in range(2)
+        )
+        for i in range(2)
+    ]
     W = [queues.mg1_waiting_time(lam, m1[i], m2[i]) for i in range(2)]
-    T = [W[i] + sum(p[j] * (P[i][j].mean_min_A(tau[i]) + P[1 - i][j].mean_A_B_exceeds(tau[i])) for j in range(2))
-         + W[1 - i] * sum(p[j] * P[i][j].prob_A_exceeds(tau[i]) for j in range(2)) for i in range(2)]
+    T = [
+        W[i]
+        + sum(p[j] * (P[i][j].mean_min_A(tau[i]) + P[1 - i][j].mean_A_B_exceeds(tau[i])) for j in range(2))
+        + W[1 - i] * sum(p[j] * P[i][j].prob_A_exceeds(tau[i]) for j in range(2))
+        for i in range(2)
+    ]
     assert threshold.latency_rerouting(s, EXP10, dep, alpha, tau, lam) == pytest.approx(
-        qi[0] * T[0] + qi[1] * T[1], rel=1e-12)
+        qi[0] * T[0] + qi[1] * T[1], rel=1e-12
+    )
     # replication
-    m1 = [sum(p[j] * (qi[i] * (P[i][j].mean_min_A(tau[i]) + P[i][j].k(1, tau[i]))
-                      + qi[1 - i] * P[1 - i][j].k(1, tau[1 - i])) for j in range(2)) for i in range(2)]
-    m2 = [sum(p[j] * (qi[i] * (P[i][j].second_min_A(tau[i]) + P[i][j].k(2, tau[i]))
-                      + qi[1 - i] * P[1 - i][j].k(2, tau[1 - i])) for j in range(2)) for i in range(2)]
+    m1 = [
+        sum(
+            p[j]
+            * (qi[i] * (P[i][j].mean_min_A(tau[i]) + P[i][j].k(1, tau[i])) + qi[1 - i] * P[1 - i][j].k(1, tau[1 - i]))
+            for j in range(2)
+        )
+        for i in range(2)
+    ]
+    m2 = [
+        sum(
+            p[j]
+            * (qi[i] * (P[i][j].second_min_A(tau[i]) + P[i][j].k(2, tau[i])) + qi[1 - i] * P[1 - i][j].k(2, tau[1 - i]))
+            for j in range(2)
+        )
+        for i in range(2)
+    ]
     W = [queues.mg1_waiting_time(lam, m1[i], m2[i]) for i in range(2)]
-    T = [W[i] + sum(p[j] * (P[i][j].mean_min_A(tau[i]) + P[i][j].k(1, tau[i])) for j in range(2))
-         for i in range(2)]
+    T = [W[i] + sum(p[j] * (P[i][j].mean_min_A(tau[i]) + P[i][j].k(1, tau[i])) for j in range(2)) for i in range(2)]
     assert threshold.latency_replication(s, EXP10, dep, alpha, tau, lam) == pytest.approx(
-        qi[0] * T[0] + qi[1] * T[1], rel=1e-12)
+        qi[0] * T[0] + qi[1] * T[1], rel=1e-12
+    )

@@ -37,8 +37,12 @@ def test_zero_redundancy_closed_form(r, X):
 @pytest.mark.parametrize("r", [0.05, 0.1, 0.5, 1.0])
 @pytest.mark.parametrize(
     "X",
-    [EXP10, PARETO, distributions.from_spec({"family": "deterministic", "value": 10}),
-     distributions.from_spec({"family": "uniform", "low": 0, "high": 20})],
+    [
+        EXP10,
+        PARETO,
+        distributions.from_spec({"family": "deterministic", "value": 10}),
+        distributions.from_spec({"family": "uniform", "low": 0, "high": 20}),
+    ],
     ids=["exp", "pareto", "det", "uniform"],
 )
 def test_full_redundancy_identical_is_half(r, X):
@@ -67,8 +71,7 @@ def test_partial_knowledge_between_unknown_and_known():
     values = []
     for b in [0.5, 0.6, 0.75, 0.9, 1.0]:
         system = two_pools.TwoPoolSystem.affinity(10, r, knowledge="partial", belief=b)
-        values.append(load_bound(two_pools.optimal_assignment_no_redundancy(system, EXP10, IID),
-                                 EXP10, IID))
+        values.append(load_bound(two_pools.optimal_assignment_no_redundancy(system, EXP10, IID), EXP10, IID))
     assert values[0] == pytest.approx(2 * r / (1 + r), rel=1e-9)  # belief 1/2 = no information
     assert values[-1] == pytest.approx(1.0, rel=1e-9)
     assert all(a <= b + 1e-12 for a, b in zip(values, values[1:]))
@@ -88,8 +91,7 @@ def test_assignment_lp_matches_brute_force(p1, r, n1, n2):
     qs = np.linspace(0, 1, 20001)
     best = 0.0
     for q in qs:
-        work = two_pools.expected_work_zero_redundancy(
-            system, EXP10, IID, two_pools.assignment_fractions(system, [q]))
+        work = two_pools.expected_work_zero_redundancy(system, EXP10, IID, two_pools.assignment_fractions(system, [q]))
         best = max(best, 1.0 / max(work[0] / n1, work[1] / n2))
     assert bound.rate >= best * (1 - 1e-9)
     assert bound.rate == pytest.approx(best, rel=1e-3)
@@ -124,8 +126,7 @@ def test_expected_work_against_monte_carlo(dep, policy, r, q):
     system = two_pools.TwoPoolSystem.affinity(10, r)
     X = distributions.from_spec({"family": "weibull", "shape": 0.7, "scale": 3})
     if policy == "ZRed":
-        exact = two_pools.expected_work_zero_redundancy(
-            system, X, dep, two_pools.assignment_fractions(system, [q]))
+        exact = two_pools.expected_work_zero_redundancy(system, X, dep, two_pools.assignment_fractions(system, [q]))
     else:
         exact = threshold.expected_work_full_redundancy(system, X, dep)
     mean, se = _monte_carlo_work(system, X, dep, q, 40000, rng, policy)

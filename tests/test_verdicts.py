@@ -65,9 +65,18 @@ def _runs(waits, fired=()):
     return accs
 
 
-@pytest.mark.parametrize("reps,level,verdict", [
-    (1, 0.99, "stable"), (1, 0.95, "undetermined"), (2, 0.9, "stable"), (2, 0.75, "undetermined"),
-    (4, 0.75, "stable"), (7, 0.5, "stable"), (6, 0.5, "undetermined")])
+@pytest.mark.parametrize(
+    "reps,level,verdict",
+    [
+        (1, 0.99, "stable"),
+        (1, 0.95, "undetermined"),
+        (2, 0.9, "stable"),
+        (2, 0.75, "undetermined"),
+        (4, 0.75, "stable"),
+        (7, 0.5, "stable"),
+        (6, 0.5, "undetermined"),
+    ],
+)
 def test_stable_needs_a_miss_probability_of_one_percent(reps, level, verdict):
     x = S.DETECTION_WAITS[10][S.DETECTION_LEVELS.index(level)]
     got, miss = S.simulation_verdict(_runs([x] * reps), wait=1.0, servers=1, pool=10)
@@ -119,9 +128,11 @@ def _flagged_within(n, X, load, runs, waits, seed):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n,X", [(1, D.Exponential(1.0)), (10, D.Exponential(1.0)),
-                                 (10, D.Pareto(xm=1.2 / 2.2, alpha=2.2))],
-                         ids=["n1-exp", "n10-exp", "n10-pareto2.2"])
+@pytest.mark.parametrize(
+    "n,X",
+    [(1, D.Exponential(1.0)), (10, D.Exponential(1.0)), (10, D.Pareto(xm=1.2 / 2.2, alpha=2.2))],
+    ids=["n1-exp", "n10-exp", "n10-pareto2.2"],
+)
 def test_the_calibration_holds_on_fresh_seeds(n, X):
     """At load 1.05 the monitor fires within the table's x_0.9 waits in about 90 % of
     runs (seeds the table was not measured on; 3 standard errors of slack), and at
@@ -143,7 +154,8 @@ def _sim(verdicts, reason=None, skipped=None, need=None):
         verdict=np.array(verdicts, dtype=object),
         reason=np.array(reason or [""] * L, dtype=object),
         skipped=np.array(skipped or [False] * L),
-        jobs_to_verdict=np.array(need or [math.nan] * L, dtype=float))
+        jobs_to_verdict=np.array(need or [math.nan] * L, dtype=float),
+    )
 
 
 LOADS = np.array([0.3, 0.5, 0.7, 0.9])
@@ -169,14 +181,14 @@ def test_bounds_that_prove_nothing_decide_nothing(kind):
 
 
 def test_a_simulated_instability_extends_upwards_when_monotone():
-    sim = _sim(["stable", "unstable", "", ""], reason=["", "backlog", "", ""],
-               skipped=[False, False, True, True])
+    sim = _sim(["stable", "unstable", "", ""], reason=["", "backlog", "", ""], skipped=[False, False, True, True])
     v = V.reconcile(LOADS, math.nan, "", math.nan, sim, monotone=True)
     assert v.verdict.tolist() == ["stable", "unstable", "unstable", "unstable"]
     assert v.source.tolist() == ["simulation"] * 4
     assert any("not simulated" in n for n in v.notes)
-    v = V.reconcile(LOADS, math.nan, "", math.nan,
-                    _sim(["stable", "unstable", "stable", "undetermined"]), monotone=False)
+    v = V.reconcile(
+        LOADS, math.nan, "", math.nan, _sim(["stable", "unstable", "stable", "undetermined"]), monotone=False
+    )
     assert v.verdict.tolist() == ["stable", "unstable", "stable", "undetermined"]
 
 
@@ -196,12 +208,18 @@ def test_undetermined_loads_say_how_many_jobs_would_decide_them():
 
 
 def test_estimates_are_kept_only_where_stable():
-    values = {"latency_mean": np.array([1.0, 2.0, 3.0, 4.0]),
-              "latency_mean_ci": np.full(4, 0.1), "latency_quantile": np.ones((4, 3)),
-              "cost_mean": np.full(4, 1.5), "cost_mean_ci": np.full(4, 0.01),
-              "precision_achieved": np.full(4, 0.1)}
-    v = V.Verdicts(np.array(["stable", "undetermined", "unstable", "unstable"], dtype=object),
-                   np.array(["simulation", "", "simulation", "analysis"], dtype=object))
+    values = {
+        "latency_mean": np.array([1.0, 2.0, 3.0, 4.0]),
+        "latency_mean_ci": np.full(4, 0.1),
+        "latency_quantile": np.ones((4, 3)),
+        "cost_mean": np.full(4, 1.5),
+        "cost_mean_ci": np.full(4, 0.01),
+        "precision_achieved": np.full(4, 0.1),
+    }
+    v = V.Verdicts(
+        np.array(["stable", "undetermined", "unstable", "unstable"], dtype=object),
+        np.array(["simulation", "", "simulation", "analysis"], dtype=object),
+    )
     out = V.apply(values, v)
     assert out["latency_mean"][0] == 1.0 and np.isnan(out["latency_mean"][1:]).all()
     assert np.isnan(out["latency_quantile"][1:]).all() and np.isnan(out["cost_mean"][1:]).all()
@@ -214,18 +232,20 @@ def test_estimates_are_kept_only_where_stable():
 # ---------------------------------------------------------------- heavy tails
 
 
-@pytest.mark.parametrize("policy,dep,alpha,d,infinite,undercovers", [
-    ("ZRed", "iid", 1.8, None, True, True),       # E[X^2] = inf: P-K's mean is infinite
-    ("ZRed", "iid", 2.2, None, False, True),      # E[X^3] = inf only
-    ("ZRed", "iid", 3.5, None, False, False),
-    ("CoC", "identical", 1.8, 2, True, True),     # both copies hold X
-    ("CoC", "iid", 1.8, 2, False, False),         # min of 2 has index 3.6
-    ("CoC", "iid", 1.4, 2, False, True),          # index 2.8
-    ("CoS", "iid", 1.8, 2, True, True),           # the kept copy runs in full
-    ("FRed", "iid", 1.4, None, False, True),
-])
-def test_heavy_tails_that_make_the_mean_or_its_variance_infinite(policy, dep, alpha, d,
-                                                                 infinite, undercovers):
+@pytest.mark.parametrize(
+    "policy,dep,alpha,d,infinite,undercovers",
+    [
+        ("ZRed", "iid", 1.8, None, True, True),  # E[X^2] = inf: P-K's mean is infinite
+        ("ZRed", "iid", 2.2, None, False, True),  # E[X^3] = inf only
+        ("ZRed", "iid", 3.5, None, False, False),
+        ("CoC", "identical", 1.8, 2, True, True),  # both copies hold X
+        ("CoC", "iid", 1.8, 2, False, False),  # min of 2 has index 3.6
+        ("CoC", "iid", 1.4, 2, False, True),  # index 2.8
+        ("CoS", "iid", 1.8, 2, True, True),  # the kept copy runs in full
+        ("FRed", "iid", 1.4, None, False, True),
+    ],
+)
+def test_heavy_tails_that_make_the_mean_or_its_variance_infinite(policy, dep, alpha, d, infinite, undercovers):
     X = D.Pareto(xm=1.0, alpha=alpha)
     m = make_model(policy, 10, [0.3], size=X, dependence=dep, d=d)
     tail = latency_tail(m)
@@ -243,12 +263,16 @@ def test_sx_tails_take_the_heavier_factor():
 
 
 def test_an_infinite_mean_is_reported_as_infinite_not_as_the_sample_mean():
-    cfg = resolve_config({
-        "study": "t", "grid": {"policy": ["ZRed"], "distribution": ["p"], "r_slow": [1.0],
-                               "N": [4]},
-        "load": [0.3], "distributions": {"p": {"family": "pareto", "xm": 1, "alpha": 1.8}},
-        "evaluate": ["analytic", "simulation"],
-        "simulation": {"jobs": 20_000, "warmup": 1000, "replications": 2}})
+    cfg = resolve_config(
+        {
+            "study": "t",
+            "grid": {"policy": ["ZRed"], "distribution": ["p"], "r_slow": [1.0], "N": [4]},
+            "load": [0.3],
+            "distributions": {"p": {"family": "pareto", "xm": 1, "alpha": 1.8}},
+            "evaluate": ["analytic", "simulation"],
+            "simulation": {"jobs": 20_000, "warmup": 1000, "replications": 2},
+        }
+    )
     (cid,) = build_grid(cfg).cells
     ds = evaluate_cell(cfg, cid)
     assert ds["verdict"].values.tolist() == ["stable"]  # exact bound 1
@@ -282,15 +306,14 @@ def _assert_consistent(ds):
         assert not any((loads > lm * (1 + 1e-9)) & (verdict == "stable")), (lm, verdict)
     unstable = np.flatnonzero(verdict == "unstable")
     if len(unstable):
-        assert not any(verdict[unstable[0]:] == "stable"), verdict
+        assert not any(verdict[unstable[0] :] == "stable"), verdict
     assert np.isnan(ds["latency_mean"].values[verdict != "stable"]).all()
 
 
 def test_the_default_studys_rer_pareto_cell_is_no_longer_stable_at_0_9():
     """The default study called Rer (Pareto, i.i.d., r_slow = 0.1) stable at load 0.9
     with E[T] = 14,449, above its necessary bound 0.454."""
-    cfg, cid = _default_cell(policy="Rer", distribution="pareto", dependence="iid",
-                             r_slow=0.1)
+    cfg, cid = _default_cell(policy="Rer", distribution="pareto", dependence="iid", r_slow=0.1)
     ds = evaluate_cell(cfg, cid)
     assert float(ds["lambda_max"]) == pytest.approx(0.454, abs=1e-3)
     i = list(ds["load"].values).index(0.9)
@@ -303,15 +326,23 @@ def test_a_short_heavy_tailed_run_is_never_stable_above_its_bound():
     called stable at every load up to 1.1 by 50,000-job runs: the monitor's wait is
     longer than the run. Now the loads above the bound are unstable, and a short run
     below it decides nothing by itself."""
-    cfg = resolve_config({
-        "study": "t", "grid": {"policy": ["ZRed", "CoC"], "distribution": ["pareto"],
-                               "dependence": ["identical"], "r_slow": [0.1], "d": [2],
-                               "N": [10]},
-        "load": [0.1, 0.15, 0.2, 0.5, 1.1],
-        "distributions": {"pareto": {"family": "pareto", "xm": 1, "alpha": 2.2,
-                                     "scale_to_mean": 1}},
-        "evaluate": ["analytic", "simulation"],
-        "simulation": {"jobs": 50_000, "warmup": 5_000, "replications": 2}})
+    cfg = resolve_config(
+        {
+            "study": "t",
+            "grid": {
+                "policy": ["ZRed", "CoC"],
+                "distribution": ["pareto"],
+                "dependence": ["identical"],
+                "r_slow": [0.1],
+                "d": [2],
+                "N": [10],
+            },
+            "load": [0.1, 0.15, 0.2, 0.5, 1.1],
+            "distributions": {"pareto": {"family": "pareto", "xm": 1, "alpha": 2.2, "scale_to_mean": 1}},
+            "evaluate": ["analytic", "simulation"],
+            "simulation": {"jobs": 50_000, "warmup": 5_000, "replications": 2},
+        }
+    )
     grid = build_grid(cfg)
     for cid, cell in grid.cells.items():
         ds = evaluate_cell(cfg, cid)
@@ -371,8 +402,7 @@ def test_precision_and_max_jobs_are_validated():
     with pytest.raises(ConfigError, match="simulation.precision"):
         resolve_config(bad)
     # absent keys leave the resolved config as before
-    assert set(resolve_config(base)["simulation"]) == {"jobs", "warmup", "replications",
-                                                      "confidence"}
+    assert set(resolve_config(base)["simulation"]) == {"jobs", "warmup", "replications", "confidence"}
 
 
 # ---------------------------------------------------------------- monotonicity
@@ -385,10 +415,20 @@ def test_every_simulated_policy_says_why_its_verdict_is_monotone():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("policy,kw", [
-    ("ZRed", {}), ("KT", {}), ("FRed", {}), ("Rer", {"params": {"tau": 2.0}}),
-    ("Rep", {"params": {"tau": 2.0}}), ("CoC", {"d": 2}), ("CoS", {"d": 2}), ("RIQ", {"d": 2}),
-    ("FJ", {"d": 2, "params": {"k": 1}})])
+@pytest.mark.parametrize(
+    "policy,kw",
+    [
+        ("ZRed", {}),
+        ("KT", {}),
+        ("FRed", {}),
+        ("Rer", {"params": {"tau": 2.0}}),
+        ("Rep", {"params": {"tau": 2.0}}),
+        ("CoC", {"d": 2}),
+        ("CoS", {"d": 2}),
+        ("RIQ", {"d": 2}),
+        ("FJ", {"d": 2, "params": {"k": 1}}),
+    ],
+)
 def test_verdicts_are_monotone_where_no_theory_says_so(policy, kw):
     """Simulated at every load (no skipping), r_slow = 0.5 with affinity, loads on both
     sides of the bound: no load is stable above one that is unstable."""
@@ -399,10 +439,19 @@ def test_verdicts_are_monotone_where_no_theory_says_so(policy, kw):
     loads = list(np.round(np.linspace(0.5, 1.4, 7) * top, 4))
     m = make_model(policy, 10, loads, r_slow=0.5, d=kw.get("d"), params=params)
     tau = None if "tau" not in params else (params["tau"], params["tau"])
-    res = simulate(m, np.random.SeedSequence(31), int(300_000 * (0.5 if CI else 1)), 10_000,
-                   4, 0.95, alpha=a.alpha, tau=tau, monotone=False)
+    res = simulate(
+        m,
+        np.random.SeedSequence(31),
+        int(300_000 * (0.5 if CI else 1)),
+        10_000,
+        4,
+        0.95,
+        alpha=a.alpha,
+        tau=tau,
+        monotone=False,
+    )
     verdict = res.verdict.tolist()
     assert not res.skipped.any()
     if "unstable" in verdict:
-        assert "stable" not in verdict[verdict.index("unstable"):], (loads, verdict)
+        assert "stable" not in verdict[verdict.index("unstable") :], (loads, verdict)
     assert "unstable" in verdict, (loads, verdict)  # 1.4 times the bound is seen

@@ -39,9 +39,19 @@ pytestmark = pytest.mark.workflow
 
 def snakemake(workdir: Path, configfile: Path, *extra):
     return subprocess.run(
-        [SNAKEMAKE, "--snakefile", str(ROOT / "Snakefile"), "--directory", str(workdir),
-         "--configfile", str(configfile), *extra],
-        capture_output=True, text=True, timeout=600,
+        [
+            SNAKEMAKE,
+            "--snakefile",
+            str(ROOT / "Snakefile"),
+            "--directory",
+            str(workdir),
+            "--configfile",
+            str(configfile),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -57,9 +67,11 @@ def tiny_study(tmp_path_factory):
 
 
 def job_counts(run) -> dict[str, int]:
-    return {line.split()[0]: int(line.split()[1])
-            for line in (run.stdout + run.stderr).splitlines()
-            if len(line.split()) == 2 and line.split()[1].isdigit()}
+    return {
+        line.split()[0]: int(line.split()[1])
+        for line in (run.stdout + run.stderr).splitlines()
+        if len(line.split()) == 2 and line.split()[1].isdigit()
+    }
 
 
 def test_dry_run_batches_the_cheap_cells(tmp_path):
@@ -85,9 +97,20 @@ def test_dataset_dimensions_and_attributes(tiny_study):
     assert list(ds["policy"].values) == ["ZRed", "FRed", "KT", "Rep", "CoC"]
     for name, var in ds.data_vars.items():
         assert var.attrs.get("long_name") and var.attrs.get("units"), name
-    for key in ("study", "config", "config_sha256", "seed", "straggler_version", "git_commit",
-                "numpy_version", "numba_version", "xarray_version", "snakemake_version",
-                "python_version", "created"):
+    for key in (
+        "study",
+        "config",
+        "config_sha256",
+        "seed",
+        "straggler_version",
+        "git_commit",
+        "numpy_version",
+        "numba_version",
+        "xarray_version",
+        "snakemake_version",
+        "python_version",
+        "created",
+    ):
         assert key in ds.attrs, key
     assert yaml.safe_load(ds.attrs["config"])["study"] == "tiny"
     impossible = json.loads(ds.attrs["impossible_cells"])
@@ -118,20 +141,24 @@ def test_lambda_max_reference_values(tiny_study):
                 cell = lm.sel(r_slow=r, distribution=dist, dependence=dep)
                 assert float(cell.sel(policy="ZRed")) == pytest.approx(2 * r / (1 + r), rel=1e-9)
                 assert float(cell.sel(policy="KT")) == pytest.approx(1.0, rel=1e-9)
-        assert float(lm.sel(policy="FRed", r_slow=r, distribution="det", dependence="identical")) \
-            == pytest.approx(0.5, rel=1e-9)
-        assert float(lm.sel(policy="FRed", r_slow=r, distribution="exp", dependence="identical")) \
-            == pytest.approx(0.5, rel=1e-9)
-        assert float(lm.sel(policy="FRed", r_slow=r, distribution="exp", dependence="iid")) \
-            == pytest.approx((1 + r) / 2, rel=1e-7)
+        assert float(lm.sel(policy="FRed", r_slow=r, distribution="det", dependence="identical")) == pytest.approx(
+            0.5, rel=1e-9
+        )
+        assert float(lm.sel(policy="FRed", r_slow=r, distribution="exp", dependence="identical")) == pytest.approx(
+            0.5, rel=1e-9
+        )
+        assert float(lm.sel(policy="FRed", r_slow=r, distribution="exp", dependence="iid")) == pytest.approx(
+            (1 + r) / 2, rel=1e-7
+        )
     assert set(ds["lambda_max_kind"].sel(policy="ZRed").values.ravel()) == {"exact"}
     # replication with its optimal threshold is never below zero or full redundancy
     best_plain = np.maximum(lm.sel(policy="ZRed"), lm.sel(policy="FRed"))
     assert (lm.sel(policy="Rep") >= best_plain - 1e-9).all()
     assert np.isfinite(ds["tau_opt"].sel(policy="Rep", d=2)).any()
     # ZRed ignores d: the value is repeated along it; CoC at d = 20 > N is NaN
-    assert np.array_equal(ds["lambda_max"].sel(policy="ZRed", d=2).values,
-                          ds["lambda_max"].sel(policy="ZRed", d=20).values)
+    assert np.array_equal(
+        ds["lambda_max"].sel(policy="ZRed", d=2).values, ds["lambda_max"].sel(policy="ZRed", d=20).values
+    )
     assert np.isnan(ds["lambda_max"].sel(policy="CoC", d=20)).all()
 
 
@@ -139,8 +166,7 @@ def test_rho_is_load_over_bound(tiny_study):
     _, ds = tiny_study
     sub = ds.sel(policy=["ZRed", "FRed", "KT"], d=2)
     expected = sub["load"] / sub["lambda_max"]
-    np.testing.assert_allclose(sub["rho"].values, expected.transpose(*sub["rho"].dims).values,
-                               rtol=1e-9)
+    np.testing.assert_allclose(sub["rho"].values, expected.transpose(*sub["rho"].dims).values, rtol=1e-9)
 
 
 def test_second_run_is_a_no_op(tiny_study):
@@ -165,8 +191,7 @@ def _bad(path, value):
     [
         (("grid", "policy"), ["ZRed", "CoCC"], ["grid.policy", "CoCC", "did you mean 'CoC'"]),
         (("lod",), [0.5], ["lod", "did you mean 'load'"]),
-        (("distributions", "exp"), {"family": "pareto", "xm": 1, "alpha": 0.9},
-         ["distributions.exp", "alpha", "0.9"]),
+        (("distributions", "exp"), {"family": "pareto", "xm": 1, "alpha": 0.9}, ["distributions.exp", "alpha", "0.9"]),
         (("grid", "N"), [9], ["grid.N", "9", "even"]),
         (("grid", "r_slow"), [0.5, 1.5], ["grid.r_slow", "1.5", "(0, 1]"]),
     ],
@@ -189,10 +214,8 @@ def test_archive_verifies_reruns_and_is_reproducible(tiny_study, tmp_path):
     from straggler import archive
 
     workdir, _ = tiny_study
-    first = archive.create("tiny", results_root=workdir / "results", project_root=ROOT,
-                           output=tmp_path / "a.tar.gz")
-    second = archive.create("tiny", results_root=workdir / "results", project_root=ROOT,
-                            output=tmp_path / "b.tar.gz")
+    first = archive.create("tiny", results_root=workdir / "results", project_root=ROOT, output=tmp_path / "a.tar.gz")
+    second = archive.create("tiny", results_root=workdir / "results", project_root=ROOT, output=tmp_path / "b.tar.gz")
     assert first.read_bytes() == second.read_bytes()  # sorted members, zeroed times
     verdict = archive.verify(first, rerun=3)
     assert verdict.ok, verdict.lines
@@ -209,8 +232,7 @@ def test_verify_reports_an_altered_member(tiny_study, tmp_path):
     from straggler import archive
 
     workdir, _ = tiny_study
-    path = archive.create("tiny", results_root=workdir / "results", project_root=ROOT,
-                          output=tmp_path / "a.tar.gz")
+    path = archive.create("tiny", results_root=workdir / "results", project_root=ROOT, output=tmp_path / "a.tar.gz")
     altered = tmp_path / "altered.tar.gz"
     with tarfile.open(path) as src, tarfile.open(altered, "w:gz") as dst:
         for info in src.getmembers():
@@ -221,8 +243,9 @@ def test_verify_reports_an_altered_member(tiny_study, tmp_path):
             dst.addfile(info, __import__("io").BytesIO(data))
     verdict = archive.verify(altered)
     assert not verdict.ok and "FAIL altered: tiny/results/winners.csv" in verdict.lines
-    run = subprocess.run([str(Path(sys.executable).with_name("straggler")), "verify",
-                          str(altered)], capture_output=True, text=True)
+    run = subprocess.run(
+        [str(Path(sys.executable).with_name("straggler")), "verify", str(altered)], capture_output=True, text=True
+    )
     assert run.returncode == 1 and run.stdout.rstrip().endswith("FAILED")
 
 
@@ -248,8 +271,14 @@ def test_every_figure_draws_when_a_case_has_no_values(tiny_study, tmp_path):
 SIMULATED = {
     "study": "units",
     "seed": 11,
-    "grid": {"policy": ["ZRed", "CoC"], "distribution": ["exp"], "dependence": ["iid"],
-             "r_slow": [1.0], "d": [2], "N": [4]},
+    "grid": {
+        "policy": ["ZRed", "CoC"],
+        "distribution": ["exp"],
+        "dependence": ["iid"],
+        "r_slow": [1.0],
+        "d": [2],
+        "N": [4],
+    },
     "load": [0.3, 0.6],
     "distributions": {"exp": {"family": "exponential", "mean": 1}},
     "evaluate": ["analytic", "simulation"],
@@ -272,8 +301,7 @@ def _dataset(workdir: Path, study: str) -> xr.Dataset:
 
 
 def _assert_identical(a: xr.Dataset, b: xr.Dataset) -> None:
-    assert a.identical(b.assign_attrs(created=a.attrs["created"])), [
-        v for v in a.data_vars if not a[v].identical(b[v])]
+    assert a.identical(b.assign_attrs(created=a.attrs["created"])), [v for v in a.data_vars if not a[v].identical(b[v])]
 
 
 def _simulated_jobs(workdir: Path, study: str) -> dict[str, int]:
@@ -298,8 +326,7 @@ def test_how_work_is_cut_changes_no_number(units_study, tmp_path):
     """One job per replication (replications_per_job: 1) and one cell per job, on one
     core, gives the dataset of the automatic cut on two cores, bit for bit."""
     _, auto = units_study
-    config = dict(SIMULATED, execution={"replications_per_job": 1, "cells_per_job": 1,
-                                        "target_seconds": 1})
+    config = dict(SIMULATED, execution={"replications_per_job": 1, "cells_per_job": 1, "target_seconds": 1})
     run = _run_study(tmp_path, config, "--cores", "1")
     assert job_counts(run)["simulate_shard"] == 2 * 3  # 2 cells x 3 replications
     _assert_identical(auto, _dataset(tmp_path, "units"))
@@ -315,8 +342,10 @@ def test_a_new_axis_value_or_load_evaluates_only_what_is_new(units_study, tmp_pa
     wider["grid"]["N"] = [4, 6]
     _run_study(tmp_path, wider, "--cores", "2")
     jobs = _simulated_jobs(tmp_path, "units")
-    assert set(jobs) == {"policy=ZRed__distribution=exp__dependence=iid__r_slow=1.0__N=6",
-                         "policy=CoC__distribution=exp__dependence=iid__r_slow=1.0__d=2__N=6"}
+    assert set(jobs) == {
+        "policy=ZRed__distribution=exp__dependence=iid__r_slow=1.0__N=6",
+        "policy=CoC__distribution=exp__dependence=iid__r_slow=1.0__d=2__N=6",
+    }
     fresh = tmp_path / "fresh"
     _run_study(fresh, wider, "--cores", "2")
     _assert_identical(_dataset(fresh, "units"), _dataset(tmp_path, "units"))
@@ -379,8 +408,9 @@ def test_a_policy_has_the_same_colour_and_marker_in_every_figure_of_a_study(simu
     from test_plots import check_policy_styles
 
     _, _, ds = simulated_study
-    names = plots.figure_names({d: list(ds[d].values) for d in
-                                ("policy", "distribution", "dependence", "r_slow", "d", "N")})
+    names = plots.figure_names(
+        {d: list(ds[d].values) for d in ("policy", "distribution", "dependence", "r_slow", "d", "N")}
+    )
     for name in names:
         fig = plots.make_figure(ds, name)
         check_policy_styles(fig)

@@ -44,8 +44,7 @@ def test_cells_per_job_and_replications_per_job_counts():
     reps = cfg["simulation"]["replications"]
     simulated = [c for c in build_grid(cfg).cells if not c.startswith("policy=KS")]
     assert len(p.shards) == len(simulated) * reps
-    assert all(len(b.shards) == reps and len(b.cells) == 1 for b in p.batches.values()
-               if b.shards)
+    assert all(len(b.shards) == reps and len(b.cells) == 1 for b in p.batches.values() if b.shards)
 
 
 def test_an_expensive_cell_is_split_into_shards_of_about_the_target():
@@ -57,11 +56,9 @@ def test_an_expensive_cell_is_split_into_shards_of_about_the_target():
     assert [(s.first, s.stop) for s in shards][0][0] == 0 and shards[-1].stop == 50
     per_replication = p.costs[cell].replication
     for s in shards:
-        assert (s.stop - s.first) * per_replication <= workunits.DEFAULTS["target_seconds"] \
-            or s.stop - s.first == 1
+        assert (s.stop - s.first) * per_replication <= workunits.DEFAULTS["target_seconds"] or s.stop - s.first == 1
     # sequential stopping decides its replications one round after another: never split
-    cfg = study(simulation={"jobs": 10**7, "warmup": 10**5, "replications": 50,
-                            "precision": 0.05, "max_jobs": 10**9})
+    cfg = study(simulation={"jobs": 10**7, "warmup": 10**5, "replications": 50, "precision": 0.05, "max_jobs": 10**9})
     assert not workunits.plan(cfg, build_grid(cfg), "code").shards
 
 
@@ -130,14 +127,20 @@ def test_the_import_scan_finds_every_import_a_parse_finds():
 
 
 def test_presentation_code_is_outside_what_the_numbers_depend_on():
-    closure = {str(p.relative_to(sources.ROOT)) for p in sources.import_closure("evaluate",
-                                                                                 "dataset")}
-    for name in ("plots.py", "report.py", "archive.py", "cli.py", "bench.py", "workunits.py",
-                 "catalog.py", "pipeline.py"):
+    closure = {str(p.relative_to(sources.ROOT)) for p in sources.import_closure("evaluate", "dataset")}
+    for name in (
+        "plots.py",
+        "report.py",
+        "archive.py",
+        "cli.py",
+        "bench.py",
+        "workunits.py",
+        "catalog.py",
+        "pipeline.py",
+    ):
         assert name not in closure, name
     assert {"evaluate.py", "verdict.py", "simulation/fast.py", "analysis/cell.py"} <= closure
-    simulation = {str(p.relative_to(sources.ROOT))
-                  for p in sources.import_closure("simulation", "model", "grid")}
+    simulation = {str(p.relative_to(sources.ROOT)) for p in sources.import_closure("simulation", "model", "grid")}
     assert "analysis/cell.py" not in simulation and "verdict.py" not in simulation
     assert "simulation/events.py" in simulation
 
@@ -151,7 +154,7 @@ from straggler.config import load_config, resolve_config_cached
 from straggler.grid import build_grid
 from straggler.sources import model_hash, presentation_hash
 from straggler.workunits import plan
-raw = load_config({str(ROOT / 'config' / 'config.yaml')!r})
+raw = load_config({str(ROOT / "config" / "config.yaml")!r})
 resolve_config_cached(raw, "cache")  # the first parse validates (distributions: numpy)
 """
     subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True)
@@ -165,24 +168,21 @@ figure_names(grid.axes), presentation_hash()
 heavy = [m for m in ("numpy", "numba", "xarray", "pandas", "scipy", "netCDF4") if m in sys.modules]
 assert not heavy, heavy
 """
-    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                         text=True)
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]
 
 
 def test_a_cached_resolution_is_the_resolution(tmp_path):
     from straggler.config import resolve_config_cached
 
-    for path in [ROOT / "config" / "config.yaml",
-                 *sorted((ROOT / "config" / "studies").glob("*.yaml"))]:
+    for path in [ROOT / "config" / "config.yaml", *sorted((ROOT / "config" / "studies").glob("*.yaml"))]:
         raw = load_config(path)
         first = resolve_config_cached(raw, tmp_path)
         assert first == resolve_config(raw)
         assert resolve_config_cached(raw, tmp_path) == first
 
 
-@pytest.mark.parametrize("key,value", [("target_seconds", 0), ("cells_per_job", "some"),
-                                       ("replications_per_job", 0)])
+@pytest.mark.parametrize("key,value", [("target_seconds", 0), ("cells_per_job", "some"), ("replications_per_job", 0)])
 def test_execution_keys_are_validated(key, value):
     from straggler.config import ConfigError
 

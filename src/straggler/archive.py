@@ -30,8 +30,7 @@ MANIFEST = "MANIFEST.json"
 FORMAT = 1
 
 #: project files archived beside the results (those present), so a result set can be rerun
-PROJECT_FILES = ("pyproject.toml", "constraints.txt", "environment.yml", "Snakefile", "Makefile",
-                 "README.md")
+PROJECT_FILES = ("pyproject.toml", "constraints.txt", "environment.yml", "Snakefile", "Makefile", "README.md")
 PROJECT_DIRS = ("src/straggler", "workflow", "config", "profiles")
 _SKIP_PARTS = {"__pycache__", ".snakemake"}
 _SKIP_RESULTS = ("logs", "sim", "units", "benchmarks")
@@ -48,10 +47,14 @@ def _sha256(data: bytes) -> str:
 
 
 def _result_files(results: Path) -> list[Path]:
-    return sorted(p for p in results.rglob("*")
-                  if p.is_file() and not p.name.startswith(".")
-                  and p.relative_to(results).parts[0] not in _SKIP_RESULTS
-                  and not (_SKIP_PARTS & set(p.parts)))
+    return sorted(
+        p
+        for p in results.rglob("*")
+        if p.is_file()
+        and not p.name.startswith(".")
+        and p.relative_to(results).parts[0] not in _SKIP_RESULTS
+        and not (_SKIP_PARTS & set(p.parts))
+    )
 
 
 def _project_files(root: Path) -> list[Path]:
@@ -59,23 +62,29 @@ def _project_files(root: Path) -> list[Path]:
     for d in PROJECT_DIRS:
         base = root / d
         if base.is_dir():
-            files += sorted(p for p in base.rglob("*")
-                            if p.is_file() and not (_SKIP_PARTS & set(p.parts))
-                            and p.suffix not in (".pyc", ".nbi", ".nbc"))
+            files += sorted(
+                p
+                for p in base.rglob("*")
+                if p.is_file() and not (_SKIP_PARTS & set(p.parts)) and p.suffix not in (".pyc", ".nbi", ".nbc")
+            )
     return files
 
 
 def _installed_packages() -> dict[str, str]:
-    return dict(sorted({(d.metadata["Name"] or "?").lower(): d.version
-                        for d in metadata.distributions()}.items()))
+    return dict(sorted({(d.metadata["Name"] or "?").lower(): d.version for d in metadata.distributions()}.items()))
 
 
 def default_output(study: str, archives: Path = Path("archives")) -> Path:
     return archives / f"{study}.tar.gz"
 
 
-def create(study: str, results_root: Path = Path("results"), project_root: Path = Path("."),
-           output: Path | None = None, force: bool = False) -> Path:
+def create(
+    study: str,
+    results_root: Path = Path("results"),
+    project_root: Path = Path("."),
+    output: Path | None = None,
+    force: bool = False,
+) -> Path:
     """Write the archive of ``results/<study>`` atomically and return its path."""
     results = Path(results_root) / study
     dataset_path = results / f"{study}.nc"
@@ -84,11 +93,11 @@ def create(study: str, results_root: Path = Path("results"), project_root: Path 
         if not path.is_file():
             raise ArchiveError(
                 f"study {study!r}: {path} is missing; run the study first "
-                f"(snakemake --cores all --configfile config/studies/{study}.yaml)")
+                f"(snakemake --cores all --configfile config/studies/{study}.yaml)"
+            )
     output = Path(output) if output else default_output(study)
     if output.exists() and not force:
-        raise ArchiveError(f"{output} exists; pass --force to replace it or --output to "
-                           "choose another path")
+        raise ArchiveError(f"{output} exists; pass --force to replace it or --output to choose another path")
     provenance = _global_attributes(dataset_path)
     prefix = f"{study}"
     members: dict[str, bytes] = {}
@@ -102,17 +111,17 @@ def create(study: str, results_root: Path = Path("results"), project_root: Path 
         "study": study,
         "provenance": provenance,
         "packages": _installed_packages(),
-        "files": {name: {"sha256": _sha256(data), "size": len(data)}
-                  for name, data in sorted(members.items())},
+        "files": {name: {"sha256": _sha256(data), "size": len(data)} for name, data in sorted(members.items())},
     }
-    members[f"{prefix}/{MANIFEST}"] = (json.dumps(manifest, indent=1, sort_keys=True)
-                                       + "\n").encode()
+    members[f"{prefix}/{MANIFEST}"] = (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode()
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(f".{output.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0,
-                                                   filename="") as gz, \
-                tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        with (
+            open(tmp, "wb") as raw,
+            gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as gz,
+            tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
+        ):
             for name in sorted(members):
                 data = members[name]
                 info = tarfile.TarInfo(name)
@@ -134,9 +143,12 @@ def _global_attributes(path: Path) -> dict:
     import netCDF4
 
     with netCDF4.Dataset(path) as nc:
-        return {k: (v.item() if hasattr(v, "item") else v)
-                for k in nc.ncattrs() if k not in ("config", "cell_notes", "impossible_cells")
-                for v in [nc.getncattr(k)]}
+        return {
+            k: (v.item() if hasattr(v, "item") else v)
+            for k in nc.ncattrs()
+            if k not in ("config", "cell_notes", "impossible_cells")
+            for v in [nc.getncattr(k)]
+        }
 
 
 @dataclass
@@ -179,8 +191,11 @@ def verify(path, rerun: int = 0, verdict: Verdict | None = None) -> Verdict:
         verdict.fail(f"missing: {name}")
     for name in sorted(set(members) - set(files)):
         verdict.fail(f"not in the manifest: {name}")
-    bad = [n for n in sorted(set(files) & set(members))
-           if _sha256(members[n]) != files[n]["sha256"] or len(members[n]) != files[n]["size"]]
+    bad = [
+        n
+        for n in sorted(set(files) & set(members))
+        if _sha256(members[n]) != files[n]["sha256"] or len(members[n]) != files[n]["size"]
+    ]
     for name in bad:
         verdict.fail(f"altered: {name}")
     verdict.note(f"{len(files) - len(bad)} of {len(files)} files match the manifest")
@@ -201,8 +216,10 @@ def _rerun(manifest: dict, members: dict[str, bytes], count: int, verdict: Verdi
     prefix = f"{study}/results/"
     archived = manifest["provenance"].get("source_hash", "?")
     if archived != model_hash():
-        verdict.note(f"the installed code (source {model_hash()}) differs from the archived "
-                     f"run's ({archived}): a difference below may come from that")
+        verdict.note(
+            f"the installed code (source {model_hash()}) differs from the archived "
+            f"run's ({archived}): a difference below may come from that"
+        )
     resolved = resolve_config(yaml.safe_load(members[prefix + "config.yaml"]))
     cells = sorted(n for n in members if n.startswith(prefix + "cells/") and n.endswith(".nc"))
     if not cells:
@@ -212,7 +229,7 @@ def _rerun(manifest: dict, members: dict[str, bytes], count: int, verdict: Verdi
     picks = sorted({cells[int(i)] for i in np.linspace(0, len(cells) - 1, min(count, len(cells)))})
     for name in picks:
         # cells/<cell id>@<hash of its spec and code>.nc
-        cell_id = name[len(prefix + "cells/"):-len(".nc")].rpartition("@")[0]
+        cell_id = name[len(prefix + "cells/") : -len(".nc")].rpartition("@")[0]
         with _open_bytes(members[name]) as old:
             new = evaluate_cell(resolved, cell_id)
             diffs = [v for v in old.data_vars if v not in new or not _same_values(old[v], new[v])]

@@ -51,8 +51,7 @@ def kernel_throughput(kernel, model, jobs: int, repeat: int = 3) -> dict:
         acc, _ = run_replication(kernel, enc, lam, 0, jobs, np.random.SeedSequence(r))
         best = min(best, time.perf_counter() - start)
         latency = acc.acc[S.A_SUM_T] / acc.acc[S.A_N]
-    return {"jobs": jobs, "seconds": best, "jobs_per_second": jobs / best,
-            "mean_latency": latency}
+    return {"jobs": jobs, "seconds": best, "jobs_per_second": jobs / best, "mean_latency": latency}
 
 
 def fast_throughput(N: int = 50, jobs: int = 10_000_000, repeat: int = 3) -> dict:
@@ -88,8 +87,7 @@ def simpy_coc(N: int, jobs: int, seed: int = 0) -> float:
     def job():
         arrival = env.now
         done = env.event()
-        procs = [env.process(replica(servers[s], rng.expovariate(1.0), done))
-                 for s in rng.sample(range(N), D)]
+        procs = [env.process(replica(servers[s], rng.expovariate(1.0), done)) for s in rng.sample(range(N), D)]
         yield done
         for p in procs:
             if p.is_alive:
@@ -113,8 +111,7 @@ def simpy_throughput(N: int = 50, jobs: int = 50_000, repeat: int = 2) -> dict:
         start = time.perf_counter()
         latency = simpy_coc(N, jobs, seed=r)
         best = min(best, time.perf_counter() - start)
-    return {"jobs": jobs, "seconds": best, "jobs_per_second": jobs / best,
-            "mean_latency": latency}
+    return {"jobs": jobs, "seconds": best, "jobs_per_second": jobs / best, "mean_latency": latency}
 
 
 def event_throughput(model, jobs: int, repeat: int = 3) -> dict:
@@ -153,23 +150,22 @@ def run_bench(json: bool = False, quick: bool = False, file=None) -> dict:
         "event_coc_d2_n50": event_throughput(_coc_model(50), 2_000_000 // f),
         "ps_mm1": event_throughput(_ps_mm1_model(), 2_000_000 // f),
     }
-    ratio = (workloads["fast_coc_d2_n50"]["jobs_per_second"]
-             / workloads["simpy_coc_d2_n50"]["jobs_per_second"])
+    ratio = workloads["fast_coc_d2_n50"]["jobs_per_second"] / workloads["simpy_coc_d2_n50"]["jobs_per_second"]
     out = {
         "workloads": workloads,
         "ratio": ratio,
         "baseline": "simpy_coc_d2_n50",
-        "targets": {"fast_coc_d2_n50": 1.5e7, "ratio": 500.0, "event_coc_d2_n50": 2e6,
-                    "ps_mm1": 5e6},
-        "versions": {"python": platform.python_version(), "numpy": np.__version__,
-                     "numba": numba.__version__},
+        "targets": {"fast_coc_d2_n50": 1.5e7, "ratio": 500.0, "event_coc_d2_n50": 2e6, "ps_mm1": 5e6},
+        "versions": {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__},
     }
     if json:
         print(_json.dumps(out, indent=2), file=file)
         return out
     print(f"{'workload':<22}{'jobs':>12}{'seconds':>10}{'jobs/s':>14}{'E[T]':>9}", file=file)
     for name, w in workloads.items():
-        print(f"{name:<22}{w['jobs']:>12,}{w['seconds']:>10.3f}{w['jobs_per_second']:>14.3e}"
-              f"{w['mean_latency']:>9.4f}", file=file)
+        print(
+            f"{name:<22}{w['jobs']:>12,}{w['seconds']:>10.3f}{w['jobs_per_second']:>14.3e}{w['mean_latency']:>9.4f}",
+            file=file,
+        )
     print(f"fast / simpy: {ratio:,.0f}x  (targets: fast >= 1.5e7 jobs/s, >= 500x)", file=file)
     return out

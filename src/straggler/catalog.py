@@ -21,17 +21,16 @@ CASE_DIMS = ("distribution", "dependence")
 
 def numeric(values) -> bool:
     """All values are real numbers (a bool is not)."""
-    return all(isinstance(v, numbers.Real) and not isinstance(v, bool)
-               and type(v).__name__ != "bool_" for v in values)
+    return all(isinstance(v, numbers.Real) and not isinstance(v, bool) and type(v).__name__ != "bool_" for v in values)
 
 
 def figure_names(axes: dict[str, list], simulated: bool = True) -> list[str]:
     """Names of the figures of a study whose grid has these axes. ``simulated``: the
     study's ``evaluate`` includes the simulation (adds :data:`SIMULATED_FIGURES`)."""
     extra = [
-        name for name, values in axes.items()
-        if name not in ("policy", "distribution", "dependence", "r_slow")
-        and len(values) > 1 and numeric(values)
+        name
+        for name, values in axes.items()
+        if name not in ("policy", "distribution", "dependence", "r_slow") and len(values) > 1 and numeric(values)
     ]
     thresholds = [name for name in extra if name == "tau" or name.endswith(".tau")]
     # a swept policy or distribution parameter (FJ.k, ...): cost against it
@@ -39,19 +38,25 @@ def figure_names(axes: dict[str, list], simulated: bool = True) -> list[str]:
     # any swept parameter axis: one line per variant (every swept axis but the case)
     # (against the load: for studies that simulate, whose loads are many; an analytic
     # study has the same values against the swept parameter itself, cost_vs_<param>)
-    variants = ["latency_by_variant", "cost_by_variant"] if simulated and any(
-        name not in NAMED_AXES and len(values) > 1 for name, values in axes.items()) else []
+    variants = (
+        ["latency_by_variant", "cost_by_variant"]
+        if simulated and any(name not in NAMED_AXES and len(values) > 1 for name, values in axes.items())
+        else []
+    )
     # simulated latencies per law: only when the study simulates
-    by_law = (["latency_by_distribution"] if simulated and len(axes.get("distribution", [])) > 1
-              else [])
+    by_law = ["latency_by_distribution"] if simulated and len(axes.get("distribution", [])) > 1 else []
     maps = [f"winners_{name}" for name in map_axes(axes)]
-    return (list(BASE_FIGURES) + [f"stability_vs_{name}" for name in extra]
-            + [f"load_ratio_vs_{name}" for name in thresholds]
-            + [f"latency_vs_{name}" for name in extra]
-            + [f"cost_vs_{name}" for name in params]
-            + variants + by_law
-            + (list(SIMULATED_FIGURES) if simulated else [])
-            + maps)
+    return (
+        list(BASE_FIGURES)
+        + [f"stability_vs_{name}" for name in extra]
+        + [f"load_ratio_vs_{name}" for name in thresholds]
+        + [f"latency_vs_{name}" for name in extra]
+        + [f"cost_vs_{name}" for name in params]
+        + variants
+        + by_law
+        + (list(SIMULATED_FIGURES) if simulated else [])
+        + maps
+    )
 
 
 def map_axes(axes: dict[str, list]) -> list[str]:

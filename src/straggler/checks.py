@@ -56,8 +56,7 @@ BOUNDS: tuple[tuple[str, str, str, tuple[str, ...] | None], ...] = (
     ("cost", "upper", "cost", ("exact",)),
 )
 
-COLUMNS = ("quantity", "side", "bound_variable", "kind", "bound", "mean", "ci", "excess",
-           "violated", "heavy_tail")
+COLUMNS = ("quantity", "side", "bound_variable", "kind", "bound", "mean", "ci", "excess", "violated", "heavy_tail")
 
 
 def bound_table(ds: xr.Dataset, widths: float = 1.0) -> pd.DataFrame:
@@ -94,8 +93,14 @@ def bound_table(ds: xr.Dataset, widths: float = 1.0) -> pd.DataFrame:
         df.insert(len(keep) + 2, "bound_variable", variable)
         frames.append(df)
     if not frames:  # nothing simulated (or no bound): an empty table of the same shape
-        dtypes: dict[str, type] = {"bound": float, "mean": float, "ci": float, "excess": float,
-                  "violated": bool, "heavy_tail": bool}
+        dtypes: dict[str, type] = {
+            "bound": float,
+            "mean": float,
+            "ci": float,
+            "excess": float,
+            "violated": bool,
+            "heavy_tail": bool,
+        }
         cols = [*grid_dims, "load", *COLUMNS]
         return pd.DataFrame({c: pd.Series(dtype=dtypes.get(str(c), object)) for c in cols})
     out = pd.concat(frames, ignore_index=True)
@@ -172,8 +177,7 @@ def unexplained_values(ds: xr.Dataset) -> pd.DataFrame:
         text = " ".join(notes.get(cid, []))
         for name in EXPLAINED:
             values = np.atleast_1d(ds[name].sel(sel).values).astype(float)
-            bad = [w for w, test in (("nan", np.isnan), ("+inf", np.isposinf))
-                   if test(values).any()]
+            bad = [w for w, test in (("nan", np.isnan), ("+inf", np.isposinf)) if test(values).any()]
             if bad and name not in text:
                 rows.append({**where, "cell": cid, "variable": name, "value": "/".join(bad)})
     return pd.DataFrame(rows, columns=[*dims, "cell", "variable", "value"])
@@ -221,8 +225,7 @@ def verdict_violations(ds: xr.Dataset) -> pd.DataFrame:
             if v[li] != "stable" and np.isfinite(estimate[index][li]):
                 problem = f"an estimate at a load that is {v[li] or 'not evaluated'}"
             if problem:
-                rows.append({"point": point, "load": float(load), "verdict": v[li],
-                             "problem": problem})
+                rows.append({"point": point, "load": float(load), "verdict": v[li], "problem": problem})
         policy = policies[index[grid_dims.index("policy")]]
         if stability_monotone(policy, params.get(policy, {})):
             order = np.argsort(loads)
@@ -231,8 +234,14 @@ def verdict_violations(ds: xr.Dataset) -> pd.DataFrame:
                 if v[li] == "unstable" and seen is None:
                     seen = loads[li]
                 elif v[li] == "stable" and seen is not None:
-                    rows.append({"point": point, "load": float(loads[li]), "verdict": "stable",
-                                 "problem": f"stable above the unstable load {seen:g}"})
+                    rows.append(
+                        {
+                            "point": point,
+                            "load": float(loads[li]),
+                            "verdict": "stable",
+                            "problem": f"stable above the unstable load {seen:g}",
+                        }
+                    )
     return pd.DataFrame(rows, columns=["point", "load", "verdict", "problem"])
 
 

@@ -152,16 +152,18 @@ def _p1_half(ds) -> dict:
 
 def t_rep_beats_rer_unbalanced(ds):
     rows = []
-    for p1 in (values_of(ds, "types.p1") if "types.p1" in ds.dims else [None]):
+    for p1 in values_of(ds, "types.p1") if "types.p1" in ds.dims else [None]:
         extra = {"types.p1": p1} if p1 is not None else {}
         rep = _lm(ds, "Rep", r_slow=0.1, **_case(), **extra)
         rer = _lm(ds, "Rer", r_slow=0.1, **_case(), **extra)
         rows.append((p1, rep, rer))
     worst = min(rows, key=lambda r: r[1] - r[2])
     ok = all(rep >= rer - 1e-6 for _, rep, rer in rows)
-    return outcome(ok, f"Rep - Rer over {len(rows)} points: smallest {_g(worst[1] - worst[2])} "
-                       f"(Rep {_g(worst[1])}, Rer {_g(worst[2])}"
-                       + (f" at p1 = {_g(worst[0])})" if worst[0] is not None else ")"))
+    return outcome(
+        ok,
+        f"Rep - Rer over {len(rows)} points: smallest {_g(worst[1] - worst[2])} "
+        f"(Rep {_g(worst[1])}, Rer {_g(worst[2])}" + (f" at p1 = {_g(worst[0])})" if worst[0] is not None else ")"),
+    )
 
 
 def t_rer_vanishes(ds):
@@ -172,9 +174,12 @@ def t_rer_vanishes(ds):
         raise NotTested("fewer than three values of r_slow <= 0.4")
     increasing = all(b >= a - 1e-9 for a, b in zip(low, low[1:]))
     ok = increasing and vals[0] < 0.5 * _lm(ds, "Rer", r_slow=0.5, **_case())
-    return outcome(ok, f"Rer lambda_max at r_slow = {_g(rs[0])}: {_g(vals[0])}, at 0.5: "
-                       f"{_g(_lm(ds, 'Rer', r_slow=0.5, **_case()))}; non-decreasing on "
-                       f"r_slow <= 0.4: {increasing}")
+    return outcome(
+        ok,
+        f"Rer lambda_max at r_slow = {_g(rs[0])}: {_g(vals[0])}, at 0.5: "
+        f"{_g(_lm(ds, 'Rer', r_slow=0.5, **_case()))}; non-decreasing on "
+        f"r_slow <= 0.4: {increasing}",
+    )
 
 
 def t_balanced_same_as_zred(ds):
@@ -189,8 +194,9 @@ def t_balanced_same_as_zred(ds):
             n += 1
     if not n:
         raise NotTested("no r_slow >= 0.45")
-    return outcome(worst <= 1e-3, f"largest |lambda_max - ZRed's| of Rer and Rep over {n} "
-                                  f"points with r_slow >= 0.45: {_g(worst)}")
+    return outcome(
+        worst <= 1e-3, f"largest |lambda_max - ZRed's| of Rer and Rep over {n} points with r_slow >= 0.45: {_g(worst)}"
+    )
 
 
 def t_rep_is_fred_beats_rer(dist, dep, only_unbalanced):
@@ -205,11 +211,14 @@ def t_rep_is_fred_beats_rer(dist, dep, only_unbalanced):
             rer = _lm(ds, "Rer", r_slow=r, **_case(dist, dep), **_p1_half(ds))
             gaps.append(abs(rep - fred) / fred)
             margins.append(rep - rer)
-        ok = max(gaps) <= 1e-3 and min(margins) >= -1e-6 and (
-            max(margins) > 1e-6 if only_unbalanced else True)
-        return outcome(ok, f"{len(rs)} values of r_slow: largest |Rep / FRed - 1| "
-                           f"{_pct(max(gaps))}, Rep - Rer from {_g(min(margins))} to "
-                           f"{_g(max(margins))}")
+        ok = max(gaps) <= 1e-3 and min(margins) >= -1e-6 and (max(margins) > 1e-6 if only_unbalanced else True)
+        return outcome(
+            ok,
+            f"{len(rs)} values of r_slow: largest |Rep / FRed - 1| "
+            f"{_pct(max(gaps))}, Rep - Rer from {_g(min(margins))} to "
+            f"{_g(max(margins))}",
+        )
+
     return check
 
 
@@ -217,12 +226,15 @@ def t_ks_beats_kt_balanced(ds):
     rs = [r for r in values_of(ds, "r_slow") if r >= 0.8]
     if not rs:
         raise NotTested("no r_slow >= 0.8")
-    diffs = [_lm(ds, "KS", r_slow=r, **_case("exp", "iid")) - _lm(ds, "KT", r_slow=r,
-                                                                  **_case("exp", "iid"))
-             for r in rs]
-    return outcome(min(diffs) > 1e-6, f"KS - KT (i.i.d., exponential) at r_slow in "
-                                      f"[{_g(min(rs))}, {_g(max(rs))}]: from {_g(min(diffs))} "
-                                      f"to {_g(max(diffs))}")
+    diffs = [
+        _lm(ds, "KS", r_slow=r, **_case("exp", "iid")) - _lm(ds, "KT", r_slow=r, **_case("exp", "iid")) for r in rs
+    ]
+    return outcome(
+        min(diffs) > 1e-6,
+        f"KS - KT (i.i.d., exponential) at r_slow in "
+        f"[{_g(min(rs))}, {_g(max(rs))}]: from {_g(min(diffs))} "
+        f"to {_g(max(diffs))}",
+    )
 
 
 def t_zred_best_balanced(ds):
@@ -237,9 +249,12 @@ def t_zred_best_balanced(ds):
                     worst, where = gap, (p, r, dist)
     if not rs:
         raise NotTested("no r_slow >= 0.5")
-    return outcome(worst <= 1e-3, "largest excess of FRed, Rer, Rep over ZRed (identical "
-                   f"replicas, r_slow >= 0.5): {_g(worst)}"
-                   + (f" ({where[0]} at r_slow = {_g(where[1])}, {where[2]})" if where else ""))
+    return outcome(
+        worst <= 1e-3,
+        "largest excess of FRed, Rer, Rep over ZRed (identical "
+        f"replicas, r_slow >= 0.5): {_g(worst)}"
+        + (f" ({where[0]} at r_slow = {_g(where[1])}, {where[2]})" if where else ""),
+    )
 
 
 def t_pareto_rer_worse_identical(ds):
@@ -248,28 +263,41 @@ def t_pareto_rer_worse_identical(ds):
         ex = {**_p1_half(ds)}
         rer_p = _lm(ds, "Rer", r_slow=r, **_case("pareto"), **ex)
         rer_e = _lm(ds, "Rer", r_slow=r, **_case("exp"), **ex)
-        others = max(abs(_lm(ds, p, r_slow=r, **_case("pareto"), **ex)
-                         - _lm(ds, p, r_slow=r, **_case("exp"), **ex))
-                     for p in ("ZRed", "FRed", "Rep", "KT"))
+        others = max(
+            abs(_lm(ds, p, r_slow=r, **_case("pareto"), **ex) - _lm(ds, p, r_slow=r, **_case("exp"), **ex))
+            for p in ("ZRed", "FRed", "Rep", "KT")
+        )
         rows.append((r, rer_p - rer_e, others))
     worse = [r for r, d, _ in rows if d < -1e-6]
     ok = all(d <= 1e-6 for _, d, _ in rows) and bool(worse) and max(o for *_, o in rows) <= 1e-3
-    return outcome(ok, f"Rer (Pareto - exp) from {_g(min(d for _, d, _ in rows))} to "
-                       f"{_g(max(d for _, d, _ in rows))}, lower at r_slow "
-                       f"{[float(_g(r)) for r in worse]}; largest |Pareto - exp| of ZRed, FRed, "
-                       f"Rep, KT: {_g(max(o for *_, o in rows))}")
+    return outcome(
+        ok,
+        f"Rer (Pareto - exp) from {_g(min(d for _, d, _ in rows))} to "
+        f"{_g(max(d for _, d, _ in rows))}, lower at r_slow "
+        f"{[float(_g(r)) for r in worse]}; largest |Pareto - exp| of ZRed, FRed, "
+        f"Rep, KT: {_g(max(o for *_, o in rows))}",
+    )
 
 
 def t_pareto_better_iid(ds):
     rows = []
     for r in values_of(ds, "r_slow"):
         for p in ("KS", "Rep", "FRed", "Rer"):
-            rows.append((p, r, _lm(ds, p, r_slow=r, **_case("pareto", "iid"), **_p1_half(ds))
-                         - _lm(ds, p, r_slow=r, **_case("exp", "iid"), **_p1_half(ds))))
+            rows.append(
+                (
+                    p,
+                    r,
+                    _lm(ds, p, r_slow=r, **_case("pareto", "iid"), **_p1_half(ds))
+                    - _lm(ds, p, r_slow=r, **_case("exp", "iid"), **_p1_half(ds)),
+                )
+            )
     worst = min(rows, key=lambda x: x[2])
-    return outcome(worst[2] >= -1e-6, f"smallest Pareto - exp lambda_max of KS, Rep, FRed, Rer "
-                                      f"(i.i.d.): {_g(worst[2])} ({worst[0]} at r_slow = "
-                                      f"{_g(worst[1])})")
+    return outcome(
+        worst[2] >= -1e-6,
+        f"smallest Pareto - exp lambda_max of KS, Rep, FRed, Rer "
+        f"(i.i.d.): {_g(worst[2])} ({worst[0]} at r_slow = "
+        f"{_g(worst[1])})",
+    )
 
 
 def t_symmetric_q(ds):
@@ -279,8 +307,7 @@ def t_symmetric_q(ds):
 
 def _belief_series(ds, policy, r, dist="exp", dep="identical"):
     bs = sorted(values_of(ds, "types.belief"))
-    return bs, np.array([_lm(ds, policy, r_slow=r, **_case(dist, dep), **{"types.belief": b})
-                         for b in bs])
+    return bs, np.array([_lm(ds, policy, r_slow=r, **_case(dist, dep), **{"types.belief": b}) for b in bs])
 
 
 def t_belief_convex(ds):
@@ -292,8 +319,9 @@ def t_belief_convex(ds):
             d2 = np.diff(lm, 2)
             good = (d1 >= -1e-6).all() and (d2 >= -1e-6).all() and lm[-1] > lm[0] + 1e-6
             ok &= bool(good)
-            out.append(f"{policy} at r_slow = {_g(r)}: {_g(lm[0])} to {_g(lm[-1])}, smallest "
-                       f"second difference {_g(d2.min())}")
+            out.append(
+                f"{policy} at r_slow = {_g(r)}: {_g(lm[0])} to {_g(lm[-1])}, smallest second difference {_g(d2.min())}"
+            )
     return outcome(ok, "; ".join(out))
 
 
@@ -303,35 +331,36 @@ def t_belief_rep_flat(ds):
     if len(first) < 2:
         raise NotTested("fewer than two beliefs <= 0.55")
     change = max(first) / min(first) - 1
-    return outcome(change <= 0.01, f"Rep at r_slow = 0.1: {_g(first[0])} at belief "
-                                   f"{_g(bs[0])}, {_g(first[-1])} at 0.55 ({_pct(change)}); "
-                                   f"{_g(rep[-1])} at belief 1")
+    return outcome(
+        change <= 0.01,
+        f"Rep at r_slow = 0.1: {_g(first[0])} at belief "
+        f"{_g(bs[0])}, {_g(first[-1])} at 0.55 ({_pct(change)}); "
+        f"{_g(rep[-1])} at belief 1",
+    )
 
 
 def t_belief_rep_beats_rer(ds):
     bs, rep = _belief_series(ds, "Rep", 0.1)
     _, rer = _belief_series(ds, "Rer", 0.1)
     gap = rep - rer
-    return outcome(gap.min() >= -1e-6, f"Rep - Rer at r_slow = 0.1 over {len(bs)} beliefs: "
-                                       f"from {_g(gap.min())} to {_g(gap.max())}")
+    return outcome(
+        gap.min() >= -1e-6, f"Rep - Rer at r_slow = 0.1 over {len(bs)} beliefs: from {_g(gap.min())} to {_g(gap.max())}"
+    )
 
 
 def t_belief_balanced_equal(ds):
     ref = _belief_series(ds, "ZRed", 0.5)[1]
     spread = max(np.abs(_belief_series(ds, p, 0.5)[1] - ref).max() for p in ("KS", "Rep", "Rer"))
-    return outcome(spread <= 1e-3, f"largest |lambda_max - ZRed's| of KS, Rep, Rer at "
-                                   f"r_slow = 0.5: {_g(spread)}")
+    return outcome(spread <= 1e-3, f"largest |lambda_max - ZRed's| of KS, Rep, Rer at r_slow = 0.5: {_g(spread)}")
 
 
 def t_belief_iid_threshold_useless(ds):
     worst = 0.0
     for r in values_of(ds, "r_slow"):
         bs, rep = _belief_series(ds, "Rep", r, dep="iid")
-        best = np.maximum(_belief_series(ds, "FRed", r, dep="iid")[1],
-                          _belief_series(ds, "ZRed", r, dep="iid")[1])
+        best = np.maximum(_belief_series(ds, "FRed", r, dep="iid")[1], _belief_series(ds, "ZRed", r, dep="iid")[1])
         worst = max(worst, float(np.max(np.abs(rep - best) / best)))
-    return outcome(worst <= 1e-3, f"largest |Rep / max(FRed, ZRed) - 1| (i.i.d., exp): "
-                                  f"{_pct(worst)}")
+    return outcome(worst <= 1e-3, f"largest |Rep / max(FRed, ZRed) - 1| (i.i.d., exp): {_pct(worst)}")
 
 
 def _sim_pairs(ds, policy, dist):
@@ -353,8 +382,11 @@ def t_latency_approx_good(policy):
         if not n:
             raise NotTested(f"no load with both an approximation and an estimate for {policy}")
         med, worst = float(np.median(errs)), float(np.max(errs))
-        return outcome(med <= 0.10, f"{policy}: median |approximation / simulation - 1| "
-                                    f"{_pct(med)}, largest {_pct(worst)} over {n} loads")
+        return outcome(
+            med <= 0.10,
+            f"{policy}: median |approximation / simulation - 1| {_pct(med)}, largest {_pct(worst)} over {n} loads",
+        )
+
     return check
 
 
@@ -382,46 +414,68 @@ def t_winner_depends_on_law(ds):
         top = int(np.argmax(loads))
         a, b = rer.values[ok][top], rep.values[ok][top]
         winners.add("Rer" if a < b else "Rep")
-        text.append(f"{dist}: Rer faster at {int((rer.values[ok] < rep.values[ok]).sum())} of "
-                    f"{int(ok.sum())} common stable loads; at the highest, {_g(loads[top])}, "
-                    f"Rer {_g(a)}, Rep {_g(b)}")
+        text.append(
+            f"{dist}: Rer faster at {int((rer.values[ok] < rep.values[ok]).sum())} of "
+            f"{int(ok.sum())} common stable loads; at the highest, {_g(loads[top])}, "
+            f"Rer {_g(a)}, Rep {_g(b)}"
+        )
     return outcome(len(winners) > 1, "; ".join(text))
 
 
 def t_rep_fred_overlap_exp(ds):
     rep = at(ds, "latency_mean", policy="Rep", distribution="exp").values
     fred = at(ds, "latency_mean", policy="FRed", distribution="exp").values
-    ci = (at(ds, "latency_mean_ci", policy="Rep", distribution="exp").values
-          + at(ds, "latency_mean_ci", policy="FRed", distribution="exp").values)
+    ci = (
+        at(ds, "latency_mean_ci", policy="Rep", distribution="exp").values
+        + at(ds, "latency_mean_ci", policy="FRed", distribution="exp").values
+    )
     ok = np.isfinite(rep) & np.isfinite(fred)
     if not ok.any():
         raise NotTested("no load where Rep and FRed both have estimates (exp)")
     rel = np.abs(rep[ok] / fred[ok] - 1)
     within = np.abs(rep[ok] - fred[ok]) <= ci[ok] + 0.02 * fred[ok]
-    return outcome(bool(within.all()), f"|Rep / FRed - 1| up to {_pct(rel.max())} over "
-                                       f"{int(ok.sum())} loads; within the CIs (+2 %) at "
-                                       f"{int(within.sum())}")
+    return outcome(
+        bool(within.all()),
+        f"|Rep / FRed - 1| up to {_pct(rel.max())} over "
+        f"{int(ok.sum())} loads; within the CIs (+2 %) at "
+        f"{int(within.sum())}",
+    )
 
 
 def t_fig6_stability(ds):
     rep = _lm(ds, "Rep", **_case("exp"))
     fred = _lm(ds, "FRed", **_case("exp"))
     rer = _lm(ds, "Rer", **_case("exp"))
-    return outcome(abs(rep - fred) <= 1e-3 * fred and rep > rer,
-                   f"lambda_max at r_slow = 0.1 (exp): Rep {_g(rep)}, FRed {_g(fred)}, "
-                   f"Rer {_g(rer)}")
+    return outcome(
+        abs(rep - fred) <= 1e-3 * fred and rep > rer,
+        f"lambda_max at r_slow = 0.1 (exp): Rep {_g(rep)}, FRed {_g(fred)}, Rer {_g(rer)}",
+    )
 
 
-_REP_RER = ("Section 5.1.1, Fig. 2 (left)", "The replication policy outperforms the rerouting "
-            "policy for unbalanced server speeds (r_slow = 0.1).")
-_REP_FRED = ("Section 5.1.1, Fig. 2", "For unbalanced server speeds the replication policy is "
-             "equivalent to the full redundancy policy and both outperform the rerouting policy.")
-_IID = ("Section 5.1.2, Fig. 3", "With i.i.d. replicas the replication policy outperforms the "
-        "rerouting policy and is equivalent with the full redundancy policy.")
-_A7 = ("Appendix A, Fig. A.7", "With identical replicas only the rerouting policy performs "
-       "worse for Pareto than for exponential sizes; the other policies achieve the same bound.")
-_A8 = ("Appendix A, Fig. A.8", "With i.i.d. replicas the known sizes, replication, full "
-       "redundancy and rerouting policies all perform better for Pareto sizes.")
+_REP_RER = (
+    "Section 5.1.1, Fig. 2 (left)",
+    "The replication policy outperforms the rerouting policy for unbalanced server speeds (r_slow = 0.1).",
+)
+_REP_FRED = (
+    "Section 5.1.1, Fig. 2",
+    "For unbalanced server speeds the replication policy is "
+    "equivalent to the full redundancy policy and both outperform the rerouting policy.",
+)
+_IID = (
+    "Section 5.1.2, Fig. 3",
+    "With i.i.d. replicas the replication policy outperforms the "
+    "rerouting policy and is equivalent with the full redundancy policy.",
+)
+_A7 = (
+    "Appendix A, Fig. A.7",
+    "With identical replicas only the rerouting policy performs "
+    "worse for Pareto than for exponential sizes; the other policies achieve the same bound.",
+)
+_A8 = (
+    "Appendix A, Fig. A.8",
+    "With i.i.d. replicas the known sizes, replication, full "
+    "redundancy and rerouting policies all perform better for Pareto sizes.",
+)
 
 
 def _threshold_claims(which: str) -> list[Claim]:
@@ -431,90 +485,154 @@ def _threshold_claims(which: str) -> list[Claim]:
         c.append(Claim(cid, _T, source, statement, test, check))
 
     if which in ("p1",):
-        add("rep-beats-rer", *_REP_RER,
+        add(
+            "rep-beats-rer",
+            *_REP_RER,
             "lambda_max of Rep >= that of Rer (1e-6) at r_slow = 0.1, identical replicas, "
-            "exponential sizes, for every p1", t_rep_beats_rer_unbalanced)
-        add("symmetric-assignment", "Section 5.1.1", "With p1 = p2 = 1/2 the scenario is "
-            "completely symmetric and therefore q1 = q2 = 1/2.",
+            "exponential sizes, for every p1",
+            t_rep_beats_rer_unbalanced,
+        )
+        add(
+            "symmetric-assignment",
+            "Section 5.1.1",
+            "With p1 = p2 = 1/2 the scenario is completely symmetric and therefore q1 = q2 = 1/2.",
             "q_opt of ZRed at p1 = 0.5 (r_slow = 0.1, identical, exp) equals 0.5 (1e-6)",
-            t_symmetric_q)
+            t_symmetric_q,
+        )
     if which in ("p1", "r_slow"):
-        add("rep-is-fred-unbalanced", *_REP_FRED,
-            "at r_slow <= 0.1 (p1 = 1/2, identical, exp): |Rep / FRed - 1| <= 0.1 % and "
-            "Rep > Rer", t_rep_is_fred_beats_rer("exp", "identical", True))
-        add("iid-rep-is-fred", *_IID,
-            "for every r_slow (p1 = 1/2, i.i.d., exp): |Rep / FRed - 1| <= 0.1 % and "
-            "Rep >= Rer", t_rep_is_fred_beats_rer("exp", "iid", False))
-        add("pareto-rer-worse", *_A7,
+        add(
+            "rep-is-fred-unbalanced",
+            *_REP_FRED,
+            "at r_slow <= 0.1 (p1 = 1/2, identical, exp): |Rep / FRed - 1| <= 0.1 % and Rep > Rer",
+            t_rep_is_fred_beats_rer("exp", "identical", True),
+        )
+        add(
+            "iid-rep-is-fred",
+            *_IID,
+            "for every r_slow (p1 = 1/2, i.i.d., exp): |Rep / FRed - 1| <= 0.1 % and Rep >= Rer",
+            t_rep_is_fred_beats_rer("exp", "iid", False),
+        )
+        add(
+            "pareto-rer-worse",
+            *_A7,
             "identical replicas, every r_slow: Rer's lambda_max for Pareto <= exponential "
             "(lower somewhere); ZRed, FRed, Rep and KT equal for both laws (1e-3)",
-            t_pareto_rer_worse_identical)
-        add("pareto-better-iid", *_A8,
-            "i.i.d. replicas, every r_slow: lambda_max for Pareto >= exponential (1e-6) for "
-            "KS, Rep, FRed and Rer", t_pareto_better_iid)
+            t_pareto_rer_worse_identical,
+        )
+        add(
+            "pareto-better-iid",
+            *_A8,
+            "i.i.d. replicas, every r_slow: lambda_max for Pareto >= exponential (1e-6) for KS, Rep, FRed and Rer",
+            t_pareto_better_iid,
+        )
     if which == "r_slow":
-        add("rer-vanishes", "Section 5.1.1, Fig. 2 (right)", "The rerouting policy becomes "
-            "unstable, lambda_max -> 0, as r_slow -> 0.",
+        add(
+            "rer-vanishes",
+            "Section 5.1.1, Fig. 2 (right)",
+            "The rerouting policy becomes unstable, lambda_max -> 0, as r_slow -> 0.",
             "Rer's lambda_max (identical, exp) is non-decreasing in r_slow on r_slow <= 0.4 "
             "and at the smallest r_slow below half its value at r_slow = 0.5",
-            t_rer_vanishes)
-        add("balanced-no-gain", "Section 5.1.1, Fig. 2 (right)", "Rerouting and replication "
+            t_rer_vanishes,
+        )
+        add(
+            "balanced-no-gain",
+            "Section 5.1.1, Fig. 2 (right)",
+            "Rerouting and replication "
             "achieve the same stability bound as zero redundancy for r_slow > 0.4: the "
             "threshold does not increase the bound.",
             "|lambda_max - ZRed's| <= 1e-3 for Rer and Rep at r_slow >= 0.45 (identical, exp)",
-            t_balanced_same_as_zred)
-        add("ks-beats-kt", "Section 5.1.2, Fig. 3", "For balanced server speeds, rerouting with "
-            "known sizes even outperforms the policy with known job types.",
-            "KS's lambda_max > KT's at r_slow >= 0.8 (i.i.d., exp)", t_ks_beats_kt_balanced)
-        add("zred-max-balanced", "Section 7 (conclusion)", "For balanced server speeds the "
-            "zero redundancy policy achieves the maximum achievable stability bound.",
-            "no FRed, Rer or Rep lambda_max above ZRed's (1e-3) at r_slow >= 0.5, identical "
-            "replicas, both laws", t_zred_best_balanced)
+            t_balanced_same_as_zred,
+        )
+        add(
+            "ks-beats-kt",
+            "Section 5.1.2, Fig. 3",
+            "For balanced server speeds, rerouting with known sizes even outperforms the policy with known job types.",
+            "KS's lambda_max > KT's at r_slow >= 0.8 (i.i.d., exp)",
+            t_ks_beats_kt_balanced,
+        )
+        add(
+            "zred-max-balanced",
+            "Section 7 (conclusion)",
+            "For balanced server speeds the zero redundancy policy achieves the maximum achievable stability bound.",
+            "no FRed, Rer or Rep lambda_max above ZRed's (1e-3) at r_slow >= 0.5, identical replicas, both laws",
+            t_zred_best_balanced,
+        )
     if which == "belief":
-        add("belief-convex", "Section 5.2, Fig. 4", "Decreasing the uncertainty in the job "
-            "types increases the achievable stability bound in a convex manner.",
+        add(
+            "belief-convex",
+            "Section 5.2, Fig. 4",
+            "Decreasing the uncertainty in the job types increases the achievable stability bound in a convex manner.",
             "lambda_max of ZRed, Rer and Rep (identical, exp; the policies that use the "
             "belief) non-decreasing and convex in the belief (first and second differences "
             ">= -1e-6) and rising from belief 0.5 to 1, at both r_slow",
-            t_belief_convex)
-        add("belief-rep-flat", "Section 5.2, Fig. 4", "For unbalanced server speeds, decreasing "
+            t_belief_convex,
+        )
+        add(
+            "belief-rep-flat",
+            "Section 5.2, Fig. 4",
+            "For unbalanced server speeds, decreasing "
             "the uncertainty about the job types at first has no effect on the bound of the "
             "replication policy.",
             "Rep's lambda_max at r_slow = 0.1 (identical, exp) changes by at most 1 % (a "
             "figure's resolution) from belief 0.5 to 0.55 (the first tenth of the range)",
-            t_belief_rep_flat)
-        add("belief-rep-beats-rer", "Section 5.2, Fig. 4", "The replication policy still "
-            "achieves a larger stability bound than the rerouting policy.",
+            t_belief_rep_flat,
+        )
+        add(
+            "belief-rep-beats-rer",
+            "Section 5.2, Fig. 4",
+            "The replication policy still achieves a larger stability bound than the rerouting policy.",
             "Rep's lambda_max >= Rer's (1e-6) at r_slow = 0.1 for every belief (identical, exp)",
-            t_belief_rep_beats_rer)
-        add("belief-balanced-equal", "Section 5.2, Fig. 4 (right)", "For balanced server "
+            t_belief_rep_beats_rer,
+        )
+        add(
+            "belief-balanced-equal",
+            "Section 5.2, Fig. 4 (right)",
+            "For balanced server "
             "speeds the bounds of known sizes, replication, rerouting and zero redundancy "
             "are all equal.",
-            "|lambda_max - ZRed's| <= 1e-3 for KS, Rep, Rer at r_slow = 0.5, every belief "
-            "(identical, exp)", t_belief_balanced_equal)
-        add("belief-iid-no-threshold", "Section 5.2, Fig. 5", "With i.i.d. replicas the use of "
-            "thresholds does not improve the bound of the replication policy.",
-            "Rep's lambda_max equals max(FRed, ZRed) within 0.1 % at every belief and r_slow "
-            "(i.i.d., exp)", t_belief_iid_threshold_useless)
+            "|lambda_max - ZRed's| <= 1e-3 for KS, Rep, Rer at r_slow = 0.5, every belief (identical, exp)",
+            t_belief_balanced_equal,
+        )
+        add(
+            "belief-iid-no-threshold",
+            "Section 5.2, Fig. 5",
+            "With i.i.d. replicas the use of thresholds does not improve the bound of the replication policy.",
+            "Rep's lambda_max equals max(FRed, ZRed) within 0.1 % at every belief and r_slow (i.i.d., exp)",
+            t_belief_iid_threshold_useless,
+        )
     if which == "latency":
         for policy in ("Rer", "Rep"):
-            add(f"approx-good-{policy}", "Section 6, Fig. 6", "The approximations of the "
-                "expected latency appear to be reasonably good.",
-                f"{policy}: median |approximation / simulated E[T] - 1| <= 10 % over the "
-                "stable loads of both laws", t_latency_approx_good(policy))
-        add("law-decides", "Section 6, Fig. 6", "Depending on the variability of the job size "
+            add(
+                f"approx-good-{policy}",
+                "Section 6, Fig. 6",
+                "The approximations of the expected latency appear to be reasonably good.",
+                f"{policy}: median |approximation / simulated E[T] - 1| <= 10 % over the stable loads of both laws",
+                t_latency_approx_good(policy),
+            )
+        add(
+            "law-decides",
+            "Section 6, Fig. 6",
+            "Depending on the variability of the job size "
             "distribution either the rerouting or the replication policy achieves the lowest "
             "expected latency.",
             "the faster of Rer and Rep (simulated E[T]) at the highest load where both are "
             "stable, where the curves of Fig. 6 part, differs between the two laws",
-            t_winner_depends_on_law)
-        add("rep-fred-overlap", "Fig. 6 (caption)", "For exponential job sizes the replication "
-            "and full redundancy policy are overlapping.",
+            t_winner_depends_on_law,
+        )
+        add(
+            "rep-fred-overlap",
+            "Fig. 6 (caption)",
+            "For exponential job sizes the replication and full redundancy policy are overlapping.",
             "simulated E[T] of Rep and FRed (exp) differ by at most the sum of their CI "
-            "half-widths plus 2 % at every common stable load", t_rep_fred_overlap_exp)
-        add("rep-is-fred-unbalanced", *_REP_FRED,
+            "half-widths plus 2 % at every common stable load",
+            t_rep_fred_overlap_exp,
+        )
+        add(
+            "rep-is-fred-unbalanced",
+            *_REP_FRED,
             "lambda_max at r_slow = 0.1 (exp): |Rep / FRed - 1| <= 0.1 % and Rep > Rer",
-            t_fig6_stability)
+            t_fig6_stability,
+        )
     return c
 
 
@@ -539,23 +657,27 @@ def p_lower_accurate(ds):
     if not errs:
         raise NotTested("no load with both systems estimated")
     med, worst = float(np.median(errs)), float(np.max(errs))
-    return outcome(med <= 0.05, f"identical replicas: median |lower / original - 1| "
-                                f"{_pct(med)}, largest {_pct(worst)} over {len(errs)} points")
+    return outcome(
+        med <= 0.05,
+        f"identical replicas: median |lower / original - 1| {_pct(med)}, largest {_pct(worst)} over {len(errs)} points",
+    )
 
 
 def p_upper_insensitive(ds):
     spreads = []
     for dep in ("identical",):
-        means = np.array([_ps_series(ds, "upper", dist, dep)[0]
-                          for dist in values_of(ds, "distribution")])
+        means = np.array([_ps_series(ds, "upper", dist, dep)[0] for dist in values_of(ds, "distribution")])
         ok = np.isfinite(means).all(axis=0)
         if ok.any():
             spreads += list(means[:, ok].max(axis=0) / means[:, ok].min(axis=0) - 1)
     if not spreads:
         raise NotTested("no load where every law's upper-bound system is estimated")
-    return outcome(max(spreads) <= 0.05, f"upper-bound system, identical replicas: largest "
-                                         f"spread max / min - 1 of E[T] across laws "
-                                         f"{_pct(max(spreads))} over {len(spreads)} loads")
+    return outcome(
+        max(spreads) <= 0.05,
+        f"upper-bound system, identical replicas: largest "
+        f"spread max / min - 1 of E[T] across laws "
+        f"{_pct(max(spreads))} over {len(spreads)} loads",
+    )
 
 
 def p_lower_tight_det(ds):
@@ -566,9 +688,12 @@ def p_lower_tight_det(ds):
         raise NotTested("no deterministic i.i.d. load with both systems estimated")
     rel = np.abs(lo[ok] / orig[ok] - 1)
     within = np.abs(lo[ok] - orig[ok]) <= lci[ok] + oci[ok] + 0.01 * orig[ok]
-    return outcome(bool(within.all()), f"deterministic sizes, i.i.d.: |lower / original - 1| "
-                                       f"up to {_pct(rel.max())}; within the CIs (+1 %) at "
-                                       f"{int(within.sum())} of {int(ok.sum())} loads")
+    return outcome(
+        bool(within.all()),
+        f"deterministic sizes, i.i.d.: |lower / original - 1| "
+        f"up to {_pct(rel.max())}; within the CIs (+1 %) at "
+        f"{int(within.sum())} of {int(ok.sum())} loads",
+    )
 
 
 def p_ordering(ds):
@@ -586,8 +711,10 @@ def p_ordering(ds):
                 bad.append(f"{dist}, {dep}")
     if not n:
         raise NotTested("no load with the three systems estimated")
-    return outcome(not bad, f"{n} points with the three systems estimated; order violated "
-                            f"beyond the CIs in: {', '.join(bad) or 'none'}")
+    return outcome(
+        not bad,
+        f"{n} points with the three systems estimated; order violated beyond the CIs in: {', '.join(bad) or 'none'}",
+    )
 
 
 def p_section35_bound(ds):
@@ -599,10 +726,13 @@ def p_section35_bound(ds):
     if not ok.any():
         raise NotTested("no point with the bound and an estimate")
     below = approx.values[ok] < mean.values[ok] - 2 * ci.values[ok]
-    gap = (approx.values[ok] / mean.values[ok] - 1)
-    return outcome(not below.any(), f"{int(ok.sum())} points: E[X] / (1 - rho~) / simulated "
-                                    f"E[T] - 1 from {_pct(gap.min())} to {_pct(gap.max())}; "
-                                    f"below the simulation's CI at {int(below.sum())}")
+    gap = approx.values[ok] / mean.values[ok] - 1
+    return outcome(
+        not below.any(),
+        f"{int(ok.sum())} points: E[X] / (1 - rho~) / simulated "
+        f"E[T] - 1 from {_pct(gap.min())} to {_pct(gap.max())}; "
+        f"below the simulation's CI at {int(below.sum())}",
+    )
 
 
 def p_identical_stable(ds):
@@ -615,9 +745,11 @@ def p_identical_stable(ds):
     verdicts = np.asarray(v.values)[inside]
     unstable = int((verdicts == "unstable").sum())
     stable = int((verdicts == "stable").sum())
-    return outcome(unstable == 0 and stable > 0,
-                   f"identical replicas with rho~ < 1: {stable} stable, {unstable} unstable, "
-                   f"{int((verdicts == 'undetermined').sum())} undetermined")
+    return outcome(
+        unstable == 0 and stable > 0,
+        f"identical replicas with rho~ < 1: {stable} stable, {unstable} unstable, "
+        f"{int((verdicts == 'undetermined').sum())} undetermined",
+    )
 
 
 def f5_ci_separate(ds):
@@ -630,8 +762,7 @@ def f5_ci_separate(ds):
         _need(hi_m, f"{laws[-1]} at {load}")
         sep = abs(hi_m - lo_m) > lo_c + hi_c
         ok &= sep
-        text.append(f"rho~ = {_g(load)}: {laws[0]} {_g(lo_m)} ± {_g(lo_c)}, {laws[-1]} "
-                    f"{_g(hi_m)} ± {_g(hi_c)}")
+        text.append(f"rho~ = {_g(load)}: {laws[0]} {_g(lo_m)} ± {_g(lo_c)}, {laws[-1]} {_g(hi_m)} ± {_g(hi_c)}")
     return outcome(ok, "; ".join(text))
 
 
@@ -641,16 +772,19 @@ def f5_about(ds):
     lo = _need(value(ds, "latency_mean", distribution=laws[0], load=load), laws[0])
     hi = _need(value(ds, "latency_mean", distribution=laws[-1], load=load), laws[-1])
     rel = abs(hi - lo) / lo
-    return outcome(0.0075 <= rel <= 0.03, f"rho~ = {_g(load)}: {laws[-1]} {_g(hi)} against "
-                                          f"{laws[0]} {_g(lo)}: {_g(abs(hi - lo))} apart "
-                                          f"({_pct(rel)})")
+    return outcome(
+        0.0075 <= rel <= 0.03,
+        f"rho~ = {_g(load)}: {laws[-1]} {_g(hi)} against {laws[0]} {_g(lo)}: {_g(abs(hi - lo))} apart ({_pct(rel)})",
+    )
 
 
 def f5_level(ds):
     load = max(values_of(ds, "load"))
     m = _need(value(ds, "latency_mean", distribution="exp", load=load), "exp")
-    return outcome(abs(m / 3.3 - 1) <= 0.10, f"exponential sizes at rho~ = {_g(load)}: "
-                                             f"E[T] = {_g(m)} ({_pct(m / 3.3 - 1)} from 3.3)")
+    return outcome(
+        abs(m / 3.3 - 1) <= 0.10,
+        f"exponential sizes at rho~ = {_g(load)}: E[T] = {_g(m)} ({_pct(m / 3.3 - 1)} from 3.3)",
+    )
 
 
 def f5_nearly_insensitive(ds):
@@ -669,13 +803,16 @@ def f6_level(target, load, ds_sel, tolerance, what):
     def check(ds):
         rows = []
         for d in ds_sel:
-            m = _need(value(ds, "latency_mean", distribution="exp", dependence="identical",
-                            d=d, load=load), f"d = {d}")
+            m = _need(value(ds, "latency_mean", distribution="exp", dependence="identical", d=d, load=load), f"d = {d}")
             rows.append((d, m))
         bad = [(d, m) for d, m in rows if abs(m / target - 1) > tolerance]
-        return outcome(not bad, f"{what}: " + ", ".join(f"d = {d}: {_g(m)}" for d, m in rows)
-                       + (f"; off by more than {_pct(tolerance)}: d = "
-                          f"{', '.join(str(d) for d, _ in bad)}" if bad else ""))
+        return outcome(
+            not bad,
+            f"{what}: "
+            + ", ".join(f"d = {d}: {_g(m)}" for d, m in rows)
+            + (f"; off by more than {_pct(tolerance)}: d = {', '.join(str(d) for d, _ in bad)}" if bad else ""),
+        )
+
     return check
 
 
@@ -691,17 +828,20 @@ def f6_identical_varies_more(ds):
                     raise NotTested(f"too few estimates ({dist}, {dep}, {load})")
                 spans[dep] = float(m.max() / m.min())
             ok &= spans["identical"] > spans["iid"]
-            text.append(f"{dist} at {_g(load)}: max / min over d identical "
-                        f"{_g(spans['identical'])}, i.i.d. {_g(spans['iid'])}")
+            text.append(
+                f"{dist} at {_g(load)}: max / min over d identical {_g(spans['identical'])}, i.i.d. {_g(spans['iid'])}"
+            )
     return outcome(ok, "; ".join(text))
 
 
 def f6_iid_exp_stable(ds):
     v = np.asarray(at(ds, "verdict", distribution="exp", dependence="iid").values)
-    return outcome((v != "unstable").all() and (v == "stable").any(),
-                   f"i.i.d. exponential, rho~ < 1: {int((v == 'stable').sum())} stable, "
-                   f"{int((v == 'unstable').sum())} unstable, "
-                   f"{int((v == 'undetermined').sum())} undetermined")
+    return outcome(
+        (v != "unstable").all() and (v == "stable").any(),
+        f"i.i.d. exponential, rho~ < 1: {int((v == 'stable').sum())} stable, "
+        f"{int((v == 'unstable').sum())} unstable, "
+        f"{int((v == 'undetermined').sum())} undetermined",
+    )
 
 
 def _ps_claims(which: str) -> list[Claim]:
@@ -710,70 +850,131 @@ def _ps_claims(which: str) -> list[Claim]:
     def add(cid, source, statement, test, check):
         c.append(Claim(cid, _P, source, statement, test, check))
 
-    bound_claim = ("Section 3.5, Theorem 2", "The alternative upper-bound system (every replica "
-                   "served in full, M/X/1/PS queues with arrival rate d lambda / N) bounds the "
-                   "original system: E[T] <= E[X] / (1 - rho~).",
-                   "the analytic latency_approx (E[X] / (1 - rho~)) is not below the simulated "
-                   "E[T] minus twice its CI half-width at any point with both")
-    stable_claim = ("Section 3.5", "For identical replicas d rho = rho~ and the stability "
-                    "condition is rho~ = lambda d E[X] / N < 1.",
-                    "no load with rho~ < 1 (identical replicas) is unstable, and some are stable")
+    bound_claim = (
+        "Section 3.5, Theorem 2",
+        "The alternative upper-bound system (every replica "
+        "served in full, M/X/1/PS queues with arrival rate d lambda / N) bounds the "
+        "original system: E[T] <= E[X] / (1 - rho~).",
+        "the analytic latency_approx (E[X] / (1 - rho~)) is not below the simulated "
+        "E[T] minus twice its CI half-width at any point with both",
+    )
+    stable_claim = (
+        "Section 3.5",
+        "For identical replicas d rho = rho~ and the stability condition is rho~ = lambda d E[X] / N < 1.",
+        "no load with rho~ < 1 (identical replicas) is unstable, and some are stable",
+    )
     if which == "redundancy":
-        add("lower-accurate", "Section 4.1, Fig. 3", "For identical replicas the lower bound "
-            "is quite accurate.", "median |E[T] lower-bound system / original - 1| <= 5 % "
-            "(identical replicas, simulated, every law and load)", p_lower_accurate)
-        add("upper-mean-only", "Section 4.1, Fig. 3", "The expected latency in the upper-bound "
+        add(
+            "lower-accurate",
+            "Section 4.1, Fig. 3",
+            "For identical replicas the lower bound is quite accurate.",
+            "median |E[T] lower-bound system / original - 1| <= 5 % "
+            "(identical replicas, simulated, every law and load)",
+            p_lower_accurate,
+        )
+        add(
+            "upper-mean-only",
+            "Section 4.1, Fig. 3",
+            "The expected latency in the upper-bound "
             "system depends only on the mean of the job size distribution, not on its higher "
-            "moments.", "simulated E[T] of the upper-bound system (identical replicas) varies "
-            "by at most 5 % across the laws at each load", p_upper_insensitive)
-        add("lower-tight-det", "Section 4.1, Fig. 4", "With i.i.d. replicas the lower bound for "
-            "deterministic job sizes is tight.", "simulated E[T] of the lower-bound and "
+            "moments.",
+            "simulated E[T] of the upper-bound system (identical replicas) varies "
+            "by at most 5 % across the laws at each load",
+            p_upper_insensitive,
+        )
+        add(
+            "lower-tight-det",
+            "Section 4.1, Fig. 4",
+            "With i.i.d. replicas the lower bound for deterministic job sizes is tight.",
+            "simulated E[T] of the lower-bound and "
             "original systems (deterministic, i.i.d.) within their CIs plus 1 % at every load",
-            p_lower_tight_det)
-        add("ordering", "Sections 3.1-3.2", "The sojourn time in the lower-bound system is "
+            p_lower_tight_det,
+        )
+        add(
+            "ordering",
+            "Sections 3.1-3.2",
+            "The sojourn time in the lower-bound system is "
             "at most, and in the upper-bound system at least, that of the original system "
-            "(sample-path ordering).", "simulated E[T]: lower <= original <= upper within the "
-            "sum of the CIs at every law, dependence and load", p_ordering)
+            "(sample-path ordering).",
+            "simulated E[T]: lower <= original <= upper within the sum of the CIs at every law, dependence and load",
+            p_ordering,
+        )
         add("section35-bound", *bound_claim, p_section35_bound)
         add("identical-stable", *stable_claim, p_identical_stable)
     if which == "fig5":
-        add("ci-separate", "Section 4.2, Fig. 5", "The 95 % confidence intervals of the "
+        add(
+            "ci-separate",
+            "Section 4.2, Fig. 5",
+            "The 95 % confidence intervals of the "
             "expected latency differ and do not overlap for the various job size "
-            "distributions.", "the CIs of the lowest- and highest-variance laws (first and "
-            "last of the grid) do not overlap at any load", f5_ci_separate)
-        add("about-1.5-percent", "Section 4.2, Fig. 5", "The expected latency differs by only "
+            "distributions.",
+            "the CIs of the lowest- and highest-variance laws (first and last of the grid) do not overlap at any load",
+            f5_ci_separate,
+        )
+        add(
+            "about-1.5-percent",
+            "Section 4.2, Fig. 5",
+            "The expected latency differs by only "
             "about 0.05, approximately 1.5 %, between the job size distributions with the "
-            "lowest and highest variance.", "at the highest load, |E[T] highest-variance - "
-            "lowest| / lowest within a factor two of 1.5 % (0.75 % to 3 %)", f5_about)
-        add("level-3.3", "Section 4.2, Fig. 5", "The expected latency is about 3.3 (the "
-            "vertical axis of Fig. 5).", "simulated E[T] with exponential sizes at the highest "
-            "load within 10 % of 3.3", f5_level)
-        add("near-insensitive", "Section 4.2", "The expected latency is nearly insensitive to "
+            "lowest and highest variance.",
+            "at the highest load, |E[T] highest-variance - "
+            "lowest| / lowest within a factor two of 1.5 % (0.75 % to 3 %)",
+            f5_about,
+        )
+        add(
+            "level-3.3",
+            "Section 4.2, Fig. 5",
+            "The expected latency is about 3.3 (the vertical axis of Fig. 5).",
+            "simulated E[T] with exponential sizes at the highest load within 10 % of 3.3",
+            f5_level,
+        )
+        add(
+            "near-insensitive",
+            "Section 4.2",
+            "The expected latency is nearly insensitive to "
             "the job size distribution in redundancy-d systems with PS and identical replicas.",
             "max / min - 1 of simulated E[T] across the laws <= 5 % at every load",
-            f5_nearly_insensitive)
+            f5_nearly_insensitive,
+        )
         add("section35-bound", *bound_claim, p_section35_bound)
         add("identical-stable", *stable_claim, p_identical_stable)
     if which == "fig6":
-        add("about-1", "Section 4.3, Fig. 6", "E[T] ~ E[X] = 1: with identical replicas, even "
+        add(
+            "about-1",
+            "Section 4.3, Fig. 6",
+            "E[T] ~ E[X] = 1: with identical replicas, even "
             "at rho~ = 0.75, for d = N/2 jobs (most of the time) experience no delay.",
             "simulated E[T] (identical, exp, rho~ = 0.75, d = 5) within 25 % of 1",
-            f6_level(1.0, 0.75, [5], 0.25, "rho~ = 0.75"))
-        add("about-2", "Section 4.3, Fig. 6", "At rho~ = 0.95 the expected latency is "
-            "approximately 2 for d between 3 and 7.", "simulated E[T] (identical, exp, "
-            "rho~ = 0.95) within 25 % of 2 at each d = 3..7",
-            f6_level(2.0, 0.95, [3, 4, 5, 6, 7], 0.25, "rho~ = 0.95"))
-        add("d1-dN-20", "Section 4.3, Fig. 6", "For d = 1 and d = N = 10, equivalent to the "
-            "classical setting, E[T] = 20.", "simulated E[T] (identical, exp, rho~ = 0.95) "
-            "within 10 % of 20 at d = 1 and d = 10",
-            f6_level(20.0, 0.95, [1, 10], 0.10, "rho~ = 0.95"))
-        add("identical-varies-more", "Section 4.3, Fig. 6", "For identical replicas the "
-            "expected latency varies significantly more with d than for i.i.d. replicas.",
-            "max / min of simulated E[T] over d larger for identical than for i.i.d. replicas "
-            "at every load and law", f6_identical_varies_more)
-        add("iid-exp-stable", "Section 3.5", "For i.i.d. exponential replicas X_min has mean "
-            "E[X] / d, so the system is stable for rho~ < 1.", "no unstable verdict for i.i.d. "
-            "exponential replicas (every load has rho~ < 1), some stable", f6_iid_exp_stable)
+            f6_level(1.0, 0.75, [5], 0.25, "rho~ = 0.75"),
+        )
+        add(
+            "about-2",
+            "Section 4.3, Fig. 6",
+            "At rho~ = 0.95 the expected latency is approximately 2 for d between 3 and 7.",
+            "simulated E[T] (identical, exp, rho~ = 0.95) within 25 % of 2 at each d = 3..7",
+            f6_level(2.0, 0.95, [3, 4, 5, 6, 7], 0.25, "rho~ = 0.95"),
+        )
+        add(
+            "d1-dN-20",
+            "Section 4.3, Fig. 6",
+            "For d = 1 and d = N = 10, equivalent to the classical setting, E[T] = 20.",
+            "simulated E[T] (identical, exp, rho~ = 0.95) within 10 % of 20 at d = 1 and d = 10",
+            f6_level(20.0, 0.95, [1, 10], 0.10, "rho~ = 0.95"),
+        )
+        add(
+            "identical-varies-more",
+            "Section 4.3, Fig. 6",
+            "For identical replicas the expected latency varies significantly more with d than for i.i.d. replicas.",
+            "max / min of simulated E[T] over d larger for identical than for i.i.d. replicas at every load and law",
+            f6_identical_varies_more,
+        )
+        add(
+            "iid-exp-stable",
+            "Section 3.5",
+            "For i.i.d. exponential replicas X_min has mean E[X] / d, so the system is stable for rho~ < 1.",
+            "no unstable verdict for i.i.d. exponential replicas (every load has rho~ < 1), some stable",
+            f6_iid_exp_stable,
+        )
         add("section35-bound", *bound_claim, p_section35_bound)
     return c
 
@@ -802,16 +1003,17 @@ def j_rxr(ds):
         ci = _by_d(ds, "cost_mean_ci", dist, load)[1][okc]
         good = (steps >= -(ci[1:] + ci[:-1])).all()
         ok &= bool(good)
-        text.append(f"{dist}: E[C] at load {_g(load)} for d = "
-                    f"{', '.join(str(int(x)) for x in ds_[okc])}: "
-                    f"{', '.join(_g(x) for x in c[okc])}")
+        text.append(
+            f"{dist}: E[C] at load {_g(load)} for d = "
+            f"{', '.join(str(int(x)) for x in ds_[okc])}: "
+            f"{', '.join(_g(x) for x in c[okc])}"
+        )
     return outcome(ok, "; ".join(text))
 
 
 def j_cost_monotone(ds):
     text, ok, n = [], True, 0
-    for dist, sign, word in ((_LOG_CONCAVE, 1, "non-decreasing"), (_LOG_CONVEX, -1,
-                                                                    "non-increasing")):
+    for dist, sign, word in ((_LOG_CONCAVE, 1, "non-decreasing"), (_LOG_CONVEX, -1, "non-increasing")):
         bad = []
         for load in values_of(ds, "load"):
             d, c = _by_d(ds, "cost_mean", dist, load)
@@ -846,8 +1048,10 @@ def j_low_traffic_full(ds):
     for dist in values_of(ds, "distribution"):
         best, m, d, good = _argmin_d(ds, dist, load)
         ok &= best == n
-        text.append(f"{dist}: fastest d = {best} at load {_g(load)} (E[T] "
-                    f"{', '.join(f'd={int(x)}: {_g(y)}' for x, y in zip(d[good], m[good]))})")
+        text.append(
+            f"{dist}: fastest d = {best} at load {_g(load)} (E[T] "
+            f"{', '.join(f'd={int(x)}: {_g(y)}' for x, y in zip(d[good], m[good]))})"
+        )
     return outcome(ok, "; ".join(text))
 
 
@@ -855,8 +1059,9 @@ def j_heavy_traffic(ds):
     text, ok = [], True
     n = max(values_of(ds, "d"))
     for dist, want in ((_LOG_CONCAVE, 1), (_LOG_CONVEX, n)):
-        loads = [load for load in values_of(ds, "load")
-                 if np.isfinite(_by_d(ds, "latency_mean", dist, load)[1]).sum() >= 2]
+        loads = [
+            load for load in values_of(ds, "load") if np.isfinite(_by_d(ds, "latency_mean", dist, load)[1]).sum() >= 2
+        ]
         if not loads:
             raise NotTested(f"no load with two estimates for {dist}")
         load = max(loads)
@@ -866,14 +1071,13 @@ def j_heavy_traffic(ds):
         if want not in d[good]:
             raise NotTested(f"d = {want} has no estimate at load {load} ({dist})")
         w = list(d).index(want)
-        beaten = [int(x) for x, y, c in zip(d[good], m[good], ci[good])
-                  if x != want and y + c < m[w] - ci[w]]
+        beaten = [int(x) for x, y, c in zip(d[good], m[good], ci[good]) if x != want and y + c < m[w] - ci[w]]
         ok &= not beaten
-        text.append(f"{dist}: at load {_g(load)} (highest with two stable d) E[T] "
-                    + ", ".join(f"d={int(x)}: {_g(y)} ± {_g(c)}"
-                                for x, y, c in zip(d[good], m[good], ci[good]))
-                    + (f"; faster than d = {want} beyond the CIs: d = {beaten}" if beaten
-                       else ""))
+        text.append(
+            f"{dist}: at load {_g(load)} (highest with two stable d) E[T] "
+            + ", ".join(f"d={int(x)}: {_g(y)} ± {_g(c)}" for x, y, c in zip(d[good], m[good], ci[good]))
+            + (f"; faster than d = {want} beyond the CIs: d = {beaten}" if beaten else "")
+        )
     return outcome(ok, "; ".join(text))
 
 
@@ -891,8 +1095,11 @@ def j_convex_both_fall(ds):
                 bad.append(f"{var} at {_g(load)}")
     if not n:
         raise NotTested("no load with two estimates")
-    return outcome(not bad, f"{_LOG_CONVEX}: E[T] and E[C] non-increasing in d (within CIs) "
-                            f"in {n - len(bad)} of {n} series; rising: {bad or 'none'}")
+    return outcome(
+        not bad,
+        f"{_LOG_CONVEX}: E[T] and E[C] non-increasing in d (within CIs) "
+        f"in {n - len(bad)} of {n} series; rising: {bad or 'none'}",
+    )
 
 
 def j_capacity(ds):
@@ -923,8 +1130,9 @@ def k_argmin_grows(ds):
                 raise NotTested(f"no estimate for {dist} at {load}")
             best.append(int(m["FJ.k"].values[int(np.nanargmin(m.values))]))
         ok &= best[-1] > best[0]
-        text.append(f"load {_g(load)}: latency-minimising k = "
-                    + ", ".join(f"{b} ({law})" for b, law in zip(best, laws)))
+        text.append(
+            f"load {_g(load)}: latency-minimising k = " + ", ".join(f"{b} ({law})" for b, law in zip(best, laws))
+        )
     return outcome(ok, "; ".join(text))
 
 
@@ -954,15 +1162,14 @@ def k_theorem4(ds):
     below = ok & (m.values + 2 * ci.values < lo.values)
     above = ok & (m.values - 2 * ci.values > up.values)
     where = []
-    for mask, word, ref in ((below, "below the lower bound", lo), (above, "above the upper "
-                                                                   "bound", up)):
+    for mask, word, ref in ((below, "below the lower bound", lo), (above, "above the upper bound", up)):
         for idx in zip(*np.nonzero(mask)):
-            point = ", ".join(f"{dim} = {_g(m[dim].values[i]) if m[dim].dtype.kind in 'if' else m[dim].values[i]}"
-                              for dim, i in zip(m.dims, idx))
-            where.append(f"{word} at {point}: {_g(m.values[idx])} ± {_g(ci.values[idx])} "
-                         f"against {_g(ref.values[idx])}")
-    return outcome(not where, f"{int(ok.sum())} points; " + ("; ".join(where) or
-                                                             "all within the bounds"))
+            point = ", ".join(
+                f"{dim} = {_g(m[dim].values[i]) if m[dim].dtype.kind in 'if' else m[dim].values[i]}"
+                for dim, i in zip(m.dims, idx)
+            )
+            where.append(f"{word} at {point}: {_g(m.values[idx])} ± {_g(ci.values[idx])} against {_g(ref.values[idx])}")
+    return outcome(not where, f"{int(ok.sum())} points; " + ("; ".join(where) or "all within the bounds"))
 
 
 def k_cost_tight_ends(ds):
@@ -996,12 +1203,13 @@ def k_upper_looser(ds):
             good = np.isfinite(g)
             if good.sum() < 3:
                 raise NotTested(f"too few estimates ({dist}, {load})")
-            rho = float(pd.Series(np.array(ks)[good]).corr(pd.Series(g[good]),
-                                                              method="spearman"))
+            rho = float(pd.Series(np.array(ks)[good]).corr(pd.Series(g[good]), method="spearman"))
             ok &= rho > 0
-            text.append(f"{dist} at {_g(load)}: gap {_pct(g[good][0])} at k = "
-                        f"{np.array(ks)[good][0]} to {_pct(g[good][-1])} at k = "
-                        f"{np.array(ks)[good][-1]} (rank correlation {_g(rho)})")
+            text.append(
+                f"{dist} at {_g(load)}: gap {_pct(g[good][0])} at k = "
+                f"{np.array(ks)[good][0]} to {_pct(g[good][-1])} at k = "
+                f"{np.array(ks)[good][-1]} (rank correlation {_g(rho)})"
+            )
     return outcome(ok, "; ".join(text))
 
 
@@ -1015,8 +1223,11 @@ def k_bounds_meet(ds):
         lo = at(ds, "latency_lower", load=load).values
         gaps[load] = float(np.nanmedian(up / lo - 1))
     ok = gaps[loads[0]] < gaps[loads[-1]]
-    return outcome(ok, f"median gap upper / lower bound - 1: {_pct(gaps[loads[0]])} at load "
-                       f"{_g(loads[0])}, {_pct(gaps[loads[-1]])} at {_g(loads[-1])}")
+    return outcome(
+        ok,
+        f"median gap upper / lower bound - 1: {_pct(gaps[loads[0]])} at load "
+        f"{_g(loads[0])}, {_pct(gaps[loads[-1]])} at {_g(loads[-1])}",
+    )
 
 
 def _fj(ds, var, d, keep, load):
@@ -1037,8 +1248,9 @@ def s_reduction(ds):
         text.append(f"{_g(load)}: {_pct(red)}")
     if not n:
         raise NotTested("no load where the strategy and d = 1 both have estimates")
-    return outcome(ok, f"latency reduction of the strategy (d = {dmax}, keep opt) over d = 1 "
-                       f"by load: " + ", ".join(text))
+    return outcome(
+        ok, f"latency reduction of the strategy (d = {dmax}, keep opt) over d = 1 by load: " + ", ".join(text)
+    )
 
 
 def s_not_dominated(ds):
@@ -1054,12 +1266,14 @@ def s_not_dominated(ds):
             t, tci = estimate(ds, "latency_mean", d=d, load=load, **{"FJ.keep": "d"})
             c, cci = estimate(ds, "cost_mean", d=d, load=load, **{"FJ.keep": "d"})
             if np.isfinite(t) and t + tci < t0 - tc and c + cci < c0 - cc:
-                text.append(f"d = {d} at {_g(load)} (E[T] {_g(t)} < {_g(t0)}, E[C] {_g(c)} < "
-                            f"{_g(c0)})")
+                text.append(f"d = {d} at {_g(load)} (E[T] {_g(t)} < {_g(t0)}, E[C] {_g(c)} < {_g(c0)})")
     if not n:
         raise NotTested("no load where the strategy has estimates")
-    return outcome(not text, f"{n} loads; partial fork-join points faster and cheaper than the "
-                             f"strategy beyond the CIs: {'; '.join(text) or 'none'}")
+    return outcome(
+        not text,
+        f"{n} loads; partial fork-join points faster and cheaper than the "
+        f"strategy beyond the CIs: {'; '.join(text) or 'none'}",
+    )
 
 
 def s_cost_limit(ds):
@@ -1072,9 +1286,10 @@ def s_cost_limit(ds):
     if not costs:
         raise NotTested("no estimate of the strategy's cost")
     worst = max(costs, key=lambda x: x[1] - x[2])
-    return outcome(worst[1] - worst[2] <= 5.0, f"largest simulated E[C] of the strategy "
-                                               f"{_g(worst[1])} ± {_g(worst[2])} (load "
-                                               f"{_g(worst[0])}); limit 5")
+    return outcome(
+        worst[1] - worst[2] <= 5.0,
+        f"largest simulated E[C] of the strategy {_g(worst[1])} ± {_g(worst[2])} (load {_g(worst[0])}); limit 5",
+    )
 
 
 def s_close_to_best(ds):
@@ -1095,8 +1310,9 @@ def s_close_to_best(ds):
         text.append(f"{_g(load)}: {_g(strat)} vs {_g(best)}")
     if not n:
         raise NotTested("no load with estimates")
-    return outcome(ok, "E[T] of the strategy against the best partial fork-join with "
-                       "E[C] <= 5, by load: " + "; ".join(text))
+    return outcome(
+        ok, "E[T] of the strategy against the best partial fork-join with E[C] <= 5, by load: " + "; ".join(text)
+    )
 
 
 def s_low_traffic_full(ds):
@@ -1106,9 +1322,11 @@ def s_low_traffic_full(ds):
     if not np.isfinite(m).any():
         raise NotTested("no estimate at the lowest load")
     best = int(d["d"].values[int(np.nanargmin(m))])
-    return outcome(best == max(values_of(ds, "d")),
-                   f"load {_g(load)}, partial fork-join: fastest d = {best}; E[T] "
-                   + ", ".join(f"d={int(x)}: {_g(y)}" for x, y in zip(d["d"].values, m)))
+    return outcome(
+        best == max(values_of(ds, "d")),
+        f"load {_g(load)}, partial fork-join: fastest d = {best}; E[T] "
+        + ", ".join(f"d={int(x)}: {_g(y)}" for x, y in zip(d["d"].values, m)),
+    )
 
 
 def _forkjoin_claims(which: str) -> list[Claim]:
@@ -1118,69 +1336,139 @@ def _forkjoin_claims(which: str) -> list[Claim]:
         c.append(Claim(cid, _J, source, statement, test, check))
 
     if which == "replicas":
-        add("rE-dichotomy", "Section 4.2", "r E[X_{1:r}] is non-decreasing in r for a "
-            "log-concave tail and non-increasing for a log-convex one.",
+        add(
+            "rE-dichotomy",
+            "Section 4.2",
+            "r E[X_{1:r}] is non-decreasing in r for a log-concave tail and non-increasing for a log-convex one.",
             "simulated E[C] at the lowest load (where it is r E[X_{1:r}]) is non-decreasing in "
             "d for the shifted exponential and non-increasing for the hyperexponential (within "
-            "the CIs)", j_rxr)
-        add("cost-dichotomy", "Sections 5.1, 6.1", "The expected cost is non-decreasing in "
+            "the CIs)",
+            j_rxr,
+        )
+        add(
+            "cost-dichotomy",
+            "Sections 5.1, 6.1",
+            "The expected cost is non-decreasing in "
             "the number of replicas for log-concave tails and non-increasing for log-convex "
-            "tails.", "simulated E[C] monotone in d in that direction (within the CIs) at "
-            "every load with two estimates", j_cost_monotone)
-        add("low-traffic-full", "Section 6.2", "In low traffic, r = n gives the lowest latency "
-            "for any service-time distribution.", "at the lowest load the smallest simulated "
-            "E[T] is at d = N for both laws", j_low_traffic_full)
-        add("heavy-traffic", "Section 6.2", "In heavy traffic, r = 1 is best for log-concave "
-            "tails and r = n for log-convex tails.", "at the highest load where two d are "
+            "tails.",
+            "simulated E[C] monotone in d in that direction (within the CIs) at every load with two estimates",
+            j_cost_monotone,
+        )
+        add(
+            "low-traffic-full",
+            "Section 6.2",
+            "In low traffic, r = n gives the lowest latency for any service-time distribution.",
+            "at the lowest load the smallest simulated E[T] is at d = N for both laws",
+            j_low_traffic_full,
+        )
+        add(
+            "heavy-traffic",
+            "Section 6.2",
+            "In heavy traffic, r = 1 is best for log-concave tails and r = n for log-convex tails.",
+            "at the highest load where two d are "
             "stable, no d is faster than d = 1 (shifted exponential) or d = N "
             "(hyperexponential) beyond the CIs",
-            j_heavy_traffic)
-        add("log-convex-both", "Sections 3.2, 9", "For log-convex service times more redundancy "
-            "reduces both latency and cost.", "hyperexponential: simulated E[T] and E[C] "
-            "non-increasing in d (within the CIs) at every load", j_convex_both_fall)
-        add("capacity", "Section 4.1", "For symmetric policies stability requires "
-            "lambda < n / E[C].", "every stable point has lambda E[C] / N < 1 with the "
-            "simulated E[C]", j_capacity)
+            j_heavy_traffic,
+        )
+        add(
+            "log-convex-both",
+            "Sections 3.2, 9",
+            "For log-convex service times more redundancy reduces both latency and cost.",
+            "hyperexponential: simulated E[T] and E[C] non-increasing in d (within the CIs) at every load",
+            j_convex_both_fall,
+        )
+        add(
+            "capacity",
+            "Section 4.1",
+            "For symmetric policies stability requires lambda < n / E[C].",
+            "every stable point has lambda E[C] / N < 1 with the simulated E[C]",
+            j_capacity,
+        )
     if which == "k_tradeoff":
-        add("k-grows-with-delta", "Section 7.2, Fig. 18", "The latency-minimizing k shifts "
-            "upward as Delta increases.", "the k with the smallest simulated E[T] is larger "
-            "for Delta = 10 than for Delta = 1 at every load", k_argmin_grows)
-        add("cost-k-is-latency-k", "Section 7.2, Fig. 19", "In heavy traffic the k that "
-            "minimizes E[C] also minimizes E[T].", "at the highest load of the study the k "
+        add(
+            "k-grows-with-delta",
+            "Section 7.2, Fig. 18",
+            "The latency-minimizing k shifts upward as Delta increases.",
+            "the k with the smallest simulated E[T] is larger for Delta = 10 than for Delta = 1 at every load",
+            k_argmin_grows,
+        )
+        add(
+            "cost-k-is-latency-k",
+            "Section 7.2, Fig. 19",
+            "In heavy traffic the k that minimizes E[C] also minimizes E[T].",
+            "at the highest load of the study the k "
             "with the smallest simulated E[C] equals the one with the smallest E[T], for both "
-            "laws", k_cost_and_latency)
-        add("theorem4-bounds", "Section 7.1, Theorem 4", "Split-merge upper and lower bounds "
-            "on the (n, k) fork-join latency.", "latency_lower <= simulated E[T] <= "
+            "laws",
+            k_cost_and_latency,
+        )
+        add(
+            "theorem4-bounds",
+            "Section 7.1, Theorem 4",
+            "Split-merge upper and lower bounds on the (n, k) fork-join latency.",
+            "latency_lower <= simulated E[T] <= "
             "latency_approx (upper bound) within twice the CI half-width at every point (many "
-            "points are compared: one 95 % interval in twenty misses)", k_theorem4)
-        add("cost-bounds-tight", "Section 7.1, Fig. 17", "The cost bounds are tight at k = 1 "
-            "and k = n.", "cost_lower = cost_upper (1e-6) at the smallest and largest k",
-            k_cost_tight_ends)
-        add("upper-looser-with-k", "Section 7.1, Fig. 16", "The latency upper bound becomes "
-            "looser as k increases (for k < n).", "upper bound / simulated E[T] - 1 has a "
-            "positive rank correlation with k over k < n, for each law and load",
-            k_upper_looser)
-        add("bounds-meet-light", "Section 7.2", "The bounds coincide as lambda -> 0 for "
-            "shifted-exponential service.", "the median gap between the upper and lower "
-            "bounds is smaller at the lowest load than at the highest", k_bounds_meet)
+            "points are compared: one 95 % interval in twenty misses)",
+            k_theorem4,
+        )
+        add(
+            "cost-bounds-tight",
+            "Section 7.1, Fig. 17",
+            "The cost bounds are tight at k = 1 and k = n.",
+            "cost_lower = cost_upper (1e-6) at the smallest and largest k",
+            k_cost_tight_ends,
+        )
+        add(
+            "upper-looser-with-k",
+            "Section 7.1, Fig. 16",
+            "The latency upper bound becomes looser as k increases (for k < n).",
+            "upper bound / simulated E[T] - 1 has a positive rank correlation with k over k < n, for each law and load",
+            k_upper_looser,
+        )
+        add(
+            "bounds-meet-light",
+            "Section 7.2",
+            "The bounds coincide as lambda -> 0 for shifted-exponential service.",
+            "the median gap between the upper and lower bounds is smaller at the lowest load than at the highest",
+            k_bounds_meet,
+        )
     if which == "strategy":
-        add("beats-no-redundancy", "Section 8.3, Fig. 20", "The strategy gives a significant "
-            "latency reduction over no redundancy.", "simulated E[T] of the strategy (largest "
+        add(
+            "beats-no-redundancy",
+            "Section 8.3, Fig. 20",
+            "The strategy gives a significant latency reduction over no redundancy.",
+            "simulated E[T] of the strategy (largest "
             "d, keep opt) at least 10 % below d = 1 at every load both are stable",
-            s_reduction)
-        add("better-trade-off", "Section 8.3, Fig. 20", "The strategy achieves a better "
-            "latency-cost trade-off than partial fork-join.", "no partial fork-join point "
+            s_reduction,
+        )
+        add(
+            "better-trade-off",
+            "Section 8.3, Fig. 20",
+            "The strategy achieves a better latency-cost trade-off than partial fork-join.",
+            "no partial fork-join point "
             "(keep d) is both faster and cheaper than the strategy beyond the CIs, at any load",
-            s_not_dominated)
-        add("cost-limit", "Section 8.3", "The strategy is chosen under the limit E[C] <= 5.",
+            s_not_dominated,
+        )
+        add(
+            "cost-limit",
+            "Section 8.3",
+            "The strategy is chosen under the limit E[C] <= 5.",
             "simulated E[C] of the strategy minus its CI <= 5 at every stable load",
-            s_cost_limit)
-        add("close-to-best", "Section 8.3, Fig. 20", "The strategy is close to the best "
-            "partial fork-join system.", "its simulated E[T] within 10 % of the fastest "
-            "partial fork-join with simulated E[C] <= 5, at every load", s_close_to_best)
-        add("low-traffic-full", "Section 6.2", "In low traffic, r = n (here the largest r) "
-            "gives the lowest latency for any service-time distribution.", "at the lowest load "
-            "the fastest partial fork-join is the largest d", s_low_traffic_full)
+            s_cost_limit,
+        )
+        add(
+            "close-to-best",
+            "Section 8.3, Fig. 20",
+            "The strategy is close to the best partial fork-join system.",
+            "its simulated E[T] within 10 % of the fastest partial fork-join with simulated E[C] <= 5, at every load",
+            s_close_to_best,
+        )
+        add(
+            "low-traffic-full",
+            "Section 6.2",
+            "In low traffic, r = n (here the largest r) gives the lowest latency for any service-time distribution.",
+            "at the lowest load the fastest partial fork-join is the largest d",
+            s_low_traffic_full,
+        )
     return c
 
 
@@ -1201,6 +1489,7 @@ def l_interval(dep, lo, hi, what):
     """L < 1 exactly inside (lo, hi): grid points at an end of the interval are left
     out (whether a job of size exactly tau completes is a convention), and so is a tau
     where L is 1 to double precision (the gain is below 1e-12)."""
+
     def check(ds):
         tau, L = _L(ds, "one", dep)
         ends = np.isclose(tau, lo, rtol=1e-9) | np.isclose(tau, hi, rtol=1e-9)
@@ -1209,23 +1498,28 @@ def l_interval(dep, lo, hi, what):
         wrong = ~ends & ((inside & (L >= 1) & ~flat) | (~inside & (L < 1) & ~flat))
         notes = []
         if ends.any():
-            notes.append(f"at the interval's ends tau = {[float(_g(t)) for t in tau[ends]]} "
-                         f"L = {[float(_g(x)) for x in L[ends]]}")
+            notes.append(
+                f"at the interval's ends tau = {[float(_g(t)) for t in tau[ends]]} "
+                f"L = {[float(_g(x)) for x in L[ends]]}"
+            )
         if (flat & inside).any():
-            notes.append(f"L = 1 to double precision at tau = "
-                         f"{[float(_g(t)) for t in tau[flat & inside]]}")
-        return outcome(not wrong.any(),
-                       f"{what}: L < 1 at tau = {[float(_g(t)) for t in tau[L < 1]]}; "
-                       f"against the claim at {[float(_g(t)) for t in tau[wrong]] or 'none'}"
-                       + ("; " + "; ".join(notes) if notes else ""))
+            notes.append(f"L = 1 to double precision at tau = {[float(_g(t)) for t in tau[flat & inside]]}")
+        return outcome(
+            not wrong.any(),
+            f"{what}: L < 1 at tau = {[float(_g(t)) for t in tau[L < 1]]}; "
+            f"against the claim at {[float(_g(t)) for t in tau[wrong]] or 'none'}"
+            + ("; " + "; ".join(notes) if notes else ""),
+        )
+
     return check
 
 
 def l_half(ds):
     tau, L = _L(ds, "one", "sx_bimodal")
     m = float(L.min())
-    return outcome(0.45 <= m <= 0.55, f"smallest L(tau) (X = 1, bimodal S): {_g(m)} at tau = "
-                                      f"{_g(tau[int(np.argmin(L))])}")
+    return outcome(
+        0.45 <= m <= 0.55, f"smallest L(tau) (X = 1, bimodal S): {_g(m)} at tau = {_g(tau[int(np.argmin(L))])}"
+    )
 
 
 def l_ranges(ds):
@@ -1247,8 +1541,7 @@ def l_pareto_alpha(ds):
         _, a = _L(ds, dist, "sx_pareto_a11")
         _, b = _L(ds, dist, "sx_pareto_a15")
         worst = max(worst, float(np.nanmax(a - b)))
-    return outcome(worst <= 1e-9, f"largest L(alpha = 1.1) - L(alpha = 1.5) over every tau "
-                                  f"and X: {_g(worst)}")
+    return outcome(worst <= 1e-9, f"largest L(alpha = 1.1) - L(alpha = 1.5) over every tau and X: {_g(worst)}")
 
 
 def l_small_tau_loses(ds):
@@ -1269,8 +1562,10 @@ def _fig2_points(ds, dep):
                 continue  # SLB ignores d
             m = at(ds, "latency_mean", policy=policy, dependence=dep, d=d)
             if list(m.dims) != ["load"]:
-                raise NotTested(f"latency_mean of {policy} is not one series over the load "
-                                f"(axes {list(m.dims)}): the grid is not the paper's")
+                raise NotTested(
+                    f"latency_mean of {policy} is not one series over the load "
+                    f"(axes {list(m.dims)}): the grid is not the paper's"
+                )
             out[(policy, int(d))] = m
     return out
 
@@ -1290,8 +1585,10 @@ def g_light(ds):
             raise NotTested(f"no estimate at load {load} ({dep})")
         best = min(pts, key=pts.get)
         ok &= best[0] == "CoC"
-        text.append(f"{dep}: fastest {_name(best)} ({_g(pts[best])}; SLB "
-                    f"{_g(pts.get(('Rer', values_of(ds, 'd')[0]), math.nan))})")
+        text.append(
+            f"{dep}: fastest {_name(best)} ({_g(pts[best])}; SLB "
+            f"{_g(pts.get(('Rer', values_of(ds, 'd')[0]), math.nan))})"
+        )
     return outcome(ok, f"load {_g(load)}: " + "; ".join(text))
 
 
@@ -1319,56 +1616,63 @@ def _regions(ds, pairs, names) -> tuple[dict, list[str]]:
     for label, sa, sb in pairs:
         who = further(ds, sa, sb)
         tally[who] += 1
-        word = {"a": f"{names[0]} further", "b": f"{names[1]} further",
-                "": "not separated by the load grid"}[who]
+        word = {"a": f"{names[0]} further", "b": f"{names[1]} further", "": "not separated by the load grid"}[who]
         cap_a = largest_stable(ds, **sa)
         cap_b = largest_stable(ds, **sb)
-        text.append(f"{label}: {word} (largest stable load {names[0]} {_g(cap_a)}, "
-                    f"{names[1]} {_g(cap_b)})")
+        text.append(f"{label}: {word} (largest stable load {names[0]} {_g(cap_a)}, {names[1]} {_g(cap_b)})")
     return tally, text
 
 
 def g_coc_beyond_cos(ds):
-    pairs = [(f"{dep}, d = {d}", dict(policy="CoC", dependence=dep, d=d),
-              dict(policy="CoS", dependence=dep, d=d))
-             for dep in values_of(ds, "dependence") for d in values_of(ds, "d")]
+    pairs = [
+        (f"{dep}, d = {d}", dict(policy="CoC", dependence=dep, d=d), dict(policy="CoS", dependence=dep, d=d))
+        for dep in values_of(ds, "dependence")
+        for d in values_of(ds, "d")
+    ]
     tally, text = _regions(ds, pairs, ("CoC", "CoS"))
     if tally["b"]:
-        return outcome(False, f"CoS-d stable further than CoC-d in {tally['b']} of "
-                              f"{len(pairs)} cases: " + "; ".join(text))
+        return outcome(
+            False, f"CoS-d stable further than CoC-d in {tally['b']} of {len(pairs)} cases: " + "; ".join(text)
+        )
     if tally["a"] * 2 < len(pairs):
-        raise NotTested("the load grid separates CoC-d from CoS-d in fewer than half the "
-                        "cases: " + "; ".join(text))
-    return outcome(True, f"CoC-d stable further in {tally['a']} of {len(pairs)} cases, never "
-                         "behind: " + "; ".join(text))
+        raise NotTested("the load grid separates CoC-d from CoS-d in fewer than half the cases: " + "; ".join(text))
+    return outcome(
+        True, f"CoC-d stable further in {tally['a']} of {len(pairs)} cases, never behind: " + "; ".join(text)
+    )
 
 
 def g_slb_further(ds):
     d0 = values_of(ds, "d")[0]
-    pairs = [(f"{dep}, d = {d}", dict(policy="Rer", dependence=dep, d=d0),
-              dict(policy="CoC", dependence=dep, d=d))
-             for dep in values_of(ds, "dependence") for d in values_of(ds, "d")]
+    pairs = [
+        (f"{dep}, d = {d}", dict(policy="Rer", dependence=dep, d=d0), dict(policy="CoC", dependence=dep, d=d))
+        for dep in values_of(ds, "dependence")
+        for d in values_of(ds, "d")
+    ]
     tally, text = _regions(ds, pairs, ("SLB", "CoC"))
-    return outcome(tally["a"] * 2 > len(pairs),
-                   f"SLB stable further than CoC-d in {tally['a']} of {len(pairs)} cases, "
-                   f"CoC-d further in {tally['b']}: " + "; ".join(text))
+    return outcome(
+        tally["a"] * 2 > len(pairs),
+        f"SLB stable further than CoC-d in {tally['a']} of {len(pairs)} cases, "
+        f"CoC-d further in {tally['b']}: " + "; ".join(text),
+    )
 
 
 def g_pareto11_coc2(ds):
     dep = "sx_pareto_a11"
     pts = _fig2_points(ds, dep)
-    loads = [load for load in values_of(ds, "load")
-             if sum(np.isfinite(float(v.sel(load=load))) for v in pts.values()) >= 2]
+    loads = [
+        load for load in values_of(ds, "load") if sum(np.isfinite(float(v.sel(load=load))) for v in pts.values()) >= 2
+    ]
     if not loads:
         raise NotTested("no load with two stable policies")
     load = max(loads)
     vals = {k: float(v.sel(load=load)) for k, v in pts.items()}
     vals = {k: v for k, v in vals.items() if np.isfinite(v)}
     best = min(vals, key=vals.get)
-    return outcome(best == ("CoC", 2), f"Pareto alpha = 1.1, load {_g(load)} (highest with two "
-                                       f"stable): " + ", ".join(
-                                           f"{_name(k)} {_g(v)}"
-                                           for k, v in sorted(vals.items(), key=lambda x: x[1])))
+    return outcome(
+        best == ("CoC", 2),
+        f"Pareto alpha = 1.1, load {_g(load)} (highest with two "
+        f"stable): " + ", ".join(f"{_name(k)} {_g(v)}" for k, v in sorted(vals.items(), key=lambda x: x[1])),
+    )
 
 
 def g_riq4_light(ds):
@@ -1376,10 +1680,8 @@ def g_riq4_light(ds):
     d0 = values_of(ds, "d")[0]
     text, ok = [], True
     for dep in values_of(ds, "dependence"):
-        riq = _need(value(ds, "latency_mean", policy="RIQ", dependence=dep, d=4, load=load),
-                    f"RIQ-4 at {load}")
-        slb = _need(value(ds, "latency_mean", policy="Rer", dependence=dep, d=d0, load=load),
-                    f"SLB at {load}")
+        riq = _need(value(ds, "latency_mean", policy="RIQ", dependence=dep, d=4, load=load), f"RIQ-4 at {load}")
+        slb = _need(value(ds, "latency_mean", policy="Rer", dependence=dep, d=d0, load=load), f"SLB at {load}")
         ok &= riq < slb
         text.append(f"{dep}: RIQ-4 {_g(riq)}, SLB {_g(slb)}")
     return outcome(ok, f"load {_g(load)}: " + "; ".join(text))
@@ -1387,18 +1689,19 @@ def g_riq4_light(ds):
 
 def g_riq_vs_slb(ds):
     d0 = values_of(ds, "d")[0]
-    pairs = [(f"{dep}, d = {d}", dict(policy="Rer", dependence=dep, d=d0),
-              dict(policy="RIQ", dependence=dep, d=d))
-             for dep in values_of(ds, "dependence") for d in values_of(ds, "d")]
+    pairs = [
+        (f"{dep}, d = {d}", dict(policy="Rer", dependence=dep, d=d0), dict(policy="RIQ", dependence=dep, d=d))
+        for dep in values_of(ds, "dependence")
+        for d in values_of(ds, "d")
+    ]
     tally, text = _regions(ds, pairs, ("SLB", "RIQ"))
     if tally["b"]:
-        return outcome(False, f"RIQ-d stable further than SLB in {tally['b']} of {len(pairs)} "
-                              "cases: " + "; ".join(text))
+        return outcome(
+            False, f"RIQ-d stable further than SLB in {tally['b']} of {len(pairs)} cases: " + "; ".join(text)
+        )
     if tally["a"] * 2 < len(pairs):
-        raise NotTested("the load grid separates SLB from RIQ-d in fewer than half the "
-                        "cases: " + "; ".join(text))
-    return outcome(True, f"SLB stable further in {tally['a']} of {len(pairs)} cases, never "
-                         "behind: " + "; ".join(text))
+        raise NotTested("the load grid separates SLB from RIQ-d in fewer than half the cases: " + "; ".join(text))
+    return outcome(True, f"SLB stable further in {tally['a']} of {len(pairs)} cases, never behind: " + "; ".join(text))
 
 
 def g_cos_capacity(ds):
@@ -1421,65 +1724,128 @@ def _speculation_claims(which: str) -> list[Claim]:
         c.append(Claim(cid, _S, source, statement, test, check))
 
     if which == "fig1":
-        add("bimodal-interval", "Section 5.1, point 1", "With X = 1 and S bimodal (s_m w.p. p, "
-            "s_M otherwise), L(tau) < 1 exactly for tau in (s_m, (s_M - s_m) p).",
+        add(
+            "bimodal-interval",
+            "Section 5.1, point 1",
+            "With X = 1 and S bimodal (s_m w.p. p, s_M otherwise), L(tau) < 1 exactly for tau in (s_m, (s_M - s_m) p).",
             "X = 1, bimodal S (10 w.p. 0.99, 1000): L < 1 at the grid's tau inside "
-            "(10, 980.1) and >= 1 outside (the ends left out)", l_interval("sx_bimodal", 10, 980.1,
-                                                         "X = 1, bimodal S"))
-        add("pareto-interval", "Section 5.1, point 3", "With X = 1 and S ~ Pareto(alpha, s_m), "
-            "L(tau) < 1 exactly for tau > alpha s_m.", "X = 1: L < 1 exactly at the grid's "
-            "tau > 1.1 (alpha = 1.1) and tau > 1.5 (alpha = 1.5)",
-            _all(l_interval("sx_pareto_a11", 1.1, math.inf, "alpha 1.1"),
-                 l_interval("sx_pareto_a15", 1.5, math.inf, "alpha 1.5")))
-        add("hyper-all", "Section 5.1, point 2", "With a nondegenerate hyperexponential S every "
-            "timeout reduces the load.", "X = 1, hyperexponential S: L < 1 at every tau of the "
-            "grid, but where L is 1 to double precision (a gain below 1e-12)", l_interval("sx_hyper", 0, math.inf, "X = 1, hyperexponential S"))
-        add("double-capacity", "Section 5.1, Fig. 1", "The timeouts that minimize the load "
-            "can double the stability region: L ~ 0.5.", "smallest L(tau) for X = 1, bimodal S "
-            "within [0.45, 0.55]", l_half)
-        add("benefit-ranges", "Section 5.1, Fig. 1", "With bimodal S the benefit (L ~ 0.5) is "
+            "(10, 980.1) and >= 1 outside (the ends left out)",
+            l_interval("sx_bimodal", 10, 980.1, "X = 1, bimodal S"),
+        )
+        add(
+            "pareto-interval",
+            "Section 5.1, point 3",
+            "With X = 1 and S ~ Pareto(alpha, s_m), L(tau) < 1 exactly for tau > alpha s_m.",
+            "X = 1: L < 1 exactly at the grid's tau > 1.1 (alpha = 1.1) and tau > 1.5 (alpha = 1.5)",
+            _all(
+                l_interval("sx_pareto_a11", 1.1, math.inf, "alpha 1.1"),
+                l_interval("sx_pareto_a15", 1.5, math.inf, "alpha 1.5"),
+            ),
+        )
+        add(
+            "hyper-all",
+            "Section 5.1, point 2",
+            "With a nondegenerate hyperexponential S every timeout reduces the load.",
+            "X = 1, hyperexponential S: L < 1 at every tau of the "
+            "grid, but where L is 1 to double precision (a gain below 1e-12)",
+            l_interval("sx_hyper", 0, math.inf, "X = 1, hyperexponential S"),
+        )
+        add(
+            "double-capacity",
+            "Section 5.1, Fig. 1",
+            "The timeouts that minimize the load can double the stability region: L ~ 0.5.",
+            "smallest L(tau) for X = 1, bimodal S within [0.45, 0.55]",
+            l_half,
+        )
+        add(
+            "benefit-ranges",
+            "Section 5.1, Fig. 1",
+            "With bimodal S the benefit (L ~ 0.5) is "
             "obtained for tau in [10, 10^3) (X = 1), [13, 2 10^3) (X uniform on [0, 2]) and "
-            "[13.5, inf) (X exponential).", "largest L(tau) over the grid's tau in each range "
-            "<= 0.6", l_ranges)
-        add("pareto-alpha", "Section 5.1, Fig. 1", "With Pareto S, L(tau) decreases when alpha "
-            "decreases, for any given tau.", "L(tau) for alpha = 1.1 <= L(tau) for alpha = 1.5 "
-            "at every tau and X", l_pareto_alpha)
-        add("small-tau-loses", "Section 5.1, Fig. 1", "If timeouts are too small, speculation "
-            "may lose capacity (L(tau) > 1).", "L > 1 at the smallest tau of the grid for "
-            "X = 1 with bimodal and Pareto S", l_small_tau_loses)
+            "[13.5, inf) (X exponential).",
+            "largest L(tau) over the grid's tau in each range <= 0.6",
+            l_ranges,
+        )
+        add(
+            "pareto-alpha",
+            "Section 5.1, Fig. 1",
+            "With Pareto S, L(tau) decreases when alpha decreases, for any given tau.",
+            "L(tau) for alpha = 1.1 <= L(tau) for alpha = 1.5 at every tau and X",
+            l_pareto_alpha,
+        )
+        add(
+            "small-tau-loses",
+            "Section 5.1, Fig. 1",
+            "If timeouts are too small, speculation may lose capacity (L(tau) > 1).",
+            "L > 1 at the smallest tau of the grid for X = 1 with bimodal and Pareto S",
+            l_small_tau_loses,
+        )
     if which == "fig2":
-        add("coc-light-load", "Section 5.3, Fig. 2", "CoC-d provides the best results in light "
-            "load conditions.", "at the lowest load the smallest simulated E[T] among SLB, "
-            "CoC-d, CoS-d and RIQ-d (d = 2, 4) is a CoC-d, for every slowdown law", g_light)
-        add("coc-beyond-cos", "Section 5.3, Fig. 2", "CoC-d increases the stability region "
-            "achieved by CoS-d (lambda E[eta_1] < 1).", "in no (law, d) case is CoS-d stable at "
+        add(
+            "coc-light-load",
+            "Section 5.3, Fig. 2",
+            "CoC-d provides the best results in light load conditions.",
+            "at the lowest load the smallest simulated E[T] among SLB, "
+            "CoC-d, CoS-d and RIQ-d (d = 2, 4) is a CoC-d, for every slowdown law",
+            g_light,
+        )
+        add(
+            "coc-beyond-cos",
+            "Section 5.3, Fig. 2",
+            "CoC-d increases the stability region achieved by CoS-d (lambda E[eta_1] < 1).",
+            "in no (law, d) case is CoS-d stable at "
             "a load where CoC-d is unstable, and in at least half CoC-d is stable at a load "
             "where CoS-d is unstable (cases the load grid does not separate are counted "
-            "apart)", g_coc_beyond_cos)
-        add("slb-more-traffic", "Section 5.3, Fig. 2", "In most cases SLB goes further and "
-            "accommodates more traffic than CoC-d.", "SLB is stable at a load where CoC-d is "
-            "unstable in more than half of the (law, d) cases", g_slb_further)
-        add("pareto11-coc2", "Section 5.3, Fig. 2", "For Pareto S with alpha = 1.1, CoC-2 "
-            "eventually provides the best results.", "at the highest load where two policies "
-            "are stable (alpha = 1.1), CoC-2 has the smallest simulated E[T]", g_pareto11_coc2)
-        add("riq4-light", "Section 5.3, Fig. 2", "RIQ-4 provides slightly better results than "
-            "SLB in light load conditions.", "at the lowest load RIQ-4's simulated E[T] is "
-            "below SLB's, for every law", g_riq4_light)
-        add("slb-beyond-riq", "Section 5.3, Fig. 2", "RIQ-d gets close to random dispatch as "
+            "apart)",
+            g_coc_beyond_cos,
+        )
+        add(
+            "slb-more-traffic",
+            "Section 5.3, Fig. 2",
+            "In most cases SLB goes further and accommodates more traffic than CoC-d.",
+            "SLB is stable at a load where CoC-d is unstable in more than half of the (law, d) cases",
+            g_slb_further,
+        )
+        add(
+            "pareto11-coc2",
+            "Section 5.3, Fig. 2",
+            "For Pareto S with alpha = 1.1, CoC-2 eventually provides the best results.",
+            "at the highest load where two policies are stable (alpha = 1.1), CoC-2 has the smallest simulated E[T]",
+            g_pareto11_coc2,
+        )
+        add(
+            "riq4-light",
+            "Section 5.3, Fig. 2",
+            "RIQ-4 provides slightly better results than SLB in light load conditions.",
+            "at the lowest load RIQ-4's simulated E[T] is below SLB's, for every law",
+            g_riq4_light,
+        )
+        add(
+            "slb-beyond-riq",
+            "Section 5.3, Fig. 2",
+            "RIQ-d gets close to random dispatch as "
             "the load increases, with its stability condition lambda E[eta_1] < 1, while SLB "
-            "preserves stability much further.", "in no (law, d) case is RIQ-d stable at a "
+            "preserves stability much further.",
+            "in no (law, d) case is RIQ-d stable at a "
             "load where SLB is unstable, and in at least half SLB is stable at a load where "
-            "RIQ-d is unstable", g_riq_vs_slb)
-        add("cos-capacity", "Section 5.3, Remark", "CoS-d (= LLW-d) is stable if and only if "
-            "lambda E[eta_1] < 1.", "no stable CoS-d point at a load >= 1", g_cos_capacity)
+            "RIQ-d is unstable",
+            g_riq_vs_slb,
+        )
+        add(
+            "cos-capacity",
+            "Section 5.3, Remark",
+            "CoS-d (= LLW-d) is stable if and only if lambda E[eta_1] < 1.",
+            "no stable CoS-d point at a load >= 1",
+            g_cos_capacity,
+        )
     return c
 
 
 def _all(*checks):
     def check(ds):
         outs = [f(ds) for f in checks]
-        return Outcome(HOLDS if all(o.verdict == HOLDS for o in outs) else FAILS,
-                       "; ".join(o.evidence for o in outs))
+        return Outcome(HOLDS if all(o.verdict == HOLDS for o in outs) else FAILS, "; ".join(o.evidence for o in outs))
+
     return check
 
 
@@ -1527,8 +1893,7 @@ def check(claim: Claim, ds: xr.Dataset) -> Outcome:
     except (TypeError, ValueError, IndexError) as err:
         # data of a shape the test does not expect (a study edited beyond the paper's
         # grid): say so rather than fail the report
-        return Outcome(NOT_TESTED, f"the test could not run on this dataset "
-                                   f"({type(err).__name__}: {err})")
+        return Outcome(NOT_TESTED, f"the test could not run on this dataset ({type(err).__name__}: {err})")
 
 
 COLUMNS = ("claim", "source", "statement", "test", "verdict", "evidence", "paper")
@@ -1541,7 +1906,15 @@ def check_claims(ds: xr.Dataset, claims: list[Claim] | None = None) -> pd.DataFr
     rows = []
     for claim in claims:
         result = check(claim, ds)
-        rows.append({"claim": claim.id, "source": claim.source, "statement": claim.statement,
-                     "test": claim.test, "verdict": result.verdict,
-                     "evidence": result.evidence, "paper": claim.paper})
+        rows.append(
+            {
+                "claim": claim.id,
+                "source": claim.source,
+                "statement": claim.statement,
+                "test": claim.test,
+                "verdict": result.verdict,
+                "evidence": result.evidence,
+                "paper": claim.paper,
+            }
+        )
     return pd.DataFrame(rows, columns=list(COLUMNS))

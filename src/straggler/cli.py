@@ -71,14 +71,17 @@ def _plan(args) -> int:
     p = plan(resolved, grid, model_hash())
     sim = resolved["simulation"]
     simulated = [c for c in p.costs.values() if c.replications]
-    jobs = (len(simulated) * len(resolved["load"]) * int(sim["replications"])
-            * (int(sim["jobs"]) + int(sim["warmup"])))
+    jobs = len(simulated) * len(resolved["load"]) * int(sim["replications"]) * (int(sim["jobs"]) + int(sim["warmup"]))
     seconds = p.total_seconds() + STARTUP_SECONDS * (len(p.batches) + len(p.shards))
-    print(f"study {resolved['study']}: {len(grid.cells)} cells ({len(simulated)} simulated), "
-          f"{len(p.batches)} evaluate jobs, {len(p.shards)} shard jobs")
+    print(
+        f"study {resolved['study']}: {len(grid.cells)} cells ({len(simulated)} simulated), "
+        f"{len(p.batches)} evaluate jobs, {len(p.shards)} shard jobs"
+    )
     print(f"simulated jobs (all loads and replications): {jobs:.3g}")
-    print(f"estimated CPU time: {seconds / 3600:.3g} h ({seconds:.0f} s; an upper estimate: "
-          "unstable loads stop early and loads above them are not simulated)")
+    print(
+        f"estimated CPU time: {seconds / 3600:.3g} h ({seconds:.0f} s; an upper estimate: "
+        "unstable loads stop early and loads above them are not simulated)"
+    )
     return 0
 
 
@@ -136,9 +139,7 @@ def _best(args) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="straggler", description="Parameter studies of redundancy policies."
-    )
+    parser = argparse.ArgumentParser(prog="straggler", description="Parameter studies of redundancy policies.")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("check-config", help="validate a config and print it resolved")
     p.add_argument("file")
@@ -155,30 +156,45 @@ def main(argv=None) -> int:
     p.add_argument("file")
     p.add_argument("--scale", choices=("quick", "paper"), help="the scale (default: the file's)")
     p.set_defaults(func=_plan)
-    p = sub.add_parser("bench", help="simulation throughput, with a SimPy baseline "
-                       "measured in the same run")
+    p = sub.add_parser("bench", help="simulation throughput, with a SimPy baseline measured in the same run")
     p.add_argument("--json", action="store_true", help='print {"workloads": {...}} as JSON')
     p.add_argument("--quick", action="store_true", help="10x fewer jobs (a smoke test)")
     p.set_defaults(func=_bench)
-    p = sub.add_parser("archive", help="pack results/<study> with its code, environment and "
-                       "a sha256 manifest into archives/<study>.tar.gz")
+    p = sub.add_parser(
+        "archive",
+        help="pack results/<study> with its code, environment and a sha256 manifest into archives/<study>.tar.gz",
+    )
     p.add_argument("study")
     p.add_argument("--results", default="results", help="results root (default: results)")
     p.add_argument("-o", "--output", help="archive path (default: archives/<study>.tar.gz)")
     p.add_argument("--force", action="store_true", help="replace an existing archive")
     p.set_defaults(func=_archive)
-    p = sub.add_parser("verify", help="check an archive against its manifest; --rerun K "
-                       "re-evaluates K cells and compares them bit for bit")
+    p = sub.add_parser(
+        "verify",
+        help="check an archive against its manifest; --rerun K re-evaluates K cells and compares them bit for bit",
+    )
     p.add_argument("archive")
-    p.add_argument("--rerun", type=int, default=0, metavar="K",
-                   help="re-evaluate K cells (spread over the grid) with the installed code")
+    p.add_argument(
+        "--rerun",
+        type=int,
+        default=0,
+        metavar="K",
+        help="re-evaluate K cells (spread over the grid) with the installed code",
+    )
     p.set_defaults(func=_verify)
-    p = sub.add_parser("best", help="the winning policies at one point of a finished dataset, "
-                       "by stability, latency and cost, with their evidence")
+    p = sub.add_parser(
+        "best",
+        help="the winning policies at one point of a finished dataset, "
+        "by stability, latency and cost, with their evidence",
+    )
     p.add_argument("dataset", help="a study dataset, e.g. results/default/default.nc")
-    p.add_argument("--at", nargs="+", default=[], metavar="AXIS=VALUE",
-                   help="the point: a value for every swept axis and the load, e.g. "
-                        "r_slow=0.3 distribution=pareto load=0.6")
+    p.add_argument(
+        "--at",
+        nargs="+",
+        default=[],
+        metavar="AXIS=VALUE",
+        help="the point: a value for every swept axis and the load, e.g. r_slow=0.3 distribution=pareto load=0.6",
+    )
     p.set_defaults(func=_best)
     args = parser.parse_args(argv)
     try:

@@ -113,10 +113,7 @@ def aggregate(grid: Grid, cell_datasets: dict, attrs: dict) -> xr.Dataset:
     axis_names = list(grid.axes)
     grid_shape = tuple(len(v) for v in grid.axes.values())
     extra_sizes = {"load": len(loads), "quantile": len(QUANTILES)}
-    arrays = {
-        var.name: _fill(var, grid_shape + tuple(extra_sizes[d] for d in var.dims))
-        for var in VARIABLES
-    }
+    arrays = {var.name: _fill(var, grid_shape + tuple(extra_sizes[d] for d in var.dims)) for var in VARIABLES}
     index = {name: {v: i for i, v in enumerate(values)} for name, values in grid.axes.items()}
     for point, cid in grid.point_cells.items():
         if cid is None:
@@ -125,9 +122,7 @@ def aggregate(grid: Grid, cell_datasets: dict, attrs: dict) -> xr.Dataset:
         where = tuple(index[name][value] for name, value in zip(axis_names, point))
         for var in VARIABLES:
             arrays[var.name][where] = ds[var.name].values
-    data = {
-        var.name: (tuple(axis_names) + var.dims, arrays[var.name]) for var in VARIABLES
-    }
+    data = {var.name: (tuple(axis_names) + var.dims, arrays[var.name]) for var in VARIABLES}
     coords = {name: _coord(values) for name, values in grid.axes.items()}
     coords.update(load=loads, quantile=list(QUANTILES))
     out = xr.Dataset(data, coords=coords)
@@ -135,9 +130,7 @@ def aggregate(grid: Grid, cell_datasets: dict, attrs: dict) -> xr.Dataset:
         if var.kind == "str":
             out[var.name] = out[var.name].astype(str)
     out.attrs.update({k: _attr(v) for k, v in attrs.items()})
-    notes = {
-        cid: json.loads(ds.attrs.get("notes", "[]")) for cid, ds in cell_datasets.items()
-    }
+    notes = {cid: json.loads(ds.attrs.get("notes", "[]")) for cid, ds in cell_datasets.items()}
     out.attrs["cell_notes"] = json.dumps({cid: n for cid, n in notes.items() if n}, sort_keys=True)
     out.attrs["impossible_cells"] = json.dumps(
         [dict(zip(axis_names, map(_jsonable, p)), reason=r) for p, r in grid.impossible.items()]
@@ -163,11 +156,7 @@ def write_netcdf(ds: xr.Dataset, path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     ds = ds.drop_encoding()
-    encoding = {
-        name: {"zlib": True, "complevel": 4}
-        for name, var in ds.data_vars.items()
-        if var.dtype.kind == "f"
-    }
+    encoding = {name: {"zlib": True, "complevel": 4} for name, var in ds.data_vars.items() if var.dtype.kind == "f"}
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         ds.to_netcdf(tmp, engine="netcdf4", encoding=encoding)

@@ -161,9 +161,7 @@ class SX(Dependence):
         lo, _ = s.support()
         m = s.mean()
         if not (lo >= 0 and math.isfinite(m) and m > 0):
-            raise ValueError(
-                f"sx slowdown must be non-negative with a finite positive mean, got {s!r}"
-            )
+            raise ValueError(f"sx slowdown must be non-negative with a finite positive mean, got {s!r}")
         if float(s.sf(0.0)) < 1.0 - 1e-12:
             raise ValueError(f"sx slowdown must satisfy P(S > 0) = 1, got {s!r}")
 
@@ -228,9 +226,7 @@ def from_spec(
             "or a mapping {kind: sx, slowdown: <distribution name or spec>}"
         )
     if not isinstance(spec, Mapping):
-        raise ValueError(
-            f"{where}: expected a name or a mapping with key 'kind', got {spec!r}"
-        )
+        raise ValueError(f"{where}: expected a name or a mapping with key 'kind', got {spec!r}")
     if "kind" not in spec:
         raise ValueError(f"{where}: missing key 'kind'; allowed kinds: {sorted(KINDS)}")
     kind = spec["kind"]
@@ -239,9 +235,7 @@ def from_spec(
     allowed_keys = {"kind", "slowdown"} if kind == "sx" else {"kind"}
     extra = sorted(set(spec) - allowed_keys)
     if extra:
-        raise ValueError(
-            f"{where}: unknown key(s) {extra} for kind {kind!r}; allowed keys: {sorted(allowed_keys)}"
-        )
+        raise ValueError(f"{where}: unknown key(s) {extra} for kind {kind!r}; allowed keys: {sorted(allowed_keys)}")
     if kind != "sx":
         return BUILTIN[kind]
     if "slowdown" not in spec:
@@ -266,9 +260,7 @@ def from_spec(
         except Exception as e:  # noqa: BLE001 - re-raised with the config key
             raise ValueError(f"{key}: invalid distribution spec {dict(s)!r}: {e}") from e
     else:
-        raise ValueError(
-            f"{key}: expected a distribution name or spec mapping, got {s!r}"
-        )
+        raise ValueError(f"{key}: expected a distribution name or spec mapping, got {s!r}")
     try:
         return SX(slowdown)
     except ValueError as e:
@@ -795,6 +787,7 @@ def pair(dep: Dependence, X: Distribution, a: float = 1.0, b: float = 1.0) -> Pa
 # =====================================================================================
 # Joint sampler (numba)
 # =====================================================================================
+
 
 @kernel()
 def sample_replicas(dep_code, x_code, x_params, s_code, s_params, n_replicas, out, rng):

@@ -34,10 +34,25 @@ if TYPE_CHECKING:  # imported where used: the analysis costs start-up time
 
 log = logging.getLogger(__name__)
 
-ANALYTIC_VARIABLES = ("lambda_max", "lambda_max_kind", "lambda_sufficient", "tau_opt", "tau_opt_pool2", "q_opt",
-                      "keep_opt", "rho", "cost", "cost_kind", "cost_lower", "cost_upper",
-                      "latency_approx", "latency_approx_kind", "latency_lower",
-                      "latency_group", "latency_group_kind")
+ANALYTIC_VARIABLES = (
+    "lambda_max",
+    "lambda_max_kind",
+    "lambda_sufficient",
+    "tau_opt",
+    "tau_opt_pool2",
+    "q_opt",
+    "keep_opt",
+    "rho",
+    "cost",
+    "cost_kind",
+    "cost_lower",
+    "cost_upper",
+    "latency_approx",
+    "latency_approx_kind",
+    "latency_lower",
+    "latency_group",
+    "latency_group_kind",
+)
 
 
 @dataclass
@@ -102,8 +117,7 @@ def store_key(resolved: dict, cell, settings: dict) -> str:
     return f"{cell.policy}-{hashlib.sha256(text.encode()).hexdigest()[:20]}"
 
 
-def evaluate_cell(resolved: dict, cell_id: str, store_root=None, stats: dict | None = None
-                  ) -> xr.Dataset:
+def evaluate_cell(resolved: dict, cell_id: str, store_root=None, stats: dict | None = None) -> xr.Dataset:
     """The cell's dataset: analysis, simulation (its replications read from and written
     to the store under ``store_root``, when given) and verdicts. ``stats``, when given,
     receives ``simulated_jobs`` (jobs run here, not read back)."""
@@ -123,11 +137,15 @@ def evaluate_cell(resolved: dict, cell_id: str, store_root=None, stats: dict | N
         run = resolved["simulation"]
         try:
             sim = simulation.simulate(
-                model, c.seed, confidence=float(run["confidence"]),
-                stable_below=(result.lambda_sufficient
-                              if math.isfinite(result.lambda_sufficient) else None),
-                precision=run.get("precision"), max_jobs=run.get("max_jobs"), store=c.store,
-                **c.settings)
+                model,
+                c.seed,
+                confidence=float(run["confidence"]),
+                stable_below=(result.lambda_sufficient if math.isfinite(result.lambda_sufficient) else None),
+                precision=run.get("precision"),
+                max_jobs=run.get("max_jobs"),
+                store=c.store,
+                **c.settings,
+            )
         except NotImplementedError as err:
             log.warning("%s", err)
             notes.append(f"not simulated: {err}")
@@ -136,13 +154,13 @@ def evaluate_cell(resolved: dict, cell_id: str, store_root=None, stats: dict | N
             if stats is not None:
                 stats["simulated_jobs"] = sim.fresh_jobs
     # the verdicts always weigh the analysis: a load it proves unstable is never stable
-    verdicts = verdict.reconcile(model.loads, result.lambda_max, result.lambda_max_kind,
-                                 result.lambda_sufficient, sim, c.monotone)
+    verdicts = verdict.reconcile(
+        model.loads, result.lambda_max, result.lambda_max_kind, result.lambda_sufficient, sim, c.monotone
+    )
     if sim is not None:
         values.update(verdict.apply(sim.values(), verdicts, latency_tail(model)))
     else:
-        values.update(verdict=verdicts.verdict, verdict_source=verdicts.source,
-                      stable=verdicts.stable)
+        values.update(verdict=verdicts.verdict, verdict_source=verdicts.source, stable=verdicts.stable)
     notes.extend(verdicts.notes)
     attrs = {
         "cell_id": cell_id,
@@ -164,14 +182,12 @@ def simulate_shard(resolved: dict, cell_id: str, first: int, stop: int, store_ro
     if c.settings is None or c.store is None:
         return 0
     try:
-        return simulation.simulate_shard(c.model, c.seed, first, stop, store=c.store,
-                                         **c.settings)
+        return simulation.simulate_shard(c.model, c.seed, first, stop, store=c.store, **c.settings)
     except NotImplementedError:
         return 0  # the cell's evaluation says why
 
 
-def _simulation_settings(model, analysis, notes: list[str], monotone: bool,
-                         run: dict) -> dict | None:
+def _simulation_settings(model, analysis, notes: list[str], monotone: bool, run: dict) -> dict | None:
     """The simulation's settings shared by whole cells and shards, or None with a note
     when the cell is not simulated."""
     from .policies import POLICIES
@@ -184,16 +200,20 @@ def _simulation_settings(model, analysis, notes: list[str], monotone: bool,
         if math.isnan(analysis.tau_opt):
             notes.append(f"{model.policy}: no optimal threshold from the analysis to simulate")
             return None
-        tau = (analysis.tau_opt,
-               analysis.tau_opt if math.isnan(analysis.tau_opt_pool2) else analysis.tau_opt_pool2)
+        tau = (analysis.tau_opt, analysis.tau_opt if math.isnan(analysis.tau_opt_pool2) else analysis.tau_opt_pool2)
     keep = None
     if model.policy == "FJ" and model.params.get("keep") == "opt":
         if np.isnan(analysis.keep_opt).any():
             notes.append("FJ: no keep chosen by the analysis to simulate")
             return None
         keep = analysis.keep_opt.astype(int)
-    return dict(jobs=int(run["jobs"]), warmup=int(run["warmup"]),
-                replications=int(run["replications"]), alpha=analysis.alpha,
-                tau=tau, keep=keep, monotone=monotone,
-                unstable_from=verdict.first_unstable_load(model.loads, analysis.lambda_max,
-                                                          analysis.lambda_max_kind))
+    return dict(
+        jobs=int(run["jobs"]),
+        warmup=int(run["warmup"]),
+        replications=int(run["replications"]),
+        alpha=analysis.alpha,
+        tau=tau,
+        keep=keep,
+        monotone=monotone,
+        unstable_from=verdict.first_unstable_load(model.loads, analysis.lambda_max, analysis.lambda_max_kind),
+    )

@@ -144,11 +144,15 @@ def _impossible_reason(point: dict, resolved: dict) -> str | None:
     discipline = point.get("system.discipline", system.get("discipline", "FCFS"))
     if queueing == "central":
         if spec.uses_d:
-            return (f"{policy} picks d of the N servers, so it has no central form "
-                    f"(system.queueing = central is one queue per pool); use per_server")
+            return (
+                f"{policy} picks d of the N servers, so it has no central form "
+                f"(system.queueing = central is one queue per pool); use per_server"
+            )
         if discipline == "PS":  # both swept (a fixed pair is a config error)
-            return ("system.queueing = central with system.discipline = PS: no central "
-                    "processor-sharing model is defined (central queues are FCFS)")
+            return (
+                "system.queueing = central with system.discipline = PS: no central "
+                "processor-sharing model is defined (central queues are FCFS)"
+            )
     for axis, value in point.items():
         own = resolved.get("policies", {}).get(policy, {}).get(axis)
         if isinstance(own, list) and value not in own:
@@ -216,16 +220,13 @@ def cell_spec(resolved: dict, cell: Cell, shared: bool = False) -> dict:
 
     dup = (lambda x: x) if shared else copy.deepcopy
     coords = dict(cell.coords)
-    spec = {k: dup(v) for k, v in resolved.items()
-            if k not in ("grid", "policies", "distributions", "dependences")}
+    spec = {k: dup(v) for k, v in resolved.items() if k not in ("grid", "policies", "distributions", "dependences")}
     dep_name = coords["dependence"]
     dep = dup(resolved["dependences"][dep_name])
     used_distributions: set[str] = {str(coords["distribution"])}
     if isinstance(dep, dict) and isinstance(dep.get("slowdown"), str):
         used_distributions.add(dep["slowdown"])
-    spec["distributions"] = {
-        name: dup(resolved["distributions"][name]) for name in sorted(used_distributions)
-    }
+    spec["distributions"] = {name: dup(resolved["distributions"][name]) for name in sorted(used_distributions)}
     spec["dependences"] = {dep_name: dep}
     policy_params = dict(dup(resolved.get("policies", {}).get(cell.policy, {})))
     grid: dict = {}

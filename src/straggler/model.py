@@ -36,8 +36,13 @@ def build_model(resolved: dict, cell: Cell) -> CellModel:
         system = None  # homogeneous system, odd N: single-pool policies only (grid ensures)
     else:
         system = TwoPoolSystem.affinity(
-            N, r_slow, p=types["p"], knowledge=types["knowledge"], belief=types["belief"],
-            pools=pools, speeds=system_cfg.get("speeds"),
+            N,
+            r_slow,
+            p=types["p"],
+            knowledge=types["knowledge"],
+            belief=types["belief"],
+            pools=pools,
+            speeds=system_cfg.get("speeds"),
         )
     params = dict(cfg["policies"].get(cell.policy, {}))
     unit_mean = None

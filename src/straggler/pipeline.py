@@ -29,8 +29,7 @@ def _progress(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], results,
-                   manifest_path) -> None:
+def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], results, manifest_path) -> None:
     """Evaluate a batch of cells (:mod:`straggler.workunits`): each result goes to
     ``results/cells/<key>.nc``; a cell whose file exists is skipped. The replications
     are kept in (and read back from) ``results/sim``. Writes a manifest last."""
@@ -55,14 +54,13 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
         seconds = time.perf_counter() - start
         jobs = stats.get("simulated_jobs", 0)
         done.append({"cell": cell, "key": key, "seconds": round(seconds, 3), "jobs": jobs})
-        _progress(f"[{i}/{len(cells)}] {cell}: {ds.sizes['load']} loads, {jobs:,} jobs "
-                  f"simulated, {seconds:.2f} s")
-    _write_text(manifest_path, json.dumps(
-        {"cells": done, "seconds": round(time.perf_counter() - start_all, 3)}, indent=1))
+        _progress(f"[{i}/{len(cells)}] {cell}: {ds.sizes['load']} loads, {jobs:,} jobs simulated, {seconds:.2f} s")
+    _write_text(
+        manifest_path, json.dumps({"cells": done, "seconds": round(time.perf_counter() - start_all, 3)}, indent=1)
+    )
 
 
-def simulate_shard(resolved_yaml: str, cell: str, first: int, stop: int, results,
-                   marker_path) -> None:
+def simulate_shard(resolved_yaml: str, cell: str, first: int, stop: int, results, marker_path) -> None:
     """Simulate replications ``first .. stop - 1`` of ``cell`` into ``results/sim``
     (a shard, :mod:`straggler.workunits`), then write a marker."""
     import yaml
@@ -72,14 +70,14 @@ def simulate_shard(resolved_yaml: str, cell: str, first: int, stop: int, results
     start = time.perf_counter()
     jobs = run(yaml.safe_load(resolved_yaml), cell, first, stop, Path(results) / "sim")
     seconds = time.perf_counter() - start
-    _progress(f"{cell} replications {first}..{stop - 1}: {jobs:,} jobs simulated, "
-              f"{seconds:.2f} s")
-    _write_text(marker_path, json.dumps({"cell": cell, "first": first, "stop": stop,
-                                         "jobs": jobs, "seconds": round(seconds, 3)}))
+    _progress(f"{cell} replications {first}..{stop - 1}: {jobs:,} jobs simulated, {seconds:.2f} s")
+    _write_text(
+        marker_path,
+        json.dumps({"cell": cell, "first": first, "stop": stop, "jobs": jobs, "seconds": round(seconds, 3)}),
+    )
 
 
-def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config,
-              recorded_yaml: str | None = None) -> None:
+def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config, recorded_yaml: str | None = None) -> None:
     """Combine the cell files into the study dataset and copy the resolved config
     beside it. The dataset records ``recorded_yaml`` (the config without the keys
     that never change a number), so it is the same however the work was cut."""
@@ -128,8 +126,7 @@ def figures(nc_path, outdir, names=None) -> None:
         write_figures(ds.load(), outdir, names)
 
 
-def report(nc_path, markdown_path, csv_path, html_path=None, claims_path=None,
-           figure_paths=()) -> None:
+def report(nc_path, markdown_path, csv_path, html_path=None, claims_path=None, figure_paths=()) -> None:
     """report.md, winners.csv and, given their paths, report.html (the figures at
     ``figure_paths`` embedded) and claims.csv."""
     import xarray as xr

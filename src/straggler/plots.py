@@ -75,8 +75,7 @@ def policy_style() -> dict[str, dict]:
     colours = list(sns.color_palette("tab10", n_colors=10))
     colours[7] = (0.224, 0.231, 0.475)  # tab10's grey is kept for "no winner" in the maps
     colours += list(sns.color_palette("Dark2", n_colors=8))  # should the registry grow
-    return {p: {"colour": tuple(c), "marker": m}
-            for p, c, m in zip(POLICIES, colours, MARKERS)}
+    return {p: {"colour": tuple(c), "marker": m} for p, c, m in zip(POLICIES, colours, MARKERS)}
 
 
 def policy_colours() -> dict:
@@ -120,11 +119,16 @@ KIND_STYLE: dict[str, dict[str, Any]] = {
 BOUNDS = ("upper bound", "lower bound")
 
 _KIND_NAMES = {
-    "exact": "exact", "approximation": "approximation", "approximate": "approximation",
-    "upper_bound": "upper bound", "lower_bound": "lower bound", "conjectured": "conjecture",
+    "exact": "exact",
+    "approximation": "approximation",
+    "approximate": "approximation",
+    "upper_bound": "upper bound",
+    "lower_bound": "lower bound",
+    "conjectured": "conjecture",
     # lambda_max: a necessary condition caps the stable loads (an upper bound on the
     # capacity), a sufficient one guarantees them (a lower bound)
-    "necessary": "upper bound", "sufficient": "lower bound",
+    "necessary": "upper bound",
+    "sufficient": "lower bound",
     "necessary (simulation)": "upper bound",
 }
 _INVERSE = {"upper bound": "lower bound", "lower bound": "upper bound"}
@@ -157,24 +161,41 @@ def _backend():
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({
-        "font.size": 7.5, "axes.titlesize": 7.5, "axes.labelsize": 7.5,
-        "xtick.labelsize": 6.5, "ytick.labelsize": 6.5, "legend.fontsize": 6.5,
-        "legend.title_fontsize": 7, "figure.titlesize": 8.5, "axes.grid": True,
-        "grid.color": "0.9", "grid.linewidth": 0.5, "axes.edgecolor": "0.3",
-        "axes.linewidth": 0.6, "svg.hashsalt": "straggler", "lines.linewidth": 1.1,
-    })
+    plt.rcParams.update(
+        {
+            "font.size": 7.5,
+            "axes.titlesize": 7.5,
+            "axes.labelsize": 7.5,
+            "xtick.labelsize": 6.5,
+            "ytick.labelsize": 6.5,
+            "legend.fontsize": 6.5,
+            "legend.title_fontsize": 7,
+            "figure.titlesize": 8.5,
+            "axes.grid": True,
+            "grid.color": "0.9",
+            "grid.linewidth": 0.5,
+            "axes.edgecolor": "0.3",
+            "axes.linewidth": 0.6,
+            "svg.hashsalt": "straggler",
+            "lines.linewidth": 1.1,
+        }
+    )
     return plt
 
 
-def _panels(nrows: int, ncols: int, sharey="row", sharex="col", width_ratios=None,
-            figsize=None):
+def _panels(nrows: int, ncols: int, sharey="row", sharex="col", width_ratios=None, figsize=None):
     plt = _backend()
     pw = min(_PANEL[0], WIDTH / max(ncols, 1))
     ph = 2.2 if nrows == 1 else _PANEL[1]
-    fig, axes = plt.subplots(nrows, ncols, figsize=figsize or (pw * ncols, ph * nrows + 0.3),
-                             squeeze=False, sharey=sharey, sharex=sharex,
-                             gridspec_kw={"width_ratios": width_ratios} if width_ratios else None)
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=figsize or (pw * ncols, ph * nrows + 0.3),
+        squeeze=False,
+        sharey=sharey,
+        sharex=sharex,
+        gridspec_kw={"width_ratios": width_ratios} if width_ratios else None,
+    )
     return fig, axes
 
 
@@ -186,8 +207,9 @@ def _label_panels(axes, rows: list[str], cols: list[str], xlabel: str, ylabel: s
             axes[0, j].set_title(name)
     for i, name in enumerate(rows):
         if name:
-            axes[i, -1].annotate(name, xy=(1.03, 0.5), xycoords="axes fraction", rotation=-90,
-                                 va="center", ha="left", fontsize=7)
+            axes[i, -1].annotate(
+                name, xy=(1.03, 0.5), xycoords="axes fraction", rotation=-90, va="center", ha="left", fontsize=7
+            )
     for ax in axes[-1, :]:
         ax.set_xlabel(xlabel)
     for ax in axes[:, 0]:
@@ -215,13 +237,16 @@ def _case_facets(cases: list, cols: list, col: str | None):
                 used = [cells[k][0] for k in range(n, len(cells), ncols)]
                 used[-1].set_xlabel(xlabel)
                 used[-1].xaxis.set_tick_params(labelbottom=True)
+
         return fig, axes, cells, label_cases
     fig, axes = _panels(len(cases), len(cols))
     cells = [(axes[i, j], case, c) for i, case in enumerate(cases) for j, c in enumerate(cols)]
 
     def label(xlabel, ylabel):
-        _label_panels(axes, [_case_name(c) for c in cases],
-                      [f"{col} = {_fmt(c)}" for c in cols] if col else [""], xlabel, ylabel)
+        _label_panels(
+            axes, [_case_name(c) for c in cases], [f"{col} = {_fmt(c)}" for c in cols] if col else [""], xlabel, ylabel
+        )
+
     return fig, axes, cells, label
 
 
@@ -231,8 +256,15 @@ def _finish(fig, title: str, handles: list, n_legend_cols: int | None = None) ->
     fig.tight_layout(pad=0.4, h_pad=0.6, w_pad=0.5)
     if handles:
         ncol = n_legend_cols or min(len(handles), 5)
-        fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                   ncol=ncol, frameon=False, handlelength=3.4, columnspacing=1.2)
+        fig.legend(
+            handles=handles,
+            loc="upper center",
+            bbox_to_anchor=(0.5, 0.0),
+            ncol=ncol,
+            frameon=False,
+            handlelength=3.4,
+            columnspacing=1.2,
+        )
 
 
 def _policy_handles(policies) -> list:
@@ -241,25 +273,42 @@ def _policy_handles(policies) -> list:
     out = []
     for p in policies:
         s = _style(p)
-        out.append(Line2D([], [], color=s["colour"], marker=s["marker"], ls="-", ms=4.5,
-                          label=str(p)))
+        out.append(Line2D([], [], color=s["colour"], marker=s["marker"], ls="-", ms=4.5, label=str(p)))
     return out
 
 
-def _kind_handles(kinds, simulated: bool = False, confidence: float | None = None,
-                  ringed: bool = True) -> list:
+def _kind_handles(kinds, simulated: bool = False, confidence: float | None = None, ringed: bool = True) -> list:
     from matplotlib.lines import Line2D
 
-    out = [Line2D([], [], color="0.35", ls=_kind_ls(k), marker="o", ms=3.5,
-                  markerfacecolor="white", label=KIND_STYLE.get(k, {"label": k})["label"])
-           for k in _ordered_kinds(kinds)]
+    out = [
+        Line2D(
+            [],
+            [],
+            color="0.35",
+            ls=_kind_ls(k),
+            marker="o",
+            ms=3.5,
+            markerfacecolor="white",
+            label=KIND_STYLE.get(k, {"label": k})["label"],
+        )
+        for k in _ordered_kinds(kinds)
+    ]
     if ringed and any(k in BOUNDS for k in kinds):
-        out.append(Line2D([], [], color="none", marker="o", ms=8, markerfacecolor="none",
-                          markeredgecolor="0.35", label="ringed: a bound only"))
+        out.append(
+            Line2D(
+                [],
+                [],
+                color="none",
+                marker="o",
+                ms=8,
+                markerfacecolor="none",
+                markeredgecolor="0.35",
+                label="ringed: a bound only",
+            )
+        )
     if simulated:
         ci = f" ({confidence:.0%} CI)" if confidence else ""
-        out.append(Line2D([], [], color="0.35", ls="-", lw=0.7, marker="o", ms=3.5,
-                          label=f"simulation{ci}"))
+        out.append(Line2D([], [], color="0.35", ls="-", lw=0.7, marker="o", ms=3.5, label=f"simulation{ci}"))
     return out
 
 
@@ -272,8 +321,7 @@ def _ordered_kinds(kinds) -> list[str]:
 def _empty(title: str, what: str):
     plt = _backend()
     fig, ax = plt.subplots(figsize=(4.5, 1.6))
-    ax.text(0.5, 0.5, f"no {what} in this study", ha="center", va="center",
-            transform=ax.transAxes)
+    ax.text(0.5, 0.5, f"no {what} in this study", ha="center", va="center", transform=ax.transAxes)
     ax.set_axis_off()
     fig.suptitle(title)
     return fig
@@ -369,11 +417,20 @@ def draw_analytic(ax, x, y, labels, policy, colour=None, marker=None, ring: bool
         while j + 1 < len(x) and ok[j + 1] and labels[j + 1] == labels[i]:
             j += 1
         label = labels[i] or "exact"
-        ax.plot(x[i:j + 1], y[i:j + 1], color=colour, ls=_kind_ls(label), marker=marker,
-                ms=3.5, markerfacecolor="white", markeredgewidth=0.9, lw=1.1, zorder=3)
+        ax.plot(
+            x[i : j + 1],
+            y[i : j + 1],
+            color=colour,
+            ls=_kind_ls(label),
+            marker=marker,
+            ms=3.5,
+            markerfacecolor="white",
+            markeredgewidth=0.9,
+            lw=1.1,
+            zorder=3,
+        )
         if ring and label in BOUNDS:
-            ax.scatter(x[i:j + 1], y[i:j + 1], s=60, facecolors="none", edgecolors="0.45",
-                       lw=0.6, zorder=2)
+            ax.scatter(x[i : j + 1], y[i : j + 1], s=60, facecolors="none", edgecolors="0.45", lw=0.6, zorder=2)
         drawn.add(label)
         i = j + 1
     return drawn
@@ -393,9 +450,20 @@ def _draw_simulated(ax, x, y, ci, policy, colour=None, marker=None) -> bool:
     ok = np.isfinite(y)
     if not ok.any():
         return False
-    ax.errorbar(x[ok], y[ok], yerr=None if ci is None else np.nan_to_num(ci[ok]),
-                color=colour, marker=marker, ms=3.8, lw=0.7, elinewidth=0.8, capsize=1.8,
-                ls="-", alpha=0.9, zorder=4)
+    ax.errorbar(
+        x[ok],
+        y[ok],
+        yerr=None if ci is None else np.nan_to_num(ci[ok]),
+        color=colour,
+        marker=marker,
+        ms=3.8,
+        lw=0.7,
+        elinewidth=0.8,
+        capsize=1.8,
+        ls="-",
+        alpha=0.9,
+        zorder=4,
+    )
     return True
 
 
@@ -410,15 +478,31 @@ def _draw_verdicts(ax, x, verdict, mean_kind, colour, slot: int = 0) -> bool:
     for name, marker in VERDICT_MARKS.items():
         at = verdict == name
         if at.any():
-            ax.scatter(x[at], np.full(int(at.sum()), 0.03 + 0.04 * slot),
-                       transform=ax.get_xaxis_transform(), marker=marker, s=22, color=colour,
-                       lw=1.0, zorder=6, clip_on=False)
+            ax.scatter(
+                x[at],
+                np.full(int(at.sum()), 0.03 + 0.04 * slot),
+                transform=ax.get_xaxis_transform(),
+                marker=marker,
+                s=22,
+                color=colour,
+                lw=1.0,
+                zorder=6,
+                clip_on=False,
+            )
             drawn = True
     if mean_kind is not None:
         at = np.asarray(mean_kind, dtype=object) == "infinite"
         if at.any():
-            ax.scatter(x[at], np.full(int(at.sum()), 0.95), transform=ax.get_xaxis_transform(),
-                       marker="$\\infty$", s=50, color=colour, zorder=6, clip_on=False)
+            ax.scatter(
+                x[at],
+                np.full(int(at.sum()), 0.95),
+                transform=ax.get_xaxis_transform(),
+                marker="$\\infty$",
+                s=50,
+                color=colour,
+                zorder=6,
+                clip_on=False,
+            )
             drawn = True
     return drawn
 
@@ -432,8 +516,11 @@ def _verdict_arrays(sub: xr.Dataset) -> tuple[np.ndarray, np.ndarray] | None:
     jobs = np.asarray(sub["jobs"].values, dtype=float)
     covered = (jobs > 0) | ((verdict == "unstable") & np.isfinite(jobs))
     verdict = np.where(covered, verdict, "")
-    kind = (np.asarray(sub["latency_mean_kind"].values, dtype=object)
-            if "latency_mean_kind" in sub else np.full(len(verdict), "", dtype=object))
+    kind = (
+        np.asarray(sub["latency_mean_kind"].values, dtype=object)
+        if "latency_mean_kind" in sub
+        else np.full(len(verdict), "", dtype=object)
+    )
     return verdict, np.where(covered, kind, "")
 
 
@@ -463,6 +550,7 @@ def _log_y(axes) -> None:
     """A log y axis on each panel that has a positive value (a panel without one,
     e.g. a case the analysis does not cover, keeps its linear axis: matplotlib
     cannot place log ticks there)."""
+
     def positive(ax):
         ys = [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines()]
         values = np.concatenate(ys) if ys else np.empty(0)
@@ -495,8 +583,16 @@ def _plain_log_labels(ax, values) -> None:
 # ------------------------------------------------------------------ analytic figures
 
 
-def _analytic_against(ds: xr.Dataset, var: str, x: str, title: str, ylabel: str,
-                      inverse: bool = False, extra_var: str | None = None, logy=False):
+def _analytic_against(
+    ds: xr.Dataset,
+    var: str,
+    x: str,
+    title: str,
+    ylabel: str,
+    inverse: bool = False,
+    extra_var: str | None = None,
+    logy=False,
+):
     """``var`` (and optionally ``extra_var``, drawn as its own kind) against ``x``,
     one row of panels per case, columns for a second swept axis; lines by kind."""
     col = _column_axis(ds, x)
@@ -523,22 +619,26 @@ def _analytic_against(ds: xr.Dataset, var: str, x: str, title: str, ylabel: str,
                 if not name or name not in series:
                     continue
                 values = series[name]
-                if name != var and np.allclose(values.values, series[var].values,
-                                               equal_nan=True):
+                if name != var and np.allclose(values.values, series[var].values, equal_nan=True):
                     continue
                 xs = series[x].values
                 ys = np.broadcast_to(np.asarray(values.values, dtype=float), xs.shape)
                 if name == var:
                     kk = series[f"{var}_kind"].values if f"{var}_kind" in series else ""
-                    label = np.array([kind_label(v, inverse) or "exact"
-                                      for v in np.broadcast_to(kk, xs.shape)])
+                    label = np.array([kind_label(v, inverse) or "exact" for v in np.broadcast_to(kk, xs.shape)])
                 else:
                     label = np.full(len(xs), "upper bound")
                 if by_policy:  # a lone point: its kind in words beside it
                     xs = np.full(len(ys), float(n_policy))
                     if np.isfinite(ys).any():
-                        ax.annotate(str(label[0]), (xs[0], ys[0]), xytext=(6, -2),
-                                    textcoords="offset points", fontsize=5.5, color="0.3")
+                        ax.annotate(
+                            str(label[0]),
+                            (xs[0], ys[0]),
+                            xytext=(6, -2),
+                            textcoords="offset points",
+                            fontsize=5.5,
+                            color="0.3",
+                        )
                 if np.isfinite(ys).any():
                     kinds |= draw_analytic(ax, xs, ys, label, policy)
                     if policy not in policies:
@@ -565,8 +665,7 @@ def stability_figure(ds: xr.Dataset, x: str = "r_slow"):
     units = "rho~ units" if ds.attrs.get("load_basis", "nominal") == "redundancy" else "load units"
     if ds.sizes.get(x, 0) == 1:  # r_slow not swept: against the first swept numeric axis
         x = _first_swept(ds) or x
-    return _analytic_against(ds, "lambda_max", x, "Stability: largest stable load lambda_max",
-                             f"lambda_max ({units})")
+    return _analytic_against(ds, "lambda_max", x, "Stability: largest stable load lambda_max", f"lambda_max ({units})")
 
 
 def _first_swept(ds: xr.Dataset) -> str | None:
@@ -577,8 +676,7 @@ def _first_swept(ds: xr.Dataset) -> str | None:
 def load_figure(ds: xr.Dataset):
     """Effective load of the busiest server against the nominal load (a bound on the
     capacity makes it the opposite bound on the effective load)."""
-    fig = _analytic_against(ds, "rho", "load", "Effective load of the busiest server",
-                            "rho", inverse=True)
+    fig = _analytic_against(ds, "rho", "load", "Effective load of the busiest server", "rho", inverse=True)
     for ax in fig.axes:
         if ax.get_xlabel() == "load":
             ax.set_xlabel(load_label(ds))
@@ -592,8 +690,9 @@ def cost_figure(ds: xr.Dataset):
     x = "r_slow"
     if ds.sizes["r_slow"] == 1:
         x = _first_swept(ds) or x
-    return _analytic_against(ds, "cost", x, "Server time per job E[C]",
-                             "E[server time per job]", extra_var="cost_upper")
+    return _analytic_against(
+        ds, "cost", x, "Server time per job E[C]", "E[server time per job]", extra_var="cost_upper"
+    )
 
 
 # rho's kind: lambda_max_kind, inverted (see load_figure)
@@ -606,17 +705,24 @@ def _with_rho_kind(ds: xr.Dataset) -> xr.Dataset:
 # ------------------------------------------------------------------ latency figures
 
 
-def _latency_series(ax, series: xr.Dataset, x: str, policy, slot: int,
-                    colour=None, marker=None, var: str = "latency_mean",
-                    analytic: bool = True) -> tuple[set, bool, bool]:
+def _latency_series(
+    ax,
+    series: xr.Dataset,
+    x: str,
+    policy,
+    slot: int,
+    colour=None,
+    marker=None,
+    var: str = "latency_mean",
+    analytic: bool = True,
+) -> tuple[set, bool, bool]:
     """Analysis (by kind) and simulation of one policy against ``x`` in ``ax``;
     returns (kinds drawn, simulated drawn, verdict marks drawn)."""
     kinds = set()
     xs = series[x].values
     if analytic and "latency_approx" in series:
         kind = series["latency_approx_kind"].values if "latency_approx_kind" in series else ""
-        kind_arr = (np.asarray(kind, dtype=object) if np.ndim(kind) else
-                    np.full(len(xs), kind, dtype=object))
+        kind_arr = np.asarray(kind, dtype=object) if np.ndim(kind) else np.full(len(xs), kind, dtype=object)
         labels = np.array([kind_label(k) or "exact" for k in kind_arr])
         y = np.asarray(series["latency_approx"].values, dtype=float)
         y = np.where(np.isfinite(y), y, np.nan)
@@ -624,14 +730,12 @@ def _latency_series(ax, series: xr.Dataset, x: str, policy, slot: int,
         if "latency_lower" in series:
             low = np.asarray(series["latency_lower"].values, dtype=float)
             if np.isfinite(low).any():
-                kinds |= draw_analytic(ax, xs, low, np.full(len(xs), "lower bound"), policy,
-                                        colour, marker)
+                kinds |= draw_analytic(ax, xs, low, np.full(len(xs), "lower bound"), policy, colour, marker)
     sim = False
     if var in series:
         y = np.asarray(series[var].values, dtype=float)
         ci = series[f"{var}_ci"].values if f"{var}_ci" in series else None
-        sim = _draw_simulated(ax, xs, np.where(np.isfinite(y), y, np.nan), ci, policy, colour,
-                              marker)
+        sim = _draw_simulated(ax, xs, np.where(np.isfinite(y), y, np.nan), ci, policy, colour, marker)
     marks = False
     verdicts = _verdict_arrays(series)
     if verdicts is not None and x == "load":
@@ -658,8 +762,7 @@ def tail_figure(ds: xr.Dataset):
         return _empty("Tail: p99 of the response time", "simulated quantiles")
     q = ds["latency_quantile"].sel(quantile=0.99, method="nearest").drop_vars("quantile")
     ds = ds.assign(latency_p99=q)
-    return _against_load(ds, "latency_p99", "Tail: 99th percentile of the response time",
-                         "p99 of T", analytic=False)
+    return _against_load(ds, "latency_p99", "Tail: 99th percentile of the response time", "p99 of T", analytic=False)
 
 
 def _against_load(ds: xr.Dataset, var: str, title: str, ylabel: str, analytic: bool):
@@ -683,8 +786,7 @@ def _against_load(ds: xr.Dataset, var: str, title: str, ylabel: str, analytic: b
             if col:
                 sel[col] = c
             series = sub.sel(sel)
-            k, s, m = _latency_series(ax, series, "load", policy, slots[str(policy)],
-                                      var=var, analytic=analytic)
+            k, s, m = _latency_series(ax, series, "load", policy, slots[str(policy)], var=var, analytic=analytic)
             kinds |= k
             simulated |= s
             marked |= m
@@ -694,8 +796,7 @@ def _against_load(ds: xr.Dataset, var: str, title: str, ylabel: str, analytic: b
     _x_range([ax for ax, _, _ in cells], ds["load"].values)
     title += where + (f"\n({VERDICT_NOTE})" if marked else "")
     label_panels(load_label(ds), ylabel)
-    _finish(fig, title, _policy_handles(policies)
-            + _kind_handles(kinds, simulated, _confidence(ds)))
+    _finish(fig, title, _policy_handles(policies) + _kind_handles(kinds, simulated, _confidence(ds)))
     return fig
 
 
@@ -709,8 +810,11 @@ def latency_vs_figure(ds: xr.Dataset, x: str):
     loads = shown_loads(ds)
     cases = _cases(ds)
     title = f"Mean response time E[T] against {x}"
-    finite = [np.isfinite(np.asarray(sub[v].values, dtype=float)).any()
-              for v in ("latency_mean", "latency_approx", "latency_lower") if v in sub]
+    finite = [
+        np.isfinite(np.asarray(sub[v].values, dtype=float)).any()
+        for v in ("latency_mean", "latency_approx", "latency_lower")
+        if v in sub
+    ]
     if not any(finite):
         return _empty(title + where, "latency values")
     fig, axes = _panels(len(cases), len(loads))
@@ -733,10 +837,8 @@ def latency_vs_figure(ds: xr.Dataset, x: str):
         _log_x(axes, ds[x].values)
     title += where + (f"\n({VERDICT_NOTE})" if marked else "")
     lname = load_label(ds).split(" = ")[0]
-    _label_panels(axes, [_case_name(c) for c in cases],
-                  [f"{lname} = {_fmt(v)}" for v in loads], x, "E[T]")
-    _finish(fig, title, _policy_handles(policies)
-            + _kind_handles(kinds, simulated, _confidence(ds)))
+    _label_panels(axes, [_case_name(c) for c in cases], [f"{lname} = {_fmt(v)}" for v in loads], x, "E[T]")
+    _finish(fig, title, _policy_handles(policies) + _kind_handles(kinds, simulated, _confidence(ds)))
     return fig
 
 
@@ -760,10 +862,15 @@ def latency_by_distribution_figure(ds: xr.Dataset):
     deps = [str(v) for v in ds["dependence"].values]
     policies = [str(p) for p in sub["policy"].values]
     fills: list[Literal["full", "none", "left", "bottom", "right", "top"]] = [
-        "full", "none", "left", "bottom", "right", "top"]
+        "full",
+        "none",
+        "left",
+        "bottom",
+        "right",
+        "top",
+    ]
     series = [(p, dep) for p in policies for dep in deps]
-    offsets = dict(zip(series, np.linspace(-0.25, 0.25, len(series)) if len(series) > 1
-                       else [0.0]))
+    offsets = dict(zip(series, np.linspace(-0.25, 0.25, len(series)) if len(series) > 1 else [0.0]))
     ncols = min(2, len(loads))
     nrows = math.ceil(len(loads) / ncols)
     fig, axes = _panels(nrows, ncols, sharey=False, sharex=True)
@@ -778,9 +885,18 @@ def latency_by_distribution_figure(ds: xr.Dataset):
             s = _style(policy)
             ok = np.isfinite(y)
             if ok.any():
-                ax.errorbar(pos[ok], y[ok], yerr=np.nan_to_num(ci[ok]), color=s["colour"],
-                            marker=s["marker"], fillstyle=fills[deps.index(dep) % len(fills)],
-                            ls="none", ms=4, capsize=2, elinewidth=0.8)
+                ax.errorbar(
+                    pos[ok],
+                    y[ok],
+                    yerr=np.nan_to_num(ci[ok]),
+                    color=s["colour"],
+                    marker=s["marker"],
+                    fillstyle=fills[deps.index(dep) % len(fills)],
+                    ls="none",
+                    ms=4,
+                    capsize=2,
+                    elinewidth=0.8,
+                )
                 if (policy, dep) not in shown:
                     shown.append((policy, dep))
             verdicts = _verdict_arrays(part.transpose("distribution", ...))
@@ -800,9 +916,19 @@ def latency_by_distribution_figure(ds: xr.Dataset):
         ax.set_xlabel("job-size law")
     handles = _policy_handles(dict.fromkeys(p for p, _ in shown))
     if len(deps) > 1:
-        handles += [Line2D([], [], color="0.35", marker="o", ls="none", ms=4,
-                           fillstyle=fills[k % len(fills)], label=f"{dep} replicas")
-                    for k, dep in enumerate(deps)]
+        handles += [
+            Line2D(
+                [],
+                [],
+                color="0.35",
+                marker="o",
+                ls="none",
+                ms=4,
+                fillstyle=fills[k % len(fills)],
+                label=f"{dep} replicas",
+            )
+            for k, dep in enumerate(deps)
+        ]
     title += where + (f"\n({VERDICT_NOTE})" if marked else "")
     _finish(fig, title, handles)
     return fig
@@ -836,8 +962,10 @@ def load_ratio_figure(ds: xr.Dataset, x: str):
             xs = np.asarray(part[x].values, dtype=float)
             L = 1.0 / np.asarray(part["lambda_max"].values, dtype=float)
             L[~(xs > 0)] = np.nan
-            labels = [kind_label(v, inverse=True) or "exact"
-                      for v in np.broadcast_to(part["lambda_max_kind"].values, xs.shape)]
+            labels = [
+                kind_label(v, inverse=True) or "exact"
+                for v in np.broadcast_to(part["lambda_max_kind"].values, xs.shape)
+            ]
             kinds |= draw_analytic(ax, xs, L, labels, policy, colour=shades[k])
         ax.set_xscale("log")
         ax.axhline(1.0, color="0.4", lw=0.7, ls="-")
@@ -851,9 +979,18 @@ def load_ratio_figure(ds: xr.Dataset, x: str):
     policies = list(dict.fromkeys(p for p, _ in panels))
     for policy in policies:
         shades = _shades(_style(policy)["colour"], len(laws))
-        handles += [Line2D([], [], color=shades[k], marker=_style(policy)["marker"], ms=3.5,
-                           markerfacecolor="white", label=f"{policy}, size {law}")
-                    for k, law in enumerate(laws)]
+        handles += [
+            Line2D(
+                [],
+                [],
+                color=shades[k],
+                marker=_style(policy)["marker"],
+                ms=3.5,
+                markerfacecolor="white",
+                label=f"{policy}, size {law}",
+            )
+            for k, law in enumerate(laws)
+        ]
     _finish(fig, title + where, handles + _kind_handles(kinds))
     return fig
 
@@ -864,10 +1001,8 @@ def load_ratio_figure(ds: xr.Dataset, x: str):
 def _value(ds: xr.Dataset, what: str):
     """(simulated var, its CI, analytic vars with their kind words) of ``what``."""
     if what == "latency":
-        return "latency_mean", "latency_mean_ci", (("latency_approx", None),
-                                                   ("latency_lower", "lower bound"))
-    return "cost_mean", "cost_mean_ci", (("cost", None), ("cost_lower", "lower bound"),
-                                         ("cost_upper", "upper bound"))
+        return "latency_mean", "latency_mean_ci", (("latency_approx", None), ("latency_lower", "lower bound"))
+    return "cost_mean", "cost_mean_ci", (("cost", None), ("cost_lower", "lower bound"), ("cost_upper", "upper bound"))
 
 
 def against_axis_figure(ds: xr.Dataset, what: str, x: str):
@@ -880,8 +1015,7 @@ def against_axis_figure(ds: xr.Dataset, what: str, x: str):
     sub = ds.sel(fixed)
     sim_var, ci_var, analytic = _value(ds, what)
     ylabel = "E[T]" if what == "latency" else "E[server time per job]"
-    title = (f"Mean {'response time' if what == 'latency' else 'server time per job'} "
-             f"against {x}")
+    title = f"Mean {'response time' if what == 'latency' else 'server time per job'} against {x}"
     panels = [(case, p) for case in _cases(ds) for p in sub["policy"].values]
     if not any(_has(sub, v) for v in (sim_var, *(a for a, _ in analytic))):
         return _empty(title + where, f"{what} values")
@@ -903,15 +1037,13 @@ def against_axis_figure(ds: xr.Dataset, what: str, x: str):
                 if "load" not in part[var].dims and k > 0:
                     continue  # a per-cell value, drawn once
                 if label is None:
-                    kinds_here = (at[f"{var}_kind"].values if f"{var}_kind" in at else "")
-                    labels = [kind_label(v) or "exact"
-                              for v in np.broadcast_to(kinds_here, np.shape(xs))]
+                    kinds_here = at[f"{var}_kind"].values if f"{var}_kind" in at else ""
+                    labels = [kind_label(v) or "exact" for v in np.broadcast_to(kinds_here, np.shape(xs))]
                 else:
                     labels = [label] * len(xs)
                 colour = shades[k] if "load" in part[var].dims else _style(policy)["colour"]
                 kinds |= draw_analytic(ax, xs, at[var].values, labels, policy, colour=colour)
-            simulated |= _draw_simulated(ax, xs, at[sim_var].values, at[ci_var].values,
-                                         policy, colour=shades[k])
+            simulated |= _draw_simulated(ax, xs, at[sim_var].values, at[ci_var].values, policy, colour=shades[k])
             verdicts = _verdict_arrays(at)
             if verdicts is not None:
                 marked |= _draw_verdicts(ax, xs, verdicts[0], verdicts[1], shades[k], k)
@@ -929,9 +1061,17 @@ def against_axis_figure(ds: xr.Dataset, what: str, x: str):
     handles = []
     for policy in dict.fromkeys(p for _, p in panels):
         shades = _shades(_style(policy)["colour"], len(loads))
-        handles += [Line2D([], [], color=shades[k], marker=_style(policy)["marker"], ms=3.5,
-                           label=f"{policy}, {load_label(ds).split(' = ')[0]} {_fmt(v)}")
-                    for k, v in enumerate(loads)]
+        handles += [
+            Line2D(
+                [],
+                [],
+                color=shades[k],
+                marker=_style(policy)["marker"],
+                ms=3.5,
+                label=f"{policy}, {load_label(ds).split(' = ')[0]} {_fmt(v)}",
+            )
+            for k, v in enumerate(loads)
+        ]
     title += where + (f"\n({VERDICT_NOTE})" if marked else "")
     _finish(fig, title, handles + _kind_handles(kinds, simulated, _confidence(ds)))
     return fig
@@ -941,8 +1081,7 @@ def _variant_dims(ds: xr.Dataset) -> list[str]:
     """Swept grid dims that make variants of a policy (d and policy parameters)."""
     from .policies import POLICIES
 
-    return [d for d in _grid_dims(ds) if ds.sizes[d] > 1
-            and (d == "d" or d.split(".")[0] in POLICIES)]
+    return [d for d in _grid_dims(ds) if ds.sizes[d] > 1 and (d == "d" or d.split(".")[0] in POLICIES)]
 
 
 def _varies(policy: str, dim: str) -> bool:
@@ -1021,19 +1160,16 @@ def by_variant_figure(ds: xr.Dataset, what: str):
                     continue
                 drawn_analytic.append(key)
                 kinds |= draw_analytic(ax, xs, values, labels, policy, colour=colour)
-            simulated |= _draw_simulated(ax, xs, at[sim_var].values, at[ci_var].values, policy,
-                                         colour=colour)
+            simulated |= _draw_simulated(ax, xs, at[sim_var].values, at[ci_var].values, policy, colour=colour)
             verdicts = _verdict_arrays(at)
             if verdicts is not None:
                 marked |= _draw_verdicts(ax, xs, verdicts[0], verdicts[1], colour, slot)
             # a legend entry per variant, or, for many, the first and last shade
             if n == 0 and (per_policy[policy] <= 6 or k in (0, per_policy[policy] - 1)):
-                name = (f"{policy}, {label}" if ds.sizes["policy"] > 1 or not label
-                        else label)
+                name = f"{policy}, {label}" if ds.sizes["policy"] > 1 or not label else label
                 if per_policy[policy] > 6 and k == per_policy[policy] - 1:
                     name = f"... {name}"
-                handles.append(Line2D([], [], color=colour, marker=_style(policy)["marker"],
-                                      ms=3.5, label=name))
+                handles.append(Line2D([], [], color=colour, marker=_style(policy)["marker"], ms=3.5, label=name))
         ax.set_title(_case_name(case))
         if what == "latency":
             _log_y([ax])
@@ -1044,8 +1180,7 @@ def by_variant_figure(ds: xr.Dataset, what: str):
     for ax in axes[-1, :]:
         ax.set_xlabel(load_label(ds))
     title += where + (f"\n({VERDICT_NOTE})" if marked else "")
-    _finish(fig, title, handles + _kind_handles(kinds, simulated, _confidence(ds)),
-            n_legend_cols=4)
+    _finish(fig, title, handles + _kind_handles(kinds, simulated, _confidence(ds)), n_legend_cols=4)
     return fig
 
 
@@ -1062,8 +1197,7 @@ def _estimates(at: xr.Dataset) -> tuple[float, float, float, float, str]:
     t = float(at["latency_approx"]) if "latency_approx" in at else math.nan
     c = float(at["cost"]) if "cost" in at else math.nan
     if math.isfinite(t) and math.isfinite(c):
-        kinds = {kind_label(at[k].values.item()) for k in ("latency_approx_kind", "cost_kind")
-                 if k in at}
+        kinds = {kind_label(at[k].values.item()) for k in ("latency_approx_kind", "cost_kind") if k in at}
         kind = "exact" if kinds <= {"exact", ""} else " / ".join(sorted(kinds - {"exact"}))
         return c, math.nan, t, math.nan, kind
     return math.nan, math.nan, math.nan, math.nan, ""
@@ -1085,8 +1219,7 @@ def _most_estimated(ds: xr.Dataset, keep: set) -> tuple[dict, str]:
     """Every grid dimension outside ``keep`` at the value with the most simulated
     estimates (the first value when none has any), and the title suffix."""
     fixed = {}
-    finite = (np.isfinite(np.asarray(ds["latency_mean"].values, float))
-              if "latency_mean" in ds else None)
+    finite = np.isfinite(np.asarray(ds["latency_mean"].values, float)) if "latency_mean" in ds else None
     dims = list(ds["latency_mean"].dims) if finite is not None else []
     for d in _grid_dims(ds):
         if d in keep:
@@ -1135,30 +1268,46 @@ def tradeoff_figure(ds: xr.Dataset):
                     if v in VERDICT_MARKS and covered:
                         cost = float(at["cost"]) if "cost" in at else math.nan
                         if math.isfinite(cost):
-                            marked |= _draw_verdicts(ax, [cost], [v], None, s["colour"],
-                                                     slots[policy])
+                            marked |= _draw_verdicts(ax, [cost], [v], None, s["colour"], slots[policy])
                             mark_x.append(cost)
                         else:
-                            short = "/".join(part.split("=", 1)[1]
-                                             for part in label.split(", ")) if label else ""
-                            unplaced.append(f"{policy}{' ' + short if short else ''} "
-                                            f"{'x' if v == 'unstable' else '?'}")
+                            short = "/".join(part.split("=", 1)[1] for part in label.split(", ")) if label else ""
+                            unplaced.append(f"{policy}{' ' + short if short else ''} {'x' if v == 'unstable' else '?'}")
                         if policy not in policies:
                             policies.append(policy)
                     continue
                 if source == "simulation":
-                    ax.errorbar([c], [t], xerr=[np.nan_to_num(cci)], yerr=[np.nan_to_num(tci)],
-                                color=s["colour"], marker=s["marker"], ms=4.5, ls="none",
-                                elinewidth=0.7, capsize=1.5, zorder=4)
+                    ax.errorbar(
+                        [c],
+                        [t],
+                        xerr=[np.nan_to_num(cci)],
+                        yerr=[np.nan_to_num(tci)],
+                        color=s["colour"],
+                        marker=s["marker"],
+                        ms=4.5,
+                        ls="none",
+                        elinewidth=0.7,
+                        capsize=1.5,
+                        zorder=4,
+                    )
                     simulated = True
                 else:
-                    ax.plot([c], [t], color=s["colour"], marker=s["marker"], ms=4.5, ls="none",
-                            markerfacecolor="white", zorder=4)
+                    ax.plot(
+                        [c],
+                        [t],
+                        color=s["colour"],
+                        marker=s["marker"],
+                        ms=4.5,
+                        ls="none",
+                        markerfacecolor="white",
+                        zorder=4,
+                    )
                     kinds |= {k.strip() for k in source.split("/")}
                 if label:  # the variant's values; the legend names the axes
                     short = "/".join(part.split("=", 1)[1] for part in label.split(", "))
-                    ax.annotate(short, (c, t), xytext=(3, 2), textcoords="offset points",
-                                fontsize=5.5, color=s["colour"])
+                    ax.annotate(
+                        short, (c, t), xytext=(3, 2), textcoords="offset points", fontsize=5.5, color=s["colour"]
+                    )
                 drawn.append((c, t))
                 if policy not in policies:
                     policies.append(policy)
@@ -1168,8 +1317,7 @@ def tradeoff_figure(ds: xr.Dataset):
                 fx = [p[0] for p in front]
                 fy = [p[1] for p in front]
                 ax.step(fx, fy, where="post", color="black", lw=0.8, zorder=3)
-                ax.scatter(fx, fy, s=70, facecolors="none", edgecolors="black", lw=0.7,
-                           zorder=5)
+                ax.scatter(fx, fy, s=70, facecolors="none", edgecolors="black", lw=0.7, zorder=5)
             xs = [p[0] for p in drawn] + mark_x
             if xs:  # the marks (drawn in axes coordinates) do not widen the x range
                 lo, hi = min(xs), max(xs)
@@ -1180,30 +1328,40 @@ def tradeoff_figure(ds: xr.Dataset):
             if hi - lo < 0.1 * abs(mid):  # one point: a readable range around it
                 ax.set_xlim(mid * 0.95, mid * 1.05)
             if unplaced:
-                ax.text(0.98, 0.97, "no analytic E[C]:\n" + "\n".join(unplaced[:5]),
-                        transform=ax.transAxes, ha="right", va="top", fontsize=5.5,
-                        color="0.3")
+                ax.text(
+                    0.98,
+                    0.97,
+                    "no analytic E[C]:\n" + "\n".join(unplaced[:5]),
+                    transform=ax.transAxes,
+                    ha="right",
+                    va="top",
+                    fontsize=5.5,
+                    color="0.3",
+                )
     if not anything and not marked:
         import matplotlib.pyplot as plt
 
         plt.close(fig)
         return _empty(title + where, "pairs of latency and cost values")
     lname = load_label(ds).split(" = ")[0]
-    _label_panels(axes, [_case_name(c) for c in cases],
-                  [f"{lname} = {_fmt(v)}" for v in loads], "E[C] (server time per job)",
-                  "E[T]")
+    _label_panels(
+        axes,
+        [_case_name(c) for c in cases],
+        [f"{lname} = {_fmt(v)}" for v in loads],
+        "E[C] (server time per job)",
+        "E[T]",
+    )
     from matplotlib.lines import Line2D
 
     handles = _policy_handles(policies) + _kind_handles(kinds, simulated, _confidence(ds))
-    handles.append(Line2D([], [], color="black", lw=0.8, marker="o", markerfacecolor="none",
-                          ms=6, label="Pareto frontier"))
+    handles.append(
+        Line2D([], [], color="black", lw=0.8, marker="o", markerfacecolor="none", ms=6, label="Pareto frontier")
+    )
     if variants:
-        handles.append(Line2D([], [], color="none", label="point labels: "
-                              + " / ".join(variants)))
+        handles.append(Line2D([], [], color="none", label="point labels: " + " / ".join(variants)))
     title += where
     if marked:
-        title += ("\n(marks at the foot, at the policy's analytic E[C]: x unstable, "
-                  "? undetermined)")
+        title += "\n(marks at the foot, at the policy's analytic E[C]: x unstable, ? undetermined)"
     _finish(fig, title, handles)
     return fig
 
@@ -1231,8 +1389,7 @@ def _percent_ticks(axes) -> None:
     for ax in np.ravel(axes):
         ax.yaxis.set_major_locator(FixedLocator(ticks))
         ax.yaxis.set_minor_locator(FixedLocator([]))
-        ax.yaxis.set_major_formatter(FuncFormatter(
-            lambda v, _: "0" if v == 0 else f"{v:+.0%}"))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "0" if v == 0 else f"{v:+.0%}"))
 
 
 def theory_vs_simulation_figure(ds: xr.Dataset):
@@ -1244,8 +1401,10 @@ def theory_vs_simulation_figure(ds: xr.Dataset):
     swept = [d for d in _grid_dims(ds) if ds.sizes[d] > 1]
     cases = _cases(ds)
     title = "Theory against simulation: relative error theory / simulation - 1"
-    metrics = (("E[T]", "latency_approx", "latency_mean", "latency_mean_ci"),
-               ("E[C]", "cost", "cost_mean", "cost_mean_ci"))
+    metrics = (
+        ("E[T]", "latency_approx", "latency_mean", "latency_mean_ci"),
+        ("E[C]", "cost", "cost_mean", "cost_mean_ci"),
+    )
     fig, axes = _panels(len(cases), 2, sharey="row", sharex=True)
     anything, kinds, policies = False, set(), []
     ds = ds.sel(_fixed(ds, set(swept))[0])
@@ -1267,15 +1426,20 @@ def theory_vs_simulation_figure(ds: xr.Dataset):
                     continue
                 kind_var = f"{theory_var}_kind"
                 kk = at[kind_var].values if kind_var in at else ""
-                labels = np.array([kind_label(v) or "exact"
-                                   for v in np.broadcast_to(kk, xs.shape)])
+                labels = np.array([kind_label(v) or "exact" for v in np.broadcast_to(kk, xs.shape)])
                 s = _style(policy)
                 high_c = np.where(np.isfinite(high), high, err)
-                ax.errorbar(xs[ok], err[ok], yerr=[err[ok] - low[ok], high_c[ok] - err[ok]],
-                            color=s["colour"], ls="none", elinewidth=0.7, capsize=1.5,
-                            zorder=3)
-                kinds |= draw_analytic(ax, xs, np.where(ok, err, np.nan), labels, policy,
-                                        ring=False)
+                ax.errorbar(
+                    xs[ok],
+                    err[ok],
+                    yerr=[err[ok] - low[ok], high_c[ok] - err[ok]],
+                    color=s["colour"],
+                    ls="none",
+                    elinewidth=0.7,
+                    capsize=1.5,
+                    zorder=3,
+                )
+                kinds |= draw_analytic(ax, xs, np.where(ok, err, np.nan), labels, policy, ring=False)
                 anything = True
                 if policy not in policies:
                     policies.append(policy)
@@ -1286,12 +1450,15 @@ def theory_vs_simulation_figure(ds: xr.Dataset):
 
         plt.close(fig)
         return _empty(title, "grid points with both an analytic and a simulated value")
-    fixed_note = (f"\n(one line per setting of {', '.join(swept)}; grey band: within 5 %)"
-                  if swept else "\n(grey band: within 5 %)")
-    _label_panels(axes, [_case_name(c) for c in cases], [m[0] for m in metrics],
-                  load_label(ds), "theory / simulation - 1")
-    _finish(fig, title + fixed_note, _policy_handles(policies)
-            + _kind_handles(kinds, False, ringed=False))
+    fixed_note = (
+        f"\n(one line per setting of {', '.join(swept)}; grey band: within 5 %)"
+        if swept
+        else "\n(grey band: within 5 %)"
+    )
+    _label_panels(
+        axes, [_case_name(c) for c in cases], [m[0] for m in metrics], load_label(ds), "theory / simulation - 1"
+    )
+    _finish(fig, title + fixed_note, _policy_handles(policies) + _kind_handles(kinds, False, ringed=False))
     return fig
 
 
@@ -1320,11 +1487,14 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
             sub = sub.squeeze(d)
     simulated = "latency_mean" in sub and (
         np.isfinite(np.asarray(sub["latency_mean"].values, float)).any()
-        or ("verdict" in sub and (np.asarray(sub["jobs"].values, float) > 0).any()))
+        or ("verdict" in sub and (np.asarray(sub["jobs"].values, float) > 0).any())
+    )
     table = winners(sub.expand_dims({d: [sub[d].item()] for d in others if d not in sub.dims}))
-    lat = (latency_winners(sub.expand_dims({d: [sub[d].item()] for d in others
-                                            if d not in sub.dims}))
-           if simulated else None)
+    lat = (
+        latency_winners(sub.expand_dims({d: [sub[d].item()] for d in others if d not in sub.dims}))
+        if simulated
+        else None
+    )
     from .winners import ORACLES
 
     oracles = [p for p in ds["policy"].values if p in ORACLES]
@@ -1339,37 +1509,58 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
     # side by side
     if simulated:
         widths = [len(loads), 1.2, 1.2]
-        layout = [(i, j, key, metric) for i, key in enumerate(row_keys)
-                  for j, metric in enumerate(metrics)]
+        layout = [(i, j, key, metric) for i, key in enumerate(row_keys) for j, metric in enumerate(metrics)]
         nrows, ncols = len(row_keys), len(metrics)
         width = min(WIDTH, 0.34 * sum(widths) + 2.4)
         height = nrows * max(1.2, 0.17 * len(ys) + 0.55) + 0.6
     else:
         widths = [1.0] * (2 * len(row_keys))
-        layout = [(0, 2 * i + j, key, metric) for i, key in enumerate(row_keys)
-                  for j, metric in enumerate(metrics)]
+        layout = [(0, 2 * i + j, key, metric) for i, key in enumerate(row_keys) for j, metric in enumerate(metrics)]
         nrows, ncols = 1, 2 * len(row_keys)
         width = min(WIDTH, 0.55 * ncols + 1.2)
         height = max(1.6, 0.17 * len(ys) + 1.2)
-    fig, axes = _panels(nrows, ncols, sharey=True, sharex=False, width_ratios=widths,
-                        figsize=(width, height))
+    fig, axes = _panels(nrows, ncols, sharey=True, sharex=False, width_ratios=widths, figsize=(width, height))
     policies_seen, notes = [], set()
 
     def cell(ax, x0, y0, names: str, hatch: bool, text: str = ""):
         plist = [p for p in names.split(", ") if p]
         if plist:
             face = _style(plist[0])["colour"]
-            ax.add_patch(Rectangle((x0 - 0.5, y0 - 0.5), 1, 1, facecolor=(*face[:3], 0.25),
-                                   hatch="////" if hatch else None, edgecolor=face, lw=0))
+            ax.add_patch(
+                Rectangle(
+                    (x0 - 0.5, y0 - 0.5),
+                    1,
+                    1,
+                    facecolor=(*face[:3], 0.25),
+                    hatch="////" if hatch else None,
+                    edgecolor=face,
+                    lw=0,
+                )
+            )
             shown = plist if len(plist) <= 4 else plist[:3]
             step = 0.3 if len(shown) <= 3 else 0.22
             if len(shown) < len(plist):
-                ax.text(x0 + 0.42, y0 - 0.3, f"+{len(plist) - len(shown)}", fontsize=5.5,
-                        ha="right", va="bottom", color="0.2")
+                ax.text(
+                    x0 + 0.42,
+                    y0 - 0.3,
+                    f"+{len(plist) - len(shown)}",
+                    fontsize=5.5,
+                    ha="right",
+                    va="bottom",
+                    color="0.2",
+                )
             for k, p in enumerate(shown):
                 off = (k - (len(shown) - 1) / 2) * step
-                ax.plot([x0 + off], [y0], marker=_style(p)["marker"], color=_style(p)["colour"],
-                        ms=4.5, ls="none", markeredgecolor="black", markeredgewidth=0.3)
+                ax.plot(
+                    [x0 + off],
+                    [y0],
+                    marker=_style(p)["marker"],
+                    color=_style(p)["colour"],
+                    ms=4.5,
+                    ls="none",
+                    markeredgecolor="black",
+                    markeredgewidth=0.3,
+                )
                 if p not in policies_seen:
                     policies_seen.append(p)
             if hatch:
@@ -1395,8 +1586,7 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
                         cell(ax, xi, yi, r[fastest], False)
                     elif r["undetermined"]:
                         cell(ax, xi, yi, "", False, "?")
-                    elif _all_unstable(sub, match, axis, yv, load,
-                                       skip=oracles if practical else ()):
+                    elif _all_unstable(sub, match, axis, yv, load, skip=oracles if practical else ()):
                         cell(ax, xi, yi, "", False, "x")
             elif rows is not None:
                 name = "most_stable" if metric == "stability" else "cheapest"
@@ -1408,8 +1598,7 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
         if metric == "E[T]":
             ax.set_xlim(-0.5, len(loads) - 0.5)
             ax.set_xticks(range(len(loads)))
-            ax.set_xticklabels([_fmt(v) for v in loads], rotation=90 if len(loads) > 6
-                               else 0)
+            ax.set_xticklabels([_fmt(v) for v in loads], rotation=90 if len(loads) > 6 else 0)
             ax.set_xlabel(load_label(ds).split(" = ")[0] if i == len(row_keys) - 1 else "")
         else:
             ax.set_xlim(-0.5, 0.5)
@@ -1418,28 +1607,36 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
         ax.set_yticks(range(len(ys)))
         ax.set_yticklabels([_fmt(v) for v in ys])
         ax.grid(False)
-        head = {"E[T]": "smallest E[T] (simulation)", "stability": "largest\nlambda_max",
-                "cost": "smallest\nE[C]"}[metric]
+        head = {"E[T]": "smallest E[T] (simulation)", "stability": "largest\nlambda_max", "cost": "smallest\nE[C]"}[
+            metric
+        ]
         if simulated and i == 0:
             ax.set_title(head)
         elif not simulated:
-            ax.set_title((", ".join(str(k) for k in key) + "\n" if key and metric ==
-                          "stability" else "\n") + head, fontsize=6.5)
+            ax.set_title(
+                (", ".join(str(k) for k in key) + "\n" if key and metric == "stability" else "\n") + head, fontsize=6.5
+            )
     for i in range(nrows):
         axes[i, 0].set_ylabel(axis)
     if simulated:
         for i, key in enumerate(row_keys):
             if key:
-                axes[i, -1].annotate(", ".join(str(k) for k in key), xy=(1.05, 0.5),
-                                     xycoords="axes fraction", rotation=-90, va="center",
-                                     ha="left", fontsize=7)
+                axes[i, -1].annotate(
+                    ", ".join(str(k) for k in key),
+                    xy=(1.05, 0.5),
+                    xycoords="axes fraction",
+                    rotation=-90,
+                    va="center",
+                    ha="left",
+                    fontsize=7,
+                )
     handles = _policy_handles(policies_seen)
     if "hatch" in notes:
-        handles.append(Patch(facecolor="white", hatch="////", edgecolor="0.4", lw=0,
-                             label="won on a bound or an approximation"))
+        handles.append(
+            Patch(facecolor="white", hatch="////", edgecolor="0.4", lw=0, label="won on a bound or an approximation")
+        )
     if "tie" in notes:
-        handles.append(Line2D([], [], ls="none", marker="$=$", color="0.3",
-                              label="two markers: a tie"))
+        handles.append(Line2D([], [], ls="none", marker="$=$", color="0.3", label="two markers: a tie"))
     if "?" in notes:
         handles.append(Patch(facecolor="0.85", label="?: a contender undetermined"))
     if "x" in notes:
@@ -1499,17 +1696,25 @@ def _all_unstable(ds: xr.Dataset, match: dict, axis: str, value, load, skip=()) 
 
 
 def _figure_function(name: str):
-    for prefix, fn in (("cost_vs_", against_axis_figure), ("load_ratio_vs_", load_ratio_figure),
-                       ("stability_vs_", stability_figure), ("latency_vs_", latency_vs_figure),
-                       ("winners_", winner_map_figure)):
+    for prefix, fn in (
+        ("cost_vs_", against_axis_figure),
+        ("load_ratio_vs_", load_ratio_figure),
+        ("stability_vs_", stability_figure),
+        ("latency_vs_", latency_vs_figure),
+        ("winners_", winner_map_figure),
+    ):
         if name.startswith(prefix):
             return fn
     if name.endswith("_by_variant"):
         return by_variant_figure
     return {
         "latency_by_distribution": latency_by_distribution_figure,
-        "stability": stability_figure, "load": load_figure, "cost": cost_figure,
-        "latency": latency_figure, "tail": tail_figure, "tradeoff": tradeoff_figure,
+        "stability": stability_figure,
+        "load": load_figure,
+        "cost": cost_figure,
+        "latency": latency_figure,
+        "tail": tail_figure,
+        "tradeoff": tradeoff_figure,
         "theory_vs_simulation": theory_vs_simulation_figure,
     }.get(name)
 
@@ -1572,9 +1777,9 @@ def write_figures(ds: xr.Dataset, outdir, names=None) -> list[Path]:
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     if names is None:
-        names = figure_names({d: list(ds[d].values) for d in ["policy", "distribution",
-                                                             "dependence", *_grid_dims(ds)]},
-                             simulated(ds))
+        names = figure_names(
+            {d: list(ds[d].values) for d in ["policy", "distribution", "dependence", *_grid_dims(ds)]}, simulated(ds)
+        )
     written = []
     for name in names:
         fig = make_figure(ds, name)

@@ -68,66 +68,127 @@ class PolicySpec:
         return (discipline, queueing) in self.engines.get(engine, ())
 
 
-_FIXED_WORK = ("the work a job brings to each pool does not depend on the arrival rate (the "
-               "threshold and assignment are chosen once per cell), so the load condition "
-               "lambda E[B_i] / n_i < 1 (threshold paper, Props. 1-2) holds on an interval of "
-               "loads")
-_PLACEMENT = ("placement and cancellation do not depend on the arrival rate, and the stability "
-              "conditions the papers give or conjecture are lambda < lambda* (PS paper, "
-              "fork-join paper, speculation paper)")
+_FIXED_WORK = (
+    "the work a job brings to each pool does not depend on the arrival rate (the "
+    "threshold and assignment are chosen once per cell), so the load condition "
+    "lambda E[B_i] / n_i < 1 (threshold paper, Props. 1-2) holds on an interval of "
+    "loads"
+)
+_PLACEMENT = (
+    "placement and cancellation do not depend on the arrival rate, and the stability "
+    "conditions the papers give or conjecture are lambda < lambda* (PS paper, "
+    "fork-join paper, speculation paper)"
+)
 
-_EVERYWHERE: dict[str, tuple[Setting, ...]] = {"fast": (FCFS_PER_SERVER,), "events": (FCFS_PER_SERVER, PS_PER_SERVER, FCFS_CENTRAL)}
+_EVERYWHERE: dict[str, tuple[Setting, ...]] = {
+    "fast": (FCFS_PER_SERVER,),
+    "events": (FCFS_PER_SERVER, PS_PER_SERVER, FCFS_CENTRAL),
+}
 _D_OF_N: dict[str, tuple[Setting, ...]] = {"fast": (FCFS_PER_SERVER,), "events": (PS_PER_SERVER,)}
 
 POLICIES: dict[str, PolicySpec] = {
     p.name: p
     for p in [
-        PolicySpec("ZRed", "one copy, dispatched at random", aliases=("RND",), two_pools=False,
-                   analysis="zero_redundancy", kernel_code=ZRED_CODE, engines=_EVERYWHERE,
-                   monotone="random dispatch with fixed probabilities: every server (or pool "
-                            "queue) is an M/G/1 (M/G/c) queue whose load grows with lambda"),
-        PolicySpec("FRed", "a copy in every pool at arrival, cancel on complete",
-                   analysis="full_redundancy", kernel_code=FRED_CODE, engines=_EVERYWHERE,
-                   monotone=_FIXED_WORK),
-        PolicySpec("Rer", "after tau of processing, kill and restart in the other pool",
-                   aliases=("SLB",), parameters={"tau": "opt", "resume": False},
-                   schema="rer_parameters", analysis="rerouting", kernel_code=RER_CODE,
-                   engines=_EVERYWHERE, monotone=_FIXED_WORK),
-        PolicySpec("Rep", "after tau of processing, replicate in the other pool",
-                   parameters={"tau": "opt"}, schema="rep_parameters", analysis="replication",
-                   kernel_code=REP_CODE,
-                   engines={"events": (FCFS_PER_SERVER, PS_PER_SERVER, FCFS_CENTRAL)},
-                   monotone=_FIXED_WORK),
-        PolicySpec("KT", "type-aware optimal assignment, no redundancy",
-                   analysis="known_types", kernel_code=KT_CODE, engines=_EVERYWHERE, oracle=True,
-                   monotone="a fixed assignment: every server is an M/G/1 queue whose load "
-                            "grows with lambda"),
-        PolicySpec("KS", "size-aware thresholds", analysis="known_sizes",
-                   oracle=True),
-        PolicySpec("CoC", "d copies, cancel the rest on first completion",
-                   aliases=("Red", "redundancy-d"), uses_d=True, two_pools=False,
-                   parameters={"ps_bound": None}, schema="coc_parameters",
-                   analysis="cancel_on_complete", kernel_code=COC_CODE,
-                   engines={"fast": (FCFS_PER_SERVER,), "events": (FCFS_PER_SERVER, PS_PER_SERVER)},
-                   monotone=_PLACEMENT),
-        PolicySpec("CoS", "d copies, cancel the rest when the first starts",
-                   aliases=("LLW",), uses_d=True, two_pools=False, analysis="cancel_on_start",
-                   kernel_code=COS_CODE, engines=_D_OF_N, monotone=_PLACEMENT),
-        PolicySpec("RIQ", "copies to the idle servers among d sampled",
-                   uses_d=True, two_pools=False, analysis="redundant_to_idle",
-                   kernel_code=RIQ_CODE, engines=_D_OF_N, monotone=_PLACEMENT),
-        PolicySpec("FJ", "k-of-d fork-join with cancellation", uses_d=True,
-                   two_pools=False,
-                   parameters={"k": 1, "early": False, "keep": "d", "split": "none",
-                               "cost_limit": float("inf")}, schema="fj_parameters",
-                   analysis="fork_join", kernel_code=FJ_CODE, engines=_D_OF_N,
-                   monotone=_PLACEMENT),
+        PolicySpec(
+            "ZRed",
+            "one copy, dispatched at random",
+            aliases=("RND",),
+            two_pools=False,
+            analysis="zero_redundancy",
+            kernel_code=ZRED_CODE,
+            engines=_EVERYWHERE,
+            monotone="random dispatch with fixed probabilities: every server (or pool "
+            "queue) is an M/G/1 (M/G/c) queue whose load grows with lambda",
+        ),
+        PolicySpec(
+            "FRed",
+            "a copy in every pool at arrival, cancel on complete",
+            analysis="full_redundancy",
+            kernel_code=FRED_CODE,
+            engines=_EVERYWHERE,
+            monotone=_FIXED_WORK,
+        ),
+        PolicySpec(
+            "Rer",
+            "after tau of processing, kill and restart in the other pool",
+            aliases=("SLB",),
+            parameters={"tau": "opt", "resume": False},
+            schema="rer_parameters",
+            analysis="rerouting",
+            kernel_code=RER_CODE,
+            engines=_EVERYWHERE,
+            monotone=_FIXED_WORK,
+        ),
+        PolicySpec(
+            "Rep",
+            "after tau of processing, replicate in the other pool",
+            parameters={"tau": "opt"},
+            schema="rep_parameters",
+            analysis="replication",
+            kernel_code=REP_CODE,
+            engines={"events": (FCFS_PER_SERVER, PS_PER_SERVER, FCFS_CENTRAL)},
+            monotone=_FIXED_WORK,
+        ),
+        PolicySpec(
+            "KT",
+            "type-aware optimal assignment, no redundancy",
+            analysis="known_types",
+            kernel_code=KT_CODE,
+            engines=_EVERYWHERE,
+            oracle=True,
+            monotone="a fixed assignment: every server is an M/G/1 queue whose load grows with lambda",
+        ),
+        PolicySpec("KS", "size-aware thresholds", analysis="known_sizes", oracle=True),
+        PolicySpec(
+            "CoC",
+            "d copies, cancel the rest on first completion",
+            aliases=("Red", "redundancy-d"),
+            uses_d=True,
+            two_pools=False,
+            parameters={"ps_bound": None},
+            schema="coc_parameters",
+            analysis="cancel_on_complete",
+            kernel_code=COC_CODE,
+            engines={"fast": (FCFS_PER_SERVER,), "events": (FCFS_PER_SERVER, PS_PER_SERVER)},
+            monotone=_PLACEMENT,
+        ),
+        PolicySpec(
+            "CoS",
+            "d copies, cancel the rest when the first starts",
+            aliases=("LLW",),
+            uses_d=True,
+            two_pools=False,
+            analysis="cancel_on_start",
+            kernel_code=COS_CODE,
+            engines=_D_OF_N,
+            monotone=_PLACEMENT,
+        ),
+        PolicySpec(
+            "RIQ",
+            "copies to the idle servers among d sampled",
+            uses_d=True,
+            two_pools=False,
+            analysis="redundant_to_idle",
+            kernel_code=RIQ_CODE,
+            engines=_D_OF_N,
+            monotone=_PLACEMENT,
+        ),
+        PolicySpec(
+            "FJ",
+            "k-of-d fork-join with cancellation",
+            uses_d=True,
+            two_pools=False,
+            parameters={"k": 1, "early": False, "keep": "d", "split": "none", "cost_limit": float("inf")},
+            schema="fj_parameters",
+            analysis="fork_join",
+            kernel_code=FJ_CODE,
+            engines=_D_OF_N,
+            monotone=_PLACEMENT,
+        ),
     ]
 }
 
-ALIASES: dict[str, str] = {
-    alias: spec.name for spec in POLICIES.values() for alias in spec.aliases
-}
+ALIASES: dict[str, str] = {alias: spec.name for spec in POLICIES.values() for alias in spec.aliases}
 
 ORACLES: tuple[str, ...] = tuple(name for name, spec in POLICIES.items() if spec.oracle)
 """Policies that know each job's type (KT) or size (KS): benchmarks, not options."""

@@ -52,12 +52,17 @@ def git_commit() -> str:
     """The commit of the working directory (where the study runs), '-dirty' if modified."""
     try:
         out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
         )
         commit = out.stdout.strip() if out.returncode == 0 else "unknown"
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-            text=True, timeout=5,
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=5,
         )
         if commit != "unknown" and dirty.stdout.strip():
             commit += "-dirty"

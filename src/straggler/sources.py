@@ -90,7 +90,8 @@ def module_name(path: Path) -> str:
 _IMPORT = re.compile(
     r"^[ \t]*(?:from[ \t]+(?P<base>\.+[\w.]*|straggler(?:\.[\w.]+)?)[ \t]+import[ \t]+"
     r"(?P<names>\([^)]*\)|[^\n#]*)|import[ \t]+(?P<plain>straggler(?:\.[\w.]+)?))",
-    re.MULTILINE)
+    re.MULTILINE,
+)
 
 
 @functools.cache
@@ -177,5 +178,6 @@ def presentation_hash() -> str:
 
 def source_hash() -> str:
     """Hash of every source file of the package (provenance: the whole code)."""
-    return _digest([p for p in ROOT.rglob("*.py") if "__pycache__" not in p.parts]
-                   + _data(DATA_SUFFIXES + TEMPLATE_SUFFIXES))
+    return _digest(
+        [p for p in ROOT.rglob("*.py") if "__pycache__" not in p.parts] + _data(DATA_SUFFIXES + TEMPLATE_SUFFIXES)
+    )

@@ -54,8 +54,9 @@ class TwoPoolSystem:
         return self.n[0] + self.n[1]
 
     @classmethod
-    def affinity(cls, N: int, r_slow: float, p=(0.5, 0.5), knowledge="unknown",
-                 belief=1.0, pools=None, speeds=None) -> TwoPoolSystem:
+    def affinity(
+        cls, N: int, r_slow: float, p=(0.5, 0.5), knowledge="unknown", belief=1.0, pools=None, speeds=None
+    ) -> TwoPoolSystem:
         """The common system of DESIGN.md: type 1 runs at speed 1 in pool 1 and
         ``r_slow`` in pool 2, type 2 the reverse (or a given speed matrix)."""
         p = tuple(float(x) for x in p)
@@ -160,8 +161,9 @@ def optimal_assignment_no_redundancy(system: TwoPoolSystem, X, dep) -> Bound:
     alpha = assignment_fractions(system, q)
     work = expected_work_zero_redundancy(system, X, dep, alpha)
     t = max(work[0] / n[0], work[1] / n[1])
-    return Bound(rate=1.0 / t if t > 0 else math.inf, q=tuple(float(x) for x in q),
-                 work=(float(work[0]), float(work[1])))
+    return Bound(
+        rate=1.0 / t if t > 0 else math.inf, q=tuple(float(x) for x in q), work=(float(work[0]), float(work[1]))
+    )
 
 
 @dataclass(frozen=True)

@@ -21,13 +21,18 @@ class Variable:
 VARIABLES: tuple[Variable, ...] = (
     Variable("lambda_max", (), "analytic stability bound", "load (lambda E[X] / N)"),
     Variable("lambda_max_kind", (), "kind of stability bound", "1", "str"),
-    Variable("lambda_sufficient", (), "load below which stability is proven "
-             "(sufficient condition; lambda_max when that is exact)", "load (lambda E[X] / N)"),
+    Variable(
+        "lambda_sufficient",
+        (),
+        "load below which stability is proven (sufficient condition; lambda_max when that is exact)",
+        "load (lambda E[X] / N)",
+    ),
     Variable("tau_opt", (), "threshold chosen by the analysis (pool 1)", "time"),
     Variable("tau_opt_pool2", (), "threshold chosen by the analysis for pool 2", "time"),
     Variable("q_opt", (), "fraction of jobs first assigned to pool 1 by the analysis", "1"),
-    Variable("keep_opt", ("load",), "FJ tasks kept (r of (n, r_f, r, k)) chosen by the "
-             "section 8.2 strategy (keep: opt)", "1"),
+    Variable(
+        "keep_opt", ("load",), "FJ tasks kept (r of (n, r_f, r, k)) chosen by the section 8.2 strategy (keep: opt)", "1"
+    ),
     Variable("rho", ("load",), "analytic effective load of the most loaded server", "1"),
     Variable("cost", (), "analytic expected server time per job", "time"),
     Variable("cost_kind", (), "kind of analytic cost", "1", "str"),
@@ -36,33 +41,59 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("latency_approx", ("load",), "analytic mean response time", "time"),
     Variable("latency_approx_kind", (), "kind of analytic mean response time", "1", "str"),
     Variable("latency_lower", ("load",), "analytic lower bound on the mean response time", "time"),
-    Variable("latency_group", ("load",), "fork-join paper section 8.2 estimate T_hat(r): mean "
-             "response time of group-based random (n, r, k), not of the simulated system", "time"),
-    Variable("latency_group_kind", (), "kind of latency_group for the group-based system",
-             "1", "str"),
+    Variable(
+        "latency_group",
+        ("load",),
+        "fork-join paper section 8.2 estimate T_hat(r): mean "
+        "response time of group-based random (n, r, k), not of the simulated system",
+        "time",
+    ),
+    Variable("latency_group_kind", (), "kind of latency_group for the group-based system", "1", "str"),
     Variable("latency_mean", ("load",), "simulated mean response time", "time"),
     Variable("latency_mean_ci", ("load",), "confidence-interval half-width of latency_mean", "time"),
     Variable("latency_quantile", ("load", "quantile"), "simulated response-time quantile", "time"),
     Variable("cost_mean", ("load",), "simulated server time per job", "time"),
     Variable("cost_mean_ci", ("load",), "confidence-interval half-width of cost_mean", "time"),
-    Variable("stable", ("load",), "stability verdict (1 stable, 0 unstable, NaN undetermined; "
-             "see verdict)", "1"),
+    Variable("stable", ("load",), "stability verdict (1 stable, 0 unstable, NaN undetermined; see verdict)", "1"),
     Variable("jobs", ("load",), "jobs measured by the simulation", "1"),
-    Variable("verdict", ("load",), "stability verdict: stable, unstable or undetermined "
-             "(simulation and analysis reconciled)", "1", "str"),
-    Variable("verdict_source", ("load",), "where the verdict comes from: simulation, analysis "
-             "or both", "1", "str"),
-    Variable("latency_mean_kind", ("load",), "what latency_mean is: estimate, ci_undercovers "
-             "(infinite variance) or infinite", "1", "str"),
-    Variable("latency_sample_mean", ("load",), "sample mean response time of the measured "
-             "jobs, whatever the verdict (not an estimate unless the load is stable)", "time"),
-    Variable("cost_sample_mean", ("load",), "sample mean server time per job of the measured "
-             "jobs, whatever the verdict", "time"),
+    Variable(
+        "verdict",
+        ("load",),
+        "stability verdict: stable, unstable or undetermined (simulation and analysis reconciled)",
+        "1",
+        "str",
+    ),
+    Variable("verdict_source", ("load",), "where the verdict comes from: simulation, analysis or both", "1", "str"),
+    Variable(
+        "latency_mean_kind",
+        ("load",),
+        "what latency_mean is: estimate, ci_undercovers (infinite variance) or infinite",
+        "1",
+        "str",
+    ),
+    Variable(
+        "latency_sample_mean",
+        ("load",),
+        "sample mean response time of the measured "
+        "jobs, whatever the verdict (not an estimate unless the load is stable)",
+        "time",
+    ),
+    Variable(
+        "cost_sample_mean",
+        ("load",),
+        "sample mean server time per job of the measured jobs, whatever the verdict",
+        "time",
+    ),
     Variable("replications", ("load",), "replications simulated", "1"),
-    Variable("jobs_to_verdict", ("load",), "measured jobs per replication that would decide an "
-             "undetermined verdict (estimate)", "1"),
-    Variable("precision_achieved", ("load",), "relative CI half-width of latency_mean "
-             "(latency_mean_ci / latency_mean)", "1"),
+    Variable(
+        "jobs_to_verdict",
+        ("load",),
+        "measured jobs per replication that would decide an undetermined verdict (estimate)",
+        "1",
+    ),
+    Variable(
+        "precision_achieved", ("load",), "relative CI half-width of latency_mean (latency_mean_ci / latency_mean)", "1"
+    ),
 )
 
 VARIABLE_BY_NAME = {v.name: v for v in VARIABLES}
@@ -82,6 +113,8 @@ COORD_ATTRS = {
 LOAD_BASIS_ATTRS = {
     # load_basis: (load coordinate long_name, lambda_max units); DESIGN.md's default first
     "nominal": (COORD_ATTRS["load"][0], VARIABLE_BY_NAME["lambda_max"].units),
-    "redundancy": ("redundancy load per server rho~ = lambda d E[min(X_1..X_d)] / N "
-                   "(PS paper, section 3.5)", "load (rho~ = lambda d E[X_min] / N)"),
+    "redundancy": (
+        "redundancy load per server rho~ = lambda d E[min(X_1..X_d)] / N (PS paper, section 3.5)",
+        "load (rho~ = lambda d E[X_min] / N)",
+    ),
 }

@@ -54,16 +54,14 @@ class Verdicts:
 
     @property
     def stable(self) -> np.ndarray:
-        return np.array([1.0 if v == "stable" else 0.0 if v == "unstable" else math.nan
-                         for v in self.verdict])
+        return np.array([1.0 if v == "stable" else 0.0 if v == "unstable" else math.nan for v in self.verdict])
 
 
 def _fmt(values) -> str:
     return "[" + ", ".join(f"{float(v):g}" for v in values) + "]"
 
 
-def analysis_verdicts(loads, lambda_max: float, kind: str,
-                      lambda_sufficient: float) -> tuple[np.ndarray, np.ndarray]:
+def analysis_verdicts(loads, lambda_max: float, kind: str, lambda_sufficient: float) -> tuple[np.ndarray, np.ndarray]:
     """(proven unstable, proven stable) per load."""
     loads = np.asarray(loads, dtype=float)
     unstable = np.zeros(len(loads), dtype=bool)
@@ -85,8 +83,9 @@ def first_unstable_load(loads, lambda_max: float, kind: str) -> float | None:
     return float(loads[unstable].min()) if unstable.any() else None
 
 
-def reconcile(loads, lambda_max: float, kind: str, lambda_sufficient: float,
-              sim=None, monotone: bool = True) -> Verdicts:
+def reconcile(
+    loads, lambda_max: float, kind: str, lambda_sufficient: float, sim=None, monotone: bool = True
+) -> Verdicts:
     """The verdicts of one cell (see the module docstring). ``sim`` is a
     :class:`straggler.simulation.SimulationResult` or None (analysis only)."""
     loads = np.asarray(loads, dtype=float)
@@ -123,16 +122,21 @@ def reconcile(loads, lambda_max: float, kind: str, lambda_sufficient: float,
         notes.append(
             f"contradiction: the simulation found loads {_fmt(loads[contradiction])} unstable "
             f"below the proven-stable load lambda_sufficient = {lambda_sufficient:.6g}; "
-            "verdict undetermined (a false alarm of the backlog monitor, or a wrong bound)")
+            "verdict undetermined (a false alarm of the backlog monitor, or a wrong bound)"
+        )
     missed = ana_unstable & sim_stable
     if missed.any():
         beyond = missed & (loads > RESOLUTION * lambda_max)
-        text = (f"the simulation did not see the growth that the {kind} bound lambda_max = "
-                f"{lambda_max:.6g} proves at loads {_fmt(loads[missed])}: verdict unstable "
-                "(analysis)")
+        text = (
+            f"the simulation did not see the growth that the {kind} bound lambda_max = "
+            f"{lambda_max:.6g} proves at loads {_fmt(loads[missed])}: verdict unstable "
+            "(analysis)"
+        )
         if beyond.any():
-            text += (f"; at {_fmt(loads[beyond])}, more than 5 % above the bound, the "
-                     "simulation should have seen it: a disagreement")
+            text += (
+                f"; at {_fmt(loads[beyond])}, more than 5 % above the bound, the "
+                "simulation should have seen it: a disagreement"
+            )
         notes.append(text)
     if sim is not None:
         notes.extend(_simulation_notes(loads, sim, verdict))
@@ -142,16 +146,20 @@ def reconcile(loads, lambda_max: float, kind: str, lambda_sufficient: float,
 def _simulation_notes(loads, sim, verdict) -> list[str]:
     notes = []
     reason = np.asarray(sim.reason, dtype=object)
-    for why, text in (("backlog", "the backlog grows"), ("capacity", "an engine buffer filled up"),
-                      ("cost", "the measured server time per job lambda E[C] reaches the N "
-                               "servers' capacity")):
+    for why, text in (
+        ("backlog", "the backlog grows"),
+        ("capacity", "an engine buffer filled up"),
+        ("cost", "the measured server time per job lambda E[C] reaches the N servers' capacity"),
+    ):
         at = reason == why
         if at.any():
             notes.append(f"simulation: {text} at loads {_fmt(loads[at])}")
     skipped = np.asarray(sim.skipped, dtype=bool)
     if skipped.any():
-        notes.append(f"loads {_fmt(loads[skipped])} not simulated: above a load found "
-                     "unstable, and stability is monotone in the load for this policy")
+        notes.append(
+            f"loads {_fmt(loads[skipped])} not simulated: above a load found "
+            "unstable, and stability is monotone in the load for this policy"
+        )
     short = (reason == "short") & (verdict == "undetermined")
     if short.any():
         from .simulation.statistics import MISS_PROBABILITY
@@ -161,12 +169,12 @@ def _simulation_notes(loads, sim, verdict) -> list[str]:
             f"undetermined at loads {_fmt(loads[short])}: the runs were too short to exclude "
             f"growth (miss probability above {MISS_PROBABILITY:g}); about "
             f"{_fmt(np.ceil(need))} measured jobs per replication (simulation.jobs) would "
-            "decide them")
+            "decide them"
+        )
     return notes
 
 
-ESTIMATES = ("latency_mean", "latency_mean_ci", "latency_quantile", "cost_mean", "cost_mean_ci",
-             "precision_achieved")
+ESTIMATES = ("latency_mean", "latency_mean_ci", "latency_quantile", "cost_mean", "cost_mean_ci", "precision_achieved")
 
 
 def apply(values: dict, verdicts: Verdicts, tail=None) -> dict:

@@ -38,10 +38,7 @@ def best_policy(values: np.ndarray, policies: list[str], larger: bool, skip=()) 
         return ""
     target = np.nanmax(values[finite]) if larger else np.nanmin(values[finite])
     scale = max(abs(target), 1e-300)
-    return ", ".join(
-        p for p, v, ok in zip(policies, values, finite)
-        if ok and abs(v - target) <= TIE_TOLERANCE * scale
-    )
+    return ", ".join(p for p, v, ok in zip(policies, values, finite) if ok and abs(v - target) <= TIE_TOLERANCE * scale)
 
 
 SIMULATED_BOUND = "necessary (simulation)"
@@ -80,10 +77,12 @@ def winners(ds: xr.Dataset) -> pd.DataFrame:
     lm = capped.transpose(*dims, "policy")
     cost = ds["cost"].transpose(*dims, "policy")
     kinds = capped_kinds.transpose(*dims, "policy")
-    proven = (ds["lambda_sufficient"].transpose(*dims, "policy") if "lambda_sufficient" in ds
-              else xr.full_like(lm, np.nan))
-    cost_kinds = (ds["cost_kind"].transpose(*dims, "policy") if "cost_kind" in ds
-                  else xr.full_like(cost, "", dtype=object))
+    proven = (
+        ds["lambda_sufficient"].transpose(*dims, "policy") if "lambda_sufficient" in ds else xr.full_like(lm, np.nan)
+    )
+    cost_kinds = (
+        ds["cost_kind"].transpose(*dims, "policy") if "cost_kind" in ds else xr.full_like(cost, "", dtype=object)
+    )
     rows = []
     for index in np.ndindex(*lm.shape[:-1]):
         setting = {d: plain(ds[d].values[i]) for d, i in zip(dims, index)}
@@ -101,8 +100,7 @@ def winners(ds: xr.Dataset) -> pd.DataFrame:
         row["most_stable_practical"] = best_policy(lm_values, policies, larger=True, skip=ORACLES)
         proven_values = proven.values[index]
         row["most_stable_proven"] = best_policy(proven_values, policies, larger=True)
-        row["lambda_proven"] = (float(np.nanmax(proven_values))
-                                if row["most_stable_proven"] else np.nan)
+        row["lambda_proven"] = float(np.nanmax(proven_values)) if row["most_stable_proven"] else np.nan
         row["cheapest"] = best_cost
         if best_cost:
             first = policies.index(best_cost.split(", ")[0])
@@ -110,10 +108,8 @@ def winners(ds: xr.Dataset) -> pd.DataFrame:
             row["cost_kind"] = str(cost_kinds.values[index][first])
         else:
             row["cost"], row["cost_kind"] = np.nan, ""
-        row["cheapest_practical"] = best_policy(cost.values[index], policies, larger=False,
-                                          skip=ORACLES)
-        row["no_analysis"] = ", ".join(
-            p for p, v in zip(policies, lm_values) if not np.isfinite(v))
+        row["cheapest_practical"] = best_policy(cost.values[index], policies, larger=False, skip=ORACLES)
+        row["no_analysis"] = ", ".join(p for p, v in zip(policies, lm_values) if not np.isfinite(v))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -132,18 +128,15 @@ def latency_winners(ds: xr.Dataset) -> pd.DataFrame:
     lat = ds["latency_mean"].transpose(*dims, "policy")
     verdict = ds["verdict"].transpose(*dims, "policy") if "verdict" in ds else None
     jobs = ds["jobs"].transpose(*dims, "policy") if "jobs" in ds else None
-    kind = (ds["latency_mean_kind"].transpose(*dims, "policy") if "latency_mean_kind" in ds
-            else None)
+    kind = ds["latency_mean_kind"].transpose(*dims, "policy") if "latency_mean_kind" in ds else None
     rows = []
     for index in np.ndindex(*lat.shape[:-1]):
         row = {d: plain(ds[d].values[i]) for d, i in zip(dims, index)}
         values = lat.values[index]
         open_ = []
         if verdict is not None:
-            simulated = np.isfinite(jobs.values[index]) if jobs is not None else np.ones(
-                len(policies), dtype=bool)
-            open_ = [p for p, v, sim in zip(policies, verdict.values[index], simulated)
-                     if sim and v == "undetermined"]
+            simulated = np.isfinite(jobs.values[index]) if jobs is not None else np.ones(len(policies), dtype=bool)
+            open_ = [p for p, v, sim in zip(policies, verdict.values[index], simulated) if sim and v == "undetermined"]
         if open_:
             row["fastest"] = row["fastest_practical"] = ""
         else:
@@ -151,7 +144,6 @@ def latency_winners(ds: xr.Dataset) -> pd.DataFrame:
             row["fastest_practical"] = best_policy(values, policies, larger=False, skip=ORACLES)
         row["undetermined"] = ", ".join(open_)
         first = row["fastest"].split(", ")[0] if row["fastest"] else ""
-        row["evidence"] = (str(kind.values[index][policies.index(first)])
-                           if first and kind is not None else "")
+        row["evidence"] = str(kind.values[index][policies.index(first)]) if first and kind is not None else ""
         rows.append(row)
     return pd.DataFrame(rows)

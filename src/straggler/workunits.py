@@ -58,7 +58,6 @@ ANALYSIS_SECONDS = 0.05
 """A typical cell's analysis (tens of milliseconds); see :func:`analysis_seconds`."""
 
 
-
 def execution(resolved: dict) -> dict:
     """The ``execution`` settings with their defaults."""
     return {**DEFAULTS, **dict(resolved.get("execution") or {})}
@@ -120,8 +119,7 @@ def _engine_seconds(resolved: dict, cell: Cell) -> float:
     discipline = _value(resolved, cell, "system.discipline", system.get("discipline", "FCFS"))
     queueing = _value(resolved, cell, "system.queueing", system.get("queueing", "per_server"))
     params = resolved.get("policies", {}).get(cell.policy, {})
-    fast = (POLICIES[cell.policy].simulated_by("fast", discipline, queueing)
-            and params.get("ps_bound") in (None, "none"))
+    fast = POLICIES[cell.policy].simulated_by("fast", discipline, queueing) and params.get("ps_bound") in (None, "none")
     if cell.policy in ("FRed", "Rep"):
         replicas = 2
     elif POLICIES[cell.policy].uses_d:
@@ -187,8 +185,7 @@ class Plan:
 
     def pending(self, results: str) -> list[Batch]:
         """Batches with a cell that has no result yet (the others are left out)."""
-        return [b for b in self.batches.values()
-                if not all(Path(f"{results}/cells/{k}.nc").exists() for k in b.keys)]
+        return [b for b in self.batches.values() if not all(Path(f"{results}/cells/{k}.nc").exists() for k in b.keys)]
 
     def total_seconds(self) -> float:
         return sum(c.total for c in self.costs.values())
@@ -235,8 +232,7 @@ def plan(resolved: dict, grid: Grid, code: str) -> Plan:
             add([cid], cost.analysis, own)
             continue
         per_job = ex["cells_per_job"]
-        full = (len(group) >= int(per_job) if per_job != "auto"
-                else group and seconds + cost.total > target)
+        full = len(group) >= int(per_job) if per_job != "auto" else group and seconds + cost.total > target
         if full:
             add(group, seconds)
             group, seconds = [], 0.0

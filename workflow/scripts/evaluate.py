@@ -5,5 +5,10 @@ logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
 from straggler.pipeline import evaluate_batch
 
-evaluate_batch(snakemake.params.resolved, list(snakemake.params.cells),
-               list(snakemake.params.cell_keys), snakemake.params.results, snakemake.output[0])
+evaluate_batch(
+    snakemake.params.resolved,
+    list(snakemake.params.cells),
+    list(snakemake.params.cell_keys),
+    snakemake.params.results,
+    snakemake.output[0],
+)

@@ -5,5 +5,11 @@ logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
 from straggler.pipeline import report
 
-report(snakemake.input.dataset, snakemake.output.markdown, snakemake.output.table,
-       snakemake.output.html, snakemake.output.claims, list(snakemake.input.figures))
+report(
+    snakemake.input.dataset,
+    snakemake.output.markdown,
+    snakemake.output.table,
+    snakemake.output.html,
+    snakemake.output.claims,
+    list(snakemake.input.figures),
+)

@@ -5,5 +5,11 @@ logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
 from straggler.pipeline import simulate_shard
 
-simulate_shard(snakemake.params.resolved, snakemake.params.cell, int(snakemake.wildcards.first),
-               int(snakemake.wildcards.stop), snakemake.params.results, snakemake.output[0])
+simulate_shard(
+    snakemake.params.resolved,
+    snakemake.params.cell,
+    int(snakemake.wildcards.first),
+    int(snakemake.wildcards.stop),
+    snakemake.params.results,
+    snakemake.output[0],
+)

@@ -114,9 +114,10 @@ def analyze(model: CellModel) -> AnalyticResult:
     handler = HANDLERS.get(POLICIES[model.policy].analysis) if model.policy in POLICIES else None
     if handler is None:
         result = AnalyticResult(nominal.loads)
-        result.add_note(f"lambda_max, cost and latency_approx are NaN: no analysis of "
-                        f"{model.policy} yet",
-                        about=("lambda_max", "cost", "latency_approx"))
+        result.add_note(
+            f"lambda_max, cost and latency_approx are NaN: no analysis of {model.policy} yet",
+            about=("lambda_max", "cost", "latency_approx"),
+        )
     else:
         result = handler(nominal)
     _explain_infinite_latency(nominal, result)
@@ -154,31 +155,39 @@ def _explain_infinite_latency(model: CellModel, result: AnalyticResult) -> None:
     if math.isinf(m2):
         result.add_note(
             "latency_approx is +inf: the replica size has an infinite second moment, so the "
-            "Pollaczek-Khinchine waiting time is infinite", about="latency_approx")
+            "Pollaczek-Khinchine waiting time is infinite",
+            about="latency_approx",
+        )
     overloaded = model.loads[infinite & (result.rho >= 1.0)]
     if overloaded.size:
-        result.add_note("latency_approx is +inf at {loads}: rho >= 1 (unstable)",
-                        about="latency_approx", loads=Load(overloaded.tolist()))
+        result.add_note(
+            "latency_approx is +inf at {loads}: rho >= 1 (unstable)",
+            about="latency_approx",
+            loads=Load(overloaded.tolist()),
+        )
     rest = model.loads[infinite & ~(result.rho >= 1.0)]
     if rest.size and not math.isinf(m2) and not result.explains("latency_approx"):
         result.add_note(
             "latency_approx is +inf at {loads}: the system the analysis uses for it is "
-            "overloaded there (its kind says what it is)", about="latency_approx",
-            loads=Load(rest.tolist()))
+            "overloaded there (its kind says what it is)",
+            about="latency_approx",
+            loads=Load(rest.tolist()),
+        )
 
 
 def _explain_missing(model: CellModel, result: AnalyticResult) -> None:
     """No analytic value is NaN without a note: where a handler left one of the main
     values NaN and said nothing, say that no paper (and no project bound) gives it."""
-    what = {"lambda_max": "a stability bound", "cost": "a server time per job",
-            "latency_approx": "a mean latency"}
+    what = {"lambda_max": "a stability bound", "cost": "a server time per job", "latency_approx": "a mean latency"}
     for name, phrase in what.items():
         value = np.atleast_1d(getattr(result, name))
         said = any(name in item.about and name in item.text for item in result.note_items)
         if np.isnan(value).any() and not said:
             result.add_note(
                 f"{name} is NaN: none of the four papers gives {phrase} for {model.policy} "
-                f"in this setting ({_setting(model)})", about=name)
+                f"in this setting ({_setting(model)})",
+                about=name,
+            )
 
 
 def _setting(model: CellModel) -> str:
@@ -206,14 +215,14 @@ def _zero_redundancy(model: CellModel, knowledge: str | None = None) -> Analytic
     result.q_opt = float(np.dot(system.p, alpha[0]))
     result.alpha = alpha
     if model.queueing == "per_server":
-        result.latency_approx = np.array(
-            [_random_dispatch_latency(model, system, alpha, lam) for lam in model.rates()]
-        )
+        result.latency_approx = np.array([_random_dispatch_latency(model, system, alpha, lam) for lam in model.rates()])
         result.latency_approx_kind = "exact"
     else:
-        result.add_note("latency_approx is NaN: with central pool queues each pool is an "
-                        "M/G/n_i queue, whose mean latency has no closed form (not computed)",
-                        about="latency_approx")
+        result.add_note(
+            "latency_approx is NaN: with central pool queues each pool is an "
+            "M/G/n_i queue, whose mean latency has no closed form (not computed)",
+            about="latency_approx",
+        )
     return result
 
 
@@ -234,7 +243,8 @@ def _full_redundancy(model: CellModel) -> AnalyticResult:
         result.add_note(
             "per-server queues: the two copies do not start together, so eq. 6 (central "
             "queues, simultaneous service) is an approximation here",
-            about=("lambda_max", "cost"))
+            about=("lambda_max", "cost"),
+        )
     return _as_full_redundancy(model, result)
 
 
@@ -255,27 +265,34 @@ def _as_full_redundancy(model: CellModel, result: AnalyticResult) -> AnalyticRes
     Section 6 latency needs one server per pool.
     """
     if not _single_server_pools(model):
-        result.add_note("latency_approx is NaN: the threshold paper's latency approximation "
-                        "(Section 6) needs one server per pool", about="latency_approx")
+        result.add_note(
+            "latency_approx is NaN: the threshold paper's latency approximation (Section 6) needs one server per pool",
+            about="latency_approx",
+        )
         return result
     system, X, dep = model.system, model.size, model.dependence
     result.lambda_max_kind = "exact"
     result.lambda_sufficient = result.lambda_max
     result.cost_kind = "exact"
-    alpha = result.alpha if result.alpha is not None else two_pools.assignment_fractions(
-        system, [0.5] * len(system.belief[0]))
+    alpha = (
+        result.alpha
+        if result.alpha is not None
+        else two_pools.assignment_fractions(system, [0.5] * len(system.belief[0]))
+    )
     if model.discipline == "FCFS":
-        result.latency_approx = np.asarray(threshold.latency_replication(
-            system, X, dep, alpha, (0.0, 0.0), model.rates()), dtype=float)
+        result.latency_approx = np.asarray(
+            threshold.latency_replication(system, X, dep, alpha, (0.0, 0.0), model.rates()), dtype=float
+        )
     else:
         m = float(threshold.expected_work_full_redundancy(system, X, dep)[0])
-        result.latency_approx = np.array([_mg1_response(lam, m, math.nan, m, "PS")
-                                          for lam in model.rates()])
+        result.latency_approx = np.array([_mg1_response(lam, m, math.nan, m, "PS") for lam in model.rates()])
     result.latency_approx_kind = "exact"
-    result.add_note("full redundancy on one server per pool: a single M/G/1 queue with "
-                    "service min(X_1/r_1j, X_2/r_2j) (threshold paper, eq. 6 and Section 6 "
-                    "at tau = 0): stability, cost and latency exact",
-                    about=("lambda_max", "cost", "latency_approx"))
+    result.add_note(
+        "full redundancy on one server per pool: a single M/G/1 queue with "
+        "service min(X_1/r_1j, X_2/r_2j) (threshold paper, eq. 6 and Section 6 "
+        "at tau = 0): stability, cost and latency exact",
+        about=("lambda_max", "cost", "latency_approx"),
+    )
     return result
 
 
@@ -308,19 +325,20 @@ def _threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
     system = model.system
     tau = model.params.get("tau", "opt")
     if tau == "opt":
-        optimise = threshold.optimal_rerouting if policy == "rerouting" else (
-            threshold.optimal_replication)
+        optimise = threshold.optimal_rerouting if policy == "rerouting" else (threshold.optimal_replication)
         bound = optimise(system, model.size, model.dependence)
     else:
         bound = threshold.bound_at_threshold(system, model.size, model.dependence, policy, tau)
     kind = "necessary" if policy == "rerouting" else _replication_kind(model)
-    result = _from_work(model, system, bound, kind=kind,
-                        cost_kind="exact" if policy == "rerouting" else _cost_kind(kind))
+    result = _from_work(
+        model, system, bound, kind=kind, cost_kind="exact" if policy == "rerouting" else _cost_kind(kind)
+    )
     if kind == "approximate":
         result.add_note(
             "per-server queues: a job's replicas do not start together, so the threshold "
             "paper's work per pool (central queues with priority) is an approximation here",
-            about=("lambda_max", "cost"))
+            about=("lambda_max", "cost"),
+        )
     result.tau_opt = bound.tau[0]
     result.tau_opt_pool2 = bound.tau[1]
     alpha = two_pools.assignment_fractions(system, bound.q)
@@ -329,8 +347,7 @@ def _threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
     if policy == "replication" and bound.tau[0] == 0.0 and bound.tau[1] == 0.0:
         return _as_full_redundancy(model, result)
     if _single_server_pools(model) and model.discipline == "FCFS":
-        latency = threshold.latency_rerouting if policy == "rerouting" else (
-            threshold.latency_replication)
+        latency = threshold.latency_rerouting if policy == "rerouting" else (threshold.latency_replication)
         result.latency_approx = np.asarray(
             latency(system, model.size, model.dependence, alpha, bound.tau, model.rates()),
             dtype=float,
@@ -339,7 +356,9 @@ def _threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
     else:
         result.add_note(
             "latency_approx is NaN: the latency approximation of the threshold paper "
-            "(Section 6) needs one FCFS server per pool", about="latency_approx")
+            "(Section 6) needs one FCFS server per pool",
+            about="latency_approx",
+        )
     return result
 
 
@@ -363,13 +382,15 @@ def _known_sizes(model: CellModel) -> AnalyticResult:
         result.cost = system.servers / bound.rate
         result.cost_kind = "exact"
     else:
-        result.add_note("cost is NaN: KS has one pool not saturated at the optimum, so "
-                        "the dual does not give the optimal policy's cost", about="cost")
+        result.add_note(
+            "cost is NaN: KS has one pool not saturated at the optimum, so "
+            "the dual does not give the optimal policy's cost",
+            about="cost",
+        )
     return result
 
 
-def _from_work(model, system, bound: two_pools.Bound, kind: str,
-               cost_kind: str = "exact") -> AnalyticResult:
+def _from_work(model, system, bound: two_pools.Bound, kind: str, cost_kind: str = "exact") -> AnalyticResult:
     per_server = max(bound.work[0] / system.n[0], bound.work[1] / system.n[1])
     return AnalyticResult(
         model.loads,
@@ -386,12 +407,11 @@ def _homogeneous_single_copy(model: CellModel) -> AnalyticResult:
     """One copy on a random one of N identical servers: N M/G/1 queues."""
     m1, m2 = model.dependence.replica_marginal_moments(model.size)
     rates = model.rates()
-    result = AnalyticResult(model.loads, lambda_max=1.0, lambda_max_kind="exact",
-                            rho=rates * m1 / model.N, cost=m1, cost_kind="exact")
+    result = AnalyticResult(
+        model.loads, lambda_max=1.0, lambda_max_kind="exact", rho=rates * m1 / model.N, cost=m1, cost_kind="exact"
+    )
     if model.queueing == "per_server":
-        result.latency_approx = np.array(
-            [_mg1_response(lam / model.N, m1, m2, m1, model.discipline) for lam in rates]
-        )
+        result.latency_approx = np.array([_mg1_response(lam / model.N, m1, m2, m1, model.discipline) for lam in rates])
         result.latency_approx_kind = "exact"
     return result
 
@@ -456,12 +476,10 @@ class PaperCost:
 
 
 def _same(a: float, b: float) -> bool:
-    return (math.isfinite(a) and math.isfinite(b)
-            and abs(a - b) <= replica_bounds.EXACT_RTOL * max(abs(a), abs(b)))
+    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= replica_bounds.EXACT_RTOL * max(abs(a), abs(b))
 
 
-def _partial_fork_cost(model: CellModel, r: int, source: str | None = None
-                       ) -> tuple[PaperCost | None, str]:
+def _partial_fork_cost(model: CellModel, r: int, source: str | None = None) -> tuple[PaperCost | None, str]:
     """The fork-join paper's cost bounds for a symmetric policy that gives a job r
     tasks of which the first to finish cancels the rest, the tasks possibly
     starting at different times (its (n, r, 1) partial fork with any symmetric
@@ -483,21 +501,33 @@ def _partial_fork_cost(model: CellModel, r: int, source: str | None = None
     if model.discipline != "FCFS":
         return None, "the fork-join paper's cost bounds (section 6.1) need FCFS queues"
     if not isinstance(model.dependence, IID):
-        return None, ("the fork-join paper assumes i.i.d. tasks (section 2.1), so its cost "
-                      "bounds (section 6.1) do not cover these replicas")
+        return None, (
+            "the fork-join paper assumes i.i.d. tasks (section 2.1), so its cost "
+            "bounds (section 6.1) do not cover these replicas"
+        )
     lo, hi, tc = forkjoin.uniform_partial_fork_cost_bounds(X, r)
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        return None, (f"the fork-join paper's cost bounds (section 6.1) need a log-concave or "
-                      f"log-convex tail; the {X.family} tail is neither")
-    src = source or (f"fork-join paper, section 6.1 and Appendix B ({tc} tail: "
-                     + ("E[X] <= E[C] <= r E[X_{1:r}]" if tc == "log-concave" else
-                        "r E[X_{1:r}] <= E[C] <= E[X]" if tc == "log-convex" else
-                        "E[C] = E[X]") + f", r = {r})")
+        return None, (
+            f"the fork-join paper's cost bounds (section 6.1) need a log-concave or "
+            f"log-convex tail; the {X.family} tail is neither"
+        )
+    src = source or (
+        f"fork-join paper, section 6.1 and Appendix B ({tc} tail: "
+        + (
+            "E[X] <= E[C] <= r E[X_{1:r}]"
+            if tc == "log-concave"
+            else "r E[X_{1:r}] <= E[C] <= E[X]"
+            if tc == "log-convex"
+            else "E[C] = E[X]"
+        )
+        + f", r = {r})"
+    )
     return PaperCost(lo, hi, src), ""
 
 
-def _bounds(model: CellModel, why: str, k: int = 1, choice: str = "completion",
-            paper: PaperCost | None = None) -> AnalyticResult:
+def _bounds(
+    model: CellModel, why: str, k: int = 1, choice: str = "completion", paper: PaperCost | None = None
+) -> AnalyticResult:
     """Stability and cost bounds of a replicating policy: the tightest of the
     full-service bounds of :mod:`.replica_bounds` (valid for every cell) and a
     paper's cost bounds ``paper`` where one applies.
@@ -540,26 +570,37 @@ def _bounds(model: CellModel, why: str, k: int = 1, choice: str = "completion",
         cost_lower=lower,
         cost_upper=upper,
     )
-    sources = ({lower_src, upper_src, nec_src} - {FULL_SERVICE})
+    sources = {lower_src, upper_src, nec_src} - {FULL_SERVICE}
     if sources:
-        cost_src = ("both: {lower_src}" if lower_src == upper_src
-                    else "lower: {lower_src}; upper: {upper_src}")
-        text = ("{why}: server time per job in {cost} (" + cost_src + "); unstable above "
-                "{necessary} (necessary: {nec_src}); stable below {sufficient} (sufficient: "
-                "every replica served in full, replica_bounds)")
+        cost_src = "both: {lower_src}" if lower_src == upper_src else "lower: {lower_src}; upper: {upper_src}"
+        text = (
+            "{why}: server time per job in {cost} (" + cost_src + "); unstable above "
+            "{necessary} (necessary: {nec_src}); stable below {sufficient} (sufficient: "
+            "every replica served in full, replica_bounds)"
+        )
     else:
-        text = ("{why}: bounds from full-service accounting (replica_bounds): stable below "
-                "{sufficient} (sufficient), unstable above {necessary} (necessary); server "
-                "time per job in {cost}")
-    result.add_note(text, about=("lambda_max", "cost"), why=why,
-                    cost=Time((lower, upper)), lower_src=lower_src, upper_src=upper_src,
-                    necessary=Load(model.to_load(necessary)), nec_src=nec_src,
-                    sufficient=Load(model.to_load(b.sufficient_rate)))
+        text = (
+            "{why}: bounds from full-service accounting (replica_bounds): stable below "
+            "{sufficient} (sufficient), unstable above {necessary} (necessary); server "
+            "time per job in {cost}"
+        )
+    result.add_note(
+        text,
+        about=("lambda_max", "cost"),
+        why=why,
+        cost=Time((lower, upper)),
+        lower_src=lower_src,
+        upper_src=upper_src,
+        necessary=Load(model.to_load(necessary)),
+        nec_src=nec_src,
+        sufficient=Load(model.to_load(b.sufficient_rate)),
+    )
     return result
 
 
-def _fill_bounds(result: AnalyticResult, model: CellModel, k: int, choice: str, why: str,
-                 paper: PaperCost | None = None) -> AnalyticResult:
+def _fill_bounds(
+    result: AnalyticResult, model: CellModel, k: int, choice: str, why: str, paper: PaperCost | None = None
+) -> AnalyticResult:
     """Fill what a paper's analysis of the cell leaves open (the stability bound, the
     cost) with :func:`_bounds`."""
     if math.isfinite(result.lambda_max) and math.isfinite(result.cost):
@@ -586,29 +627,38 @@ def _rerouting(model: CellModel) -> AnalyticResult:
     if not _homogeneous(model):
         if model.params.get("resume"):
             result = AnalyticResult(model.loads)
-            result.add_note("lambda_max, cost and latency_approx are NaN: the threshold paper "
-                            "analyses kill-and-restart only (Rer resume: true needs r_slow = 1)",
-                            about=("lambda_max", "cost", "latency_approx"))
+            result.add_note(
+                "lambda_max, cost and latency_approx are NaN: the threshold paper "
+                "analyses kill-and-restart only (Rer resume: true needs r_slow = 1)",
+                about=("lambda_max", "cost", "latency_approx"),
+            )
             return result
         return _threshold_policy(model, "rerouting")
     X, dep, N = model.size, model.dependence, model.N
     resume = bool(model.params.get("resume", False))
-    bound = speculation.stability_bound(X, dep, N, tau=model.params.get("tau", "opt"),
-                                        resume=resume, discipline=model.discipline)
+    bound = speculation.stability_bound(
+        X, dep, N, tau=model.params.get("tau", "opt"), resume=resume, discipline=model.discipline
+    )
     result = AnalyticResult(
-        model.loads, lambda_max=bound.load, lambda_max_kind=bound.kind, tau_opt=bound.tau,
-        cost=speculation.expected_work(bound.tau, X, dep, resume), cost_kind="exact",
+        model.loads,
+        lambda_max=bound.load,
+        lambda_max_kind=bound.kind,
+        tau_opt=bound.tau,
+        cost=speculation.expected_work(bound.tau, X, dep, resume),
+        cost_kind="exact",
     )
     result.rho = model.loads / bound.load
     result.add_note(f"speculation paper: {bound.note}", about="lambda_max")
     if model.discipline == "FCFS" and model.queueing == "per_server":
         result.latency_approx = _per_load(
-            model, lambda lam: speculation.latency_approx(lam, bound.tau, X, dep, N, resume))
+            model, lambda lam: speculation.latency_approx(lam, bound.tau, X, dep, N, resume)
+        )
         # tau = inf never re-routes: random dispatch, N M/G/1 queues (exact), as ZRed
         result.latency_approx_kind = "exact" if math.isinf(bound.tau) else "approximation"
     else:
-        result.add_note("latency_approx is NaN: the SLB latency approximation is for FCFS "
-                        "per-server queues", about="latency_approx")
+        result.add_note(
+            "latency_approx is NaN: the SLB latency approximation is for FCFS per-server queues", about="latency_approx"
+        )
     return result
 
 
@@ -622,20 +672,25 @@ def _cancel_on_complete(model: CellModel) -> AnalyticResult:
     X, dep, N, d = model.size, model.dependence, model.N, model.d
     if model.params.get("ps_bound") not in (None, "none"):
         result = AnalyticResult(model.loads)
-        result.add_note("lambda_max, cost and latency_approx are NaN: the PS bound systems "
-                        "are simulated only",
-                        about=("lambda_max", "cost", "latency_approx"))
+        result.add_note(
+            "lambda_max, cost and latency_approx are NaN: the PS bound systems are simulated only",
+            about=("lambda_max", "cost", "latency_approx"),
+        )
         return result
     if not _homogeneous(model):
         result = _bounds(model, "no paper analyses CoC with job-server affinity")
-        result.add_note("latency_approx is NaN: no paper gives the latency of CoC with "
-                        "job-server affinity", about="latency_approx")
+        result.add_note(
+            "latency_approx is NaN: no paper gives the latency of CoC with job-server affinity", about="latency_approx"
+        )
         return result
     if model.discipline == "PS":
         bound = redundancy_ps.stability_bound(X, dep, N, d)
-        result = AnalyticResult(model.loads, lambda_max=bound.load, lambda_max_kind=bound.kind,
-                                lambda_sufficient=redundancy_ps.stability_sufficient(
-                                    X, dep, N, d).load)
+        result = AnalyticResult(
+            model.loads,
+            lambda_max=bound.load,
+            lambda_max_kind=bound.kind,
+            lambda_sufficient=redundancy_ps.stability_sufficient(X, dep, N, d).load,
+        )
         result.rho = model.loads / bound.load
         kinds = set()
 
@@ -647,40 +702,53 @@ def _cancel_on_complete(model: CellModel) -> AnalyticResult:
         result.latency_approx = _per_load(model, latency)
         result.latency_approx_kind = kinds.pop() if len(kinds) == 1 else ""
         result.add_note(f"PS paper: {bound.note}", about="lambda_max")
-        return _fill_bounds(result, model, 1, "completion",
-                            "the PS paper gives no server time per job")
+        return _fill_bounds(result, model, 1, "completion", "the PS paper gives no server time per job")
     if d == 1:
         return _homogeneous_single_copy(model)  # one copy on a random server: M/G/1 each
     if d == N:
         rate = 1.0 / forkjoin.replica_min_moment(X, dep, N, 1)
         result = AnalyticResult(
-            model.loads, lambda_max=model.to_load(rate),
-            lambda_max_kind="exact", cost=N / rate, cost_kind="exact",
+            model.loads,
+            lambda_max=model.to_load(rate),
+            lambda_max_kind="exact",
+            cost=N / rate,
+            cost_kind="exact",
         )
         result.rho = model.rates() / rate
-        result.latency_approx = _per_load(
-            model, lambda lam: forkjoin.coc_full_replication(lam, X, dep, N).latency)
+        result.latency_approx = _per_load(model, lambda lam: forkjoin.coc_full_replication(lam, X, dep, N).latency)
         result.latency_approx_kind = "exact"
         return result
     if isinstance(dep, IID) and X.family == "exponential":
         mu = 1.0 / X.mean()
-        result = AnalyticResult(model.loads, lambda_max=1.0, lambda_max_kind="exact",
-                                cost=X.mean(), cost_kind="exact", rho=model.loads.copy())
-        result.latency_approx = np.array(
-            [_mean_field_coc(rho, d) / mu for rho in model.loads])
+        result = AnalyticResult(
+            model.loads,
+            lambda_max=1.0,
+            lambda_max_kind="exact",
+            cost=X.mean(),
+            cost_kind="exact",
+            rho=model.loads.copy(),
+        )
+        result.latency_approx = np.array([_mean_field_coc(rho, d) / mu for rho in model.loads])
         result.latency_approx_kind = "approximation"
-        result.add_note("i.i.d. exponential CoC: stability and cost exact (fork-join paper, "
-                        "section 6.1: E[C] = E[X]), latency the N -> infinity mean-field limit "
-                        "(Gardner et al. 2017)", about=("lambda_max", "cost", "latency_approx"))
+        result.add_note(
+            "i.i.d. exponential CoC: stability and cost exact (fork-join paper, "
+            "section 6.1: E[C] = E[X]), latency the N -> infinity mean-field limit "
+            "(Gardner et al. 2017)",
+            about=("lambda_max", "cost", "latency_approx"),
+        )
         return result
     paper, reason = _partial_fork_cost(model, d)
-    where = ("CoC on FCFS queues with 1 < d < N, the fork-join paper's (n, r, 1) partial "
-             "fork with uniform random choice (section 6, r = d)")
+    where = (
+        "CoC on FCFS queues with 1 < d < N, the fork-join paper's (n, r, 1) partial "
+        "fork with uniform random choice (section 6, r = d)"
+    )
     result = _bounds(model, where if paper else f"{where}; {reason}", paper=paper)
-    result.add_note("latency_approx is NaN: the fork-join paper gives the latency of the "
-                    "group-based (n, r, 1) partial fork only (section 6.1), not of uniform random "
-                    "choice (CoC), which section 6.3 compares with it in low traffic only",
-                    about="latency_approx")
+    result.add_note(
+        "latency_approx is NaN: the fork-join paper gives the latency of the "
+        "group-based (n, r, 1) partial fork only (section 6.1), not of uniform random "
+        "choice (CoC), which section 6.3 compares with it in low traffic only",
+        about="latency_approx",
+    )
     return result
 
 
@@ -698,24 +766,31 @@ def _cancel_on_start(model: CellModel) -> AnalyticResult:
     (speculation paper, remark on CoS-d = LLW-d); d = N is M/G/N (fork-join
     paper, section 5.2: fork-early-cancel with k = 1)."""
     if not _homogeneous(model):
-        result = _bounds(model, "no paper analyses CoS with job-server affinity",
-                         choice="start")
-        result.add_note("latency_approx is NaN: no paper gives the latency of CoS with "
-                        "job-server affinity", about="latency_approx")
+        result = _bounds(model, "no paper analyses CoS with job-server affinity", choice="start")
+        result.add_note(
+            "latency_approx is NaN: no paper gives the latency of CoS with job-server affinity", about="latency_approx"
+        )
         return result
     X, dep, N, d = model.size, model.dependence, model.N, model.d
     bound = forkjoin.cos_stability(X, dep, N)
-    result = AnalyticResult(model.loads, lambda_max=bound.load, lambda_max_kind=bound.kind,
-                            cost=dep.replica_mean(X), cost_kind="exact",
-                            rho=model.loads / bound.load)
+    result = AnalyticResult(
+        model.loads,
+        lambda_max=bound.load,
+        lambda_max_kind=bound.kind,
+        cost=dep.replica_mean(X),
+        cost_kind="exact",
+        rho=model.loads / bound.load,
+    )
     if d == N and model.discipline == "FCFS" and not isinstance(dep, SX):
         estimates = [forkjoin.fork_early_cancel_n1(lam, X, N) for lam in model.rates()]
         result.latency_approx = np.array([e.latency for e in estimates])
         result.latency_approx_kind = estimates[0].latency_kind
     else:
-        result.add_note("latency_approx is NaN: the four papers give the latency of CoS only "
-                        "for d = N on FCFS queues (M/G/N, fork-join paper section 5.2)",
-                        about="latency_approx")
+        result.add_note(
+            "latency_approx is NaN: the four papers give the latency of CoS only "
+            "for d = N on FCFS queues (M/G/N, fork-join paper section 5.2)",
+            about="latency_approx",
+        )
     return result
 
 
@@ -753,32 +828,41 @@ def _fork_join(model: CellModel) -> AnalyticResult:
     choice = "start" if (model.params.get("early") or keep == k) else "completion"
     if not _homogeneous(model):
         result = _bounds(model, "no paper analyses FJ with job-server affinity", k, choice)
-        result.add_note("latency_approx is NaN: no paper gives the latency of FJ with "
-                        "job-server affinity", about="latency_approx")
+        result.add_note(
+            "latency_approx is NaN: no paper gives the latency of FJ with job-server affinity", about="latency_approx"
+        )
         return result
     if model.params.get("early"):
         keep = k
     elif keep == "d":
         keep = d
     if not isinstance(model.dependence, IID) or model.discipline != "FCFS":
-        result = _bounds(model, "the fork-join paper's results need FCFS and i.i.d. tasks",
-                         k, choice)
-        result.add_note("latency_approx is NaN: the fork-join paper's results need FCFS "
-                        "and i.i.d. tasks", about="latency_approx")
+        result = _bounds(model, "the fork-join paper's results need FCFS and i.i.d. tasks", k, choice)
+        result.add_note(
+            "latency_approx is NaN: the fork-join paper's results need FCFS and i.i.d. tasks", about="latency_approx"
+        )
         return result
     if d == 1:  # r_f = r = k = 1 whatever keep says: one task on a random server
         result = _fork_join_paper(model, 1, 1)[0]
         if keep == "opt":
             result.keep_opt = np.ones(len(model.loads))
-            result.add_note("section 8.2 strategy with r_f = d = 1: keep 1 at every load (one "
-                            "task on a random server, the same system as keep: d)")
+            result.add_note(
+                "section 8.2 strategy with r_f = d = 1: keep 1 at every load (one "
+                "task on a random server, the same system as keep: d)"
+            )
         return result
     if keep == "opt":
         result, paper = _fork_join_strategy(model, k)
     else:
         result, paper = _fork_join_paper(model, k, int(keep))
-    return _fill_bounds(result, model, k, choice, "the fork-join paper leaves this open"
-                        if paper is None else "FJ, the fork-join paper's partial fork", paper)
+    return _fill_bounds(
+        result,
+        model,
+        k,
+        choice,
+        "the fork-join paper leaves this open" if paper is None else "FJ, the fork-join paper's partial fork",
+        paper,
+    )
 
 
 def _kept_cost(model: CellModel, r: int, k: int) -> tuple[PaperCost | None, str]:
@@ -789,8 +873,7 @@ def _kept_cost(model: CellModel, r: int, k: int) -> tuple[PaperCost | None, str]
     on their sizes); otherwise the paper gives none for r < n."""
     if r == k:
         c = k * model.size.mean()
-        return PaperCost(c, c, "fork-join paper, section 7.3 (the k kept tasks are served "
-                               "in full: k E[X])"), ""
+        return PaperCost(c, c, "fork-join paper, section 7.3 (the k kept tasks are served in full: k E[X])"), ""
     if k == 1:
         return _partial_fork_cost(model, r)
     return None, "the fork-join paper gives cost bounds for k > 1 with all n tasks only"
@@ -801,26 +884,27 @@ def _group_latency(model: CellModel, result: AnalyticResult, rs, k: int) -> None
     the r of each load), with its kind for the group-based system and a note."""
     N = model.N
     X = model.size
-    values = [forkjoin.strategy_estimates(lam, X, N, int(r), k)[0]
-              for lam, r in zip(model.rates(), rs)]
+    values = [forkjoin.strategy_estimates(lam, X, N, int(r), k)[0] for lam, r in zip(model.rates(), rs)]
     result.latency_group = np.asarray(values, dtype=float)
-    kinds = {("exact" if k == 1 else "upper_bound") if N % int(r) == 0 else "approximation"
-             for r in rs}
+    kinds = {("exact" if k == 1 else "upper_bound") if N % int(r) == 0 else "approximation" for r in rs}
     result.latency_group_kind = kinds.pop() if len(kinds) == 1 else "approximation"
     result.add_note(
         "latency_group is the fork-join paper's section 8.2 estimate T_hat(r) (r tasks "
         "starting together on one of n / r groups, rate lam r / n per group: group-based "
         "random (n, r, k), section 6), not the latency of the simulated system, which sends "
-        "the tasks to a random r_f = d of the n servers", about="latency_group")
+        "the tasks to a random r_f = d of the n servers",
+        about="latency_group",
+    )
     over = np.isinf(result.latency_group)
     if over.any():
-        result.add_note("latency_group is +inf at {loads}: a group of r servers is overloaded "
-                        "there (lam r / n E[X_{{k:r}}] >= 1)", about="latency_group",
-                        loads=Load(model.loads[over].tolist()))
+        result.add_note(
+            "latency_group is +inf at {loads}: a group of r servers is overloaded there (lam r / n E[X_{{k:r}}] >= 1)",
+            about="latency_group",
+            loads=Load(model.loads[over].tolist()),
+        )
 
 
-def _fork_join_paper(model: CellModel, k: int, keep: int
-                     ) -> tuple[AnalyticResult, PaperCost | None]:
+def _fork_join_paper(model: CellModel, k: int, keep: int) -> tuple[AnalyticResult, PaperCost | None]:
     """The fork-join paper's results for FJ (see :func:`_fork_join`), and the cost
     bounds to combine with the full-service ones where the paper's are partial."""
     X, N, d = model.size, model.N, model.d
@@ -858,13 +942,17 @@ def _fork_join_paper(model: CellModel, k: int, keep: int
             lemma8 = _per_load(model, lambda lam: forkjoin.fork_join_nn_upper_bound(lam, X, N))
             result.latency_approx = np.minimum(split_merge, lemma8)
             only = np.isinf(split_merge) & np.isfinite(lemma8)
-            text = ("latency_approx: the smaller of Theorem 4's split-merge upper bound (M/G/1 "
-                    "with service X_{n:n}) and Lemma 8's for k = n (E[max of n independent "
-                    "M/G/1 response times], section 7.1)")
+            text = (
+                "latency_approx: the smaller of Theorem 4's split-merge upper bound (M/G/1 "
+                "with service X_{n:n}) and Lemma 8's for k = n (E[max of n independent "
+                "M/G/1 response times], section 7.1)"
+            )
             if only.any():
-                result.add_note(text.replace("{", "{{").replace("}", "}}")
-                                + "; only Lemma 8's is finite at {loads}",
-                                about="latency_approx", loads=Load(model.loads[only].tolist()))
+                result.add_note(
+                    text.replace("{", "{{").replace("}", "}}") + "; only Lemma 8's is finite at {loads}",
+                    about="latency_approx",
+                    loads=Load(model.loads[only].tolist()),
+                )
             else:
                 result.add_note(text, about="latency_approx")
         over = np.isinf(result.latency_approx)
@@ -872,8 +960,10 @@ def _fork_join_paper(model: CellModel, k: int, keep: int
             result.add_note(
                 "latency_approx is +inf at {loads}: the bounding system is overloaded there "
                 "(split-merge: lam E[X_{{k:n}}] >= 1); the fork-join system is stable up to at "
-                "most lambda_max (necessary)", about="latency_approx",
-                loads=Load(model.loads[over].tolist()))
+                "most lambda_max (necessary)",
+                about="latency_approx",
+                loads=Load(model.loads[over].tolist()),
+            )
         cb = forkjoin.fork_join_cost_bounds(X, N, k)
         result.cost_lower, result.cost_upper = cb.lower, cb.upper
         result.cost = cb.lower
@@ -882,9 +972,12 @@ def _fork_join_paper(model: CellModel, k: int, keep: int
             result.cost_kind = "exact"
         elif math.isfinite(cb.lower):
             result.cost_kind = "lower_bound"
-            result.add_note("server time per job in {cost} (fork-join paper, section 7.1 cost "
-                            "bounds, {tail} tail)", about="cost",
-                            cost=Time((cb.lower, cb.upper)), tail=cb.tail_class)
+            result.add_note(
+                "server time per job in {cost} (fork-join paper, section 7.1 cost bounds, {tail} tail)",
+                about="cost",
+                cost=Time((cb.lower, cb.upper)),
+                tail=cb.tail_class,
+            )
         return result, None
     if d == N and keep == k:
         bound = forkjoin.fork_early_cancel_stability(X, N, k)
@@ -896,16 +989,20 @@ def _fork_join_paper(model: CellModel, k: int, keep: int
             result.latency_approx = np.array([e.latency for e in estimates])
             result.latency_approx_kind = estimates[0].latency_kind
         else:
-            result.add_note("latency_approx is NaN: the fork-join paper gives the latency of "
-                            "(n, k) fork-early-cancel only for k = 1 (M/G/n, section 5.2)",
-                            about="latency_approx")
+            result.add_note(
+                "latency_approx is NaN: the fork-join paper gives the latency of "
+                "(n, k) fork-early-cancel only for k = 1 (M/G/n, section 5.2)",
+                about="latency_approx",
+            )
         return result, None
     # r_f = d < n, or k < keep < d: the paper gives the group-based estimate only
     _group_latency(model, result, [keep] * len(model.loads), k)
     result.add_note(
         f"latency_approx is NaN: the fork-join paper gives no latency for the simulated "
         f"(n, r_f, r, k) = ({N}, {d}, {keep}, {k}) system (a random r_f of the n servers); see "
-        f"latency_group", about="latency_approx")
+        f"latency_group",
+        about="latency_approx",
+    )
     paper, reason = _kept_cost(model, keep, k)
     if paper is None:
         result.add_note(reason, about="cost")
@@ -929,9 +1026,10 @@ def _fork_join_strategy(model: CellModel, k: int) -> tuple[AnalyticResult, Paper
     c_max = float(model.params.get("cost_limit", math.inf))
     result = AnalyticResult(model.loads)
     if k > d:
-        result.add_note(f"lambda_max, cost and latency_approx are NaN: keep: opt needs k <= d, "
-                        f"got k = {k}, d = {d}",
-                        about=("lambda_max", "cost", "latency_approx"))
+        result.add_note(
+            f"lambda_max, cost and latency_approx are NaN: keep: opt needs k <= d, got k = {k}, d = {d}",
+            about=("lambda_max", "cost", "latency_approx"),
+        )
         return result, None
     choices = [forkjoin.general_strategy(lam, X, N, k, c_max, rf_max=d) for lam in model.rates()]
     rs = [c.r for c in choices]
@@ -945,20 +1043,29 @@ def _fork_join_strategy(model: CellModel, k: int) -> tuple[AnalyticResult, Paper
         result.add_note(
             "latency_approx is NaN at {loads}: the fork-join paper gives no latency for the "
             "simulated (n, r_f, r, k) system with r_f = d = {d} (section 8.2's T_hat, in "
-            "latency_group, is the group-based system's)", about="latency_approx",
-            loads=Load(model.loads[~full].tolist()), d=d)
+            "latency_group, is the group-based system's)",
+            about="latency_approx",
+            loads=Load(model.loads[~full].tolist()),
+            d=d,
+        )
     result.add_note(
-        "section 8.2 strategy, r_f = d = {d}, cost limit {c_max}: keep {rs} at {loads} "
-        "(C_hat {c_hat})", d=d, c_max=Time(c_max), rs=rs, loads=Load(tuple(model.loads.tolist())),
-        c_hat=Time(tuple(c.cost_estimate for c in choices)))
+        "section 8.2 strategy, r_f = d = {d}, cost limit {c_max}: keep {rs} at {loads} (C_hat {c_hat})",
+        d=d,
+        c_max=Time(c_max),
+        rs=rs,
+        loads=Load(tuple(model.loads.tolist())),
+        c_hat=Time(tuple(c.cost_estimate for c in choices)),
+    )
     infeasible = [float(lo) for lo, c in zip(model.loads, choices) if not c.feasible]
     if infeasible:
-        result.add_note("no keep meets the cost limit at {loads}: the cheapest is used",
-                        loads=Load(tuple(infeasible)))
+        result.add_note("no keep meets the cost limit at {loads}: the cheapest is used", loads=Load(tuple(infeasible)))
     costs = [_kept_cost(model, r, k) for r in sorted(set(rs))]
     if all(c is not None for c, _ in costs):
-        paper = PaperCost(min(c.lower for c, _ in costs), max(c.upper for c, _ in costs),
-                          "; ".join(c.source for c, _ in costs) + " (over the chosen keep)")
+        paper = PaperCost(
+            min(c.lower for c, _ in costs),
+            max(c.upper for c, _ in costs),
+            "; ".join(c.source for c, _ in costs) + " (over the chosen keep)",
+        )
         return result, paper
     result.add_note(next(reason for c, reason in costs if c is None), about="cost")
     return result, None
@@ -977,11 +1084,15 @@ def _redundant_to_idle(model: CellModel) -> AnalyticResult:
     if _homogeneous(model):
         paper, reason = _partial_fork_cost(model, model.d, source=None)
         if paper is not None:
-            paper = replace(paper, source="fork-join paper, sections 4.2 and 5.1 (R replicas "
-                            "started together cost R E[X_{1:R}], monotone in R <= d)")
+            paper = replace(
+                paper,
+                source="fork-join paper, sections 4.2 and 5.1 (R replicas "
+                "started together cost R E[X_{1:R}], monotone in R <= d)",
+            )
     result = _bounds(model, why, paper=paper)
-    result.add_note(f"latency_approx is NaN: none of the four papers gives the latency of {model.policy}",
-                    about="latency_approx")
+    result.add_note(
+        f"latency_approx is NaN: none of the four papers gives the latency of {model.policy}", about="latency_approx"
+    )
     return result
 
 

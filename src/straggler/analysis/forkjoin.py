@@ -329,8 +329,13 @@ def fork_early_cancel_n1(lam: float, X: Distribution, n: int) -> Estimate:
         w_mmn = queues.erlang_c(n, lam * m1) / (n * mu - lam) if lam > 0 else 0.0
         scv = m2 / (m1 * m1) - 1.0
         lat = m1 + 0.5 * (1.0 + scv) * w_mmn
-    return Estimate(latency=lat, latency_kind=kind, cost=m1, cost_kind="exact",
-                    note="M/G/n by Lee-Longton" if kind != "exact" else "M/M/n")
+    return Estimate(
+        latency=lat,
+        latency_kind=kind,
+        cost=m1,
+        cost_kind="exact",
+        note="M/G/n by Lee-Longton" if kind != "exact" else "M/M/n",
+    )
 
 
 def cos_stability(X: Distribution, dep: Dependence, N: int) -> Stability:
@@ -423,8 +428,9 @@ def _lattice_up_down(cdf_at, n_points: int, h: float, atoms=()) -> tuple[np.ndar
     return np.clip(up, 0.0, 1.0), np.clip(down, 0.0, 1.0)
 
 
-def mean_max_mg1_response(lam: float, X: Distribution, n: int, step: float | None = None,
-                          tail: float = 1e-10, max_points: int = 2**20) -> MaxResponse:
+def mean_max_mg1_response(
+    lam: float, X: Distribution, n: int, step: float | None = None, tail: float = 1e-10, max_points: int = 2**20
+) -> MaxResponse:
     """``E[max(T_1, ..., T_n)]`` for ``n`` independent M/G/1 FCFS queues with arrival
     rate ``lam`` and service ``X``: the right-hand side of the fork-join paper's
     Lemma 8 (section 7.1, proof in Appendix C).
@@ -482,8 +488,8 @@ def mean_max_mg1_response(lam: float, X: Distribution, n: int, step: float | Non
     partial_up = h * float(np.sum(1.0 - F_up))
     mean_up = (m1 + h) + rho / (1.0 - rho) * (m2 / (2.0 * m1) + h)
     beyond = max(mean_up - partial_up, 0.0)
-    upper = h * float(np.sum(1.0 - F_up ** n)) + n * beyond
-    lower = h * float(np.sum(1.0 - F_down ** n))
+    upper = h * float(np.sum(1.0 - F_up**n)) + n * beyond
+    lower = h * float(np.sum(1.0 - F_down**n))
     return MaxResponse(upper=upper, lower=lower, step=h, points=points)
 
 
@@ -587,11 +593,12 @@ def fork_join_stability(X: Distribution, n: int, k: int, tail: str | None = None
         s = Stability(rate=suf, kind="exact", load=suf * m / n)
         return s, s
     cb = fork_join_cost_bounds(X, n, k, tail)
-    c_lo = cb.lower if cb.kind != "none" else math.fsum(
-        order_statistic_moment(X, i, n, 1) for i in range(1, k + 1))
+    c_lo = cb.lower if cb.kind != "none" else math.fsum(order_statistic_moment(X, i, n, 1) for i in range(1, k + 1))
     nec = min(n / c_lo, _rate(order_statistic_moment(X, 1, n, 1)))
-    return (Stability(rate=nec, kind="necessary", load=nec * m / n),
-            Stability(rate=suf, kind="sufficient", load=suf * m / n))
+    return (
+        Stability(rate=nec, kind="necessary", load=nec * m / n),
+        Stability(rate=suf, kind="sufficient", load=suf * m / n),
+    )
 
 
 def fork_early_cancel_cost(X: Distribution, k: int) -> float:
@@ -641,9 +648,13 @@ def partial_fork_group(lam: float, X: Distribution, n: int, r: int, k: int = 1) 
         return Estimate(e.latency, "exact", e.cost, "exact")
     _, upper = fork_join_bounds(lam_g, X, r, k)
     cb = fork_join_cost_bounds(X, r, k)
-    return Estimate(upper, "upper_bound", cb.upper,
-                    {"exact": "exact", "bounds": "upper_bound"}.get(cb.kind, ""),
-                    note="" if cb.kind != "none" else "no cost bound for this tail")
+    return Estimate(
+        upper,
+        "upper_bound",
+        cb.upper,
+        {"exact": "exact", "bounds": "upper_bound"}.get(cb.kind, ""),
+        note="" if cb.kind != "none" else "no cost bound for this tail",
+    )
 
 
 def uniform_partial_fork_cost_bounds(X: Distribution, r: int) -> tuple[float, float, str]:
@@ -708,16 +719,14 @@ def dichotomy(X: Distribution, r_max: int = 10) -> dict:
     costs = replication_cost_curve(X, r_max)
     tc = X.tail_class()
     trend = _trend(costs)
-    expected = {"log-concave": "non-decreasing", "log-convex": "non-increasing",
-                "both": "constant"}.get(tc)
+    expected = {"log-concave": "non-decreasing", "log-convex": "non-increasing", "both": "constant"}.get(tc)
     if expected is None:
         consistent = None
     elif expected == "constant":
         consistent = trend == "constant"
     else:
         consistent = trend in (expected, "constant")
-    return {"tail_class": tc, "trend": trend, "expected": expected,
-            "consistent": consistent, "costs": costs}
+    return {"tail_class": tc, "trend": trend, "expected": expected, "consistent": consistent, "costs": costs}
 
 
 def optimal_r(X: Distribution, n: int, traffic: str, r_max: int | None = None) -> tuple[int, str]:
@@ -800,8 +809,9 @@ def strategy_estimates(lam: float, X: Distribution, n: int, r: int, k: int) -> t
     return t_hat, c_hat
 
 
-def general_strategy(lam: float, X: Distribution, n: int, k: int = 1,
-                     c_max: float = math.inf, rf_max: int | None = None) -> StrategyChoice:
+def general_strategy(
+    lam: float, X: Distribution, n: int, k: int = 1, c_max: float = math.inf, rf_max: int | None = None
+) -> StrategyChoice:
     """Choose ``(r_f, r)`` of the generalised (n, r_f, r, k) fork-join (section 8).
 
     Section 8.1: launch tasks on ``r_f`` servers, keep the first ``r`` that reach
@@ -829,5 +839,4 @@ def general_strategy(lam: float, X: Distribution, n: int, k: int = 1,
     else:
         r, t, c = min(cands, key=lambda e: (e[2], e[1]))
         ok = False
-    return StrategyChoice(r_f=r_f, r=r, latency_estimate=t, cost_estimate=c, feasible=ok,
-                          candidates=tuple(cands))
+    return StrategyChoice(r_f=r_f, r=r, latency_estimate=t, cost_estimate=c, feasible=ok, candidates=tuple(cands))

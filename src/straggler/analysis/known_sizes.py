@@ -63,8 +63,7 @@ def ks_costs(system: TwoPoolSystem, post: np.ndarray, policy: str, w: float, x0,
     """
     r = np.asarray(system.speeds, dtype=float)
     nn = np.asarray(system.n, dtype=float)
-    x = [np.atleast_1d(np.asarray(x0, dtype=float))[:, None],
-         np.atleast_1d(np.asarray(x1, dtype=float))[:, None]]
+    x = [np.atleast_1d(np.asarray(x0, dtype=float))[:, None], np.atleast_1d(np.asarray(x1, dtype=float))[:, None]]
     t = [x[0] / r[0][None, :], x[1] / r[1][None, :]]  # (m, J)
     wt = (w / nn[0], (1.0 - w) / nn[1])
     J = r.shape[1]
@@ -73,7 +72,7 @@ def ks_costs(system: TwoPoolSystem, post: np.ndarray, policy: str, w: float, x0,
         l = 1 - i
         ti, tl = t[i], t[l]
         for k in range(J + 1):
-            tau = np.zeros_like(ti[:, :1]) if k == 0 else ti[:, k - 1:k]
+            tau = np.zeros_like(ti[:, :1]) if k == 0 else ti[:, k - 1 : k]
             go = ti > tau  # not finished in the first run
             if policy == "rerouting":
                 bi = np.minimum(ti, tau)
@@ -184,8 +183,7 @@ def _ks_phi_ratio(system, post, pc, policy, w, law: _RatioLaw, kinks) -> float:
     edges = [0.0, *kinks, math.inf]
     total = np.zeros(len(pc))
     for a, b in zip(edges[:-1], edges[1:]):
-        r1, r2 = ((a + (b - a) / 3.0, a + 2.0 * (b - a) / 3.0) if math.isfinite(b)
-                  else (2.0 * a + 1.0, 4.0 * a + 2.0))
+        r1, r2 = (a + (b - a) / 3.0, a + 2.0 * (b - a) / 3.0) if math.isfinite(b) else (2.0 * a + 1.0, 4.0 * a + 2.0)
         if not r2 > r1:  # a piece below floating-point resolution carries no mass
             continue
         v = ks_costs(system, post, policy, w, [1.0, 1.0], [r1, r2])  # (K, 2, C)
@@ -265,8 +263,7 @@ def _ks_policy_bound(system, X, dep, policy) -> tuple[float, float]:
     from scipy.optimize import minimize_scalar  # lazy
 
     phi = ks_phi_factory(system, X, dep, policy)
-    res = minimize_scalar(lambda w: -phi(w), bounds=(0.0, 1.0), method="bounded",
-                          options={"xatol": 1e-11})
+    res = minimize_scalar(lambda w: -phi(w), bounds=(0.0, 1.0), method="bounded", options={"xatol": 1e-11})
     cands = [(phi(0.0), 0.0), (phi(1.0), 1.0), (-float(res.fun), float(res.x))]
     val, w = max(cands)
     return val, w
@@ -313,6 +310,10 @@ def known_sizes_bound(system: TwoPoolSystem, X, dep, policy: str = "best") -> Kn
     # rerouting wins ties (within 1e-12): it is the paper's reading of Section 5
     top = max(rates.values())
     best = next(pp for pp in policies if rates[pp] >= top * (1.0 - 1e-12))
-    return KnownSizesBound(rate=rates[best], policy=best, weight=weights[best],
-                           rerouting=rates.get("rerouting", math.nan),
-                           replication=rates.get("replication", math.nan))
+    return KnownSizesBound(
+        rate=rates[best],
+        policy=best,
+        weight=weights[best],
+        rerouting=rates.get("rerouting", math.nan),
+        replication=rates.get("replication", math.nan),
+    )

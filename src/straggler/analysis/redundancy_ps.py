@@ -120,8 +120,9 @@ def stability_sufficient(X: Distribution, dep: Dependence, N: int, d: int) -> PS
     mi = dep.replica_mean(X)
     rate = N / (d * mi)
     exact = d == 1 or (isinstance(dep, Identical) and (d == N or isinstance(X, Exponential)))
-    return PSBound(rate=rate, load=1.0 / d, kind="exact" if exact else "sufficient",
-                   note="Theorem 2: all d replicas fully served")
+    return PSBound(
+        rate=rate, load=1.0 / d, kind="exact" if exact else "sufficient", note="Theorem 2: all d replicas fully served"
+    )
 
 
 def stability_bound(X: Distribution, dep: Dependence, N: int, d: int) -> PSBound:

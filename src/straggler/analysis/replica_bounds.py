@@ -184,8 +184,9 @@ def per_job(pools: Pools, d: int, k: int, weights, per_replica) -> float:
     return total
 
 
-def bounds(X: Distribution, dep: Dependence, pools: Pools, d: int, k: int = 1,
-           choice: str = "completion") -> ReplicaBounds:
+def bounds(
+    X: Distribution, dep: Dependence, pools: Pools, d: int, k: int = 1, choice: str = "completion"
+) -> ReplicaBounds:
     """Stability and cost bounds (module docstring) for ``d`` replicas of which
     ``k`` must finish. ``choice="completion"`` (cancel on completion): which replicas
     finish may depend on their sizes; ``choice="start"`` (CoS, FJ keeping the
@@ -195,6 +196,7 @@ def bounds(X: Distribution, dep: Dependence, pools: Pools, d: int, k: int = 1,
     if not 1 <= k <= d:
         raise ValueError(f"need 1 <= k <= d, got k = {k}, d = {d}")
     if choice == "completion":
+
         def per_replica(groups, kk):
             return scaled_sum(X, dep, groups, kk)
     elif choice == "start":
@@ -209,25 +211,26 @@ def bounds(X: Distribution, dep: Dependence, pools: Pools, d: int, k: int = 1,
     if len(n) == 1:
         necessary = n[0] / per_job(pools, d, k, (1.0,), per_replica)
     else:
+
         def work(w0: float) -> float:
             return per_job(pools, d, k, (w0, (1.0 - n[0] * w0) / n[1]), per_replica)
 
         necessary = 1.0 / _maximise_concave(work, 0.0, 1.0 / n[0])
     mean = dep.replica_mean(X)
-    per_server = [sum(pj / pools.speeds[i][j] for j, pj in enumerate(pools.p)) * mean
-                  for i in range(len(n))]
+    per_server = [sum(pj / pools.speeds[i][j] for j, pj in enumerate(pools.p)) * mean for i in range(len(n))]
     sufficient = pools.servers / (d * max(per_server))
     ones = (1.0,) * len(n)
     cost_lower = per_job(pools, d, k, ones, per_replica)
     if choice == "start":  # the k served in full are at worst the k slowest of the d
-        cost_upper = per_job(pools, d, k, ones,
-                              lambda groups, kk: mean * math.fsum(
-                                  sorted(c for c, m in groups for _ in range(m))[-kk:]))
+        cost_upper = per_job(
+            pools, d, k, ones, lambda groups, kk: mean * math.fsum(sorted(c for c, m in groups for _ in range(m))[-kk:])
+        )
     else:  # every replica served in full, on a uniform server
         share = [ni / pools.servers for ni in n]
         cost_upper = d * math.fsum(s * w for s, w in zip(share, per_server))
-    return ReplicaBounds(necessary_rate=necessary, sufficient_rate=sufficient,
-                         cost_lower=cost_lower, cost_upper=cost_upper)
+    return ReplicaBounds(
+        necessary_rate=necessary, sufficient_rate=sufficient, cost_lower=cost_lower, cost_upper=cost_upper
+    )
 
 
 def _maximise_concave(f, lo: float, hi: float, tol: float = 1e-8) -> float:

@@ -110,8 +110,7 @@ def expected_work(tau: float, X: Distribution, dep: Dependence, resume: bool = F
     return P.mean_min_A(t) + P.mean_A_B_exceeds(t)
 
 
-def nominal_load(lam: float, tau: float, X: Distribution, dep: Dependence, N: int = 1,
-                 resume: bool = False) -> float:
+def nominal_load(lam: float, tau: float, X: Distribution, dep: Dependence, N: int = 1, resume: bool = False) -> float:
     """``rho(tau) = lam (E[min(eta_1, tau)] + E[eta_2 1{eta_1 > tau}]) / N``.
 
     Per-queue nominal load of ``N`` homogeneous unit-speed queues with random
@@ -132,8 +131,7 @@ def load_ratio(tau: float, X: Distribution, dep: Dependence, resume: bool = Fals
     return expected_work(tau, X, dep, resume) / P.mean_A()
 
 
-def load_ratio_curve(taus: Sequence[float], X: Distribution, dep: Dependence,
-                     resume: bool = False) -> np.ndarray:
+def load_ratio_curve(taus: Sequence[float], X: Distribution, dep: Dependence, resume: bool = False) -> np.ndarray:
     """:func:`load_ratio` at each of ``taus``."""
     return np.array([load_ratio(t, X, dep, resume) for t in taus], dtype=float)
 
@@ -152,8 +150,7 @@ def capacity_difference(tau: float, X: Distribution, dep: Dependence, resume: bo
     return P.mean_A_B_exceeds(t) - excess
 
 
-def theorem2_terms(tau: float, X: Distribution, dep: Dependence,
-                   resume: bool = False) -> tuple[float, float]:
+def theorem2_terms(tau: float, X: Distribution, dep: Dependence, resume: bool = False) -> tuple[float, float]:
     """``(E[eta_2 | eta_1 > tau], E[eta_1 - tau | eta_1 > tau])``: the two sides of
     Theorem 2's criterion (eq. (13)). ``(nan, nan)`` when ``P(eta_1 > tau) = 0``."""
     t = _tau(tau)
@@ -182,9 +179,16 @@ def gains_capacity(tau: float, X: Distribution, dep: Dependence, resume: bool = 
 # =====================================================================================
 
 
-def network_loads(lam: float, X: Distribution, dep: Dependence, speeds: Sequence[float],
-                  taus: Sequence[float], p0: Sequence[float], p1: Sequence[float],
-                  resume: bool = False) -> np.ndarray:
+def network_loads(
+    lam: float,
+    X: Distribution,
+    dep: Dependence,
+    speeds: Sequence[float],
+    taus: Sequence[float],
+    p0: Sequence[float],
+    p1: Sequence[float],
+    resume: bool = False,
+) -> np.ndarray:
     """Nominal load ``rho_i`` of every queue of the speculative network (section 4,
     the display before Theorem 1, whose condition is ``rho_i < 1``; the extraction
     lost the formula, which is rebuilt here from the model of section 3).
@@ -226,8 +230,7 @@ def network_loads(lam: float, X: Distribution, dep: Dependence, speeds: Sequence
     return lam * (q0 * first + q1 * rerouted / mu)
 
 
-def network_stability_rate(X: Distribution, dep: Dependence, speeds, taus, p0, p1,
-                           resume: bool = False) -> float:
+def network_stability_rate(X: Distribution, dep: Dependence, speeds, taus, p0, p1, resume: bool = False) -> float:
     """Theorem 1: the network is stable iff every ``rho_i < 1`` (sufficiency is the
     theorem, for head-of-the-line disciplines; necessity is the usual work
     argument), so the largest total arrival rate is ``1 / max_i rho_i(lam = 1)``."""
@@ -309,8 +312,9 @@ def _snap(x: float, atoms: list[float]) -> float:
     return x
 
 
-def timeout_set(X: Distribution, dep: Dependence, resume: bool = False,
-                points_per_decade: int = 16) -> list[tuple[float, float]]:
+def timeout_set(
+    X: Distribution, dep: Dependence, resume: bool = False, points_per_decade: int = 16
+) -> list[tuple[float, float]]:
     """The timeouts that gain capacity, ``{tau : L(tau) < 1}``, as a list of intervals.
 
     Theorem 2's set, found numerically: the sign of :func:`capacity_difference` on
@@ -472,8 +476,9 @@ class OptimalTimeout:
     method: str
 
 
-def optimal_timeout(X: Distribution, dep: Dependence, resume: bool = False,
-                    points_per_decade: int = 16) -> OptimalTimeout:
+def optimal_timeout(
+    X: Distribution, dep: Dependence, resume: bool = False, points_per_decade: int = 16
+) -> OptimalTimeout:
     """The timeout that minimises ``rho(tau)``, i.e. maximises the stability region
     (Definition 2 and Theorem 4 of the paper; DESIGN.md ``tau: opt``).
 
@@ -495,8 +500,12 @@ def optimal_timeout(X: Distribution, dep: Dependence, resume: bool = False,
     a = float(grid[max(i - 1, 0)])
     b = float(grid[min(i + 1, len(grid) - 1)])
     if b > a:
-        res = minimize_scalar(lambda t: load_ratio(t, X, dep), bounds=(a, b), method="bounded",
-                              options={"xatol": 1e-12 * b, "maxiter": 500})
+        res = minimize_scalar(
+            lambda t: load_ratio(t, X, dep),
+            bounds=(a, b),
+            method="bounded",
+            options={"xatol": 1e-12 * b, "maxiter": 500},
+        )
         if res.fun < best_L:
             best_tau, best_L = float(res.x), float(res.fun)
     for at in atoms:  # L jumps down at an atom: the value at the atom itself
@@ -528,8 +537,9 @@ class SpeculationBound:
     note: str = ""
 
 
-def stability_bound(X: Distribution, dep: Dependence, N: int, tau="opt", resume: bool = False,
-                    discipline: str = "FCFS") -> SpeculationBound:
+def stability_bound(
+    X: Distribution, dep: Dependence, N: int, tau="opt", resume: bool = False, discipline: str = "FCFS"
+) -> SpeculationBound:
     """``lambda_max`` of SLB on ``N`` homogeneous unit-speed queues with random
     dispatch and random re-routing, at the timeout ``tau`` (a number, ``inf``, or
     ``"opt"`` for :func:`optimal_timeout`).
@@ -558,15 +568,17 @@ def stability_bound(X: Distribution, dep: Dependence, N: int, tau="opt", resume:
     work = expected_work(t, X, dep, resume)
     rate = N / work
     kind = "exact" if discipline == "FCFS" else "necessary"
-    note = "Theorem 1 (HOL disciplines)" if discipline == "FCFS" else (
-        "Theorem 1 excludes PS; the work condition is necessary")
+    note = (
+        "Theorem 1 (HOL disciplines)"
+        if discipline == "FCFS"
+        else ("Theorem 1 excludes PS; the work condition is necessary")
+    )
     if t < _eta1_support(X, dep)[0]:
         note += "; tau below the support of eta_1 violates Theorem 1's P(eta_1 <= tau) > 0"
     return SpeculationBound(rate=rate, load=1.0 / L, tau=t, L=L, kind=kind, note=note)
 
 
-def latency_approx(lam: float, tau: float, X: Distribution, dep: Dependence, N: int,
-                   resume: bool = False) -> float:
+def latency_approx(lam: float, tau: float, X: Distribution, dep: Dependence, N: int, resume: bool = False) -> float:
     """Mean response time of SLB on ``N`` homogeneous FCFS queues: an approximation.
 
     Not a result of the speculation paper (its section 6 states a conjecture that

@@ -84,11 +84,18 @@ def latency_tail(model) -> LatencyTail:
     index = model.dependence.order_tail_index(model.size, r, k)
     if not math.isfinite(index) or index > 3.0:
         return LatencyTail(False, False, index)
-    what = ("a replica's service time" if r == 1 else
-            f"the smallest of a job's {r} replica service times" if k == 1 else
-            f"the {k}-th smallest of {r} task service times")
-    why = (f"FCFS: {what} has tail index {index:g}, so its second moment is infinite and "
-           "so is the mean waiting time (a job waits for its residual)" if index <= 2.0 else
-           f"FCFS: {what} has tail index {index:g}, so its third moment is infinite and so is "
-           "the variance of the response time: the confidence interval under-covers")
+    what = (
+        "a replica's service time"
+        if r == 1
+        else f"the smallest of a job's {r} replica service times"
+        if k == 1
+        else f"the {k}-th smallest of {r} task service times"
+    )
+    why = (
+        f"FCFS: {what} has tail index {index:g}, so its second moment is infinite and "
+        "so is the mean waiting time (a job waits for its residual)"
+        if index <= 2.0
+        else f"FCFS: {what} has tail index {index:g}, so its third moment is infinite and so is "
+        "the variance of the response time: the confidence interval under-covers"
+    )
     return LatencyTail(index <= 2.0, True, index, why)

@@ -43,9 +43,7 @@ def expected_work_full_redundancy(system, X, dep) -> np.ndarray:
     the work is the same in both pools and independent of the assignment.
     """
     r = system.speeds
-    per_type = [
-        pair(dep, X, 1.0 / r[0][j], 1.0 / r[1][j]).mean_min_AB() for j in range(system.n_types)
-    ]
+    per_type = [pair(dep, X, 1.0 / r[0][j], 1.0 / r[1][j]).mean_min_AB() for j in range(system.n_types)]
     work = float(np.dot(system.p, per_type))
     return np.array([work, work])
 
@@ -107,10 +105,7 @@ def _check_alpha(system: TwoPoolSystem, alpha) -> np.ndarray:
 def _pairs(system: TwoPoolSystem, X: Distribution, dep: Dependence):
     """``P[i][j] = pair(dep, X, 1/r_ij, 1/r_lj)``: A = A_ij (pool i), B = A_lj."""
     r = system.speeds
-    return [
-        [pair(dep, X, 1.0 / r[i][j], 1.0 / r[1 - i][j]) for j in range(system.n_types)]
-        for i in range(2)
-    ]
+    return [[pair(dep, X, 1.0 / r[i][j], 1.0 / r[1 - i][j]) for j in range(system.n_types)] for i in range(2)]
 
 
 def _profile(P, policy: str, i: int, tau: float, moment: int = 1, per_job: bool = False):
@@ -234,9 +229,7 @@ def _joint_min_exceeds(P, t: float, s: float, u: float) -> float:
     if isinstance(P, MixturePair):
         return math.fsum(_times(w, _joint_min_exceeds(c, t, s, u)) for w, c in P.components)
     if isinstance(P, SXPair):
-        return P.X.expect(
-            lambda x: _joint_min_exceeds(IIDPair(P.S, P.a * x, P.b * x), t, s, u) if x > 0 else 0.0
-        )
+        return P.X.expect(lambda x: _joint_min_exceeds(IIDPair(P.S, P.a * x, P.b * x), t, s, u) if x > 0 else 0.0)
     raise TypeError(f"unsupported pair {type(P).__name__}")
 
 
@@ -318,8 +311,7 @@ def second_moment_work_rerouting(system: TwoPoolSystem, X, dep, alpha, tau) -> n
     return _expected(system, X, dep, alpha, tau, "rerouting", moment=2)
 
 
-def second_moment_work_replication(system: TwoPoolSystem, X, dep, alpha, tau,
-                                   per_job: bool = False) -> np.ndarray:
+def second_moment_work_replication(system: TwoPoolSystem, X, dep, alpha, tau, per_job: bool = False) -> np.ndarray:
     """E[(B_i^Rep)^2] of Section 6 (REFERENCES.md section 1, latency approximation):
 
     sum_j p_j alpha_ij (E[min(X_i/r_ij, tau_i)^2] + k^2_{il,j}(tau_i)) + sum_j p_j alpha_lj k^2_{li,j}(tau_l).
@@ -471,8 +463,7 @@ def _best_q(c0: float, g0: np.ndarray, c1: float, g1: np.ndarray) -> np.ndarray:
         c = np.zeros(C + 1)
         c[-1] = 1.0
         A_ub = np.vstack([np.append(g0, -1.0), np.append(g1, -1.0)])
-        res = linprog(c, A_ub=A_ub, b_ub=np.array([-c0, -c1]),
-                      bounds=[(0.0, 1.0)] * C + [(None, None)], method="highs")
+        res = linprog(c, A_ub=A_ub, b_ub=np.array([-c0, -c1]), bounds=[(0.0, 1.0)] * C + [(None, None)], method="highs")
         if res.success:
             cands.append(np.clip(res.x[:C], 0.0, 1.0))
     cands += [np.full(C, 0.5), np.zeros(C), np.ones(C)]
@@ -551,8 +542,7 @@ class ThresholdOptimiser:
             own, cross = zip(*(self.profile(i, float(t)) for t in grids[i]))
             prof.append((np.array(own), np.array(cross)))
         (o0, x0), (o1, x1) = prof
-        V, _ = _inner_value(self.p, self.B, self.n,
-                            o0[:, None, :], x0[:, None, :], o1[None, :, :], x1[None, :, :])
+        V, _ = _inner_value(self.p, self.B, self.n, o0[:, None, :], x0[:, None, :], o1[None, :, :], x1[None, :, :])
         self.evaluations += V.size
         # starting points: the best grid points that are local minima of the grid
         padded = np.pad(V, 1, constant_values=np.inf)
@@ -560,7 +550,7 @@ class ThresholdOptimiser:
         for di in (-1, 0, 1):
             for dj in (-1, 0, 1):
                 if di or dj:
-                    nb = padded[1 + di:1 + di + V.shape[0], 1 + dj:1 + dj + V.shape[1]]
+                    nb = padded[1 + di : 1 + di + V.shape[0], 1 + dj : 1 + dj + V.shape[1]]
                     local &= V <= nb
         idx = np.argwhere(local)
         order = np.argsort(V[local])[:4]
@@ -584,8 +574,7 @@ class ThresholdOptimiser:
         """V on the grid t0s x t1s (profiles computed once per coordinate)."""
         o0, x0 = map(np.array, zip(*(self.profile(0, t) for t in t0s)))
         o1, x1 = map(np.array, zip(*(self.profile(1, t) for t in t1s)))
-        V, _ = _inner_value(self.p, self.B, self.n,
-                            o0[:, None, :], x0[:, None, :], o1[None, :, :], x1[None, :, :])
+        V, _ = _inner_value(self.p, self.B, self.n, o0[:, None, :], x0[:, None, :], o1[None, :, :], x1[None, :, :])
         self.evaluations += V.size
         return V
 
@@ -659,9 +648,13 @@ class ThresholdOptimiser:
         fn = expected_work_rerouting if self.policy == "rerouting" else expected_work_replication
         work = fn(self.system, self.X, self.dep, alpha, tau)
         t = max(work[0] / self.n[0], work[1] / self.n[1])
-        return ThresholdBound(rate=1.0 / t if t > 0 else math.inf, q=tuple(float(x) for x in q),
-                              work=(float(work[0]), float(work[1])),
-                              tau=(float(tau[0]), float(tau[1])), policy=self.policy)
+        return ThresholdBound(
+            rate=1.0 / t if t > 0 else math.inf,
+            q=tuple(float(x) for x in q),
+            work=(float(work[0]), float(work[1])),
+            tau=(float(tau[0]), float(tau[1])),
+            policy=self.policy,
+        )
 
 
 def _replica_points(X: Distribution, dep: Dependence) -> list[float]:

@@ -96,8 +96,8 @@ def _construct_mapping(loader, node, deep=False):
             continue
         if duplicate:
             raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", node.start_mark,
-                f"found duplicate key {key!r}", key_node.start_mark)
+                "while constructing a mapping", node.start_mark, f"found duplicate key {key!r}", key_node.start_mark
+            )
         seen.add(key)
     return loader.construct_mapping(node, deep=deep)
 
@@ -111,8 +111,7 @@ def load_config(path) -> dict:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError([f"{path}: cannot read the config file ({exc.strerror or exc})"],
-                          source=str(path)) from exc
+        raise ConfigError([f"{path}: cannot read the config file ({exc.strerror or exc})"], source=str(path)) from exc
     try:
         data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
@@ -123,8 +122,13 @@ def load_config(path) -> dict:
     if data is None:
         raise ConfigError([f"{path}: the file is empty; expected a mapping of config keys"], source=str(path))
     if not isinstance(data, dict):
-        raise ConfigError([f"{path}: the top level is {format_value(data, 60)}; expected a mapping of config keys "
-                           f"({', '.join(KEY_ORDER)})"], source=str(path))
+        raise ConfigError(
+            [
+                f"{path}: the top level is {format_value(data, 60)}; expected a mapping of config keys "
+                f"({', '.join(KEY_ORDER)})"
+            ],
+            source=str(path),
+        )
     return data
 
 
@@ -143,6 +147,7 @@ def dump_config(resolved: dict) -> str:
     ordered = {k: resolved[k] for k in KEY_ORDER if k in resolved}
     ordered.update({k: v for k, v in resolved.items() if k not in ordered})
     return yaml.safe_dump(ordered, sort_keys=False, default_flow_style=None, allow_unicode=True, width=100)
+
 
 # --------------------------------------------------------------------------- resolve
 
@@ -170,8 +175,11 @@ def _apply_scale(cfg: dict) -> tuple[dict, list[Err]]:
         return cfg, []  # the schema names the allowed values
     if scales is None:
         if scale != "quick":
-            return cfg, [not_allowed(("scale",), scale, "quick: this study defines no other "
-                                      "scale (a study file lists them under scales)")]
+            return cfg, [
+                not_allowed(
+                    ("scale",), scale, "quick: this study defines no other scale (a study file lists them under scales)"
+                )
+            ]
         cfg.pop("scale", None)
         return cfg, []
     if not isinstance(scales, Mapping):
@@ -179,20 +187,33 @@ def _apply_scale(cfg: dict) -> tuple[dict, list[Err]]:
     errs = []
     for name, over in scales.items():
         if name not in SCALES:
-            errs.append(Err(("scales", name), f"scales.{name}: key {name!r} is not allowed; "
-                             f"expected one of {one_of(SCALES)}{did_you_mean(name, SCALES)}"))
+            errs.append(
+                Err(
+                    ("scales", name),
+                    f"scales.{name}: key {name!r} is not allowed; "
+                    f"expected one of {one_of(SCALES)}{did_you_mean(name, SCALES)}",
+                )
+            )
         elif not isinstance(over, Mapping):
-            errs.append(not_allowed(("scales", name), over, "a mapping of config keys to "
-                                     "override at that scale (e.g. simulation, load)"))
+            errs.append(
+                not_allowed(
+                    ("scales", name), over, "a mapping of config keys to override at that scale (e.g. simulation, load)"
+                )
+            )
         else:
             for key in over:
                 if key in ("study", "seed", "scale", "scales"):
-                    errs.append(not_allowed(("scales", name, key), over[key],
-                                             "no value: a scale changes run lengths and grids, "
-                                             "never the study's name, seed or scale"))
+                    errs.append(
+                        not_allowed(
+                            ("scales", name, key),
+                            over[key],
+                            "no value: a scale changes run lengths and grids, never the study's name, seed or scale",
+                        )
+                    )
     if scale != "quick" and scale not in scales:
-        errs.append(not_allowed(("scale",), scale, f"a scale this study defines under scales "
-                                 f"({one_of(['quick', *scales])})"))
+        errs.append(
+            not_allowed(("scale",), scale, f"a scale this study defines under scales ({one_of(['quick', *scales])})")
+        )
     if errs:
         return cfg, errs
     cfg = _merge(cfg, dict(scales.get(scale) or {}))
@@ -208,8 +229,12 @@ def resolve_config(raw: dict) -> dict:
     Raises :class:`ConfigError` listing every problem found.
     """
     if not isinstance(raw, Mapping):
-        raise ConfigError([f"(top level): value {format_value(raw, 60)} is not allowed; expected a mapping of "
-                           f"config keys ({', '.join(KEY_ORDER)})"])
+        raise ConfigError(
+            [
+                f"(top level): value {format_value(raw, 60)} is not allowed; expected a mapping of "
+                f"config keys ({', '.join(KEY_ORDER)})"
+            ]
+        )
     cfg, errs = _apply_scale(copy.deepcopy(dict(raw)))
     schema_errors(cfg)  # fill the defaults first; the errors are collected below
 
@@ -316,21 +341,24 @@ def _normalise(cfg: dict, axes: list[tuple[Axis, list]]) -> dict:
     # the default basis is left out, so that a config without the key (every study
     # written before it existed) resolves to the same text, cell specs and hashes
     basis = {} if cfg.get("load_basis", "nominal") == "nominal" else {"load_basis": cfg["load_basis"]}
-    return copy.deepcopy({
-        "study": cfg["study"],
-        **({"scale": cfg["scale"]} if "scale" in cfg else {}),
-        "seed": cfg["seed"],
-        "grid": grid,
-        "load": list(cfg["load"]),
-        **basis,
-        "policies": policies,
-        "distributions": distributions,
-        "dependences": dependences,
-        "system": system,
-        "evaluate": list(cfg["evaluate"]),
-        # precision and max_jobs only when given: older studies resolve to the same text
-        "simulation": {k: sim[k] for k in ("jobs", "warmup", "replications", "confidence",
-                                           "precision", "max_jobs") if k in sim},
-        # how work is cut: never part of a cell's spec or of the dataset's config text
-        "execution": dict(cfg["execution"]),
-    })
+    return copy.deepcopy(
+        {
+            "study": cfg["study"],
+            **({"scale": cfg["scale"]} if "scale" in cfg else {}),
+            "seed": cfg["seed"],
+            "grid": grid,
+            "load": list(cfg["load"]),
+            **basis,
+            "policies": policies,
+            "distributions": distributions,
+            "dependences": dependences,
+            "system": system,
+            "evaluate": list(cfg["evaluate"]),
+            # precision and max_jobs only when given: older studies resolve to the same text
+            "simulation": {
+                k: sim[k] for k in ("jobs", "warmup", "replications", "confidence", "precision", "max_jobs") if k in sim
+            },
+            # how work is cut: never part of a cell's spec or of the dataset's config text
+            "execution": dict(cfg["execution"]),
+        }
+    )

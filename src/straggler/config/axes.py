@@ -53,36 +53,44 @@ def axis_of(key: str, cfg: dict) -> Axis:
     if head in dists:
         kinds.append("distribution")
     if len(kinds) > 1:
-        raise ValueError(f"{head!r} is ambiguous: it names a {' and a '.join(kinds)}; "
-                         f"rename the distribution {head!r}")
+        raise ValueError(f"{head!r} is ambiguous: it names a {' and a '.join(kinds)}; rename the distribution {head!r}")
     if not kinds:
         heads = sorted(POLICIES) + sorted(ALIASES) + sorted(dists) + ["types", "system"]
         raise ValueError(
             f"{head!r} is not a policy, a distribution defined under distributions, types or system; "
             f"expected <policy>.<parameter>, <distribution>.<parameter>, or one of "
-            f"{one_of(SYSTEM_AXES)}{did_you_mean(head, heads)}")
+            f"{one_of(SYSTEM_AXES)}{did_you_mean(head, heads)}"
+        )
     kind = kinds[0]
     if kind == "policy":
         policy = canonical_policy(head)
         params = list(POLICIES[policy].parameters)
         if not params:
-            raise ValueError(f"policy {policy} has no parameters; expected <policy>.<parameter> for a policy "
-                             f"with parameters ({one_of(p for p in POLICIES if POLICIES[p].parameters)})")
+            raise ValueError(
+                f"policy {policy} has no parameters; expected <policy>.<parameter> for a policy "
+                f"with parameters ({one_of(p for p in POLICIES if POLICIES[p].parameters)})"
+            )
         if rest not in params:
-            raise ValueError(f"{rest!r} is not a parameter of policy {policy}; expected one of "
-                             f"{one_of(params)}{did_you_mean(rest, params)}")
+            raise ValueError(
+                f"{rest!r} is not a parameter of policy {policy}; expected one of "
+                f"{one_of(params)}{did_you_mean(rest, params)}"
+            )
         return Axis(key, f"{policy}.{rest}", ("policies", policy, rest))
     if kind == "system":
         if key not in SYSTEM_AXES:
-            raise ValueError(f"{key!r} is not a system parameter that can be swept; expected one of "
-                             f"{one_of(SYSTEM_AXES)}{did_you_mean(key, SYSTEM_AXES)}")
+            raise ValueError(
+                f"{key!r} is not a system parameter that can be swept; expected one of "
+                f"{one_of(SYSTEM_AXES)}{did_you_mean(key, SYSTEM_AXES)}"
+            )
         return Axis(key, key, SYSTEM_AXES[key], _p1_to_p if key == "types.p1" else None)
     spec = dists[head]
     family = spec.get("family") if isinstance(spec, dict) else None
     params = list(family_parameters().get(family, ())) + ["scale_to_mean"]
     if rest not in params:
-        raise ValueError(f"{rest!r} is not a parameter of distribution {head} (family {family}); "
-                         f"expected one of {one_of(params)}{did_you_mean(rest, params)}")
+        raise ValueError(
+            f"{rest!r} is not a parameter of distribution {head} (family {family}); "
+            f"expected one of {one_of(params)}{did_you_mean(rest, params)}"
+        )
     return Axis(key, key, ("distributions", head, rest))
 
 

@@ -27,8 +27,13 @@ def _check_probabilities(p, path) -> list[Err]:
         return [not_allowed(path, p, "probabilities, each >= 0, summing to 1")]
     total = math.fsum(p)
     if not abs(total - 1.0) <= PROBABILITY_TOLERANCE:
-        return [Err(tuple(path), f"{fmt_path(path)}: value {format_value(p)} is not allowed: it sums to {total!r}; "
-                     f"expected probabilities summing to 1")]
+        return [
+            Err(
+                tuple(path),
+                f"{fmt_path(path)}: value {format_value(p)} is not allowed: it sums to {total!r}; "
+                f"expected probabilities summing to 1",
+            )
+        ]
     return []
 
 
@@ -42,9 +47,14 @@ def _check_distribution(spec, path: tuple) -> list[Err]:
         errs += _check_probabilities(spec["p"], path + ("p",))
         other = "rates" if family == "hyperexponential" else "values"
         if len(spec[other]) != len(spec["p"]):
-            errs.append(Err(path + (other,), f"{fmt_path(path + (other,))}: value {format_value(spec[other])} is not "
-                             f"allowed: it has {len(spec[other])} entries; expected one per probability in p "
-                             f"({len(spec['p'])})"))
+            errs.append(
+                Err(
+                    path + (other,),
+                    f"{fmt_path(path + (other,))}: value {format_value(spec[other])} is not "
+                    f"allowed: it has {len(spec[other])} entries; expected one per probability in p "
+                    f"({len(spec['p'])})",
+                )
+            )
     if family in ("bounded_pareto", "uniform") and not spec["high"] > spec["low"]:
         errs.append(not_allowed(path + ("high",), spec["high"], f"a number > low = {spec['low']}"))
     if family == "discrete" and not errs and not math.fsum(v * q for v, q in zip(spec["values"], spec["p"])) > 0:
@@ -55,9 +65,14 @@ def _check_distribution(spec, path: tuple) -> list[Err]:
     from .. import distributions
 
     if family not in distributions.FAMILIES:
-        return [Err(path + ("family",), f"{fmt_path(path + ('family',))}: value {family!r} is not allowed: "
-                     f"straggler.distributions does not implement it; expected one of "
-                     f"{one_of(distributions.FAMILIES)}")]
+        return [
+            Err(
+                path + ("family",),
+                f"{fmt_path(path + ('family',))}: value {family!r} is not allowed: "
+                f"straggler.distributions does not implement it; expected one of "
+                f"{one_of(distributions.FAMILIES)}",
+            )
+        ]
     try:
         dist = distributions.from_spec(copy.deepcopy(spec))
         mean = float(dist.mean())
@@ -103,14 +118,25 @@ def _semantic_errors(cfg: dict) -> list[Err]:
     for name, spec in user_deps.items():
         path = ("dependences", name)
         if name in BUILTIN_DEPENDENCES and spec != BUILTIN_DEPENDENCES[name]:
-            errs.append(not_allowed(path, spec, f"{format_value(BUILTIN_DEPENDENCES[name])} (a built-in name; "
-                                     f"choose another name for another dependence)"))
+            errs.append(
+                not_allowed(
+                    path,
+                    spec,
+                    f"{format_value(BUILTIN_DEPENDENCES[name])} (a built-in name; "
+                    f"choose another name for another dependence)",
+                )
+            )
         if isinstance(spec, dict) and spec.get("kind") == "sx":
             slowdown = spec.get("slowdown")
             if isinstance(slowdown, str) and slowdown not in dists:
-                errs.append(not_allowed(path + ("slowdown",), slowdown,
-                                         f"a distribution defined under distributions ({one_of(dists)}) "
-                                         f"or an inline distribution{did_you_mean(slowdown, dists)}"))
+                errs.append(
+                    not_allowed(
+                        path + ("slowdown",),
+                        slowdown,
+                        f"a distribution defined under distributions ({one_of(dists)}) "
+                        f"or an inline distribution{did_you_mean(slowdown, dists)}",
+                    )
+                )
             elif isinstance(slowdown, dict):
                 errs += _check_distribution(slowdown, path + ("slowdown",))
 
@@ -120,9 +146,13 @@ def _semantic_errors(cfg: dict) -> list[Err]:
         if isinstance(values, list):
             for i, name in enumerate(values):
                 if isinstance(name, str) and name not in defined:
-                    errs.append(not_allowed(("grid", axis, i), name,
-                                             f"a name defined under {where}: {one_of(defined)}"
-                                             f"{did_you_mean(name, defined)}"))
+                    errs.append(
+                        not_allowed(
+                            ("grid", axis, i),
+                            name,
+                            f"a name defined under {where}: {one_of(defined)}{did_you_mean(name, defined)}",
+                        )
+                    )
 
     # policies given twice (canonical name and alias)
     policies = cfg.get("policies") if isinstance(cfg.get("policies"), dict) else {}
@@ -131,8 +161,13 @@ def _semantic_errors(cfg: dict) -> list[Err]:
         if key in POLICIES or key in ALIASES:
             canon = canonical_policy(key)
             if canon in seen:
-                errs.append(Err(("policies", key), f"policies.{key}: policy {canon} is given twice "
-                                 f"(as {seen[canon]} and {key}); expected one entry"))
+                errs.append(
+                    Err(
+                        ("policies", key),
+                        f"policies.{key}: policy {canon} is given twice "
+                        f"(as {seen[canon]} and {key}); expected one entry",
+                    )
+                )
             seen.setdefault(canon, key)
 
     # pools, N and r_slow
@@ -145,48 +180,81 @@ def _semantic_errors(cfg: dict) -> list[Err]:
         for i, n in enumerate(Ns):
             if isinstance(n, int) and n % 2 == 1:
                 if slow:
-                    errs.append(not_allowed(("grid", "N", i), n,
-                                             f"an even N (two equal pools) while grid.r_slow has values < 1 "
-                                             f"({one_of(slow)}), or system.pools"))
+                    errs.append(
+                        not_allowed(
+                            ("grid", "N", i),
+                            n,
+                            f"an even N (two equal pools) while grid.r_slow has values < 1 "
+                            f"({one_of(slow)}), or system.pools",
+                        )
+                    )
                 elif speeds is not None:
-                    errs.append(not_allowed(("grid", "N", i), n,
-                                             "an even N (two equal pools) when system.speeds is given, "
-                                             "or system.pools"))
+                    errs.append(
+                        not_allowed(
+                            ("grid", "N", i),
+                            n,
+                            "an even N (two equal pools) when system.speeds is given, or system.pools",
+                        )
+                    )
     elif _numbers(pools) and len(pools) == 2:
         total = sum(pools)
         bad = [n for n in Ns if n != total]
         if bad:
-            errs.append(Err(("system", "pools"), f"system.pools: value {format_value(pools)} is not allowed: it sums "
-                             f"to {total}, but grid.N has {one_of(bad)}; expected pool sizes summing to "
-                             f"every N of the grid"))
+            errs.append(
+                Err(
+                    ("system", "pools"),
+                    f"system.pools: value {format_value(pools)} is not allowed: it sums "
+                    f"to {total}, but grid.N has {one_of(bad)}; expected pool sizes summing to "
+                    f"every N of the grid",
+                )
+            )
 
     # queueing and discipline: central queueing is one FCFS queue per pool (the
     # threshold paper's model); no central processor-sharing model is defined
     if system.get("queueing") == "central" and system.get("discipline") == "PS":
-        errs.append(not_allowed(("system", "queueing"), "central",
-                                 "per_server when system.discipline is 'PS' (no central processor-sharing "
-                                 "model is defined: a central pool queue is FCFS); or system.discipline "
-                                 "'FCFS' with central queueing"))
+        errs.append(
+            not_allowed(
+                ("system", "queueing"),
+                "central",
+                "per_server when system.discipline is 'PS' (no central processor-sharing "
+                "model is defined: a central pool queue is FCFS); or system.discipline "
+                "'FCFS' with central queueing",
+            )
+        )
 
     # types
     p = types.get("p")
     if _numbers(p) and p:
         errs += _check_probabilities(p, ("system", "types", "p"))
         if speeds is None and len(p) != 2:
-            errs.append(not_allowed(("system", "types", "p"), p,
-                                     "2 probabilities (two job types), unless system.speeds gives one "
-                                     "column per type"))
+            errs.append(
+                not_allowed(
+                    ("system", "types", "p"),
+                    p,
+                    "2 probabilities (two job types), unless system.speeds gives one column per type",
+                )
+            )
         if isinstance(speeds, list):
             for i, row in enumerate(speeds):
                 if isinstance(row, list) and len(row) != len(p):
-                    errs.append(not_allowed(("system", "speeds", i), row,
-                                             f"one speed per job type ({len(p)}, the length of system.types.p)"))
+                    errs.append(
+                        not_allowed(
+                            ("system", "speeds", i),
+                            row,
+                            f"one speed per job type ({len(p)}, the length of system.types.p)",
+                        )
+                    )
     belief = types.get("belief")
     if isinstance(belief, list) and all(_numbers(row) for row in belief):
         J = len(p) if _numbers(p) else None
         if J is not None and (len(belief) != J or any(len(row) != J for row in belief)):
-            errs.append(not_allowed(("system", "types", "belief"), belief,
-                                     f"a number in [0, 1] or a {J} x {J} matrix p_(j->j*) (J = len(system.types.p))"))
+            errs.append(
+                not_allowed(
+                    ("system", "types", "belief"),
+                    belief,
+                    f"a number in [0, 1] or a {J} x {J} matrix p_(j->j*) (J = len(system.types.p))",
+                )
+            )
         else:
             for i, row in enumerate(belief):
                 errs += _check_probabilities(row, ("system", "types", "belief", i))
@@ -196,12 +264,21 @@ def _semantic_errors(cfg: dict) -> list[Err]:
     # at least one possible cell (cells with d > N, an odd N needing two pools, or a
     # d-of-N policy with central queueing are left NaN)
     names = grid.get("policy")
-    queueings = grid.get("system.queueing") if isinstance(grid.get("system.queueing"), list) else [
-        system.get("queueing", "per_server")]
+    queueings = (
+        grid.get("system.queueing")
+        if isinstance(grid.get("system.queueing"), list)
+        else [system.get("queueing", "per_server")]
+    )
     ds = grid.get("d")
-    if (isinstance(names, list) and names and all(isinstance(x, str) and (x in POLICIES or x in ALIASES)
-                                                  for x in names)
-            and _numbers(ds) and ds and Ns):
+    if (
+        isinstance(names, list)
+        and names
+        and all(isinstance(x, str) and (x in POLICIES or x in ALIASES) for x in names)
+        and _numbers(ds)
+        and ds
+        and Ns
+    ):
+
         def possible(policy, d, n):
             spec = POLICIES[canonical_policy(policy)]
             if spec.uses_d and d > n:
@@ -211,10 +288,15 @@ def _semantic_errors(cfg: dict) -> list[Err]:
             return not (spec.two_pools and pools is None and n % 2 == 1)
 
         if not any(possible(pol, d, n) for pol in names for d in ds for n in Ns):
-            errs.append(Err(("grid",), f"grid: no cell can be evaluated (policy {format_value(names)}, d {format_value(ds)}, "
-                             f"N {format_value(Ns)}, system.queueing {format_value(queueings)}): every combination has "
-                             f"d > N, needs two pools with an odd N, or is a d-of-N policy ({names_using_d()}) "
-                             f"with central queueing; expected at least one possible cell"))
+            errs.append(
+                Err(
+                    ("grid",),
+                    f"grid: no cell can be evaluated (policy {format_value(names)}, d {format_value(ds)}, "
+                    f"N {format_value(Ns)}, system.queueing {format_value(queueings)}): every combination has "
+                    f"d > N, needs two pools with an odd N, or is a d-of-N policy ({names_using_d()}) "
+                    f"with central queueing; expected at least one possible cell",
+                )
+            )
 
     errs += _check_fork_join(cfg, grid, dists, system)
     errs += _check_run_length(cfg)
@@ -247,10 +329,15 @@ def _check_fork_join(cfg: dict, grid: dict, dists: dict, system: dict) -> list[E
     ks = [k for k in _as_list(params.get("k", 1)) if isinstance(k, int) and not isinstance(k, bool)]
     keeps = _as_list(params.get("keep", "d"))
     earlies = _as_list(params.get("early", False))
-    ds = [d for d in grid.get("d", []) if isinstance(d, int) and not isinstance(d, bool)] \
-        if isinstance(grid.get("d"), list) else []
-    allowed = (f"an integer with k <= keep <= d (k: {one_of(ks)}; d: {one_of(ds)}), "
-               f"d (plain fork-join) or opt (section 8.2 strategy)")
+    ds = (
+        [d for d in grid.get("d", []) if isinstance(d, int) and not isinstance(d, bool)]
+        if isinstance(grid.get("d"), list)
+        else []
+    )
+    allowed = (
+        f"an integer with k <= keep <= d (k: {one_of(ks)}; d: {one_of(ds)}), "
+        f"d (plain fork-join) or opt (section 8.2 strategy)"
+    )
     for i, keep in enumerate(keeps):
         path = ("policies", "FJ", "keep") + ((i,) if isinstance(params.get("keep"), list) else ())
         if isinstance(keep, bool) or not isinstance(keep, int):
@@ -262,24 +349,37 @@ def _check_fork_join(cfg: dict, grid: dict, dists: dict, system: dict) -> list[E
     if True in earlies:
         bad = [keep for keep in keeps if keep == "opt" or (isinstance(keep, int) and keep not in ks)]
         if bad:
-            errs.append(not_allowed(("policies", "FJ", "early"), True,
-                                     f"false when keep is {format_value(bad[0])} (early: true is the alias "
-                                     f"keep = k; give keep or early, not both)"))
+            errs.append(
+                not_allowed(
+                    ("policies", "FJ", "early"),
+                    True,
+                    f"false when keep is {format_value(bad[0])} (early: true is the alias "
+                    f"keep = k; give keep or early, not both)",
+                )
+            )
     if "opt" in keeps and system.get("discipline", "FCFS") != "FCFS":
-        errs.append(not_allowed(("policies", "FJ", "keep"), "opt",
-                                 "an integer or d with system.discipline PS (keep: opt uses the "
-                                 "FCFS estimates of section 8.2)"))
+        errs.append(
+            not_allowed(
+                ("policies", "FJ", "keep"),
+                "opt",
+                "an integer or d with system.discipline PS (keep: opt uses the FCFS estimates of section 8.2)",
+            )
+        )
     if "shift" in _as_list(params.get("split", "none")):
         names_d = grid.get("distribution") if isinstance(grid.get("distribution"), list) else []
         for i, name in enumerate(names_d):
             spec = dists.get(name) if isinstance(name, str) else None
             family = spec.get("family") if isinstance(spec, dict) else None
             if family is not None and family != "shifted_exponential":
-                errs.append(Err(("policies", "FJ", "split"),
-                                 f"policies.FJ.split: value 'shift' is not allowed with grid.distribution"
-                                 f"[{i}] = {name!r} (family {family}); expected none, or only "
-                                 f"shifted_exponential distributions (split: shift divides their "
-                                 f"shift by k, section 7.2)"))
+                errs.append(
+                    Err(
+                        ("policies", "FJ", "split"),
+                        f"policies.FJ.split: value 'shift' is not allowed with grid.distribution"
+                        f"[{i}] = {name!r} (family {family}); expected none, or only "
+                        f"shifted_exponential distributions (split: shift divides their "
+                        f"shift by k, section 7.2)",
+                    )
+                )
     return errs
 
 
@@ -294,14 +394,24 @@ def _check_run_length(cfg: dict) -> list[Err]:
     if cap is None or not isinstance(cap, int) or isinstance(cap, bool):
         return []
     if sim.get("precision") is None:
-        return [not_allowed(("simulation", "max_jobs"), cap,
-                             "no value without simulation.precision (it caps the jobs that "
-                             "sequential stopping may add); remove it or set simulation.precision")]
+        return [
+            not_allowed(
+                ("simulation", "max_jobs"),
+                cap,
+                "no value without simulation.precision (it caps the jobs that "
+                "sequential stopping may add); remove it or set simulation.precision",
+            )
+        ]
     jobs, reps = sim.get("jobs"), sim.get("replications")
     if isinstance(jobs, int) and isinstance(reps, int) and cap < jobs * reps:
-        return [not_allowed(("simulation", "max_jobs"), cap,
-                             f"an integer >= simulation.jobs x simulation.replications = "
-                             f"{jobs} x {reps} = {jobs * reps} (the first round)")]
+        return [
+            not_allowed(
+                ("simulation", "max_jobs"),
+                cap,
+                f"an integer >= simulation.jobs x simulation.replications = "
+                f"{jobs} x {reps} = {jobs * reps} (the first round)",
+            )
+        ]
     return []
 
 
@@ -315,19 +425,29 @@ def _load_basis_errors(cfg: dict, grid: dict, system: dict) -> list[Err]:
         return []  # a value outside LOAD_BASES is the schema's error
     errs: list[Err] = []
     names = grid.get("policy") if isinstance(grid.get("policy"), list) else []
-    other = [n for n in names if isinstance(n, str) and (n in POLICIES or n in ALIASES)
-             and canonical_policy(n) != "CoC"]
+    other = [
+        n for n in names if isinstance(n, str) and (n in POLICIES or n in ALIASES) and canonical_policy(n) != "CoC"
+    ]
     if other:
-        errs.append(not_allowed(("load_basis",), basis,
-                                 f"'nominal' while grid.policy has {one_of(other)}: the redundancy "
-                                 f"load rho~ = lambda d E[min(X_1..X_d)] / N is defined for CoC only "
-                                 f"(allowed: {one_of(LOAD_BASES)})"))
+        errs.append(
+            not_allowed(
+                ("load_basis",),
+                basis,
+                f"'nominal' while grid.policy has {one_of(other)}: the redundancy "
+                f"load rho~ = lambda d E[min(X_1..X_d)] / N is defined for CoC only "
+                f"(allowed: {one_of(LOAD_BASES)})",
+            )
+        )
     slow = [r for r in (grid.get("r_slow") if _numbers(grid.get("r_slow")) else []) if r != 1]
     if slow or system.get("speeds") is not None:
         what = f"grid.r_slow has {one_of(slow)}" if slow else "system.speeds is given"
-        errs.append(not_allowed(("load_basis",), basis,
-                                 f"'nominal' while {what}: rho~ needs identical unit-speed servers "
-                                 f"(r_slow = 1, no system.speeds)"))
+        errs.append(
+            not_allowed(
+                ("load_basis",),
+                basis,
+                f"'nominal' while {what}: rho~ needs identical unit-speed servers (r_slow = 1, no system.speeds)",
+            )
+        )
     return errs
 
 
@@ -363,8 +483,13 @@ def extra_axes(cfg: dict) -> tuple[list[tuple[Axis, list]], list[Err]]:
             errs.append(Err(("grid", key), f"grid.{key}: key {key!r} is not allowed: {exc}"))
             continue
         if axis.canonical in by_name:
-            errs.append(Err(("grid", key), f"grid.{key}: key {key!r} is not allowed: it is the same axis as "
-                             f"grid.{by_name[axis.canonical]}; expected each axis once"))
+            errs.append(
+                Err(
+                    ("grid", key),
+                    f"grid.{key}: key {key!r} is not allowed: it is the same axis as "
+                    f"grid.{by_name[axis.canonical]}; expected each axis once",
+                )
+            )
             continue
         by_name[axis.canonical] = key
         if axis.target[0] == "policies":
@@ -373,9 +498,14 @@ def extra_axes(cfg: dict) -> tuple[list[tuple[Axis, list]], list[Err]]:
                 if (name in POLICIES or name in ALIASES) and canonical_policy(name) == axis.target[1]:
                     own = params.get(axis.target[2]) if isinstance(params, dict) else None
             if isinstance(own, list):
-                errs.append(Err(("grid", key), f"grid.{key}: key {key!r} is not allowed: "
-                                 f"policies.{axis.target[1]}.{axis.target[2]} is a list too; expected the "
-                                 f"values in one place"))
+                errs.append(
+                    Err(
+                        ("grid", key),
+                        f"grid.{key}: key {key!r} is not allowed: "
+                        f"policies.{axis.target[1]}.{axis.target[2]} is a list too; expected the "
+                        f"values in one place",
+                    )
+                )
                 continue
         if isinstance(values, list) and values:
             axes.append((axis, values))

@@ -6,12 +6,22 @@ NAMED_AXES: tuple[str, ...] = ("policy", "distribution", "dependence", "r_slow",
 """The six named grid axes, in dataset dimension order."""
 
 TOP_LEVEL_ORDER: tuple[str, ...] = (
-    "study", "seed", "grid", "load", "policies", "distributions", "dependences",
-    "system", "evaluate", "simulation", "execution",
+    "study",
+    "seed",
+    "grid",
+    "load",
+    "policies",
+    "distributions",
+    "dependences",
+    "system",
+    "evaluate",
+    "simulation",
+    "execution",
 )
 
-KEY_ORDER: tuple[str, ...] = (("study", "scale") + TOP_LEVEL_ORDER[1:4] + ("load_basis",)
-                              + TOP_LEVEL_ORDER[4:] + ("scales",))
+KEY_ORDER: tuple[str, ...] = (
+    ("study", "scale") + TOP_LEVEL_ORDER[1:4] + ("load_basis",) + TOP_LEVEL_ORDER[4:] + ("scales",)
+)
 """Every top-level key, in dump order: ``load_basis`` is in a resolved config only when
 it is not the default (``nominal``), and ``scale`` only when the study defines scales,
 so TOP_LEVEL_ORDER (always present) leaves them out; ``scales`` is applied and dropped."""

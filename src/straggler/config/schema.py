@@ -52,9 +52,7 @@ def _validator_class():
                     instance[key] = copy.deepcopy(sub["default"])
         yield from validate_properties(validator, properties, instance, schema_)
 
-    return validators.extend(
-        Draft202012Validator, {"properties": set_defaults}, type_checker=type_checker
-    )
+    return validators.extend(Draft202012Validator, {"properties": set_defaults}, type_checker=type_checker)
 
 
 @functools.cache
@@ -195,8 +193,12 @@ def _translate(error) -> list[Err]:
     sch = error.schema if isinstance(error.schema, dict) else {}
 
     if "propertyNames" in error.relative_schema_path:
-        return [Err(path + (inst,), f"{fmt_path(path + (inst,))}: name {format_value(inst)} is not allowed; "
-                     f"expected {_describe(sch)}")]
+        return [
+            Err(
+                path + (inst,),
+                f"{fmt_path(path + (inst,))}: name {format_value(inst)} is not allowed; expected {_describe(sch)}",
+            )
+        ]
 
     if kw == "additionalProperties" and isinstance(inst, Mapping):
         allowed = list(sch.get("properties", {}))
@@ -213,8 +215,13 @@ def _translate(error) -> list[Err]:
                 extra = f" (for family {inst['family']})"
             elif isinstance(inst.get("kind"), str):
                 extra = f" (for kind {inst['kind']})"
-            out.append(Err(path + (key,), f"{where}: key {format_value(key)} is not allowed; expected one of "
-                            f"{one_of(allowed)}{extra}{did_you_mean(key, allowed)}"))
+            out.append(
+                Err(
+                    path + (key,),
+                    f"{where}: key {format_value(key)} is not allowed; expected one of "
+                    f"{one_of(allowed)}{extra}{did_you_mean(key, allowed)}",
+                )
+            )
         return out
 
     if kw == "required" and isinstance(inst, Mapping):

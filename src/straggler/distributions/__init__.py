@@ -173,9 +173,7 @@ def from_spec(spec: dict) -> Distribution:
     scale_to_mean = spec.pop("scale_to_mean", None)
     unknown = sorted(set(spec) - set(params), key=str)
     if unknown:
-        raise ValueError(
-            f"{family}: unknown parameter {unknown[0]!r}; allowed: {', '.join(params)}, scale_to_mean"
-        )
+        raise ValueError(f"{family}: unknown parameter {unknown[0]!r}; allowed: {', '.join(params)}, scale_to_mean")
     missing = [p for p in params if p not in spec]
     if missing:
         raise ValueError(f"{family}: missing parameter {missing[0]!r}; required: {', '.join(params)}")

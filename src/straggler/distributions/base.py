@@ -203,8 +203,10 @@ class Distribution(ABC):
         a = max(c, lo)
         # int_c^a P(X > x) dx = a - c because P(X > x) = 1 below lo
         head = a - c
-        return c * self._sf_scalar(c) + head + integrate_resolving_start(
-            self._sf_scalar, a, hi, RELATIVE_1E11, self.atoms(), self._scale_hint()
+        return (
+            c * self._sf_scalar(c)
+            + head
+            + integrate_resolving_start(self._sf_scalar, a, hi, RELATIVE_1E11, self.atoms(), self._scale_hint())
         )
 
     def partial_second_moment(self, c: float) -> float:
@@ -219,8 +221,12 @@ class Distribution(ABC):
             return 0.0
         a = max(c, lo)
         head = a * a - c * c
-        return c * c * self._sf_scalar(c) + head + integrate_resolving_start(
-            lambda x: 2.0 * x * self._sf_scalar(x), a, hi, RELATIVE_1E11, self.atoms(), self._scale_hint()
+        return (
+            c * c * self._sf_scalar(c)
+            + head
+            + integrate_resolving_start(
+                lambda x: 2.0 * x * self._sf_scalar(x), a, hi, RELATIVE_1E11, self.atoms(), self._scale_hint()
+            )
         )
 
     def mean_min_of(self, d: int) -> float:

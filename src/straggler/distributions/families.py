@@ -436,7 +436,7 @@ class ShiftedExponential(Distribution):
                 f"{cls.family}: mean {format_value(mean)} is not allowed: mean is E[X] and must exceed "
                 f"shift = {format_value(shift)}; changed: mean used to be the mean of the exponential part "
                 f"alone (E[X] = shift + mean), so the law written before as shift: {format_value(shift)}, "
-                f"mean: {format_value(mean)} is now mean: {format_value(shift + mean)}"
+                f"mean: {format_value(mean)} is now mean: {format_value(shift + mean)}",
             )
         return cls(shift=shift, tail_mean=mean - shift)
 
@@ -567,9 +567,7 @@ class Hyperexponential(Distribution):
     def sampler_params(self) -> np.ndarray:
         # [n, p_1..p_n, rate_1..rate_n] over the components with p > 0
         comps = self._components()
-        return np.array(
-            [len(comps), *(p for p, _ in comps), *(r for _, r in comps)], dtype=np.float64
-        )
+        return np.array([len(comps), *(p for p, _ in comps), *(r for _, r in comps)], dtype=np.float64)
 
     def support(self) -> tuple[float, float]:
         return (0.0, math.inf)
@@ -585,8 +583,7 @@ class Hyperexponential(Distribution):
         if math.isinf(t):
             return self.second_moment()
         return math.fsum(
-            2.0 * p / (r * r) * (-math.expm1(-r * t) - r * t * math.exp(-r * t))
-            for p, r in self._components()
+            2.0 * p / (r * r) * (-math.expm1(-r * t) - r * t * math.exp(-r * t)) for p, r in self._components()
         )
 
     def partial_mean(self, c: float) -> float:
@@ -599,10 +596,7 @@ class Hyperexponential(Distribution):
         c = max(c, 0.0)
         if math.isinf(c):
             return 0.0
-        return math.fsum(
-            p * (c * c + 2.0 * c / r + 2.0 / (r * r)) * math.exp(-r * c)
-            for p, r in self._components()
-        )
+        return math.fsum(p * (c * c + 2.0 * c / r + 2.0 / (r * r)) * math.exp(-r * c) for p, r in self._components())
 
     def mean_min_of(self, d: int) -> float:
         """Exact: expand (sum_i p_i e^{-r_i x})^d multinomially and integrate each
@@ -713,9 +707,7 @@ class Erlang(Distribution):
         if math.isinf(t):
             return self.mean()
         z = self.rate * t
-        return self.mean_value * float(special.gammainc(self.k + 1, z)) + t * float(
-            special.gammaincc(self.k, z)
-        )
+        return self.mean_value * float(special.gammainc(self.k + 1, z)) + t * float(special.gammaincc(self.k, z))
 
     def second_moment_min(self, t: float) -> float:
         from scipy import special
@@ -725,9 +717,7 @@ class Erlang(Distribution):
         if math.isinf(t):
             return self.second_moment()
         z = self.rate * t
-        return self._moment(2) * float(special.gammainc(self.k + 2, z)) + t * t * float(
-            special.gammaincc(self.k, z)
-        )
+        return self._moment(2) * float(special.gammainc(self.k + 2, z)) + t * t * float(special.gammaincc(self.k, z))
 
     def partial_mean(self, c: float) -> float:
         from scipy import special
@@ -1122,9 +1112,7 @@ class Lognormal(Distribution):
         if math.isinf(t):
             return self.second_moment()
         s = self.sigma
-        return self._moment(2) * norm_cdf(
-            (math.log(t) - self.mu - 2 * s * s) / s
-        ) + t * t * self._sf_scalar(t)
+        return self._moment(2) * norm_cdf((math.log(t) - self.mu - 2 * s * s) / s) + t * t * self._sf_scalar(t)
 
     def partial_mean(self, c: float) -> float:
         if c <= 0:

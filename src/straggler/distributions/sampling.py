@@ -17,8 +17,19 @@ from .base import Distribution
 # The families' codes in the samplers (Distribution.code): distributions.sample and
 # simulation.streams.refill_family branch on them. Plain ints, so that numba
 # compiles a comparison with one as a constant.
-(EXPONENTIAL_CODE, DETERMINISTIC_CODE, PARETO_CODE, BOUNDED_PARETO_CODE, SHIFTED_EXPONENTIAL_CODE,
- HYPEREXPONENTIAL_CODE, ERLANG_CODE, WEIBULL_CODE, UNIFORM_CODE, DISCRETE_CODE, LOGNORMAL_CODE) = range(11)
+(
+    EXPONENTIAL_CODE,
+    DETERMINISTIC_CODE,
+    PARETO_CODE,
+    BOUNDED_PARETO_CODE,
+    SHIFTED_EXPONENTIAL_CODE,
+    HYPEREXPONENTIAL_CODE,
+    ERLANG_CODE,
+    WEIBULL_CODE,
+    UNIFORM_CODE,
+    DISCRETE_CODE,
+    LOGNORMAL_CODE,
+) = range(11)
 
 
 # ----------------------------------------------------------------------------------

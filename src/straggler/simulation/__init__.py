@@ -68,9 +68,19 @@ from .statistics import QUANTILES
 from .store import Replications
 from .streams import replication_streams
 
-__all__ = ["simulate", "simulate_shard", "SimulationResult", "engine_for", "ENGINES",
-           "load_seed_sequence", "run_replication", "replication_seeds", "encode_model", "Encoded",
-           "QUANTILES"]
+__all__ = [
+    "simulate",
+    "simulate_shard",
+    "SimulationResult",
+    "engine_for",
+    "ENGINES",
+    "load_seed_sequence",
+    "run_replication",
+    "replication_seeds",
+    "encode_model",
+    "Encoded",
+    "QUANTILES",
+]
 
 
 @dataclass(frozen=True)
@@ -110,11 +120,12 @@ def engine_for(model, name: str | None = None) -> Engine:
         if engine.supports(model):
             return engine
         if name is not None:
-            raise NotImplementedError(f"engine {name!r} does not support policy {model.policy} "
-                                      f"with discipline {model.discipline}, queueing {model.queueing}")
+            raise NotImplementedError(
+                f"engine {name!r} does not support policy {model.policy} "
+                f"with discipline {model.discipline}, queueing {model.queueing}"
+            )
     if name is not None:
-        raise NotImplementedError(f"no simulation engine called {name!r} "
-                                  f"(known: {[f().name for f in ENGINES]})")
+        raise NotImplementedError(f"no simulation engine called {name!r} (known: {[f().name for f in ENGINES]})")
     raise NotImplementedError(
         f"no simulation engine for policy {model.policy} with discipline {model.discipline}, "
         f"queueing {model.queueing}"
@@ -185,8 +196,7 @@ class SimulationResult:
     @property
     def stable(self) -> np.ndarray:
         """1 stable, 0 unstable, NaN undetermined or not simulated."""
-        return np.array([1.0 if v == "stable" else 0.0 if v == "unstable" else math.nan
-                         for v in self.verdict])
+        return np.array([1.0 if v == "stable" else 0.0 if v == "unstable" else math.nan for v in self.verdict])
 
     def values(self) -> dict:
         """The simulated dataset variables before the verdicts are reconciled with
@@ -209,9 +219,8 @@ def load_seed_sequence(seed_sequence: np.random.SeedSequence, load: float) -> np
     """The stream of one load: the cell's entropy and spawn key plus the load's key."""
     key = repr(float(load)).encode()
     digest = hashlib.sha256(key).digest()
-    words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
-    return np.random.SeedSequence(entropy=seed_sequence.entropy,
-                                  spawn_key=tuple(seed_sequence.spawn_key) + words)
+    words = tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+    return np.random.SeedSequence(entropy=seed_sequence.entropy, spawn_key=tuple(seed_sequence.spawn_key) + words)
 
 
 def replication_seeds(seed_sequence, load: float, replications: int) -> list:
@@ -219,8 +228,7 @@ def replication_seeds(seed_sequence, load: float, replications: int) -> list:
     return load_seed_sequence(seed_sequence, load).spawn(int(replications))
 
 
-def run_replication(kernel, enc: Encoded, lam: float, warmup: int, jobs: int,
-                    seed, trace: int = 0):
+def run_replication(kernel, enc: Encoded, lam: float, warmup: int, jobs: int, seed, trace: int = 0):
     """One replication with a kernel; returns ``(Accumulator, trace array)``.
 
     ``seed`` is the replication's ``SeedSequence`` (its streams come from
@@ -231,8 +239,7 @@ def run_replication(kernel, enc: Encoded, lam: float, warmup: int, jobs: int,
     check = int(enc.ints[I_CHECK])
     mon = statistics.new_monitor(total, check)
     tr = np.zeros((int(trace), 2))
-    kernel(*enc.kernel_args(), float(lam), int(warmup), int(jobs),
-           acc.acc, acc.batches, acc.hist, mon, tr, rngs)
+    kernel(*enc.kernel_args(), float(lam), int(warmup), int(jobs), acc.acc, acc.batches, acc.hist, mon, tr, rngs)
     return acc, tr
 
 
@@ -254,8 +261,9 @@ class RunLength:
         if not 0.0 < float(self.confidence) < 1.0:
             raise ValueError(f"confidence must be in (0, 1), got {self.confidence!r}")
         if int(self.jobs) < 1 or int(self.warmup) < 0 or int(self.replications) < 1:
-            raise ValueError(f"need jobs >= 1, warmup >= 0, replications >= 1; got "
-                             f"{self.jobs}, {self.warmup}, {self.replications}")
+            raise ValueError(
+                f"need jobs >= 1, warmup >= 0, replications >= 1; got {self.jobs}, {self.warmup}, {self.replications}"
+            )
         if self.precision is not None and not float(self.precision) > 0:
             raise ValueError(f"precision must be > 0, got {self.precision!r}")
 
@@ -276,7 +284,7 @@ def monitor_scale(enc: Encoded) -> tuple[float, int, int]:
     from .encode import F_MONITOR_WAIT, I_N, I_POOL0, I_POOLS
 
     N = int(enc.ints[I_N])
-    starts = [int(v) for v in enc.ints[I_POOL0:I_POOL0 + int(enc.ints[I_POOLS]) + 1]]
+    starts = [int(v) for v in enc.ints[I_POOL0 : I_POOL0 + int(enc.ints[I_POOLS]) + 1]]
     pool = min(b - a for a, b in zip(starts, starts[1:]))
     return float(enc.flts[F_MONITOR_WAIT]), N, max(pool, 1)
 
@@ -309,8 +317,7 @@ class _Driver:
         seeds = load.seeds(max(indices) + 1)
 
         def one(r):
-            acc, _ = run_replication(self.engine.kernel, load.enc, load.rate, self.length.warmup,
-                                     jobs, seeds[r])
+            acc, _ = run_replication(self.engine.kernel, load.enc, load.rate, self.length.warmup, jobs, seeds[r])
             return acc
 
         if self.workers > 1 and len(indices) > 1:
@@ -385,14 +392,14 @@ def _summary(rec: Replications, load: _Load, length: RunLength) -> dict:
     # it contradicts a stable verdict (outright when its CI lies above)
     if verdict != "unstable" and math.isfinite(s["cost_mean"]):
         utilisation = load.rate * s["cost_mean"] / servers
-        low = load.rate * (s["cost_mean"] - (s["cost_mean_ci"] if math.isfinite(s["cost_mean_ci"])
-                                             else 0.0)) / servers
+        low = load.rate * (s["cost_mean"] - (s["cost_mean_ci"] if math.isfinite(s["cost_mean_ci"]) else 0.0)) / servers
         if low >= 1.0:
             verdict, reason = "unstable", "cost"
         elif utilisation >= 1.0:
             verdict, reason = "undetermined", "cost"
-    s["jobs_to_verdict"] = (statistics.jobs_for_verdict(rec, wait, servers, pool, length.warmup)
-                            if reason == "short" else math.nan)
+    s["jobs_to_verdict"] = (
+        statistics.jobs_for_verdict(rec, wait, servers, pool, length.warmup) if reason == "short" else math.nan
+    )
     s["verdict"], s["reason"], s["replications"] = verdict, reason, len(rec)
     return s
 
@@ -414,18 +421,37 @@ def _loads(model, seed_sequence, alpha, tau, keep, engine_name) -> tuple[Engine,
     for li, load in enumerate(loads):
         if not (math.isfinite(rates[li]) and rates[li] > 0):
             raise ValueError(f"load must be finite and > 0, got {load!r}")
-        out.append(_Load(float(load), float(rates[li]), encs[li],
-                         int(keep[li]) if per_load else None,
-                         lambda n, load=load: replication_seeds(seed_sequence, load, n)))
+        out.append(
+            _Load(
+                float(load),
+                float(rates[li]),
+                encs[li],
+                int(keep[li]) if per_load else None,
+                lambda n, load=load: replication_seeds(seed_sequence, load, n),
+            )
+        )
     return engine, out
 
 
-def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
-             confidence: float, alpha=None, tau=None, workers: int = 1,
-             engine: str | None = None, keep=None, unstable_from: float | None = None,
-             stable_below: float | None = None, monotone: bool = True,
-             precision: float | None = None, max_jobs: int | None = None,
-             store=None) -> SimulationResult:
+def simulate(
+    model,
+    seed_sequence,
+    jobs: int,
+    warmup: int,
+    replications: int,
+    confidence: float,
+    alpha=None,
+    tau=None,
+    workers: int = 1,
+    engine: str | None = None,
+    keep=None,
+    unstable_from: float | None = None,
+    stable_below: float | None = None,
+    monotone: bool = True,
+    precision: float | None = None,
+    max_jobs: int | None = None,
+    store=None,
+) -> SimulationResult:
     """Simulate ``model`` at each of its loads (see the module docstring).
 
     ``jobs`` and ``warmup`` are per replication. ``workers > 1`` runs the
@@ -454,15 +480,28 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
     budget) would be exceeded. Every decision is a function of the results so far,
     which are a function of the seed: the result does not depend on ``workers``.
     """
-    length = RunLength(int(jobs), int(warmup), int(replications), float(confidence),
-                       None if precision is None else float(precision),
-                       None if max_jobs is None else int(max_jobs))
+    length = RunLength(
+        int(jobs),
+        int(warmup),
+        int(replications),
+        float(confidence),
+        None if precision is None else float(precision),
+        None if max_jobs is None else int(max_jobs),
+    )
     chosen, loads = _loads(model, seed_sequence, alpha, tau, keep, engine)
     driver = _Driver(chosen, length, workers, store)
     L = len(loads)
-    out: dict[str, Any] = {name: np.full(L, math.nan) for name in
-           ("latency_mean", "latency_mean_ci", "cost_mean", "cost_mean_ci", "jobs_to_verdict",
-            "precision_achieved")}
+    out: dict[str, Any] = {
+        name: np.full(L, math.nan)
+        for name in (
+            "latency_mean",
+            "latency_mean_ci",
+            "cost_mean",
+            "cost_mean_ci",
+            "jobs_to_verdict",
+            "precision_achieved",
+        )
+    }
     quant = np.full((L, len(QUANTILES)), math.nan)
     verdict = np.full(L, "", dtype=object)
     reason = np.full(L, "", dtype=object)
@@ -472,16 +511,17 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
     seen_unstable = False
     for li in np.argsort([ld.value for ld in loads], kind="stable"):
         load = loads[li]
-        if monotone and (seen_unstable or (unstable_from is not None
-                                           and load.value > unstable_from)):
+        if monotone and (seen_unstable or (unstable_from is not None and load.value > unstable_from)):
             skipped[li] = True
             continue
         below = stable_below is not None and load.value < stable_below
-        rec = (driver.sequential(load, below) if length.precision is not None
-               else driver.fixed(load, 0, length.replications))
+        rec = (
+            driver.sequential(load, below)
+            if length.precision is not None
+            else driver.fixed(load, 0, length.replications)
+        )
         s = _summary(rec, load, length)
-        for name in ("latency_mean", "latency_mean_ci", "cost_mean", "cost_mean_ci",
-                     "jobs_to_verdict"):
+        for name in ("latency_mean", "latency_mean_ci", "cost_mean", "cost_mean_ci", "jobs_to_verdict"):
             out[name][li] = s[name]
         mean, half = s["latency_mean"], s["latency_mean_ci"]
         out["precision_achieved"][li] = half / mean if mean > 0 else math.nan
@@ -489,15 +529,36 @@ def simulate(model, seed_sequence, jobs: int, warmup: int, replications: int,
         verdict[li], reason[li] = s["verdict"], s["reason"]
         njobs[li], nreps[li] = s["jobs"], s["replications"]
         seen_unstable = seen_unstable or s["verdict"] == "unstable"
-    return SimulationResult(loads=np.array([ld.value for ld in loads]), latency_quantile=quant,
-                            verdict=verdict, jobs=njobs, replications=nreps, skipped=skipped,
-                            reason=reason, engine=chosen.name, fresh_jobs=driver.fresh_jobs,
-                            **out)
+    return SimulationResult(
+        loads=np.array([ld.value for ld in loads]),
+        latency_quantile=quant,
+        verdict=verdict,
+        jobs=njobs,
+        replications=nreps,
+        skipped=skipped,
+        reason=reason,
+        engine=chosen.name,
+        fresh_jobs=driver.fresh_jobs,
+        **out,
+    )
 
 
-def simulate_shard(model, seed_sequence, first: int, stop: int, jobs: int, warmup: int,
-                   replications: int, store, alpha=None, tau=None, engine: str | None = None,
-                   keep=None, unstable_from: float | None = None, monotone: bool = True) -> int:
+def simulate_shard(
+    model,
+    seed_sequence,
+    first: int,
+    stop: int,
+    jobs: int,
+    warmup: int,
+    replications: int,
+    store,
+    alpha=None,
+    tau=None,
+    engine: str | None = None,
+    keep=None,
+    unstable_from: float | None = None,
+    monotone: bool = True,
+) -> int:
     """Run replications ``first .. stop - 1`` of every load into ``store`` (a shard of
     :func:`simulate`, which then reads them); returns the measured jobs simulated.
 
@@ -508,8 +569,7 @@ def simulate_shard(model, seed_sequence, first: int, stop: int, jobs: int, warmu
     """
     length = RunLength(int(jobs), int(warmup), int(replications))
     if not 0 <= first < stop <= length.replications:
-        raise ValueError(f"shard {first}..{stop - 1} is not within the {replications} "
-                         "replications")
+        raise ValueError(f"shard {first}..{stop - 1} is not within the {replications} replications")
     chosen, loads = _loads(model, seed_sequence, alpha, tau, keep, engine)
     driver = _Driver(chosen, length, 1, store)
     for li in np.argsort([ld.value for ld in loads], kind="stable"):
@@ -520,4 +580,3 @@ def simulate_shard(model, seed_sequence, first: int, stop: int, jobs: int, warmu
         if monotone and rec.fired():
             break
     return driver.fresh_jobs
-

@@ -74,8 +74,27 @@ _QUEUEING = {"per_server": PER_SERVER, "central": CENTRAL}
 _BOUNDS = {None: BOUND_NONE, "none": BOUND_NONE, "lower": BOUND_LOWER, "upper": BOUND_UPPER}
 
 # ---------------------------------------------------------------- ints layout
-(I_POLICY, I_D, I_K, I_EARLY, I_RESUME, I_N, I_POOLS, I_POOL0, I_POOL1, I_POOL2, I_J,
- I_DEP, I_XCODE, I_SCODE, I_DISCIPLINE, I_QUEUEING, I_PS_BOUND, I_CHECK, I_KEEP) = range(19)
+(
+    I_POLICY,
+    I_D,
+    I_K,
+    I_EARLY,
+    I_RESUME,
+    I_N,
+    I_POOLS,
+    I_POOL0,
+    I_POOL1,
+    I_POOL2,
+    I_J,
+    I_DEP,
+    I_XCODE,
+    I_SCODE,
+    I_DISCIPLINE,
+    I_QUEUEING,
+    I_PS_BOUND,
+    I_CHECK,
+    I_KEEP,
+) = range(19)
 N_INTS = 19
 # ---------------------------------------------------------------- flts layout
 F_TAU0, F_TAU1, F_REPLICA_MEAN, F_MONITOR_WAIT = range(4)
@@ -119,8 +138,16 @@ class Encoded:
 
     def kernel_args(self) -> tuple:
         """The model arguments of every engine kernel, in signature order."""
-        return (self.ints, self.flts, self.speeds, self.inv_speeds, self.type_cdf,
-                self.alpha, self.x_params, self.s_params)
+        return (
+            self.ints,
+            self.flts,
+            self.speeds,
+            self.inv_speeds,
+            self.type_cdf,
+            self.alpha,
+            self.x_params,
+            self.s_params,
+        )
 
     # convenient read access (Python side)
     @property
@@ -210,8 +237,7 @@ def resolve_tau(model, tau=None) -> tuple[float, float]:
         tau = model.params.get("tau", "opt")
         if isinstance(tau, str):
             raise ValueError(
-                f"{model.policy} has tau = {tau!r}: pass the threshold the analysis chose "
-                "(simulate(..., tau=tau_opt))"
+                f"{model.policy} has tau = {tau!r}: pass the threshold the analysis chose (simulate(..., tau=tau_opt))"
             )
     t = np.broadcast_to(np.asarray(tau, dtype=float), (2,))
     if np.any(np.isnan(t)) or np.any(t < 0):
@@ -237,8 +263,7 @@ def resolve_keep(model, keep=None) -> tuple[int, int]:
     if isinstance(value, str) and value not in ("d", "opt"):
         raise ValueError(f"FJ: keep must be an integer, d or opt, got {value!r}")
     if value == "opt":
-        raise ValueError("FJ has keep = 'opt': pass the keep the analysis chose "
-                         "(simulate(..., keep=keep_opt))")
+        raise ValueError("FJ has keep = 'opt': pass the keep the analysis chose (simulate(..., keep=keep_opt))")
     if early:
         if value not in ("d", k):
             raise ValueError(f"FJ: early: true is keep = k = {k}, but keep = {value!r}")
@@ -289,9 +314,13 @@ def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
         alpha_m = np.ones((1, speeds.shape[1]))
     elif code in POOL_POLICIES:
         for i in range(2):
-            if pool_start[i + 1] == pool_start[i] and (code in (policies.RER_CODE, policies.REP_CODE) or alpha_m[i].max() > 0):
-                raise ValueError(f"{model.policy} sends jobs to pool {i + 1}, which has no server "
-                                 f"(pools {pool_start[1]}, {N - pool_start[1]}; alpha {alpha_m.tolist()})")
+            if pool_start[i + 1] == pool_start[i] and (
+                code in (policies.RER_CODE, policies.REP_CODE) or alpha_m[i].max() > 0
+            ):
+                raise ValueError(
+                    f"{model.policy} sends jobs to pool {i + 1}, which has no server "
+                    f"(pools {pool_start[1]}, {N - pool_start[1]}; alpha {alpha_m.tolist()})"
+                )
     tau_pair = resolve_tau(model, tau)
 
     d = 1
@@ -332,7 +361,7 @@ def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
     ints[I_RESUME] = resume
     ints[I_N] = N
     ints[I_POOLS] = pools
-    ints[I_POOL0:I_POOL2 + 1] = pool_start
+    ints[I_POOL0 : I_POOL2 + 1] = pool_start
     ints[I_J] = speeds.shape[1]
     ints[I_DEP] = dep_code
     ints[I_XCODE] = x_code

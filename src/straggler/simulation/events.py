@@ -144,13 +144,17 @@ CENTRAL_QCAP = 1 << 16
 #: 3.4x faster at N = 1000)
 TREE_MIN_QUEUES = 1
 
+
 def supports(model) -> bool:
     """True if the event engine simulates ``model``: the registry's
     ``PolicySpec.engines``, and CoC's PS bound systems (per-server PS)."""
     bound = model.params.get("ps_bound")
-    if bound not in (None, "none") and not (model.policy == "CoC" and model.discipline == "PS"
-                                            and model.queueing == "per_server"
-                                            and bound in ("lower", "upper")):
+    if bound not in (None, "none") and not (
+        model.policy == "CoC"
+        and model.discipline == "PS"
+        and model.queueing == "per_server"
+        and bound in ("lower", "upper")
+    ):
         return False
     spec = policies.POLICIES.get(model.policy)
     return spec is not None and spec.simulated_by(NAME, model.discipline, model.queueing)
@@ -246,8 +250,9 @@ def _bound_rates(upper, Q, qn, qm, rjob, rq, jrep, jnr, rrate):
 
 
 @kernel(nogil=True)
-def _checkpoint(central, Q, pools, p_start, qc, qn, qm, qt, qserv, rres, ratt, rrate,
-                t, scratch, mon, kc, work_done, N, wait):
+def _checkpoint(
+    central, Q, pools, p_start, qc, qn, qm, qt, qserv, rres, ratt, rrate, t, scratch, mon, kc, work_done, N, wait
+):
     """Checkpoint kc: the median backlog (residual service time) per server of
     each pool (central: the pool's backlog / n_i) and the work per server."""
     total = 0.0
@@ -280,8 +285,25 @@ def _checkpoint(central, Q, pools, p_start, qc, qn, qm, qt, qserv, rres, ratt, r
 
 
 @kernel(nogil=True)
-def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
-        lam, warmup, jobs, acc, batches, hist, mon, trace, rngs):
+def run(
+    ints,
+    flts,
+    speeds,
+    inv_speeds,
+    type_cdf,
+    alpha,
+    x_params,
+    s_params,
+    lam,
+    warmup,
+    jobs,
+    acc,
+    batches,
+    hist,
+    mon,
+    trace,
+    rngs,
+):
     """Simulate one replication (kernel contract of :mod:`.fast`)."""
     policy = ints[E.I_POLICY]
     N = ints[E.I_N]
@@ -297,7 +319,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
     central = ints[E.I_QUEUEING] == E.CENTRAL
     bound = ints[E.I_PS_BOUND] != E.BOUND_NONE
     upper = ints[E.I_PS_BOUND] == E.BOUND_UPPER
-    p_start = ints[E.I_POOL0:E.I_POOL2 + 1]
+    p_start = ints[E.I_POOL0 : E.I_POOL2 + 1]
     p1 = p_start[1]
     tau0 = flts[E.F_TAU0]
     tau1 = flts[E.F_TAU1]
@@ -361,9 +383,9 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
     jcost = np.empty(JC)
     jnr = np.zeros(JC, dtype=np.int64)
     jrep = np.empty((JC, R), dtype=np.int64)
-    jq2 = np.empty(JC, dtype=np.int64)     # Rer/Rep: the queue of the second replica
-    jd2 = np.empty(JC)                     # Rer/Rep: its service time
-    jneed = np.ones(JC, dtype=np.int64)    # FJ: completions still needed
+    jq2 = np.empty(JC, dtype=np.int64)  # Rer/Rep: the queue of the second replica
+    jd2 = np.empty(JC)  # Rer/Rep: its service time
+    jneed = np.ones(JC, dtype=np.int64)  # FJ: completions still needed
     jfree = np.arange(JC - 1, -1, -1)
     njfree = JC
 
@@ -472,7 +494,12 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                     xi += 1
                     if dep == SX_CODE:
                         si += 2
-            elif policy == policies.COC_CODE or policy == policies.COS_CODE or policy == policies.RIQ_CODE or policy == policies.FJ_CODE:
+            elif (
+                policy == policies.COC_CODE
+                or policy == policies.COS_CODE
+                or policy == policies.RIQ_CODE
+                or policy == policies.FJ_CODE
+            ):
                 # d distinct servers, then the replicas that run: CoC all d; CoS,
                 # RIQ and FJ (PS only) as below, since on PS every replica starts
                 # when it joins (module docstring)
@@ -770,8 +797,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
         if bound:
             _bound_rates(upper, Q, qn, qm, rjob, rq, jrep, jnr, rrate)
             for q3 in range(Q):
-                _resched(q3, ps, bound, qc, qn, qserv, qm, qt, qnext, qwho, qkind,
-                         rres, ratt, rrate, rtau)
+                _resched(q3, ps, bound, qc, qn, qserv, qm, qt, qnext, qwho, qkind, rres, ratt, rrate, rtau)
                 if P > 0:
                     _tree_fix(tree, qnext, P, q3)
         else:
@@ -832,8 +858,27 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
         if do_check:
             do_check = False
             kc += 1
-            if _checkpoint(central, Q, pools, p_start, qc, qn, qm, qt, qserv, rres, ratt,
-                           rrate, t, scratch, mon, kc, work_done, N, wait):
+            if _checkpoint(
+                central,
+                Q,
+                pools,
+                p_start,
+                qc,
+                qn,
+                qm,
+                qt,
+                qserv,
+                rres,
+                ratt,
+                rrate,
+                t,
+                scratch,
+                mon,
+                kc,
+                work_done,
+                N,
+                wait,
+            ):
                 acc[S.A_STABLE] = 0.0
                 acc[S.A_REASON] = S.STOP_BACKLOG
                 break

@@ -173,9 +173,38 @@ def _checkpoint(free, t, pools, p_start, scratch, mon, kc, work, N, wait):
 
 
 @kernel(nogil=True)
-def _chunk_one(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
-               alpha, pools, p_start, inv_speeds, free,
-               warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace):
+def _chunk_one(
+    n0,
+    n1,
+    t,
+    work,
+    inv_lam,
+    eb,
+    ei,
+    ub,
+    ui,
+    xb,
+    xi,
+    sb,
+    si,
+    dep,
+    type_cdf,
+    J,
+    alpha,
+    pools,
+    p_start,
+    inv_speeds,
+    free,
+    warmup,
+    acc,
+    batches,
+    hist,
+    fbuf,
+    ibuf,
+    inv_batch,
+    trace,
+    n_trace,
+):
     """ZRed, KT: one replica on a random server of the pool drawn from alpha."""
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
@@ -216,9 +245,46 @@ def _chunk_one(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, ty
 
 
 @kernel(nogil=True)
-def _chunk_cancel(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
-                  fred, N, d, k, p1, inv_speeds, free, perm, srv, st, fin, dur, sel,
-                  warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace):
+def _chunk_cancel(
+    n0,
+    n1,
+    t,
+    work,
+    inv_lam,
+    eb,
+    ei,
+    ub,
+    ui,
+    xb,
+    xi,
+    sb,
+    si,
+    dep,
+    type_cdf,
+    J,
+    fred,
+    N,
+    d,
+    k,
+    p1,
+    inv_speeds,
+    free,
+    perm,
+    srv,
+    st,
+    fin,
+    dur,
+    sel,
+    warmup,
+    acc,
+    batches,
+    hist,
+    fbuf,
+    ibuf,
+    inv_batch,
+    trace,
+    n_trace,
+):
     """CoC, FRed, FJ: d replicas, done at the k-th completion, the rest cancelled."""
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
@@ -275,9 +341,47 @@ def _chunk_cancel(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep,
 
 
 @kernel(nogil=True)
-def _chunk_start(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
-                 N, d, k, keep, p1, inv_speeds, free, perm, srv, ksrv, st, fin, dur, sel,
-                 warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace):
+def _chunk_start(
+    n0,
+    n1,
+    t,
+    work,
+    inv_lam,
+    eb,
+    ei,
+    ub,
+    ui,
+    xb,
+    xi,
+    sb,
+    si,
+    dep,
+    type_cdf,
+    J,
+    N,
+    d,
+    k,
+    keep,
+    p1,
+    inv_speeds,
+    free,
+    perm,
+    srv,
+    ksrv,
+    st,
+    fin,
+    dur,
+    sel,
+    warmup,
+    acc,
+    batches,
+    hist,
+    fbuf,
+    ibuf,
+    inv_batch,
+    trace,
+    n_trace,
+):
     """CoS, FJ with cancel on start: of d replicas the ``keep`` that start first run
     (ties: sampling order), the q-th to start with the q-th size; done when k of
     them finish, the others cut then (fork-join paper section 8.1, (n, r_f = d,
@@ -377,9 +481,44 @@ def _chunk_start(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, 
 
 
 @kernel(nogil=True)
-def _chunk_riq(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
-               N, d, p1, inv_speeds, free, perm, srv, ksrv, st, fin, dur,
-               warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace):
+def _chunk_riq(
+    n0,
+    n1,
+    t,
+    work,
+    inv_lam,
+    eb,
+    ei,
+    ub,
+    ui,
+    xb,
+    xi,
+    sb,
+    si,
+    dep,
+    type_cdf,
+    J,
+    N,
+    d,
+    p1,
+    inv_speeds,
+    free,
+    perm,
+    srv,
+    ksrv,
+    st,
+    fin,
+    dur,
+    warmup,
+    acc,
+    batches,
+    hist,
+    fbuf,
+    ibuf,
+    inv_batch,
+    trace,
+    n_trace,
+):
     """RIQ: replicas on the idle servers among d sampled, cancel on complete;
     none idle: one replica on the first sampled."""
     for n in range(n0, n1):
@@ -439,8 +578,25 @@ def _chunk_riq(n0, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, ty
 
 
 @kernel(nogil=True)
-def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
-        lam, warmup, jobs, acc, batches, hist, mon, trace, rngs):
+def run(
+    ints,
+    flts,
+    speeds,
+    inv_speeds,
+    type_cdf,
+    alpha,
+    x_params,
+    s_params,
+    lam,
+    warmup,
+    jobs,
+    acc,
+    batches,
+    hist,
+    mon,
+    trace,
+    rngs,
+):
     """Simulate one replication (see the module docstring for the contract)."""
     policy = ints[E.I_POLICY]
     N = ints[E.I_N]
@@ -454,7 +610,7 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
     xc = ints[E.I_XCODE]
     sc = ints[E.I_SCODE]
     check = ints[E.I_CHECK]
-    p_start = ints[E.I_POOL0:E.I_POOL2 + 1]
+    p_start = ints[E.I_POOL0 : E.I_POOL2 + 1]
     p1 = p_start[1]
 
     inv_lam = 1.0 / lam
@@ -489,9 +645,38 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
     ibuf = fbuf.view(np.int64)
 
     if policy == policies.RER_CODE:
-        _run_rer(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
-                 inv_lam, warmup, total, inv_batch, acc, batches, hist, mon, trace,
-                 re, ru, rx, rs, eb, ub, xb, sb, free, scratch, sz, fbuf, ibuf)
+        _run_rer(
+            ints,
+            flts,
+            speeds,
+            inv_speeds,
+            type_cdf,
+            alpha,
+            x_params,
+            s_params,
+            inv_lam,
+            warmup,
+            total,
+            inv_batch,
+            acc,
+            batches,
+            hist,
+            mon,
+            trace,
+            re,
+            ru,
+            rx,
+            rs,
+            eb,
+            ub,
+            xb,
+            sb,
+            free,
+            scratch,
+            sz,
+            fbuf,
+            ibuf,
+        )
         return
 
     perm = np.arange(N)
@@ -524,30 +709,168 @@ def run(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
                 n1 = min(n1, n + (BX - si) // need_x)
             if policy == policies.ZRED_CODE or policy == policies.KT_CODE:
                 t, work, ei, ui, xi, si = _chunk_one(
-                    n, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
-                    alpha, pools, p_start, inv_speeds, free,
-                    warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace)
-            elif policy == policies.COC_CODE or policy == policies.FRED_CODE or (policy == policies.FJ_CODE and early == 0):
+                    n,
+                    n1,
+                    t,
+                    work,
+                    inv_lam,
+                    eb,
+                    ei,
+                    ub,
+                    ui,
+                    xb,
+                    xi,
+                    sb,
+                    si,
+                    dep,
+                    type_cdf,
+                    J,
+                    alpha,
+                    pools,
+                    p_start,
+                    inv_speeds,
+                    free,
+                    warmup,
+                    acc,
+                    batches,
+                    hist,
+                    fbuf,
+                    ibuf,
+                    inv_batch,
+                    trace,
+                    n_trace,
+                )
+            elif (
+                policy == policies.COC_CODE
+                or policy == policies.FRED_CODE
+                or (policy == policies.FJ_CODE and early == 0)
+            ):
                 t, work, ei, ui, xi, si = _chunk_cancel(
-                    n, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
-                    policy == policies.FRED_CODE, N, d, k, p1, inv_speeds, free, perm, srv, st, fin, dur, sel,
-                    warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace)
+                    n,
+                    n1,
+                    t,
+                    work,
+                    inv_lam,
+                    eb,
+                    ei,
+                    ub,
+                    ui,
+                    xb,
+                    xi,
+                    sb,
+                    si,
+                    dep,
+                    type_cdf,
+                    J,
+                    policy == policies.FRED_CODE,
+                    N,
+                    d,
+                    k,
+                    p1,
+                    inv_speeds,
+                    free,
+                    perm,
+                    srv,
+                    st,
+                    fin,
+                    dur,
+                    sel,
+                    warmup,
+                    acc,
+                    batches,
+                    hist,
+                    fbuf,
+                    ibuf,
+                    inv_batch,
+                    trace,
+                    n_trace,
+                )
             elif policy == policies.COS_CODE or policy == policies.FJ_CODE:
                 t, work, ei, ui, xi, si = _chunk_start(
-                    n, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
-                    N, d, k, keep, p1, inv_speeds, free, perm, srv, ksrv, st, fin, dur, sel,
-                    warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace)
+                    n,
+                    n1,
+                    t,
+                    work,
+                    inv_lam,
+                    eb,
+                    ei,
+                    ub,
+                    ui,
+                    xb,
+                    xi,
+                    sb,
+                    si,
+                    dep,
+                    type_cdf,
+                    J,
+                    N,
+                    d,
+                    k,
+                    keep,
+                    p1,
+                    inv_speeds,
+                    free,
+                    perm,
+                    srv,
+                    ksrv,
+                    st,
+                    fin,
+                    dur,
+                    sel,
+                    warmup,
+                    acc,
+                    batches,
+                    hist,
+                    fbuf,
+                    ibuf,
+                    inv_batch,
+                    trace,
+                    n_trace,
+                )
             else:
                 t, work, ei, ui, xi, si = _chunk_riq(
-                    n, n1, t, work, inv_lam, eb, ei, ub, ui, xb, xi, sb, si, dep, type_cdf, J,
-                    N, d, p1, inv_speeds, free, perm, srv, ksrv, st, fin, dur,
-                    warmup, acc, batches, hist, fbuf, ibuf, inv_batch, trace, n_trace)
+                    n,
+                    n1,
+                    t,
+                    work,
+                    inv_lam,
+                    eb,
+                    ei,
+                    ub,
+                    ui,
+                    xb,
+                    xi,
+                    sb,
+                    si,
+                    dep,
+                    type_cdf,
+                    J,
+                    N,
+                    d,
+                    p1,
+                    inv_speeds,
+                    free,
+                    perm,
+                    srv,
+                    ksrv,
+                    st,
+                    fin,
+                    dur,
+                    warmup,
+                    acc,
+                    batches,
+                    hist,
+                    fbuf,
+                    ibuf,
+                    inv_batch,
+                    trace,
+                    n_trace,
+                )
             n = n1
         # checkpoint (a partial last one only if it covers a quarter interval)
         if end - (kc * check) >= check // 4 or end % check == 0:
             kc += 1
-            if _checkpoint(free, t, pools, p_start, scratch, mon, kc, work, N,
-                           flts[E.F_MONITOR_WAIT]):
+            if _checkpoint(free, t, pools, p_start, scratch, mon, kc, work, N, flts[E.F_MONITOR_WAIT]):
                 acc[S.A_STABLE] = 0.0
                 acc[S.A_REASON] = S.STOP_BACKLOG
                 break
@@ -614,9 +937,38 @@ RER_HEAP_CAP = 1 << 21
 
 
 @kernel(nogil=True)
-def _run_rer(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params,
-             inv_lam, warmup, total, inv_batch, acc, batches, hist, mon, trace,
-             re, ru, rx, rs, eb, ub, xb, sb, free, scratch, sz, fbuf, ibuf):
+def _run_rer(
+    ints,
+    flts,
+    speeds,
+    inv_speeds,
+    type_cdf,
+    alpha,
+    x_params,
+    s_params,
+    inv_lam,
+    warmup,
+    total,
+    inv_batch,
+    acc,
+    batches,
+    hist,
+    mon,
+    trace,
+    re,
+    ru,
+    rx,
+    rs,
+    eb,
+    ub,
+    xb,
+    sb,
+    free,
+    scratch,
+    sz,
+    fbuf,
+    ibuf,
+):
     N = ints[E.I_N]
     pools = ints[E.I_POOLS]
     J = ints[E.I_J]
@@ -625,7 +977,7 @@ def _run_rer(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params
     sc = ints[E.I_SCODE]
     check = ints[E.I_CHECK]
     resume = ints[E.I_RESUME]
-    p_start = ints[E.I_POOL0:E.I_POOL2 + 1]
+    p_start = ints[E.I_POOL0 : E.I_POOL2 + 1]
     n_trace = trace.shape[0]
     cap = max(RER_HEAP_CAP, 256 * N)
     BE = eb.shape[0]
@@ -637,12 +989,12 @@ def _run_rer(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params
     si = BX
 
     size = 1024
-    ht = np.empty(size)                   # restart time
-    hj = np.empty(size, dtype=np.int64)   # job index
-    ha = np.empty(size)                   # arrival time
-    hd = np.empty(size)                   # duration of the second run
-    hc = np.empty(size)                   # server time of the first run (tau)
-    hs = np.empty(size, dtype=np.int64)   # second server
+    ht = np.empty(size)  # restart time
+    hj = np.empty(size, dtype=np.int64)  # job index
+    ha = np.empty(size)  # arrival time
+    hd = np.empty(size)  # duration of the second run
+    hc = np.empty(size)  # server time of the first run (tau)
+    hs = np.empty(size, dtype=np.int64)  # second server
     hn = 0
 
     t = 0.0
@@ -780,4 +1132,3 @@ def _run_rer(ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params
     acc[S.A_ARRIVALS] = n
     acc[S.A_TIME] = t
     acc[S.A_WORK] = work
-

@@ -33,9 +33,24 @@ ARRIVAL, COMPLETE, KILL, DECIDE = 0, 1, 2, 3
 
 
 class _Job:
-    __slots__ = ("idx", "t", "type", "sizes", "replicas", "k", "keep", "completed", "started",
-                 "pending",
-                 "done", "cost", "finish", "rer_server", "rer_dur", "rer_tau")
+    __slots__ = (
+        "idx",
+        "t",
+        "type",
+        "sizes",
+        "replicas",
+        "k",
+        "keep",
+        "completed",
+        "started",
+        "pending",
+        "done",
+        "cost",
+        "finish",
+        "rer_server",
+        "rer_dur",
+        "rer_tau",
+    )
 
     def __init__(self, idx, t, jtype):
         self.idx = idx
@@ -60,7 +75,7 @@ class _Replica:
     def __init__(self, job, server, dur):
         self.job = job
         self.server = server
-        self.dur = dur          # None: taken from job.sizes when it starts (CoS, FJ cancelling on start)
+        self.dur = dur  # None: taken from job.sizes when it starts (CoS, FJ cancelling on start)
         self.start = None
         self.state = "waiting"  # waiting | running | done | cancelled
         self.first_run = False  # Rer: the run that may be killed after tau
@@ -86,8 +101,7 @@ class ReferenceSimulator:
         self.ints = [int(x) for x in enc.ints]
         self.lam = lam
         self.inv_lam = 1.0 / lam
-        self.streams = PyStreams(rngs, enc.ints[E.I_XCODE], enc.x_params,
-                                 enc.ints[E.I_SCODE], enc.s_params)
+        self.streams = PyStreams(rngs, enc.ints[E.I_XCODE], enc.x_params, enc.ints[E.I_SCODE], enc.s_params)
         N = self.ints[E.I_N]
         self.N = N
         self.queues: list[deque] = [deque() for _ in range(N)]
@@ -281,8 +295,7 @@ class ReferenceSimulator:
             if kind == ARRIVAL:
                 self._arrival(obj)
                 if obj + 1 < n_jobs:
-                    self._schedule(time + self.streams.interarrival() * self.inv_lam,
-                                   ARRIVAL, obj + 1)
+                    self._schedule(time + self.streams.interarrival() * self.inv_lam, ARRIVAL, obj + 1)
             elif kind == DECIDE:
                 self._decide(obj)
             elif kind == COMPLETE:
@@ -302,10 +315,10 @@ class _PSReplica:
     def __init__(self, job, server, dur, tau=math.inf):
         self.job = job
         self.server = server
-        self.dur = dur      # service time alone on that server
-        self.rem = dur      # remaining (time alone)
-        self.att = 0.0      # attained service (server time consumed: the cost)
-        self.tau = tau      # Rer/Rep: the attained service at which it fires
+        self.dur = dur  # service time alone on that server
+        self.rem = dur  # remaining (time alone)
+        self.att = 0.0  # attained service (server time consumed: the cost)
+        self.tau = tau  # Rer/Rep: the attained service at which it fires
 
 
 class PSReferenceSimulator:
@@ -341,8 +354,7 @@ class PSReferenceSimulator:
         self.enc = enc
         self.ints = [int(x) for x in enc.ints]
         self.inv_lam = 1.0 / lam
-        self.streams = PyStreams(rngs, enc.ints[E.I_XCODE], enc.x_params,
-                                 enc.ints[E.I_SCODE], enc.s_params)
+        self.streams = PyStreams(rngs, enc.ints[E.I_XCODE], enc.x_params, enc.ints[E.I_SCODE], enc.s_params)
         self.N = self.ints[E.I_N]
         self.servers: list[list] = [[] for _ in range(self.N)]
         self.perm = list(range(self.N))
@@ -410,8 +422,7 @@ class PSReferenceSimulator:
                 if first.dur > tau:
                     first.tau = tau
                     other = 1 - pool
-                    job.rer_server = bounds[other] + int(streams.uniform()
-                                                         * (bounds[other + 1] - bounds[other]))
+                    job.rer_server = bounds[other] + int(streams.uniform() * (bounds[other + 1] - bounds[other]))
                     if policy == policies.RER_CODE and ints[E.I_RESUME]:
                         rest = sizes[0] - tau * enc.speeds[pool, jtype]
                     else:
@@ -423,8 +434,7 @@ class PSReferenceSimulator:
                 self._join(_PSReplica(job, s, self._dur(x, s, jtype)))
             return
         if policy == policies.FRED_CODE:
-            servers = [int(streams.uniform() * bounds[1]),
-                       bounds[1] + int(streams.uniform() * (bounds[2] - bounds[1]))]
+            servers = [int(streams.uniform() * bounds[1]), bounds[1] + int(streams.uniform() * (bounds[2] - bounds[1]))]
         else:
             servers = []
             for i in range(ints[E.I_D]):  # partial Fisher-Yates (the contract)
@@ -436,7 +446,7 @@ class PSReferenceSimulator:
         elif policy == policies.FJ_CODE:
             job.k = ints[E.I_K]
             if ints[E.I_EARLY]:
-                servers = servers[:job.k]
+                servers = servers[: job.k]
         elif policy == policies.RIQ_CODE:
             idle = [s for s in servers if not self.servers[s]]
             servers = idle if idle else servers[:1]
@@ -471,8 +481,7 @@ class PSReferenceSimulator:
                 self._advance(t_arr)
                 self._arrival(n)
                 n += 1
-                t_arr = (self.now + self.streams.interarrival() * self.inv_lam
-                         if n < n_jobs else math.inf)
+                t_arr = self.now + self.streams.interarrival() * self.inv_lam if n < n_jobs else math.inf
             elif rep is not None:
                 self._advance(tq)
                 if kind == 0:
@@ -499,9 +508,23 @@ def simulate_reference(enc: E.Encoded, lam: float, n_jobs: int, rngs):
     return ReferenceSimulator(enc, lam, rngs).run(int(n_jobs))
 
 
-def make_model(policy: str, N: int, loads, size=None, dependence="iid", d=None, r_slow=1.0,
-               params=None, two_pools=None, p=(0.5, 0.5), knowledge="unknown", belief=1.0,
-               pools=None, discipline="FCFS", queueing="per_server"):
+def make_model(
+    policy: str,
+    N: int,
+    loads,
+    size=None,
+    dependence="iid",
+    d=None,
+    r_slow=1.0,
+    params=None,
+    two_pools=None,
+    p=(0.5, 0.5),
+    knowledge="unknown",
+    belief=1.0,
+    pools=None,
+    discipline="FCFS",
+    queueing="per_server",
+):
     """A :class:`~straggler.system.CellModel` without a config (tests, benchmarks).
 
     ``size`` defaults to exponential with mean 1; ``dependence`` is a
@@ -518,9 +541,19 @@ def make_model(policy: str, N: int, loads, size=None, dependence="iid", d=None, 
     dep = dep_mod.from_spec(dependence)
     if two_pools is None:
         two_pools = pools is not None or N % 2 == 0
-    system = (TwoPoolSystem.affinity(N, r_slow, p=p, knowledge=knowledge, belief=belief,
-                                     pools=pools) if two_pools else None)
-    return CellModel(policy=policy, params=dict(params or {}), size=size, dependence=dep, N=int(N),
-                     d=None if d is None else int(d), r_slow=float(r_slow), system=system,
-                     discipline=discipline, queueing=queueing,
-                     loads=np.atleast_1d(np.asarray(loads, dtype=float)))
+    system = (
+        TwoPoolSystem.affinity(N, r_slow, p=p, knowledge=knowledge, belief=belief, pools=pools) if two_pools else None
+    )
+    return CellModel(
+        policy=policy,
+        params=dict(params or {}),
+        size=size,
+        dependence=dep,
+        N=int(N),
+        d=None if d is None else int(d),
+        r_slow=float(r_slow),
+        system=system,
+        discipline=discipline,
+        queueing=queueing,
+        loads=np.atleast_1d(np.asarray(loads, dtype=float)),
+    )

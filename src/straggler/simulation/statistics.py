@@ -135,8 +135,7 @@ class Accumulator:
 def new_accumulator() -> Accumulator:
     acc = np.zeros(ACC_SIZE, dtype=np.float64)
     acc[A_STABLE] = 1.0
-    return Accumulator(acc, np.zeros((N_BATCHES, 3), dtype=np.float64),
-                       np.zeros(HIST_BINS, dtype=np.int64))
+    return Accumulator(acc, np.zeros((N_BATCHES, 3), dtype=np.float64), np.zeros(HIST_BINS, dtype=np.int64))
 
 
 def batch_scale(jobs: int) -> float:
@@ -250,8 +249,13 @@ def _grows(mon, c, pool, eps, ratio, wait):
     m = mon[c, pool]
     mh = mon[c // 2, pool]
     mq = mon[c // 4, pool]
-    return (mon[c // 4, MON_WORK] >= FILL_FRACTION * wait and m > eps * mon[c, MON_WORK]
-            and mq > 0.0 and mh > ratio * mq and m > ratio * mh)
+    return (
+        mon[c // 4, MON_WORK] >= FILL_FRACTION * wait
+        and m > eps * mon[c, MON_WORK]
+        and mq > 0.0
+        and mh > ratio * mq
+        and m > ratio * mh
+    )
 
 
 def monitor_wait(m1: float, m2: float) -> float:
@@ -294,8 +298,13 @@ def backlog_check(mon, k, pools, eps, wait):
         grows = k >= 4 and _grows(mon, k, pool, eps, RATIO, wait)
         mon[k, MON_GROW0 + pool] = 1.0 if grows else 0.0
         # three tests apart by `step` of work, all after the wait
-        if (grows and k2 >= 1 and mon[k2, MON_WORK] >= wait
-                and mon[k1, MON_GROW0 + pool] == 1.0 and mon[k2, MON_GROW0 + pool] == 1.0):
+        if (
+            grows
+            and k2 >= 1
+            and mon[k2, MON_WORK] >= wait
+            and mon[k1, MON_GROW0 + pool] == 1.0
+            and mon[k2, MON_GROW0 + pool] == 1.0
+        ):
             fired = True
     return fired
 
@@ -374,8 +383,15 @@ def summarize(replications, confidence: float) -> dict:
     jobs = int(n.sum())
     fired = any(r[A_STABLE] != 1.0 for r in rows)
     nan = math.nan
-    out = dict(latency_mean=nan, latency_mean_ci=nan, latency_quantile=np.full(len(QUANTILES), nan),
-               cost_mean=nan, cost_mean_ci=nan, fired=fired, jobs=jobs)
+    out = dict(
+        latency_mean=nan,
+        latency_mean_ci=nan,
+        latency_quantile=np.full(len(QUANTILES), nan),
+        cost_mean=nan,
+        cost_mean_ci=nan,
+        fired=fired,
+        jobs=jobs,
+    )
     if jobs == 0:
         return out
     sum_t = sum(r[A_SUM_T] for r in rows)
@@ -486,4 +502,3 @@ def jobs_for_verdict(replications, wait: float, servers: int, pool: int, warmup:
     per_arrival = work / arrivals / servers
     need = waits_for_verdict(len(rows), pool) * wait / per_arrival
     return float(max(math.ceil(need) - int(warmup), 1))
-

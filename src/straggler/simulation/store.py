@@ -51,14 +51,23 @@ class Replications:
         accs = list(accumulators)
         if not accs:
             return cls.empty(jobs)
-        return cls(np.asarray(list(indices), dtype=np.int64),
-                   np.stack([a.acc for a in accs]), np.stack([a.batches for a in accs]),
-                   np.sum([a.hist for a in accs], axis=0).astype(np.int64), int(jobs))
+        return cls(
+            np.asarray(list(indices), dtype=np.int64),
+            np.stack([a.acc for a in accs]),
+            np.stack([a.batches for a in accs]),
+            np.sum([a.hist for a in accs], axis=0).astype(np.int64),
+            int(jobs),
+        )
 
     @classmethod
     def empty(cls, jobs: int = 0) -> Replications:
-        return cls(np.zeros(0, dtype=np.int64), np.zeros((0, S.ACC_SIZE)),
-                   np.zeros((0, S.N_BATCHES, 3)), np.zeros(S.HIST_BINS, dtype=np.int64), int(jobs))
+        return cls(
+            np.zeros(0, dtype=np.int64),
+            np.zeros((0, S.ACC_SIZE)),
+            np.zeros((0, S.N_BATCHES, 3)),
+            np.zeros(S.HIST_BINS, dtype=np.int64),
+            int(jobs),
+        )
 
     @classmethod
     def join(cls, parts) -> Replications:
@@ -73,9 +82,13 @@ class Replications:
         jobs = {p.jobs for p in parts}
         if len(jobs) != 1:
             raise ValueError(f"replications of different run lengths {sorted(jobs)}")
-        return cls(index[order], np.concatenate([p.acc for p in parts])[order],
-                   np.concatenate([p.batches for p in parts])[order],
-                   np.sum([p.hist for p in parts], axis=0).astype(np.int64), jobs.pop())
+        return cls(
+            index[order],
+            np.concatenate([p.acc for p in parts])[order],
+            np.concatenate([p.batches for p in parts])[order],
+            np.sum([p.hist for p in parts], axis=0).astype(np.int64),
+            jobs.pop(),
+        )
 
     def fired(self) -> bool:
         """The monitor fired (or a buffer overflowed) in some replication."""
@@ -142,8 +155,9 @@ def _write(path: Path, rec: Replications) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as f:
-            np.savez_compressed(f, index=rec.index, acc=rec.acc, batches=rec.batches,
-                                hist=rec.hist, jobs=np.int64(rec.jobs))
+            np.savez_compressed(
+                f, index=rec.index, acc=rec.acc, batches=rec.batches, hist=rec.hist, jobs=np.int64(rec.jobs)
+            )
         os.replace(tmp, path)
     finally:
         if tmp.exists():
@@ -153,7 +167,8 @@ def _write(path: Path, rec: Replications) -> None:
 def _read(path: Path) -> Replications | None:
     try:
         with np.load(path) as z:
-            return Replications(z["index"].astype(np.int64), z["acc"], z["batches"],
-                                z["hist"].astype(np.int64), int(z["jobs"]))
+            return Replications(
+                z["index"].astype(np.int64), z["acc"], z["batches"], z["hist"].astype(np.int64), int(z["jobs"])
+            )
     except (OSError, ValueError, KeyError):
         return None  # unreadable: recomputed

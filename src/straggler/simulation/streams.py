@@ -43,8 +43,7 @@ def replication_streams(seed: np.random.SeedSequence) -> tuple:
     """The four generators of a replication, from its ``SeedSequence`` (children
     0..3 of ``seed.spawn``; a fresh copy of ``seed`` is spawned, so the call is
     pure)."""
-    ss = np.random.SeedSequence(entropy=seed.entropy, spawn_key=seed.spawn_key,
-                                pool_size=seed.pool_size)
+    ss = np.random.SeedSequence(entropy=seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
     return tuple(np.random.Generator(np.random.PCG64(c)) for c in ss.spawn(N_STREAMS))
 
 
@@ -152,4 +151,3 @@ class PyStreams:
 
     def slowdown(self) -> float:
         return self._sample(self.s[0], self.s[1], self.rngs[SLOWDOWNS])
-
