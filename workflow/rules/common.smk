@@ -40,6 +40,10 @@ MODEL_HASH = model_hash()
 PLOTS_HASH = figures_hash()
 REPORT_HASH = presentation_hash()
 FIGURE_NAMES = figure_names(GRID.axes, "simulation" in RESOLVED["evaluate"])
+# two figure jobs side by side once there are enough figures to share (a job's start-up,
+# matplotlib's imports and the dataset, is about 1.5 s)
+FIGURE_JOBS = 2 if len(FIGURE_NAMES) > 6 else 1
+FIGURE_PARTS = [FIGURE_NAMES[i::FIGURE_JOBS] for i in range(FIGURE_JOBS)]
 PLAN = plan(RESOLVED, GRID, MODEL_HASH)
 # A job's memory: measured at 200-350 MB (max RSS: the imports, one cell at a time, a
 # replication's monitor history); a job that ran out gets more on its next attempt.
