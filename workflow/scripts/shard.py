@@ -1,9 +1,12 @@
 # Run by `rule simulate_shard`; the work is in straggler.pipeline.simulate_shard.
 import logging
+from pathlib import Path
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
 from straggler.pipeline import simulate_shard
 
 simulate_shard(snakemake.params.resolved, snakemake.params.cell, int(snakemake.wildcards.first),
-               int(snakemake.wildcards.stop), snakemake.params.results, snakemake.output[0])
+               int(snakemake.wildcards.stop),
+               Path(snakemake.output[0]).parents[3],  # results/<study>/units/shards/<key>/r*.json
+               snakemake.output[0])
