@@ -1,5 +1,5 @@
-# The figures are drawn in FIGURE_JOBS jobs side by side (matplotlib takes most of a
-# simulated study's time after its cells); each job draws every FIGURE_JOBS-th figure.
+# The figures are drawn in jobs side by side (catalog.figure_parts): matplotlib takes
+# most of a simulated study's time after its cells.
 for _part, _names in enumerate(FIGURE_PARTS):
 
     rule:
