@@ -25,8 +25,9 @@ def study(**over):
 def test_cheap_cells_are_batched_up_to_the_target():
     analytic = study(evaluate=["analytic"])
     p = workunits.plan(analytic, build_grid(analytic), "code")
-    # 112 cells of tens of milliseconds, but for the replica bounds of 16 (about 2 s each)
-    assert len(p.batches) <= 3 and not p.shards
+    # 112 cells of tens of milliseconds, but for the replica bounds of 16 (about 2 s
+    # each): about 35 s, cut for four cores
+    assert len(p.batches) <= workunits.MIN_BATCHES + 1 and not p.shards
     simulated = study()
     p = workunits.plan(simulated, build_grid(simulated), "code")
     target = workunits.DEFAULTS["target_seconds"]
@@ -36,6 +37,14 @@ def test_cheap_cells_are_batched_up_to_the_target():
         assert sum(costs[:-1]) <= target
     cells = [c for b in p.batches.values() for c in b.cells]
     assert cells == list(build_grid(simulated).cells)  # every cell once, in grid order
+
+
+def test_a_small_study_is_cut_for_a_few_cores_a_large_one_by_the_target():
+    startup = workunits.STARTUP_SECONDS * workunits.MIN_BATCH_STARTUPS
+    assert workunits.batch_seconds(0.5 * startup, 20.0) == 0.5 * startup  # one job
+    assert workunits.batch_seconds(3.5 * startup, 20.0) == 3.5 * startup / 3
+    assert workunits.batch_seconds(10 * startup, 20.0) == 10 * startup / workunits.MIN_BATCHES
+    assert workunits.batch_seconds(1000.0, 20.0) == 20.0
 
 
 def test_cells_per_job_and_replications_per_job_counts():

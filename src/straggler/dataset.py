@@ -153,13 +153,45 @@ def _coord(values):
 def write_netcdf(ds: xr.Dataset, path) -> None:
     """Write atomically (temporary file, then rename), compressed, with no
     inherited fixed-width string encodings (they truncate string coordinates)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     ds = ds.drop_encoding()
     encoding = {name: {"zlib": True, "complevel": 4} for name, var in ds.data_vars.items() if var.dtype.kind == "f"}
+    _atomic(Path(path), lambda tmp: ds.to_netcdf(tmp, engine="netcdf4", encoding=encoding))
+
+
+def write_cell(ds: xr.Dataset, path) -> None:
+    """Write a cell's dataset atomically with netCDF4 directly: the file xarray would
+    write uncompressed (it opens as the same dataset, NaN fill for floats, strings as
+    variable-length strings), in half the time; a study writes one per cell."""
+    import netCDF4
+
+    def write(tmp):
+        with netCDF4.Dataset(tmp, "w", format="NETCDF4") as nc:
+            for dim, size in ds.sizes.items():
+                nc.createDimension(dim, size)
+            for name, var in [*ds.coords.items(), *ds.data_vars.items()]:
+                values = np.asarray(var.values)
+                if values.dtype.kind in "OU":
+                    v = nc.createVariable(name, str, var.dims)
+                    v[...] = np.array([str(x) for x in values.ravel()], dtype=object).reshape(values.shape)
+                else:
+                    v = nc.createVariable(
+                        name, values.dtype, var.dims, fill_value=np.nan if values.dtype.kind == "f" else None
+                    )
+                    v.set_auto_mask(False)
+                    v[...] = values
+                v.setncatts(dict(var.attrs))
+            nc.setncatts(dict(ds.attrs))
+
+    _atomic(Path(path), write)
+
+
+def _atomic(path: Path, write) -> None:
+    """``write(tmp)`` a temporary file beside ``path``, then rename it: no run leaves
+    a partial file under the final name."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        ds.to_netcdf(tmp, engine="netcdf4", encoding=encoding)
+        write(tmp)
         os.replace(tmp, path)
     finally:
         if tmp.exists():

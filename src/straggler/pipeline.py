@@ -17,10 +17,10 @@ log = logging.getLogger(__name__)
 
 def evaluate(spec_json: str, cell_id: str, out_path, store_root=None) -> None:
     """Evaluate one cell from its (self-contained) config and write ``out_path``."""
-    from .dataset import write_netcdf
+    from .dataset import write_cell
     from .evaluate import evaluate_cell
 
-    write_netcdf(evaluate_cell(json.loads(spec_json), cell_id, store_root), out_path)
+    write_cell(evaluate_cell(json.loads(spec_json), cell_id, store_root), out_path)
 
 
 def _progress(text: str) -> None:
@@ -35,7 +35,7 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
     are kept in (and read back from) ``results/sim``. Writes a manifest last."""
     import yaml
 
-    from .dataset import write_netcdf
+    from .dataset import write_cell
     from .evaluate import evaluate_cell
 
     resolved = yaml.safe_load(resolved_yaml)
@@ -50,7 +50,7 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
         start = time.perf_counter()
         stats: dict = {}
         ds = evaluate_cell(resolved, cell, store_root=results / "sim", stats=stats)
-        write_netcdf(ds, path)
+        write_cell(ds, path)
         seconds = time.perf_counter() - start
         jobs = stats.get("simulated_jobs", 0)
         done.append({"cell": cell, "key": key, "seconds": round(seconds, 3), "jobs": jobs})

@@ -29,6 +29,7 @@ any job runs.
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 from typing import Any, Literal
@@ -68,6 +69,12 @@ def policy_style() -> dict[str, dict]:
     """One fixed colour and marker per canonical policy (in the order of the policy
     registry), the same in every figure of every study: ``{policy: {"colour",
     "marker"}}``."""
+    return {p: dict(s) for p, s in _policy_style().items()}
+
+
+@functools.lru_cache(maxsize=1)
+def _policy_style() -> dict[str, dict]:
+    # built once: seaborn's palettes take a millisecond, and a figure asks per series
     import seaborn as sns
 
     from .policies import POLICIES
@@ -89,7 +96,7 @@ def policy_markers() -> dict:
 
 
 def _style(policy) -> dict:
-    return policy_style().get(str(policy), {"colour": (0.3, 0.3, 0.3), "marker": "o"})
+    return dict(_policy_style().get(str(policy), {"colour": (0.3, 0.3, 0.3), "marker": "o"}))
 
 
 def _shades(colour, n: int) -> list:

@@ -54,8 +54,13 @@ EVENT_SECONDS_PER_UNIT = 8.0e-8
 LOAD_SECONDS = 0.02
 """Per load and replication: encoding, streams, accumulators."""
 
-ANALYSIS_SECONDS = 0.05
-"""A typical cell's analysis (tens of milliseconds); see :func:`analysis_seconds`."""
+ANALYSIS_SECONDS = {"Rep": 0.1, "Rer": 0.03}
+"""A cell's analysis by policy, measured on the threshold studies (mean per cell:
+Rep 0.10 s, its thresholds optimised; Rer 0.03 s; the others 5-15 ms); any other
+policy: :data:`OTHER_ANALYSIS_SECONDS`."""
+OTHER_ANALYSIS_SECONDS = 0.015
+WRITE_SECONDS = 0.01
+"""Writing a cell's file (netCDF4, about 30 variables)."""
 
 
 def execution(resolved: dict) -> dict:
@@ -100,33 +105,37 @@ def _value(resolved: dict, cell: Cell, axis: str, default):
 
 
 def analysis_seconds(resolved: dict, cell: Cell) -> float:
-    """The analysis of a cell: tens of milliseconds, except the replica bounds with
-    i.i.d. or S&X replicas of a law without closed-form order statistics (a
-    quadrature per pool weight: 1-2 s) and the size-aware KS (an LP over rational
-    thresholds)."""
+    """The analysis of a cell and the writing of its file: tens of milliseconds
+    (:data:`ANALYSIS_SECONDS`), except the replica bounds with i.i.d. or S&X replicas
+    of a law without closed-form order statistics (a quadrature per pool weight:
+    1-2 s)."""
     policy = cell.policy
     dist = resolved["distributions"][cell["distribution"]]["family"]
     dep = resolved["dependences"][cell["dependence"]].get("kind", "identical")
-    if policy == "KS":
-        return 0.5
     if POLICIES[policy].uses_d and dep != "identical" and dist != "exponential":
         return 2.0
-    return ANALYSIS_SECONDS
+    return ANALYSIS_SECONDS.get(policy, OTHER_ANALYSIS_SECONDS) + WRITE_SECONDS
 
 
-def _engine_seconds(resolved: dict, cell: Cell) -> float:
+def fast_path(resolved: dict, cell: Cell) -> bool:
+    """Whether the cell simulates on the fast path (else on the event engine)."""
     system = resolved["system"]
     discipline = _value(resolved, cell, "system.discipline", system.get("discipline", "FCFS"))
     queueing = _value(resolved, cell, "system.queueing", system.get("queueing", "per_server"))
     params = resolved.get("policies", {}).get(cell.policy, {})
-    fast = POLICIES[cell.policy].simulated_by("fast", discipline, queueing) and params.get("ps_bound") in (None, "none")
+    return POLICIES[cell.policy].simulated_by("fast", discipline, queueing) and params.get("ps_bound") in (None, "none")
+
+
+def seconds_per_job(resolved: dict, cell: Cell) -> float:
+    """Estimated simulation seconds per job of the cell (its engine, its replicas)."""
     if cell.policy in ("FRed", "Rep"):
         replicas = 2
     elif POLICIES[cell.policy].uses_d:
         replicas = int(cell.get("d", 1))
     else:
         replicas = 1
-    return (1 + replicas) * (FAST_SECONDS_PER_UNIT if fast else EVENT_SECONDS_PER_UNIT)
+    unit = FAST_SECONDS_PER_UNIT if fast_path(resolved, cell) else EVENT_SECONDS_PER_UNIT
+    return (1 + replicas) * unit
 
 
 def estimate(resolved: dict, cell: Cell) -> Cost:
@@ -137,7 +146,7 @@ def estimate(resolved: dict, cell: Cell) -> Cost:
     if "simulation" not in resolved.get("evaluate", []) or POLICIES[cell.policy].analytic_only:
         return Cost(analysis, 0.0, 0, False)
     loads = len(resolved["load"])
-    per_job = _engine_seconds(resolved, cell)
+    per_job = seconds_per_job(resolved, cell)
     jobs = int(sim["jobs"]) + int(sim["warmup"])
     replication = loads * (jobs * per_job + LOAD_SECONDS)
     return Cost(analysis, replication, int(sim["replications"]), sim.get("precision") is not None)
@@ -206,6 +215,22 @@ def _shard_sizes(cost: Cost, setting, target: float) -> list[tuple[int, int]]:
     return [(a, min(a + size, reps)) for a in range(0, reps, size)]
 
 
+MIN_BATCHES = 4
+"""A study's cheap cells go to at least this many jobs (when each still gets
+:data:`MIN_BATCH_STARTUPS` times the start-up in work), so that a small study uses the
+cores of a workstation: one job per ``target_seconds`` would leave a study of 20
+seconds on one core. The plan cannot ask how many cores there are (every job parses
+it again, with other settings)."""
+MIN_BATCH_STARTUPS = 4
+
+
+def batch_seconds(work: float, target: float) -> float:
+    """The work aimed at per batch for ``work`` seconds of unsplit cells."""
+    by_target = math.ceil(work / target) if work > 0 else 1
+    by_cores = min(MIN_BATCHES, int(work // (MIN_BATCH_STARTUPS * STARTUP_SECONDS)))
+    return work / max(by_target, by_cores, 1)
+
+
 def plan(resolved: dict, grid: Grid, code: str) -> Plan:
     """Cut the study's cells into batches and shards (see the module docstring)."""
     ex = execution(resolved)
@@ -221,18 +246,20 @@ def plan(resolved: dict, grid: Grid, code: str) -> Plan:
         bid = f"b{len(batches):05d}-{digest}"
         batches[bid] = Batch(bid, tuple(cells), members, seconds, tuple(cell_shards))
 
+    splits = {cid: _shard_sizes(costs[cid], ex["replications_per_job"], target) for cid in grid.cells}
+    aim = batch_seconds(sum(costs[c].total for c in grid.cells if not splits[c]), target)
     group: list[str] = []
     seconds = 0.0
     for cid in grid.cells:
         cost = costs[cid]
-        split = _shard_sizes(cost, ex["replications_per_job"], target)
+        split = splits[cid]
         if split:
             own = tuple(Shard(cid, keys[cid], a, b) for a, b in split)
             shards.update((s.name, s) for s in own)
             add([cid], cost.analysis, own)
             continue
         per_job = ex["cells_per_job"]
-        full = len(group) >= int(per_job) if per_job != "auto" else group and seconds + cost.total > target
+        full = len(group) >= int(per_job) if per_job != "auto" else group and seconds + cost.total / 2 > aim
         if full:
             add(group, seconds)
             group, seconds = [], 0.0

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from straggler.catalog import figure_names
+from straggler.catalog import figure_names, figure_parts
 from straggler.config import ConfigError, dump_config, load_config, resolve_config_cached
 from straggler.grid import build_grid
 from straggler.sources import figures_hash, model_hash, presentation_hash
@@ -40,6 +40,7 @@ MODEL_HASH = model_hash()
 PLOTS_HASH = figures_hash()
 REPORT_HASH = presentation_hash()
 FIGURE_NAMES = figure_names(GRID.axes, "simulation" in RESOLVED["evaluate"])
+FIGURE_PARTS = figure_parts(FIGURE_NAMES)
 PLAN = plan(RESOLVED, GRID, MODEL_HASH)
 # A job's memory: measured at 200-350 MB (max RSS: the imports, one cell at a time, a
 # replication's monitor history); a job that ran out gets more on its next attempt.

@@ -14,7 +14,6 @@ rule evaluate:
         resolved=RESOLVED_YAML,
         cells=lambda wc: list(PLAN.batches[wc.batch].cells),
         cell_keys=lambda wc: list(PLAN.batches[wc.batch].keys),
-        results=RESULTS,
     log:
         f"{RESULTS}/logs/evaluate/{{batch}}.log",
     benchmark:
@@ -33,7 +32,6 @@ rule simulate_shard:
     params:
         resolved=RESOLVED_YAML,
         cell=lambda wc: wc.cellkey.rpartition("@")[0],
-        results=RESULTS,
     log:
         f"{RESULTS}/logs/shards/{{cellkey}}/r{{first}}-{{stop}}.log",
     resources:

@@ -1,22 +1,27 @@
-rule figures:
-    """Seaborn figures of the study dataset (PNG and SVG)."""
-    input:
-        f"{RESULTS}/{STUDY}.nc",
-    output:
-        png=[
-            report(
-                f"{RESULTS}/figures/{name}.png",
-                caption=figure_caption(name),
-                category="Figures",
-                labels={"figure": name},
-            )
-            for name in FIGURE_NAMES
-        ],
-        svg=[f"{RESULTS}/figures/{name}.svg" for name in FIGURE_NAMES],
-    params:
-        names=FIGURE_NAMES,
-        code=PLOTS_HASH,
-    log:
-        f"{RESULTS}/logs/figures.log",
-    script:
-        "../scripts/figures.py"
+# The figures are drawn in jobs side by side (catalog.figure_parts): matplotlib takes
+# most of a simulated study's time after its cells.
+for _part, _names in enumerate(FIGURE_PARTS):
+
+    rule:
+        name:
+            f"figures_{_part}"
+        input:
+            f"{RESULTS}/{STUDY}.nc",
+        output:
+            png=[
+                report(
+                    f"{RESULTS}/figures/{name}.png",
+                    caption=figure_caption(name),
+                    category="Figures",
+                    labels={"figure": name},
+                )
+                for name in _names
+            ],
+            svg=[f"{RESULTS}/figures/{name}.svg" for name in _names],
+        params:
+            names=_names,
+            code=PLOTS_HASH,
+        log:
+            f"{RESULTS}/logs/figures_{_part}.log",
+        script:
+            "../scripts/figures.py"

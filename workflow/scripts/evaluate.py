@@ -1,5 +1,6 @@
 # Run by `rule evaluate`; the work is in straggler.pipeline.evaluate_batch.
 import logging
+from pathlib import Path
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
@@ -9,6 +10,6 @@ evaluate_batch(
     snakemake.params.resolved,
     list(snakemake.params.cells),
     list(snakemake.params.cell_keys),
-    snakemake.params.results,
+    Path(snakemake.output[0]).parents[1],  # results/<study>/units/<batch>.json
     snakemake.output[0],
 )

@@ -1,4 +1,4 @@
-# Run by `rule figures`; the work is in straggler.pipeline.figures.
+# Run by the `figures_<part>` rules; the work is in straggler.pipeline.figures.
 import logging
 from pathlib import Path
 

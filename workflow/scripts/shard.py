@@ -1,5 +1,6 @@
 # Run by `rule simulate_shard`; the work is in straggler.pipeline.simulate_shard.
 import logging
+from pathlib import Path
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
@@ -10,6 +11,6 @@ simulate_shard(
     snakemake.params.cell,
     int(snakemake.wildcards.first),
     int(snakemake.wildcards.stop),
-    snakemake.params.results,
+    Path(snakemake.output[0]).parents[3],  # results/<study>/units/shards/<key>/r*.json
     snakemake.output[0],
 )

@@ -253,11 +253,14 @@ def resolve_config(raw: dict) -> dict:
     # a value that every cell overrides is never used: its errors are the sweep's
     errs += [e for e in base if not any(under(e.path, t) for t in targets)]
     base_texts = {e.text for e in base}
+    # each value is tried in a config whose swept axes hold one value each (validating
+    # the whole grid again per value would be quadratic: minutes for 10^4 values)
+    lean = {**cfg, "grid": {**cfg["grid"], **{a.key: v[:1] for a, v in axes}}}
     for axis, values in axes:
         for i, value in enumerate(values):
             where = f"grid.{axis.key}[{i}]"
             try:
-                trial = applied(cfg, axis, value)
+                trial = applied({**lean, "grid": {**lean["grid"], axis.key: [value]}}, axis, value)
             except (TypeError, ValueError) as exc:
                 errs.append(Err(("grid", axis.key, i), f"{where}: value {format_value(value)} is not allowed; {exc}"))
                 continue
