@@ -42,9 +42,10 @@ def test_cheap_cells_are_batched_up_to_the_target():
 def test_a_small_study_is_cut_for_a_few_cores_a_large_one_by_the_target():
     startup = workunits.STARTUP_SECONDS * workunits.MIN_BATCH_STARTUPS
     assert workunits.batch_seconds(0.5 * startup, 20.0) == 0.5 * startup  # one job
-    assert workunits.batch_seconds(3.5 * startup, 20.0) == 3.5 * startup / 3
+    assert workunits.batch_seconds(3.5 * startup, 20.0) == 3.5 * startup / 2
     assert workunits.batch_seconds(10 * startup, 20.0) == 10 * startup / workunits.MIN_BATCHES
-    assert workunits.batch_seconds(1000.0, 20.0) == 20.0
+    assert workunits.batch_seconds(1000.0, 20.0) == 1000.0 / 52  # 50 shares, rounded up to 4s
+    assert workunits.batch_seconds(800.0, 20.0) == 20.0
 
 
 def test_cells_per_job_and_replications_per_job_counts():

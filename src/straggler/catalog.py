@@ -75,5 +75,5 @@ def figure_parts(names: list[str]) -> list[list[str]]:
     to the second job), once there are enough to share: a job's start-up, matplotlib's
     imports and the dataset, is about 1.5 s, and drawing takes most of a simulated
     study's time after its cells."""
-    jobs = 2 if len(names) > 6 else 1
+    jobs = 2 if len(names) > 3 else 1
     return [list(names[i::jobs]) for i in range(jobs)]

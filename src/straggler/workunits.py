@@ -54,11 +54,14 @@ EVENT_SECONDS_PER_UNIT = 8.0e-8
 LOAD_SECONDS = 0.02
 """Per load and replication: encoding, streams, accumulators."""
 
-ANALYSIS_SECONDS = {"Rep": 0.1, "Rer": 0.03}
-"""A cell's analysis by policy, measured on the threshold studies (mean per cell:
-Rep 0.10 s, its thresholds optimised; Rer 0.03 s; the others 5-15 ms); any other
-policy: :data:`OTHER_ANALYSIS_SECONDS`."""
-OTHER_ANALYSIS_SECONDS = 0.015
+ANALYSIS_SECONDS = {"Rep": 0.03, "Rer": 0.03}
+"""A cell's analysis by policy, measured on threshold_r_slow (mean per cell: Rep and
+Rer 0.03 s, their thresholds optimised; the others 5-12 ms, :data:`OTHER_ANALYSIS_SECONDS`);
+Rep with replicas that are not identical copies of a law that is not exponential
+takes :data:`REP_QUADRATURE_SECONDS`."""
+OTHER_ANALYSIS_SECONDS = 0.01
+REP_QUADRATURE_SECONDS = 0.4
+"""Rep, i.i.d. Pareto replicas: 0.37 s a cell (a quadrature in every threshold trial)."""
 WRITE_SECONDS = 0.01
 """Writing a cell's file (netCDF4, about 30 variables)."""
 
@@ -114,6 +117,8 @@ def analysis_seconds(resolved: dict, cell: Cell) -> float:
     dep = resolved["dependences"][cell["dependence"]].get("kind", "identical")
     if POLICIES[policy].uses_d and dep != "identical" and dist != "exponential":
         return 2.0
+    if policy == "Rep" and dep != "identical" and dist != "exponential":
+        return REP_QUADRATURE_SECONDS + WRITE_SECONDS
     return ANALYSIS_SECONDS.get(policy, OTHER_ANALYSIS_SECONDS) + WRITE_SECONDS
 
 
@@ -225,9 +230,15 @@ MIN_BATCH_STARTUPS = 4
 
 
 def batch_seconds(work: float, target: float) -> float:
-    """The work aimed at per batch for ``work`` seconds of unsplit cells."""
+    """The work aimed at per batch for ``work`` seconds of unsplit cells: one share
+    per ``target`` seconds (rounded up to a multiple of 4 beyond 2), but at least 4 or 2
+    shares when each still gets :data:`MIN_BATCH_STARTUPS` times the start-up in work:
+    counts that 2 and 4 cores divide (3 equal jobs on 2 cores take as long as 4)."""
     by_target = math.ceil(work / target) if work > 0 else 1
-    by_cores = min(MIN_BATCHES, int(work // (MIN_BATCH_STARTUPS * STARTUP_SECONDS)))
+    if by_target > 2:  # rounded up to a multiple of 4 (see above)
+        by_target = MIN_BATCHES * math.ceil(by_target / MIN_BATCHES)
+    fits = int(work // (MIN_BATCH_STARTUPS * STARTUP_SECONDS))
+    by_cores = next((n for n in (MIN_BATCHES, 2) if n <= fits), 1)
     return work / max(by_target, by_cores, 1)
 
 
@@ -247,9 +258,13 @@ def plan(resolved: dict, grid: Grid, code: str) -> Plan:
         batches[bid] = Batch(bid, tuple(cells), members, seconds, tuple(cell_shards))
 
     splits = {cid: _shard_sizes(costs[cid], ex["replications_per_job"], target) for cid in grid.cells}
-    aim = batch_seconds(sum(costs[c].total for c in grid.cells if not splits[c]), target)
+    work = sum(costs[c].total for c in grid.cells if not splits[c])
+    aim = batch_seconds(work, target)
+    count = max(round(work / aim), 1) if aim > 0 else 1
+    per_job = ex["cells_per_job"]
+    current = 0  # the share the open group belongs to
     group: list[str] = []
-    seconds = 0.0
+    seconds = done = 0.0
     for cid in grid.cells:
         cost = costs[cid]
         split = splits[cid]
@@ -258,13 +273,20 @@ def plan(resolved: dict, grid: Grid, code: str) -> Plan:
             shards.update((s.name, s) for s in own)
             add([cid], cost.analysis, own)
             continue
-        per_job = ex["cells_per_job"]
-        full = len(group) >= int(per_job) if per_job != "auto" else group and seconds + cost.total / 2 > aim
+        if per_job != "auto":
+            full = len(group) >= int(per_job)
+        else:
+            # a cell goes to the batch its cost's midpoint falls in, of `count` equal
+            # shares of the work in grid order: no last batch of a few cells
+            share = min(int((done + cost.total / 2) / aim), count - 1) if aim > 0 else 0
+            full = bool(group) and share > current
+            current = share
         if full:
             add(group, seconds)
             group, seconds = [], 0.0
         group.append(cid)
         seconds += cost.total
+        done += cost.total
     if group:
         add(group, seconds)
     return Plan(batches, shards, keys, costs)
