@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CELL_FILE_BYTES = 30_000
-"""A cell file (`results/<study>/cells/*.nc`), about: 14 MB for the 480 of threshold_r_slow."""
+CELL_FILE_BYTES = 16_000
+"""A cell file (`results/<study>/cells/*.nc`), about: 7.7 MB for the 480 of threshold_r_slow."""
 
 
 def _resolve(path: Path, scale: str | None) -> dict:
