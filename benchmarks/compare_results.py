@@ -17,8 +17,9 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
 import xarray as xr
+
+from straggler.archive import same_values
 
 PROVENANCE = (
     "created",
@@ -41,18 +42,9 @@ def _cells(folder: Path) -> dict[str, Path]:
     return out
 
 
-def _same(a: xr.DataArray, b: xr.DataArray) -> bool:
-    x, y = np.asarray(a.values), np.asarray(b.values)
-    if x.shape != y.shape:
-        return False
-    if x.dtype.kind == "f" and y.dtype.kind == "f":
-        return bool(np.array_equal(x, y, equal_nan=True))
-    return bool(np.array_equal(x.astype(str), y.astype(str)))
-
-
 def _differences(a: xr.Dataset, b: xr.Dataset) -> list[str]:
     names = sorted(set(a.data_vars) | set(b.data_vars))
-    out = [n for n in names if n not in a or n not in b or not _same(a[n], b[n])]
+    out = [n for n in names if n not in a or n not in b or not same_values(a[n], b[n])]
     return out
 
 

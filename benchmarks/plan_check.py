@@ -47,12 +47,12 @@ def check(path: Path, scale: str) -> str:
     from straggler.evaluate import simulate_shard
     from straggler.grid import build_grid
     from straggler.sources import model_hash
-    from straggler.workunits import LOAD_SECONDS, STARTUP_SECONDS, fast_path, plan, seconds_per_job
+    from straggler.workunits import LOAD_SECONDS, fast_path, plan, seconds_per_job
 
     resolved = _resolve(path, scale)
     grid = build_grid(resolved)
     p = plan(resolved, grid, model_hash())
-    hours = (p.total_seconds() + STARTUP_SECONDS * (len(p.batches) + len(p.shards))) / 3600
+    hours = p.cpu_seconds() / 3600
     simulated = {cid: c for cid, c in p.costs.items() if c.replications}
     line = (
         f"{resolved['study']:22s} {scale:6s} {len(grid.cells):6d} {len(p.batches):6d} {len(p.shards):6d} {hours:9.3g}"

@@ -232,7 +232,7 @@ def _rerun(manifest: dict, members: dict[str, bytes], count: int, verdict: Verdi
         cell_id = name[len(prefix + "cells/") : -len(".nc")].rpartition("@")[0]
         with _open_bytes(members[name]) as old:
             new = evaluate_cell(resolved, cell_id)
-            diffs = [v for v in old.data_vars if v not in new or not _same_values(old[v], new[v])]
+            diffs = [v for v in old.data_vars if v not in new or not same_values(old[v], new[v])]
             diffs += [v for v in new.data_vars if v not in old]
         if diffs:
             verdict.fail(f"rerun {cell_id}: differs in {', '.join(sorted(set(diffs)))}")
@@ -256,7 +256,9 @@ def _open_bytes(data: bytes):
     return ds
 
 
-def _same_values(a, b) -> bool:
+def same_values(a, b) -> bool:
+    """Two variables hold the same values: floats bit for bit with NaN equal to NaN,
+    anything else compared as strings."""
     import numpy as np
 
     a, b = np.asarray(a.values), np.asarray(b.values)

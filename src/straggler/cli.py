@@ -64,7 +64,7 @@ def _evaluate(args) -> int:
 def _plan(args) -> int:
     from .grid import build_grid
     from .sources import model_hash
-    from .workunits import STARTUP_SECONDS, plan
+    from .workunits import plan
 
     resolved = _resolve(args.file, args.scale)
     grid = build_grid(resolved)
@@ -72,7 +72,7 @@ def _plan(args) -> int:
     sim = resolved["simulation"]
     simulated = [c for c in p.costs.values() if c.replications]
     jobs = len(simulated) * len(resolved["load"]) * int(sim["replications"]) * (int(sim["jobs"]) + int(sim["warmup"]))
-    seconds = p.total_seconds() + STARTUP_SECONDS * (len(p.batches) + len(p.shards))
+    seconds = p.cpu_seconds()
     print(
         f"study {resolved['study']}: {len(grid.cells)} cells ({len(simulated)} simulated), "
         f"{len(p.batches)} evaluate jobs, {len(p.shards)} shard jobs"

@@ -201,6 +201,10 @@ class Plan:
         """Batches with a cell that has no result yet (the others are left out)."""
         return [b for b in self.batches.values() if not all(Path(f"{results}/cells/{k}.nc").exists() for k in b.keys)]
 
+    def cpu_seconds(self) -> float:
+        """The estimated CPU time of the whole study: every cell and every job's start-up."""
+        return self.total_seconds() + STARTUP_SECONDS * (len(self.batches) + len(self.shards))
+
     def total_seconds(self) -> float:
         return sum(c.total for c in self.costs.values())
 
@@ -229,17 +233,22 @@ it again, with other settings)."""
 MIN_BATCH_STARTUPS = 4
 
 
-def batch_seconds(work: float, target: float) -> float:
-    """The work aimed at per batch for ``work`` seconds of unsplit cells: one share
-    per ``target`` seconds (rounded up to a multiple of 4 beyond 2), but at least 4 or 2
-    shares when each still gets :data:`MIN_BATCH_STARTUPS` times the start-up in work:
-    counts that 2 and 4 cores divide (3 equal jobs on 2 cores take as long as 4)."""
+def batch_count(work: float, target: float) -> int:
+    """How many batches ``work`` seconds of unsplit cells are cut into: one per
+    ``target`` seconds (rounded up to a multiple of 4 beyond 2), but at least 4 or 2
+    when each still gets :data:`MIN_BATCH_STARTUPS` times the start-up in work: counts
+    that 2 and 4 cores divide (3 equal jobs on 2 cores take as long as 4)."""
     by_target = math.ceil(work / target) if work > 0 else 1
     if by_target > 2:  # rounded up to a multiple of 4 (see above)
         by_target = MIN_BATCHES * math.ceil(by_target / MIN_BATCHES)
     fits = int(work // (MIN_BATCH_STARTUPS * STARTUP_SECONDS))
     by_cores = next((n for n in (MIN_BATCHES, 2) if n <= fits), 1)
-    return work / max(by_target, by_cores, 1)
+    return max(by_target, by_cores, 1)
+
+
+def batch_seconds(work: float, target: float) -> float:
+    """The work aimed at per batch (:func:`batch_count`)."""
+    return work / batch_count(work, target)
 
 
 def plan(resolved: dict, grid: Grid, code: str) -> Plan:
@@ -259,8 +268,8 @@ def plan(resolved: dict, grid: Grid, code: str) -> Plan:
 
     splits = {cid: _shard_sizes(costs[cid], ex["replications_per_job"], target) for cid in grid.cells}
     work = sum(costs[c].total for c in grid.cells if not splits[c])
-    aim = batch_seconds(work, target)
-    count = max(round(work / aim), 1) if aim > 0 else 1
+    count = batch_count(work, target)
+    aim = work / count
     per_job = ex["cells_per_job"]
     current = 0  # the share the open group belongs to
     group: list[str] = []
