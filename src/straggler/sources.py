@@ -52,7 +52,7 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("analysis",), ("simulation",)),
     (("config", "grid", "model", "workunits", "checks", "verdict", "claims"),),
     (("variables", "provenance", "dataset", "evaluate", "archive", "bench"),),
-    (("winners", "plots", "report"),),
+    (("intervals", "winners", "plots", "report"),),
     (("pipeline", "cli"),),
 )
 

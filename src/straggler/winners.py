@@ -1,18 +1,65 @@
-"""Which policy wins each setting of a study's grid, and on what evidence.
+"""Which policy wins each point of a study's grid, by dominance of intervals.
 
-Shared by the figures (winner maps) and the report (tables and sentences): for
-every setting (every axis but ``policy``) the policy with the largest stability
-bound and the one with the smallest server time per job (:func:`winners`), and the
-one with the smallest simulated mean latency at each load (:func:`latency_winners`).
+Every value is an interval from its best evidence (:mod:`straggler.intervals`). At a
+point (a setting, and a load for E[T] and E[C]) and for one criterion:
+
+- ``a`` beats ``b`` (:func:`beats`) when ``a``'s interval lies entirely on the better
+  side of ``b``'s (minimising: ``a.high < b.low``; stability: ``a.low > b.high``),
+  or, where the dataset carries per-replication means (``latency_replication_mean``,
+  ``cost_replication_mean``) of both, was simulated with common random numbers
+  (attribute ``common_random_numbers = "true"``), by a paired Student-t CI of the
+  per-replication difference over the replications both have: ``a`` beats ``b`` when
+  that CI lies entirely on the better side of 0 (at the study's
+  ``simulation.confidence``);
+- the unbeaten are the contenders no other contender beats; the tie set is every
+  contender that no unbeaten one beats (the unbeaten themselves included; all
+  contenders when nobody is unbeaten, as in a cycle). This is well defined whether or
+  not the pairwise decisions are transitive, and for intervals it is exactly the
+  policies that could be best (minimising: ``low <= min over the others of high``);
+- the point is decided when the tie set has one member: it then beats every other
+  contender. Otherwise the answer is the tie set, never one name for a tie.
+
+Contenders: the policies evaluated at the setting (oracles left out unless asked
+for, :data:`ORACLES`); for E[T] and E[C] not those whose verdict at the load is
+``unstable`` (they cannot win there). An ``undetermined`` contender stays in the tie
+set unless it is beaten; it never blanks the point.
 """
 
 from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 import xarray as xr
 
 from . import policies
+from .intervals import CRITERIA, MINIMISE, confidence, fmt_interval, intervals, setting_dims
+
+__all__ = [
+    "CRITERIA",
+    "Candidate",
+    "Decision",
+    "ORACLES",
+    "beats",
+    "decide",
+    "fmt_interval",
+    "paired_ci",
+    "recommendations",
+    "setting_dims",
+    "winners",
+]
+
+ORACLES = policies.ORACLES
+"""Policies that know each job's type or size (``PolicySpec.oracle``): benchmarks,
+not options; left out of the contenders (column ``winners_with_oracles`` has them)."""
+
+REPLICATION_VARS = {"latency": "latency_replication_mean", "cost": "cost_replication_mean"}
+"""Per-replication means of a criterion (dims: the grid's, ``load``, ``replication``)."""
+
+PAIRED = "paired simulation"
+NONE_STABLE = "no policy stable"
 
 
 def plain(value):
@@ -20,130 +67,333 @@ def plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-TIE_TOLERANCE = 1e-9
-"""Relative gap under which two policies tie (they are then listed together)."""
+@dataclass(frozen=True)
+class Candidate:
+    """One policy's interval for one criterion at one point."""
 
-ORACLES = policies.ORACLES
-"""Policies that know each job's type or size (``PolicySpec.oracle``): benchmarks,
-not options, so the report also names the best policy without them."""
-
-
-def setting_dims(ds: xr.Dataset) -> list[str]:
-    return [str(d) for d in ds["lambda_max"].dims if d != "policy"]
-
-
-def best_policy(values: np.ndarray, policies: list[str], larger: bool, skip=()) -> str:
-    finite = np.isfinite(values) & np.array([p not in skip for p in policies], dtype=bool)
-    if not finite.any():
-        return ""
-    target = np.nanmax(values[finite]) if larger else np.nanmin(values[finite])
-    scale = max(abs(target), 1e-300)
-    return ", ".join(p for p, v, ok in zip(policies, values, finite) if ok and abs(v - target) <= TIE_TOLERANCE * scale)
+    name: str
+    low: float
+    high: float
+    evidence: str = ""
+    estimate: float = math.nan
+    verdict: str = ""
+    replications: np.ndarray | None = field(default=None, compare=False)
+    """Per-replication means (NaN where a replication does not exist), for pairing."""
 
 
-SIMULATED_BOUND = "necessary (simulation)"
-"""Kind of a one-sided lambda_max lowered to the first load its simulation found unstable."""
+@dataclass(frozen=True)
+class Decision:
+    """The answer for one criterion at one point."""
+
+    criterion: str
+    winners: tuple[str, ...]
+    decided: bool
+    low: float
+    high: float
+    evidence: str
+    runner_up: str = ""
+    margin: float = math.nan
+    undetermined: tuple[str, ...] = ()
+    contenders: tuple[str, ...] = ()
 
 
-def simulated_unstable(ds: xr.Dataset) -> xr.DataArray | None:
-    """True where the simulation (alone or with the analysis) found the load unstable."""
-    if "verdict" in ds and "verdict_source" in ds:
-        return (ds["verdict"] == "unstable") & ds["verdict_source"].isin(["simulation", "both"])
-    if "stable" in ds and np.isfinite(ds["stable"].values).any():  # datasets before verdicts
-        return ds["stable"] == 0
-    return None
+_WORDS = ("exact", "bound", "verdicts", "simulation", "simulation (heavy tail)", "undetermined", "estimate only")
 
 
-def capped_by_simulation(ds: xr.Dataset) -> tuple[xr.DataArray, xr.DataArray]:
-    """lambda_max and its kind, where a bound that is not exact is lowered to the
-    smallest load at which the simulation found the backlog growing (the monitor is
-    calibrated not to flag a stable load: statistics.py)."""
-    lm, kinds = ds["lambda_max"], ds["lambda_max_kind"]
-    unstable = simulated_unstable(ds)
-    if unstable is None or not bool(unstable.any()):
-        return lm, kinds
-    loads = ds["load"].broadcast_like(unstable)
-    first_unstable = loads.where(unstable).min("load")
-    capped = (kinds != "exact") & (first_unstable < lm)
-    return lm.where(~capped, first_unstable), kinds.where(~capped, SIMULATED_BOUND)
+def evidence_words(evidences) -> str:
+    """The distinct words of several evidence labels, in a fixed order (``exact,
+    bound, simulation``)."""
+    words: set[str] = set()
+    for e in evidences:
+        for part in str(e).replace("conflict: ", "conflict + ").replace("hull of analysis and ", "").split(" + "):
+            if part:
+                words.add(part.strip())
+    order = {w: i for i, w in enumerate(_WORDS)}
+    return ", ".join(sorted(words, key=lambda w: (order.get(w, len(order)), w)))
 
 
-def winners(ds: xr.Dataset) -> pd.DataFrame:
-    """One row per grid setting: the winners on stability (analysis, a one-sided
-    bound capped by the simulation's verdicts) and on cost (analysis)."""
-    policies = [str(p) for p in ds["policy"].values]
-    dims = setting_dims(ds)
-    capped, capped_kinds = capped_by_simulation(ds)
-    lm = capped.transpose(*dims, "policy")
-    cost = ds["cost"].transpose(*dims, "policy")
-    kinds = capped_kinds.transpose(*dims, "policy")
-    proven = (
-        ds["lambda_sufficient"].transpose(*dims, "policy") if "lambda_sufficient" in ds else xr.full_like(lm, np.nan)
+def paired_ci(a: np.ndarray, b: np.ndarray, level: float) -> tuple[float, float] | None:
+    """The Student-t CI of the mean of ``a - b`` over the replications both have
+    (None with fewer than two)."""
+    from scipy import stats
+
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape != b.shape:
+        return None
+    ok = np.isfinite(a) & np.isfinite(b)
+    n = int(ok.sum())
+    if n < 2:
+        return None
+    d = a[ok] - b[ok]
+    mean = float(d.mean())
+    half = float(stats.t.ppf(0.5 + level / 2, n - 1) * d.std(ddof=1) / math.sqrt(n))
+    return mean - half, mean + half
+
+
+def interval_beats(a: Candidate, b: Candidate, minimise: bool) -> bool:
+    """``a``'s interval entirely on the better side of ``b``'s."""
+    return bool(a.high < b.low) if minimise else bool(a.low > b.high)
+
+
+def beats(a: Candidate, b: Candidate, minimise: bool, level: float = 0.95, paired: bool = False) -> tuple[bool, str]:
+    """Whether ``a`` beats ``b``, and how (``"paired"`` or ``"interval"``). With
+    ``paired`` and per-replication means of both, the paired CI decides the pair."""
+    if paired and a.replications is not None and b.replications is not None:
+        ci = paired_ci(a.replications, b.replications, level)
+        if ci is not None:
+            return (ci[1] < 0 if minimise else ci[0] > 0), "paired"
+    return interval_beats(a, b, minimise), "interval"
+
+
+def _hull(cands: list[Candidate]) -> tuple[float, float]:
+    if not cands:
+        return math.nan, math.nan
+    return min(c.low for c in cands), max(c.high for c in cands)
+
+
+def decide(
+    candidates: list[Candidate], criterion: str, level: float = 0.95, paired: bool = False, minimise=None
+) -> Decision:
+    """The winner or the tie set among ``candidates`` (see the module docstring)."""
+    minimise = MINIMISE[criterion] if minimise is None else minimise
+    names = tuple(c.name for c in candidates)
+    if not candidates:
+        return Decision(criterion, (), False, math.nan, math.nan, "no contender", contenders=names)
+    n = len(candidates)
+    win = np.zeros((n, n), dtype=bool)
+    how = np.full((n, n), "", dtype=object)
+    for i, a in enumerate(candidates):
+        for j, b in enumerate(candidates):
+            if i != j:
+                win[i, j], how[i, j] = beats(a, b, minimise, level, paired)
+    unbeaten = [j for j in range(n) if not win[:, j].any()]
+    ties = list(range(n)) if not unbeaten else [j for j in range(n) if not win[unbeaten, j].any()]
+    tied = [candidates[k] for k in ties]
+    decided = len(ties) == 1
+    undetermined = tuple(c.name for c in tied if c.verdict == "undetermined")
+    others = [c for k, c in enumerate(candidates) if k not in ties]
+    low, high = _hull(tied)
+    runner, margin = "", math.nan
+    if others:
+        if minimise:
+            r = min(others, key=lambda c: (c.low, c.high))
+            margin = r.low - min(c.high for c in tied)
+        else:
+            r = max(others, key=lambda c: (c.high, c.low))
+            margin = max(c.low for c in tied) - r.high
+        runner = r.name
+        if decided and how[ties[0], candidates.index(r)] == "paired":
+            ci = paired_ci(tied[0].replications, r.replications, level)
+            if ci is not None:
+                margin = -ci[1] if minimise else ci[0]
+        if not math.isfinite(margin):
+            margin = math.nan
+    if decided:
+        used_paired = any(how[ties[0], j] == "paired" and win[ties[0], j] for j in range(n) if j != ties[0])
+        evidence = PAIRED if used_paired else tied[0].evidence
+    else:
+        evidence = "tie: " + evidence_words(c.evidence for c in tied)
+    return Decision(
+        criterion, tuple(c.name for c in tied), decided, low, high, evidence, runner, margin, undetermined, names
     )
-    cost_kinds = (
-        ds["cost_kind"].transpose(*dims, "policy") if "cost_kind" in ds else xr.full_like(cost, "", dtype=object)
+
+
+# ------------------------------------------------------------------ over a dataset
+
+
+def _paired_flag(ds: xr.Dataset) -> bool:
+    return str(ds.attrs.get("common_random_numbers", "")).strip().lower() == "true"
+
+
+class PointTable:
+    """The intervals of a dataset as arrays indexed by (setting..., [load], policy),
+    to build the :class:`Candidate` lists of a point quickly."""
+
+    def __init__(self, ds: xr.Dataset):
+        self.ds = ds
+        self.policies = [str(p) for p in ds["policy"].values]
+        self.dims = setting_dims(ds)
+        self.iv = intervals(ds)
+        self.level = confidence(ds)
+        self.paired = _paired_flag(ds)
+        self.arrays: dict[str, dict[str, np.ndarray]] = {}
+        for crit, iv in self.iv.items():
+            order = [*self.dims, *(["load"] if crit != "stability" else []), "policy"]
+            arrays = {k: iv[k].transpose(*order).values for k in ("low", "high", "estimate", "evidence", "present")}
+            if "verdict" in iv:
+                arrays["verdict"] = iv["verdict"].transpose(*order).values
+            rep = REPLICATION_VARS.get(crit)
+            if rep and rep in ds:
+                arrays["replications"] = ds[rep].transpose(*order, "replication").values
+            self.arrays[crit] = arrays
+
+    def candidates(self, crit: str, index: tuple, with_oracles: bool = False) -> list[Candidate]:
+        a = self.arrays[crit]
+        out = []
+        for k, p in enumerate(self.policies):
+            at = (*index, k)
+            if not bool(a["present"][at]) or (p in ORACLES and not with_oracles):
+                continue
+            verdict = str(a["verdict"][at]) if "verdict" in a else ""
+            if crit != "stability" and verdict == "unstable":
+                continue  # cannot win E[T] or E[C] at this load
+            low, high = float(a["low"][at]), float(a["high"][at])
+            if crit == "latency" and math.isinf(low):
+                continue  # an infinite mean cannot win
+            reps = a["replications"][at] if "replications" in a else None
+            if reps is not None and not np.isfinite(np.asarray(reps, dtype=float)).any():
+                reps = None
+            out.append(Candidate(p, low, high, str(a["evidence"][at]), float(a["estimate"][at]), verdict, reps))
+        return out
+
+    def decide(self, crit: str, index: tuple, with_oracles: bool = False, among=None) -> Decision:
+        cands = self.candidates(crit, index, with_oracles)
+        if among is not None:
+            cands = [c for c in cands if c.name in among]
+        d = decide(cands, crit, self.level, self.paired)
+        if not cands and crit != "stability" and self.arrays[crit]["present"][index].any():
+            d = Decision(crit, (), False, math.nan, math.nan, NONE_STABLE)
+        return d
+
+    def setting(self, index: tuple) -> dict:
+        return {d: plain(self.ds[d].values[i]) for d, i in zip(self.dims, index)}
+
+    def points(self):
+        """(setting index, load index or None) of every row of :func:`winners`."""
+        shape = [self.ds.sizes[d] for d in self.dims]
+        for index in np.ndindex(*shape):
+            yield index, None
+            for li in range(self.ds.sizes["load"]):
+                yield index, li
+
+
+COLUMNS = (
+    "load",
+    "criterion",
+    "winners",
+    "decided",
+    "low",
+    "high",
+    "evidence",
+    "runner_up",
+    "margin",
+    "undetermined",
+    "winners_with_oracles",
+)
+"""The columns of :func:`winners` after the setting's axes (README, "winners.csv")."""
+
+
+def _row(table: PointTable, index, li, crit: str) -> dict:
+    at = index if li is None else (*index, li)
+    d = table.decide(crit, at)
+    row = dict(table.setting(index))
+    row["load"] = "" if li is None else plain(table.ds["load"].values[li])
+    row.update(
+        criterion=crit,
+        winners=", ".join(d.winners),
+        decided="true" if d.decided else "false",
+        low=d.low,
+        high=d.high,
+        evidence=d.evidence,
+        runner_up=d.runner_up,
+        margin=d.margin,
+        undetermined=", ".join(d.undetermined),
     )
-    rows = []
-    for index in np.ndindex(*lm.shape[:-1]):
-        setting = {d: plain(ds[d].values[i]) for d, i in zip(dims, index)}
-        lm_values = lm.values[index]
-        best_stability = best_policy(lm_values, policies, larger=True)
-        best_cost = best_policy(cost.values[index], policies, larger=False)
-        row = dict(setting)
-        row["most_stable"] = best_stability
-        if best_stability:
-            first = policies.index(best_stability.split(", ")[0])
-            row["lambda_max"] = float(lm_values[first])
-            row["lambda_max_kind"] = str(kinds.values[index][first])
-        else:
-            row["lambda_max"], row["lambda_max_kind"] = np.nan, ""
-        row["most_stable_practical"] = best_policy(lm_values, policies, larger=True, skip=ORACLES)
-        proven_values = proven.values[index]
-        row["most_stable_proven"] = best_policy(proven_values, policies, larger=True)
-        row["lambda_proven"] = float(np.nanmax(proven_values)) if row["most_stable_proven"] else np.nan
-        row["cheapest"] = best_cost
-        if best_cost:
-            first = policies.index(best_cost.split(", ")[0])
-            row["cost"] = float(cost.values[index][first])
-            row["cost_kind"] = str(cost_kinds.values[index][first])
-        else:
-            row["cost"], row["cost_kind"] = np.nan, ""
-        row["cheapest_practical"] = best_policy(cost.values[index], policies, larger=False, skip=ORACLES)
-        row["no_analysis"] = ", ".join(p for p, v in zip(policies, lm_values) if not np.isfinite(v))
-        rows.append(row)
-    return pd.DataFrame(rows)
+    oracles = [p for p in table.policies if p in ORACLES]
+    if oracles:
+        w = table.decide(crit, at, with_oracles=True)
+        row["winners_with_oracles"] = ", ".join(w.winners)
+    else:
+        row["winners_with_oracles"] = row["winners"]
+    return row
 
 
-def latency_winners(ds: xr.Dataset) -> pd.DataFrame:
-    """The policy with the smallest simulated mean latency per setting and load
-    (empty when the study did not simulate). Contenders are the policies simulated
-    in that setting; an unstable one cannot win. No winner is named while a
-    contender is ``undetermined`` (column ``undetermined`` lists them): its latency
-    may be the smallest, or infinite. ``evidence`` says what the winning value is
-    (``estimate``, ``ci_undercovers``: a heavy tail, the interval under-covers)."""
-    if not np.isfinite(ds["latency_mean"].values).any() and "latency_sample_mean" not in ds:
-        return pd.DataFrame()
-    policies = [str(p) for p in ds["policy"].values]
-    dims = setting_dims(ds) + ["load"]
-    lat = ds["latency_mean"].transpose(*dims, "policy")
-    verdict = ds["verdict"].transpose(*dims, "policy") if "verdict" in ds else None
-    jobs = ds["jobs"].transpose(*dims, "policy") if "jobs" in ds else None
-    kind = ds["latency_mean_kind"].transpose(*dims, "policy") if "latency_mean_kind" in ds else None
+def winners(ds: xr.Dataset, table: PointTable | None = None) -> pd.DataFrame:
+    """One row per setting, load and criterion (``stability`` once per setting, with
+    an empty ``load``; ``latency`` and ``cost`` per load): the winner or the tie set
+    with its interval and evidence (:data:`COLUMNS`)."""
+    table = PointTable(ds) if table is None else table
     rows = []
-    for index in np.ndindex(*lat.shape[:-1]):
-        row = {d: plain(ds[d].values[i]) for d, i in zip(dims, index)}
-        values = lat.values[index]
-        open_ = []
-        if verdict is not None:
-            simulated = np.isfinite(jobs.values[index]) if jobs is not None else np.ones(len(policies), dtype=bool)
-            open_ = [p for p, v, sim in zip(policies, verdict.values[index], simulated) if sim and v == "undetermined"]
-        if open_:
-            row["fastest"] = row["fastest_practical"] = ""
-        else:
-            row["fastest"] = best_policy(values, policies, larger=False)
-            row["fastest_practical"] = best_policy(values, policies, larger=False, skip=ORACLES)
-        row["undetermined"] = ", ".join(open_)
-        first = row["fastest"].split(", ")[0] if row["fastest"] else ""
-        row["evidence"] = str(kind.values[index][policies.index(first)]) if first and kind is not None else ""
-        rows.append(row)
-    return pd.DataFrame(rows)
+    for index, li in table.points():
+        for crit in CRITERIA:
+            if (crit == "stability") == (li is None):
+                rows.append(_row(table, index, li, crit))
+    return pd.DataFrame(rows, columns=[*table.dims, *COLUMNS])
+
+
+REC_COLUMNS = (
+    "load",
+    "recommended",
+    "basis",
+    "E[T]",
+    "E[T] evidence",
+    "E[C]",
+    "E[C] evidence",
+    "runner_up",
+    "margin",
+)
+
+
+def recommend(table: PointTable, index: tuple, li: int) -> dict:
+    """The recommendation at one setting and load: the E[T] winner or tie set; a tie
+    narrowed by E[C] among the tied (the policies of the tie that no other member
+    beats on cost), with the hull of their E[T] and E[C] intervals, the E[T]
+    runner-up and its margin."""
+    at = (*index, li)
+    lat = table.decide("latency", at)
+    row = dict(table.setting(index))
+    row["load"] = plain(table.ds["load"].values[li])
+    chosen, basis = list(lat.winners), "E[T]" + ("" if lat.decided else " tie")
+    if not chosen:
+        basis = lat.evidence
+    elif not lat.decided:
+        cost = table.decide("cost", at, among=set(chosen))
+        if cost.winners and len(cost.winners) < len(chosen):
+            chosen = list(cost.winners)
+            basis = "E[T] tie, then E[C]"
+    lat_c = {c.name: c for c in table.candidates("latency", at)}
+    cost_c = {c.name: c for c in table.candidates("cost", at)}
+
+    def hull(cands):
+        cs = [cands[p] for p in chosen if p in cands]
+        if not cs:
+            return "", ""
+        lo, hi = _hull(cs)
+        return fmt_interval(lo, hi), evidence_words(c.evidence for c in cs)
+
+    row["recommended"] = ", ".join(chosen)
+    row["basis"] = basis
+    row["E[T]"], row["E[T] evidence"] = hull(lat_c)
+    row["E[C]"], row["E[C] evidence"] = hull(cost_c)
+    row["runner_up"] = lat.runner_up
+    row["margin"] = lat.margin
+    row["undetermined"] = ", ".join(lat.undetermined)
+    return row
+
+
+def recommendations(ds: xr.Dataset, table: PointTable | None = None) -> pd.DataFrame:
+    """One row per setting and load: :func:`recommend`."""
+    table = PointTable(ds) if table is None else table
+    rows = [recommend(table, index, li) for index, li in table.points() if li is not None]
+    return pd.DataFrame(rows, columns=[*table.dims, *REC_COLUMNS, "undetermined"])
+
+
+def dominated(lat: dict[str, Candidate], cost: dict[str, Candidate]) -> set[str]:
+    """The policies (keys of both) beaten on the latency-cost trade-off: some other
+    policy's E[T] and E[C] intervals both lie at or below theirs (``q.high <=
+    p.low``), strictly for one. Overlapping intervals dominate nothing, so noise
+    does not decide the frontier."""
+    names = [p for p in lat if p in cost]
+    out = set()
+    for p in names:
+        for q in names:
+            if q == p:
+                continue
+            t_ok = lat[q].high <= lat[p].low
+            c_ok = cost[q].high <= cost[p].low
+            strict = lat[q].high < lat[p].low or cost[q].high < cost[p].low
+            if t_ok and c_ok and strict:
+                out.add(p)
+                break
+    return out

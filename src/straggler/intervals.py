@@ -1,0 +1,381 @@
+"""Every criterion of every policy as an interval from its best evidence.
+
+One idea: for each policy, setting and load, and each criterion (``stability``: the
+largest stable load; ``latency``: the mean response time E[T]; ``cost``: the server
+time per job E[C]) the dataset proves that the value lies in ``[low, high]``. The
+winners (:mod:`straggler.winners`) are decided from these intervals only, so that a
+one-sided bound never reads as a value and noise never reads as a difference.
+
+The rules (each end is the tightest proven one; ends of several sources are
+intersected):
+
+stability, per setting (no load)
+    ``lambda_max`` by ``lambda_max_kind``: ``exact`` gives ``[v, v]``; ``necessary``
+    gives the upper end ``v``; ``sufficient`` the lower end ``v``; ``approximate``
+    and ``conjectured`` prove nothing and are kept as ``estimate`` only.
+    ``lambda_sufficient`` is a proven lower end. For a policy whose stability is
+    monotone in the load (:func:`straggler.policies.stability_monotone`), the
+    simulation's verdicts add ends: the largest load with verdict ``stable`` is a
+    lower end, the smallest load with verdict ``unstable`` an upper end.
+E[C], per setting and load
+    the analytic ``cost`` by ``cost_kind`` (``exact``: a point; ``lower_bound``,
+    ``upper_bound``: half-lines; an approximation is no end), ``cost_lower`` and
+    ``cost_upper`` (analytic bounds), and the simulation's ``cost_mean`` +-
+    ``cost_mean_ci`` where the load is stable.
+E[T], per setting and load
+    the analytic ``latency_approx`` by ``latency_approx_kind`` (``exact``: a point;
+    ``lower_bound``, ``upper_bound``: half-lines; an approximation is no end),
+    ``latency_lower`` (a lower bound), and the simulation's ``latency_mean`` +-
+    ``latency_mean_ci`` where the load is stable (``latency_mean_kind`` =
+    ``ci_undercovers``: a heavy tail; the interval is used, its evidence says so). An
+    ``unstable`` load (or an infinite mean) is ``[inf, inf]``: it cannot win. An
+    ``undetermined`` load is ``[best lower bound or 0, inf)``.
+
+Every lower end is clipped at 0 (times, costs and loads are not negative). Where the
+analytic ends and the simulation's disagree (an empty intersection) the evidence
+says ``conflict`` and the simulation's interval is used; when that interval is a
+heavy-tailed CI (known to under-cover) the hull of both is used instead, since then
+neither side alone can be trusted. ``evidence`` names the sources of the two ends
+that bind (``exact``, ``bound``, ``simulation``, ``simulation (heavy tail)``,
+``verdicts``), joined by ``+``; ``undetermined``, ``unstable``, ``infinite mean``,
+``estimate only`` (an approximation and nothing proven) and ``no evidence`` stand
+alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+from . import policies as _policies
+
+CRITERIA = ("stability", "latency", "cost")
+"""The criteria, in the order the report lists them."""
+
+MINIMISE = {"stability": False, "latency": True, "cost": True}
+"""Whether smaller is better (E[T], E[C]) or larger (the stability bound)."""
+
+UNITS = {"stability": "lambda_max", "latency": "E[T]", "cost": "E[C]"}
+"""How the report names each criterion's value."""
+
+EXACT, BOUND, SIMULATION, HEAVY, VERDICTS = "exact", "bound", "simulation", "simulation (heavy tail)", "verdicts"
+UNDETERMINED, UNSTABLE, INFINITE, ESTIMATE_ONLY, NOTHING = (
+    "undetermined",
+    "unstable",
+    "infinite mean",
+    "estimate only",
+    "no evidence",
+)
+CONFLICT = "conflict"
+_ORDER = (EXACT, BOUND, VERDICTS, SIMULATION, HEAVY)
+
+
+def setting_dims(ds: xr.Dataset) -> list[str]:
+    """The axes of a setting: every grid axis but ``policy`` (no ``load``)."""
+    return [str(d) for d in ds["lambda_max"].dims if d != "policy"]
+
+
+def confidence(ds: xr.Dataset) -> float:
+    """The CI level of the study (``simulation.confidence`` of its config, 0.95)."""
+    import yaml
+
+    try:
+        return float(yaml.safe_load(ds.attrs["config"])["simulation"]["confidence"])
+    except (KeyError, TypeError, ValueError, AttributeError, yaml.YAMLError):
+        return 0.95
+
+
+def _config_policies(ds: xr.Dataset) -> dict:
+    import yaml
+
+    try:
+        return dict(yaml.safe_load(ds.attrs["config"]).get("policies") or {})
+    except (KeyError, TypeError, ValueError, AttributeError, yaml.YAMLError):
+        return {}
+
+
+def monotone(ds: xr.Dataset) -> xr.DataArray:
+    """True for the policies whose stability is monotone in the load (their verdicts
+    bound lambda_max), per ``policy`` of ``ds`` with its configured parameters."""
+    params = _config_policies(ds)
+    out = []
+    for p in ds["policy"].values:
+        try:
+            out.append(bool(_policies.stability_monotone(str(p), params.get(str(p)) or {})))
+        except KeyError:  # a name outside the registry (synthetic data): assume monotone
+            out.append(True)
+    return xr.DataArray(np.array(out, dtype=bool), dims=("policy",), coords={"policy": ds["policy"].values})
+
+
+# ------------------------------------------------------------------ array helpers
+
+
+def _floats(ds: xr.Dataset, name: str, like: xr.DataArray) -> np.ndarray:
+    if name not in ds:
+        return np.full(like.shape, np.nan)
+    return np.asarray(ds[name].broadcast_like(like).transpose(*like.dims).values, dtype=float)
+
+
+def _strings(ds: xr.Dataset, name: str, like: xr.DataArray) -> np.ndarray:
+    if name not in ds:
+        return np.full(like.shape, "", dtype=object)
+    values = ds[name].broadcast_like(like).transpose(*like.dims).values
+    return np.vectorize(
+        lambda v: "" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v), otypes=[object]
+    )(values)
+
+
+class _Ends:
+    """Lower and upper ends being intersected, with the source of each binding end."""
+
+    def __init__(self, shape):
+        self.low = np.zeros(shape)
+        self.high = np.full(shape, np.inf)
+        self.low_src = np.full(shape, "", dtype=object)
+        self.high_src = np.full(shape, "", dtype=object)
+
+    def copy(self) -> _Ends:
+        out = _Ends(self.low.shape)
+        out.low, out.high = self.low.copy(), self.high.copy()
+        out.low_src, out.high_src = self.low_src.copy(), self.high_src.copy()
+        return out
+
+    def lower(self, values, source, where=None) -> None:
+        v = np.maximum(np.asarray(values, dtype=float), 0.0)
+        ok = np.isfinite(v) if where is None else (np.isfinite(v) & where)
+        take = ok & ((v > self.low) | ((self.low_src == "") & (v > 0)))
+        self.low = np.where(take, v, self.low)
+        self.low_src = np.where(take, source, self.low_src)
+
+    def upper(self, values, source, where=None) -> None:
+        v = np.asarray(values, dtype=float)
+        ok = ~np.isnan(v) if where is None else (~np.isnan(v) & where)
+        take = ok & ((v < self.high) | ((self.high_src == "") & np.isfinite(v)))
+        self.high = np.where(take, v, self.high)
+        self.high_src = np.where(take, source, self.high_src)
+
+    def point(self, values, source, where=None) -> None:
+        self.lower(values, source, where)
+        self.upper(values, source, where)
+
+    def empty(self) -> np.ndarray:
+        return self.low > self.high * (1 + 1e-12) + 1e-15
+
+    def evidence(self) -> np.ndarray:
+        def words(a, b):
+            parts = {s for s in (a, b) if s}
+            return " + ".join(sorted(parts, key=lambda s: (_ORDER.index(s) if s in _ORDER else len(_ORDER), s)))
+
+        return np.vectorize(words, otypes=[object])(self.low_src, self.high_src)
+
+
+def _combine(analytic: _Ends, sim_low, sim_high, sim_src, heavy=None):
+    """Intersect the analytic ends with the simulation's (NaN where it has none; an
+    upper end may be inf). On an empty intersection: the simulation's ends (the hull
+    of both where its CI is heavy-tailed), ``conflict`` in the evidence. Returns
+    (low, high, evidence)."""
+    sim_low = np.asarray(sim_low, dtype=float)
+    sim_high = np.asarray(sim_high, dtype=float)
+    has_sim = ~np.isnan(sim_low) | ~np.isnan(sim_high)
+    src = np.broadcast_to(np.asarray(sim_src, dtype=object), analytic.low.shape)
+    inner = analytic.copy()
+    inner.lower(sim_low, src)
+    inner.upper(sim_high, src)
+    low, high, evidence = inner.low, inner.high, inner.evidence()
+    conflict = has_sim & inner.empty()
+    heavy = np.zeros(low.shape, dtype=bool) if heavy is None else np.asarray(heavy, dtype=bool)
+    s_low = np.where(np.isnan(sim_low), 0.0, sim_low)
+    s_high = np.where(np.isnan(sim_high), np.inf, sim_high)
+    fb_low = np.where(heavy, np.minimum(analytic.low, s_low), s_low)
+    fb_high = np.where(heavy, np.maximum(np.where(np.isfinite(analytic.high), analytic.high, s_high), s_high), s_high)
+    low = np.where(conflict, np.maximum(fb_low, 0.0), low)
+    high = np.where(conflict, fb_high, high)
+    word = np.vectorize(
+        lambda s, h: f"{CONFLICT}: hull of analysis and {HEAVY}" if h else f"{CONFLICT}: {s}", otypes=[object]
+    )(src, heavy)
+    evidence = np.where(conflict, word, evidence)
+    bad = ~has_sim & analytic.empty()  # analytic bounds that disagree with each other
+    evidence = np.where(bad, f"{CONFLICT}: analytic bounds", evidence)
+    low = np.where(bad, 0.0, low)
+    high = np.where(bad, np.inf, high)
+    return low, high, evidence
+
+
+def _kind_ends(ends: _Ends, value, kind, *, lower_kinds, upper_kinds, exact_kinds=("exact",)) -> np.ndarray:
+    """Add ``value`` to ``ends`` as a point, a lower or an upper end by ``kind``;
+    returns where it is only an estimate (an approximation)."""
+    kind = np.asarray(kind, dtype=object)
+    value = np.asarray(value, dtype=float)
+    is_exact = np.isin(kind, exact_kinds)
+    is_lower = np.isin(kind, lower_kinds) | np.vectorize(lambda k: str(k).endswith("lower_bound"), otypes=[bool])(kind)
+    is_upper = np.isin(kind, upper_kinds) | np.vectorize(lambda k: str(k).endswith("upper_bound"), otypes=[bool])(kind)
+    ends.point(value, EXACT, where=is_exact)
+    ends.lower(value, BOUND, where=is_lower & ~is_exact)
+    ends.upper(value, BOUND, where=is_upper & ~is_exact)
+    return np.isfinite(value) & ~(is_exact | is_lower | is_upper)
+
+
+# ------------------------------------------------------------------ per criterion
+
+
+def present(ds: xr.Dataset) -> xr.DataArray:
+    """True where a policy has anything at a setting (impossible grid points and
+    policies not evaluated there are no contenders)."""
+    like = ds["lambda_max"]
+    any_value = np.isfinite(_floats(ds, "lambda_max", like)) | np.isfinite(_floats(ds, "cost", like))
+    any_value |= _strings(ds, "lambda_max_kind", like) != ""
+    for name in ("verdict",):
+        if name in ds:
+            v = ds[name].transpose(*like.dims, "load").values
+            any_value |= (np.asarray(v, dtype=object).astype(str) != "").any(axis=-1)
+    for name in ("latency_mean", "latency_approx"):
+        if name in ds:
+            v = np.asarray(ds[name].broadcast_like(ds["load"]).transpose(*like.dims, "load").values, dtype=float)
+            any_value |= ~np.isnan(v).all(axis=-1)
+    return xr.DataArray(any_value, dims=like.dims, coords=like.coords)
+
+
+def _load_like(ds: xr.Dataset) -> xr.DataArray:
+    dims = list(ds["lambda_max"].dims) + ["load"]
+    return ds["lambda_max"].broadcast_like(ds["load"]).transpose(*dims)
+
+
+def verdicts(ds: xr.Dataset) -> np.ndarray:
+    """The verdict per grid point and load (``""`` where there is none)."""
+    like = _load_like(ds)
+    return _strings(ds, "verdict", like)
+
+
+def stability_intervals(ds: xr.Dataset) -> xr.Dataset:
+    """``low``, ``high``, ``estimate``, ``evidence`` of the largest stable load, per
+    policy and setting (dims of ``lambda_max``)."""
+    like = ds["lambda_max"]
+    lm = _floats(ds, "lambda_max", like)
+    kind = _strings(ds, "lambda_max_kind", like)
+    ends = _Ends(like.shape)
+    estimate_only = _kind_ends(
+        ends, lm, kind, lower_kinds=("sufficient",), upper_kinds=("necessary", "necessary (simulation)")
+    )
+    ends.lower(_floats(ds, "lambda_sufficient", like), BOUND)
+    estimate = np.where(np.isin(kind, ("exact",)) | estimate_only, lm, np.nan)
+    sim_low = np.full(like.shape, np.nan)
+    sim_high = np.full(like.shape, np.nan)
+    if "verdict" in ds:
+        v = verdicts(ds)
+        loads = np.broadcast_to(np.asarray(ds["load"].values, dtype=float), v.shape)
+        mono = monotone(ds).broadcast_like(like).transpose(*like.dims).values
+        stable_max = np.where(v == "stable", loads, -np.inf).max(axis=-1)
+        unstable_min = np.where(v == "unstable", loads, np.inf).min(axis=-1)
+        sim_low = np.where(mono & np.isfinite(stable_max), stable_max, np.nan)
+        sim_high = np.where(mono & np.isfinite(unstable_min), unstable_min, np.nan)
+    low, high, evidence = _combine(ends, sim_low, sim_high, VERDICTS)
+    evidence = np.where(evidence == "", np.where(estimate_only, ESTIMATE_ONLY, NOTHING), evidence)
+    return _as_dataset(like, low, high, estimate, evidence)
+
+
+def _as_dataset(like: xr.DataArray, low, high, estimate, evidence) -> xr.Dataset:
+    return xr.Dataset(
+        {
+            "low": (like.dims, np.asarray(low, dtype=float)),
+            "high": (like.dims, np.asarray(high, dtype=float)),
+            "estimate": (like.dims, np.asarray(estimate, dtype=float)),
+            "evidence": (like.dims, np.asarray(evidence, dtype=object)),
+        },
+        coords=like.coords,
+    )
+
+
+def cost_intervals(ds: xr.Dataset) -> xr.Dataset:
+    """``low``, ``high``, ``estimate``, ``evidence`` of E[C] per policy, setting and load."""
+    like = _load_like(ds)
+    ends = _Ends(like.shape)
+    cost = _floats(ds, "cost", like)
+    approx = _kind_ends(ends, cost, _strings(ds, "cost_kind", like), lower_kinds=(), upper_kinds=())
+    ends.lower(_floats(ds, "cost_lower", like), BOUND)
+    ends.upper(_floats(ds, "cost_upper", like), BOUND)
+    v = verdicts(ds)
+    usable = (v == "stable") | (v == "")
+    mean, ci = _floats(ds, "cost_mean", like), _floats(ds, "cost_mean_ci", like)
+    ci = np.where(np.isfinite(ci), ci, 0.0)
+    ok = usable & np.isfinite(mean)
+    low, high, evidence = _combine(
+        ends, np.where(ok, np.maximum(mean - ci, 0.0), np.nan), np.where(ok, mean + ci, np.nan), SIMULATION
+    )
+    estimate = np.where(ok, mean, np.where(approx | (ends.low_src == EXACT), cost, np.nan))
+    evidence = np.where(evidence == "", np.where(approx, ESTIMATE_ONLY, NOTHING), evidence)
+    return _as_dataset(like, low, high, estimate, evidence)
+
+
+def latency_intervals(ds: xr.Dataset) -> xr.Dataset:
+    """``low``, ``high``, ``estimate``, ``evidence`` of E[T] per policy, setting and load."""
+    like = _load_like(ds)
+    ends = _Ends(like.shape)
+    approx_value = _floats(ds, "latency_approx", like)
+    approx_kind = _strings(ds, "latency_approx_kind", like)
+    finite = np.isfinite(approx_value)
+    approx = _kind_ends(ends, np.where(finite, approx_value, np.nan), approx_kind, lower_kinds=(), upper_kinds=())
+    ends.lower(_floats(ds, "latency_lower", like), BOUND)
+    v = verdicts(ds)
+    mean_kind = _strings(ds, "latency_mean_kind", like)
+    mean, ci = _floats(ds, "latency_mean", like), _floats(ds, "latency_mean_ci", like)
+    ci = np.where(np.isfinite(ci), ci, 0.0)
+    ok = ((v == "stable") | (v == "")) & np.isfinite(mean)
+    heavy = ok & (mean_kind == "ci_undercovers")
+    low, high, evidence = _combine(
+        ends,
+        np.where(ok, np.maximum(mean - ci, 0.0), np.nan),
+        np.where(ok, mean + ci, np.nan),
+        np.where(heavy, HEAVY, SIMULATION),
+        heavy,
+    )
+    estimate = np.where(ok, mean, np.where(approx | (ends.low_src == EXACT), approx_value, np.nan))
+    evidence = np.where(evidence == "", np.where(approx, ESTIMATE_ONLY, NOTHING), evidence)
+    # no finite mean: unstable (by the verdict, an infinite mean or an exact infinite value)
+    analytic_inf = (approx_kind == "exact") & np.isposinf(approx_value) & (v != "stable")
+    infinite = (v == "unstable") | (mean_kind == "infinite") | analytic_inf
+    open_ = (v == "undetermined") & ~infinite
+    low = np.where(infinite, np.inf, np.where(open_, ends.low, low))
+    high = np.where(infinite | open_, np.inf, high)
+    estimate = np.where(infinite, np.inf, np.where(open_, np.nan, estimate))
+    evidence = np.where(
+        v == "unstable", UNSTABLE, np.where(infinite, INFINITE, np.where(open_, UNDETERMINED, evidence))
+    )
+    return _as_dataset(like, low, high, estimate, evidence)
+
+
+def intervals(ds: xr.Dataset) -> dict[str, xr.Dataset]:
+    """The intervals of every criterion (:data:`CRITERIA`), each a dataset with
+    ``low``, ``high``, ``estimate`` and ``evidence``; latency and cost also carry
+    ``verdict`` (per load) and every one ``present``."""
+    out = {
+        "stability": stability_intervals(ds),
+        "latency": latency_intervals(ds),
+        "cost": cost_intervals(ds),
+    }
+    here = present(ds)
+    like = _load_like(ds)
+    v = verdicts(ds)
+    for name, iv in out.items():
+        iv["present"] = here.broadcast_like(iv["low"]).transpose(*iv["low"].dims)
+        if name != "stability":
+            iv["verdict"] = (like.dims, v)
+    return out
+
+
+def fmt_interval(low: float, high: float, digits: int = 4) -> str:
+    """``[1.2, 1.3]``, ``1.25`` for a point, ``>= 1.2``, ``<= 1.3``, ``inf``, ``?``."""
+
+    def f(x):
+        return f"{x:.{digits}g}"
+
+    if not np.isfinite(low) and low > 0:
+        return "inf"
+    if np.isnan(low) or np.isnan(high):
+        return ""
+    if low == high:
+        return f(low)
+    if np.isinf(high):
+        return f">= {f(low)}" if low > 0 else "unknown"
+    if low <= 0:
+        return f"<= {f(high)}"
+    return f"[{f(low)}, {f(high)}]"
