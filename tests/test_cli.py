@@ -57,6 +57,6 @@ def test_best_prints_the_winners_or_says_the_point_is_off_the_grid(tmp_path, cap
     args = ["best", str(path), "--at", "r_slow=0.3", "distribution=pareto", "dependence=iid", "load=0.5"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "At " in out and "stability:" in out and "latency:" in out and "cost:" in out
+    assert "At " in out and "recommended:" in out and "stability (" in out and "latency (" in out and "cost (" in out
     assert main(args[:-1] + ["load=0.6"]) == 1
     assert "not on the grid" in capsys.readouterr().out

@@ -7,7 +7,8 @@ import numpy as np
 import xarray as xr
 from synthetic import study
 
-from straggler.report import SECTIONS, best_at, html, latency_winners, markdown, summary, winners, write_report
+from straggler.report import SECTIONS, best_at, html, markdown, summary, write_report
+from straggler.winners import recommendations, winners
 
 
 def dataset():
@@ -32,58 +33,57 @@ def dataset():
     )
 
 
-def test_winners_ties_kinds_and_oracles():
+def test_winners_rows_per_criterion_ties_and_oracles():
     table = winners(dataset())
-    first, second = table.to_dict("records")
-    assert first["most_stable"] == "KT" and first["lambda_max_kind"] == "exact"
-    assert first["most_stable_practical"] == "FRed"
-    assert first["cheapest"] == "ZRed, KT" and first["cheapest_practical"] == "ZRed"
-    assert second["most_stable"] == "ZRed, FRed" and second["no_analysis"] == "KT"
-    assert first["cost_kind"] == "exact"
-    assert first["most_stable_proven"] == "KT" and first["lambda_proven"] == 1.0
-    assert second["most_stable_proven"] == "ZRed" and second["lambda_proven"] == 0.9
-    assert second["cheapest"] == "ZRed" and second["cost_kind"] == "lower_bound"
+    stab = table[table["criterion"] == "stability"].to_dict("records")
+    # r_slow = 0.1: ZRed exact 0.5, FRed necessary 0.7 (at most 0.7, at least 0.4): a tie
+    assert stab[0]["winners"] == "ZRed, FRed" and stab[0]["decided"] == "false"
+    assert stab[0]["winners_with_oracles"] == "KT"  # the oracle's exact 1.0 beats both
+    cost = table[table["criterion"] == "cost"].to_dict("records")
+    # r_slow = 0.1: ZRed exact 1.0 beats FRed exact 1.8
+    assert cost[0]["winners"] == "ZRed" and cost[0]["decided"] == "true" and cost[0]["evidence"] == "exact"
+    assert cost[0]["runner_up"] == "FRed" and abs(cost[0]["margin"] - 0.8) < 1e-12
+    # r_slow = 1: ZRed's E[C] is only a lower bound (>= 1.0): it cannot beat FRed's exact 1.2
+    assert cost[1]["winners"] == "ZRed, FRed" and cost[1]["decided"] == "false"
+    assert list(table.columns[:2]) == ["r_slow", "load"]
 
 
-def test_latency_winners_and_markdown():
+def test_latency_winner_and_markdown():
     ds = dataset()
-    lat = latency_winners(ds)
-    assert lat.loc[0, "fastest"] == "KT" and lat.loc[0, "fastest_practical"] == "FRed"
-    assert lat.loc[1, "fastest"] == ""  # nothing simulated there
-    text = markdown(ds, winners(ds))
-    assert "# Study `t`" in text and "## Summary" in text and "report.html" in text
-    assert "No latency winner is named at a load where a contender is `undetermined`" in text
+    table = winners(ds)
+    lat = table[table["criterion"] == "latency"].to_dict("records")
+    assert lat[0]["winners"] == "FRed" and lat[0]["winners_with_oracles"] == "KT"
+    assert lat[1]["winners"] == "ZRed, FRed"  # nothing simulated: nothing proven, a tie
+    text = markdown(ds, table)
+    assert "# Study `t`" in text and "## Recommendation" in text and "report.html" in text
+    assert text.index("## Recommendation") < text.index("## Stability")
 
 
-def test_a_one_sided_bound_is_capped_by_the_simulation():
+def test_an_unstable_verdict_bounds_the_stability_interval():
     """FRed's necessary bound 0.9 at r_slow = 1 would tie ZRed's exact 0.9; its
-    simulation found the backlog growing at load 0.5, so it drops to 0.5."""
+    simulation found the backlog growing at load 0.5, so its interval ends there."""
     ds = dataset()
-    stable = np.ones((2, 3, 1))
-    stable[1, 1, 0] = 0.0  # FRed, r_slow = 1, load 0.5
-    ds["stable"] = (("r_slow", "policy", "load"), stable)
-    second = winners(ds).to_dict("records")[1]
-    assert second["most_stable"] == "ZRed" and second["lambda_max_kind"] == "exact"
-    ds["lambda_max_kind"].loc[{"r_slow": 1.0, "policy": "ZRed"}] = "necessary"
-    ds["lambda_max"].loc[{"r_slow": 1.0, "policy": "ZRed"}] = 0.3
-    second = winners(ds).to_dict("records")[1]
-    assert second["most_stable"] == "FRed" and second["lambda_max"] == 0.5
-    assert second["lambda_max_kind"] == "necessary (simulation)"
+    verdict = np.full((2, 3, 1), "stable", dtype=object)
+    verdict[1, 1, 0] = "unstable"  # FRed, r_slow = 1, load 0.5
+    ds["verdict"] = (("r_slow", "policy", "load"), verdict)
+    stab = winners(ds).query("criterion == 'stability'").to_dict("records")
+    assert stab[1]["winners"] == "ZRed" and stab[1]["decided"] == "true"
 
 
-def test_no_latency_winner_while_a_contender_is_undetermined():
+def test_an_undetermined_contender_is_in_the_tie_set():
     ds = dataset()
     verdict = np.full((2, 3, 1), "stable", dtype=object)
     verdict[0, 1, 0] = "undetermined"  # FRed, r_slow = 0.1: no estimate, maybe the fastest
     ds["verdict"] = (("r_slow", "policy", "load"), verdict)
     ds["jobs"] = (("r_slow", "policy", "load"), np.full((2, 3, 1), 1e5))
     ds["latency_mean"].loc[{"r_slow": 0.1, "policy": "FRed"}] = np.nan
-    lat = latency_winners(ds)
-    assert lat.loc[0, "fastest"] == "" and lat.loc[0, "undetermined"] == "FRed"
+    ds["latency_mean_ci"] = ds["latency_mean"] * 0.01
+    lat = winners(ds).query("criterion == 'latency'").to_dict("records")
+    assert lat[0]["winners"] == "ZRed, FRed" and lat[0]["undetermined"] == "FRed"
     verdict[0, 1, 0] = "unstable"  # an unstable policy is no contender
     ds["verdict"] = (("r_slow", "policy", "load"), verdict)
-    lat = latency_winners(ds)
-    assert lat.loc[0, "fastest"] == "KT" and lat.loc[0, "undetermined"] == ""
+    lat = winners(ds).query("criterion == 'latency'").to_dict("records")
+    assert lat[0]["winners"] == "ZRed" and lat[0]["decided"] == "true"
 
 
 def test_the_report_counts_verdicts_and_lists_what_would_decide_them():
@@ -107,24 +107,26 @@ def test_the_report_counts_verdicts_and_lists_what_would_decide_them():
     assert "- `c1`: contradiction" in text
 
 
-def test_summary_sentences_name_winners_and_their_evidence():
-    ds = dataset()
-    text = " ".join(summary(ds))
-    # KT is an oracle: left out; FRed wins r_slow = 0.1 on a necessary (one-sided) bound,
-    # ZRed and FRed tie at r_slow = 1 (ZRed exact)
+def test_summary_is_short_sentences_not_counts_per_policy():
+    ds = study(policies=("ZRed", "FRed", "KT", "CoC"))
+    sentences = summary(ds)
+    text = " ".join(sentences)
     assert "oracle KT" in text
-    assert "Largest stability bound: FRed in 1 (a one-sided bound: 1)" in text
-    assert "Smallest simulated mean latency" in text and "FRed in 1 of 2" in text
-    assert "Smallest server time per job" in text
+    assert re.search(r"One policy is recommended at \d+ of \d+", text)
+    assert re.search(r"E\[T\]: decided at \d+ of \d+ points, tied at \d+", text)
+    assert all(len(s) < 300 for s in sentences)
 
 
-def test_summary_counts_points_without_a_winner():
-    ds = study(policies=("ZRed", "CoC"))
-    text = " ".join(summary(ds))
-    # ZRed is undetermined at the last load: no winner named there
-    assert re.search(r"no winner at \d+ points? because a contender is undetermined", text)
-    assert "Stability verdicts:" in text
-    assert "Pareto frontier" in text and "Theory against simulation" in text
+def test_recommendation_narrows_a_latency_tie_by_cost():
+    ds = study(policies=("ZRed", "CoC"), distributions=("exp",), dependences=("iid",), r_slow=(1.0,))
+    # make the two E[T] CIs overlap at the first load, CoC proven cheaper there
+    at = {"load": 0.2}
+    ds["latency_mean"].loc[{**at, "policy": "CoC"}] = ds["latency_mean"].sel(**at, policy="ZRed")
+    ds["cost"].loc[{"policy": "ZRed"}] = 3.0
+    ds["cost_mean"].loc[{**at, "policy": "ZRed"}] = 3.0
+    rec = recommendations(ds)
+    first = rec.iloc[0]
+    assert first["recommended"] == "CoC" and first["basis"] == "E[T] tie, then E[C]"
 
 
 def fake_png(path):
@@ -166,7 +168,11 @@ def test_write_report_writes_the_four_files(tmp_path):
     assert head.startswith("claim,source,statement,test,verdict,evidence")
     assert "## Claims of the paper" in (tmp_path / "report.md").read_text()
     assert (tmp_path / "report.html").read_text().startswith("<!DOCTYPE html>")
-    assert (tmp_path / "winners.csv").read_text().startswith("distribution,dependence")
+    head = (tmp_path / "winners.csv").read_text().splitlines()[0]
+    assert head == (
+        "distribution,dependence,r_slow,d,N,load,criterion,winners,decided,low,high,evidence,"
+        "runner_up,margin,undetermined,winners_with_oracles"
+    )
 
 
 def test_best_at_a_point_and_off_the_grid():
@@ -175,9 +181,10 @@ def test_best_at_a_point_and_off_the_grid():
     lines, ok = best_at(ds, point)
     text = "\n".join(lines)
     assert ok and text.startswith("At distribution = pareto, dependence = iid, r_slow = 0.3")
-    assert "stability (oracles left out):" in text and "latency" in text and "cost" in text
-    assert "(exact)" in text or "one-sided bound" in text
-    assert "simulation, estimate" in text
+    assert lines[1].startswith("  recommended: ")
+    assert "stability (lambda_max):" in text and "latency (E[T]):" in text and "cost (E[C]):" in text
+    assert "with the oracles: KT" in text and "KT (oracle):" in text
+    assert "every policy" in text and "(simulation)" in text
     lines, ok = best_at(ds, dict(point, load="0.6"))
     assert not ok and "load = 0.6 is not one of its values (0.2, 0.5, 0.8)" in "\n".join(lines)
     lines, ok = best_at(ds, {"r_slow": "0.3", "load": "0.2"})

@@ -1,14 +1,14 @@
-"""The comparison report of a study: which policy wins where, and on what evidence.
+"""The comparison report of a study: which policy to use where, and on what evidence.
 
-For every setting of the grid (every axis but ``policy``) the analysis names the
-policy with the largest stability bound and the one with the smallest server time
-per job, each with the kind of result it rests on; where the simulation ran, the
-policy with the smallest simulated mean latency at each load, but only where every
-contender has a verdict (no winner is named at a load where one is undetermined).
-The stability verdicts are summarised: how many loads are stable, unstable and
-undetermined and on whose evidence, which undetermined loads need how many jobs,
-and every contradiction between theory and simulation. Written as a CSV table
-(``winners.csv``) and a Markdown page (``report.md``) with the provenance.
+Every value is an interval from its best evidence (:mod:`straggler.intervals`) and a
+policy wins only by dominance (:mod:`straggler.winners`): ties are reported as tie
+sets. The report opens with the recommendation at every setting and load (the E[T]
+winner or tie set, a tie narrowed by E[C] among the tied, with both intervals, the
+runner-up and the margin), then a few sentences, then the detail: winners per
+criterion, the stability verdicts (counts by source, undetermined loads with the
+jobs that would decide them, contradictions), theory against simulation, the claims
+and the provenance. Written as ``winners.csv`` (one row per setting, load and
+criterion), ``report.md`` and ``report.html``.
 """
 
 from __future__ import annotations
@@ -21,15 +21,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .winners import (
-    ORACLES,
-    SIMULATED_BOUND,
-    best_policy,
-    capped_by_simulation,
-    latency_winners,
-    setting_dims,
-    winners,
-)
+from .intervals import CRITERIA, UNITS, fmt_interval
+from .winners import ORACLES, PointTable, dominated, recommend, recommendations, setting_dims, winners
 
 
 def verdict_summary(ds: xr.Dataset) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
@@ -116,296 +109,150 @@ def _markdown_table(df: pd.DataFrame) -> str:
     return "\n".join([header, rule, *body])
 
 
-# ------------------------------------------------------------------ summary sentences
-
-
-EVIDENCE = {
-    "exact": "exact",
-    "necessary": "a one-sided bound",
-    "sufficient": "a one-sided bound",
-    SIMULATED_BOUND: "a one-sided bound capped by the simulation",
-    "lower_bound": "a one-sided bound",
-    "upper_bound": "a one-sided bound",
-    "approximation": "an approximation",
-    "approximate": "an approximation",
-    "conjectured": "a conjecture",
-}
-"""The kind of evidence a win rests on, in words (exact, bound, simulation,
-undetermined)."""
-
-
-def evidence_word(kind: str) -> str:
-    return EVIDENCE.get(str(kind), str(kind) or "no analysis")
+# ------------------------------------------------------------------ recommendation and sentences
 
 
 def _swept(ds: xr.Dataset) -> list[str]:
     return [d for d in setting_dims(ds) if ds.sizes[d] > 1]
 
 
-def _main_axis(ds: xr.Dataset) -> str | None:
-    """The swept axis that the summary goes along (the first non-case one)."""
-    swept = _swept(ds)
-    main = [d for d in swept if d not in ("distribution", "dependence")]
-    return (main or swept or [None])[0]
-
-
-def _count_phrase(counts: dict, total: int, noun: str) -> str:
-    parts = [f"{p} in {n} of {total} {noun}" for p, n in sorted(counts.items(), key=lambda x: (-x[1], x[0]))]
-    return "; ".join(parts)
-
-
-def _practical(ds: xr.Dataset) -> str:
-    oracles = [p for p in ds["policy"].values if p in ORACLES]
-    return "_practical" if oracles and len(oracles) < ds.sizes["policy"] else ""
-
-
 def _fmt_value(v) -> str:
     return f"{v:g}" if isinstance(v, (float, np.floating)) else str(v)
 
 
-def _winner_kinds(ds: xr.Dataset, table: pd.DataFrame, column: str, kind_var: str, value_var: str) -> pd.DataFrame:
-    """(winner, its kind) per row of ``table`` for the practical or full winner column."""
-    dims = setting_dims(ds)
-    out = []
-    capped, capped_kinds = capped_by_simulation(ds)
-    kinds = capped_kinds if kind_var == "lambda_max_kind" else ds.get(kind_var)
-    for _, row in table.iterrows():
-        won = row[column]
-        first = won.split(", ")[0] if won else ""
-        kind = ""
-        if first and kinds is not None:
-            sel = {d: row[d] for d in dims}
-            kind = str(kinds.sel(policy=first, **sel).values.item())
-        out.append((won, kind))
-    return pd.DataFrame(out, columns=["winner", "kind"])
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def recommendation_table(ds: xr.Dataset, rec: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The recommendation rows for display: the swept axes, the load, the recommended
+    policy or tie set, its E[T] and E[C] intervals with their evidence, the runner-up
+    and the margin (by how much the runner-up's E[T] interval starts above)."""
+    rec = recommendations(ds) if rec is None else rec
+    keep = [*_swept(ds), "load", "recommended", "basis", "E[T]", "E[T] evidence", "E[C]", "E[C] evidence"]
+    out = rec[keep].copy()
+    out["runner_up"] = rec["runner_up"]
+    out["margin"] = [("" if not np.isfinite(m) else f"{m:.3g}") for m in rec["margin"].astype(float)]
+    out["recommended"] = out["recommended"].replace("", "-")
+    return out
+
+
+def criterion_table(ds: xr.Dataset, table: pd.DataFrame, criterion: str) -> pd.DataFrame:
+    """The rows of ``winners.csv`` for one criterion, for display (intervals in words)."""
+    rows = table[table["criterion"] == criterion]
+    keep = [*_swept(ds), *([] if criterion == "stability" else ["load"])]
+    out = rows[keep].copy()
+    out["winners"] = rows["winners"].replace("", "-")
+    out["decided"] = rows["decided"]
+    out[UNITS[criterion]] = [
+        fmt_interval(lo, hi) for lo, hi in zip(rows["low"].astype(float), rows["high"].astype(float))
+    ]
+    out["evidence"] = rows["evidence"]
+    out["runner_up"] = rows["runner_up"]
+    out["margin"] = [("" if not np.isfinite(m) else f"{m:.3g}") for m in rows["margin"].astype(float)]
+    if (rows["winners_with_oracles"] != rows["winners"]).any():
+        out["with oracles"] = rows["winners_with_oracles"]
+    return out
+
+
+def counts(table: pd.DataFrame, criterion: str) -> dict[str, int]:
+    """Points of ``criterion`` decided, tied and without a contender; ties held open
+    by an undetermined contender; decided wins by their evidence."""
+    rows = table[table["criterion"] == criterion]
+    decided = rows[rows["decided"] == "true"]
+    tied = rows[(rows["decided"] == "false") & (rows["winners"] != "")]
+    out = {
+        "points": len(rows),
+        "decided": len(decided),
+        "tied": len(tied),
+        "none": int((rows["winners"] == "").sum()),
+        "open": int((tied["undetermined"] != "").sum()),
+    }
+    for ev, n in decided["evidence"].value_counts().items():
+        out[f"by {ev}"] = int(n)
+    return out
 
 
 def summary(
     ds: xr.Dataset,
     table: pd.DataFrame | None = None,
-    lat: pd.DataFrame | None = None,
+    rec: pd.DataFrame | None = None,
     claims: pd.DataFrame | None = None,
 ) -> list[str]:
-    """Sentences generated from the data: which policy wins where and on what evidence
-    (exact, a one-sided bound, simulation, undetermined)."""
+    """Short sentences under the recommendation: how much is decided, what keeps the
+    rest open, what the decisions rest on."""
     table = winners(ds) if table is None else table
-    lat = latency_winners(ds) if lat is None else lat
-    practical = _practical(ds)
-    oracles = [p for p in ds["policy"].values if p in ORACLES]
-    policies = [str(p) for p in ds["policy"].values]
-    n_settings = len(table)
-    swept = _swept(ds)
-    sentences = []
-    axes = ", ".join(f"{d} ({ds.sizes[d]} values)" for d in swept) or "one setting"
-    sentences.append(
-        f"Study `{ds.attrs.get('study', '?')}` compares {len(policies)} "
-        f"polic{'y' if len(policies) == 1 else 'ies'} ({', '.join(policies)}) over "
-        f"{n_settings} setting{'s' if n_settings != 1 else ''} ({axes}) and "
-        f"{ds.sizes['load']} load{'s' if ds.sizes['load'] != 1 else ''} "
-        f"({', '.join(_fmt_value(v) for v in ds['load'].values)})"
-        + (
-            f"; the oracle{'s' if len(oracles) > 1 else ''} {', '.join(oracles)} (knowing "
-            "each job's type or size) left out of the comparisons below"
-            if practical
-            else ""
-        )
-        + "."
-    )
-    # stability
-    wk = _winner_kinds(ds, table, "most_stable" + practical, "lambda_max_kind", "lambda_max")
-    if len(policies) > 1 and (wk["winner"] != "").any():
-        counts: dict[str, int] = {}
-        kinds_of: dict[str, dict] = {}
-        for won, kind in wk.itertuples(index=False):
-            if not won:
-                continue
-            counts[won] = counts.get(won, 0) + 1
-            kinds_of.setdefault(won, {})
-            word = evidence_word(kind)
-            kinds_of[won][word] = kinds_of[won].get(word, 0) + 1
-        parts = []
-        for won, n in sorted(counts.items(), key=lambda x: (-x[1], x[0])):
-            how = ", ".join(f"{k}: {m}" for k, m in kinds_of[won].items())
-            parts.append(f"{won} in {n} ({how})")
-        sentences.append(f"Largest stability bound: {'; '.join(parts)} of {n_settings} settings.")
-        axis = _main_axis(ds)
-        if axis and axis in table:
-            by = []
-            for v in ds[axis].values:
-                rows = (
-                    table[np.isclose(table[axis].astype(float), float(v))]
-                    if ds[axis].dtype.kind in "if"
-                    else table[table[axis].astype(str) == str(v)]
-                )
-                if rows.empty:
-                    continue
-                best = rows["most_stable" + practical].replace("", np.nan).dropna()
-                if best.empty:
-                    continue
-                top = best.value_counts()
-                lm = rows["lambda_max"].astype(float)
-                by.append(
-                    f"{_fmt_value(v)}: {top.index[0]}"
-                    + (f" ({top.iloc[0]} of {len(rows)})" if len(rows) > 1 else "")
-                    + (f", lambda_max up to {np.nanmax(lm):.3g}" if np.isfinite(lm).any() and not practical else "")
-                )
-            if by:
-                sentences.append(f"By {axis}, the most frequent winner on stability: " + "; ".join(by) + ".")
-    elif len(policies) == 1:
-        lm = ds["lambda_max"]
-        kinds = pd.Series(np.ravel(ds["lambda_max_kind"].values)).replace("", np.nan).dropna()
-        if np.isfinite(lm.values).any():
-            sentences.append(
-                f"Stability bound of {policies[0]}: from {float(lm.min()):.3g} to "
-                f"{float(lm.max()):.3g} ({', '.join(f'{k}: {n}' for k, n in kinds.value_counts().items())})."
-            )
-    # latency
-    if not lat.empty:
-        col = "fastest" + practical
-        total = len(lat)
-        decided = lat[lat[col] != ""]
-        open_ = lat[(lat[col] == "") & (lat["undetermined"] != "")]
-        nothing = total - len(decided) - len(open_)
-        if len(policies) > 1 and len(decided):
-            counts = decided[col].value_counts().to_dict()
-            gaps = []
-            if len(open_):
-                gaps.append(
-                    f"no winner at {len(open_)} point{'s' if len(open_) != 1 else ''} "
-                    "because a contender is undetermined (its latency may be the "
-                    "smallest, or infinite)"
-                )
-            if nothing:
-                gaps.append(f"none at {nothing} where no contender is stable")
-            sentences.append(
-                f"Smallest simulated mean latency (evidence: simulation, estimates only at "
-                f"stable loads): {_count_phrase(counts, total, '(setting, load) points')}"
-                + ("; " + "; ".join(gaps) if gaps else "")
-                + "."
-            )
-            loads = sorted(lat["load"].unique())
-            for label, load in (("lightest", loads[0]), ("heaviest", loads[-1])):
-                at = decided[np.isclose(decided["load"].astype(float), load)]
-                if len(loads) > 1 and not at.empty:
-                    top = at[col].value_counts()
-                    sentences.append(
-                        f"At the {label} load ({load:g}) {top.index[0]} is fastest "
-                        f"in {top.iloc[0]} of {len(lat[np.isclose(lat['load'].astype(float), load)])} "
-                        "settings."
-                    )
-        elif len(open_):
-            sentences.append(
-                f"{len(open_)} (setting, load) points have no latency winner: a contender is undetermined."
-            )
-        if len(policies) == 1 and np.isfinite(ds["latency_mean"].values).any():
-            m = ds["latency_mean"].where(np.isfinite(ds["latency_mean"]))
-            lo = m.where(m == m.min(), drop=True)
-            hi = m.where(m == m.max(), drop=True)
-
-            def where(da):
-                return ", ".join(
-                    f"{d} = {_fmt_value(da[d].values[0])}" for d in da.dims if d != "policy" and ds.sizes[d] > 1
-                )
-
-            sentences.append(
-                f"Simulated mean latency of {policies[0]}: from "
-                f"{float(m.min()):.4g} ({where(lo)}) to {float(m.max()):.4g} "
-                f"({where(hi)}), at {int(np.isfinite(m.values).sum())} stable "
-                "points."
-            )
-        heavy = lat[lat["evidence"] == "ci_undercovers"]
-        if len(heavy):
-            sentences.append(
-                f"{len(heavy)} latency wins rest on a heavy-tailed estimate "
-                "whose confidence interval under-covers (infinite variance)."
-            )
-    # cost
-    ck = _winner_kinds(ds, table, "cheapest" + practical, "cost_kind", "cost")
-    if len(policies) > 1 and (ck["winner"] != "").any():
-        counts, kinds_of = {}, {}
-        for won, kind in ck.itertuples(index=False):
-            if not won:
-                continue
-            counts[won] = counts.get(won, 0) + 1
-            kinds_of.setdefault(won, {})
-            word = evidence_word(kind)
-            kinds_of[won][word] = kinds_of[won].get(word, 0) + 1
-        parts = [
-            f"{won} in {n} ({', '.join(f'{k}: {m}' for k, m in kinds_of[won].items())})"
-            for won, n in sorted(counts.items(), key=lambda x: (-x[1], x[0]))
-        ]
-        sentences.append(f"Smallest server time per job (analysis): {'; '.join(parts)} of {n_settings} settings.")
-    # trade-off
-    front = frontier_counts(ds)
-    if front is not None and front[1]:
-        counts, total = front
-        sentences.append(
-            "On the latency-cost Pareto frontier (no other policy both faster "
-            "and cheaper, simulated): " + _count_phrase(counts, total, "(setting, load) points") + "."
-        )
-    # theory against simulation
-    for line in theory_sentences(ds):
-        sentences.append(line)
-    # verdicts
-    counts_v, need, flagged = verdict_summary(ds)
-    if not counts_v.empty:
-        by_verdict = counts_v.groupby("verdict")["loads"].sum().to_dict()
-        sentences.append(
-            "Stability verdicts: "
-            + ", ".join(f"{by_verdict.get(v, 0)} {v}" for v in ("stable", "unstable", "undetermined"))
-            + f" loads; {len(flagged)} contradiction{'s' if len(flagged) != 1 else ''} or "
-            "disagreement" + ("s" if len(flagged) != 1 else "") + " between theory and "
-            "simulation"
-            + (
-                f"; {len(need)} policy settings have undetermined loads (the jobs that would decide them are listed)"
-                if not need.empty
-                else ""
-            )
+    rec = recommendations(ds) if rec is None else rec
+    out = []
+    oracles = [str(p) for p in ds["policy"].values if p in ORACLES]
+    if oracles:
+        out.append(f"The oracle{'s' if len(oracles) > 1 else ''} {', '.join(oracles)} (a benchmark) is left out.")
+    if len(rec):
+        one = int((rec["recommended"].str.count(",") == 0).sum() - (rec["recommended"] == "").sum())
+        none = int((rec["recommended"] == "").sum())
+        out.append(
+            f"One policy is recommended at {one} of {len(rec)} (setting, load) points"
+            + (f", a tie set at {len(rec) - one - none}" if len(rec) - one - none else "")
+            + (f", none at {none} (no policy stable)" if none else "")
             + "."
         )
+    for crit, noun in (("latency", "E[T]"), ("cost", "E[C]"), ("stability", "Stability")):
+        c = counts(table, crit)
+        if not c["points"]:
+            continue
+        what = "settings" if crit == "stability" else "points"
+        text = f"{noun}: decided at {c['decided']} of {c['points']} {what}, tied at {c['tied']}"
+        if c["open"]:
+            text += f" ({c['open']} held open by an undetermined contender)"
+        by = [f"{k[3:]} {v}" for k, v in c.items() if k.startswith("by ")]
+        if by:
+            text += "; the decided ones rest on " + ", ".join(by)
+        out.append(text + ".")
+    heavy = int(rec["E[T] evidence"].str.contains("heavy tail").sum()) if len(rec) else 0
+    if heavy:
+        out.append(f"{_plural(heavy, 'recommendation')} rest on a heavy-tailed E[T] (a CI that under-covers).")
+    counts_v, need, flagged = verdict_summary(ds)
+    if not need.empty:
+        out.append(
+            "Longer runs would decide the undetermined loads: the jobs per replication are listed under Stability verdicts."
+        )
+    if flagged:
+        out.append(f"Theory and simulation disagree at {_plural(len(flagged), 'cell')} (listed below).")
     if claims is not None and len(claims):
         v = claims["verdict"].value_counts().to_dict()
         failing = claims[claims["verdict"] == "fails"]["claim"].tolist()
-        sentences.append(
+        out.append(
             f"Claims of the paper: {v.get('holds', 0)} hold, {v.get('fails', 0)} fail"
             + (f" ({', '.join(failing)})" if failing else "")
             + f", {v.get('not tested', 0)} not tested."
         )
-    return sentences
+    return out
 
 
-def frontier_counts(ds: xr.Dataset) -> tuple[dict, int] | None:
-    """How often each policy is on the simulated latency-cost Pareto frontier, over
-    every (setting, load) point where two or more policies have estimates."""
-    if "cost_mean" not in ds or not np.isfinite(ds["latency_mean"].values).any():
+def frontier_counts(ds: xr.Dataset, points: PointTable | None = None) -> tuple[dict, int] | None:
+    """How often each policy is on the latency-cost frontier (no other policy's E[T]
+    and E[C] intervals both lie below its own, :func:`straggler.winners.dominated`),
+    over every (setting, load) point with two or more contenders."""
+    if "latency_mean" not in ds:
         return None
-    from .plots import pareto_front
-
-    variant = [d for d in setting_dims(ds) if d == "d" or "." in d]
-    system = [d for d in setting_dims(ds) if d not in variant]
-    if _practical(ds):
-        ds = ds.sel(policy=[p for p in ds["policy"].values if p not in ORACLES])
-    t = ds["latency_mean"].transpose(*system, "load", "policy", *variant)
-    c = ds["cost_mean"].transpose(*system, "load", "policy", *variant)
-    policies = [str(p) for p in ds["policy"].values]
-    counts: dict[str, int] = {}
+    points = PointTable(ds) if points is None else points
+    tally: dict[str, int] = {}
     total = 0
-    n_outer = int(np.prod(t.shape[: len(system) + 1]))
-    tv = t.values.reshape(n_outer, len(policies), -1)
-    cv = c.values.reshape(n_outer, len(policies), -1)
-    for k in range(n_outer):
-        pts, who = [], []
-        for i, p in enumerate(policies):
-            for j in range(tv.shape[2]):
-                if np.isfinite(tv[k, i, j]) and np.isfinite(cv[k, i, j]):
-                    pts.append((float(cv[k, i, j]), float(tv[k, i, j])))
-                    who.append(p)
-        if len(set(who)) < 2:
+    for index, li in points.points():
+        if li is None:
+            continue
+        at = (*index, li)
+        lat = {c.name: c for c in points.candidates("latency", at) if math.isfinite(c.high)}
+        cost = {c.name: c for c in points.candidates("cost", at) if math.isfinite(c.high)}
+        both = [p for p in lat if p in cost]
+        if len(both) < 2:
             continue
         total += 1
-        for p in {who[i] for i in pareto_front(pts)}:
-            counts[p] = counts.get(p, 0) + 1
-    return counts, total
+        out = dominated(lat, cost)
+        for p in both:
+            if p not in out:
+                tally[p] = tally.get(p, 0) + 1
+    return tally, total
 
 
 def theory_table(ds: xr.Dataset) -> pd.DataFrame:
@@ -516,32 +363,48 @@ def _provenance_rows(ds: xr.Dataset) -> list[tuple[str, str]]:
     return rows
 
 
-def markdown(ds: xr.Dataset, table: pd.DataFrame | None = None, claims: pd.DataFrame | None = None) -> str:
-    """``report.md``: the short summary of ``report.html``: the generated sentences, the
-    stability verdicts (counts by source, undetermined loads with the jobs that would
-    decide them, contradictions), the claims, the provenance."""
-    table = winners(ds) if table is None else table
+def markdown(
+    ds: xr.Dataset,
+    table: pd.DataFrame | None = None,
+    claims: pd.DataFrame | None = None,
+    rec: pd.DataFrame | None = None,
+) -> str:
+    """``report.md``: the recommendation first (a row per setting and load), a few
+    sentences, the winners on stability per setting, the stability verdicts, theory
+    against simulation, the claims, the provenance."""
+    points = PointTable(ds)
+    table = winners(ds, points) if table is None else table
+    rec = recommendations(ds, points) if rec is None else rec
     claims = claims_table(ds) if claims is None else claims
-    lat = latency_winners(ds)
     attrs = ds.attrs
     lines = [
-        f"# Study `{attrs.get('study', '?')}`: summary",
+        f"# Study `{attrs.get('study', '?')}`: which policy to use",
         "",
-        "The full report with figures and tables is `report.html` beside this file; "
-        "`winners.csv` has the winners of every setting"
-        + (", `claims.csv` the paper's claims." if claims is not None and len(claims) else "."),
+        "Every value is an interval from its best evidence (exact, a bound, the simulation's CI); a "
+        "policy is named alone only when its interval beats every other contender's, else the tie "
+        "set is listed. `winners.csv` has every criterion at every point, `report.html` the figures.",
         "",
-        "## Summary",
+        "## Recommendation",
+        "",
+        _markdown_table(recommendation_table(ds, rec)),
         "",
     ]
-    lines += [f"- {s}" for s in summary(ds, table, lat, claims)]
-    if not lat.empty:
-        lines += [
-            "",
-            "No latency winner is named at a load where a contender is "
-            "`undetermined`: its mean latency may be the smallest, or infinite.",
-        ]
+    lines += [f"- {s}" for s in summary(ds, table, rec, claims)]
+    lines += [
+        "",
+        "`basis`: what picked the recommendation (`E[T]`: it beats every other E[T] interval; "
+        "`E[T] tie`: the policies that could be fastest; `E[T] tie, then E[C]`: of those, the ones "
+        "no other is proven cheaper than). `margin`: how far the runner-up's E[T] interval starts "
+        "above the recommendation's best end.",
+        "",
+        "## Stability: the largest stable load",
+        "",
+        _markdown_table(criterion_table(ds, table, "stability")),
+    ]
     lines += _verdict_lines(ds)
+    theory = theory_table(ds)
+    if not theory.empty:
+        lines += ["", "## Theory against simulation", "", _markdown_table(theory)]
     if claims is not None and len(claims):
         lines += ["", "## Claims of the paper", ""]
         for r in claims.itertuples(index=False):
@@ -603,10 +466,11 @@ def html(
 
     from .plots import figure_caption
 
-    table = winners(ds) if table is None else table
+    points = PointTable(ds)
+    table = winners(ds, points) if table is None else table
+    rec = recommendations(ds, points)
     claims = claims_table(ds) if claims is None else claims
-    lat = latency_winners(ds)
-    counts, need, flagged = verdict_summary(ds)
+    counts_v, need, flagged = verdict_summary(ds)
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("straggler", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
@@ -617,32 +481,24 @@ def html(
     figs: dict[str, list] = {s: [] for s in SECTIONS}
     for name, path in (figures or {}).items():
         figs[figure_section(name)].append({"name": name, "uri": _data_uri(path), "caption": figure_caption(name)})
-    stab_cols = [c for c in table.columns if c not in ("cheapest", "cost", "cost_kind", "cheapest_practical")]
-    cost_cols = [
-        c
-        for c in table.columns
-        if c in setting_dims(ds) or c in ("cheapest", "cost", "cost_kind", "cheapest_practical")
-    ]
-
-    def safe(text):  # HTML made here from escaped cells; the template marks it |safe
-        return text
-
+    simulated = "latency_mean" in ds and bool(np.isfinite(np.asarray(ds["latency_mean"].values, float)).any())
     context = {
         "study": ds.attrs.get("study", "?"),
-        "summary": summary(ds, table, lat, claims),
+        "recommendation": _table_html(recommendation_table(ds, rec), 400),
+        "summary": summary(ds, table, rec, claims),
         "figures": figs,
-        "stability_table": safe(_table_html(table[stab_cols], 200)),
-        "cost_table": safe(_table_html(table[cost_cols], 200)),
-        "latency_table": safe(_table_html(lat, 300)),
-        "verdict_counts": safe(_table_html(counts)),
-        "undetermined": safe(_table_html(need, 100)),
+        "stability_table": _table_html(criterion_table(ds, table, "stability"), 200),
+        "cost_table": _table_html(criterion_table(ds, table, "cost"), 400),
+        "latency_table": _table_html(criterion_table(ds, table, "latency"), 400),
+        "verdict_counts": _table_html(counts_v),
+        "undetermined": _table_html(need, 100),
         "contradictions": flagged,
-        "theory_table": safe(_table_html(theory_table(ds))),
+        "theory_table": _table_html(theory_table(ds)),
         "claims": [] if claims is None else claims.to_dict("records"),
         "provenance": _provenance_rows(ds),
         "config": ds.attrs.get("config", ""),
-        "simulated": not lat.empty,
-        "frontier": frontier_counts(ds),
+        "simulated": simulated,
+        "frontier": frontier_counts(ds, points),
     }
     return env.get_template("report.html.j2").render(**context)
 
@@ -666,10 +522,11 @@ def write_report(
 ) -> None:
     """Write ``report.md``, ``winners.csv`` and, when given paths, ``report.html`` (with
     ``figures`` embedded) and ``claims.csv``."""
-    table = winners(ds)
+    points = PointTable(ds)
+    table = winners(ds, points)
     claims = claims_table(ds)
     _atomic(csv_path, table.to_csv(index=False))
-    _atomic(markdown_path, markdown(ds, table, claims))
+    _atomic(markdown_path, markdown(ds, table, claims, recommendations(ds, points)))
     if claims_path is not None:
         from .claims import COLUMNS
 
@@ -706,17 +563,13 @@ def _match(ds: xr.Dataset, dim: str, text: str):
     return hits[0] if hits else None
 
 
-def _evidence(kind: str) -> str:
-    word = evidence_word(kind)
-    return word if word == kind else f"{word}: {kind}"
-
-
 def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
-    """Lines that name the winning policies at ``point`` (axis -> value, ``load``
-    included) by stability, latency and cost, each with its evidence; False when the
-    point is not on the grid (the lines then say which values exist)."""
+    """The answer at ``point`` (axis -> value, ``load`` included): the recommendation,
+    then each criterion's winner or tie set with its interval and evidence, then every
+    policy's intervals and verdict; False when the point is not on the grid (the lines
+    then say which values exist)."""
     dims = setting_dims(ds) + ["load"]
-    lines, sel, problems = [], {}, []
+    sel, problems = {}, []
     for key, text in point.items():
         if key not in dims:
             problems.append(f"{key} is not an axis of this dataset (axes: {', '.join(dims)})")
@@ -733,92 +586,55 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
         return ["the point is not on the grid:"] + [f"  {p}" for p in problems], False
     for d in dims:
         sel.setdefault(d, ds[d].values[0])
+    index = tuple(list(ds[d].values).index(sel[d]) for d in setting_dims(ds))
+    li = list(ds["load"].values).index(sel["load"])
+    points = PointTable(ds)
     where = ", ".join(f"{k} = {_fmt_value(v)}" for k, v in sel.items() if ds.sizes[k] > 1 or k in point)
-    lines.append(f"At {where}:")
-    setting = {k: v for k, v in sel.items() if k != "load"}
-    policies = [str(p) for p in ds["policy"].values]
-    practical = _practical(ds)
-    # stability
-    capped, kinds = capped_by_simulation(ds)
-    lm = capped.sel(setting)
-    kd = kinds.sel(setting)
-    vals = np.asarray(lm.values, dtype=float)
-    for label, skip in (("", ()), (" (oracles left out)", ORACLES if practical else None)):
-        if skip is None:
-            continue
-        won = best_policy(vals, policies, larger=True, skip=skip)
-        if not won:
-            lines.append(f"  stability{label}: no analysis for these policies")
-            continue
-        first = won.split(", ")[0]
-        lines.append(
-            f"  stability{label}: {won}, lambda_max = "
-            f"{vals[policies.index(first)]:.4g} ({_evidence(kd.sel(policy=first).item())})"
-        )
-    if "verdict" in ds:
-        v = ds["verdict"].sel(sel)
-        src = ds["verdict_source"].sel(sel) if "verdict_source" in ds else None
-        parts = []
-        for p in policies:
-            word = str(v.sel(policy=p).item()) or "not evaluated"
-            s = str(src.sel(policy=p).item()) if src is not None else ""
-            parts.append(f"{p} {word}" + (f" ({s})" if s else ""))
-        lines.append(f"  verdicts at load {_fmt_value(sel['load'])}: " + ", ".join(parts))
-    # latency
-    lat = np.asarray(ds["latency_mean"].sel(sel).values, dtype=float)
-    ci = np.asarray(ds["latency_mean_ci"].sel(sel).values, dtype=float)
-    undetermined = []
-    if "verdict" in ds:
-        jobs = np.asarray(ds["jobs"].sel(sel).values, dtype=float)
-        undetermined = [
-            p
-            for p, w, j in zip(policies, ds["verdict"].sel(sel).values, jobs)
-            if w == "undetermined" and np.isfinite(j)
-        ]
-    if not np.isfinite(lat).any() and not undetermined:
-        approx = np.asarray(ds["latency_approx"].sel(sel).values, dtype=float)
-        if np.isfinite(approx).any():
-            won = best_policy(approx, policies, larger=False, skip=ORACLES if practical else ())
-            first = won.split(", ")[0]
-            k = ds["latency_approx_kind"].sel(setting).sel(policy=first).item()
-            lines.append(
-                f"  latency: {won}, E[T] = {approx[policies.index(first)]:.4g} "
-                f"(analysis, {_evidence(k)}; not simulated)"
-            )
-        else:
-            lines.append("  latency: no estimate at this point (not simulated, or no policy stable)")
-    elif undetermined:
-        lines.append(
-            f"  latency: undetermined: {', '.join(undetermined)} "
-            "undetermined at this load (no winner named: its latency may be the "
-            "smallest, or infinite)"
-        )
+    r = recommend(points, index, li)
+    lines = [f"At {where}:"]
+    if r["recommended"]:
+        text = f"  recommended: {r['recommended']} ({r['basis']})"
+        text += f", E[T] {r['E[T]'] or 'unknown'} ({r['E[T] evidence'] or '-'})"
+        text += f", E[C] {r['E[C]'] or 'unknown'} ({r['E[C] evidence'] or '-'})"
+        if r["runner_up"] and np.isfinite(r["margin"]):
+            text += f"; runner-up {r['runner_up']}, E[T] margin {r['margin']:.3g}"
+        lines.append(text)
     else:
-        for label, skip in (("", ()), (" (oracles left out)", ORACLES if practical else None)):
-            if skip is None:
-                continue
-            won = best_policy(lat, policies, larger=False, skip=skip)
-            first = won.split(", ")[0] if won else ""
-            if not first:
-                lines.append(f"  latency{label}: no policy with an estimate (none stable)")
-                continue
-            kind = (
-                ds["latency_mean_kind"].sel(sel).sel(policy=first).item() if "latency_mean_kind" in ds else "estimate"
-            )
-            lines.append(
-                f"  latency{label}: {won}, E[T] = {lat[policies.index(first)]:.4g} ± "
-                f"{ci[policies.index(first)]:.2g} (simulation, {kind})"
-            )
-    # cost
-    cost = np.asarray(ds["cost"].sel(setting).values, dtype=float)
-    for label, skip in (("", ()), (" (oracles left out)", ORACLES if practical else None)):
-        if skip is None:
+        lines.append(f"  recommended: none ({r['basis']})")
+    for crit in CRITERIA:
+        at = index if crit == "stability" else (*index, li)
+        dec = points.decide(crit, at)
+        label = f"{crit} ({UNITS[crit]})"
+        if not dec.winners:
+            lines.append(f"  {label}: no winner ({dec.evidence})")
             continue
-        won = best_policy(cost, policies, larger=False, skip=skip)
-        if not won:
-            lines.append(f"  cost{label}: no analysis for these policies")
+        head = "winner" if dec.decided else "tie"
+        text = f"  {label}: {head} {', '.join(dec.winners)}, {fmt_interval(dec.low, dec.high)} ({dec.evidence})"
+        if dec.runner_up and np.isfinite(dec.margin):
+            text += f"; runner-up {dec.runner_up}, margin {dec.margin:.3g}"
+        if dec.undetermined:
+            text += f"; undetermined: {', '.join(dec.undetermined)}"
+        lines.append(text)
+        oracles = [p for p in points.policies if p in ORACLES]
+        if oracles:
+            w = points.decide(crit, at, with_oracles=True)
+            if w.winners != dec.winners:
+                lines.append(f"    with the oracles: {', '.join(w.winners)} ({fmt_interval(w.low, w.high)})")
+    lines.append("  every policy (stability; E[T]; E[C] at this load; verdict):")
+    for k, p in enumerate(points.policies):
+        if not bool(points.arrays["stability"]["present"][(*index, k)]):
+            lines.append(f"    {p}: not evaluated here")
             continue
-        first = won.split(", ")[0]
-        k = ds["cost_kind"].sel(setting).sel(policy=first).item() if "cost_kind" in ds else ""
-        lines.append(f"  cost{label}: {won}, E[C] = {cost[policies.index(first)]:.4g} ({_evidence(k)})")
+        parts = []
+        for crit in CRITERIA:
+            a = points.arrays[crit]
+            at = (*index, k) if crit == "stability" else (*index, li, k)
+            iv = fmt_interval(float(a["low"][at]), float(a["high"][at])) or "unknown"
+            parts.append(f"{iv} ({a['evidence'][at]})")
+        v = points.arrays["latency"]["verdict"][(*index, li, k)] or "no verdict"
+        src = ""
+        if "verdict_source" in ds:
+            src = str(ds["verdict_source"].sel({**sel, "policy": p}).values.item())
+        tag = " (oracle)" if p in ORACLES else ""
+        lines.append(f"    {p}{tag}: " + "; ".join(parts) + f"; {v}" + (f" ({src})" if src else ""))
     return lines, True
