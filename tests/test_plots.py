@@ -139,7 +139,7 @@ def test_a_line_never_joins_values_of_different_kinds():
 def test_legends_name_the_kind_not_analysis(synthetic):
     fig = plots.stability_figure(synthetic)
     labels = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
-    assert "upper bound" in labels and "exact" in labels
+    assert "exact" in labels and {"proven interval", "at most (proven high end)"} & set(labels)
     assert not any("analysis" in label for label in labels)
     plt.close(fig)
     fig = plots.latency_figure(synthetic)
@@ -201,3 +201,55 @@ def test_captions_are_per_figure():
     caps = {n: plots.figure_caption(n) for n in ("stability", "tradeoff", "winners_d", "latency_vs_d", "tail")}
     assert len(set(caps.values())) == len(caps)
     assert "d" in caps["winners_d"] and "``" not in caps["latency_vs_d"]
+
+
+def test_stability_is_drawn_as_intervals_and_half_lines(synthetic):
+    """A necessary bound is an arrow from its end (an annotation), never a point on
+    a line like an exact value."""
+    fig = plots.stability_figure(synthetic)
+    labels = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+    arrows = [a for ax in fig.axes for a in ax.texts if getattr(a, "arrow_patch", None) is not None]
+    assert arrows or "proven interval" in labels
+    assert "upper bound" not in labels
+    plt.close(fig)
+
+
+def test_verdict_marks_sit_outside_the_data_area(synthetic):
+    fig = plots.latency_figure(synthetic)
+    fig.canvas.draw()
+    marks = 0
+    for ax in fig.axes:
+        box = ax.get_window_extent()
+        for coll in ax.collections:
+            offsets = coll.get_offsets()
+            if not len(offsets) or coll.get_transform() == ax.transData:
+                continue
+            pts = coll.get_transform().transform(offsets)
+            marks += len(pts)
+            assert (pts[:, 1] < box.y0).all()  # under the panel, not on it
+    assert marks
+    plt.close(fig)
+
+
+def test_simulated_cis_are_clipped_at_zero(synthetic):
+    ds = synthetic.copy()
+    ds["latency_mean_ci"] = ds["latency_mean"] * 3  # a CI reaching below 0
+    fig = plots.latency_figure(ds)
+    for ax in fig.axes:
+        if ax.get_yscale() == "log":
+            assert ax.get_ylim()[0] > 0.05
+    plt.close(fig)
+
+
+def test_cost_figure_draws_the_simulated_cost():
+    fig = plots.cost_figure(study(policies=("ZRed", "CoC"), r_slow=(0.3, 1.0)))
+    labels = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+    assert any(t.startswith("simulation") for t in labels)
+    plt.close(fig)
+
+
+def test_winner_map_shows_ties_as_ties(synthetic):
+    fig = plots.winner_map_figure(synthetic, "r_slow")
+    labels = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+    assert any(t.startswith("tie") for t in labels)
+    plt.close(fig)

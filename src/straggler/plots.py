@@ -156,7 +156,7 @@ def _kind_ls(label: str):
 VERDICT_MARKS = {"unstable": "x", "undetermined": "$?$"}
 """How a simulated load without an estimate is drawn: a mark at the foot of the panel
 (x: unstable, ?: undetermined), never a point on the curve."""
-VERDICT_NOTE = "marks at the foot: x unstable, ? undetermined (no estimate); ∞ infinite mean"
+VERDICT_NOTE = "strip under each panel: x unstable, ? undetermined (no estimate), ∞ infinite mean; a row per policy"
 
 
 # ------------------------------------------------------------------ backend and layout
@@ -457,10 +457,13 @@ def _draw_simulated(ax, x, y, ci, policy, colour=None, marker=None) -> bool:
     ok = np.isfinite(y)
     if not ok.any():
         return False
+    if ci is not None:  # a CI is clipped at 0 (a time or a cost is not negative)
+        half = np.nan_to_num(ci[ok])
+        yerr = np.vstack([np.minimum(half, y[ok]), half])
     ax.errorbar(
         x[ok],
         y[ok],
-        yerr=None if ci is None else np.nan_to_num(ci[ok]),
+        yerr=None if ci is None else yerr,
         color=colour,
         marker=marker,
         ms=3.8,
@@ -474,44 +477,59 @@ def _draw_simulated(ax, x, y, ci, policy, colour=None, marker=None) -> bool:
     return True
 
 
+STRIP_PITCH = 5.0
+"""Points between two rows of the verdict strip under a panel (one row per policy)."""
+
+
 def _draw_verdicts(ax, x, verdict, mean_kind, colour, slot: int = 0) -> bool:
-    """Mark the loads at ``x`` whose ``verdict`` is not stable, in row ``slot`` at
-    the foot of the panel (one row per series, so that marks of several series do not
-    hide each other), and a ∞ at the top where the mean is infinite; True if
-    anything was drawn."""
+    """Mark the loads at ``x`` whose ``verdict`` is not stable (x unstable, ?
+    undetermined, ∞ an infinite mean) in row ``slot`` of a strip under the panel,
+    outside the data area (one row per series, so that marks of several series do not
+    hide each other); the x tick labels move below the strip. True if anything was
+    drawn."""
+    from matplotlib import transforms
+
     drawn = False
     x = np.asarray(x, dtype=float)
     verdict = np.asarray(verdict, dtype=object)
-    for name, marker in VERDICT_MARKS.items():
-        at = verdict == name
-        if at.any():
-            ax.scatter(
-                x[at],
-                np.full(int(at.sum()), 0.03 + 0.04 * slot),
-                transform=ax.get_xaxis_transform(),
-                marker=marker,
-                s=22,
-                color=colour,
-                lw=1.0,
-                zorder=6,
-                clip_on=False,
-            )
-            drawn = True
+    offset = transforms.ScaledTranslation(0, -(STRIP_PITCH * (slot + 1)) / 72, ax.figure.dpi_scale_trans)
+    where = transforms.blended_transform_factory(ax.transData, ax.transAxes) + offset
+    marks = dict(VERDICT_MARKS)
+    kinds = {k: verdict == k for k in marks}
     if mean_kind is not None:
-        at = np.asarray(mean_kind, dtype=object) == "infinite"
+        marks["infinite"] = "$\\infty$"
+        kinds["infinite"] = (np.asarray(mean_kind, dtype=object) == "infinite") & (verdict != "unstable")
+    for name, marker in marks.items():
+        at = kinds[name]
         if at.any():
             ax.scatter(
                 x[at],
-                np.full(int(at.sum()), 0.95),
-                transform=ax.get_xaxis_transform(),
-                marker="$\\infty$",
-                s=50,
+                np.zeros(int(at.sum())),
+                transform=where,
+                marker=marker,
+                s=14 if name != "infinite" else 22,
                 color=colour,
+                lw=0.8,
                 zorder=6,
                 clip_on=False,
             )
             drawn = True
+    if drawn:
+        rows = max(getattr(ax, "_strip_rows", 0), slot + 1)
+        ax._strip_rows = rows
+        ax.tick_params(axis="x", pad=STRIP_PITCH * rows + 3)
+        ax.xaxis.set_tick_params(labelbottom=True)  # the labels under the strip make room for it
     return drawn
+
+
+def _strip_slots(sub: xr.Dataset) -> dict[str, int]:
+    """A strip row per policy that has a load without an estimate somewhere in ``sub``."""
+    if "verdict" not in sub:
+        return {}
+    v = sub["verdict"].transpose("policy", ...).values.astype(str)
+    flat = v.reshape(v.shape[0], -1)
+    rows = [str(p) for p, r in zip(sub["policy"].values, flat) if np.isin(r, list(VERDICT_MARKS)).any()]
+    return {p: k for k, p in enumerate(rows)}
 
 
 def _verdict_arrays(sub: xr.Dataset) -> tuple[np.ndarray, np.ndarray] | None:
@@ -563,13 +581,30 @@ def _log_y(axes) -> None:
         values = np.concatenate(ys) if ys else np.empty(0)
         return values[np.isfinite(values) & (values > 0)]
 
+    def bar_ends(ax):
+        from matplotlib.collections import LineCollection
+
+        ends = [
+            np.asarray(seg)[:, 1] for c in ax.collections if isinstance(c, LineCollection) for seg in c.get_segments()
+        ]
+        values = np.concatenate(ends) if ends else np.empty(0)
+        return values[np.isfinite(values) & (values > 0)]
+
     for ax in np.ravel(axes):
         own = positive(ax)
         if own.size:
             ax.set_yscale("log")
             # panels that share the y axis share its ticks: label by the whole row's span
             siblings = ax.get_shared_y_axes().get_siblings(ax)
-            _plain_log_labels(ax, np.concatenate([positive(a) for a in siblings]))
+            values = np.concatenate([positive(a) for a in siblings])
+            _plain_log_labels(ax, values)
+            # the range of the values and of the CIs near them: a CI reaching 0 (or a
+            # decade beyond the values) runs off the panel instead of stretching it
+            lo, hi = values.min(), values.max()
+            bars = np.concatenate([bar_ends(a) for a in siblings])
+            bars = bars[(bars >= lo / 4) & (bars <= hi * 4)]
+            lo, hi = min(lo, bars.min(initial=lo)), max(hi, bars.max(initial=hi))
+            ax.set_ylim(lo / 1.15, hi * 1.15)
 
 
 def _plain_log_labels(ax, values) -> None:
@@ -666,13 +701,133 @@ def _analytic_against(
 
 
 def stability_figure(ds: xr.Dataset, x: str = "r_slow"):
-    """lambda_max against ``x``, one line per policy, drawn by what it is: exact, an
-    upper bound (a necessary condition), a lower bound (a sufficient one), an
-    approximation or a conjecture."""
+    """Each policy's largest stable load as an interval against ``x``: a filled
+    marker on a solid line where it is exact; a bar from the proven low end (a
+    sufficient bound, a load the simulation found stable) to the proven high end (a
+    necessary bound, a load found unstable); a one-sided bound as a dotted arrow from
+    its end towards the side that is not known (up: at least, down: at most); an
+    approximation that proves nothing as a small hollow marker. Policies are dodged
+    side by side at each value."""
+    from .intervals import stability_intervals
+
     units = "rho~ units" if ds.attrs.get("load_basis", "nominal") == "redundancy" else "load units"
     if ds.sizes.get(x, 0) == 1:  # r_slow not swept: against the first swept numeric axis
         x = _first_swept(ds) or x
-    return _analytic_against(ds, "lambda_max", x, "Stability: largest stable load lambda_max", f"lambda_max ({units})")
+    title = "Stability: the largest stable load, as proven (interval) or estimated"
+    if x not in ds.dims or ds[x].dtype.kind not in "if":
+        return _analytic_against(ds, "lambda_max", x, title, f"lambda_max ({units})")
+    fixed, where = _fixed(ds, {x})
+    sub = ds.sel(fixed)
+    iv = stability_intervals(sub)
+    if not (np.isfinite(iv["low"].values) & (iv["low"].values > 0)).any() and not np.isfinite(iv["high"].values).any():
+        return _empty(title + where, "stability bounds")
+    cases = _cases(ds)
+    fig, axes, cells, label_panels = _case_facets(cases, [None], None)
+    xs_all = np.asarray(sorted(sub[x].values), dtype=float)
+    span = (xs_all.max() - xs_all.min()) or 1.0
+    names = [str(p) for p in sub["policy"].values]
+    step = 0.012 * span if len(names) < 8 else 0.008 * span
+    finite = np.concatenate([iv["low"].values.ravel(), iv["high"].values.ravel(), iv["estimate"].values.ravel()])
+    finite = finite[np.isfinite(finite)]
+    top = float(finite.max()) if finite.size else 1.0
+    arrow = 0.14 * top
+    seen = {"exact": False, "interval": False, "at least": False, "at most": False, "estimate": False}
+    for ax, case, _ in cells:
+        for k, policy in enumerate(names):
+            st = _style(policy)
+            one = iv.sel(dict(zip(_CASE_DIMS, case), policy=policy))
+            order = np.argsort(one[x].values)
+            xv = np.asarray(one[x].values, float)[order] + (k - (len(names) - 1) / 2) * step
+            lo = np.asarray(one["low"].values, float)[order]
+            hi = np.asarray(one["high"].values, float)[order]
+            est = np.asarray(one["estimate"].values, float)[order]
+            exact = np.isfinite(lo) & (lo == hi)
+            ex_y = np.where(exact, lo, np.nan)
+            if exact.any():
+                ax.plot(xv, ex_y, color=st["colour"], marker=st["marker"], ms=3.8, lw=1.0, zorder=4)
+                seen["exact"] = True
+            for xi, a, b, e, is_exact in zip(xv, lo, hi, est, exact):
+                if is_exact:
+                    continue
+                has_lo, has_hi = a > 0, np.isfinite(b)
+                if has_lo and has_hi:
+                    ax.plot([xi, xi], [a, b], color=st["colour"], lw=2.2, alpha=0.75, solid_capstyle="butt", zorder=3)
+                    ax.plot([xi, xi], [a, b], color=st["colour"], marker="_", ms=5, ls="none", zorder=3)
+                    seen["interval"] = True
+                elif has_lo:
+                    ax.annotate(
+                        "",
+                        xy=(xi, a + arrow),
+                        xytext=(xi, a),
+                        arrowprops={
+                            "arrowstyle": "-|>",
+                            "color": st["colour"],
+                            "lw": 0.9,
+                            "ls": ":",
+                            "mutation_scale": 6,
+                        },
+                        zorder=3,
+                    )
+                    ax.plot([xi], [a], color=st["colour"], marker="_", ms=6, ls="none", zorder=3)
+                    seen["at least"] = True
+                elif has_hi:
+                    ax.annotate(
+                        "",
+                        xy=(xi, max(b - arrow, 0.0)),
+                        xytext=(xi, b),
+                        arrowprops={
+                            "arrowstyle": "-|>",
+                            "color": st["colour"],
+                            "lw": 0.9,
+                            "ls": ":",
+                            "mutation_scale": 6,
+                        },
+                        zorder=3,
+                    )
+                    ax.plot([xi], [b], color=st["colour"], marker="_", ms=6, ls="none", zorder=3)
+                    seen["at most"] = True
+                if np.isfinite(e):
+                    ax.plot(
+                        [xi],
+                        [e],
+                        color=st["colour"],
+                        marker=st["marker"],
+                        ms=2.8,
+                        ls="none",
+                        markerfacecolor="white",
+                        markeredgewidth=0.7,
+                        zorder=5,
+                    )
+                    seen["estimate"] = True
+        ax.set_ylim(0, top * 1.12)
+        ax.set_xlim(xs_all.min() - 0.06 * span, xs_all.max() + 0.06 * span)
+    label_panels(x, f"largest stable load ({units})")
+    from matplotlib.lines import Line2D
+
+    handles = _policy_handles(names)
+    if seen["exact"]:
+        handles.append(Line2D([], [], color="0.35", marker="o", ms=3.8, label="exact"))
+    if seen["interval"]:
+        handles.append(Line2D([], [], color="0.35", lw=2.2, alpha=0.75, label="proven interval"))
+    if seen["at least"]:
+        handles.append(Line2D([], [], color="0.35", ls=":", marker="^", ms=3, label="at least (proven low end)"))
+    if seen["at most"]:
+        handles.append(Line2D([], [], color="0.35", ls=":", marker="v", ms=3, label="at most (proven high end)"))
+    if seen["estimate"]:
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color="0.35",
+                ls="none",
+                marker="o",
+                ms=3,
+                markerfacecolor="white",
+                label="estimate (proves nothing)",
+            )
+        )
+    _finish(fig, title + where, handles)
+    return fig
 
 
 def _first_swept(ds: xr.Dataset) -> str | None:
@@ -692,14 +847,54 @@ def load_figure(ds: xr.Dataset):
 
 def cost_figure(ds: xr.Dataset):
     """Expected server time per job against r_slow, or against the first other swept
-    numeric axis (d, say) when r_slow has one value; with ``cost_upper`` where it
-    differs from ``cost`` (an upper bound beside a lower one)."""
+    numeric axis (d, say) when r_slow has one value: the analysis by kind (an exact
+    value solid; a lower bound and ``cost_upper`` as the two ends of an interval,
+    dash-dotted and dotted) and, just right of it, the simulated E[C] with its CI
+    (clipped at 0) at the lightest load where the policy is stable (filled markers)."""
     x = "r_slow"
     if ds.sizes["r_slow"] == 1:
         x = _first_swept(ds) or x
-    return _analytic_against(
-        ds, "cost", x, "Server time per job E[C]", "E[server time per job]", extra_var="cost_upper"
-    )
+    fig = _analytic_against(ds, "cost", x, "Server time per job E[C]", "E[server time per job]", extra_var="cost_upper")
+    if "cost_mean" not in ds or not _has(ds, "cost_mean") or x not in ds.dims or ds[x].dtype.kind not in "if":
+        return fig
+    fixed, _ = _fixed(ds, {x} | ({_column_axis(ds, x)} if _column_axis(ds, x) else set()))
+    if _column_axis(ds, x):  # the analytic panels have columns: leave them as they are
+        return fig
+    sub = ds.sel(fixed)
+    cases = _cases(ds)
+    axes = [ax for ax in fig.axes if ax.get_visible() and ax.axison][: len(cases)]
+    xs = np.asarray(sub[x].values, dtype=float)
+    span = (np.nanmax(xs) - np.nanmin(xs)) or 1.0
+    names = [str(p) for p in sub["policy"].values]
+    drawn = False
+    for ax, case in zip(axes, cases):
+        for k, policy in enumerate(names):
+            one = sub.sel(dict(zip(_CASE_DIMS, case), policy=policy))
+            mean = np.asarray(one["cost_mean"].transpose(x, "load").values, dtype=float)
+            ci = np.asarray(one["cost_mean_ci"].transpose(x, "load").values, dtype=float)
+            first = np.argmax(np.isfinite(mean), axis=1)  # the lightest load with an estimate
+            rows = np.arange(len(xs))
+            y, e = mean[rows, first], ci[rows, first]
+            if not np.isfinite(y).any():
+                continue
+            off = 0.012 * span * (1 + k % 3)
+            drawn |= _draw_simulated(ax, xs + off, y, e, policy)
+    if drawn:
+        from matplotlib.lines import Line2D
+
+        old = fig.legends[0] if fig.legends else None
+        handles = list(old.legend_handles) if old is not None else []
+        for h, t in zip(handles, old.get_texts() if old is not None else []):
+            h.set_label(t.get_text())
+        if old is not None:
+            old.remove()
+        handles.append(
+            Line2D([], [], color="0.35", marker="o", ms=3.5, lw=0.7, label="simulation, lightest stable load (CI)")
+        )
+        fig.legend(
+            handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(len(handles), 5), frameon=False
+        )
+    return fig
 
 
 # rho's kind: lambda_max_kind, inverted (see load_figure)
@@ -786,14 +981,14 @@ def _against_load(ds: xr.Dataset, var: str, title: str, ylabel: str, analytic: b
         return _empty(title + where, f"{ylabel} values")
     fig, axes, cells, label_panels = _case_facets(cases, cols, col)
     kinds, simulated, marked, policies = set(), False, False, []
-    slots = {str(p): i for i, p in enumerate(sub["policy"].values)}
+    slots = _strip_slots(sub)
     for ax, case, c in cells:
         for policy in sub["policy"].values:
             sel = dict(zip(_CASE_DIMS, case), policy=policy)
             if col:
                 sel[col] = c
             series = sub.sel(sel)
-            k, s, m = _latency_series(ax, series, "load", policy, slots[str(policy)], var=var, analytic=analytic)
+            k, s, m = _latency_series(ax, series, "load", policy, slots.get(str(policy), 0), var=var, analytic=analytic)
             kinds |= k
             simulated |= s
             marked |= m
@@ -826,13 +1021,13 @@ def latency_vs_figure(ds: xr.Dataset, x: str):
         return _empty(title + where, "latency values")
     fig, axes = _panels(len(cases), len(loads))
     kinds, simulated, marked, policies = set(), False, False, []
-    slots = {str(p): i for i, p in enumerate(sub["policy"].values)}
+    slots = _strip_slots(sub)
     for i, case in enumerate(cases):
         for j, load in enumerate(loads):
             ax = axes[i, j]
             for policy in sub["policy"].values:
                 series = sub.sel(dict(zip(_CASE_DIMS, case), policy=policy, load=load))
-                k, s, m = _latency_series(ax, series, x, policy, slots[str(policy)])
+                k, s, m = _latency_series(ax, series, x, policy, slots.get(str(policy), 0))
                 kinds |= k
                 simulated |= s
                 marked |= m
@@ -1222,6 +1417,23 @@ def pareto_front(points: list[tuple[float, float]]) -> list[int]:
     return front
 
 
+def frontier_of_boxes(boxes: list[tuple[float, float, float, float]]) -> list[int]:
+    """Indices of the points (cost low, cost high, latency low, latency high) that no
+    other point dominates: another dominates when its cost and latency intervals both
+    lie at or below this one's, strictly for one (overlapping CIs dominate nothing, so
+    noise does not push a point off the frontier)."""
+    out = []
+    for i, (cl, _, tl, _) in enumerate(boxes):
+        beaten = False
+        for j, (_, ch2, _, th2) in enumerate(boxes):
+            if j != i and ch2 <= cl and th2 <= tl and (ch2 < cl or th2 < tl):
+                beaten = True
+                break
+        if not beaten:
+            out.append(i)
+    return out
+
+
 def _most_estimated(ds: xr.Dataset, keep: set) -> tuple[dict, str]:
     """Every grid dimension outside ``keep`` at the value with the most simulated
     estimates (the first value when none has any), and the title suffix."""
@@ -1255,7 +1467,7 @@ def tradeoff_figure(ds: xr.Dataset):
     sub = ds.sel(fixed)
     loads = shown_loads(ds)
     cases = _cases(ds)
-    title = "Latency-cost trade-off: E[T] against E[C] (Pareto frontier in black)"
+    title = "Latency-cost trade-off: E[T] against E[C] (ringed: on the frontier)"
     points = _variant_points(sub, variants)
     slots = {str(p): i for i, p in enumerate(sub["policy"].values)}
     fig, axes = _panels(len(cases), len(loads), sharey="row", sharex=False)
@@ -1263,7 +1475,7 @@ def tradeoff_figure(ds: xr.Dataset):
     for i, case in enumerate(cases):
         for j, load in enumerate(loads):
             ax = axes[i, j]
-            drawn, unplaced, mark_x = [], [], []
+            drawn, boxes, unplaced, mark_x = [], [], [], []
             for policy, sel, label in points:
                 at = sub.sel(dict(zip(_CASE_DIMS, case), policy=policy, load=load, **sel))
                 c, cci, t, tci, source = _estimates(at)
@@ -1316,15 +1528,26 @@ def tradeoff_figure(ds: xr.Dataset):
                         short, (c, t), xytext=(3, 2), textcoords="offset points", fontsize=5.5, color=s["colour"]
                     )
                 drawn.append((c, t))
+                cc, tt = (0.0 if not math.isfinite(v) else v for v in (cci, tci))
+                boxes.append((c - cc, c + cc, t - tt, t + tt))
                 if policy not in policies:
                     policies.append(policy)
             if drawn:
                 anything = True
+                on = frontier_of_boxes(boxes)
+                ax.scatter(
+                    [drawn[k][0] for k in on],
+                    [drawn[k][1] for k in on],
+                    s=70,
+                    facecolors="none",
+                    edgecolors="black",
+                    lw=0.7,
+                    zorder=5,
+                )
                 front = [drawn[k] for k in pareto_front(drawn)]
                 fx = [p[0] for p in front]
                 fy = [p[1] for p in front]
-                ax.step(fx, fy, where="post", color="black", lw=0.8, zorder=3)
-                ax.scatter(fx, fy, s=70, facecolors="none", edgecolors="black", lw=0.7, zorder=5)
+                ax.step(fx, fy, where="post", color="black", lw=0.6, alpha=0.6, zorder=3)
             xs = [p[0] for p in drawn] + mark_x
             if xs:  # the marks (drawn in axes coordinates) do not widen the x range
                 lo, hi = min(xs), max(xs)
@@ -1362,13 +1585,15 @@ def tradeoff_figure(ds: xr.Dataset):
 
     handles = _policy_handles(policies) + _kind_handles(kinds, simulated, _confidence(ds))
     handles.append(
-        Line2D([], [], color="black", lw=0.8, marker="o", markerfacecolor="none", ms=6, label="Pareto frontier")
+        Line2D(
+            [], [], color="black", lw=0, marker="o", markerfacecolor="none", ms=6, label="on the frontier (intervals)"
+        )
     )
     if variants:
         handles.append(Line2D([], [], color="none", label="point labels: " + " / ".join(variants)))
     title += where
     if marked:
-        title += "\n(marks at the foot, at the policy's analytic E[C]: x unstable, ? undetermined)"
+        title += "\n(strip under each panel, at the policy's analytic E[C]: x unstable, ? undetermined)"
     _finish(fig, title, handles)
     return fig
 
@@ -1474,88 +1699,51 @@ def theory_vs_simulation_figure(ds: xr.Dataset):
 
 def winner_map_figure(ds: xr.Dataset, axis: str):
     """Which policy wins where, over ``axis`` (rows of each map) and the load
-    (columns): the smallest simulated E[T] at each load, the largest stability
-    bound and the smallest server time per job (one column each: they do not depend
-    on the load). A cell has the winner's colour and marker; two or more markers:
-    a tie; hatched: the win rests on a one-sided bound (or an approximation); ?:
-    a contender is undetermined, so no winner is named; x: no policy is stable;
-    blank: no value."""
+    (columns): the smallest E[T] and the smallest E[C] at each load and the largest
+    stable load (one column: it does not depend on the load), each decided by
+    dominance of intervals (exact values, bounds, the simulation's CIs). A cell in a
+    policy's colour with its marker: that policy beats every other contender. A
+    hatched grey cell with several markers: a tie, every policy that could be best
+    (+n: more of them). x: no policy stable at that load. The oracles (KT, KS) are
+    not contenders."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch, Rectangle
 
-    from .winners import latency_winners, winners
+    from .winners import ORACLES, winners
 
     rows_dims = [d for d in _CASE_DIMS if d != axis]
-    others = [d for d in _grid_dims(ds) if d != axis]
     fixed, where = _fixed(ds, {axis})
-    sub = ds.sel(fixed)
-    for d in others:  # keep the axis and the case dims only
-        if d in sub.dims and sub.sizes[d] == 1:
-            sub = sub.squeeze(d)
+    sub = ds.sel({k: [v] for k, v in fixed.items()})
     simulated = "latency_mean" in sub and (
         np.isfinite(np.asarray(sub["latency_mean"].values, float)).any()
-        or ("verdict" in sub and (np.asarray(sub["jobs"].values, float) > 0).any())
+        or ("verdict" in sub and (np.asarray(sub["verdict"].values).astype(str) != "").any())
     )
-    table = winners(sub.expand_dims({d: [sub[d].item()] for d in others if d not in sub.dims}))
-    lat = (
-        latency_winners(sub.expand_dims({d: [sub[d].item()] for d in others if d not in sub.dims}))
-        if simulated
-        else None
-    )
-    from .winners import ORACLES
-
+    table = winners(sub)
     oracles = [p for p in ds["policy"].values if p in ORACLES]
-    practical = "_practical" if oracles and len(oracles) < ds.sizes["policy"] else ""
-    fastest = "fastest" + practical
     ys = list(ds[axis].values)
     loads = np.sort(ds["load"].values)
     row_keys = [tuple(v) for v in _row_keys(ds, rows_dims)]
-    metrics = (["E[T]"] if simulated else []) + ["stability", "cost"]
-    # cells of about a third of an inch: the figure's size follows the map's. With the
-    # latency map a row of panels per case; without it (one column per metric) the cases
-    # side by side
-    if simulated:
-        widths = [len(loads), 1.2, 1.2]
-        layout = [(i, j, key, metric) for i, key in enumerate(row_keys) for j, metric in enumerate(metrics)]
-        nrows, ncols = len(row_keys), len(metrics)
-        width = min(WIDTH, 0.34 * sum(widths) + 2.4)
-        height = nrows * max(1.2, 0.17 * len(ys) + 0.55) + 0.6
-    else:
-        widths = [1.0] * (2 * len(row_keys))
-        layout = [(0, 2 * i + j, key, metric) for i, key in enumerate(row_keys) for j, metric in enumerate(metrics)]
-        nrows, ncols = 1, 2 * len(row_keys)
-        width = min(WIDTH, 0.55 * ncols + 1.2)
-        height = max(1.6, 0.17 * len(ys) + 1.2)
+    metrics = (["latency"] if simulated else []) + ["cost", "stability"]
+    widths = [len(loads) if m != "stability" else 1.2 for m in metrics]
+    nrows, ncols = len(row_keys), len(metrics)
+    width = min(WIDTH, 0.3 * sum(widths) + 2.4)
+    height = nrows * max(1.2, 0.17 * len(ys) + 0.55) + 0.6
     fig, axes = _panels(nrows, ncols, sharey=True, sharex=False, width_ratios=widths, figsize=(width, height))
     policies_seen, notes = [], set()
 
-    def cell(ax, x0, y0, names: str, hatch: bool, text: str = ""):
+    def cell(ax, x0, y0, names: str, decided: bool, text: str = ""):
         plist = [p for p in names.split(", ") if p]
         if plist:
-            face = _style(plist[0])["colour"]
-            ax.add_patch(
-                Rectangle(
-                    (x0 - 0.5, y0 - 0.5),
-                    1,
-                    1,
-                    facecolor=(*face[:3], 0.25),
-                    hatch="////" if hatch else None,
-                    edgecolor=face,
-                    lw=0,
+            if decided:
+                face = _style(plist[0])["colour"]
+                ax.add_patch(Rectangle((x0 - 0.5, y0 - 0.5), 1, 1, facecolor=(*face[:3], 0.3), lw=0))
+            else:
+                ax.add_patch(
+                    Rectangle((x0 - 0.5, y0 - 0.5), 1, 1, facecolor="0.93", hatch="////", edgecolor="0.7", lw=0)
                 )
-            )
-            shown = plist if len(plist) <= 4 else plist[:3]
-            step = 0.3 if len(shown) <= 3 else 0.22
-            if len(shown) < len(plist):
-                ax.text(
-                    x0 + 0.42,
-                    y0 - 0.3,
-                    f"+{len(plist) - len(shown)}",
-                    fontsize=5.5,
-                    ha="right",
-                    va="bottom",
-                    color="0.2",
-                )
+                notes.add("tie")
+            shown = plist if len(plist) <= 3 else plist[:2]
+            step = 0.28
             for k, p in enumerate(shown):
                 off = (k - (len(shown) - 1) / 2) * step
                 ax.plot(
@@ -1563,94 +1751,78 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
                     [y0],
                     marker=_style(p)["marker"],
                     color=_style(p)["colour"],
-                    ms=4.5,
+                    ms=4.0 if decided else 3.4,
                     ls="none",
                     markeredgecolor="black",
                     markeredgewidth=0.3,
                 )
+            for p in plist:
                 if p not in policies_seen:
                     policies_seen.append(p)
-            if hatch:
-                notes.add("hatch")
-            if len(plist) > 1:
-                notes.add("tie")
+            if len(shown) < len(plist):
+                ax.text(x0 + 0.45, y0 - 0.45, f"+{len(plist) - len(shown)}", fontsize=5, ha="right", va="bottom")
         elif text:
             ax.add_patch(Rectangle((x0 - 0.5, y0 - 0.5), 1, 1, facecolor="0.85", lw=0))
             ax.text(x0, y0, text, ha="center", va="center", fontsize=7, color="0.2")
             notes.add(text)
 
-    for i, j, key, metric in layout:
+    for i, key in enumerate(row_keys):
         match = dict(zip(rows_dims, key))
-        ax = axes[i, j]
-        for yi, yv in enumerate(ys):
-            rows = _rows(table, {**match, axis: yv})
-            if metric == "E[T]":
+        for j, metric in enumerate(metrics):
+            ax = axes[i, j]
+            rows = table[table["criterion"] == metric]
+            for yi, yv in enumerate(ys):
+                if metric == "stability":
+                    r = _rows(rows, {**match, axis: yv})
+                    if r is not None:
+                        cell(ax, 0, yi, r["winners"], r["decided"] == "true")
+                    continue
                 for xi, load in enumerate(loads):
-                    r = _rows(lat, {**match, axis: yv, "load": load})
+                    r = _rows(rows, {**match, axis: yv, "load": load})
                     if r is None:
                         continue
-                    if r[fastest]:
-                        cell(ax, xi, yi, r[fastest], False)
-                    elif r["undetermined"]:
-                        cell(ax, xi, yi, "", False, "?")
-                    elif _all_unstable(sub, match, axis, yv, load, skip=oracles if practical else ()):
+                    if r["winners"]:
+                        cell(ax, xi, yi, r["winners"], r["decided"] == "true")
+                    elif r["evidence"] == "no policy stable":
                         cell(ax, xi, yi, "", False, "x")
-            elif rows is not None:
-                name = "most_stable" if metric == "stability" else "cheapest"
-                kind = rows["lambda_max_kind" if metric == "stability" else "cost_kind"]
-                won = rows[name + practical]
-                if practical and won != rows[name]:  # the winner's kind is the oracle's
-                    kind = _kind_of_winner(sub, metric, {**match, axis: yv}, won)
-                cell(ax, 0, yi, won, kind_label(kind) != "exact")
-        if metric == "E[T]":
-            ax.set_xlim(-0.5, len(loads) - 0.5)
-            ax.set_xticks(range(len(loads)))
-            ax.set_xticklabels([_fmt(v) for v in loads], rotation=90 if len(loads) > 6 else 0)
-            ax.set_xlabel(load_label(ds).split(" = ")[0] if i == len(row_keys) - 1 else "")
-        else:
-            ax.set_xlim(-0.5, 0.5)
-            ax.set_xticks([])
-        ax.set_ylim(-0.5, len(ys) - 0.5)
-        ax.set_yticks(range(len(ys)))
-        ax.set_yticklabels([_fmt(v) for v in ys])
-        ax.grid(False)
-        head = {"E[T]": "smallest E[T] (simulation)", "stability": "largest\nlambda_max", "cost": "smallest\nE[C]"}[
-            metric
-        ]
-        if simulated and i == 0:
-            ax.set_title(head)
-        elif not simulated:
-            ax.set_title(
-                (", ".join(str(k) for k in key) + "\n" if key and metric == "stability" else "\n") + head, fontsize=6.5
-            )
-    for i in range(nrows):
-        axes[i, 0].set_ylabel(axis)
-    if simulated:
-        for i, key in enumerate(row_keys):
-            if key:
-                axes[i, -1].annotate(
-                    ", ".join(str(k) for k in key),
-                    xy=(1.05, 0.5),
-                    xycoords="axes fraction",
-                    rotation=-90,
-                    va="center",
-                    ha="left",
-                    fontsize=7,
+            if metric != "stability":
+                ax.set_xlim(-0.5, len(loads) - 0.5)
+                ax.set_xticks(range(len(loads)))
+                ax.set_xticklabels([_fmt(v) for v in loads], rotation=90 if len(loads) > 6 else 0)
+                ax.set_xlabel(load_label(ds).split(" = ")[0] if i == len(row_keys) - 1 else "")
+            else:
+                ax.set_xlim(-0.5, 0.5)
+                ax.set_xticks([])
+            ax.set_ylim(-0.5, len(ys) - 0.5)
+            ax.set_yticks(range(len(ys)))
+            ax.set_yticklabels([_fmt(v) for v in ys])
+            ax.grid(False)
+            if i == 0:
+                ax.set_title(
+                    {"latency": "smallest E[T]", "cost": "smallest E[C]", "stability": "largest\nstable load"}[metric]
                 )
+        axes[i, 0].set_ylabel(axis)
+        if key:
+            axes[i, -1].annotate(
+                ", ".join(str(k) for k in key),
+                xy=(1.08, 0.5),
+                xycoords="axes fraction",
+                rotation=-90,
+                va="center",
+                ha="left",
+                fontsize=7,
+            )
     handles = _policy_handles(policies_seen)
-    if "hatch" in notes:
-        handles.append(
-            Patch(facecolor="white", hatch="////", edgecolor="0.4", lw=0, label="won on a bound or an approximation")
-        )
     if "tie" in notes:
-        handles.append(Line2D([], [], ls="none", marker="$=$", color="0.3", label="two markers: a tie"))
-    if "?" in notes:
-        handles.append(Patch(facecolor="0.85", label="?: a contender undetermined"))
+        handles.append(
+            Patch(facecolor="0.93", hatch="////", edgecolor="0.7", lw=0, label="tie: every policy that could be best")
+        )
     if "x" in notes:
         handles.append(Patch(facecolor="0.85", label="x: no policy stable"))
+    handles.append(Line2D([], [], ls="none", label="filled: proven best"))
     title = f"Which policy wins where, by {axis} and load" + where
-    if practical:
-        title += f"\n(the oracles {', '.join(oracles)} left out: they know what no policy knows)"
+    if oracles:
+        title += f"\n(decided by dominance of intervals; the oracles {', '.join(map(str, oracles))} left out)"
     _finish(fig, title, handles)
     return fig
 
