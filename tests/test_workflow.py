@@ -118,15 +118,16 @@ def test_dataset_dimensions_and_attributes(tiny_study):
 
 
 def test_outputs_exist(tiny_study):
-    workdir, _ = tiny_study
+    workdir, ds = tiny_study
     out = workdir / "results" / "tiny"
     assert (out / "config.yaml").exists()
-    assert "## Summary" in (out / "report.md").read_text()
+    assert "## Recommendation" in (out / "report.md").read_text()
     assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")
     assert (out / "claims.csv").read_text().startswith("claim,source,statement,test,verdict")
     winners = (out / "winners.csv").read_text().splitlines()
-    assert winners[0].startswith("distribution,dependence,r_slow,d,N,most_stable")
-    assert len(winners) == 1 + 2 * 2 * 2 * 2  # one row per setting
+    assert winners[0].startswith("distribution,dependence,r_slow,d,N,load,criterion,winners,decided")
+    loads = ds.sizes["load"]  # a stability row per setting, E[T] and E[C] rows per load
+    assert len(winners) == 1 + 2 * 2 * 2 * 2 * (1 + 2 * loads)
     for name in ("stability", "load", "cost", "latency", "tradeoff", "winners_d"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 1000
         assert (out / "figures" / f"{name}.svg").stat().st_size > 1000

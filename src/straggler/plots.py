@@ -14,8 +14,9 @@ What a reader can rely on in every figure of every study:
   same kind, so a bound is never on one line with exact values. Legends say "upper
   bound", "lower bound", "approximation", never "analysis";
 - a simulated load without an estimate (its verdict is not ``stable``) gets a mark
-  at the foot of the panel (:data:`VERDICT_MARKS`: x unstable, ? undetermined) and
-  an infinite mean a ∞ at the top; what was measured there
+  in a strip under the panel, outside the data area (:data:`VERDICT_MARKS`: x
+  unstable, ? undetermined, ∞ an infinite mean; a row per policy); CIs are clipped
+  at 0; what was measured there
   (``latency_sample_mean``) is never drawn as an estimate;
 - panels: one row per (distribution, dependence) case in the study's order, columns
   for a second swept axis or for loads in increasing order; every other dimension is
@@ -154,8 +155,8 @@ def _kind_ls(label: str):
 
 
 VERDICT_MARKS = {"unstable": "x", "undetermined": "$?$"}
-"""How a simulated load without an estimate is drawn: a mark at the foot of the panel
-(x: unstable, ?: undetermined), never a point on the curve."""
+"""How a simulated load without an estimate is drawn: a mark in the strip under the
+panel (x: unstable, ?: undetermined), never a point on the curve."""
 VERDICT_NOTE = "strip under each panel: x unstable, ? undetermined (no estimate), ∞ infinite mean; a row per policy"
 
 
