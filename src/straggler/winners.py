@@ -189,6 +189,8 @@ def decide(
                 margin = -ci[1] if minimise else ci[0]
         if not math.isfinite(margin):
             margin = math.nan
+    if decided and n == 1 and tied[0].verdict == "undetermined":  # nothing beaten: not a win
+        return Decision(criterion, names, False, low, high, "only contender (undetermined)", "", math.nan, names, names)
     if decided:
         used_paired = any(how[ties[0], j] == "paired" and win[ties[0], j] for j in range(n) if j != ties[0])
         evidence = PAIRED if used_paired else tied[0].evidence
