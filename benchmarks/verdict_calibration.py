@@ -3,6 +3,7 @@ and how often the verdicts are wrong.
 
     .venv/bin/python benchmarks/verdict_calibration.py table  [--runs 200] [--quick]
     .venv/bin/python benchmarks/verdict_calibration.py rates  [--runs 200] [--quick]
+    .venv/bin/python benchmarks/verdict_calibration.py idle   [--runs 2000] [--quick]
 
 ``table``
     For each pool size n (the monitor takes the median backlog over a pool), runs
@@ -26,6 +27,15 @@ and how often the verdicts are wrong.
     the counts of ``stable``, ``unstable``, ``undetermined`` (false alarms are
     ``unstable`` at 0.95, misses ``stable`` at 1.05) and the measured jobs per
     replication the verdicts took (median and largest).
+
+``idle``
+    The idle evidence (``straggler.simulation.statistics.idle_evidence``) at the
+    shortest runs it accepts: ZRed on n identical servers (FCFS, and PS for n = 10)
+    at loads 1.0 and 1.05 of the exact bound, the four size laws, ``--runs`` runs
+    each whose measured part spans ``IDLE_SPAN_WAITS`` waits of time (``--span``
+    another; warm-up 10 %; pools of 100: a tenth of the runs), the monitor left to
+    fire. Prints how many runs the rule calls stable (wrong: every one of these loads
+    is unstable) and the largest idle fraction of the busiest pool seen.
 
 Measured figures are in the README ("Stability verdicts") and the closing notes;
 this is a benchmark, never a timed test.
@@ -167,10 +177,58 @@ def rates(runs: int, quick: bool, only: str | None = None) -> None:
             )
 
 
+def idle(runs: int, quick: bool, span: float | None = None, loads=(1.05, 1.0)) -> None:
+    from straggler.simulation import encode_model, engine_for, run_replication
+    from straggler.simulation import statistics as S
+    from straggler.simulation.encode import F_MONITOR_WAIT
+    from straggler.simulation.reference import make_model
+
+    print(f"{'n':>5s} {'disc':4s} {'law':10s} {'load':>5s}  called stable  largest idle fraction", flush=True)
+    span = S.IDLE_SPAN_WAITS if span is None else float(span)
+    print(f"measured part spanning {span:g} waits of time")
+    cases = [(n, "FCFS") for n in ((1, 2, 5, 10, 100) if not quick else (1, 10))] + [(10, "PS")]
+    for n, disc in cases:
+        for size in SIZES:
+            X = _size(size)
+            for load in loads:
+                model = make_model("ZRed", n, [load], size=X, two_pools=False, discipline=disc)
+                enc = encode_model(model)
+                kernel = engine_for(model).kernel
+                lam = float(model.rates()[0])
+                wait = float(enc.flts[F_MONITOR_WAIT])
+                # the measured part spans the rule's time (plus a checkpoint's slack)
+                jobs = int(span * wait * lam * 1.02) + 1
+                warmup = jobs // 10
+                count = runs if n < 100 else max(runs // 10, 1)
+
+                def one(r, enc=enc, kernel=kernel, lam=lam, jobs=jobs, warmup=warmup, n=n, load=load, size=size):
+                    acc, _ = run_replication(
+                        kernel, enc, lam, warmup, jobs, np.random.SeedSequence([7, n, int(load * 100), r, len(size)])
+                    )
+                    fired = acc.acc[S.A_STABLE] != 1.0
+                    called = (not fired) and S.idle_evidence(
+                        [acc], wait * span / S.IDLE_SPAN_WAITS, lam, warmup, pools=1
+                    )
+                    frac = S.idle_fraction([acc], pools=1)[0]
+                    return called, (frac if np.isfinite(frac) else 0.0)
+
+                start = time.perf_counter()
+                with ThreadPoolExecutor(2) as pool:
+                    out = list(pool.map(one, range(count)))
+                called = sum(c for c, _ in out)
+                largest = max(f for _, f in out)
+                print(
+                    f"{n:5d} {disc:4s} {size:10s} {load:5.2f}  {called:6d}/{count:<6d}  {largest:8.4f}"
+                    f"  ({time.perf_counter() - start:.0f} s)",
+                    flush=True,
+                )
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("table", "false-alarms", "rates"))
+    parser.add_argument("what", choices=("table", "false-alarms", "rates", "idle"))
     parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--span", type=float, help="idle: the measured part's span in waits (default IDLE_SPAN_WAITS)")
     parser.add_argument("--quick", action="store_true", help="small pools only")
     parser.add_argument(
         "--only", help="rates: the settings whose 'policy discipline N law' contains this text, e.g. 'CoC' or 'PS 1000'"
@@ -178,8 +236,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.what == "rates":
         rates(args.runs, args.quick, args.only)
+    elif args.what == "idle":
+        idle(args.runs, args.quick, args.span)
     else:
-        {"table": table, "false-alarms": false_alarms}[args.what](args.runs, args.quick)
+        {"table": table, "false-alarms": false_alarms, "idle": idle}[args.what](args.runs, args.quick)
     return 0
 
 

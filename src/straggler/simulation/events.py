@@ -479,6 +479,10 @@ def run(
                     srv[0] = int(ub[ui] * p1)
                     srv[1] = p1 + int(ub[ui + 1] * (N - p1))
                     ui += 2
+                if n >= warmup:  # idle evidence: what the arrival finds
+                    for r in range(2):
+                        q = srv[r]
+                        S.see(acc, r, qn[q] < qc[q] if central else qn[q] == 0)
                 nr = 2
                 x = xb[xi]
                 for r in range(2):
@@ -510,6 +514,9 @@ def run(
                     perm[i] = s
                     srv[i] = s
                 ui += d
+                if n >= warmup:  # idle evidence: what the arrival finds
+                    for i in range(d):
+                        S.see(acc, 0 if srv[i] < p1 else 1, qn[srv[i]] == 0)
                 nr = d
                 if policy == policies.FJ_CODE:
                     need = kfj
@@ -551,6 +558,9 @@ def run(
                     lo = p_start[i]
                     srv[0] = lo + int(ub[ui] * (p_start[i + 1] - lo))
                     ui += 1
+                if n >= warmup:  # idle evidence: what the arrival finds
+                    q = srv[0]
+                    S.see(acc, i, qn[q] < qc[q] if central else qn[q] == 0)
                 if threshold:
                     if dep == IID_CODE:
                         x0 = xb[xi]

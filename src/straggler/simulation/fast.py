@@ -70,6 +70,10 @@ returns nothing and
   :func:`.statistics.backlog_check` with ``flts[F_MONITOR_WAIT]``; when it fires
   (or a bounded buffer would overflow) stops with ``acc[A_STABLE] = 0`` and
   ``acc[A_REASON]`` set;
+* for each measured arrival and each server it chose uniformly within a pool
+  before looking at the servers (ZRed, KT, Rer, Rep: the one; FRed: one per pool;
+  CoC, CoS, RIQ, FJ: the d sampled), calls :func:`.statistics.see` with whether the
+  arrival found it idle (the idle evidence of the verdict);
 * sets ``acc[A_ARRIVALS]``, ``acc[A_TIME]`` and ``acc[A_WORK]``.
 
 Structure: ``run`` refills the stream blocks (the only generator calls) and
@@ -223,6 +227,8 @@ def _chunk_one(
         lo = p_start[i]
         s = lo + int(ub[ui] * (p_start[i + 1] - lo))
         ui += 1
+        if n >= warmup:
+            S.see(acc, i, free[s] <= t)
         x = xb[xi]
         xi += 1
         if dep == SX_CODE:
@@ -301,6 +307,9 @@ def _chunk_cancel(
             ui += 2
         else:
             ui = _distinct(perm, N, d, srv, ub, ui)
+        if n >= warmup:
+            for r in range(d):
+                S.see(acc, _pool(srv[r], p1), free[srv[r]] <= t)
         c = np.inf
         x = xb[xi]
         for r in range(d):
@@ -398,6 +407,8 @@ def _chunk_start(
         ui = _distinct(perm, N, d, srv, ub, ui)
         for r in range(d):
             a = free[srv[r]]
+            if n >= warmup:
+                S.see(acc, _pool(srv[r], p1), a <= t)
             if a < t:
                 a = t
             st[r] = a
@@ -533,7 +544,10 @@ def _chunk_riq(
         ui = _distinct(perm, N, d, srv, ub, ui)
         nr = 0
         for r in range(d):
-            if free[srv[r]] <= t:
+            idle = free[srv[r]] <= t
+            if n >= warmup:
+                S.see(acc, _pool(srv[r], p1), idle)
+            if idle:
                 ksrv[nr] = srv[r]
                 nr += 1
         if nr == 0:
@@ -1073,6 +1087,8 @@ def _run_rer(
         du = sz[0] * inv_speeds[i, j]
         tau = flts[E.F_TAU0 + i]
         a = free[s]
+        if n >= warmup:  # the restarts due before t have joined their queues
+            S.see(acc, i, a <= t)
         if a < t:
             a = t
         if du > tau:

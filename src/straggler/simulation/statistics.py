@@ -11,7 +11,8 @@ Nothing here keeps an array per job. One replication of one load fills an
     ``A_WORK`` (server time brought by all arrived jobs, the monitor's
     denominator), ``A_REASON`` (``STOP_DONE``, ``STOP_BACKLOG`` or
     ``STOP_CAPACITY``: an engine's bounded buffer, e.g. Rer's restart heap, is
-    full).
+    full), and the idle evidence: ``A_SEEN0`` / ``A_SEEN1`` servers of pool 0 / 1
+    that measured arrivals sampled, ``A_IDLE0`` / ``A_IDLE1`` how many were idle.
 ``batches`` (float64[N_BATCHES, 3])
     count, latency sum and cost sum of the measured jobs in each of
     ``N_BATCHES`` consecutive batches (by measured-job index): batch means give
@@ -66,8 +67,14 @@ probability ``p`` of the calibrated table :data:`DETECTION_WAITS` (the work, in
 waits, within which the monitor fired on a fraction p of runs at load 1.05, for
 the slowest of four size laws; ``benchmarks/verdict_calibration.py table``), and
 the load is stable when the product of the ``1 - p`` is at most
-``MISS_PROBABILITY``; otherwise ``undetermined``. The README ("Stability
-verdicts") gives the measured error rates and the price in jobs.
+``MISS_PROBABILITY``. A load far from its capacity is also ``stable`` on the idle
+evidence (:func:`idle_evidence`): in every replication the arrivals found the
+servers of each pool idle at least 10 % of the time, over a measured part of at
+least two waits of time (``benchmarks/verdict_calibration.py idle``: no run of ZRed
+at loads 1.0 or 1.05 that long, 2000 per pool size and size law, came near). Every
+engine samples, for each measured arrival, the servers it chose uniformly before
+looking at them (:func:`see`). Otherwise the verdict is ``undetermined``. The README
+("Stability verdicts") gives the measured error rates and the price in jobs.
 """
 
 from __future__ import annotations
@@ -81,7 +88,8 @@ from ..kernel_cache import kernel
 
 # ---------------------------------------------------------------- acc layout
 A_N, A_SUM_T, A_SUM_C, A_SUM_T2, A_SUM_C2, A_STABLE, A_ARRIVALS, A_TIME, A_WORK, A_REASON = range(10)
-ACC_SIZE = 10
+A_IDLE0, A_IDLE1, A_SEEN0, A_SEEN1 = range(10, 14)
+ACC_SIZE = 14
 STOP_DONE, STOP_BACKLOG, STOP_CAPACITY = 0, 1, 2
 
 N_BATCHES = 32
@@ -179,6 +187,15 @@ def record(acc, batches, hist, fbuf, ibuf, m, latency, cost, inv_batch):
     batches[b, B_SUM_T] += latency
     batches[b, B_SUM_C] += cost
     hist[hist_index(latency, fbuf, ibuf)] += 1
+
+
+@kernel(nogil=True, inline="always")
+def see(acc, pool, idle):
+    """An arrival (measured) found a uniformly chosen server of ``pool`` idle or busy:
+    the idle evidence's sample (PASTA: arrivals see the time average)."""
+    acc[A_SEEN0 + pool] += 1.0
+    if idle:
+        acc[A_IDLE0 + pool] += 1.0
 
 
 @kernel(nogil=True)
@@ -364,6 +381,17 @@ def _parts(replications):
     return [a.acc for a in accs], [a.batches for a in accs], hist
 
 
+def replication_means(replications) -> np.ndarray:
+    """(R, 2): each replication's mean latency and mean server time per job (NaN
+    for a replication without measured jobs)."""
+    rows, _, _ = _parts(replications)
+    out = np.full((len(rows), 2), math.nan)
+    for i, r in enumerate(rows):
+        if r[A_N] > 0:
+            out[i] = r[A_SUM_T] / r[A_N], r[A_SUM_C] / r[A_N]
+    return out
+
+
 def summarize(replications, confidence: float) -> dict:
     """Per-load estimates from its replications (a
     :class:`~straggler.simulation.store.Replications` or a list of Accumulators).
@@ -480,20 +508,97 @@ def replication_waits(replications, wait: float, servers: int) -> np.ndarray:
     return np.array([r[A_WORK] / servers / wait for r in rows])
 
 
-def simulation_verdict(replications, wait: float, servers: int, pool: int) -> tuple[str, float]:
+IDLE_MIN = 0.1
+"""Idle evidence: arrivals found the servers of the busiest pool idle at least this
+fraction of the time (its utilisation at most 0.9) ..."""
+IDLE_MIN_SEEN = 1000
+"""... over at least this many measured arrivals sampling each pool ..."""
+IDLE_SPAN_WAITS = 2.0
+"""... in every replication, whose measured part spans at least this many monitor
+waits of time (``benchmarks/verdict_calibration.py idle``)."""
+
+
+def idle_fraction(replications, pools: int = 2) -> np.ndarray:
+    """Per replication, the idle fraction of its busiest of ``pools`` pools as the
+    measured arrivals found it (NaN where a pool was never sampled)."""
+    rows, _, _ = _parts(replications)
+    out = np.full(len(rows), math.nan)
+    for i, r in enumerate(rows):
+        if all(r[A_SEEN0 + p] > 0 for p in range(int(pools))):
+            out[i] = min(r[A_IDLE0 + p] / r[A_SEEN0 + p] for p in range(int(pools)))
+    return out
+
+
+def measured_span(replications, rate: float, warmup: int) -> np.ndarray:
+    """Per replication, the expected time its measured arrivals span: (arrivals -
+    warm-up) / rate."""
+    rows, _, _ = _parts(replications)
+    return np.array([max(r[A_ARRIVALS] - int(warmup), 0.0) / float(rate) for r in rows])
+
+
+def idle_evidence(replications, wait: float, rate: float, warmup: int, pools: int = 2) -> bool:
+    """True when, in every replication, the measured arrivals found the servers of
+    each of the ``pools`` pools idle at least :data:`IDLE_MIN` of the time (at least
+    :data:`IDLE_MIN_SEEN` samples each), over a measured part spanning at least
+    :data:`IDLE_SPAN_WAITS` monitor waits of time.
+
+    Why this proves stability (up to the calibrated error): a pool whose backlog grows
+    is eventually busy all the time (its idle periods stop once its workload escapes
+    from 0), so over a window much longer than the queue's relaxation time (of order
+    ``E[S^2] / E[S] / (1 - rho)^2``; a wait is ``WAIT_SCALE E[S^2] / E[S]``) it is idle
+    a vanishing fraction of the time; even at exactly its capacity its idle fraction
+    shrinks like ``sqrt(E[S^2] / E[S] / t)``. A pool idle 10 % of such a window runs at
+    most 0.9 of its capacity. The servers of a pool are exchangeable under every policy
+    here (uniform choices within a pool, made before looking at the servers), so what
+    an arrival finds at a uniformly chosen server of a pool is, by PASTA, the pool's
+    time-average idle fraction (:func:`see`, called by the engines)."""
+    rows, _, _ = _parts(replications)
+    if not rows or not (wait > 0 and rate > 0):
+        return False
+    spans = measured_span(replications, rate, warmup)
+    for r, span in zip(rows, spans):
+        if span < IDLE_SPAN_WAITS * wait:
+            return False
+        for p in range(int(pools)):
+            seen = r[A_SEEN0 + p]
+            if seen < IDLE_MIN_SEEN or r[A_IDLE0 + p] < IDLE_MIN * seen:
+                return False
+    return True
+
+
+def simulation_verdict(
+    replications, wait: float, servers: int, pool: int, rate: float = 0.0, warmup: int = 0, pools: int = 2
+) -> tuple[str, float]:
     """``(verdict, miss probability)`` of one load: ``unstable`` if the monitor
-    fired in a replication, ``stable`` if the evidence is enough
-    (:data:`MISS_PROBABILITY`), else ``undetermined`` (see the module docstring)."""
+    fired in a replication, ``stable`` if the monitor's evidence is enough
+    (:data:`MISS_PROBABILITY`) or, given the arrival ``rate``, the servers idled
+    (:func:`idle_evidence`), else ``undetermined`` (see the module docstring)."""
+    return verdict_with_evidence(replications, wait, servers, pool, rate, warmup, pools)[:2]
+
+
+def verdict_with_evidence(
+    replications, wait: float, servers: int, pool: int, rate: float = 0.0, warmup: int = 0, pools: int = 2
+) -> tuple[str, float, str]:
+    """:func:`simulation_verdict` and what it rests on: ``monitor`` (growth seen, or a
+    run long enough to have seen it), ``idle`` (:func:`idle_evidence`) or ""."""
     rows, _, _ = _parts(replications)
     if any(r[A_STABLE] != 1.0 for r in rows):
-        return "unstable", 0.0
+        return "unstable", 0.0, "monitor"
     miss = miss_probability(replication_waits(replications, wait, servers), pool)
-    return ("stable" if miss <= MISS_PROBABILITY * (1.0 + 1e-9) else "undetermined"), miss
+    if miss <= MISS_PROBABILITY * (1.0 + 1e-9):
+        return "stable", miss, "monitor"
+    if rate > 0 and idle_evidence(replications, wait, rate, warmup, pools):
+        return "stable", miss, "idle"
+    return "undetermined", miss, ""
 
 
-def jobs_for_verdict(replications, wait: float, servers: int, pool: int, warmup: int) -> float:
+def jobs_for_verdict(
+    replications, wait: float, servers: int, pool: int, warmup: int, rate: float = 0.0, pools: int = 2
+) -> float:
     """Measured jobs per replication that would give a verdict with as many
-    replications, at the work per arrival these runs measured."""
+    replications, at the work per arrival these runs measured: the fewer of what the
+    monitor needs and, where every replication found each pool idle often enough
+    (:func:`idle_evidence` but for the length), what the idle evidence needs."""
     rows, _, _ = _parts(replications)
     arrivals = sum(r[A_ARRIVALS] for r in rows)
     work = sum(r[A_WORK] for r in rows)
@@ -501,4 +606,10 @@ def jobs_for_verdict(replications, wait: float, servers: int, pool: int, warmup:
         return math.nan
     per_arrival = work / arrivals / servers
     need = waits_for_verdict(len(rows), pool) * wait / per_arrival
+    if rate > 0 and all(
+        r[A_SEEN0 + p] > 0 and r[A_IDLE0 + p] >= IDLE_MIN * r[A_SEEN0 + p] for r in rows for p in range(int(pools))
+    ):
+        seen = min(r[A_SEEN0 + p] / max(r[A_ARRIVALS] - int(warmup), 1.0) for r in rows for p in range(int(pools)))
+        need_idle = max(IDLE_SPAN_WAITS * wait * rate, IDLE_MIN_SEEN / seen) + int(warmup)
+        need = min(need, need_idle)
     return float(max(math.ceil(need) - int(warmup), 1))
