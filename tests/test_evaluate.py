@@ -242,9 +242,10 @@ def test_loads_above_the_bound_are_simulated_and_flagged():
     ds = evaluate_cell(cfg, cid)
     assert ds["stable"].values.tolist() == [1.0, 0.0]
     assert ds["verdict"].values.tolist() == ["stable", "unstable"]
-    # the exact bound 1 proves 0.5 stable (two runs of 10^5 jobs are too short to exclude
-    # growth by themselves) and 1.2 unstable, where the monitor saw the growth too
-    assert ds["verdict_source"].values.tolist() == ["analysis", "both"]
+    # the exact bound 1 proves 0.5 stable, where the servers idled half the time too, and
+    # 1.2 unstable, where the monitor saw the growth too
+    assert ds["verdict_source"].values.tolist() == ["both", "both"]
+    assert ds["verdict_evidence"].values.tolist() == ["idle", "exact bound"]
     assert np.isnan(ds["latency_mean"].values[1]) and np.isfinite(ds["latency_mean"].values[0])
     notes = json.loads(ds.attrs["notes"])
     assert "simulation: the backlog grows at loads [1.2]" in notes

@@ -305,12 +305,22 @@ def test_load_streams_are_keyed_by_value_not_position():
 
 def test_result_shapes_and_values_for_the_dataset():
     m = make_model("ZRed", 3, [0.2, 0.5], two_pools=False)
-    res = simulate(m, np.random.SeedSequence(0), 5_000, 500, 2, 0.95)
+    # a cap of the fixed budget: 5,000 jobs are far too few to exclude growth; at load
+    # 0.2 they span 3.5 waits of time, and the servers idled 80 % of it: stable; at 0.5
+    # 1.4 waits, too short: no verdict, an estimate of the jobs needed
+    res = simulate(m, np.random.SeedSequence(0), 5_000, 500, 2, 0.95, max_jobs=10_000)
     assert res.latency_quantile.shape == (2, 3)
     assert res.jobs.tolist() == [10_000, 10_000]
-    # 5,000 jobs are far too few to exclude growth: no verdict, an estimate of the jobs needed
-    assert res.verdict.tolist() == ["undetermined", "undetermined"]
-    assert np.isnan(res.stable).all() and (res.jobs_to_verdict > 5_000).all()
+    assert res.verdict.tolist() == ["stable", "undetermined"]
+    assert res.evidence.tolist() == ["idle", "short"]
+    assert np.isnan(res.stable[1]) and res.jobs_to_verdict[1] > 5_000
+    assert np.isnan(res.extended_jobs).all()
+    # by default an undetermined load is run longer until decided: the idle evidence
+    longer = simulate(m, np.random.SeedSequence(0), 5_000, 500, 2, 0.95)
+    assert longer.verdict.tolist() == ["stable", "stable"]
+    assert longer.evidence.tolist() == ["idle", "idle"]
+    assert longer.jobs[1] > 10_000 and longer.extended_jobs[1] > 5_000
+    assert (longer.idle_fraction > 0.1).all()
     v = res.values()
     assert set(v) == {
         "latency_mean",
@@ -323,7 +333,11 @@ def test_result_shapes_and_values_for_the_dataset():
         "replications",
         "jobs_to_verdict",
         "precision_achieved",
+        "idle_fraction",
+        "latency_replication_mean",
+        "cost_replication_mean",
     }
+    assert v["latency_replication_mean"].shape == (2, 2)
     assert res.engine == "fast"
 
 

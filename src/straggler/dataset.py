@@ -53,15 +53,21 @@ def _annotate(ds: xr.Dataset) -> xr.Dataset:
 def cell_dataset(loads, values: dict, attrs: dict) -> xr.Dataset:
     """A cell's results on dims (load, quantile); absent variables are NaN / ''."""
     loads = np.asarray(loads, dtype=float)
-    sizes = {"load": len(loads), "quantile": len(QUANTILES)}
+    replications = max(
+        [np.shape(values[v.name])[1] for v in VARIABLES if "replication" in v.dims and values.get(v.name) is not None]
+        + [1]
+    )
+    sizes = {"load": len(loads), "quantile": len(QUANTILES), "replication": replications}
     data = {}
     for var in VARIABLES:
         shape = tuple(sizes[d] for d in var.dims)
         array = _fill(var, shape)
         if var.name in values and values[var.name] is not None:
-            array[...] = values[var.name]
+            given = np.asarray(values[var.name])
+            array[tuple(slice(0, n) for n in given.shape)] = given
         data[var.name] = (var.dims, array)
-    ds = xr.Dataset(data, coords={"load": loads, "quantile": list(QUANTILES)})
+    coords = {"load": loads, "quantile": list(QUANTILES), "replication": np.arange(replications)}
+    ds = xr.Dataset(data, coords=coords)
     ds.attrs.update({k: _attr(v) for k, v in attrs.items()})
     return _annotate(ds)
 
@@ -112,7 +118,11 @@ def aggregate(grid: Grid, cell_datasets: dict, attrs: dict) -> xr.Dataset:
     loads = any_cell["load"].values
     axis_names = list(grid.axes)
     grid_shape = tuple(len(v) for v in grid.axes.values())
-    extra_sizes = {"load": len(loads), "quantile": len(QUANTILES)}
+    replicated = [v.name for v in VARIABLES if "replication" in v.dims]
+    replications = max(
+        [np.shape(ds[name].values)[-1] for ds in cell_datasets.values() for name in replicated if _has(ds, name)] + [1]
+    )
+    extra_sizes = {"load": len(loads), "quantile": len(QUANTILES), "replication": replications}
     arrays = {var.name: _fill(var, grid_shape + tuple(extra_sizes[d] for d in var.dims)) for var in VARIABLES}
     index = {name: {v: i for i, v in enumerate(values)} for name, values in grid.axes.items()}
     for point, cid in grid.point_cells.items():
@@ -121,10 +131,13 @@ def aggregate(grid: Grid, cell_datasets: dict, attrs: dict) -> xr.Dataset:
         ds = cell_datasets[cid]
         where = tuple(index[name][value] for name, value in zip(axis_names, point))
         for var in VARIABLES:
-            arrays[var.name][where] = ds[var.name].values
+            if not _has(ds, var.name):
+                continue  # a cell file written before the variable existed
+            values = np.asarray(ds[var.name].values)
+            arrays[var.name][where + tuple(slice(0, n) for n in values.shape)] = values
     data = {var.name: (tuple(axis_names) + var.dims, arrays[var.name]) for var in VARIABLES}
     coords = {name: _coord(values) for name, values in grid.axes.items()}
-    coords.update(load=loads, quantile=list(QUANTILES))
+    coords.update(load=loads, quantile=list(QUANTILES), replication=np.arange(replications))
     out = xr.Dataset(data, coords=coords)
     for var in VARIABLES:
         if var.kind == "str":
@@ -136,6 +149,11 @@ def aggregate(grid: Grid, cell_datasets: dict, attrs: dict) -> xr.Dataset:
         [dict(zip(axis_names, map(_jsonable, p)), reason=r) for p, r in grid.impossible.items()]
     )
     return _annotate(out)
+
+
+def _has(ds, name: str) -> bool:
+    """The cell (a dataset or a :class:`CellRecord`) holds the variable ``name``."""
+    return name in (ds.values if isinstance(ds, CellRecord) else ds.data_vars)
 
 
 def _jsonable(value):

@@ -160,7 +160,12 @@ def evaluate_cell(resolved: dict, cell_id: str, store_root=None, stats: dict | N
     if sim is not None:
         values.update(verdict.apply(sim.values(), verdicts, latency_tail(model)))
     else:
-        values.update(verdict=verdicts.verdict, verdict_source=verdicts.source, stable=verdicts.stable)
+        values.update(
+            verdict=verdicts.verdict,
+            verdict_source=verdicts.source,
+            verdict_evidence=verdicts.evidence,
+            stable=verdicts.stable,
+        )
     notes.extend(verdicts.notes)
     attrs = {
         "cell_id": cell_id,

@@ -65,6 +65,20 @@ VARIABLES: tuple[Variable, ...] = (
     ),
     Variable("verdict_source", ("load",), "where the verdict comes from: simulation, analysis or both", "1", "str"),
     Variable(
+        "verdict_evidence",
+        ("load",),
+        "what decided the verdict: exact, necessary or sufficient bound, monitor, idle, monotone, capacity or cost",
+        "1",
+        "str",
+    ),
+    Variable(
+        "idle_fraction",
+        ("load",),
+        "fraction of the time the busiest pool's servers were idle, as the measured arrivals found them "
+        "(the smallest over replications)",
+        "1",
+    ),
+    Variable(
         "latency_mean_kind",
         ("load",),
         "what latency_mean is: estimate, ci_undercovers (infinite variance) or infinite",
@@ -94,6 +108,18 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(
         "precision_achieved", ("load",), "relative CI half-width of latency_mean (latency_mean_ci / latency_mean)", "1"
     ),
+    Variable(
+        "latency_replication_mean",
+        ("load", "replication"),
+        "mean response time of each replication (stable loads; for paired comparisons)",
+        "time",
+    ),
+    Variable(
+        "cost_replication_mean",
+        ("load", "replication"),
+        "server time per job of each replication (stable loads; for paired comparisons)",
+        "time",
+    ),
 )
 
 VARIABLE_BY_NAME = {v.name: v for v in VARIABLES}
@@ -107,6 +133,7 @@ COORD_ATTRS = {
     "N": ("number of servers", "1"),
     "load": ("nominal load per server, lambda E[X] / N", "1"),
     "quantile": ("response-time quantile level", "1"),
+    "replication": ("index of a simulation replication", "1"),
 }
 
 

@@ -16,7 +16,8 @@ undetermined):
   **undetermined**;
 - where the policy's stability is monotone in the load
   (:func:`straggler.policies.stability_monotone`), every load above an unstable
-  one is unstable too (and was not simulated);
+  one is unstable too (and was not simulated), and every load below a stable one
+  is stable too (its evidence ``monotone``);
 - ``unstable`` from either source wins over a simulated ``stable`` (a finite run
   near the bound may miss the growth that theory proves); a simulated
   instability below a proven-stable load is a **contradiction**: the verdict is
@@ -51,6 +52,11 @@ class Verdicts:
     verdict: np.ndarray
     source: np.ndarray
     notes: list[str] = field(default_factory=list)
+    evidence: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))
+    """per load, what decided the verdict: ``exact bound``, ``necessary bound``,
+    ``sufficient bound`` (the analysis), ``monitor`` (the simulation saw growth, or ran
+    long enough to have seen it), ``idle`` (the servers idled), ``monotone`` (below a
+    stable or above an unstable load), ``capacity``, ``cost``; "" when undetermined"""
 
     @property
     def stable(self) -> np.ndarray:
@@ -98,12 +104,21 @@ def reconcile(
         sim_v = np.asarray(sim.verdict, dtype=object)
         sim_unstable = sim_v == "unstable"
         sim_stable = sim_v == "stable"
-        if monotone:  # every load above a simulated instability is unstable too
-            order = np.argsort(loads, kind="stable")
-            seen = False
-            for li in order:
-                seen = seen or bool(sim_unstable[li])
-                sim_unstable[li] = seen
+    sim_evidence = np.full(L, "", dtype=object)
+    if sim is not None and len(getattr(sim, "evidence", ())) == L:
+        sim_evidence[:] = np.asarray(sim.evidence, dtype=object)
+    if sim is not None and monotone:
+        order = np.argsort(loads, kind="stable")
+        seen = False
+        for li in order:  # every load above a simulated instability is unstable too
+            if seen and not sim_unstable[li]:
+                sim_unstable[li], sim_evidence[li] = True, "monotone"
+            seen = seen or bool(sim_unstable[li])
+        seen = False
+        for li in order[::-1]:  # every load below a stable one is stable too
+            if seen and not (sim_stable[li] or sim_unstable[li]):
+                sim_stable[li], sim_evidence[li] = True, "monotone"
+            seen = seen or bool((sim_stable[li] or ana_stable[li]) and not sim_unstable[li])
     verdict = np.full(L, "undetermined", dtype=object)
     source = np.full(L, "", dtype=object)
     contradiction = sim_unstable & ana_stable
@@ -118,6 +133,12 @@ def reconcile(
     source[stable & sim_stable & ~ana_stable] = "simulation"
     source[stable & ~sim_stable & ana_stable] = "analysis"
     source[contradiction] = "both"
+    bound = np.array([f"{kind} bound"] * L, dtype=object)
+    evidence = np.full(L, "", dtype=object)
+    evidence[unstable] = np.where(ana_unstable[unstable], bound[unstable], sim_evidence[unstable])
+    evidence[stable] = np.where(sim_stable[stable], sim_evidence[stable], "sufficient bound")
+    if kind == "exact":
+        evidence[stable & ana_stable & ~sim_stable] = "exact bound"
     if contradiction.any():
         notes.append(
             f"contradiction: the simulation found loads {_fmt(loads[contradiction])} unstable "
@@ -140,7 +161,13 @@ def reconcile(
         notes.append(text)
     if sim is not None:
         notes.extend(_simulation_notes(loads, sim, verdict))
-    return Verdicts(verdict, source, notes)
+        by_monotone = (verdict == "stable") & (evidence == "monotone")
+        if by_monotone.any():
+            notes.append(
+                f"loads {_fmt(loads[by_monotone])} stable: below a load the simulation found "
+                "stable, and stability is monotone in the load for this policy"
+            )
+    return Verdicts(verdict, source, notes, evidence)
 
 
 def _simulation_notes(loads, sim, verdict) -> list[str]:
@@ -160,6 +187,13 @@ def _simulation_notes(loads, sim, verdict) -> list[str]:
             f"loads {_fmt(loads[skipped])} not simulated: above a load found "
             "unstable, and stability is monotone in the load for this policy"
         )
+    extended = np.asarray(getattr(sim, "extended_jobs", np.full(len(loads), np.nan)), dtype=float)
+    longer = np.isfinite(extended)
+    if longer.any():
+        notes.append(
+            f"loads {_fmt(loads[longer])} run longer for a verdict: "
+            f"{_fmt(extended[longer])} measured jobs per replication"
+        )
     short = (reason == "short") & (verdict == "undetermined")
     if short.any():
         from .simulation.statistics import MISS_PROBABILITY
@@ -174,7 +208,16 @@ def _simulation_notes(loads, sim, verdict) -> list[str]:
     return notes
 
 
-ESTIMATES = ("latency_mean", "latency_mean_ci", "latency_quantile", "cost_mean", "cost_mean_ci", "precision_achieved")
+ESTIMATES = (
+    "latency_mean",
+    "latency_mean_ci",
+    "latency_quantile",
+    "cost_mean",
+    "cost_mean_ci",
+    "precision_achieved",
+    "latency_replication_mean",
+    "cost_replication_mean",
+)
 
 
 def apply(values: dict, verdicts: Verdicts, tail=None) -> dict:
@@ -204,5 +247,6 @@ def apply(values: dict, verdicts: Verdicts, tail=None) -> dict:
     out["latency_mean_kind"] = kind
     out["verdict"] = np.asarray(verdicts.verdict, dtype=object)
     out["verdict_source"] = np.asarray(verdicts.source, dtype=object)
+    out["verdict_evidence"] = np.asarray(verdicts.evidence, dtype=object)
     out["stable"] = verdicts.stable
     return out

@@ -188,6 +188,20 @@ class SimulationResult:
     """why a load is unstable or undetermined: ``backlog`` (the monitor fired),
     ``capacity`` (an engine buffer filled up), ``cost`` (the measured server time
     per job reaches the N servers' capacity), ``short`` (too little evidence), or ``""``"""
+    evidence: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))
+    """per load, what the simulation's verdict rests on: ``monitor`` (stable: a run
+    long enough to have seen growth; unstable: growth seen), ``idle`` (stable: the
+    servers idled, :func:`.statistics.idle_evidence`), ``capacity``, ``cost``, ``short``
+    or ``""``"""
+    idle_fraction: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """per load, the smallest over replications of the busiest pool's idle fraction
+    as the measured arrivals found it"""
+    replication_means: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 2)))
+    """(loads, replications, 2): each replication's mean latency and mean server time
+    per job (NaN where a replication does not exist), for paired comparisons"""
+    extended_jobs: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """per load, the measured jobs per replication of a run lengthened for a verdict
+    (NaN: not lengthened)"""
     engine: str = ""
     notes: list = field(default_factory=list)
     fresh_jobs: int = 0
@@ -212,6 +226,9 @@ class SimulationResult:
             "replications": self.replications.astype(float),
             "jobs_to_verdict": self.jobs_to_verdict,
             "precision_achieved": self.precision_achieved,
+            "idle_fraction": self.idle_fraction,
+            "latency_replication_mean": self.replication_means[:, :, 0],
+            "cost_replication_mean": self.replication_means[:, :, 1],
         }
 
 
@@ -274,9 +291,21 @@ class RunLength:
             return 100 * int(self.jobs) * int(self.replications)
         return int(self.max_jobs)
 
+    @property
+    def verdict_budget(self) -> int:
+        """Measured jobs a load may use to decide its verdict at the fixed length:
+        ``max_jobs``, by default :data:`VERDICT_FACTOR` times the fixed budget."""
+        if self.max_jobs is None:
+            return VERDICT_FACTOR * int(self.jobs) * int(self.replications)
+        return int(self.max_jobs)
+
 
 MAX_ROUNDS = 12
 """Precision mode: at most this many rounds of lengthening or adding replications."""
+
+VERDICT_FACTOR = 10
+"""A fixed-length load still undetermined is run longer, up to this many times its
+fixed budget of measured jobs (``simulation.max_jobs`` sets the cap)."""
 
 
 def monitor_scale(enc: Encoded) -> tuple[float, int, int]:
@@ -287,6 +316,26 @@ def monitor_scale(enc: Encoded) -> tuple[float, int, int]:
     starts = [int(v) for v in enc.ints[I_POOL0 : I_POOL0 + int(enc.ints[I_POOLS]) + 1]]
     pool = min(b - a for a, b in zip(starts, starts[1:]))
     return float(enc.flts[F_MONITOR_WAIT]), N, max(pool, 1)
+
+
+def load_verdict(rec: Replications, load: _Load, warmup: int) -> tuple[str, float, str]:
+    """``(verdict, miss probability, evidence)`` of a load's replications (see
+    :func:`.statistics.simulation_verdict`); evidence ``monitor`` or ``idle`` for a
+    stable load."""
+    from .encode import I_POOLS
+
+    wait, servers, pool = monitor_scale(load.enc)
+    pools = int(load.enc.ints[I_POOLS])
+    return statistics.verdict_with_evidence(rec, wait, servers, pool, load.rate, warmup, pools)
+
+
+def load_jobs_for_verdict(rec: Replications, load: _Load, warmup: int) -> float:
+    """Measured jobs per replication that would decide the load (see
+    :func:`.statistics.jobs_for_verdict`)."""
+    from .encode import I_POOLS
+
+    wait, servers, pool = monitor_scale(load.enc)
+    return statistics.jobs_for_verdict(rec, wait, servers, pool, warmup, load.rate, int(load.enc.ints[I_POOLS]))
 
 
 @dataclass
@@ -341,6 +390,34 @@ class _Driver:
             self.store.write(load.value, load.keep, rec)
         return rec
 
+    def extended(self, load: _Load, rec: Replications) -> Replications:
+        """The fixed replications of an undetermined load run longer (the same
+        streams: the length its verdict needs, plus 10 %) until the verdict is decided
+        or :attr:`RunLength.verdict_budget` would be exceeded; ``rec`` if no longer run
+        fits. Each length is a function of the results so far, so of the seed."""
+        length = self.length
+        reps = len(rec)
+        cap = length.verdict_budget // max(reps, 1)
+        for _ in range(MAX_ROUNDS):
+            verdict, _, _ = load_verdict(rec, load, length.warmup)
+            if verdict != "undetermined":
+                break
+            need = load_jobs_for_verdict(rec, load, length.warmup)
+            if not math.isfinite(need):
+                break
+            longer = min(int(math.ceil(1.1 * need)), cap)
+            if not longer > rec.jobs:
+                break
+            name = f"extended-{longer}"
+            kept = self.store.read_named(load.value, load.keep, name) if self.store is not None else None
+            if kept is not None and len(kept) == reps:
+                rec = kept
+                continue
+            rec = self.run(load, range(reps), longer)
+            if self.store is not None:
+                self.store.write_named(load.value, load.keep, name, rec)
+        return rec
+
     def sequential(self, load: _Load, stable_below: bool) -> Replications:
         """Precision mode (see :func:`simulate`)."""
         if self.store is not None:
@@ -348,15 +425,14 @@ class _Driver:
             if kept is not None:
                 return kept
         length = self.length
-        wait, servers, pool = monitor_scale(load.enc)
         reps, jobs = int(length.replications), int(length.jobs)
         rec = self.fixed(load, 0, reps)
         for _ in range(MAX_ROUNDS):
-            verdict, _ = statistics.simulation_verdict(rec, wait, servers, pool)
+            verdict, _, _ = load_verdict(rec, load, length.warmup)
             if verdict == "unstable":
                 break
             if verdict == "undetermined" and not stable_below:
-                need = statistics.jobs_for_verdict(rec, wait, servers, pool, length.warmup)
+                need = load_jobs_for_verdict(rec, load, length.warmup)
                 longer = min(int(math.ceil(1.1 * need)), length.budget // reps)
                 if not longer > jobs:
                     break
@@ -379,9 +455,9 @@ class _Driver:
 
 def _summary(rec: Replications, load: _Load, length: RunLength) -> dict:
     """A load's estimates and simulation verdict from its replications."""
-    wait, servers, pool = monitor_scale(load.enc)
+    _, servers, _ = monitor_scale(load.enc)
     s = statistics.summarize(rec, length.confidence)
-    verdict, _ = statistics.simulation_verdict(rec, wait, servers, pool)
+    verdict, _, evidence = load_verdict(rec, load, length.warmup)
     reason = ""
     if verdict == "unstable":
         stops = {int(row[statistics.A_REASON]) for row in rec.acc}
@@ -397,10 +473,13 @@ def _summary(rec: Replications, load: _Load, length: RunLength) -> dict:
             verdict, reason = "unstable", "cost"
         elif utilisation >= 1.0:
             verdict, reason = "undetermined", "cost"
-    s["jobs_to_verdict"] = (
-        statistics.jobs_for_verdict(rec, wait, servers, pool, length.warmup) if reason == "short" else math.nan
-    )
+    s["jobs_to_verdict"] = load_jobs_for_verdict(rec, load, length.warmup) if reason == "short" else math.nan
     s["verdict"], s["reason"], s["replications"] = verdict, reason, len(rec)
+    s["evidence"] = evidence if verdict == "stable" else ("monitor" if reason == "backlog" else reason)
+    from .encode import I_POOLS
+
+    idle = statistics.idle_fraction(rec, int(load.enc.ints[I_POOLS]))
+    s["idle_fraction"] = float(np.min(idle)) if len(idle) and np.isfinite(idle).all() else math.nan
     return s
 
 
@@ -491,25 +570,12 @@ def simulate(
     chosen, loads = _loads(model, seed_sequence, alpha, tau, keep, engine)
     driver = _Driver(chosen, length, workers, store)
     L = len(loads)
-    out: dict[str, Any] = {
-        name: np.full(L, math.nan)
-        for name in (
-            "latency_mean",
-            "latency_mean_ci",
-            "cost_mean",
-            "cost_mean_ci",
-            "jobs_to_verdict",
-            "precision_achieved",
-        )
-    }
-    quant = np.full((L, len(QUANTILES)), math.nan)
-    verdict = np.full(L, "", dtype=object)
-    reason = np.full(L, "", dtype=object)
-    njobs = np.zeros(L, dtype=np.int64)
-    nreps = np.zeros(L, dtype=np.int64)
+    order = list(np.argsort([ld.value for ld in loads], kind="stable"))
+    records: dict[int, Replications] = {}
+    summaries: dict[int, dict] = {}
     skipped = np.zeros(L, dtype=bool)
     seen_unstable = False
-    for li in np.argsort([ld.value for ld in loads], kind="stable"):
+    for li in order:
         load = loads[li]
         if monotone and (seen_unstable or (unstable_from is not None and load.value > unstable_from)):
             skipped[li] = True
@@ -520,15 +586,58 @@ def simulate(
             if length.precision is not None
             else driver.fixed(load, 0, length.replications)
         )
-        s = _summary(rec, load, length)
+        records[li], summaries[li] = rec, _summary(rec, load, length)
+        seen_unstable = seen_unstable or summaries[li]["verdict"] == "unstable"
+    extended = np.full(L, math.nan)
+    if length.precision is None:
+        # the loads still undetermined run longer, the highest first: where stability
+        # is monotone, a stable load decides every load below it (straggler.verdict)
+        stable_above = False
+        for li in reversed(order):
+            if li not in summaries:
+                continue
+            s = summaries[li]
+            below = stable_below is not None and loads[li].value < stable_below
+            if s["verdict"] == "undetermined" and s["reason"] == "short" and not below:
+                if not (monotone and stable_above):
+                    rec = driver.extended(loads[li], records[li])
+                    if rec is not records[li]:
+                        records[li], summaries[li] = rec, _summary(rec, loads[li], length)
+                        extended[li] = float(rec.jobs)
+            stable_above = stable_above or summaries[li]["verdict"] == "stable"
+    out: dict[str, Any] = {
+        name: np.full(L, math.nan)
+        for name in (
+            "latency_mean",
+            "latency_mean_ci",
+            "cost_mean",
+            "cost_mean_ci",
+            "jobs_to_verdict",
+            "precision_achieved",
+            "idle_fraction",
+        )
+    }
+    quant = np.full((L, len(QUANTILES)), math.nan)
+    verdict = np.full(L, "", dtype=object)
+    reason = np.full(L, "", dtype=object)
+    evidence = np.full(L, "", dtype=object)
+    njobs = np.zeros(L, dtype=np.int64)
+    nreps = np.zeros(L, dtype=np.int64)
+    width = max([len(r) for r in records.values()] + [int(length.replications)])
+    means = np.full((L, width, 2), math.nan)
+    for li, s in summaries.items():
         for name in ("latency_mean", "latency_mean_ci", "cost_mean", "cost_mean_ci", "jobs_to_verdict"):
             out[name][li] = s[name]
         mean, half = s["latency_mean"], s["latency_mean_ci"]
         out["precision_achieved"][li] = half / mean if mean > 0 else math.nan
+        out["idle_fraction"][li] = s["idle_fraction"]
         quant[li] = s["latency_quantile"]
-        verdict[li], reason[li] = s["verdict"], s["reason"]
+        verdict[li], reason[li], evidence[li] = s["verdict"], s["reason"], s["evidence"]
         njobs[li], nreps[li] = s["jobs"], s["replications"]
-        seen_unstable = seen_unstable or s["verdict"] == "unstable"
+        rec = records[li]
+        positions = rec.index.astype(int)
+        ok = positions < width
+        means[li, positions[ok]] = statistics.replication_means(rec)[ok]
     return SimulationResult(
         loads=np.array([ld.value for ld in loads]),
         latency_quantile=quant,
@@ -537,6 +646,9 @@ def simulate(
         replications=nreps,
         skipped=skipped,
         reason=reason,
+        evidence=evidence,
+        replication_means=means,
+        extended_jobs=extended,
         engine=chosen.name,
         fresh_jobs=driver.fresh_jobs,
         **out,

@@ -10,8 +10,9 @@ simulates only what is new. The record is the same whether the replications ran 
 one call or in shards, so the results are bitwise the same however the work was cut.
 
 Layout: ``<root>/<key>/<load>/r<first>-<stop>.npz`` (fixed run length: the
-replications ``first .. stop - 1``) or ``.../precision.npz`` (sequential stopping:
-the final replications of the load). ``key`` is a hash of everything a replication
+replications ``first .. stop - 1``), ``.../precision.npz`` (sequential stopping:
+the final replications of the load) or ``.../extended-<jobs>.npz`` (the fixed
+replications run longer until the load's verdict is decided). ``key`` is a hash of everything a replication
 depends on (the cell's settings but its load list, the simulation's sources, the
 analysis's choices it uses); ``load`` is the load's value (and FJ's kept tasks when
 they are chosen per load).
@@ -141,12 +142,20 @@ class Store:
             raise ValueError("only consecutive replications are stored together")
         _write(self._path(load, keep, f"r{first}-{stop}.npz"), rec)
 
-    def read_precision(self, load: float, keep) -> Replications | None:
-        path = self._path(load, keep, "precision.npz")
+    def read_named(self, load: float, keep, name: str) -> Replications | None:
+        """The replications kept as ``name`` (``precision``, or ``extended-<jobs>``:
+        the fixed replications run longer for a verdict), or None."""
+        path = self._path(load, keep, f"{name}.npz")
         return _read(path) if path.is_file() else None
 
+    def write_named(self, load: float, keep, name: str, rec: Replications) -> None:
+        _write(self._path(load, keep, f"{name}.npz"), rec)
+
+    def read_precision(self, load: float, keep) -> Replications | None:
+        return self.read_named(load, keep, "precision")
+
     def write_precision(self, load: float, keep, rec: Replications) -> None:
-        _write(self._path(load, keep, "precision.npz"), rec)
+        self.write_named(load, keep, "precision", rec)
 
 
 def _write(path: Path, rec: Replications) -> None:
