@@ -69,11 +69,20 @@ def test_stability_exact_necessary_sufficient_and_verdicts():
     assert at(iv, "ZRed") == (0.9, 0.9, "exact")
     # FRed: an approximation proves nothing; its verdicts: stable at 0.2, unstable at 0.5
     low, high, ev = at(iv, "FRed")
-    assert (low, high, ev) == (0.2, 0.5, "verdicts")
+    # stable at 0.2 means lambda* > 0.2: an open end, one ulp above
+    assert (low, high, ev) == (np.nextafter(0.2, 1.0), 0.5, "verdicts")
     assert float(iv["estimate"].sel(policy="FRed", r_slow=1.0)) == 0.9
     # CoC: necessary 1.4 is the high end, the largest stable load 0.5 beats its sufficient 0.3
     low, high, ev = at(iv, "CoC")
-    assert (low, high) == (0.5, 1.4) and ev == "bound + verdicts"
+    assert (low, high) == (np.nextafter(0.5, 1.0), 1.4) and ev == "bound + verdicts"
+
+
+def test_stable_at_a_load_beats_unstable_at_that_load():
+    """Stable at l proves lambda* > l, unstable at l proves lambda* <= l: a decided win."""
+    a = Candidate("A", np.nextafter(0.3, 1.0), 0.5, "verdicts")
+    b = Candidate("B", 0.1, 0.3, "verdicts")
+    d = decide([a, b], "stability")
+    assert d.decided and d.winners == ("A",)
 
 
 def test_cost_bounds_are_half_lines_intersected_with_the_simulation():

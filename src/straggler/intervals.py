@@ -16,7 +16,8 @@ stability, per setting (no load)
     ``lambda_sufficient`` is a proven lower end. For a policy whose stability is
     monotone in the load (:func:`straggler.policies.stability_monotone`), the
     simulation's verdicts add ends: the largest load with verdict ``stable`` is a
-    lower end, the smallest load with verdict ``unstable`` an upper end.
+    lower end (an open one: stable at ``l`` means ``lambda* > l``), the smallest load
+    with verdict ``unstable`` an upper end.
 E[C], per setting and load
     the analytic ``cost`` by ``cost_kind`` (``exact``: a point; ``lower_bound``,
     ``upper_bound``: half-lines; an approximation is no end), ``cost_lower`` and
@@ -266,7 +267,9 @@ def stability_intervals(ds: xr.Dataset) -> xr.Dataset:
         mono = monotone(ds).broadcast_like(like).transpose(*like.dims).values
         stable_max = np.where(v == "stable", loads, -np.inf).max(axis=-1)
         unstable_min = np.where(v == "unstable", loads, np.inf).min(axis=-1)
-        sim_low = np.where(mono & np.isfinite(stable_max), stable_max, np.nan)
+        # stable at a load l means lambda* > l (unstable at l: lambda* <= l), so that
+        # end is open: nudged up by one ulp, a policy stable at l beats one unstable at l
+        sim_low = np.where(mono & np.isfinite(stable_max), np.nextafter(stable_max, np.inf), np.nan)
         sim_high = np.where(mono & np.isfinite(unstable_min), unstable_min, np.nan)
     low, high, evidence = _combine(ends, sim_low, sim_high, VERDICTS)
     evidence = np.where(evidence == "", np.where(estimate_only, ESTIMATE_ONLY, NOTHING), evidence)

@@ -30,15 +30,10 @@ def verdict_summary(ds: xr.Dataset) -> tuple[pd.DataFrame, pd.DataFrame, list[st
     policy and setting, contradictions and disagreements from ``cell_notes``)."""
     if "verdict" not in ds:
         return pd.DataFrame(), pd.DataFrame(), []
-    df = ds[["verdict", "verdict_source"]].to_dataframe().reset_index()
+    keys = [k for k in ("verdict", "verdict_source", "verdict_evidence") if k in ds]
+    df = ds[keys].to_dataframe().reset_index()
     df = df[df["verdict"] != ""]
-    counts = (
-        df.groupby(["verdict", "verdict_source"])
-        .size()
-        .rename("loads")
-        .reset_index()
-        .sort_values(["verdict", "verdict_source"])
-    )
+    counts = df.groupby(keys).size().rename("loads").reset_index().sort_values(keys)
     need = pd.DataFrame()
     if "jobs_to_verdict" in ds:
         dims = [d for d in ds["verdict"].dims if d != "load"]
@@ -75,9 +70,10 @@ def _verdict_lines(ds: xr.Dataset) -> list[str]:
         "",
         "Each load is `stable`, `unstable` or `undetermined`, from the simulation, the "
         'analysis or both (README, "Stability verdicts"): `stable` needs an exact or '
-        "sufficient bound, or a run long enough that a load 5 % above capacity would "
-        "have been caught with 99 % probability; `unstable` needs a bound that proves it "
-        "or growth seen by the simulation.",
+        "sufficient bound, a run long enough that a load 5 % above capacity would "
+        "have been caught with 99 % probability (`monitor`), servers idle at least 10 % "
+        "of a long enough run (`idle`) or a stable load above it (`monotone`); `unstable` "
+        "needs a bound that proves it or growth seen by the simulation.",
         "",
         _markdown_table(counts),
     ]
