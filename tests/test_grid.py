@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from straggler.config import resolve_config
-from straggler.grid import build_grid, cell_spec, literal, seed_sequence
+from straggler.grid import build_grid, cell_spec, literal, seed_sequence, workload_id
 
 
 def config(**grid):
@@ -134,3 +134,18 @@ def test_swept_queueing_and_discipline_mark_central_ps_impossible():
 def test_aliases_are_reported_by_canonical_name(alias, canonical):
     grid = build_grid(config(policy=[alias]))
     assert all(c.policy == canonical for c in grid.cells.values())
+
+
+def test_cells_of_one_workload_share_its_id():
+    """The workload is the setting without the policy, d and the policy's parameters:
+    ZRed, CoC at d = 2 and 3, and Rer at every swept tau share one stream per setting."""
+    cfg = config(policy=["ZRed", "CoC", "Rer"], **{"Rer.tau": [1, 2]})
+    grid = build_grid(cfg)
+    by_workload: dict = {}
+    for cell in grid.cells.values():
+        by_workload.setdefault(workload_id(cell), set()).add(cell.id)
+    assert sorted(by_workload) == ["distribution=exp__dependence=iid__r_slow=0.5__N=10"] + [
+        "distribution=exp__dependence=iid__r_slow=1__N=10"
+    ]
+    for cells in by_workload.values():
+        assert len(cells) == 1 + 2 + 2  # ZRed; CoC d = 2, 3; Rer tau = 1, 2

@@ -166,3 +166,20 @@ def test_ps_reference_cases_cover_every_ps_policy():
     }
     deps = {str(c.get("dependence", "iid")) for c in PS_CASES.values()}
     assert {"identical", "iid"} <= deps and len(deps) >= 3  # and sx
+
+
+@pytest.mark.parametrize("dependence", ["identical", "iid"])
+def test_one_server_is_one_system_for_every_policy_on_one_workload(dependence):
+    """Common random numbers: on one server, ZRed and CoC, CoS, RIQ and FJ (k = 1) with
+    d = 1 are the same system, and on one workload's streams they see the same
+    arrivals and sizes: the same latency and cost job for job."""
+    X = D.from_spec({"family": "pareto", "xm": 1, "alpha": 2.5, "scale_to_mean": 1})
+    seed = np.random.SeedSequence(3, spawn_key=(7,))
+    traces = {}
+    for policy in ("ZRed", "CoC", "CoS", "RIQ", "FJ"):
+        model = make_model(policy, 1, [0.7], size=X, dependence=dependence, d=None if policy == "ZRed" else 1)
+        enc = encode_model(model)
+        _, trace = run_replication(fast.run, enc, float(model.rates()[0]), 0, 3000, seed, trace=3000)
+        traces[policy] = trace
+    for policy, trace in traces.items():
+        np.testing.assert_array_equal(trace, traces["ZRed"], err_msg=policy)

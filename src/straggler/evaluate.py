@@ -25,7 +25,7 @@ import numpy as np
 import xarray as xr
 
 from . import dataset, verdict
-from .grid import build_grid, seed_sequence
+from .grid import build_grid, seed_sequence, workload_id
 
 if TYPE_CHECKING:  # imported where used: the analysis costs start-up time
     from .analysis.cell import AnalyticResult
@@ -83,7 +83,9 @@ def _prepare(resolved: dict, cell_id: str, store_root=None) -> _Cell:
         raise KeyError(f"cell {cell_id!r} is not in this study's grid (e.g. {known})")
     cell = grid.cells[cell_id]
     model = build_model(resolved, cell)
-    seed = seed_sequence(int(resolved["seed"]), cell_id)
+    # the workload's stream, not the cell's: policies compared on one workload see
+    # the same arrivals, types and sizes (common random numbers)
+    seed = seed_sequence(int(resolved["seed"]), workload_id(cell))
     analysis = analyze(model)
     monotone = bool(stability_monotone(model.policy, model.params))
     notes: list[str] = []

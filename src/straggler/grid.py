@@ -8,7 +8,9 @@ along the ignored axes when the study dataset is assembled.
 
 Cell ids are built from the config's own literals (``1`` stays ``1``, ``0.3``
 stays ``0.3``), and every cell's random stream is derived from the master seed
-and its id alone, so adding a value to an axis changes no other cell's result.
+and its workload's id alone (:func:`workload_id`: the cell id without the policy,
+``d`` and the policy's parameters), so adding a value to an axis changes no other
+cell's result, and policies compared on one workload share its random numbers.
 """
 
 from __future__ import annotations
@@ -198,8 +200,30 @@ def cell_config(resolved: dict, cell: Cell) -> dict:
     return cfg
 
 
+_POLICY_NAMES = frozenset(POLICIES) | frozenset(ALIASES)
+
+
+def _policy_axis(axis: str) -> bool:
+    """True for the axes that describe the policy rather than the workload: ``policy``,
+    ``d``, a policy's parameter (``Rer.tau``, or a list axis such as ``tau``)."""
+    if axis in ("policy", "d"):
+        return True
+    if "." in axis:
+        return axis.split(".", 1)[0] in _POLICY_NAMES
+    return axis not in NAMED_AXES
+
+
+def workload_id(cell: Cell) -> str:
+    """What identifies the cell's workload: its id without the policy, ``d`` and the
+    policy's parameters. Cells of one workload draw their arrivals, types and job sizes
+    from the same streams (common random numbers: :mod:`.simulation.streams`), so the
+    difference of two policies' results gets a paired confidence interval."""
+    return cell_id((a, v) for a, v in cell.coords if not _policy_axis(a))
+
+
 def seed_sequence(master_seed: int, cid: str):
-    """The cell's random stream: a function of the master seed and the cell id only."""
+    """A random stream: a function of the master seed and the id (a cell's
+    :func:`workload_id`) only."""
     import numpy as np
 
     digest = hashlib.sha256(cid.encode()).digest()

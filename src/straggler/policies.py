@@ -59,6 +59,11 @@ class PolicySpec:
     """Why the set of stable loads is an interval (0, lambda*): the verdict is then
     monotone in the load, and the loads above an unstable one are not simulated
     (:func:`stability_monotone`). Empty: not known to be monotone."""
+    replicas: int = 1
+    """Replicas a job may get besides the ``d`` of a policy with ``uses_d``: every
+    job takes that many replica sizes from the random streams, whichever run, so
+    that policies compared on one workload see the same sizes
+    (:mod:`straggler.simulation.streams`)."""
 
     @property
     def analytic_only(self) -> bool:
@@ -103,6 +108,7 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "FRed",
             "a copy in every pool at arrival, cancel on complete",
+            replicas=2,
             analysis="full_redundancy",
             kernel_code=FRED_CODE,
             engines=_EVERYWHERE,
@@ -111,6 +117,7 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "Rer",
             "after tau of processing, kill and restart in the other pool",
+            replicas=2,
             aliases=("SLB",),
             parameters={"tau": "opt", "resume": False},
             schema="rer_parameters",
@@ -122,6 +129,7 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "Rep",
             "after tau of processing, replicate in the other pool",
+            replicas=2,
             parameters={"tau": "opt"},
             schema="rep_parameters",
             analysis="replication",

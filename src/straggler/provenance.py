@@ -32,6 +32,9 @@ def provenance(resolved: dict, config_text: str) -> dict:
         "config": config_text,
         "config_sha256": hashlib.sha256(config_text.encode()).hexdigest(),
         "seed": int(resolved["seed"]),
+        # the cells of one workload share its random streams (straggler.grid.workload_id):
+        # the per-replication means of two policies are paired
+        "common_random_numbers": "true",
         "load_basis": resolved.get("load_basis", "nominal"),
         "straggler_version": __version__,
         # the code the numbers depend on (straggler.sources.model_hash)

@@ -106,6 +106,14 @@ CHECKS_PER_WAIT = 16
 the scan's cost allows), so that its verdict is not quantised by the checkpoints."""
 
 
+def replicas_per_job(enc: Encoded) -> int:
+    """The replica sizes every job takes from the streams: ``d`` for a policy that
+    places d replicas, else the registry's ``PolicySpec.replicas`` (1 or 2)."""
+    code = int(enc.ints[I_POLICY])
+    spec = next(p for p in policies.POLICIES.values() if p.kernel_code == code)
+    return int(enc.ints[I_D]) if spec.uses_d else int(spec.replicas)
+
+
 def check_interval(N: int, wait: float = math.inf, work_per_arrival: float = 1.0) -> int:
     """Arrivals between two stability checkpoints.
 

@@ -402,7 +402,8 @@ def run(
     eb = np.empty(BE)
     ub = np.empty(BU)
     xb = np.empty(BX)
-    sb = np.empty(BX if dep == SX_CODE else 1)
+    # the second size stream: slowdowns (sx) or the replicas after the first (iid)
+    sb = np.empty(BX if dep == SX_CODE or dep == IID_CODE else 1)
     ei = BE
     ui = BU
     xi = BX
@@ -459,10 +460,14 @@ def run(
                 xi = refill_family(xc, x_params, rx, xb, xi)
             if dep == SX_CODE and si > BX - need_x:
                 si = refill_family(sc, s_params, rs, sb, si)
+            elif dep == IID_CODE and si > BX - need_x:
+                si = refill_family(xc, x_params, rs, sb, si)
             j = 0
-            if J > 1:  # the type: one uniform against type_cdf
-                ut = ub[ui]
-                ui += 1
+            if J > 1:  # the type: from the arrivals stream (a uniform, 1 - exp(-e))
+                if ei >= BE:
+                    ei = refill_exponential(re, eb, ei)
+                ut = -np.expm1(-eb[ei])
+                ei += 1
                 while j < J - 1 and ut >= type_cdf[j]:
                     j += 1
             # the queues (srv) and service times (dur) of the replicas placed now
@@ -486,18 +491,17 @@ def run(
                 nr = 2
                 x = xb[xi]
                 for r in range(2):
-                    if dep == IID_CODE:
-                        x = xb[xi + r]
+                    if dep == IID_CODE and r > 0:  # the second size stream
+                        x = sb[si]
                     du = x * inv_speeds[r, j]
                     if dep == SX_CODE:
                         du *= sb[si + r]
                     dur[r] = du
+                xi += 1
                 if dep == IID_CODE:
-                    xi += 2
-                else:
-                    xi += 1
-                    if dep == SX_CODE:
-                        si += 2
+                    si += 1
+                elif dep == SX_CODE:
+                    si += 2
             elif (
                 policy == policies.COC_CODE
                 or policy == policies.COS_CODE
@@ -532,20 +536,21 @@ def run(
                         nr = 1
                 elif policy == policies.COS_CODE:  # the first sampled (a random one of the d)
                     nr = 1
-                x = xb[xi]
+                x0 = xb[xi]
+                x = x0
                 for r in range(nr):
                     if dep == IID_CODE:
-                        x = xb[xi + r]
+                        x = x0 if r == 0 else sb[si + r - 1]
                     du = x * inv_speeds[0 if srv[r] < p1 else 1, j]
                     if dep == SX_CODE:
                         du *= sb[si + r]
                     dur[r] = du
+                # every job takes d replica sizes, whichever run (common random numbers)
+                xi += 1
                 if dep == IID_CODE:
-                    xi += nr
-                else:
-                    xi += 1
-                    if dep == SX_CODE:
-                        si += nr
+                    si += d - 1
+                elif dep == SX_CODE:
+                    si += d
             else:  # ZRed, KT, Rer, Rep: a pool, then a server (or the pool's queue)
                 i = 0
                 if pools == 2:
@@ -562,10 +567,11 @@ def run(
                     q = srv[0]
                     S.see(acc, i, qn[q] < qc[q] if central else qn[q] == 0)
                 if threshold:
-                    if dep == IID_CODE:
+                    if dep == IID_CODE:  # the second replica from the second size stream
                         x0 = xb[xi]
-                        x1 = xb[xi + 1]
-                        xi += 2
+                        x1 = sb[si]
+                        xi += 1
+                        si += 1
                     elif dep == IDENTICAL_CODE:
                         x0 = xb[xi]
                         x1 = x0

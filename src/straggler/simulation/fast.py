@@ -41,18 +41,23 @@ uniformly random order). Cost is the server time per job over all replicas
 Random-number contract (:mod:`.streams`; shared with :mod:`.reference` and any
 engine that wants to be compared job by job). Per arrival:
 
-* ARRIVALS: one value e, the interarrival time ``e / lambda``;
-* ROUTING, in this order: the type (one uniform against ``type_cdf``, only if
-  J > 1); the servers: a one-copy policy draws its pool (one uniform against
+* ARRIVALS: one value e, the interarrival time ``e / lambda``; then, only if
+  J > 1, one value e' whose uniform ``1 - exp(-e')`` against ``type_cdf`` is the
+  type (the type is the workload's, not drawn from the policy's routing);
+* ROUTING, in this order: the servers: a one-copy policy draws its pool (one uniform against
   ``alpha[0, j]``, only with two pools) then ``start + int(u * n_pool)``; FRed
   one server in pool 0 then one in pool 1; CoC, CoS, RIQ and FJ d distinct
   servers by a partial Fisher-Yates shuffle of a permutation of 0..N-1 kept
   across jobs (place i takes ``perm[i + int(u * (N - i))]``); Rer, if the job
   will be rerouted, then its second server in the other pool;
-* SIZES and SLOWDOWNS: the replica sizes of
-  :func:`straggler.dependence.sample_replicas` for the replicas that run (CoC,
-  FJ: d; RIQ: the idle ones, or 1; CoS: 1; FJ cancelling on start: keep
-  (early: k), given in start order; FRed, Rer: 2).
+* SIZES and SLOWDOWNS: every job takes the sizes of all the replicas its policy
+  may place (:func:`.encode.replicas_per_job`: d for CoC, CoS, RIQ, FJ; 2 for
+  FRed, Rer, Rep; 1 for ZRed, KT), whichever run: one value of SIZES (the first
+  replica's size, or the job's X), and from SLOWDOWNS one slowdown per replica
+  (sx) or the sizes of the replicas after the first (iid). Replica r gets the
+  r-th size (RIQ: of the idle ones; CoS, FJ cancelling on start: in start order).
+  With the streams seeded by the workload, policies compared on one workload see
+  the same arrivals, types and sizes (:mod:`.streams`).
 
 Kernel contract (every engine): ``run(*encoded.kernel_args(), lam, warmup, jobs,
 acc, batches, hist, mon, trace, rngs)``, a numba function (``nogil``) that
@@ -214,9 +219,9 @@ def _chunk_one(
         t += eb[ei] * inv_lam
         ei += 1
         j = 0
-        if J > 1:  # the type: one uniform against type_cdf
-            ut = ub[ui]
-            ui += 1
+        if J > 1:  # the type: from the arrivals stream (a uniform, 1 - exp(-e))
+            ut = -np.expm1(-eb[ei])
+            ei += 1
             while j < J - 1 and ut >= type_cdf[j]:
                 j += 1
         i = 0
@@ -296,9 +301,9 @@ def _chunk_cancel(
         t += eb[ei] * inv_lam
         ei += 1
         j = 0
-        if J > 1:  # the type: one uniform against type_cdf
-            ut = ub[ui]
-            ui += 1
+        if J > 1:  # the type: from the arrivals stream (a uniform, 1 - exp(-e))
+            ut = -np.expm1(-eb[ei])
+            ei += 1
             while j < J - 1 and ut >= type_cdf[j]:
                 j += 1
         if fred:  # one server in each pool
@@ -311,10 +316,11 @@ def _chunk_cancel(
             for r in range(d):
                 S.see(acc, _pool(srv[r], p1), free[srv[r]] <= t)
         c = np.inf
-        x = xb[xi]
+        x0 = xb[xi]
         for r in range(d):
-            if dep == IID_CODE:
-                x = xb[xi + r]
+            x = x0
+            if dep == IID_CODE and r > 0:  # replicas after the first: the second stream
+                x = sb[si + r - 1]
             s = srv[r]
             du = x * inv_speeds[_pool(s, p1), j]
             if dep == SX_CODE:
@@ -328,12 +334,11 @@ def _chunk_cancel(
             fin[r] = f
             if f < c:
                 c = f
+        xi += 1
         if dep == IID_CODE:
-            xi += d
-        else:
-            xi += 1
-            if dep == SX_CODE:
-                si += d
+            si += d - 1
+        elif dep == SX_CODE:
+            si += d
         if k > 1:
             for r in range(d):
                 sel[r] = fin[r]
@@ -399,9 +404,9 @@ def _chunk_start(
         t += eb[ei] * inv_lam
         ei += 1
         j = 0
-        if J > 1:  # the type: one uniform against type_cdf
-            ut = ub[ui]
-            ui += 1
+        if J > 1:  # the type: from the arrivals stream (a uniform, 1 - exp(-e))
+            ut = -np.expm1(-eb[ei])
+            ei += 1
             while j < J - 1 and ut >= type_cdf[j]:
                 j += 1
         ui = _distinct(perm, N, d, srv, ub, ui)
@@ -443,7 +448,8 @@ def _chunk_start(
                     fin[pos] = a
                     ksrv[pos] = srv[r]
                     q += 1
-        x = xb[xi]
+        x0 = xb[xi]
+        x = x0
         if keep == k:
             # every kept replica must finish: no cut, so this stays the exact
             # arithmetic (and results) of fork-early-cancel
@@ -451,7 +457,7 @@ def _chunk_start(
             last = t
             for q in range(k):
                 if dep == IID_CODE:
-                    x = xb[xi + q]
+                    x = x0 if q == 0 else sb[si + q - 1]
                 s = ksrv[q]
                 du = x * inv_speeds[_pool(s, p1), j]
                 if dep == SX_CODE:
@@ -464,7 +470,7 @@ def _chunk_start(
         else:
             for q in range(keep):
                 if dep == IID_CODE:
-                    x = xb[xi + q]
+                    x = x0 if q == 0 else sb[si + q - 1]
                 du = x * inv_speeds[_pool(ksrv[q], p1), j]
                 if dep == SX_CODE:
                     du *= sb[si + q]
@@ -475,12 +481,12 @@ def _chunk_start(
                 sel[q] = a + du
             last = S.kth_smallest(sel, keep, k - 1)
             cost = _cancel_at(free, ksrv, st, fin, dur, keep, last)
+        # every job takes d replica sizes, whichever run (common random numbers)
+        xi += 1
         if dep == IID_CODE:
-            xi += keep
-        else:
-            xi += 1
-            if dep == SX_CODE:
-                si += keep
+            si += d - 1
+        elif dep == SX_CODE:
+            si += d
         work += cost
         lat = last - t
         if n >= warmup:
@@ -536,9 +542,9 @@ def _chunk_riq(
         t += eb[ei] * inv_lam
         ei += 1
         j = 0
-        if J > 1:  # the type: one uniform against type_cdf
-            ut = ub[ui]
-            ui += 1
+        if J > 1:  # the type: from the arrivals stream (a uniform, 1 - exp(-e))
+            ut = -np.expm1(-eb[ei])
+            ei += 1
             while j < J - 1 and ut >= type_cdf[j]:
                 j += 1
         ui = _distinct(perm, N, d, srv, ub, ui)
@@ -554,10 +560,11 @@ def _chunk_riq(
             ksrv[0] = srv[0]
             nr = 1
         c = np.inf
-        x = xb[xi]
+        x0 = xb[xi]
+        x = x0
         for r in range(nr):
             if dep == IID_CODE:
-                x = xb[xi + r]
+                x = x0 if r == 0 else sb[si + r - 1]
             s = ksrv[r]
             du = x * inv_speeds[_pool(s, p1), j]
             if dep == SX_CODE:
@@ -571,12 +578,12 @@ def _chunk_riq(
             fin[r] = f
             if f < c:
                 c = f
+        # every job takes d replica sizes, whichever run (common random numbers)
+        xi += 1
         if dep == IID_CODE:
-            xi += nr
-        else:
-            xi += 1
-            if dep == SX_CODE:
-                si += nr
+            si += d - 1
+        elif dep == SX_CODE:
+            si += d
         cost = _cancel_at(free, ksrv, st, fin, dur, nr, c)
         work += cost
         lat = c - t
@@ -637,6 +644,7 @@ def run(
     ru = rngs[1]
     rx = rngs[2]
     rs = rngs[3]
+    need_e = 2 if J > 1 else 1
     need_u = 1 + max(d, 2)
     need_x = max(d, 2)
     BE = block_size(1)
@@ -645,7 +653,8 @@ def run(
     eb = np.empty(BE)
     ub = np.empty(BU)
     xb = np.empty(BX)
-    sb = np.empty(BX if dep == SX_CODE else 1)
+    # the second size stream: slowdowns (sx) or the replicas after the first (iid)
+    sb = np.empty(BX if dep == SX_CODE or dep == IID_CODE else 1)
     ei = BE
     ui = BU
     xi = BX
@@ -717,9 +726,11 @@ def run(
                 xi = refill_family(xc, x_params, rx, xb, xi)
             if dep == SX_CODE and si > BX // 2:
                 si = refill_family(sc, s_params, rs, sb, si)
+            elif dep == IID_CODE and si > BX // 2:
+                si = refill_family(xc, x_params, rs, sb, si)
             # ... and run as many jobs as they surely cover
-            n1 = min(end, n + (BE - ei), n + (BU - ui) // need_u, n + (BX - xi) // need_x)
-            if dep == SX_CODE:
+            n1 = min(end, n + (BE - ei) // need_e, n + (BU - ui) // need_u, n + (BX - xi) // need_x)
+            if dep == SX_CODE or dep == IID_CODE:
                 n1 = min(n1, n + (BX - si) // need_x)
             if policy == policies.ZRED_CODE or policy == policies.KT_CODE:
                 t, work, ei, ui, xi, si = _chunk_one(
@@ -1058,11 +1069,15 @@ def _run_rer(
             xi = refill_family(xc, x_params, rx, xb, xi)
         if dep == SX_CODE and si > BX - 2:
             si = refill_family(sc, s_params, rs, sb, si)
+        elif dep == IID_CODE and si > BX - 2:
+            si = refill_family(xc, x_params, rs, sb, si)
         t = t_next
         j = 0
-        if J > 1:  # the type: one uniform against type_cdf
-            ut = ub[ui]
-            ui += 1
+        if J > 1 and ei >= BE:
+            ei = refill_exponential(re, eb, ei)
+        if J > 1:  # the type: from the arrivals stream (a uniform, 1 - exp(-e))
+            ut = -np.expm1(-eb[ei])
+            ei += 1
             while j < J - 1 and ut >= type_cdf[j]:
                 j += 1
         i = 0 if ub[ui] < alpha[0, j] else 1
@@ -1070,10 +1085,11 @@ def _run_rer(
         lo = p_start[i]
         s = lo + int(ub[ui] * (p_start[i + 1] - lo))
         ui += 1
-        if dep == IID_CODE:
+        if dep == IID_CODE:  # the second replica from the second size stream
             sz[0] = xb[xi]
-            sz[1] = xb[xi + 1]
-            xi += 2
+            sz[1] = sb[si]
+            xi += 1
+            si += 1
         elif dep == IDENTICAL_CODE:
             sz[0] = xb[xi]
             sz[1] = sz[0]

@@ -82,15 +82,19 @@ class _Replica:
 
 
 def _replica_sizes(enc, n, streams):
-    """``sample_replicas(..., n, ...)`` from the SIZES and SLOWDOWNS streams."""
+    """The first ``n`` of the job's replica sizes (the contract of :mod:`.fast`:
+    every job takes the sizes of all the replicas its policy may place, whichever
+    run, so that policies compared on one workload see the same sizes)."""
     dep = int(enc.ints[E.I_DEP])
+    every = E.replicas_per_job(enc)
     if dep == IDENTICAL_CODE:
         x = streams.size()
         return [x] * n
     if dep == IID_CODE:
-        return [streams.size() for _ in range(n)]
+        sizes = [streams.size()] + [streams.extra_size() for _ in range(every - 1)]
+        return sizes[:n]
     x = streams.size()
-    return [x * streams.slowdown() for _ in range(n)]
+    return [x * streams.slowdown() for _ in range(every)][:n]
 
 
 class ReferenceSimulator:
@@ -197,7 +201,7 @@ class ReferenceSimulator:
         J = ints[E.I_J]
         jtype = 0
         if J > 1:
-            u = streams.uniform()
+            u = streams.type_uniform()
             while jtype < J - 1 and u >= enc.type_cdf[jtype]:
                 jtype += 1
         job = _Job(idx, self.now, jtype)
@@ -404,7 +408,7 @@ class PSReferenceSimulator:
         policy = ints[E.I_POLICY]
         jtype = 0
         if ints[E.I_J] > 1:
-            u = streams.uniform()
+            u = streams.type_uniform()
             while jtype < ints[E.I_J] - 1 and u >= enc.type_cdf[jtype]:
                 jtype += 1
         job = _Job(idx, self.now, jtype)

@@ -4,16 +4,27 @@ A replication draws from four independent ``numpy.random.Generator`` streams
 (PCG64, from :func:`replication_streams`), each consumed in job order:
 
 ``ARRIVALS``
-    standard exponentials; interarrival time = value / lambda.
+    standard exponentials; interarrival time = value / lambda, then (J > 1) the
+    job's type, from the uniform ``1 - exp(-value)`` of the next one.
 ``ROUTING``
-    uniforms on [0, 1): the job's type, pool and servers (see the order in
-    :mod:`.fast`).
+    uniforms on [0, 1): the job's pool and servers (see the order in :mod:`.fast`).
 ``SIZES``
     draws of the job-size family X (``distributions.sample`` with the size's
-    code): the replica sizes of the dependence (identical: one X per job,
-    iid: one per replica, sx: one per job).
+    code): one per job, the first replica's size (identical, sx: the job's X).
 ``SLOWDOWNS``
-    draws of the slowdown family S (sx only): one per replica.
+    the second size stream: sx, draws of the slowdown family S, one per replica;
+    iid, draws of X for the replicas after the first.
+
+Common random numbers: a job takes the same values whatever the policy. Its
+arrival and type come from ARRIVALS, its first replica's size from SIZES (one per
+job), and every job takes the sizes of all the replicas its policy may place
+(:func:`.encode.replicas_per_job`: 1 for ZRed and KT, 2 for FRed, Rer and Rep, d
+for CoC, CoS, RIQ and FJ), whichever run. Only the routing depends on the policy.
+The streams are seeded by the workload (the setting without the policy and its
+parameters, the load, the replication: :func:`straggler.grid.workload_id`), so
+policies compared on one workload see the same arrivals, types and sizes: all of
+them with identical replicas, and the first replica (and the others, between
+policies that place as many) with i.i.d. ones.
 
 The q-th value a job takes from a stream is the q-th draw of that stream's
 generator, whatever the buffering, so an engine can read the streams in blocks
@@ -142,6 +153,15 @@ class PyStreams:
 
     def interarrival(self) -> float:
         return self.rngs[ARRIVALS].standard_exponential()
+
+    def type_uniform(self) -> float:
+        """The job's type uniform: the next value of the arrivals stream, ``1 -
+        exp(-e)`` (the engines' ``-expm1(-e)``)."""
+        return -float(np.expm1(-self.rngs[ARRIVALS].standard_exponential()))
+
+    def extra_size(self) -> float:
+        """A replica after the first (iid): a draw of X from the second size stream."""
+        return self._sample(self.x[0], self.x[1], self.rngs[SLOWDOWNS])
 
     def uniform(self) -> float:
         return self.rngs[ROUTING].random()
