@@ -701,6 +701,19 @@ def _analytic_against(
     return fig
 
 
+def _half_line(ax, x, end, towards, colour) -> None:
+    """A one-sided bound at ``x``: a tick at its proven ``end`` and a dotted arrow
+    pointing ``towards`` the side where the value may lie."""
+    ax.annotate(
+        "",
+        xy=(x, towards),
+        xytext=(x, end),
+        arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 0.9, "ls": ":", "mutation_scale": 6},
+        zorder=3,
+    )
+    ax.plot([x], [end], color=colour, marker="_", ms=6, ls="none", zorder=3)
+
+
 def stability_figure(ds: xr.Dataset, x: str = "r_slow"):
     """Each policy's largest stable load as an interval against ``x``: a filled
     marker on a solid line where it is exact; a bar from the proven low end (a
@@ -756,36 +769,10 @@ def stability_figure(ds: xr.Dataset, x: str = "r_slow"):
                     ax.plot([xi, xi], [a, b], color=st["colour"], marker="_", ms=5, ls="none", zorder=3)
                     seen["interval"] = True
                 elif has_lo:
-                    ax.annotate(
-                        "",
-                        xy=(xi, a + arrow),
-                        xytext=(xi, a),
-                        arrowprops={
-                            "arrowstyle": "-|>",
-                            "color": st["colour"],
-                            "lw": 0.9,
-                            "ls": ":",
-                            "mutation_scale": 6,
-                        },
-                        zorder=3,
-                    )
-                    ax.plot([xi], [a], color=st["colour"], marker="_", ms=6, ls="none", zorder=3)
+                    _half_line(ax, xi, a, a + arrow, st["colour"])
                     seen["at least"] = True
                 elif has_hi:
-                    ax.annotate(
-                        "",
-                        xy=(xi, max(b - arrow, 0.0)),
-                        xytext=(xi, b),
-                        arrowprops={
-                            "arrowstyle": "-|>",
-                            "color": st["colour"],
-                            "lw": 0.9,
-                            "ls": ":",
-                            "mutation_scale": 6,
-                        },
-                        zorder=3,
-                    )
-                    ax.plot([xi], [b], color=st["colour"], marker="_", ms=6, ls="none", zorder=3)
+                    _half_line(ax, xi, b, max(b - arrow, 0.0), st["colour"])
                     seen["at most"] = True
                 if np.isfinite(e):
                     ax.plot(

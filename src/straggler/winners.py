@@ -189,6 +189,8 @@ def decide(
                 margin = -ci[1] if minimise else ci[0]
         if not math.isfinite(margin):
             margin = math.nan
+        elif abs(margin) < 1e-12:  # the open end of a verdict (one ulp): touching ends
+            margin = 0.0
     if decided and n == 1 and tied[0].verdict == "undetermined":  # nothing beaten: not a win
         return Decision(criterion, names, False, low, high, "only contender (undetermined)", "", math.nan, names, names)
     if decided:
