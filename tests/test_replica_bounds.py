@@ -142,3 +142,30 @@ def test_proven_load_is_below_the_bound(policy, kw):
         assert a.lambda_sufficient == a.lambda_max
     else:
         assert a.lambda_sufficient < a.lambda_max
+
+
+def test_memoryless_cost_bound_applies_to_iid_exponential_replicas_only():
+    pools = rb.Pools.of(TwoPoolSystem.affinity(10, 0.5), 10)
+    X = D.Exponential(2.0)
+    assert rb.memoryless_cost_lower(X, IID(), pools, 1) == pytest.approx(2.0)  # the fast pool has speed 1
+    assert rb.memoryless_cost_lower(X, IID(), pools, 3) == pytest.approx(6.0)
+    assert math.isnan(rb.memoryless_cost_lower(X, Identical(), pools, 1))
+    pareto = D.from_spec({"family": "pareto", "xm": 1, "alpha": 2.5})
+    assert math.isnan(rb.memoryless_cost_lower(pareto, IID(), pools, 1))
+    # CoC, i.i.d. exponential, r_slow = 0.5: the full-service bound allowed load 1.42
+    a = analyze(make_model("CoC", 10, [0.5], r_slow=0.5, dependence="iid", d=2))
+    assert a.lambda_max == pytest.approx(1.0) and a.lambda_max_kind == "necessary"
+    assert a.cost_lower == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("discipline", ["FCFS", "PS"])
+@pytest.mark.parametrize("policy", ["CoC", "RIQ"])
+def test_simulated_cost_respects_the_memoryless_bound(policy, discipline):
+    """E[C] >= E[X] / r_max with i.i.d. exponential replicas (the proof in
+    replica_bounds.memoryless_cost_lower): 3 CI half-widths of slack, at light and
+    heavy load, FCFS and PS."""
+    m = make_model(policy, 10, [0.1, 0.6], r_slow=0.5, dependence="iid", d=3, discipline=discipline)
+    bound = rb.memoryless_cost_lower(m.size, m.dependence, rb.Pools.of(m.system, 10), 1)
+    res = simulate(m, np.random.SeedSequence(21), 40_000, 4_000, 4, 0.95)
+    for mean, half in zip(res.cost_mean, res.cost_mean_ci):
+        assert mean + 3 * half >= bound

@@ -525,6 +525,12 @@ def _partial_fork_cost(model: CellModel, r: int, source: str | None = None) -> t
     return PaperCost(lo, hi, src), ""
 
 
+MEMORYLESS = (
+    "i.i.d. exponential replicas: server time accrues at least E[X] / r_max times as fast "
+    "as the completion intensity (replica_bounds.memoryless_cost_lower)"
+)
+
+
 def _bounds(
     model: CellModel, why: str, k: int = 1, choice: str = "completion", paper: PaperCost | None = None
 ) -> AnalyticResult:
@@ -553,8 +559,12 @@ def _bounds(
             lower, lower_src = paper.lower, paper.source
         if paper.upper < upper * (1.0 - replica_bounds.EXACT_RTOL):
             upper, upper_src = paper.upper, paper.source
+    memoryless = replica_bounds.memoryless_cost_lower(X, dep, pools, k) if choice == "completion" else math.nan
+    if memoryless > lower * (1.0 + replica_bounds.EXACT_RTOL):
+        lower, lower_src = memoryless, MEMORYLESS
     necessary, nec_src = b.necessary_rate, FULL_SERVICE
-    if len(pools.n) == 1 and lower_src != FULL_SERVICE and N / lower < necessary:
+    if (len(pools.n) == 1 or lower_src == MEMORYLESS) and lower_src != FULL_SERVICE and N / lower < necessary:
+        # the N servers supply at most N of server time per unit time, whatever their speeds
         necessary = N / lower
         nec_src = "lambda E[C] < N (fork-join paper, section 4.1) with the lower cost bound"
     exact_rate = _same(necessary, b.sufficient_rate)

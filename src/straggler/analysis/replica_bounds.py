@@ -233,6 +233,32 @@ def bounds(
     )
 
 
+def memoryless_cost_lower(X: Distribution, dep: Dependence, pools: Pools, k: int = 1) -> float:
+    """A lower bound on the server time per job of a policy that cancels on
+    completion (CoC, RIQ, FJ needing ``k`` of its replicas) with i.i.d. exponential
+    replicas: ``k E[X] sum_j p_j / max_i r_ij`` (NaN where it does not apply).
+
+    Proof. Take one job of type ``j``. While a set of its replicas is in service, each
+    accrues server time at rate 1 (on PS: its share ``1/m`` of the server, and its
+    service at ``r / m``) and, its remaining size being exponential with mean ``E[X]``
+    whatever it has received (memoryless, independent of the others), completes at
+    rate ``r_i / E[X]`` (``r_i / (m E[X])`` on PS). So server time accrues at least
+    ``E[X] / max_i r_ij`` times as fast as the cumulative completion intensity
+    ``Lambda`` of the job's replicas. The job ends at its ``k``-th completion ``tau``,
+    and ``E[Lambda(tau)] = E[completions by tau] = k`` (the completions less their
+    intensity are a martingale; optional stopping at ``tau``). Hence ``E[C | j] >= k
+    E[X] / max_i r_ij``. With speeds at most 1 this is ``E[C] >= k E[X]``, and since the
+    N servers supply at most N of server time per unit time, ``lambda E[C] <= N`` gives
+    ``lambda_max <= 1 / k`` in load units, where the full-service bound allowed more
+    (CoC with i.i.d. exponential replicas, r_slow = 0.5: 1.42)."""
+    from ..distributions.families import Exponential
+
+    if not (isinstance(dep, IID) and isinstance(X, Exponential)):
+        return math.nan
+    fastest = [max(pools.speeds[i][j] for i in range(len(pools.n))) for j in range(len(pools.p))]
+    return int(k) * X.mean() * math.fsum(pj / r for pj, r in zip(pools.p, fastest))
+
+
 def _maximise_concave(f, lo: float, hi: float, tol: float = 1e-8) -> float:
     """max of a concave function on [lo, hi] by golden-section search (the ends
     included, where the maximum of a piecewise-linear concave function may sit)."""
