@@ -232,6 +232,10 @@ def test_known_sizes_cost_saturates_both_pools():
     assert float(ds["lambda_max"]) == pytest.approx(2 / 3, rel=1e-9)
 
 
+def cell_policy(cid: str) -> str:
+    return cid.split("__")[0].removeprefix("policy=")
+
+
 def test_loads_above_the_bound_are_simulated_and_flagged():
     cfg = resolved(
         load=[0.5, 1.2],
@@ -246,6 +250,13 @@ def test_loads_above_the_bound_are_simulated_and_flagged():
     # 1.2 unstable, where the monitor saw the growth too
     assert ds["verdict_source"].values.tolist() == ["both", "both"]
     assert ds["verdict_evidence"].values.tolist() == ["idle", "exact bound"]
+    from straggler.intervals import tail_intervals
+
+    study = ds.expand_dims(policy=[cell_policy(cid)])
+    tail = tail_intervals(study).isel(policy=0)
+    p99 = float(ds["latency_quantile"].sel(quantile=0.99).values[0])
+    assert float(tail["low"].values[0]) < p99 < float(tail["high"].values[0])
+    assert tail["evidence"].values.tolist() == ["simulation", "unstable"]
     assert np.isnan(ds["latency_mean"].values[1]) and np.isfinite(ds["latency_mean"].values[0])
     notes = json.loads(ds.attrs["notes"])
     assert "simulation: the backlog grows at loads [1.2]" in notes

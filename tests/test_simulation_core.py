@@ -321,6 +321,9 @@ def test_result_shapes_and_values_for_the_dataset():
     assert longer.evidence.tolist() == ["idle", "idle"]
     assert longer.jobs[1] > 10_000 and longer.extended_jobs[1] > 5_000
     assert (longer.idle_fraction > 0.1).all()
+    # the quantiles' CI over the replications' own quantiles: it covers the pooled one
+    assert longer.latency_quantile_ci.shape == (2, 3) and np.isfinite(longer.latency_quantile_ci).all()
+    assert (longer.latency_quantile_ci > 0).all()
     v = res.values()
     assert set(v) == {
         "latency_mean",
@@ -334,6 +337,7 @@ def test_result_shapes_and_values_for_the_dataset():
         "jobs_to_verdict",
         "precision_achieved",
         "idle_fraction",
+        "latency_quantile_ci",
         "latency_replication_mean",
         "cost_replication_mean",
     }

@@ -346,6 +346,37 @@ def latency_intervals(ds: xr.Dataset) -> xr.Dataset:
     return _as_dataset(like, low, high, estimate, evidence)
 
 
+def tail_intervals(ds: xr.Dataset, level: float = 0.99) -> xr.Dataset:
+    """``low``, ``high``, ``estimate``, ``evidence`` of the response time's ``level``
+    quantile (p99) per policy, setting and load: the simulation's
+    ``latency_quantile`` +- ``latency_quantile_ci`` (Student t over the replications'
+    own quantiles) at stable loads, clipped at 0; ``[inf, inf]`` where unstable,
+    ``[0, inf)`` where undetermined or without a CI (one replication). No analysis
+    bounds the quantiles here, so the evidence is ``simulation`` or nothing. Not a
+    winners criterion: shown with the others (``straggler best``, the tail figure)."""
+    like = _load_like(ds)
+    nan = np.full(like.shape, np.nan)
+    if "latency_quantile" not in ds:
+        return _as_dataset(like, nan, nan, nan, np.full(like.shape, NOTHING, dtype=object))
+    q = ds["latency_quantile"].sel(quantile=level, method="nearest").drop_vars("quantile")
+    value = _floats(ds.assign(_q=q), "_q", like)
+    if "latency_quantile_ci" in ds:
+        half = ds["latency_quantile_ci"].sel(quantile=level, method="nearest").drop_vars("quantile")
+        ci = _floats(ds.assign(_h=half), "_h", like)
+    else:
+        ci = nan
+    v = verdicts(ds)
+    ok = ((v == "stable") | (v == "")) & np.isfinite(value) & np.isfinite(ci)
+    low = np.where(ok, np.maximum(value - ci, 0.0), 0.0)
+    high = np.where(ok, value + ci, np.inf)
+    estimate = np.where(np.isfinite(value) & (v != "unstable"), value, np.nan)
+    evidence = np.where(ok, SIMULATION, np.where(np.isfinite(value), ESTIMATE_ONLY, NOTHING)).astype(object)
+    unstable = v == "unstable"
+    low, high = np.where(unstable, np.inf, low), np.where(unstable, np.inf, high)
+    evidence = np.where(unstable, UNSTABLE, np.where(v == "undetermined", UNDETERMINED, evidence))
+    return _as_dataset(like, low, high, estimate, evidence)
+
+
 def intervals(ds: xr.Dataset) -> dict[str, xr.Dataset]:
     """The intervals of every criterion (:data:`CRITERIA`), each a dataset with
     ``low``, ``high``, ``estimate`` and ``evidence``; latency and cost also carry

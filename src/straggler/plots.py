@@ -952,6 +952,10 @@ def tail_figure(ds: xr.Dataset):
         return _empty("Tail: p99 of the response time", "simulated quantiles")
     q = ds["latency_quantile"].sel(quantile=0.99, method="nearest").drop_vars("quantile")
     ds = ds.assign(latency_p99=q)
+    if "latency_quantile_ci" in ds:  # the CI bars: over the replications' own p99
+        ds = ds.assign(
+            latency_p99_ci=ds["latency_quantile_ci"].sel(quantile=0.99, method="nearest").drop_vars("quantile")
+        )
     return _against_load(ds, "latency_p99", "Tail: 99th percentile of the response time", "p99 of T", analytic=False)
 
 

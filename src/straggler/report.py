@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .intervals import CRITERIA, UNITS, fmt_interval
+from .intervals import CRITERIA, UNITS, fmt_interval, tail_intervals
 from .winners import ORACLES, PointTable, dominated, recommend, recommendations, setting_dims, winners
 
 
@@ -616,7 +616,8 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
             w = points.decide(crit, at, with_oracles=True)
             if w.winners != dec.winners:
                 lines.append(f"    with the oracles: {', '.join(w.winners)} ({fmt_interval(w.low, w.high)})")
-    lines.append("  every policy (stability; E[T]; E[C] at this load; verdict):")
+    lines.append("  every policy (stability; E[T]; E[C]; p99 of T at this load; verdict):")
+    tail = tail_intervals(ds)
     for k, p in enumerate(points.policies):
         if not bool(points.arrays["stability"]["present"][(*index, k)]):
             lines.append(f"    {p}: not evaluated here")
@@ -627,6 +628,8 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
             at = (*index, k) if crit == "stability" else (*index, li, k)
             iv = fmt_interval(float(a["low"][at]), float(a["high"][at])) or "unknown"
             parts.append(f"{iv} ({a['evidence'][at]})")
+        t = tail.sel({**sel, "policy": p})
+        parts.append(f"{fmt_interval(float(t['low']), float(t['high'])) or 'unknown'} ({t['evidence'].values.item()})")
         v = points.arrays["latency"]["verdict"][(*index, li, k)] or "no verdict"
         src = ""
         if "verdict_source" in ds:

@@ -52,6 +52,12 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("latency_mean", ("load",), "simulated mean response time", "time"),
     Variable("latency_mean_ci", ("load",), "confidence-interval half-width of latency_mean", "time"),
     Variable("latency_quantile", ("load", "quantile"), "simulated response-time quantile", "time"),
+    Variable(
+        "latency_quantile_ci",
+        ("load", "quantile"),
+        "confidence-interval half-width of latency_quantile (Student t over the replications' own quantiles)",
+        "time",
+    ),
     Variable("cost_mean", ("load",), "simulated server time per job", "time"),
     Variable("cost_mean_ci", ("load",), "confidence-interval half-width of cost_mean", "time"),
     Variable("stable", ("load",), "stability verdict (1 stable, 0 unstable, NaN undetermined; see verdict)", "1"),

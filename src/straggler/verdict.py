@@ -212,6 +212,7 @@ ESTIMATES = (
     "latency_mean",
     "latency_mean_ci",
     "latency_quantile",
+    "latency_quantile_ci",
     "cost_mean",
     "cost_mean_ci",
     "precision_achieved",

@@ -193,6 +193,8 @@ class SimulationResult:
     long enough to have seen growth; unstable: growth seen), ``idle`` (stable: the
     servers idled, :func:`.statistics.idle_evidence`), ``capacity``, ``cost``, ``short``
     or ``""``"""
+    latency_quantile_ci: np.ndarray = field(default_factory=lambda: np.zeros((0, len(QUANTILES))))
+    """(loads, 3): CI half-widths of the quantiles, over the replications' own"""
     idle_fraction: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """per load, the smallest over replications of the busiest pool's idle fraction
     as the measured arrivals found it"""
@@ -227,6 +229,7 @@ class SimulationResult:
             "jobs_to_verdict": self.jobs_to_verdict,
             "precision_achieved": self.precision_achieved,
             "idle_fraction": self.idle_fraction,
+            "latency_quantile_ci": self.latency_quantile_ci,
             "latency_replication_mean": self.replication_means[:, :, 0],
             "cost_replication_mean": self.replication_means[:, :, 1],
         }
@@ -618,6 +621,7 @@ def simulate(
         )
     }
     quant = np.full((L, len(QUANTILES)), math.nan)
+    quant_ci = np.full((L, len(QUANTILES)), math.nan)
     verdict = np.full(L, "", dtype=object)
     reason = np.full(L, "", dtype=object)
     evidence = np.full(L, "", dtype=object)
@@ -632,6 +636,7 @@ def simulate(
         out["precision_achieved"][li] = half / mean if mean > 0 else math.nan
         out["idle_fraction"][li] = s["idle_fraction"]
         quant[li] = s["latency_quantile"]
+        quant_ci[li] = s["latency_quantile_ci"]
         verdict[li], reason[li], evidence[li] = s["verdict"], s["reason"], s["evidence"]
         njobs[li], nreps[li] = s["jobs"], s["replications"]
         rec = records[li]
@@ -641,6 +646,7 @@ def simulate(
     return SimulationResult(
         loads=np.array([ld.value for ld in loads]),
         latency_quantile=quant,
+        latency_quantile_ci=quant_ci,
         verdict=verdict,
         jobs=njobs,
         replications=nreps,

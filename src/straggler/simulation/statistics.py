@@ -397,7 +397,8 @@ def summarize(replications, confidence: float) -> dict:
     :class:`~straggler.simulation.store.Replications` or a list of Accumulators).
 
     Returns ``latency_mean``, ``latency_mean_ci``, ``latency_quantile`` (for
-    :data:`QUANTILES`), ``cost_mean``, ``cost_mean_ci``, ``fired`` (the monitor
+    :data:`QUANTILES`) and ``latency_quantile_ci`` (Student t over the replications'
+    own quantiles; NaN with one), ``cost_mean``, ``cost_mean_ci``, ``fired`` (the monitor
     fired, or a buffer overflowed, in some replication) and ``jobs`` (measured
     jobs, all replications). Means are pooled over all measured jobs, whatever
     the verdict (the caller decides what they mean: :func:`simulation_verdict`);
@@ -417,6 +418,7 @@ def summarize(replications, confidence: float) -> dict:
         latency_quantile=np.full(len(QUANTILES), nan),
         cost_mean=nan,
         cost_mean_ci=nan,
+        latency_quantile_ci=np.full(len(QUANTILES), nan),
         fired=fired,
         jobs=jobs,
     )
@@ -438,7 +440,23 @@ def summarize(replications, confidence: float) -> dict:
     out["latency_mean_ci"] = _ci(t_means, confidence)
     out["cost_mean_ci"] = _ci(c_means, confidence)
     out["latency_quantile"] = hist_quantiles(hist)
+    per_replication = replication_quantiles(replications)
+    out["latency_quantile_ci"] = np.array(
+        [_ci(per_replication[:, i][np.isfinite(per_replication[:, i])], confidence) for i in range(len(QUANTILES))]
+    )
     return out
+
+
+def replication_quantiles(replications) -> np.ndarray:
+    """(R, len(QUANTILES)): each replication's latency quantiles (a
+    :class:`~straggler.simulation.store.Replications` keeps them; a list of
+    Accumulators has its histograms)."""
+    if not isinstance(replications, (list, tuple)):
+        if replications.quantiles is not None:
+            return np.asarray(replications.quantiles, dtype=float)
+        return np.full((len(replications), len(QUANTILES)), math.nan)
+    accs = [a if isinstance(a, Accumulator) else Accumulator(*a) for a in replications]
+    return np.array([hist_quantiles(a.hist) for a in accs]).reshape(len(accs), len(QUANTILES))
 
 
 # ---------------------------------------------------------------- verdicts

@@ -43,6 +43,9 @@ class Replications:
     """the latency histogram of all replications together (int64)"""
     jobs: int
     """measured jobs each replication was asked for"""
+    quantiles: np.ndarray | None = None
+    """(R, len(QUANTILES)): each replication's latency quantiles (their spread gives
+    the quantiles' confidence interval); None: computed from nothing (an old file)"""
 
     def __len__(self) -> int:
         return len(self.index)
@@ -58,6 +61,7 @@ class Replications:
             np.stack([a.batches for a in accs]),
             np.sum([a.hist for a in accs], axis=0).astype(np.int64),
             int(jobs),
+            np.stack([S.hist_quantiles(a.hist) for a in accs]),
         )
 
     @classmethod
@@ -68,6 +72,7 @@ class Replications:
             np.zeros((0, S.N_BATCHES, 3)),
             np.zeros(S.HIST_BINS, dtype=np.int64),
             int(jobs),
+            np.zeros((0, len(S.QUANTILES))),
         )
 
     @classmethod
@@ -89,6 +94,9 @@ class Replications:
             np.concatenate([p.batches for p in parts])[order],
             np.sum([p.hist for p in parts], axis=0).astype(np.int64),
             jobs.pop(),
+            np.concatenate([p.quantiles for p in parts])[order]
+            if all(p.quantiles is not None for p in parts)
+            else None,
         )
 
     def fired(self) -> bool:
@@ -164,8 +172,15 @@ def _write(path: Path, rec: Replications) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as f:
+            quantiles = rec.quantiles if rec.quantiles is not None else np.full((len(rec), len(S.QUANTILES)), np.nan)
             np.savez_compressed(
-                f, index=rec.index, acc=rec.acc, batches=rec.batches, hist=rec.hist, jobs=np.int64(rec.jobs)
+                f,
+                index=rec.index,
+                acc=rec.acc,
+                batches=rec.batches,
+                hist=rec.hist,
+                jobs=np.int64(rec.jobs),
+                quantiles=quantiles,
             )
         os.replace(tmp, path)
     finally:
@@ -177,7 +192,12 @@ def _read(path: Path) -> Replications | None:
     try:
         with np.load(path) as z:
             return Replications(
-                z["index"].astype(np.int64), z["acc"], z["batches"], z["hist"].astype(np.int64), int(z["jobs"])
+                z["index"].astype(np.int64),
+                z["acc"],
+                z["batches"],
+                z["hist"].astype(np.int64),
+                int(z["jobs"]),
+                z["quantiles"],
             )
     except (OSError, ValueError, KeyError):
         return None  # unreadable: recomputed
