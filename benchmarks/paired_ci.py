@@ -76,7 +76,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     ds = xr.open_dataset(args.dataset)
     print(f"dataset {args.dataset}: common_random_numbers = {ds.attrs.get('common_random_numbers', 'absent')}")
-    print(f"{'criterion':9s} {'dependence':10s} {'pairs':>5s}  unpaired / paired: median (quartiles)  decided: paired, unpaired")
+    print(
+        f"{'criterion':9s} {'dependence':10s} {'pairs':>5s}  unpaired / paired: median (quartiles)  decided: paired, unpaired"
+    )
     for (criterion, dep), rows in sorted(compare(ds, args.confidence).items()):
         a = np.array(rows)
         ratio = a[:, 1] / a[:, 0]

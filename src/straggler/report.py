@@ -30,10 +30,10 @@ def verdict_summary(ds: xr.Dataset) -> tuple[pd.DataFrame, pd.DataFrame, list[st
     policy and setting, contradictions and disagreements from ``cell_notes``)."""
     if "verdict" not in ds:
         return pd.DataFrame(), pd.DataFrame(), []
-    keys = [k for k in ("verdict", "verdict_source", "verdict_evidence") if k in ds]
-    df = ds[keys].to_dataframe().reset_index()
+    columns = [k for k in ("verdict", "verdict_source", "verdict_evidence") if k in ds]
+    df = ds[columns].to_dataframe().reset_index()
     df = df[df["verdict"] != ""]
-    counts = df.groupby(keys).size().rename("loads").reset_index().sort_values(keys)
+    counts = df.groupby(columns).size().rename("loads").reset_index().sort_values(columns)
     need = pd.DataFrame()
     if "jobs_to_verdict" in ds:
         dims = [d for d in ds["verdict"].dims if d != "load"]
