@@ -761,61 +761,59 @@ def stability_figure(ds: xr.Dataset, x: str = "r_slow"):
                 ax.plot(xv, ex_y, color=st["colour"], marker=st["marker"], ms=3.8, lw=1.0, zorder=4)
                 seen["exact"] = True
             for xi, a, b, e, is_exact in zip(xv, lo, hi, est, exact):
-                if is_exact:
-                    continue
-                has_lo, has_hi = a > 0, np.isfinite(b)
-                if has_lo and has_hi:
-                    ax.plot([xi, xi], [a, b], color=st["colour"], lw=2.2, alpha=0.75, solid_capstyle="butt", zorder=3)
-                    ax.plot([xi, xi], [a, b], color=st["colour"], marker="_", ms=5, ls="none", zorder=3)
-                    seen["interval"] = True
-                elif has_lo:
-                    _half_line(ax, xi, a, a + arrow, st["colour"])
-                    seen["at least"] = True
-                elif has_hi:
-                    _half_line(ax, xi, b, max(b - arrow, 0.0), st["colour"])
-                    seen["at most"] = True
-                if np.isfinite(e):
-                    ax.plot(
-                        [xi],
-                        [e],
-                        color=st["colour"],
-                        marker=st["marker"],
-                        ms=2.8,
-                        ls="none",
-                        markerfacecolor="white",
-                        markeredgewidth=0.7,
-                        zorder=5,
-                    )
-                    seen["estimate"] = True
+                if not is_exact:
+                    _stability_mark(ax, xi, a, b, e, st, arrow, seen)
         ax.set_ylim(0, top * 1.12)
         ax.set_xlim(xs_all.min() - 0.06 * span, xs_all.max() + 0.06 * span)
     label_panels(x, f"largest stable load ({units})")
+    _finish(fig, title + where, _policy_handles(names) + _stability_handles(seen))
+    return fig
+
+
+def _stability_mark(ax, x, low, high, estimate, st, arrow, seen) -> None:
+    """One policy's stability at one ``x`` that is not exact: a bar from its proven
+    low end to its proven high end, or a half-line from the one end it has, and its
+    estimate (proving nothing) as a small hollow marker; ``seen`` notes what was drawn."""
+    has_lo, has_hi = low > 0, np.isfinite(high)
+    if has_lo and has_hi:
+        ax.plot([x, x], [low, high], color=st["colour"], lw=2.2, alpha=0.75, solid_capstyle="butt", zorder=3)
+        ax.plot([x, x], [low, high], color=st["colour"], marker="_", ms=5, ls="none", zorder=3)
+        seen["interval"] = True
+    elif has_lo:
+        _half_line(ax, x, low, low + arrow, st["colour"])
+        seen["at least"] = True
+    elif has_hi:
+        _half_line(ax, x, high, max(high - arrow, 0.0), st["colour"])
+        seen["at most"] = True
+    if np.isfinite(estimate):
+        ax.plot(
+            [x],
+            [estimate],
+            color=st["colour"],
+            marker=st["marker"],
+            ms=2.8,
+            ls="none",
+            markerfacecolor="white",
+            markeredgewidth=0.7,
+            zorder=5,
+        )
+        seen["estimate"] = True
+
+
+def _stability_handles(seen: dict) -> list:
+    """The legend entries of the kinds the stability figure drew."""
     from matplotlib.lines import Line2D
 
-    handles = _policy_handles(names)
-    if seen["exact"]:
-        handles.append(Line2D([], [], color="0.35", marker="o", ms=3.8, label="exact"))
-    if seen["interval"]:
-        handles.append(Line2D([], [], color="0.35", lw=2.2, alpha=0.75, label="proven interval"))
-    if seen["at least"]:
-        handles.append(Line2D([], [], color="0.35", ls=":", marker="^", ms=3, label="at least (proven low end)"))
-    if seen["at most"]:
-        handles.append(Line2D([], [], color="0.35", ls=":", marker="v", ms=3, label="at most (proven high end)"))
-    if seen["estimate"]:
-        handles.append(
-            Line2D(
-                [],
-                [],
-                color="0.35",
-                ls="none",
-                marker="o",
-                ms=3,
-                markerfacecolor="white",
-                label="estimate (proves nothing)",
-            )
-        )
-    _finish(fig, title + where, handles)
-    return fig
+    entries = {
+        "exact": dict(color="0.35", marker="o", ms=3.8, label="exact"),
+        "interval": dict(color="0.35", lw=2.2, alpha=0.75, label="proven interval"),
+        "at least": dict(color="0.35", ls=":", marker="^", ms=3, label="at least (proven low end)"),
+        "at most": dict(color="0.35", ls=":", marker="v", ms=3, label="at most (proven high end)"),
+        "estimate": dict(
+            color="0.35", ls="none", marker="o", ms=3, markerfacecolor="white", label="estimate (proves nothing)"
+        ),
+    }
+    return [Line2D([], [], **entries[kind]) for kind in entries if seen[kind]]
 
 
 def _first_swept(ds: xr.Dataset) -> str | None:
