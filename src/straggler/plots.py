@@ -804,7 +804,7 @@ def _stability_handles(seen: dict) -> list:
     """The legend entries of the kinds the stability figure drew."""
     from matplotlib.lines import Line2D
 
-    entries = {
+    entries: dict[str, dict[str, Any]] = {
         "exact": dict(color="0.35", marker="o", ms=3.8, label="exact"),
         "interval": dict(color="0.35", lw=2.2, alpha=0.75, label="proven interval"),
         "at least": dict(color="0.35", ls=":", marker="^", ms=3, label="at least (proven low end)"),
