@@ -1443,6 +1443,36 @@ def _most_estimated(ds: xr.Dataset, keep: set) -> tuple[dict, str]:
     return fixed, (f" at {where}" if where else "")
 
 
+def _draw_frontier(ax, drawn: list, boxes: list) -> None:
+    """Ring the points no other point's E[T] and E[C] intervals both beat
+    (:func:`frontier_of_boxes`) and draw the estimates' Pareto front as a step line."""
+    on = frontier_of_boxes(boxes)
+    ax.scatter(
+        [drawn[k][0] for k in on],
+        [drawn[k][1] for k in on],
+        s=70,
+        facecolors="none",
+        edgecolors="black",
+        lw=0.7,
+        zorder=5,
+    )
+    front = [drawn[k] for k in pareto_front(drawn)]
+    ax.step([p[0] for p in front], [p[1] for p in front], where="post", color="black", lw=0.6, alpha=0.6, zorder=3)
+
+
+def _fit_x(ax, xs: list) -> None:
+    """The x range of the points and marks at hand (the marks, drawn in axes
+    coordinates, would not widen it), and a readable range around a single point."""
+    if xs:
+        lo, hi = min(xs), max(xs)
+        pad = 0.08 * (hi - lo) if hi > lo else 0.05 * abs(hi) or 0.05
+        ax.set_xlim(lo - pad, hi + pad)
+    lo, hi = ax.get_xlim()
+    mid = (lo + hi) / 2
+    if hi - lo < 0.1 * abs(mid):
+        ax.set_xlim(mid * 0.95, mid * 1.05)
+
+
 def tradeoff_figure(ds: xr.Dataset):
     """The latency-cost trade-off: E[T] against E[C] at each load (a column per load,
     at most four), a point per policy and variant (d, policy parameters), the
@@ -1524,29 +1554,8 @@ def tradeoff_figure(ds: xr.Dataset):
                     policies.append(policy)
             if drawn:
                 anything = True
-                on = frontier_of_boxes(boxes)
-                ax.scatter(
-                    [drawn[k][0] for k in on],
-                    [drawn[k][1] for k in on],
-                    s=70,
-                    facecolors="none",
-                    edgecolors="black",
-                    lw=0.7,
-                    zorder=5,
-                )
-                front = [drawn[k] for k in pareto_front(drawn)]
-                fx = [p[0] for p in front]
-                fy = [p[1] for p in front]
-                ax.step(fx, fy, where="post", color="black", lw=0.6, alpha=0.6, zorder=3)
-            xs = [p[0] for p in drawn] + mark_x
-            if xs:  # the marks (drawn in axes coordinates) do not widen the x range
-                lo, hi = min(xs), max(xs)
-                pad = 0.08 * (hi - lo) if hi > lo else 0.05 * abs(hi) or 0.05
-                ax.set_xlim(lo - pad, hi + pad)
-            lo, hi = ax.get_xlim()
-            mid = (lo + hi) / 2
-            if hi - lo < 0.1 * abs(mid):  # one point: a readable range around it
-                ax.set_xlim(mid * 0.95, mid * 1.05)
+                _draw_frontier(ax, drawn, boxes)
+            _fit_x(ax, [p[0] for p in drawn] + mark_x)
             if unplaced:
                 ax.text(
                     0.98,
