@@ -36,6 +36,7 @@ import xarray as xr
 
 from . import policies
 from .intervals import CRITERIA, MINIMISE, confidence, fmt_interval, intervals, setting_dims
+from .simulation.statistics import paired_ci
 
 __all__ = [
     "CRITERIA",
@@ -110,25 +111,6 @@ def evidence_words(evidences) -> str:
                 words.add(part.strip())
     order = {w: i for i, w in enumerate(_WORDS)}
     return ", ".join(sorted(words, key=lambda w: (order.get(w, len(order)), w)))
-
-
-def paired_ci(a: np.ndarray, b: np.ndarray, level: float) -> tuple[float, float] | None:
-    """The Student-t CI of the mean of ``a - b`` over the replications both have
-    (None with fewer than two)."""
-    from scipy import stats
-
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    if a.shape != b.shape:
-        return None
-    ok = np.isfinite(a) & np.isfinite(b)
-    n = int(ok.sum())
-    if n < 2:
-        return None
-    d = a[ok] - b[ok]
-    mean = float(d.mean())
-    half = float(stats.t.ppf(0.5 + level / 2, n - 1) * d.std(ddof=1) / math.sqrt(n))
-    return mean - half, mean + half
 
 
 def interval_beats(a: Candidate, b: Candidate, minimise: bool) -> bool:

@@ -336,6 +336,25 @@ def t_quantile(confidence: float, df: int) -> float:
     return float(stdtrit(df, 0.5 + 0.5 * float(confidence)))
 
 
+def paired_ci(a: np.ndarray, b: np.ndarray, level: float) -> tuple[float, float] | None:
+    """The Student-t CI of the mean of ``a - b`` over the replications both have
+    (None with fewer than two). Valid whether or not ``a`` and ``b`` share random
+    numbers (the differences are independent across replications either way); with
+    common random numbers it is the tighter one."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape != b.shape:
+        return None
+    ok = np.isfinite(a) & np.isfinite(b)
+    n = int(ok.sum())
+    if n < 2:
+        return None
+    d = a[ok] - b[ok]
+    mean = float(d.mean())
+    half = t_quantile(level, n - 1) * float(d.std(ddof=1)) / math.sqrt(n)
+    return mean - half, mean + half
+
+
 def hist_quantiles(hist: np.ndarray, qs=QUANTILES) -> np.ndarray:
     """Quantiles of a histogram, interpolated linearly inside the bin."""
     total = int(hist.sum())
