@@ -41,6 +41,7 @@ import xarray as xr
 from .catalog import BASE_FIGURES, SIMULATED_FIGURES, figure_names, map_axes  # noqa: F401
 from .catalog import CASE_DIMS as _CASE_DIMS
 from .catalog import numeric as _numeric
+from .policies import value_name
 
 _MAX_LOAD_PANELS = 4
 """Figures with a column per load show at most this many loads (evenly spread)."""
@@ -285,8 +286,31 @@ def _policy_handles(policies) -> list:
     return out
 
 
-def _kind_handles(kinds, simulated: bool = False, confidence: float | None = None, ringed: bool = True) -> list:
+PS_UPPER_BOUND = "upper bound: all replicas served"
+"""The legend name of the analytic upper bound of CoC with PS servers (the PS paper's
+Section 3.5 system: each server an M/X/1/PS queue), which is not the simulated
+upper-bound system of ``CoC.ps_bound = upper``."""
+
+
+def _kind_names(ds: xr.Dataset | None) -> dict[str, str]:
+    """Legend names of analytic kinds that a study makes more specific."""
+    import yaml
+
+    if ds is None or "CoC" not in [str(p) for p in ds["policy"].values]:
+        return {}
+    try:
+        discipline = yaml.safe_load(ds.attrs["config"])["system"]["discipline"]
+    except (KeyError, TypeError, ValueError, yaml.YAMLError):
+        return {}
+    return {"upper bound": PS_UPPER_BOUND} if discipline == "PS" else {}
+
+
+def _kind_handles(
+    kinds, simulated: bool = False, confidence: float | None = None, ringed: bool = True, ds=None
+) -> list:
     from matplotlib.lines import Line2D
+
+    names = _kind_names(ds)
 
     out = [
         Line2D(
@@ -297,7 +321,7 @@ def _kind_handles(kinds, simulated: bool = False, confidence: float | None = Non
             marker="o",
             ms=3.5,
             markerfacecolor="white",
-            label=KIND_STYLE.get(k, {"label": k})["label"],
+            label=names.get(k, KIND_STYLE.get(k, {"label": k})["label"]),
         )
         for k in _ordered_kinds(kinds)
     ]
@@ -988,7 +1012,7 @@ def _against_load(ds: xr.Dataset, var: str, title: str, ylabel: str, analytic: b
     _x_range([ax for ax, _, _ in cells], ds["load"].values)
     title += where + (f"\n({VERDICT_NOTE})" if marked else "")
     label_panels(load_label(ds), ylabel)
-    _finish(fig, title, _policy_handles(policies) + _kind_handles(kinds, simulated, _confidence(ds)))
+    _finish(fig, title, _policy_handles(policies) + _kind_handles(kinds, simulated, _confidence(ds), ds=ds))
     return fig
 
 
@@ -1030,7 +1054,7 @@ def latency_vs_figure(ds: xr.Dataset, x: str):
     title += where + (f"\n({VERDICT_NOTE})" if marked else "")
     lname = load_label(ds).split(" = ")[0]
     _label_panels(axes, [_case_name(c) for c in cases], [f"{lname} = {_fmt(v)}" for v in loads], x, "E[T]")
-    _finish(fig, title, _policy_handles(policies) + _kind_handles(kinds, simulated, _confidence(ds)))
+    _finish(fig, title, _policy_handles(policies) + _kind_handles(kinds, simulated, _confidence(ds), ds=ds))
     return fig
 
 
@@ -1265,7 +1289,7 @@ def against_axis_figure(ds: xr.Dataset, what: str, x: str):
             for k, v in enumerate(loads)
         ]
     title += where + (f"\n({VERDICT_NOTE})" if marked else "")
-    _finish(fig, title, handles + _kind_handles(kinds, simulated, _confidence(ds)))
+    _finish(fig, title, handles + _kind_handles(kinds, simulated, _confidence(ds), ds=ds))
     return fig
 
 
@@ -1299,7 +1323,7 @@ def _variant_points(ds: xr.Dataset, dims: list[str]):
         fixed = {d: ds[d].values[0] for d in dims if d not in own}
         for combo in itertools.product(*(ds[d].values for d in own)):
             sel = dict(zip(own, combo))
-            label = ", ".join(f"{d}={_fmt(v)}" for d, v in sel.items())
+            label = ", ".join(value_name(d, v) or f"{d}={_fmt(v)}" for d, v in sel.items())
             out.append((policy, {**fixed, **sel}, label))
     return out
 
@@ -1372,7 +1396,7 @@ def by_variant_figure(ds: xr.Dataset, what: str):
     for ax in axes[-1, :]:
         ax.set_xlabel(load_label(ds))
     title += where + (f"\n({VERDICT_NOTE})" if marked else "")
-    _finish(fig, title, handles + _kind_handles(kinds, simulated, _confidence(ds)), n_legend_cols=4)
+    _finish(fig, title, handles + _kind_handles(kinds, simulated, _confidence(ds), ds=ds), n_legend_cols=4)
     return fig
 
 
@@ -1582,7 +1606,7 @@ def tradeoff_figure(ds: xr.Dataset):
     )
     from matplotlib.lines import Line2D
 
-    handles = _policy_handles(policies) + _kind_handles(kinds, simulated, _confidence(ds))
+    handles = _policy_handles(policies) + _kind_handles(kinds, simulated, _confidence(ds), ds=ds)
     handles.append(
         Line2D(
             [], [], color="black", lw=0, marker="o", markerfacecolor="none", ms=6, label="on the frontier (intervals)"

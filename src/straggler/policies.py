@@ -59,6 +59,10 @@ class PolicySpec:
     """Why the set of stable loads is an interval (0, lambda*): the verdict is then
     monotone in the load, and the loads above an unstable one are not simulated
     (:func:`stability_monotone`). Empty: not known to be monotone."""
+    value_names: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Parameter name -> {value: what the value makes of the system}: the words a
+    figure's legend and the report use for a variant (``CoC.ps_bound = upper`` is the
+    simulated upper-bound system, not an analytic bound)."""
     replicas: int = 1
     """Replicas a job may get besides the ``d`` of a policy with ``uses_d``: every
     job takes that many replica sizes from the random streams, whichever run, so
@@ -154,6 +158,13 @@ POLICIES: dict[str, PolicySpec] = {
             uses_d=True,
             two_pools=False,
             parameters={"ps_bound": None},
+            value_names={
+                "ps_bound": {
+                    "none": "original system",
+                    "lower": "lower-bound system, 1/min (simulated)",
+                    "upper": "upper-bound system, 1/max (simulated)",
+                }
+            },
             schema="coc_parameters",
             analysis="cancel_on_complete",
             kernel_code=COC_CODE,
@@ -219,6 +230,16 @@ def stability_monotone(policy: str, params: dict | None = None) -> str:
     if policy == "FJ" and params.get("keep") == "opt":
         return ""
     return POLICIES[policy].monotone
+
+
+def value_name(axis: str, value) -> str:
+    """What the value of a policy-parameter axis (``CoC.ps_bound``) makes of the
+    system, in words (:attr:`PolicySpec.value_names`); "" when the policy names none."""
+    policy, _, parameter = str(axis).partition(".")
+    spec = POLICIES.get(policy)
+    if spec is None or not parameter:
+        return ""
+    return spec.value_names.get(parameter, {}).get(str(value), "")
 
 
 def all_policy_names() -> list[str]:
