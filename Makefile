@@ -8,10 +8,10 @@ STAMP  := $(VENV)/.installed
 CORES  ?= all
 PYTEST_ARGS ?=
 
-.PHONY: setup run test test-fast lint clean help
+.PHONY: setup run test test-fast test-papers lint clean help
 
 help:
-	@echo "make setup | run | test | test-fast | lint | clean"
+	@echo "make setup | run | test | test-fast | test-papers | lint | clean"
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "python >= 3.11 is required, found " + sys.version.split()[0])'
@@ -29,7 +29,11 @@ test: setup
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test-fast: setup
-	$(BIN)/python -m pytest -m "not slow and not workflow and not cluster" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not slow and not workflow and not cluster and not papers" $(PYTEST_ARGS)
+
+# every paper study at quick scale, its claims checked (about 20 minutes on two cores)
+test-papers: setup
+	$(BIN)/python -m pytest -m papers $(PYTEST_ARGS)
 
 lint: setup
 	$(BIN)/snakemake --lint
