@@ -1083,10 +1083,10 @@ def f6_about_1_reason(ds) -> str:
     if "idle_fraction" in ds:
         f = np.asarray(at(ds, "idle_fraction", **sel).values, dtype=float).ravel()
         if np.isfinite(f).any():
-            idle = f"; a server is idle {_pct(float(np.nanmean(f)))} of the time"
+            idle = f" (a server is idle {_pct(float(np.nanmean(f)))} of the time)"
     return (
-        f"the paper reads its plot loosely: E[T] is {_pct(m - 1)} above E[X] = 1, what a job "
-        f"meets when it finds its servers busy now and then{idle}"
+        f"the paper reads its plot loosely: E[T] is {_pct(m - 1)} above E[X] = 1; that most jobs "
+        f"see no delay{idle} does not make E[T] about 1"
     )
 
 
