@@ -20,13 +20,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
 import pytest
+import runs
 import xarray as xr
 import yaml
 
@@ -35,7 +35,6 @@ from straggler.config import resolve_config
 from straggler.grid import build_grid
 
 ROOT = Path(__file__).resolve().parents[1]
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 PROFILES = ROOT / "profiles"
 
 pytestmark = pytest.mark.cluster
@@ -126,22 +125,7 @@ def snakemake(workdir: Path, *extra, env=None, timeout=300):
     configfile = workdir / "mini.yaml"
     if not configfile.exists():
         configfile.write_text(yaml.safe_dump(STUDY))
-    return subprocess.run(
-        [
-            SNAKEMAKE,
-            "--snakefile",
-            str(ROOT / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--configfile",
-            str(configfile),
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
+    return runs.snakemake(workdir, configfile, *extra, env=env, timeout=timeout)
 
 
 def dataset(workdir: Path) -> xr.Dataset:

@@ -9,17 +9,15 @@ machine), then checks the claims on its dataset. About 20 minutes for all twelve
 cores: behind the ``papers`` marker (``make test-papers``; CI runs them).
 """
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import xarray as xr
+from runs import snakemake
 
 from straggler.claims import FAILS, HOLDS, NOT_TESTED, check_claims
 
 ROOT = Path(__file__).resolve().parents[1]
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 PAPERS = {
     "threshold": ["threshold_p1", "threshold_r_slow", "threshold_belief", "threshold_latency"],
@@ -42,23 +40,8 @@ pytestmark = pytest.mark.papers
 def study_dataset(study: str, workdir: Path) -> xr.Dataset:
     """The study's dataset at its quick scale, computed in ``workdir``."""
     target = f"results/{study}/{study}.nc"
-    run = subprocess.run(
-        [
-            SNAKEMAKE,
-            "--snakefile",
-            str(ROOT / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--configfile",
-            str(ROOT / "config" / "studies" / f"{study}.yaml"),
-            "--cores",
-            "all",
-            target,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=3600,
-    )
+    configfile = ROOT / "config" / "studies" / f"{study}.yaml"
+    run = snakemake(workdir, configfile, "--cores", "all", target, timeout=3600)
     assert run.returncode == 0, run.stderr[-4000:]
     with xr.open_dataset(workdir / target) as ds:
         return ds.load()

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import xarray as xr
 import yaml
+from runs import snakemake
 
 ROOT = Path(__file__).resolve().parents[1]
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 TINY = {
     "study": "tiny",
@@ -35,24 +35,6 @@ TINY = {
 }
 
 pytestmark = pytest.mark.workflow
-
-
-def snakemake(workdir: Path, configfile: Path, *extra):
-    return subprocess.run(
-        [
-            SNAKEMAKE,
-            "--snakefile",
-            str(ROOT / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--configfile",
-            str(configfile),
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
 
 
 @pytest.fixture(scope="module")
