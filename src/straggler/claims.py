@@ -1615,7 +1615,8 @@ def k_bounds_meet(ds):
     for load in loads:
         up = at(ds, "latency_approx", load=load).values
         lo = at(ds, "latency_lower", load=load).values
-        ratio = up / lo - 1
+        with np.errstate(invalid="ignore", divide="ignore"):  # infinite bounds near capacity
+            ratio = up / lo - 1
         ratio = ratio[np.isfinite(ratio)]
         if ratio.size:
             gaps[load] = float(np.median(ratio))
