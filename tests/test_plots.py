@@ -253,3 +253,19 @@ def test_winner_map_shows_ties_as_ties(synthetic):
     labels = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
     assert any(t.startswith("tie") for t in labels)
     plt.close(fig)
+
+
+def test_variants_that_are_other_systems_are_named_as_such():
+    """The PS bound systems are named by what they are, in the legend, and a point's
+    label on the trade-off figure is its value (a named value is no 'axis=value')."""
+    ds = study(policies=("CoC",), r_slow=(1.0,), extra={"CoC.ps_bound": ["none", "lower", "upper"]})
+    fig = plots.make_figure(ds, "latency_by_variant")
+    labels = {t.get_text() for legend in fig.legends for t in legend.get_texts()}
+    assert {
+        "original system",
+        "lower-bound system, 1/min (simulated)",
+        "upper-bound system, 1/max (simulated)",
+    } <= labels
+    fig = plots.make_figure(ds, "tradeoff")
+    texts = {t.get_text() for ax in fig.axes for t in ax.texts}
+    assert {"none", "lower", "upper"} <= texts

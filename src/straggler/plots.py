@@ -41,6 +41,7 @@ import xarray as xr
 from .catalog import BASE_FIGURES, SIMULATED_FIGURES, figure_names, map_axes  # noqa: F401
 from .catalog import CASE_DIMS as _CASE_DIMS
 from .catalog import numeric as _numeric
+from .files import atomic_write
 from .policies import value_name
 
 _MAX_LOAD_PANELS = 4
@@ -1328,6 +1329,11 @@ def _variant_points(ds: xr.Dataset, dims: list[str]):
     return out
 
 
+def _short_label(policy: str, sel: dict, dims: list[str]) -> str:
+    """A point's variant by its values alone (``4/opt``), for labels on the data."""
+    return "/".join(_fmt(sel[d]) for d in dims if d in sel and _varies(policy, d))
+
+
 def by_variant_figure(ds: xr.Dataset, what: str):
     """Mean latency or cost against load, one line per variant (a combination of the
     swept grid axes other than the case, e.g. ``d = 4, FJ.keep = opt``) in shades of
@@ -1534,7 +1540,7 @@ def tradeoff_figure(ds: xr.Dataset):
                             marked |= _draw_verdicts(ax, [cost], [v], None, s["colour"], slots[policy])
                             mark_x.append(cost)
                         else:
-                            short = "/".join(part.split("=", 1)[1] for part in label.split(", ")) if label else ""
+                            short = _short_label(policy, sel, variants)
                             unplaced.append(f"{policy}{' ' + short if short else ''} {'x' if v == 'unstable' else '?'}")
                         if policy not in policies:
                             policies.append(policy)
@@ -1567,7 +1573,7 @@ def tradeoff_figure(ds: xr.Dataset):
                     )
                     kinds |= {k.strip() for k in source.split("/")}
                 if label:  # the variant's values; the legend names the axes
-                    short = "/".join(part.split("=", 1)[1] for part in label.split(", "))
+                    short = _short_label(policy, sel, variants)
                     ax.annotate(
                         short, (c, t), xytext=(3, 2), textcoords="offset points", fontsize=5.5, color=s["colour"]
                     )
@@ -1987,7 +1993,12 @@ def write_figures(ds: xr.Dataset, outdir, names=None) -> list[Path]:
         fig = make_figure(ds, name)
         for ext in ("png", "svg"):
             path = outdir / f"{name}.{ext}"
-            fig.savefig(path, dpi=200, bbox_inches="tight", metadata=_metadata(ext))
+            atomic_write(
+                path,
+                lambda tmp, ext=ext: fig.savefig(
+                    tmp, format=ext, dpi=200, bbox_inches="tight", metadata=_metadata(ext)
+                ),
+            )
             written.append(path)
         plt.close(fig)
     return written
