@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import xarray as xr
 
+from .files import atomic_write, write_checksummed
 from .grid import Grid
 from .variables import COORD_ATTRS, LOAD_BASIS_ATTRS, QUANTILES, VARIABLES, Variable
 
@@ -173,7 +172,7 @@ def write_netcdf(ds: xr.Dataset, path) -> None:
     inherited fixed-width string encodings (they truncate string coordinates)."""
     ds = ds.drop_encoding()
     encoding = {name: {"zlib": True, "complevel": 4} for name, var in ds.data_vars.items() if var.dtype.kind == "f"}
-    _atomic(Path(path), lambda tmp: ds.to_netcdf(tmp, engine="netcdf4", encoding=encoding))
+    atomic_write(path, lambda tmp: ds.to_netcdf(tmp, engine="netcdf4", encoding=encoding))
 
 
 CELL_FORMAT = "NETCDF3_64BIT_DATA"
@@ -184,7 +183,8 @@ netCDF4 read them back as strings)."""
 
 
 def write_cell(ds: xr.Dataset, path) -> None:
-    """Write a cell's dataset atomically with netCDF4 directly, in :data:`CELL_FORMAT`
+    """Write a cell's dataset atomically, its checksum beside it (:mod:`straggler.files`:
+    a damaged cell file is recomputed), with netCDF4 directly, in :data:`CELL_FORMAT`
     (the dataset xarray opens is the one written: NaN fill for floats, strings as
     strings; tests/test_evaluate.py)."""
     import netCDF4
@@ -213,17 +213,4 @@ def write_cell(ds: xr.Dataset, path) -> None:
                 v.setncatts(dict(var.attrs))
             nc.setncatts(dict(ds.attrs))
 
-    _atomic(Path(path), write)
-
-
-def _atomic(path: Path, write) -> None:
-    """``write(tmp)`` a temporary file beside ``path``, then rename it: no run leaves
-    a partial file under the final name."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    write_checksummed(path, write)

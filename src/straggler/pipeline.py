@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+from .files import CHECKSUM_SUFFIX, damage, discard, sweep_temporaries, write_text
+
 log = logging.getLogger(__name__)
 
 
@@ -55,7 +57,7 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
         jobs = stats.get("simulated_jobs", 0)
         done.append({"cell": cell, "key": key, "seconds": round(seconds, 3), "jobs": jobs})
         _progress(f"[{i}/{len(cells)}] {cell}: {ds.sizes['load']} loads, {jobs:,} jobs simulated, {seconds:.2f} s")
-    _write_text(
+    write_text(
         manifest_path, json.dumps({"cells": done, "seconds": round(time.perf_counter() - start_all, 3)}, indent=1)
     )
 
@@ -71,7 +73,7 @@ def simulate_shard(resolved_yaml: str, cell: str, first: int, stop: int, results
     jobs = run(yaml.safe_load(resolved_yaml), cell, first, stop, Path(results) / "sim")
     seconds = time.perf_counter() - start
     _progress(f"{cell} replications {first}..{stop - 1}: {jobs:,} jobs simulated, {seconds:.2f} s")
-    _write_text(
+    write_text(
         marker_path,
         json.dumps({"cell": cell, "first": first, "stop": stop, "jobs": jobs, "seconds": round(seconds, 3)}),
     )
@@ -92,6 +94,10 @@ def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config, rec
     grid = build_grid(resolved)
     cells = {}
     for path in cell_paths:
+        why = damage(path)
+        if why:
+            # the Snakefile recomputes a damaged cell before this step; one damaged since
+            raise ValueError(f"cell file {path}: {why}; run the workflow again to recompute it")
         record = read_cell(path)
         cells[record.attrs["cell_id"]] = record
     missing = set(grid.cells) - set(cells)
@@ -100,8 +106,11 @@ def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config, rec
     recorded = resolved_yaml if recorded_yaml is None else recorded_yaml
     study = combine(grid, cells, provenance(yaml.safe_load(recorded), recorded))
     write_netcdf(study, out_nc)
-    _write_text(out_config, resolved_yaml)
+    write_text(out_config, resolved_yaml)
     _prune(cell_paths)
+    # every job that writes under the study's folder has finished: what a killed job left
+    for tmp in sweep_temporaries([Path(out_nc).parent]):
+        log.info("removed %s (left by a killed job)", tmp)
 
 
 def _prune(cell_paths: list[str]) -> None:
@@ -113,8 +122,11 @@ def _prune(cell_paths: list[str]) -> None:
     for folder in folders:
         for path in folder.glob("*.nc"):
             if path.resolve() not in keep:
-                path.unlink()
+                discard(path)
                 log.info("removed %s (not a cell of this dataset)", path.name)
+        for checksum in folder.glob(f"*.nc{CHECKSUM_SUFFIX}"):
+            if not checksum.with_suffix("").exists():
+                checksum.unlink()
 
 
 def figures(nc_path, outdir, names=None) -> None:
@@ -136,14 +148,6 @@ def report(nc_path, markdown_path, csv_path, html_path=None, claims_path=None, f
     figs = {Path(p).stem: Path(p) for p in figure_paths}
     with xr.open_dataset(nc_path, engine="netcdf4") as ds:
         write_report(ds.load(), markdown_path, csv_path, html_path, claims_path, figs)
-
-
-def _write_text(path, text: str) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
 
 
 def main(argv=None) -> int:

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .files import write_text
 from .intervals import CRITERIA, UNITS, fmt_interval, tail_intervals
 from .winners import ORACLES, PointTable, dominated, recommend, recommendations, setting_dims, winners
 
@@ -505,14 +506,6 @@ def claims_table(ds: xr.Dataset) -> pd.DataFrame:
     return check_claims(ds)
 
 
-def _atomic(path, text: str) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
-
-
 def write_report(
     ds: xr.Dataset, markdown_path, csv_path, html_path=None, claims_path=None, figures: dict[str, Path] | None = None
 ) -> None:
@@ -521,14 +514,14 @@ def write_report(
     points = PointTable(ds)
     table = winners(ds, points)
     claims = claims_table(ds)
-    _atomic(csv_path, table.to_csv(index=False))
-    _atomic(markdown_path, markdown(ds, table, claims, recommendations(ds, points)))
+    write_text(csv_path, table.to_csv(index=False))
+    write_text(markdown_path, markdown(ds, table, claims, recommendations(ds, points)))
     if claims_path is not None:
         from .claims import COLUMNS
 
-        _atomic(claims_path, claims.reindex(columns=list(COLUMNS)).to_csv(index=False))
+        write_text(claims_path, claims.reindex(columns=list(COLUMNS)).to_csv(index=False))
     if html_path is not None:
-        _atomic(html_path, html(ds, figures, table, claims))
+        write_text(html_path, html(ds, figures, table, claims))
 
 
 # ------------------------------------------------------------------ best at a point

@@ -44,7 +44,7 @@ TEMPLATE_SUFFIXES = (".html", ".j2", ".css")
 #: other). A group lists module names; a package's name covers its modules; ``""``
 #: is the package's ``__init__``. tests/test_layers.py checks the source against it.
 LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
-    (("", "kernel_cache", "numerics", "sources", "catalog"),),
+    (("", "kernel_cache", "numerics", "sources", "catalog", "files"),),
     (("distributions",),),
     (("dependence",),),
     (("system",),),

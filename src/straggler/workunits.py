@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from .files import damage
 from .grid import Cell, Grid, cell_spec, result_config, result_spec  # noqa: F401
 from .policies import POLICIES
 
@@ -196,6 +197,17 @@ class Plan:
 
     def cell_path(self, results: str, cell: str) -> str:
         return f"{results}/cells/{self.keys[cell]}.nc"
+
+    def damaged(self, results: str) -> dict[str, str]:
+        """The cell files that exist but are not to be trusted (:func:`straggler.files.damage`),
+        with the reason: the Snakefile removes them, so that their cells are recomputed."""
+        found = {}
+        for cell in self.keys:
+            path = self.cell_path(results, cell)
+            why = damage(path)
+            if why:
+                found[path] = why
+        return found
 
     def pending(self, results: str) -> list[Batch]:
         """Batches with a cell that has no result yet (the others are left out)."""

@@ -7,6 +7,7 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 
 from straggler.catalog import figure_names, figure_parts
+from straggler.files import discard
 from straggler.config import ConfigError, dump_config, load_config, resolve_config_cached
 from straggler.grid import build_grid
 from straggler.sources import figures_hash, model_hash, presentation_hash
@@ -42,6 +43,13 @@ REPORT_HASH = presentation_hash()
 FIGURE_NAMES = figure_names(GRID.axes, "simulation" in RESOLVED["evaluate"])
 FIGURE_PARTS = figure_parts(FIGURE_NAMES)
 PLAN = plan(RESOLVED, GRID, MODEL_HASH)
+# A cell file that does not match its checksum (truncated, changed, written by a killed
+# job) is not a result: remove it, so that its cell is computed again (the main process
+# only, before any job runs; a cluster job sees the folder as the main process left it).
+if workflow.is_main_process:
+    for _path, _why in PLAN.damaged(RESULTS).items():
+        logger.warning(f"{_path}: {_why}; it is removed and its cell computed again")
+        discard(_path)
 # A job's memory: measured at 200-350 MB (max RSS: the imports, one cell at a time, a
 # replication's monitor history); a job that ran out gets more on its next attempt.
 MEM_MB = 1000

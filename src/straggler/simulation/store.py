@@ -20,13 +20,17 @@ they are chosen per load).
 
 from __future__ import annotations
 
-import os
+import logging
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ..files import atomic_write
 from . import statistics as S
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -167,12 +171,11 @@ class Store:
 
 
 def _write(path: Path, rec: Replications) -> None:
-    """Atomically (a temporary file renamed): a killed job leaves no partial file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
+    """Atomically (:func:`straggler.files.atomic_write`): a killed job leaves no partial file."""
+    quantiles = rec.quantiles if rec.quantiles is not None else np.full((len(rec), len(S.QUANTILES)), np.nan)
+
+    def write(tmp: Path) -> None:
         with open(tmp, "wb") as f:
-            quantiles = rec.quantiles if rec.quantiles is not None else np.full((len(rec), len(S.QUANTILES)), np.nan)
             np.savez_compressed(
                 f,
                 index=rec.index,
@@ -182,10 +185,8 @@ def _write(path: Path, rec: Replications) -> None:
                 jobs=np.int64(rec.jobs),
                 quantiles=quantiles,
             )
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+
+    atomic_write(path, write)
 
 
 def _read(path: Path) -> Replications | None:
@@ -199,5 +200,9 @@ def _read(path: Path) -> Replications | None:
                 int(z["jobs"]),
                 z["quantiles"],
             )
-    except (OSError, ValueError, KeyError):
-        return None  # unreadable: recomputed
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        # a truncated or damaged file (the zip's CRC-32 catches a changed byte): recomputed
+        log.warning("replications %s are unreadable (%s: %s): simulated again", path, type(err).__name__, err)
+        return None

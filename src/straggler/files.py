@@ -1,0 +1,134 @@
+"""Files written whole or not at all, and checked before they are trusted.
+
+Every file the package writes goes through :func:`atomic_write`: the content goes to a
+temporary file beside the target (``.<name>.<pid>.tmp``), which is renamed onto the
+target only once complete, so a killed job or a full disk never leaves a partial
+file under the target's name. A temporary file a killed job left behind is removed by
+:func:`sweep_temporaries` once no job can be writing it (the aggregate step).
+
+A result that later steps build on (a cell file) carries its SHA-256 in a file beside
+it, ``<name>.sha256`` (:func:`write_checksummed`), written before the result itself is
+renamed into place: wherever the result exists, so does the checksum it must match.
+:func:`damage` says why a file is not to be trusted (missing checksum, unreadable,
+mismatch), and the pipeline then recomputes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+__all__ = [
+    "CHECKSUM_SUFFIX",
+    "atomic_write",
+    "checksum_path",
+    "damage",
+    "discard",
+    "sha256_file",
+    "sweep_temporaries",
+    "write_bytes",
+    "write_checksummed",
+    "write_text",
+]
+
+CHECKSUM_SUFFIX = ".sha256"
+_CHUNK = 1 << 20
+
+
+def _temporary(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+def atomic_write(path, write: Callable[[Path], None]) -> Path:
+    """``write(tmp)`` a temporary file beside ``path``, then rename it onto ``path``
+    (the parent folder is created); on any error the temporary file goes and ``path``
+    is left as it was."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temporary(path)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
+
+
+def write_text(path, text: str) -> Path:
+    return atomic_write(path, lambda tmp: tmp.write_text(text))
+
+
+def write_bytes(path, data: bytes) -> Path:
+    return atomic_write(path, lambda tmp: tmp.write_bytes(data))
+
+
+def sha256_file(path) -> str:
+    """The SHA-256 of a file, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def checksum_path(path) -> Path:
+    path = Path(path)
+    return path.with_name(path.name + CHECKSUM_SUFFIX)
+
+
+def write_checksummed(path, write: Callable[[Path], None]) -> Path:
+    """Like :func:`atomic_write`, with the content's SHA-256 written beside it first."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _temporary(path)
+    try:
+        write(tmp)
+        write_text(checksum_path(path), sha256_file(tmp) + "\n")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
+
+
+def damage(path) -> str:
+    """Why the file at ``path`` is not to be trusted ("" when it matches its checksum,
+    or does not exist: a missing file is merely not computed yet)."""
+    path = Path(path)
+    if not path.exists():
+        return ""
+    try:
+        recorded = checksum_path(path).read_text().strip()
+    except FileNotFoundError:
+        return "it has no checksum (written by an interrupted job or another version)"
+    except (OSError, UnicodeDecodeError) as err:
+        return f"its checksum is unreadable ({err})"
+    try:
+        actual = sha256_file(path)
+    except OSError as err:
+        return f"it is unreadable ({err})"
+    return "" if actual == recorded else "its content does not match its checksum"
+
+
+def discard(path) -> None:
+    """Remove a file and its checksum."""
+    for p in (Path(path), checksum_path(path)):
+        p.unlink(missing_ok=True)
+
+
+def sweep_temporaries(folders: Iterable) -> list[Path]:
+    """Remove the temporary files of :func:`atomic_write` under ``folders`` (left by
+    killed jobs); call only where no job can be writing one. Returns what went."""
+    gone = []
+    for folder in folders:
+        folder = Path(folder)
+        if not folder.is_dir():
+            continue
+        for tmp in folder.rglob(".*.tmp"):
+            if tmp.is_file():
+                tmp.unlink(missing_ok=True)
+                gone.append(tmp)
+    return gone
