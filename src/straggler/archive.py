@@ -5,26 +5,46 @@ resolved config, the report, the figures and every cell), the code and
 environment files that produced them, and ``MANIFEST.json``: the sha256 and size
 of every member, the dataset's provenance (config hash, seed, source hash, git
 commit, versions) and the installed packages. It is byte-for-byte reproducible
-from the same files: members are sorted, owners and times zeroed.
+from the same files: members are sorted (the manifest first), owners and times zeroed.
 
-``verify`` checks every member against the manifest (nothing missing, nothing
-added, nothing altered) and, with ``--rerun K``, evaluates K cells again from the
-archived config with the installed code and compares every variable bit for bit
-with the archived cell (the simulation is bitwise reproducible, so any difference
-is a change of code, of a dependency, or of the data).
+A result set is *whole* when its cells are exactly the files of its config's grid
+(every cell, under the name its spec and code give it) and its dataset is what the
+pipeline's aggregation of those cells writes, bit for bit. ``archive`` refuses a
+result set that is not whole, and any symbolic link under ``results/<study>``.
+
+``verify`` reads the archive once, front to back. It refuses (one line, exit 1) an
+archive it cannot read safely: a manifest that is not the first member or is malformed,
+a member named twice or that is not a plain file. A member whose size the manifest
+does not bound (not listed, or larger by its tar header than listed) fails unread, and
+reading stops there: a gzip bomb's member inflates to gigabytes. The others are hashed
+a chunk at a time (nothing missing, nothing altered). Then it proves the archived
+result set whole and, with ``--rerun K``, evaluates K cells again from the archived
+config with the installed code and compares every variable bit for bit with the
+archived cell (the simulation is bitwise reproducible, so any difference is a change
+of code, of a dependency, or of the data).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import io
 import json
 import os
+import re
+import shutil
 import tarfile
+import tempfile
+import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
+
+import yaml
+
+from .config.errors import ConfigError
 
 MANIFEST = "MANIFEST.json"
 FORMAT = 1
@@ -37,6 +57,60 @@ _SKIP_RESULTS = ("logs", "sim", "units", "benchmarks")
 """Under results/<study>/: logs, the replication store (a cache of the cells), the work
 units' temporary manifests and Snakemake's timings are not part of a result set."""
 
+_CHUNK = 1 << 20
+"""Members are hashed a chunk at a time: a member's size is bounded only by its
+manifest entry, and a forged manifest may list gigabytes."""
+_MANIFEST_LIMIT = 64 << 20
+"""The largest manifest read (a manifest of 10^5 cells is about 15 MB)."""
+_PLAIN = (tarfile.REGTYPE, tarfile.AREGTYPE)
+_KINDS = {
+    tarfile.SYMTYPE: "a symbolic link",
+    tarfile.LNKTYPE: "a hard link",
+    tarfile.DIRTYPE: "a directory",
+    tarfile.CHRTYPE: "a character device",
+    tarfile.BLKTYPE: "a block device",
+    tarfile.FIFOTYPE: "a FIFO",
+    tarfile.CONTTYPE: "a contiguous file",
+    tarfile.GNUTYPE_SPARSE: "a sparse file",
+}
+
+MACHINE_ATTRS = frozenset(
+    {
+        "created",
+        "git_commit",
+        "straggler_version",
+        "source_hash",
+        "python_version",
+        "numpy_version",
+        "scipy_version",
+        "numba_version",
+        "xarray_version",
+        "snakemake_version",
+    }
+)
+"""Global attributes of the dataset (:func:`straggler.provenance.provenance`) left out
+when it is compared with its rebuild: they say when, in which checkout and with which
+versions the aggregation ran, not what the cells hold, and a rebuild runs later and
+maybe elsewhere. The code the numbers depend on is still checked: every cell file is
+named after ``source_hash`` (:func:`_cell_files`), and ``--rerun`` evaluates with the
+installed code. Every other attribute (the config text and its hash, the seed, the
+cells' notes, the impossible points, ...) follows from the config and the cells and
+must match."""
+
+_READ_ERRORS: tuple[type[Exception], ...] = (
+    OSError,
+    ValueError,
+    KeyError,
+    IndexError,
+    TypeError,
+    AttributeError,
+    RuntimeError,
+    yaml.YAMLError,
+    ConfigError,
+)
+"""What reading a forged file can raise (netCDF4, YAML, the config checks, the
+aggregation): each is a refusal naming the file, never a traceback."""
+
 
 class ArchiveError(Exception):
     """Refused before anything was written; the message says why."""
@@ -47,14 +121,21 @@ def _sha256(data: bytes) -> str:
 
 
 def _result_files(results: Path) -> list[Path]:
-    return sorted(
-        p
-        for p in results.rglob("*")
-        if p.is_file()
-        and not p.name.startswith(".")
-        and p.relative_to(results).parts[0] not in _SKIP_RESULTS
-        and not (_SKIP_PARTS & set(p.parts))
-    )
+    """The files of a result set. A symbolic link is refused, not followed: the archive
+    would hold its target, any file of the machine, as if it were a result.
+    ``results`` itself may be a link (results kept on another file system)."""
+    files = []
+    for p in sorted(results.rglob("*")):
+        if p.name.startswith(".") or p.relative_to(results).parts[0] in _SKIP_RESULTS or _SKIP_PARTS & set(p.parts):
+            continue
+        if p.is_symlink():
+            raise ArchiveError(
+                f"{p} is a symbolic link (to {os.readlink(p)}): an archive holds results, not links; "
+                "replace it by the file it points to, or remove it"
+            )
+        if p.is_file():
+            files.append(p)
+    return files
 
 
 def _project_files(root: Path) -> list[Path]:
@@ -78,6 +159,10 @@ def default_output(study: str, archives: Path = Path("archives")) -> Path:
     return archives / f"{study}.tar.gz"
 
 
+def _rerun_hint(study: str) -> str:
+    return f"snakemake --cores all --configfile config/studies/{study}.yaml"
+
+
 def create(
     study: str,
     results_root: Path = Path("results"),
@@ -85,35 +170,40 @@ def create(
     output: Path | None = None,
     force: bool = False,
 ) -> Path:
-    """Write the archive of ``results/<study>`` atomically and return its path."""
+    """Write the archive of ``results/<study>`` atomically and return its path; refuse
+    (:class:`ArchiveError`) a result set that is not whole."""
     results = Path(results_root) / study
-    dataset_path = results / f"{study}.nc"
-    config_path = results / "config.yaml"
-    for path in (dataset_path, config_path):
+    for path in (results / f"{study}.nc", results / "config.yaml"):
         if not path.is_file():
-            raise ArchiveError(
-                f"study {study!r}: {path} is missing; run the study first "
-                f"(snakemake --cores all --configfile config/studies/{study}.yaml)"
-            )
+            raise ArchiveError(f"study {study!r}: {path} is missing; run the study first ({_rerun_hint(study)})")
     output = Path(output) if output else default_output(study)
     if output.exists() and not force:
         raise ArchiveError(f"{output} exists; pass --force to replace it or --output to choose another path")
-    provenance = _global_attributes(dataset_path)
-    prefix = f"{study}"
-    members: dict[str, bytes] = {}
-    for path in _result_files(results):
-        members[f"{prefix}/results/{path.relative_to(results).as_posix()}"] = path.read_bytes()
+    files = {p.relative_to(results).as_posix(): p for p in _result_files(results)}
+    try:
+        prove_result_set(study, files)
+    except ArchiveError as err:
+        raise ArchiveError(
+            f"{results} is not a whole result set: {err}; rerun the study ({_rerun_hint(study)})"
+        ) from None
+    members = {f"{study}/results/{rel}": path.read_bytes() for rel, path in files.items()}
     root = Path(project_root)
-    for path in _project_files(root):
-        members[f"{prefix}/project/{path.relative_to(root).as_posix()}"] = path.read_bytes()
+    members.update({f"{study}/project/{p.relative_to(root).as_posix()}": p.read_bytes() for p in _project_files(root)})
     manifest = {
         "format": FORMAT,
         "study": study,
-        "provenance": provenance,
+        "provenance": _global_attributes(files[f"{study}.nc"]),
         "packages": _installed_packages(),
         "files": {name: {"sha256": _sha256(data), "size": len(data)} for name, data in sorted(members.items())},
     }
-    members[f"{prefix}/{MANIFEST}"] = (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode()
+    members[f"{study}/{MANIFEST}"] = (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode()
+    _write_tar(output, members)
+    return output
+
+
+def _write_tar(output: Path, members: dict[str, bytes]) -> None:
+    """Sorted members (``<study>/MANIFEST.json`` sorts before ``project/`` and
+    ``results/``: verify needs it first), zeroed owners and times, atomically."""
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(f".{output.name}.{os.getpid()}.tmp")
     try:
@@ -133,7 +223,6 @@ def create(
     finally:
         if tmp.exists():
             tmp.unlink()
-    return output
 
 
 def _global_attributes(path: Path) -> dict:
@@ -151,6 +240,165 @@ def _global_attributes(path: Path) -> dict:
         }
 
 
+# ------------------------------------------------------------------ a whole result set
+
+
+def _is_cell(rel: str) -> bool:
+    return rel.startswith("cells/") and rel.count("/") == 1 and rel.endswith(".nc")
+
+
+def _cell_id(rel: str) -> str:
+    """cells/<cell id>@<hash of its spec and code>.nc"""
+    return rel[len("cells/") : -len(".nc")].rpartition("@")[0]
+
+
+def _reading(label: str, read, *args):
+    """``read(*args)``, a failure refused as ``label: why`` (:data:`_READ_ERRORS`)."""
+    try:
+        return read(*args)
+    except _READ_ERRORS as exc:
+        raise ArchiveError(f"{label}: {_why(exc)}") from None
+
+
+def _why(exc: Exception) -> str:
+    """An error in one line: an OSError's strerror (its text names the file, a temporary
+    copy), a YAML error's problem and line, else the first line of its text."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        return f"not YAML: {exc.problem} (line {exc.problem_mark.line + 1})"
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
+    return lines[0] + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else "")
+
+
+def _few(names: list[str], count: int = 3) -> str:
+    return ", ".join(names[:count]) + (f" and {len(names) - count} more" if len(names) > count else "")
+
+
+def prove_result_set(study: str, files: Mapping[str, Path]) -> str:
+    """Prove ``files`` (result-relative name -> local path) a whole result set: its
+    cells are the files of its config's grid, and aggregating them as the pipeline does
+    (:func:`straggler.pipeline.aggregate`) gives its dataset bit for bit. Returns what
+    was proven; raises :class:`ArchiveError` naming the first thing that is not so."""
+    from .grid import build_grid
+
+    for name in ("config.yaml", f"{study}.nc"):
+        if name not in files:
+            raise ArchiveError(f"the result set has no {name}")
+    resolved = _archived_config(files["config.yaml"])
+    grid = _reading("config.yaml", build_grid, resolved)
+    with tempfile.TemporaryDirectory(prefix="straggler-rebuild-") as tmp:
+        # a private copy: netCDF4 crashes (HDF5 shares the open file) reading strings
+        # from a file that another handle of the process holds open, e.g. a caller's
+        dataset = Path(shutil.copyfile(files[f"{study}.nc"], Path(tmp) / "archived.nc"))
+        code = str(_reading(f"{study}.nc", _global_attributes, dataset).get("source_hash", "?"))
+        cells = _cell_files(files, resolved, grid, code)
+        rebuilt = _rebuild(resolved, grid, cells, Path(tmp) / "rebuilt.nc")
+        diffs = _reading(f"{study}.nc", _differences, dataset, rebuilt)
+    if diffs:
+        raise ArchiveError(f"{study}.nc is not the aggregate of its cells: it differs in {_few(diffs, 5)}")
+    return f"{study}.nc is the aggregate of its {len(cells)} cells, rebuilt and compared bit for bit"
+
+
+def _archived_config(path: Path) -> dict:
+    """The resolved config as the pipeline used it (it is not resolved again: that would
+    rename a paper-scale study), after checking that it is one."""
+    from .config import resolve_config
+
+    resolved = _reading("config.yaml", lambda: yaml.safe_load(path.read_text()))
+    _reading("config.yaml is not a valid config", resolve_config, resolved)
+    return resolved
+
+
+def _cell_files(files: Mapping[str, Path], resolved: dict, grid, code: str) -> dict[str, tuple[str, Path]]:
+    """Cell id -> (name, path) of every cell of the grid: each has exactly the file its
+    spec and the dataset's code hash name (:func:`straggler.workunits.cell_key`), and
+    there are no others."""
+    from .workunits import cell_key
+
+    present = sorted(rel for rel in files if _is_cell(rel))
+    missing = sorted(set(grid.cells) - {_cell_id(rel) for rel in present})
+    if missing:
+        raise ArchiveError(
+            f"{len(missing)} of the {len(grid.cells)} cells of the config's grid have no file: {_few(missing)}"
+        )
+    expected = {f"cells/{cell_key(resolved, cell, code)}.nc": cid for cid, cell in grid.cells.items()}
+    for rel in present:
+        if _cell_id(rel) not in grid.cells:
+            raise ArchiveError(f"{rel} is not a cell of the config's grid")
+        if rel not in expected:
+            raise ArchiveError(f"{rel} is not the file of its cell for this config and the code {code}")
+    return {cid: (rel, files[rel]) for rel, cid in expected.items()}
+
+
+def _rebuild(resolved: dict, grid, cells: dict[str, tuple[str, Path]], out: Path) -> Path:
+    """The study dataset from ``cells``, as :func:`straggler.pipeline.aggregate`
+    makes and writes it (cells keyed by the id they hold, the config recorded without
+    the keys that never change a number), written to ``out``."""
+    from .config import dump_config
+    from .dataset import aggregate, read_cell, write_netcdf
+    from .grid import result_config
+    from .provenance import provenance
+
+    records = {}
+    for cid, (rel, path) in cells.items():
+        record = _reading(rel, read_cell, path)
+        if record.attrs.get("cell_id") != cid:
+            raise ArchiveError(f"{rel} holds the cell {record.attrs.get('cell_id')!r}, not {cid!r}")
+        records[cid] = record
+    recorded = dump_config(result_config(resolved))
+    study = _reading("the cells", aggregate, grid, records, provenance(yaml.safe_load(recorded), recorded))
+    write_netcdf(study, out)
+    return out
+
+
+def _differences(archived: Path, rebuilt: Path) -> list[str]:
+    """The dimensions, variables (coordinates included) and global attributes
+    (but :data:`MACHINE_ATTRS`) in which two netCDF files differ, read as stored."""
+    import netCDF4
+
+    with netCDF4.Dataset(archived) as old, netCDF4.Dataset(rebuilt) as new:
+        old.set_auto_maskandscale(False)
+        new.set_auto_maskandscale(False)
+        sizes = [{k: len(d) for k, d in nc.dimensions.items()} for nc in (old, new)]
+        diffs = [] if sizes[0] == sizes[1] else ["dimensions"]
+        names = sorted(set(old.variables) | set(new.variables))
+        diffs += [n for n in names if not _same_variable(old.variables.get(n), new.variables.get(n))]
+        keys = sorted((set(old.ncattrs()) | set(new.ncattrs())) - MACHINE_ATTRS)
+        diffs += [f"attribute {k}" for k in keys if not _same_attribute(old, new, k)]
+    return diffs
+
+
+def _same_variable(a, b) -> bool:
+    if a is None or b is None or a.dimensions != b.dimensions or a.dtype != b.dtype:
+        return False
+    if set(a.ncattrs()) != set(b.ncattrs()) or not all(_same_attribute(a, b, k) for k in a.ncattrs()):
+        return False
+    return _same_array(a[...], b[...])
+
+
+def _same_attribute(a, b, key: str) -> bool:
+    if key not in a.ncattrs() or key not in b.ncattrs():
+        return False
+    return _same_array(a.getncattr(key), b.getncattr(key))
+
+
+def _same_array(a, b) -> bool:
+    """Same shape, type and bits, NaN equal to NaN whatever its payload."""
+    import numpy as np
+
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.kind == "f":
+        bits = f"u{a.dtype.itemsize}"
+        return bool(np.all((a.view(bits) == b.view(bits)) | (np.isnan(a) & np.isnan(b))))
+    return bool(np.array_equal(a, b))
+
+
+# ---------------------------------------------------------------------------- verify
+
+
 @dataclass
 class Verdict:
     ok: bool = True
@@ -164,73 +412,199 @@ class Verdict:
         self.lines.append(line)
 
 
-def _read_members(path: Path) -> dict[str, bytes]:
-    try:
-        with tarfile.open(path, "r:gz") as tar:
-            out = {}
-            for info in tar.getmembers():
-                if not info.isfile():
-                    raise ArchiveError(f"{path}: member {info.name!r} is not a regular file")
-                out[info.name] = tar.extractfile(info).read()
-            return out
-    except (tarfile.TarError, OSError, EOFError) as exc:
-        raise ArchiveError(f"{path}: not a readable .tar.gz archive ({exc})") from None
-
-
 def verify(path, rerun: int = 0, verdict: Verdict | None = None) -> Verdict:
-    """Check an archive against its manifest; rerun ``rerun`` cells and compare."""
+    """Check an archive against its manifest, prove its result set whole, rerun
+    ``rerun`` cells and compare. Raises :class:`ArchiveError` for an archive it
+    refuses to read (see the module docstring). Writes nothing but temporary files."""
     path = Path(path)
     verdict = verdict or Verdict()
-    members = _read_members(path)
-    manifests = [n for n in members if n.count("/") == 1 and n.endswith("/" + MANIFEST)]
-    if len(manifests) != 1:
-        raise ArchiveError(f"{path}: expected one <study>/{MANIFEST}, found {len(manifests)}")
-    manifest = json.loads(members.pop(manifests[0]))
-    files = manifest["files"]
-    for name in sorted(set(files) - set(members)):
-        verdict.fail(f"missing: {name}")
-    for name in sorted(set(members) - set(files)):
-        verdict.fail(f"not in the manifest: {name}")
-    bad = [
-        n
-        for n in sorted(set(files) & set(members))
-        if _sha256(members[n]) != files[n]["sha256"] or len(members[n]) != files[n]["size"]
-    ]
-    for name in bad:
-        verdict.fail(f"altered: {name}")
-    verdict.note(f"{len(files) - len(bad)} of {len(files)} files match the manifest")
-    if rerun > 0:
-        _rerun(manifest, members, rerun, verdict)
+    with tempfile.TemporaryDirectory(prefix="straggler-verify-") as tmp:
+        manifest, results = _check_members(path, Path(tmp), verdict)
+        if not verdict.ok:
+            verdict.note("the result set is not rebuilt: the archive does not match its manifest")
+            return verdict
+        try:
+            verdict.note(prove_result_set(manifest["study"], results))
+        except ArchiveError as err:
+            verdict.fail(str(err))
+            return verdict
+        if rerun > 0:
+            _rerun(manifest, results, rerun, verdict)
     return verdict
 
 
-def _rerun(manifest: dict, members: dict[str, bytes], count: int, verdict: Verdict) -> None:
-    import numpy as np
-    import yaml
+def _check_members(path: Path, workdir: Path, verdict: Verdict) -> tuple[dict, dict[str, Path]]:
+    """Read the archive once: the manifest, then every member (:func:`_check_each`).
+    Returns the manifest and the copies of the files a result-set proof reads."""
+    try:
+        # not the stream mode "r|gz": it inflates 10 kB reads whole, up to 10 MB from a
+        # bomb's zeros; gzip.GzipFile inflates no more than the chunk asked for
+        with tarfile.open(path, "r:gz") as tar:
+            manifest = _read_manifest(tar)
+            return manifest, _check_each(tar, manifest, workdir, verdict)
+    except ArchiveError as err:
+        raise ArchiveError(f"{path}: {err}") from None
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+        raise ArchiveError(f"{path}: not a readable .tar.gz archive ({exc})") from None
 
-    from .config import resolve_config
+
+def _check_each(tar: tarfile.TarFile, manifest: dict, workdir: Path, verdict: Verdict) -> dict[str, Path]:
+    """Check every member against the manifest before reading it, hash it in chunks,
+    and copy into ``workdir`` those a result-set proof reads (result-relative name ->
+    copy). A member whose size the manifest does not bound is not read, nor any after it."""
+    study, files = manifest["study"], manifest["files"]
+    seen, altered = {f"{study}/{MANIFEST}"}, 0
+    copies: dict[str, Path] = {}
+    while (info := tar.next()) is not None:
+        entry = _admit(info, files, seen)
+        unread = _unread(info, entry)
+        if unread is not None:
+            verdict.fail(unread[0])
+            verdict.note(unread[1])
+            return copies
+        rel = _needed(info.name, study)
+        copy = workdir / str(len(copies)) if rel is not None else None
+        if (entry["sha256"], entry["size"]) != _hash(tar.extractfile(info), copy):
+            verdict.fail(f"altered: {info.name}")
+            altered += 1
+        if rel is not None and copy is not None:
+            copies[rel] = copy
+    for name in sorted(set(files) - seen):
+        verdict.fail(f"missing: {name}")
+    verdict.note(f"{len(seen & set(files)) - altered} of {len(files)} files match the manifest")
+    return copies
+
+
+def _admit(info: tarfile.TarInfo, files: dict, seen: set[str]) -> dict | None:
+    """The manifest entry of a member (None if it has none), refused unless it is the
+    first of its name (a reader keeping the last copy would see another file than the
+    check) and a plain file."""
+    name = info.name
+    if name in seen:
+        raise ArchiveError(f"member {name!r} appears twice")
+    seen.add(name)
+    if info.type not in _PLAIN:
+        kind = _KINDS.get(info.type, f"of tar type {info.type!r}")
+        link = f" to {info.linkname!r}" if info.issym() or info.islnk() else ""
+        raise ArchiveError(f"member {name!r} is {kind}{link}, not a plain file")
+    return files.get(name)
+
+
+def _unread(info: tarfile.TarInfo, entry: dict | None) -> tuple[str, str] | None:
+    """The FAIL line and a note for a member whose size the manifest does not bound
+    (a gzip bomb's member inflates to gigabytes), else None."""
+    rest = "and the members after it are not read"
+    if entry is None:
+        return f"not in the manifest: {info.name}", f"{info.name} {rest}"
+    if info.size > entry["size"]:
+        size = f"{info.size} bytes by its header, more than the {entry['size']} of the manifest"
+        return f"altered: {info.name}", f"{info.name} ({size}) {rest}"
+    return None
+
+
+def _needed(name: str, study: str) -> str | None:
+    """The result-relative name of a member a result-set proof reads (the config, the
+    dataset, a cell), else None."""
+    prefix = f"{study}/results/"
+    rel = name[len(prefix) :] if name.startswith(prefix) else ""
+    return rel if rel in ("config.yaml", f"{study}.nc") or _is_cell(rel) else None
+
+
+def _hash(src, copy: Path | None) -> tuple[str, int]:
+    """The sha256 and size of a member read a chunk at a time, copied to ``copy``."""
+    digest, size = hashlib.sha256(), 0
+    with open(copy, "wb") if copy is not None else contextlib.nullcontext() as out:
+        while chunk := src.read(_CHUNK):
+            digest.update(chunk)
+            size += len(chunk)
+            if out is not None:
+                out.write(chunk)
+    return digest.hexdigest(), size
+
+
+def _read_manifest(tar: tarfile.TarFile) -> dict:
+    """The first member, ``<study>/MANIFEST.json``, parsed and checked."""
+    info = tar.next()
+    if info is None:
+        raise ArchiveError("the archive is empty")
+    if info.name.count("/") != 1 or not info.name.endswith("/" + MANIFEST):
+        raise ArchiveError(
+            f"its first member is {info.name!r}, not <study>/{MANIFEST} "
+            "(the manifest comes first, so that every member is checked against it before it is read)"
+        )
+    if info.type not in _PLAIN or info.size > _MANIFEST_LIMIT:
+        raise ArchiveError(f"{info.name} is not a plain file of at most {_MANIFEST_LIMIT} bytes")
+    study = info.name.partition("/")[0]
+    try:
+        return _parsed_manifest(tar.extractfile(info).read(), study)
+    except ArchiveError as err:
+        raise ArchiveError(f"malformed {info.name}: {err}") from None
+
+
+def _parsed_manifest(data: bytes, study: str) -> dict:
+    try:
+        manifest = json.loads(data, object_pairs_hook=_unique_keys)
+    except (ValueError, RecursionError) as exc:
+        raise ArchiveError(f"not JSON ({exc})") from None
+    if not isinstance(manifest, dict):
+        raise ArchiveError(f"a JSON {type(manifest).__name__}, not an object")
+    if manifest.get("format") != FORMAT:
+        raise ArchiveError(f"format {manifest.get('format')!r}, this version reads format {FORMAT}")
+    if manifest.get("study") != study:
+        raise ArchiveError(f"study {manifest.get('study')!r}, but its folder is {study!r}")
+    if not isinstance(manifest.get("provenance", {}), dict):
+        raise ArchiveError("'provenance' is not a mapping")
+    files = manifest.get("files")
+    if not isinstance(files, dict):
+        raise ArchiveError("'files' is missing or not a mapping of member names to their sha256 and size")
+    for name, entry in files.items():
+        _check_entry(name, entry, study)
+    return manifest
+
+
+def _unique_keys(pairs: list[tuple]) -> dict:
+    keys = [k for k, _ in pairs]
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    if twice:
+        raise ArchiveError(f"the key {twice[0]!r} appears twice")
+    return dict(pairs)
+
+
+def _check_entry(name: str, entry, study: str) -> None:
+    parts = name.split("/")
+    if parts[0] != study or len(parts) < 2 or any(p in ("", ".", "..") for p in parts) or name == f"{study}/{MANIFEST}":
+        raise ArchiveError(f"the file name {name!r} is not a path under {study}/")
+    ok = (
+        isinstance(entry, dict)
+        and isinstance(entry.get("sha256"), str)
+        and re.fullmatch("[0-9a-f]{64}", entry["sha256"]) is not None
+        and type(entry.get("size")) is int
+        and entry["size"] >= 0
+    )
+    if not ok:
+        raise ArchiveError(f"the entry of {name!r} is {entry!r}, not {{'sha256': 64 hex digits, 'size': bytes}}")
+
+
+def _rerun(manifest: dict, results: dict[str, Path], count: int, verdict: Verdict) -> None:
+    import numpy as np
+
     from .evaluate import evaluate_cell
     from .sources import model_hash
 
-    study = manifest["study"]
-    prefix = f"{study}/results/"
-    archived = manifest["provenance"].get("source_hash", "?")
+    archived = manifest.get("provenance", {}).get("source_hash", "?")
     if archived != model_hash():
         verdict.note(
             f"the installed code (source {model_hash()}) differs from the archived "
             f"run's ({archived}): a difference below may come from that"
         )
-    resolved = resolve_config(yaml.safe_load(members[prefix + "config.yaml"]))
-    cells = sorted(n for n in members if n.startswith(prefix + "cells/") and n.endswith(".nc"))
-    if not cells:
-        verdict.fail("no cells in the archive to rerun")
-        return
+    # the config as the pipeline evaluated it (straggler.pipeline.evaluate_batch)
+    resolved = yaml.safe_load(results["config.yaml"].read_text())
+    cells = sorted(rel for rel in results if _is_cell(rel))
     # K cells spread evenly over the sorted ids: deterministic, and covering the grid
     picks = sorted({cells[int(i)] for i in np.linspace(0, len(cells) - 1, min(count, len(cells)))})
-    for name in picks:
-        # cells/<cell id>@<hash of its spec and code>.nc
-        cell_id = name[len(prefix + "cells/") : -len(".nc")].rpartition("@")[0]
-        with _open_bytes(members[name]) as old:
+    for rel in picks:
+        cell_id = _cell_id(rel)
+        with _open(results[rel]) as old:
             new = evaluate_cell(resolved, cell_id)
             diffs = [v for v in old.data_vars if v not in new or not same_values(old[v], new[v])]
             diffs += [v for v in new.data_vars if v not in old]
@@ -240,20 +614,12 @@ def _rerun(manifest: dict, members: dict[str, bytes], count: int, verdict: Verdi
             verdict.note(f"rerun {cell_id}: identical")
 
 
-def _open_bytes(data: bytes):
-    """Open netCDF bytes with the netCDF4 engine (it needs a file)."""
-    import tempfile
-
+def _open(path: Path):
+    """A cell file loaded into memory (a private copy: no other handle shares it)."""
     import xarray as xr
 
-    tmp = tempfile.NamedTemporaryFile(suffix=".nc", delete=False)
-    try:
-        tmp.write(data)
-        tmp.close()
-        ds = xr.open_dataset(tmp.name, engine="netcdf4").load()
-    finally:
-        os.unlink(tmp.name)
-    return ds
+    with xr.open_dataset(path, engine="netcdf4") as ds:
+        return ds.load()
 
 
 def same_values(a, b) -> bool:
@@ -265,5 +631,5 @@ def same_values(a, b) -> bool:
     if a.shape != b.shape:
         return False
     if a.dtype.kind == "f" and b.dtype.kind == "f":
-        return bool(np.array_equal(a, b, equal_nan=True))
+        return _same_array(a, b)
     return bool(np.array_equal(a.astype(str), b.astype(str)))

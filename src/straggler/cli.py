@@ -162,7 +162,8 @@ def main(argv=None) -> int:
     p.set_defaults(func=_bench)
     p = sub.add_parser(
         "archive",
-        help="pack results/<study> with its code, environment and a sha256 manifest into archives/<study>.tar.gz",
+        help="pack results/<study> with its code, environment and a sha256 manifest into archives/<study>.tar.gz "
+        "(refused unless every cell of the grid is there and the dataset is their aggregate)",
     )
     p.add_argument("study")
     p.add_argument("--results", default="results", help="results root (default: results)")
@@ -171,7 +172,8 @@ def main(argv=None) -> int:
     p.set_defaults(func=_archive)
     p = sub.add_parser(
         "verify",
-        help="check an archive against its manifest; --rerun K re-evaluates K cells and compares them bit for bit",
+        help="check an archive against its manifest and its dataset against the aggregate of its cells; "
+        "--rerun K re-evaluates K cells and compares them bit for bit",
     )
     p.add_argument("archive")
     p.add_argument(

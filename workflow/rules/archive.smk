@@ -1,6 +1,8 @@
 rule archive:
     """Pack the finished study, its code and environment, with a sha256 manifest, into
-    one reproducible archive (not part of `all`: `snakemake --cores all archive`)."""
+    one reproducible archive (not part of `all`: `snakemake --cores all archive`).
+    Refused, and nothing written, unless the result set is whole (every cell of the
+    grid, the dataset their aggregate) and free of symbolic links."""
     input:
         study_outputs(),
     output:
@@ -10,4 +12,5 @@ rule archive:
     run:
         from straggler.archive import create
 
-        create(STUDY, output=output[0], force=True)
+        # the code is the Snakefile's project, also when --directory runs the study elsewhere
+        create(STUDY, project_root=workflow.basedir, output=output[0], force=True)
