@@ -166,9 +166,10 @@ def test_k_equals_n_latency_uses_lemma_8():
     m = next(m for cid, m in models.items() if cid.endswith("FJ.k=10") and "delta_small" in cid)
     a = analyze(m)
     assert a.latency_approx_kind == "upper_bound"
-    assert np.all(np.isfinite(a.latency_approx))
+    light = m.loads < 0.1  # the study's heavy-traffic loads are beyond k = 10's capacity
+    assert np.all(np.isfinite(a.latency_approx[light])) and not np.isfinite(a.latency_approx[~light]).any()
     assert a.latency_approx[1] == pytest.approx(fj.fork_join_nn_upper_bound(float(m.rates()[1]), m.size, 10))
-    assert 4.75 < a.latency_approx[1] < 5.5 and np.all(a.latency_lower < a.latency_approx)
+    assert 4.75 < a.latency_approx[1] < 5.5 and np.all(a.latency_lower[light] < a.latency_approx[light])
     assert any("Lemma 8" in n and "only Lemma 8's is finite at loads [0.08]" in n for n in a.notes)
 
 
