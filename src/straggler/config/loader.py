@@ -114,7 +114,8 @@ class _Walk:
                 f"duplicate key {format_value(text, 60)} (lines {top.seen[text]} and {line}) is not allowed; "
                 "expected each key once (a YAML reader keeps the last one silently)",
             )
-        top.seen[text] = line
+        if isinstance(event, yaml.ScalarEvent):
+            top.seen[text] = line
         top.key = text
         top.want_key = False
         top.key_is_node = not isinstance(event, yaml.ScalarEvent)
