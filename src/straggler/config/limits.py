@@ -45,8 +45,9 @@ its own, a few milliseconds each (the schema's maxItems)."""
 
 MAX_GRID_POINTS = 100_000
 """Points of the grid, the product of its axis lengths (a cell per point at most): the
-grid, the work units and Snakemake's DAG are built from them at parse time; 10^5 take a
-few seconds, 10^7 took minutes and 4 GB."""
+grid, the work units and Snakemake's DAG are built from them at parse time. 10^5 points
+(10 policies x 100 d x 100 N) take 3 s in ``straggler check-config`` and 8 s in
+``snakemake -n``; 10^7 took more than 3 minutes and 4 GB."""
 
 MAX_FILE_NAME_BYTES = 255
 """A file name's length on Linux and macOS file systems (ENAMETOOLONG beyond)."""
