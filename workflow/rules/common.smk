@@ -7,25 +7,30 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 
 from straggler.catalog import figure_names, figure_parts
+from straggler.config import ConfigError, dump_config, read_study_files, resolve_config_cached
 from straggler.files import discard
-from straggler.config import ConfigError, dump_config, load_config, resolve_config_cached
 from straggler.grid import build_grid
 from straggler.sources import figures_hash, model_hash, presentation_hash
 from straggler.workunits import plan, result_config, runtime_minutes
 
-# Without --configfile the default study runs. A study file is complete by itself:
-# it is not merged into config/config.yaml (Snakemake's `configfile:` would merge).
-# `--config scale=paper` alone applies to the default study.
-if "grid" not in config:
-    _given = dict(config)
-    config.clear()
-    config.update(load_config(Path(workflow.basedir) / "config" / "config.yaml"))
-    config.update(_given)
-
+# One reading of a study file: the files given with --configfile are read again by the
+# package's loader, as `straggler check-config` reads them, and Snakemake's reading is
+# dropped (it keeps the last of a repeated key, expands YAML aliases and reads 1e-3 as a
+# string). --config is merged over them. Without --configfile the default study runs. A
+# study file is complete by itself: it is not merged into config/config.yaml
+# (Snakemake's `configfile:` would merge); `--config scale=paper` alone applies to the
+# default study.
 try:
-    RESOLVED = resolve_config_cached(config, ".snakemake/straggler")
+    _RAW = read_study_files(
+        workflow.configfiles,
+        workflow.config_settings.config,
+        default=Path(workflow.basedir) / "config" / "config.yaml",
+    )
+    RESOLVED = resolve_config_cached(_RAW, ".snakemake/straggler")
 except ConfigError as err:
     raise WorkflowError(f"invalid configuration:\n{err}") from None
+config.clear()
+config.update(_RAW)
 
 STUDY = RESOLVED["study"]
 RESULTS = f"results/{STUDY}"

@@ -1,17 +1,25 @@
 """The study configuration: loading, validation, defaults and normalisation.
 
-DESIGN.md, "Config contract". A config goes through three steps before any job
-starts (:func:`resolve_config`):
+DESIGN.md, "Config contract". A study file is read by :func:`load_config`, bounded
+(:mod:`.loader`: no YAML anchors or aliases, no repeated key, UTF-8, at most
+:data:`.limits.MAX_DEPTH` levels and :data:`.limits.MAX_CONFIG_BYTES`), by
+``straggler check-config`` and the Snakefile alike. A config then goes through three
+steps before any job starts (:func:`resolve_config`), at its scale and at every other
+scale its file defines, after its grid's size is checked from the axis lengths alone
+(:data:`.limits.MAX_GRID_POINTS`):
 
 1. JSON-schema validation against ``schemas/config.schema.yaml`` (which also
    documents every key and declares the defaults), filling in the defaults;
 2. semantic checks that a schema cannot express: names defined where they are
    used, probabilities summing to 1, N even when the pools differ, distribution
    parameters accepted by :func:`straggler.distributions.from_spec`, every value
-   of an extra grid axis valid once applied, at least one possible cell;
+   of an extra grid axis valid once applied, at least one possible cell, every
+   size law's mean and every arrival rate within :data:`.limits.SIZE_RANGE`, a
+   warm-up no longer than the measured run;
 3. normalisation: policy aliases mapped to canonical names, policy parameters
    completed from :data:`straggler.policies.POLICIES`, the built-in dependences
-   ``identical`` and ``iid`` added, a fixed key order.
+   ``identical`` and ``iid`` added, a fixed key order; then the longest cell id is
+   checked against :data:`.limits.MAX_CELL_ID_BYTES` (a cell's file name).
 
 Every problem found is reported at once in a :class:`ConfigError`, one line each,
 naming the key path, the bad value and what is allowed. The config's own literal
@@ -26,7 +34,6 @@ config, which is how the grid builds each cell's effective config.
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -35,7 +42,7 @@ import yaml
 from ..policies import POLICIES, canonical_policy
 from .axes import Axis, applied, apply_override, get_path
 from .checks import extra_axes, under, validate
-from .errors import ConfigError, Err, did_you_mean, format_value, not_allowed, one_of
+from .errors import ConfigError, Err, did_you_mean, fmt_path, format_value, not_allowed, one_of
 from .keys import (
     BUILTIN_DEPENDENCES,
     KEY_ORDER,
@@ -46,6 +53,8 @@ from .keys import (
     SYSTEM_AXES,
     TOP_LEVEL_ORDER,
 )
+from .limits import MAX_GRID_POINTS, cell_id_errors, size_errors
+from .loader import load_config, merge, read_study_files
 from .schema import deref, family_parameters, schema, schema_errors
 
 __all__ = [
@@ -54,6 +63,8 @@ __all__ = [
     "SYSTEM_AXES",
     "BUILTIN_DEPENDENCES",
     "load_config",
+    "read_study_files",
+    "MAX_GRID_POINTS",
     "resolve_config",
     "read_config",
     "apply_override",
@@ -68,68 +79,6 @@ __all__ = [
     "deref",
     "resolve_config_cached",
 ]
-
-# --------------------------------------------------------------------------- YAML
-
-
-class _Loader(yaml.SafeLoader):
-    """SafeLoader that reads ``1e-3`` as a float (YAML 1.1 wants ``1.0e-3``) and refuses
-    duplicate keys (PyYAML silently keeps the last one)."""
-
-
-_Loader.yaml_implicit_resolvers = {k: list(v) for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-    list("-+0123456789"),
-)
-
-
-def _construct_mapping(loader, node, deep=False):
-    loader.flatten_mapping(node)
-    seen = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        try:
-            duplicate = key in seen
-        except TypeError:
-            continue
-        if duplicate:
-            raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", node.start_mark, f"found duplicate key {key!r}", key_node.start_mark
-            )
-        seen.add(key)
-    return loader.construct_mapping(node, deep=deep)
-
-
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
-def load_config(path) -> dict:
-    """Read a YAML config file; a syntax error or a non-mapping top level is a ConfigError."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError([f"{path}: cannot read the config file ({exc.strerror or exc})"], source=str(path)) from exc
-    try:
-        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError([f"{path}: not valid YAML{where}: {problem}"], source=str(path)) from None
-    if data is None:
-        raise ConfigError([f"{path}: the file is empty; expected a mapping of config keys"], source=str(path))
-    if not isinstance(data, dict):
-        raise ConfigError(
-            [
-                f"{path}: the top level is {format_value(data, 60)}; expected a mapping of config keys "
-                f"({', '.join(KEY_ORDER)})"
-            ],
-            source=str(path),
-        )
-    return data
 
 
 def read_config(path) -> dict:
@@ -150,17 +99,6 @@ def dump_config(resolved: dict) -> str:
 
 
 # --------------------------------------------------------------------------- resolve
-
-
-def _merge(base: dict, over: dict) -> dict:
-    """``base`` with ``over`` merged in: mappings recursively, anything else replaced."""
-    out = dict(base)
-    for key, value in over.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = _merge(dict(out[key]), dict(value))
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
 
 
 def _apply_scale(cfg: dict) -> tuple[dict, list[Err]]:
@@ -190,7 +128,7 @@ def _apply_scale(cfg: dict) -> tuple[dict, list[Err]]:
             errs.append(
                 Err(
                     ("scales", name),
-                    f"scales.{name}: key {name!r} is not allowed; "
+                    f"{fmt_path(('scales', name))}: key {format_value(name, 60)} is not allowed; "
                     f"expected one of {one_of(SCALES)}{did_you_mean(name, SCALES)}",
                 )
             )
@@ -216,7 +154,7 @@ def _apply_scale(cfg: dict) -> tuple[dict, list[Err]]:
         )
     if errs:
         return cfg, errs
-    cfg = _merge(cfg, dict(scales.get(scale) or {}))
+    cfg = merge(cfg, dict(scales.get(scale) or {}))
     cfg["scale"] = scale
     if scale != "quick":
         cfg["study"] = f"{cfg.get('study', 'default')}-{scale}"
@@ -226,6 +164,9 @@ def _apply_scale(cfg: dict) -> tuple[dict, list[Err]]:
 def resolve_config(raw: dict) -> dict:
     """Validate ``raw`` and return the resolved config (a new dict; ``raw`` is not modified).
 
+    The config is resolved at its ``scale``, and every other scale the file defines is
+    validated too, so that a study is refused at once rather than when its paper scale
+    is run; an error of a key set under ``scales.<scale>`` is named by that path.
     Raises :class:`ConfigError` listing every problem found.
     """
     if not isinstance(raw, Mapping):
@@ -235,7 +176,67 @@ def resolve_config(raw: dict) -> dict:
                 f"config keys ({', '.join(KEY_ORDER)})"
             ]
         )
+    chosen, *others = _scales_of(raw)
+    errors: list[str] = []
+    resolved = None
+    try:
+        resolved = _resolve_at(raw, chosen)
+    except ConfigError as exc:
+        errors += exc.errors
+    for scale in others:
+        try:
+            _resolve_at(dict(raw, scale=scale), scale)
+        except ConfigError as exc:
+            for text in exc.errors:
+                if not text.startswith("scales."):
+                    text = f"{text} (at scale {scale})"
+                if text not in errors and text.removesuffix(f" (at scale {scale})") not in errors:
+                    errors.append(text)
+    if errors:
+        raise ConfigError(errors)
+    return resolved
+
+
+def _scales_of(raw: Mapping) -> list[str]:
+    """The scale ``raw`` is resolved at, then the other scales its file defines."""
+    chosen = raw.get("scale", "quick")
+    scales = raw.get("scales")
+    if chosen not in SCALES or not isinstance(scales, Mapping):
+        return [chosen]
+    return [chosen, *dict.fromkeys(s for s in ("quick", *scales) if s in SCALES and s != chosen)]
+
+
+def _sets(over, path: tuple) -> bool:
+    """Does the scale's mapping ``over`` set the key at ``path`` (or a list or value
+    holding it)?"""
+    node = over
+    for part in path:
+        if not isinstance(node, Mapping):
+            return True
+        if part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+def _named(errs: list[Err], raw: Mapping, scale) -> list[str]:
+    """The error texts, those of keys that ``scales.<scale>`` sets named by their path there."""
+    scales = raw.get("scales")
+    over = scales.get(scale) if isinstance(scales, Mapping) and isinstance(scale, str) else None
+    out = []
+    for e in errs:
+        inside = isinstance(over, Mapping) and e.path and e.path[0] != "scales" and _sets(over, e.path)
+        out.append(f"scales.{scale}.{e.text}" if inside and e.text.startswith(fmt_path(e.path)) else e.text)
+    return list(dict.fromkeys(out))
+
+
+def _resolve_at(raw: Mapping, scale) -> dict:
     cfg, errs = _apply_scale(copy.deepcopy(dict(raw)))
+    # the grid's size first, from its axis lengths: validating or building a grid of 10^7
+    # points takes minutes
+    size = size_errors(cfg)
+    if size:
+        raise ConfigError(_named(errs + size, raw, scale))
     schema_errors(cfg)  # fill the defaults first; the errors are collected below
 
     axes, axis_errs = extra_axes(cfg)
@@ -252,9 +253,21 @@ def resolve_config(raw: dict) -> dict:
     targets = [axis.target for axis, _ in axes]
     # a value that every cell overrides is never used: its errors are the sweep's
     errs += [e for e in base if not any(under(e.path, t) for t in targets)]
-    base_texts = {e.text for e in base}
-    # each value is tried in a config whose swept axes hold one value each (validating
-    # the whole grid again per value would be quadratic: minutes for 10^4 values)
+    errs += _axis_value_errors(cfg, axes, {e.text for e in base})
+    if errs:
+        raise ConfigError(_named(errs, raw, scale))
+    resolved = _normalise(cfg, axes)
+    long_ids = cell_id_errors(resolved)
+    if long_ids:
+        raise ConfigError(_named(long_ids, raw, scale))
+    return resolved
+
+
+def _axis_value_errors(cfg: dict, axes: list[tuple[Axis, list]], base_texts: set[str]) -> list[Err]:
+    """Each value of an extra axis, tried in a config whose swept axes hold one value
+    each (validating the whole grid again per value would be quadratic: minutes for 10^4
+    values)."""
+    errs: list[Err] = []
     lean = {**cfg, "grid": {**cfg["grid"], **{a.key: v[:1] for a, v in axes}}}
     for axis, values in axes:
         for i, value in enumerate(values):
@@ -267,11 +280,7 @@ def resolve_config(raw: dict) -> dict:
             for e in validate(trial):
                 if under(e.path, axis.target) or e.text not in base_texts:
                     errs.append(Err(("grid", axis.key, i), f"{where} = {format_value(value)}: {e.text}"))
-
-    texts = list(dict.fromkeys(e.text for e in errs))
-    if texts:
-        raise ConfigError(texts)
-    return _normalise(cfg, axes)
+    return errs
 
 
 def resolve_config_cached(raw: dict, cache_dir) -> dict:

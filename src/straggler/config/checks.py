@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import copy
 import math
+import sys
 
 from ..policies import ALIASES, POLICIES, canonical_policy, names_using_d
 from .axes import Axis, axis_of
 from .errors import Err, did_you_mean, fmt_path, format_value, not_allowed, one_of
 from .keys import BUILTIN_DEPENDENCES, PROBABILITY_TOLERANCE
+from .limits import SIZE_RANGE
 from .schema import schema_errors, schema_validator
 
 
@@ -74,14 +76,39 @@ def _check_distribution(spec, path: tuple) -> list[Err]:
             )
         ]
     try:
-        dist = distributions.from_spec(copy.deepcopy(spec))
-        mean = float(dist.mean())
+        mean = _mean(spec)
     except (ValueError, TypeError, ArithmeticError) as exc:
         where = path + (exc.parameter,) if isinstance(exc, distributions.ParameterError) else path
         return [Err(where, f"{fmt_path(where)}: {exc}")]
     if not (math.isfinite(mean) and mean > 0):
         return [not_allowed(path, spec, f"a distribution with a finite positive mean (its mean is {mean!r})")]
+    if not SIZE_RANGE[0] <= mean <= SIZE_RANGE[1]:
+        # a mean of 1e-320 made the arrival rate infinite; name the key that sets the mean
+        key = next((k for k in ("scale_to_mean", "mean", "value") if k in spec), None)
+        where, value = (path + (key,), spec[key]) if key else (path, spec)
+        return [not_allowed(where, value, f"a distribution whose mean is in {_range_text()} (its mean is {mean!r})")]
     return []
+
+
+def _range_text() -> str:
+    return f"[{SIZE_RANGE[0]:g}, {SIZE_RANGE[1]:g}]"
+
+
+def _mean(spec: dict) -> float:
+    from .. import distributions
+
+    return float(distributions.from_spec(copy.deepcopy(spec)).mean())
+
+
+def _mean_or_none(spec) -> float | None:
+    """The mean of a valid spec (None for anything else: its errors are reported apart)."""
+    if not isinstance(spec, dict) or not schema_validator("distribution").is_valid(copy.deepcopy(spec)):
+        return None
+    try:
+        mean = _mean(spec)
+    except (ValueError, TypeError, ArithmeticError):
+        return None
+    return mean if math.isfinite(mean) and mean > 0 else None
 
 
 def _walk(node, path=()):
@@ -300,14 +327,93 @@ def _semantic_errors(cfg: dict) -> list[Err]:
 
     errs += _check_fork_join(cfg, grid, dists, system)
     errs += _check_run_length(cfg)
+    errs += _rate_errors(cfg, grid, dists, deps, system)
 
-    # NaN and infinities (the schema's bounds let NaN through)
+    # NaN and infinities (the schema's bounds let NaN through), and integers beyond any
+    # float (10**400 passes `minimum: 0` and overflows the first float() of the model)
     for path, value in _walk(cfg):
         if isinstance(value, float) and not math.isfinite(value):
             if math.isinf(value) and _infinity_allowed(path):
                 continue
             errs.append(not_allowed(path, value, "a finite number"))
+        elif _is_int(value) and abs(value) > sys.float_info.max:
+            errs.append(not_allowed(path, value, "a finite number (this integer is beyond any float)"))
     return errs
+
+
+def _slowdown_mean(dep, dists: dict) -> float | None:
+    """E[S] of a dependence (1 without slowdowns; None when it is invalid)."""
+    if not isinstance(dep, dict) or dep.get("kind") != "sx":
+        return 1.0 if isinstance(dep, dict) else None
+    slowdown = dep.get("slowdown")
+    return _mean_or_none(dists.get(slowdown) if isinstance(slowdown, str) else slowdown)
+
+
+def _slowest(grid: dict, system: dict) -> tuple[tuple, float] | None:
+    """The key and value of the smallest speed (r_slow, or an entry of system.speeds)."""
+    speeds = system.get("speeds")
+    cells: list[tuple[tuple, float]]
+    if isinstance(speeds, list) and all(_numbers(row) for row in speeds):
+        cells = [(("system", "speeds", i, j), v) for i, row in enumerate(speeds) for j, v in enumerate(row) if v > 0]
+    else:
+        r_slow = grid.get("r_slow") if _numbers(grid.get("r_slow")) else []
+        cells = [(("grid", "r_slow", i), v) for i, v in enumerate(r_slow) if v > 0]
+    return min(cells, key=lambda c: c[1]) if cells else None
+
+
+def _in_range(x: float | None) -> bool:
+    return x is not None and SIZE_RANGE[0] <= x <= SIZE_RANGE[1]
+
+
+def _rate(load, n: int, mean: float) -> float:
+    try:
+        return float(load) * n / mean
+    except (OverflowError, ZeroDivisionError):
+        return math.inf
+
+
+def _rate_errors(cfg: dict, grid: dict, dists: dict, deps: dict, system: dict) -> list[Err]:
+    """A replica's mean size E[X] E[S], its mean service time at the slowest speed and
+    the arrival rate load x N / E[X] E[S] of every load must be in SIZE_RANGE: a law of
+    mean 1e-320 made the rate infinite and the simulation's clock with it."""
+    loads = cfg.get("load") if _numbers(cfg.get("load")) else []
+    Ns = [n for n in (grid.get("N") if _numbers(grid.get("N")) else []) if n > 0]
+    names = (
+        [n for n in grid.get("distribution", []) if isinstance(n, str)]
+        if isinstance(grid.get("distribution"), list)
+        else []
+    )
+    dep_names = grid.get("dependence") if isinstance(grid.get("dependence"), list) else []
+    lo, hi = SIZE_RANGE
+    slowest = _slowest(grid, system)
+    found: dict[tuple, Err] = {}
+    for i, name in enumerate(names):
+        x = _mean_or_none(dists.get(name))
+        for j, dep in enumerate(dep_names):
+            s = _slowdown_mean(deps.get(dep), dists) if isinstance(dep, str) else None
+            if not (_in_range(x) and _in_range(s)):
+                continue  # a law's own mean is its error (_check_distribution)
+            m = x * s
+            with_law = f"with grid.distribution[{i}] = {name!r} (mean {x!r})"
+            if not lo <= m <= hi:
+                text = f"a dependence whose replica mean E[X] E[S] is in {_range_text()} {with_law}; here {m!r}"
+                found.setdefault(("grid", "dependence", j), not_allowed(("grid", "dependence", j), dep, text))
+                continue
+            if slowest is not None and not lo <= m / slowest[1] <= hi:
+                text = f"a speed giving a mean service time in {_range_text()} {with_law}; here {m / slowest[1]!r}"
+                found.setdefault(slowest[0], not_allowed(slowest[0], slowest[1], text))
+            for k, load in enumerate(loads):
+                if not (Ns and 0 < load <= sys.float_info.max):
+                    continue  # a load <= 0 or beyond any float is the schema's or the walk's error
+                rates = [_rate(load, n, m) for n in (min(Ns), max(Ns))]
+                bad = [r for r in rates if not lo <= r <= hi]
+                if bad:
+                    text = (
+                        f"a load whose arrival rate load x N / E[replica size] is in {_range_text()} {with_law}, "
+                        f"N {one_of(sorted(set(Ns)))} and dependence {dep!r}; here {bad[0]!r}"
+                    )
+                    found.setdefault(("load", k), not_allowed(("load", k), load, text))
+    return list(found.values())
 
 
 def _as_list(value) -> list:
@@ -386,10 +492,37 @@ def _check_fork_join(cfg: dict, grid: dict, dists: dict, system: dict) -> list[E
 LOAD_BASES: tuple[str, ...] = ("nominal", "redundancy")
 
 
+def _warmup_errors(sim: dict) -> list[Err]:
+    """The warm-up is discarded before the ``jobs`` measured (it is extra to them): one
+    longer than the measured run spends most of each replication on jobs thrown away,
+    and measures a few jobs of a system that has long forgotten its start."""
+    jobs, warmup = sim.get("jobs"), sim.get("warmup")
+    if not (_is_int(jobs) and _is_int(warmup)) or warmup <= jobs or jobs < 1:
+        return []  # (jobs < 1 is the schema's error)
+    return [
+        not_allowed(
+            ("simulation", "warmup"),
+            warmup,
+            f"an integer in [0, simulation.jobs = {jobs}] (the jobs discarded before the {jobs} measured ones "
+            f"of each replication; a warm-up longer than the measured run is meaningless)",
+        )
+    ]
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
 def _check_run_length(cfg: dict) -> list[Err]:
     """``simulation.max_jobs`` caps the sequential stopping of ``simulation.precision``:
-    it means nothing without it, and must leave room for the first round."""
+    it means nothing without it, and must leave room for the first round; the warm-up
+    must not be longer than the measured run."""
     sim = cfg.get("simulation") if isinstance(cfg.get("simulation"), dict) else {}
+    errs = _warmup_errors(sim)
+    return errs + _max_jobs_errors(sim)
+
+
+def _max_jobs_errors(sim: dict) -> list[Err]:
     cap = sim.get("max_jobs")
     if cap is None or not isinstance(cap, int) or isinstance(cap, bool):
         return []
@@ -480,7 +613,9 @@ def extra_axes(cfg: dict) -> tuple[list[tuple[Axis, list]], list[Err]]:
         try:
             axis = axis_of(key, cfg)
         except ValueError as exc:
-            errs.append(Err(("grid", key), f"grid.{key}: key {key!r} is not allowed: {exc}"))
+            errs.append(
+                Err(("grid", key), f"{fmt_path(('grid', key))}: key {format_value(key, 60)} is not allowed: {exc}")
+            )
             continue
         if axis.canonical in by_name:
             errs.append(

@@ -27,13 +27,22 @@ class Err:
     text: str
 
 
+def _key_text(part) -> str:
+    """A key as written, quoted when it holds a control character (a message stays one
+    line) and shortened when long."""
+    text = str(part)
+    if not text.isprintable():
+        text = repr(text)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def fmt_path(parts) -> str:
     out = ""
     for part in parts:
         if isinstance(part, int) and not isinstance(part, bool):
             out += f"[{part}]"
         else:
-            out += ("." if out else "") + str(part)
+            out += ("." if out else "") + _key_text(part)
     return out or "(top level)"
 
 

@@ -83,8 +83,12 @@ def deref(sch):
 
 
 _PATTERN_TEXT = {
-    "^[A-Za-z_][A-Za-z0-9_-]*$": "a name of letters, digits, '_' and '-' (no dots), starting with a letter or '_'",
-    "^[A-Za-z0-9][A-Za-z0-9_.-]*$": "a name of letters, digits, '_', '-' and '.', starting with a letter or digit",
+    "^[A-Za-z_][A-Za-z0-9_-]{0,63}$(?!\\n)": (
+        "a name of letters, digits, '_' and '-' (no dots), starting with a letter or '_', at most 64 characters"
+    ),
+    "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$(?!\\n)": (
+        "a name of letters, digits, '_', '-' and '.', starting with a letter or digit, at most 64 characters"
+    ),
 }
 
 
@@ -100,6 +104,8 @@ def _number_text(sch: dict, kind: str) -> str:
         hi = sch["maximum"]
     if "exclusiveMaximum" in sch:
         hi, hi_open = sch["exclusiveMaximum"], True
+    if lo is not None and hi is not None and kind == "integer" and not (lo_open or hi_open):
+        return f"{noun} >= {lo} and <= {hi}"  # a count and its cap, such as d in [1, 10000]
     if lo is not None and hi is not None:
         return f"{noun} in {'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}"
     if lo is not None:
@@ -148,9 +154,9 @@ def _describe(sch) -> str:
             if hi is not None and lo == hi:
                 text = f"a list of {lo}"
             elif lo >= 1:
-                text = "a non-empty list"
+                text = "a non-empty list" + (f" of at most {hi}" if hi is not None else "")
             else:
-                text = "a list"
+                text = "a list" + (f" of at most {hi}" if hi is not None else "")
             if "items" in sch:
                 text += f", each {_describe(sch['items'])}"
             if sch.get("uniqueItems"):
