@@ -45,6 +45,7 @@ from pathlib import Path
 import yaml
 
 from .config.errors import ConfigError
+from .files import atomic_write
 
 MANIFEST = "MANIFEST.json"
 FORMAT = 1
@@ -204,9 +205,8 @@ def create(
 def _write_tar(output: Path, members: dict[str, bytes]) -> None:
     """Sorted members (``<study>/MANIFEST.json`` sorts before ``project/`` and
     ``results/``: verify needs it first), zeroed owners and times, atomically."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    tmp = output.with_name(f".{output.name}.{os.getpid()}.tmp")
-    try:
+
+    def write(tmp: Path) -> None:
         with (
             open(tmp, "wb") as raw,
             gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as gz,
@@ -219,10 +219,8 @@ def _write_tar(output: Path, members: dict[str, bytes]) -> None:
                 info.uid = info.gid = 0
                 info.uname = info.gname = ""
                 tar.addfile(info, io.BytesIO(data))
-        os.replace(tmp, output)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+
+    atomic_write(output, write)
 
 
 def _global_attributes(path: Path) -> dict:

@@ -41,7 +41,7 @@ def _temporary(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
-def atomic_write(path, write: Callable[[Path], None]) -> Path:
+def atomic_write(path, write: Callable[[Path], object]) -> Path:
     """``write(tmp)`` a temporary file beside ``path``, then rename it onto ``path``
     (the parent folder is created); on any error the temporary file goes and ``path``
     is left as it was."""
@@ -79,7 +79,7 @@ def checksum_path(path) -> Path:
     return path.with_name(path.name + CHECKSUM_SUFFIX)
 
 
-def write_checksummed(path, write: Callable[[Path], None]) -> Path:
+def write_checksummed(path, write: Callable[[Path], object]) -> Path:
     """Like :func:`atomic_write`, with the content's SHA-256 written beside it first."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

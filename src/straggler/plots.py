@@ -1993,15 +1993,14 @@ def write_figures(ds: xr.Dataset, outdir, names=None) -> list[Path]:
         fig = make_figure(ds, name)
         for ext in ("png", "svg"):
             path = outdir / f"{name}.{ext}"
-            atomic_write(
-                path,
-                lambda tmp, ext=ext: fig.savefig(
-                    tmp, format=ext, dpi=200, bbox_inches="tight", metadata=_metadata(ext)
-                ),
-            )
+            atomic_write(path, functools.partial(_save, fig, ext))
             written.append(path)
         plt.close(fig)
     return written
+
+
+def _save(fig, ext: str, path: Path) -> None:
+    fig.savefig(path, format=ext, dpi=200, bbox_inches="tight", metadata=_metadata(ext))
 
 
 def _metadata(ext: str) -> dict:
