@@ -10,7 +10,7 @@ from runs import snakemake
 
 from straggler import files
 from straggler.simulation.statistics import new_accumulator
-from straggler.simulation.store import Replications, _read, _write
+from straggler.simulation.store import Replications, Store
 
 STUDY = {
     "study": "faults",
@@ -65,13 +65,13 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path):
 
 
 def test_a_truncated_replication_store_is_simulated_again(tmp_path, caplog):
-    path = tmp_path / "r0-2.npz"
-    rec = Replications.of([0, 1], [new_accumulator(), new_accumulator()], jobs=100)
-    _write(path, rec)
-    assert _read(path) is not None
+    store = Store(tmp_path, "cell@0")
+    store.write_named(0.5, None, "extended-100", Replications.of([0, 1], [new_accumulator(), new_accumulator()], 100))
+    assert store.read_named(0.5, None, "extended-100") is not None
+    (path,) = tmp_path.rglob("*.npz")
     path.write_bytes(path.read_bytes()[:50])
     with caplog.at_level("WARNING"):
-        assert _read(path) is None
+        assert store.read_named(0.5, None, "extended-100") is None
     assert "unreadable" in caplog.text and path.name in caplog.text
 
 

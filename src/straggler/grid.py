@@ -189,7 +189,7 @@ def build_grid(resolved: dict) -> Grid:
 
 def cell_config(resolved: dict, cell: Cell) -> dict:
     """The resolved config with the cell's extra-axis values applied."""
-    from .config import apply_override
+    from .config.axes import apply_override
 
     cfg = resolved
     for axis, value in cell.coords:

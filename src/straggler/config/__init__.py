@@ -39,6 +39,7 @@ from pathlib import Path
 
 import yaml
 
+from ..files import write_text
 from ..policies import POLICIES, canonical_policy
 from .axes import Axis, applied, apply_override, get_path
 from .checks import extra_axes, under, validate
@@ -291,7 +292,6 @@ def resolve_config_cached(raw: dict, cache_dir) -> dict:
     cached (its errors are raised every time)."""
     import hashlib
     import json
-    import os
 
     from ..sources import model_hash
 
@@ -301,10 +301,7 @@ def resolve_config_cached(raw: dict, cache_dir) -> dict:
         return yaml.safe_load(path.read_text())
     resolved = resolve_config(raw)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(dump_config(resolved))
-        os.replace(tmp, path)
+        write_text(path, dump_config(resolved))
     except OSError:
         pass  # a read-only place: resolve every time
     return resolved
