@@ -19,20 +19,9 @@ from pathlib import Path
 
 import xarray as xr
 
-from straggler.archive import same_values
+from straggler.archive import MACHINE_ATTRS, same_values
 
-PROVENANCE = (
-    "created",
-    "source_hash",
-    "git_commit",
-    "straggler_version",
-    "python_version",
-    "numpy_version",
-    "scipy_version",
-    "numba_version",
-    "xarray_version",
-    "snakemake_version",
-)
+PROVENANCE = MACHINE_ATTRS
 
 
 def _cells(folder: Path) -> dict[str, Path]:

@@ -6,20 +6,18 @@ from __future__ import annotations
 
 import copy
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 import yaml
+from runs import snakemake
 
 from straggler import cli
 from straggler.config import ConfigError, load_config, resolve_config, schema
 from straggler.config import limits as L
 
 ROOT = Path(__file__).resolve().parents[1]
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 BASE = {
     "study": "hostile",
@@ -329,21 +327,7 @@ def test_a_json_study_file_still_loads(tmp_path):
 
 
 def snakemake_dry_run(workdir: Path, configfile: Path):
-    return subprocess.run(
-        [
-            SNAKEMAKE,
-            "-n",
-            "--snakefile",
-            str(ROOT / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--configfile",
-            str(configfile),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return snakemake(workdir, configfile, "-n", timeout=120)
 
 
 SNAKEMAKE_CASES = [
@@ -378,25 +362,7 @@ def test_snakemake_reads_the_study_file_as_check_config_does(tmp_path):
     values given with --config are merged over the file."""
     path = tmp_path / "s.yaml"
     path.write_text(BASE_TEXT.replace("- 0.3", "- 3e-1"))
-    run = subprocess.run(
-        [
-            SNAKEMAKE,
-            "-n",
-            "--snakefile",
-            str(ROOT / "Snakefile"),
-            "--directory",
-            str(tmp_path),
-            "--configfile",
-            str(path),
-            "--config",
-            "study=other",
-            "--quiet",
-            "rules",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    run = snakemake(tmp_path, path, "-n", "--config", "study=other", "--quiet", "rules", timeout=120)
     assert run.returncode == 0, run.stderr[-3000:]
     resolved = yaml.safe_load(next((tmp_path / ".snakemake" / "straggler").glob("resolved-*.yaml")).read_text())
     assert resolved["load"] == [0.3] and resolved["study"] == "other"
