@@ -31,7 +31,7 @@ test: setup
 test-fast: setup
 	$(BIN)/python -m pytest -m "not slow and not workflow and not cluster and not papers" $(PYTEST_ARGS)
 
-# every paper study at quick scale, its claims checked (about 20 minutes on two cores)
+# every paper study at quick scale, its claims checked (about 15 minutes on two cores)
 test-papers: setup
 	$(BIN)/python -m pytest -m papers $(PYTEST_ARGS)
 

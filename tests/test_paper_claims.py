@@ -5,7 +5,7 @@ evidence states.
 
 Each test runs one study's evaluation and aggregation through Snakemake in a temporary
 directory (the seeds are the study files', so the numbers are the same on every
-machine), then checks the claims on its dataset. About 20 minutes for all twelve on two
+machine), then checks the claims on its dataset. About 15 minutes for all twelve on two
 cores: behind the ``papers`` marker (``make test-papers``; CI runs them).
 """
 
