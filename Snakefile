@@ -30,6 +30,11 @@ include: "workflow/rules/archive.smk"
 # --keep-going (the cluster profiles), the other cells finish: name the cells that a
 # rerun will compute, so that a long log need not be searched for them.
 onerror:
+    if restore_previous(f"{RESULTS}/{STUDY}.nc"):
+        logger.warning(
+            f"{RESULTS}/{STUDY}.nc: the new dataset was not built; the previous one is back "
+            "(with its figures and report), and the next run builds it again"
+        )
     _missing = [cid for cid in GRID.cells if not Path(cell_path(cid)).exists()]
     if _missing:
         logger.error(

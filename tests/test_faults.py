@@ -110,3 +110,16 @@ def test_damaged_cell_files_are_recomputed_and_the_dataset_is_a_clean_runs(tmp_p
     assert run.stderr.count("computed again") == 3
     assert not stale.exists()
     _same(repaired, clean)
+
+
+def test_the_previous_file_comes_back_where_a_rebuild_removed_it(tmp_path):
+    path = tmp_path / "study.nc"
+    files.write_text(path, "the previous dataset")
+    files.keep_previous(path)
+    assert not files.restore_previous(path)  # still there: nothing to do
+    path.unlink()  # what Snakemake does before it runs the aggregate again
+    assert files.restore_previous(path) and path.read_text() == "the previous dataset"
+    files.write_text(path, "a new dataset")
+    files.keep_previous(path)
+    path.unlink()
+    assert files.restore_previous(path) and path.read_text() == "a new dataset"

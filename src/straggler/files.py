@@ -11,12 +11,18 @@ it, ``<name>.sha256`` (:func:`write_checksummed`), written before the result its
 renamed into place: wherever the result exists, so does the checksum it must match.
 :func:`damage` says why a file is not to be trusted (missing checksum, unreadable,
 mismatch), and the pipeline then recomputes it.
+
+The study dataset is replaced only by a complete new one: Snakemake removes a job's
+outputs before it runs, so the aggregate keeps a second name for the dataset it wrote
+(:func:`keep_previous`), and the Snakefile brings it back when a rebuild fails
+(:func:`restore_previous`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -26,6 +32,9 @@ __all__ = [
     "checksum_path",
     "damage",
     "discard",
+    "keep_previous",
+    "previous_path",
+    "restore_previous",
     "sha256_file",
     "sweep_temporaries",
     "write_bytes",
@@ -117,6 +126,39 @@ def discard(path) -> None:
     """Remove a file and its checksum."""
     for p in (Path(path), checksum_path(path)):
         p.unlink(missing_ok=True)
+
+
+def previous_path(path) -> Path:
+    path = Path(path)
+    return path.with_name(f".previous-{path.name}")
+
+
+def keep_previous(path) -> None:
+    """Keep a second name for the file at ``path`` (a hard link, or a copy where the file
+    system has none), so that :func:`restore_previous` can bring it back after Snakemake
+    removed it to rebuild it and the rebuild failed."""
+    path = Path(path)
+
+    def link(tmp: Path) -> None:
+        try:
+            os.link(path, tmp)
+        except OSError:
+            shutil.copy2(path, tmp)
+
+    atomic_write(previous_path(path), link)
+
+
+def restore_previous(path) -> bool:
+    """Bring back the file :func:`keep_previous` kept, where ``path`` is gone (its old
+    time stamp makes Snakemake rebuild it on the next run). True if it did."""
+    path, kept = Path(path), previous_path(path)
+    if path.exists() or not kept.exists():
+        return False
+    try:
+        os.link(kept, path)
+    except OSError:
+        shutil.copy2(kept, path)
+    return True
 
 
 def sweep_temporaries(folders: Iterable) -> list[Path]:

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from .files import CHECKSUM_SUFFIX, damage, discard, sweep_temporaries, write_text
+from .files import CHECKSUM_SUFFIX, damage, discard, keep_previous, sweep_temporaries, write_text
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +106,7 @@ def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config, rec
     recorded = resolved_yaml if recorded_yaml is None else recorded_yaml
     study = combine(grid, cells, provenance(yaml.safe_load(recorded), recorded))
     write_netcdf(study, out_nc)
+    keep_previous(out_nc)
     write_text(out_config, resolved_yaml)
     _prune(cell_paths)
     # every job that writes under the study's folder has finished: what a killed job left

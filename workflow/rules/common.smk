@@ -8,7 +8,7 @@ from snakemake.exceptions import WorkflowError
 
 from straggler.catalog import figure_names, figure_parts
 from straggler.config import ConfigError, dump_config, read_study_files, resolve_config_cached
-from straggler.files import discard
+from straggler.files import discard, restore_previous
 from straggler.grid import build_grid
 from straggler.sources import figures_hash, model_hash, presentation_hash
 from straggler.workunits import plan, result_config, runtime_minutes
