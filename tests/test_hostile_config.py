@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -220,10 +219,7 @@ CASES = [(n, t, k) for n, t, k in FILES] + [(n, t, k) for n, t, k in BYTES] + [(
 @pytest.mark.parametrize("name, content, key", CASES, ids=[c[0] for c in CASES])
 def test_check_config_refuses_in_one_line(tmp_path, capsys, name, content, key):
     path = _write(tmp_path, name, content)
-    started = time.perf_counter()
     check_config_refusal(path, key, capsys)
-    # before any work: the slowest, the 300 KB file, parses in about a second
-    assert time.perf_counter() - started < 10
 
 
 def test_every_hostile_case_is_refused_count():
@@ -233,13 +229,16 @@ def test_every_hostile_case_is_refused_count():
     assert len(CASES) == 52
 
 
-def test_the_grid_of_10_7_points_is_refused_from_its_axis_lengths_in_well_under_a_second():
+def test_the_grid_of_10_7_points_is_refused_from_its_axis_lengths_before_it_is_walked(monkeypatch):
     raw = copy.deepcopy(BASE)
     HUGE_GRID(raw)
-    started = time.perf_counter()
+
+    def walked(cfg):
+        raise AssertionError("the schema walked a grid that its axis lengths already refuse")
+
+    monkeypatch.setattr("straggler.config.schema_errors", walked)
     with pytest.raises(ConfigError) as info:
         resolve_config(raw)
-    assert time.perf_counter() - started < 1.0
     (line,) = info.value.errors
     assert line.startswith(
         "grid: a grid of 10000000 points (policy 10 x d 10 x N 10 x r_slow 10 x Rer.tau 10 x Rep.tau 10 x "
@@ -346,10 +345,8 @@ SNAKEMAKE_CASES = [
 def test_snakemake_refuses_in_one_line(tmp_path, name):
     content, key = next((c, k) for n, c, k in CASES if n == name)
     path = _write(tmp_path, name, content)
-    started = time.perf_counter()
     run = snakemake_dry_run(tmp_path, path)
     assert run.returncode != 0
-    assert time.perf_counter() - started < 60
     out = run.stdout + run.stderr
     assert "Traceback" not in out and "invalid configuration:" in out, out[-3000:]
     assert [line for line in out.splitlines() if _names_key(line, key) and "not allowed" in line], out[-3000:]
