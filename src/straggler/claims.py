@@ -121,12 +121,6 @@ def largest_stable(ds: xr.Dataset, **sel) -> float:
     return float(loads.max()) if len(loads) else math.nan
 
 
-def smallest_unstable(ds: xr.Dataset, **sel) -> float:
-    v = at(ds, "verdict", **sel)
-    loads = v["load"].values[np.asarray(v.values) == "unstable"]
-    return float(loads.min()) if len(loads) else math.nan
-
-
 def estimate(ds: xr.Dataset, var: str, **sel) -> tuple[float, float]:
     """(simulated estimate, CI half-width) at one point; NaN where the load is not
     stable."""
@@ -265,7 +259,6 @@ def values_of(ds: xr.Dataset, dim: str) -> list:
 # ------------------------------------------------------------------ threshold paper
 
 
-THRESHOLD = "threshold"
 _T = "Raaijmakers, Borst, Boxma (threshold paper)"
 
 
@@ -534,15 +527,6 @@ def t_latency_approx_good(policy):
         )
 
     return check
-
-
-def _mean_over_common(ds, a, b, dist):
-    ma = at(ds, "latency_mean", policy=a, distribution=dist).values
-    mb = at(ds, "latency_mean", policy=b, distribution=dist).values
-    ok = np.isfinite(ma) & np.isfinite(mb)
-    if not ok.any():
-        raise NotTested(f"no load where {a} and {b} both have estimates ({dist})")
-    return float(np.mean(ma[ok] / mb[ok])), int(ok.sum())
 
 
 def t_winner_depends_on_law(ds):
