@@ -43,7 +43,8 @@ import pandas as pd
 import xarray as xr
 
 HOLDS, FAILS, NOT_TESTED = "holds", "fails", "not tested"
-VERDICTS = (HOLDS, FAILS, NOT_TESTED)
+CLAIM_VERDICTS = (HOLDS, FAILS, NOT_TESTED)
+"""A claim's verdicts (not the simulation's stability verdicts, :data:`straggler.simulation.VERDICTS`)."""
 
 
 class NotTested(Exception):
