@@ -8,6 +8,7 @@ import xarray as xr
 
 from straggler import claims
 from straggler.claims import FAILS, HOLDS, NOT_TESTED, check_claims, claims_for
+from straggler.claims.data import difference
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER_STUDIES = [
@@ -188,9 +189,9 @@ def test_a_difference_is_paired_where_replications_are_and_added_cis_otherwise()
     # B is A plus 0.05 in every replication: the paired CI is tight, the added CIs are not
     a = [1.0, 1.2, 0.9, 1.1]
     ds = two_points(a, [x + 0.05 for x in a], ci=(0.2, 0.2))
-    diff = claims.difference(ds, "latency_mean", {"policy": "A", "load": 0.5}, {"policy": "B", "load": 0.5})
+    diff = difference(ds, "latency_mean", {"policy": "A", "load": 0.5}, {"policy": "B", "load": 0.5})
     assert diff.how == "paired" and diff.below and abs(diff.estimate + 0.05) < 1e-12
-    unpaired = claims.difference(
+    unpaired = difference(
         ds.drop_vars("latency_replication_mean"), "latency_mean", {"policy": "A", "load": 0.5}, {"policy": "B"}
     )
     assert unpaired.how == "CIs added" and not unpaired.below and not unpaired.above
