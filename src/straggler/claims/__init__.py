@@ -20,7 +20,7 @@ How a claim is tested:
 - *Simulated values with their error.* A claim about simulated values fails only
   when the data contradict it beyond the statistical error: a difference of two
   simulated means by the paired Student-t CI of their per-replication means
-  (:func:`difference`; policies compared on one workload share its random numbers,
+  (:func:`~straggler.claims.data.difference`; policies compared on one workload share its random numbers,
   which makes it tight), a value against a number by its CI. The evidence says
   whether the data decide the point or only do not contradict it.
 - *Tolerances are the sentence's.* "About 2" is taken as within 25 % of 2,
