@@ -37,3 +37,19 @@ def test_the_schema_file_names_no_policy():
     text = resources.files("straggler").joinpath("schemas/config.schema.yaml").read_text()
     named = [name for name in list(POLICIES) + list(ALIASES) if f" {name}:" in text or f"[{name}," in text]
     assert named == []
+
+
+def test_the_hooks_named_by_a_spec_exist():
+    """A hook that lives above the registry is named by the spec and looked up there."""
+    from straggler.config.checks import POLICY_CHECKS
+    from straggler.evaluate import ANALYSIS_CHOICES
+    from straggler.model import TASK_LAWS
+
+    for name, spec in POLICIES.items():
+        assert not spec.config_errors or spec.config_errors in POLICY_CHECKS, name
+        assert not spec.task_law or spec.task_law in TASK_LAWS, name
+        assert set(spec.chosen_by_analysis) <= set(ANALYSIS_CHOICES) & set(spec.parameters), name
+        assert set(spec.chosen_per_load) <= set(spec.chosen_by_analysis), name
+        assert not spec.picks_pool or spec.kernel_code is not None, name
+        assert callable(spec.blocking_order), name
+        assert spec.grid_impossible is None or callable(spec.grid_impossible), name

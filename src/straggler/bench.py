@@ -28,9 +28,12 @@ D = 2
 
 
 def _coc_model(N: int):
+    from .policies import COC_CODE
+    from .simulation.encode import POLICY_NAMES
     from .simulation.reference import make_model
 
-    return make_model("CoC", N, [LOAD], d=D, two_pools=False)
+    # named by its kernel code: the workloads measure the kernels' branches
+    return make_model(POLICY_NAMES[COC_CODE], N, [LOAD], d=D, two_pools=False)
 
 
 def kernel_throughput(kernel, model, jobs: int, repeat: int = 3) -> dict:
@@ -123,9 +126,11 @@ def event_throughput(model, jobs: int, repeat: int = 3) -> dict:
 
 def _ps_mm1_model():
     """M/M/1 with processor sharing at load 0.7 (one server, exponential sizes)."""
+    from .policies import ZRED_CODE
+    from .simulation.encode import POLICY_NAMES
     from .simulation.reference import make_model
 
-    return make_model("ZRed", 1, [0.7], two_pools=False, discipline="PS")
+    return make_model(POLICY_NAMES[ZRED_CODE], 1, [0.7], two_pools=False, discipline="PS")
 
 
 def run_bench(json: bool = False, quick: bool = False, file=None) -> dict:

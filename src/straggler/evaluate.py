@@ -194,6 +194,26 @@ def simulate_shard(resolved: dict, cell_id: str, first: int, stop: int, store_ro
         return 0  # the cell's evaluation says why
 
 
+def chosen_tau(model, analysis) -> tuple[tuple[float, float] | None, str]:
+    """The threshold ``tau: opt`` simulates, by first pool (pool 2's is pool 1's when
+    the analysis chose one for both), or None and why not."""
+    if math.isnan(analysis.tau_opt):
+        return None, f"{model.policy}: no optimal threshold from the analysis to simulate"
+    return (analysis.tau_opt, analysis.tau_opt if math.isnan(analysis.tau_opt_pool2) else analysis.tau_opt_pool2), ""
+
+
+def chosen_keep(model, analysis) -> tuple[np.ndarray | None, str]:
+    """The tasks ``keep: opt`` keeps at each load, or None and why not."""
+    if np.isnan(analysis.keep_opt).any():
+        return None, f"{model.policy}: no keep chosen by the analysis to simulate"
+    return analysis.keep_opt.astype(int), ""
+
+
+ANALYSIS_CHOICES = {"tau": chosen_tau, "keep": chosen_keep}
+"""A parameter of ``PolicySpec.chosen_by_analysis`` -> how the simulation reads the
+analysis's choice for its value ``opt``."""
+
+
 def _simulation_settings(model, analysis, notes: list[str], monotone: bool, run: dict) -> dict | None:
     """The simulation's settings shared by whole cells and shards, or None with a note
     when the cell is not simulated."""
@@ -202,25 +222,21 @@ def _simulation_settings(model, analysis, notes: list[str], monotone: bool, run:
     if POLICIES[model.policy].analytic_only:
         notes.append(f"{model.policy} is analytic only: {POLICIES[model.policy].description}")
         return None
-    tau = None
-    if model.policy in ("Rer", "Rep") and model.params.get("tau") == "opt":
-        if math.isnan(analysis.tau_opt):
-            notes.append(f"{model.policy}: no optimal threshold from the analysis to simulate")
-            return None
-        tau = (analysis.tau_opt, analysis.tau_opt if math.isnan(analysis.tau_opt_pool2) else analysis.tau_opt_pool2)
-    keep = None
-    if model.policy == "FJ" and model.params.get("keep") == "opt":
-        if np.isnan(analysis.keep_opt).any():
-            notes.append("FJ: no keep chosen by the analysis to simulate")
-            return None
-        keep = analysis.keep_opt.astype(int)
+    chosen: dict = {"tau": None, "keep": None}
+    for name in POLICIES[model.policy].chosen_by_analysis:
+        if model.params.get(name) == "opt":
+            value, missing = ANALYSIS_CHOICES[name](model, analysis)
+            if missing:
+                notes.append(missing)
+                return None
+            chosen[name] = value
     return dict(
         jobs=int(run["jobs"]),
         warmup=int(run["warmup"]),
         replications=int(run["replications"]),
         alpha=analysis.alpha,
-        tau=tau,
-        keep=keep,
+        tau=chosen["tau"],
+        keep=chosen["keep"],
         monotone=monotone,
         unstable_from=verdict.first_unstable_load(model.loads, analysis.lambda_max, analysis.lambda_max_kind),
     )

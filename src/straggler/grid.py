@@ -115,12 +115,13 @@ def _axis_applies(axis: str, point: dict, resolved: dict) -> bool:
     return isinstance(value, list)
 
 
-def _fj_param(point: dict, resolved: dict, name: str, default):
-    """FJ's parameter at this grid point: its ``FJ.<name>`` axis, a list-valued
+def _policy_param(point: dict, resolved: dict, name: str, default):
+    """The point's policy's parameter: its ``<policy>.<name>`` axis, a list-valued
     parameter's own axis ``<name>``, or the config's value."""
-    if f"FJ.{name}" in point:
-        return point[f"FJ.{name}"]
-    value = resolved["policies"].get("FJ", {}).get(name, default)
+    policy = point["policy"]
+    if f"{policy}.{name}" in point:
+        return point[f"{policy}.{name}"]
+    value = resolved["policies"].get(policy, {}).get(name, default)
     if isinstance(value, list):
         return point.get(name, value[0])
     return value
@@ -132,13 +133,10 @@ def _impossible_reason(point: dict, resolved: dict) -> str | None:
     N = point["N"]
     if spec.uses_d and point["d"] > N:
         return f"d = {point['d']} > N = {N}"
-    if policy == "FJ":
-        k = _fj_param(point, resolved, "k", 1)
-        if k > point["d"]:
-            return f"k = {k} > d = {point['d']}"
-        keep = _fj_param(point, resolved, "keep", "d")
-        if isinstance(keep, int) and keep > point["d"]:
-            return f"keep = {keep} > d = {point['d']}"
+    if spec.grid_impossible is not None:
+        reason = spec.grid_impossible(lambda name, default: _policy_param(point, resolved, name, default), point["d"])
+        if reason is not None:
+            return reason
     if spec.two_pools and resolved["system"].get("pools") is None and N % 2 == 1:
         return f"{policy} needs two pools and N = {N} is odd (set system.pools)"
     system = resolved["system"]

@@ -14,6 +14,7 @@ import numpy as np
 from . import dependence as dependence_mod
 from . import distributions
 from .grid import Cell, cell_config
+from .policies import POLICIES
 from .system import CellModel, TwoPoolSystem
 
 
@@ -46,9 +47,9 @@ def build_model(resolved: dict, cell: Cell) -> CellModel:
         )
     params = dict(cfg["policies"].get(cell.policy, {}))
     unit_mean = None
-    if cell.policy == "FJ" and params.get("split", "none") == "shift":
-        unit_mean = dep.replica_mean(size)
-        size = split_shift(size, int(params.get("k", 1)))
+    task_law = POLICIES[cell.policy].task_law
+    if task_law:
+        size, unit_mean = TASK_LAWS[task_law](cell.policy, size, dep, params)
     return CellModel(
         policy=cell.policy,
         params=params,
@@ -66,15 +67,32 @@ def build_model(resolved: dict, cell: Cell) -> CellModel:
     )
 
 
-def split_shift(size: distributions.Distribution, k: int) -> distributions.ShiftedExponential:
+def fork_join_tasks(policy: str, size: distributions.Distribution, dep, params: dict):
+    """FJ's task law and load unit: with ``split: shift`` the job is split into k
+    tasks (:func:`split_shift`) and the load unit stays the unsplit job's replica
+    mean; otherwise the job's law and the replica's own unit (None)."""
+    if params.get("split", "none") != "shift":
+        return size, None
+    unit_mean = dep.replica_mean(size)
+    return split_shift(size, int(params.get("k", 1)), policy), unit_mean
+
+
+def split_shift(size: distributions.Distribution, k: int, policy: str = "") -> distributions.ShiftedExponential:
     """The task law of a job split into ``k`` tasks: ``ShiftedExp(Delta / k, mu)``.
 
     Fork-join paper, section 7.2 (diversity-parallelism trade-off): ``Delta_k =
     Delta / k``, the exponential part unchanged: a larger k makes the tasks
-    smaller (parallelism) but leaves fewer redundant tasks (diversity).
+    smaller (parallelism) but leaves fewer redundant tasks (diversity). ``policy``
+    names the policy in the error messages.
     """
+    what = f"{policy} split" if policy else "split"
     if not isinstance(size, distributions.ShiftedExponential):
-        raise ValueError(f"FJ split: shift needs a shifted_exponential law, got {size.family}")
+        raise ValueError(f"{what}: shift needs a shifted_exponential law, got {size.family}")
     if k < 1:
-        raise ValueError(f"FJ split: shift needs k >= 1, got {k}")
+        raise ValueError(f"{what}: shift needs k >= 1, got {k}")
     return distributions.ShiftedExponential(shift=size.shift / k, tail_mean=size.tail_mean)
+
+
+TASK_LAWS = {"fork_join_tasks": fork_join_tasks}
+"""``PolicySpec.task_law`` -> the function ``(policy, size, dependence, params) -> (task law,
+load unit or None)`` that :func:`build_model` applies."""

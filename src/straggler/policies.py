@@ -2,12 +2,23 @@
 
 A policy's spec holds what the rest of the package needs to know about it: its
 canonical name and aliases, its parameters and their config schema, the grid's
-impossibility rules (``uses_d``, ``two_pools``), the name of its analysis in
-:data:`straggler.analysis.cell.HANDLERS`, its code in the simulation kernels and
-which engines simulate it in which settings, whether its stability verdict is
-monotone in the load, and whether it is an oracle. Everything else reads it from
-here: the config schema's policy names and per-policy parameter entries, the
-grid, the engines' ``supports``, the work-unit cost model, the report.
+impossibility rules (``uses_d``, ``two_pools``, ``grid_impossible``), its config
+check, the name of its analysis in :data:`straggler.analysis.cell.HANDLERS`, what
+the simulation takes from the analysis, its code in the simulation kernels and
+which engines simulate it in which settings, how it picks servers, whether its
+stability verdict is monotone in the load, what blocks a server behind a job (the
+heavy-tail rule), its cost in the work-unit plan, and whether it is an oracle.
+Everything else reads it from here: the config schema's policy names and
+per-policy parameter entries, the config checks, the grid, the model, the
+engines' ``supports`` and encoding, the work-unit cost model, the report.
+
+A hook is a plain function of this module (it reads a model's or a grid point's
+attributes, nothing heavier), or, when it needs a higher layer's code, the *name*
+of a function there (``config_errors``, ``task_law``, like ``analysis``): this
+module is imported by the config at parse time and sits below the analysis, the
+simulation and the config (:data:`straggler.sources.LAYERS`). No module outside
+the analysis handlers, the kernels, the reference simulator and the paper claims
+names a policy (tests/test_policy_literals.py).
 
 Adding a policy: its spec here, its kernel branch(es) in the engines that
 simulate it (and in the reference simulator), its analysis handler, its tests
@@ -16,7 +27,9 @@ simulate it (and in the reference simulator), its analysis handler, its tests
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 # The policies' codes in the simulation kernels (PolicySpec.kernel_code). Plain ints,
 # so that numba compiles a comparison with one as a constant.
@@ -28,6 +41,47 @@ PS_PER_SERVER = ("PS", "per_server")
 FCFS_CENTRAL = ("FCFS", "central")
 
 Setting = tuple[str, str]
+
+
+def one_replica_blocks(model) -> tuple[int, int]:
+    """One replica served in full blocks its server: ``(1, 1)`` (see
+    :mod:`straggler.analysis.tails`)."""
+    return 1, 1
+
+
+def first_of_d_blocks(model) -> tuple[int, int]:
+    """Cancel on the first of the job's d completions: the smallest of d."""
+    return int(model.d), 1
+
+
+def first_of_pools_blocks(model) -> tuple[int, int]:
+    """Cancel on the first completion of one replica per pool: the smallest of 2."""
+    return 2, 1
+
+
+def fork_join_blocks(model) -> tuple[int, int]:
+    """k of the r tasks kept: the k-th smallest of r (one task served in full when
+    the kept tasks are chosen before their sizes are known)."""
+    params = model.params
+    k = int(params.get("k", 1))
+    keep = params.get("keep", "d")
+    if params.get("early") or keep == k:
+        return 1, 1
+    if keep in ("d", "opt"):  # opt keeps some r in k..d: the largest r is the lightest
+        return int(model.d), k
+    return int(keep), k
+
+
+def fork_join_impossible(param: Callable[[str, Any], Any], d: int) -> str | None:
+    """Why a fork-join grid point cannot be evaluated (k or keep above d), or None;
+    ``param(name, default)`` is the policy's parameter at the point."""
+    k = param("k", 1)
+    if k > d:
+        return f"k = {k} > d = {d}"
+    keep = param("keep", "d")
+    if isinstance(keep, int) and keep > d:
+        return f"keep = {keep} > d = {d}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -69,6 +123,43 @@ class PolicySpec:
     that policies compared on one workload see the same sizes
     (:mod:`straggler.simulation.streams`)."""
 
+    picks_pool: bool = False
+    """True if the simulation sends a job first to a pool drawn with ``alpha`` (one
+    uniform), then to a server of it (:mod:`straggler.simulation.encode`); FRed takes
+    one server per pool, the policies with ``uses_d`` choose among all N."""
+    type_aware_alpha: bool = False
+    """True if, without an assignment from the analysis, the simulation computes the
+    type-aware optimal one (not random dispatch over all N servers)."""
+    chosen_by_analysis: tuple[str, ...] = ()
+    """Parameters whose value ``opt`` the analysis chooses and the simulation then
+    takes from it (:mod:`straggler.evaluate`)."""
+    chosen_per_load: tuple[str, ...] = ()
+    """Those of :attr:`chosen_by_analysis` chosen at each load: with ``opt`` the
+    system changes with the load, so its verdict is not known to be monotone."""
+    grid_impossible: Callable[[Callable[[str, Any], Any], int], str | None] | None = None
+    """Why a grid point with its parameters cannot be evaluated, or None (besides
+    ``uses_d`` and ``two_pools``): ``hook(param, d)`` with ``param(name, default)``
+    the parameter's value at the point (:mod:`straggler.grid`)."""
+    config_errors: str = ""
+    """The name of its parameters' check against the rest of the config in
+    :data:`straggler.config.checks.POLICY_CHECKS` ("": none)."""
+    task_law: str = ""
+    """The name of the function in :data:`straggler.model.TASK_LAWS` that turns the
+    job-size law into the law of the tasks the policy runs (and the load unit), ""
+    when a replica's size is the job's (:mod:`straggler.model`)."""
+    blocking_order: Callable[[Any], tuple[int, int]] = one_replica_blocks
+    """``(r, k)``: a server is blocked behind a job for the k-th smallest of r of its
+    replica sizes (the heavy-tail rule of :mod:`straggler.analysis.tails`)."""
+    concurrent_replicas: int = 1
+    """Replicas of a job in service at once besides the ``d`` of a policy with
+    ``uses_d``: the work-unit cost model's units per job (:mod:`straggler.workunits`)."""
+    analysis_seconds: float | None = None
+    """A cell's analysis, measured on threshold_r_slow (None: the work-unit plan's
+    ``OTHER_ANALYSIS_SECONDS``, 5-12 ms)."""
+    quadrature_seconds: float | None = None
+    """A cell's analysis when its replicas are not identical copies of a law that is
+    not exponential (a quadrature in every threshold trial; None: as otherwise)."""
+
     @property
     def analytic_only(self) -> bool:
         return self.kernel_code is None
@@ -103,6 +194,7 @@ POLICIES: dict[str, PolicySpec] = {
             "one copy, dispatched at random",
             aliases=("RND",),
             two_pools=False,
+            picks_pool=True,
             analysis="zero_redundancy",
             kernel_code=ZRED_CODE,
             engines=_EVERYWHERE,
@@ -113,6 +205,8 @@ POLICIES: dict[str, PolicySpec] = {
             "FRed",
             "a copy in every pool at arrival, cancel on complete",
             replicas=2,
+            concurrent_replicas=2,
+            blocking_order=first_of_pools_blocks,
             analysis="full_redundancy",
             kernel_code=FRED_CODE,
             engines=_EVERYWHERE,
@@ -125,6 +219,9 @@ POLICIES: dict[str, PolicySpec] = {
             aliases=("SLB",),
             parameters={"tau": "opt", "resume": False},
             schema="rer_parameters",
+            picks_pool=True,
+            chosen_by_analysis=("tau",),
+            analysis_seconds=0.03,
             analysis="rerouting",
             kernel_code=RER_CODE,
             engines=_EVERYWHERE,
@@ -136,6 +233,12 @@ POLICIES: dict[str, PolicySpec] = {
             replicas=2,
             parameters={"tau": "opt"},
             schema="rep_parameters",
+            picks_pool=True,
+            chosen_by_analysis=("tau",),
+            concurrent_replicas=2,
+            blocking_order=first_of_pools_blocks,
+            analysis_seconds=0.03,
+            quadrature_seconds=0.4,
             analysis="replication",
             kernel_code=REP_CODE,
             engines={"events": (FCFS_PER_SERVER, PS_PER_SERVER, FCFS_CENTRAL)},
@@ -144,6 +247,8 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "KT",
             "type-aware optimal assignment, no redundancy",
+            picks_pool=True,
+            type_aware_alpha=True,
             analysis="known_types",
             kernel_code=KT_CODE,
             engines=_EVERYWHERE,
@@ -166,6 +271,7 @@ POLICIES: dict[str, PolicySpec] = {
                 }
             },
             schema="coc_parameters",
+            blocking_order=first_of_d_blocks,
             analysis="cancel_on_complete",
             kernel_code=COC_CODE,
             engines={"fast": (FCFS_PER_SERVER,), "events": (FCFS_PER_SERVER, PS_PER_SERVER)},
@@ -199,6 +305,12 @@ POLICIES: dict[str, PolicySpec] = {
             two_pools=False,
             parameters={"k": 1, "early": False, "keep": "d", "split": "none", "cost_limit": float("inf")},
             schema="fj_parameters",
+            chosen_by_analysis=("keep",),
+            chosen_per_load=("keep",),
+            grid_impossible=fork_join_impossible,
+            config_errors="fork_join_errors",
+            task_law="fork_join_tasks",
+            blocking_order=fork_join_blocks,
             analysis="fork_join",
             kernel_code=FJ_CODE,
             engines=_D_OF_N,
@@ -224,12 +336,14 @@ def canonical_policy(name: str) -> str:
 
 def stability_monotone(policy: str, params: dict | None = None) -> str:
     """Why the verdict of ``policy`` with ``params`` is monotone in the load, or ""
-    when it is not known to be: FJ with ``keep: opt`` runs a different system at
-    each load (the strategy's kept tasks depend on the arrival rate)."""
+    when it is not known to be: a parameter the analysis chooses at each load
+    (:attr:`PolicySpec.chosen_per_load`, FJ's ``keep: opt``) runs a different system
+    at each load (the strategy's kept tasks depend on the arrival rate)."""
     params = params or {}
-    if policy == "FJ" and params.get("keep") == "opt":
+    spec = POLICIES[policy]
+    if any(params.get(name) == "opt" for name in spec.chosen_per_load):
         return ""
-    return POLICIES[policy].monotone
+    return spec.monotone
 
 
 def value_name(axis: str, value) -> str:

@@ -55,14 +55,11 @@ EVENT_SECONDS_PER_UNIT = 8.0e-8
 LOAD_SECONDS = 0.02
 """Per load and replication: encoding, streams, accumulators."""
 
-ANALYSIS_SECONDS = {"Rep": 0.03, "Rer": 0.03}
-"""A cell's analysis by policy, measured on threshold_r_slow (mean per cell: Rep and
-Rer 0.03 s, their thresholds optimised; the others 5-12 ms, :data:`OTHER_ANALYSIS_SECONDS`);
-Rep with replicas that are not identical copies of a law that is not exponential
-takes :data:`REP_QUADRATURE_SECONDS`."""
 OTHER_ANALYSIS_SECONDS = 0.01
-REP_QUADRATURE_SECONDS = 0.4
-"""Rep, i.i.d. Pareto replicas: 0.37 s a cell (a quadrature in every threshold trial)."""
+"""A cell's analysis, measured on threshold_r_slow (mean per cell: 5-12 ms), for the
+policies whose spec gives no ``analysis_seconds`` (Rep and Rer: 0.03 s, their
+thresholds optimised; Rep with i.i.d. Pareto replicas 0.37 s a cell, its
+``quadrature_seconds``: a quadrature in every threshold trial)."""
 WRITE_SECONDS = 0.01
 """Writing a cell's file (netCDF4, about 30 variables)."""
 
@@ -110,17 +107,18 @@ def _value(resolved: dict, cell: Cell, axis: str, default):
 
 def analysis_seconds(resolved: dict, cell: Cell) -> float:
     """The analysis of a cell and the writing of its file: tens of milliseconds
-    (:data:`ANALYSIS_SECONDS`), except the replica bounds with i.i.d. or S&X replicas
+    (``PolicySpec.analysis_seconds``), except the replica bounds with i.i.d. or S&X replicas
     of a law without closed-form order statistics (a quadrature per pool weight:
     1-2 s)."""
-    policy = cell.policy
+    spec = POLICIES[cell.policy]
     dist = resolved["distributions"][cell["distribution"]]["family"]
     dep = resolved["dependences"][cell["dependence"]].get("kind", "identical")
-    if POLICIES[policy].uses_d and dep != "identical" and dist != "exponential":
+    if spec.uses_d and dep != "identical" and dist != "exponential":
         return 2.0
-    if policy == "Rep" and dep != "identical" and dist != "exponential":
-        return REP_QUADRATURE_SECONDS + WRITE_SECONDS
-    return ANALYSIS_SECONDS.get(policy, OTHER_ANALYSIS_SECONDS) + WRITE_SECONDS
+    if spec.quadrature_seconds is not None and dep != "identical" and dist != "exponential":
+        return spec.quadrature_seconds + WRITE_SECONDS
+    seconds = OTHER_ANALYSIS_SECONDS if spec.analysis_seconds is None else spec.analysis_seconds
+    return seconds + WRITE_SECONDS
 
 
 def fast_path(resolved: dict, cell: Cell) -> bool:
@@ -134,12 +132,8 @@ def fast_path(resolved: dict, cell: Cell) -> bool:
 
 def seconds_per_job(resolved: dict, cell: Cell) -> float:
     """Estimated simulation seconds per job of the cell (its engine, its replicas)."""
-    if cell.policy in ("FRed", "Rep"):
-        replicas = 2
-    elif POLICIES[cell.policy].uses_d:
-        replicas = int(cell.get("d", 1))
-    else:
-        replicas = 1
+    spec = POLICIES[cell.policy]
+    replicas = int(cell.get("d", 1)) if spec.uses_d else spec.concurrent_replicas
     unit = FAST_SECONDS_PER_UNIT if fast_path(resolved, cell) else EVENT_SECONDS_PER_UNIT
     return (1 + replicas) * unit
 

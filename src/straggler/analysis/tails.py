@@ -18,6 +18,8 @@ for at least ``M`` = the time until J's replicas no longer hold it:
   pool): M is the smallest of the job's replica service times;
 - k of r tasks (FJ keeping r): the k-th smallest of r.
 
+Each policy's rule is its spec's hook (:attr:`straggler.policies.PolicySpec.blocking_order`).
+
 A later job that picks the same servers (a positive probability under random
 placement) waits for M's residual, so ``E[M^p] = inf`` implies an infinite p-1-th
 moment of its waiting time. Only the moments' finiteness matters, and that is the
@@ -36,6 +38,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..policies import POLICIES
+
 __all__ = ["LatencyTail", "latency_tail"]
 
 
@@ -52,25 +56,6 @@ class LatencyTail:
     why: str = ""
 
 
-def _blocking_order(model) -> tuple[int, int]:
-    """(r, k): M is the k-th smallest of r replica sizes of a job (see the module
-    docstring)."""
-    policy, params = model.policy, model.params
-    if policy in ("CoC",):
-        return int(model.d), 1
-    if policy in ("FRed", "Rep"):
-        return 2, 1
-    if policy == "FJ":
-        k = int(params.get("k", 1))
-        keep = params.get("keep", "d")
-        if params.get("early") or keep == k:
-            return 1, 1
-        if keep in ("d", "opt"):  # opt keeps some r in k..d: the largest r is the lightest
-            return int(model.d), k
-        return int(keep), k
-    return 1, 1  # one replica served in full (see the module docstring)
-
-
 def latency_tail(model) -> LatencyTail:
     """Whether the cell's mean response time (or its variance) is proven infinite."""
     none = LatencyTail(False, False, math.inf)
@@ -78,9 +63,9 @@ def latency_tail(model) -> LatencyTail:
         return none
     if model.queueing == "central" and model.system is not None and max(model.system.n) > 1:
         return none
-    if model.policy == "CoC" and model.params.get("ps_bound") not in (None, "none"):
+    if model.params.get("ps_bound") not in (None, "none"):  # a bound system (CoC's), not the policy
         return none
-    r, k = _blocking_order(model)
+    r, k = POLICIES[model.policy].blocking_order(model)
     index = model.dependence.order_tail_index(model.size, r, k)
     if not math.isfinite(index) or index > 3.0:
         return LatencyTail(False, False, index)

@@ -325,7 +325,7 @@ def _semantic_errors(cfg: dict) -> list[Err]:
                 )
             )
 
-    errs += _check_fork_join(cfg, grid, dists, system)
+    errs += policy_errors(cfg, grid, dists, system)
     errs += _check_run_length(cfg)
     errs += _rate_errors(cfg, grid, dists, deps, system)
 
@@ -420,16 +420,17 @@ def _as_list(value) -> list:
     return value if isinstance(value, list) else [value]
 
 
-def _check_fork_join(cfg: dict, grid: dict, dists: dict, system: dict) -> list[Err]:
-    """FJ's keep, early and split against k, d and the job-size laws (fork-join
-    paper, section 8.1: k <= r <= r_f = d; section 7.2: the split divides Delta).
+def fork_join_errors(name: str, cfg: dict, grid: dict, dists: dict, system: dict) -> list[Err]:
+    """FJ's (policy ``name``'s) keep, early and split against k, d and the job-size
+    laws (fork-join paper, section 8.1: k <= r <= r_f = d; section 7.2: the split
+    divides Delta).
 
     A grid axis ``FJ.<param>`` is checked value by value (each value is applied
     and validated on its own), so here every parameter is the config's value."""
     policies = cfg.get("policies") if isinstance(cfg.get("policies"), dict) else {}
-    params = policies.get("FJ")
+    params = policies.get(name)
     names = grid.get("policy") if isinstance(grid.get("policy"), list) else []
-    if not isinstance(params, dict) or "FJ" not in names:
+    if not isinstance(params, dict) or name not in names:
         return []
     errs: list[Err] = []
     ks = [k for k in _as_list(params.get("k", 1)) if isinstance(k, int) and not isinstance(k, bool)]
@@ -445,7 +446,7 @@ def _check_fork_join(cfg: dict, grid: dict, dists: dict, system: dict) -> list[E
         f"d (plain fork-join) or opt (section 8.2 strategy)"
     )
     for i, keep in enumerate(keeps):
-        path = ("policies", "FJ", "keep") + ((i,) if isinstance(params.get("keep"), list) else ())
+        path = ("policies", name, "keep") + ((i,) if isinstance(params.get("keep"), list) else ())
         if isinstance(keep, bool) or not isinstance(keep, int):
             continue
         if ks and keep < max(ks):
@@ -457,7 +458,7 @@ def _check_fork_join(cfg: dict, grid: dict, dists: dict, system: dict) -> list[E
         if bad:
             errs.append(
                 not_allowed(
-                    ("policies", "FJ", "early"),
+                    ("policies", name, "early"),
                     True,
                     f"false when keep is {format_value(bad[0])} (early: true is the alias "
                     f"keep = k; give keep or early, not both)",
@@ -466,26 +467,40 @@ def _check_fork_join(cfg: dict, grid: dict, dists: dict, system: dict) -> list[E
     if "opt" in keeps and system.get("discipline", "FCFS") != "FCFS":
         errs.append(
             not_allowed(
-                ("policies", "FJ", "keep"),
+                ("policies", name, "keep"),
                 "opt",
                 "an integer or d with system.discipline PS (keep: opt uses the FCFS estimates of section 8.2)",
             )
         )
     if "shift" in _as_list(params.get("split", "none")):
         names_d = grid.get("distribution") if isinstance(grid.get("distribution"), list) else []
-        for i, name in enumerate(names_d):
-            spec = dists.get(name) if isinstance(name, str) else None
+        for i, dist_name in enumerate(names_d):
+            spec = dists.get(dist_name) if isinstance(dist_name, str) else None
             family = spec.get("family") if isinstance(spec, dict) else None
             if family is not None and family != "shifted_exponential":
                 errs.append(
                     Err(
-                        ("policies", "FJ", "split"),
-                        f"policies.FJ.split: value 'shift' is not allowed with grid.distribution"
-                        f"[{i}] = {name!r} (family {family}); expected none, or only "
+                        ("policies", name, "split"),
+                        f"policies.{name}.split: value 'shift' is not allowed with grid.distribution"
+                        f"[{i}] = {dist_name!r} (family {family}); expected none, or only "
                         f"shifted_exponential distributions (split: shift divides their "
                         f"shift by k, section 7.2)",
                     )
                 )
+    return errs
+
+
+POLICY_CHECKS = {"fork_join_errors": fork_join_errors}
+"""``PolicySpec.config_errors`` -> its check ``(policy, cfg, grid, distributions,
+system) -> errors``, run for every policy whose spec names one."""
+
+
+def policy_errors(cfg: dict, grid: dict, dists: dict, system: dict) -> list[Err]:
+    """The checks of every policy whose spec names one (``PolicySpec.config_errors``)."""
+    errs: list[Err] = []
+    for spec in POLICIES.values():
+        if spec.config_errors:
+            errs += POLICY_CHECKS[spec.config_errors](spec.name, cfg, grid, dists, system)
     return errs
 
 

@@ -62,9 +62,11 @@ from ..policies import POLICIES
 #: the kernels' policy codes, from the registry (PolicySpec.kernel_code)
 POLICY_CODES = {name: spec.kernel_code for name, spec in POLICIES.items() if spec.kernel_code is not None}
 POLICY_NAMES = {v: k for k, v in POLICY_CODES.items()}
-#: policies that choose a pool first (with alpha); FRed takes one server per pool,
-#: the d-of-N policies choose among all N
-POOL_POLICIES = frozenset({policies.ZRED_CODE, policies.KT_CODE, policies.RER_CODE, policies.REP_CODE})
+#: policies that choose a pool first (with alpha, ``PolicySpec.picks_pool``); FRed
+#: takes one server per pool, the d-of-N policies choose among all N
+POOL_POLICIES = frozenset(
+    spec.kernel_code for spec in POLICIES.values() if spec.picks_pool and spec.kernel_code is not None
+)
 
 FCFS, PS = 0, 1
 PER_SERVER, CENTRAL = 0, 1
@@ -195,8 +197,9 @@ def resolve_alpha(model, alpha=None) -> np.ndarray:
     each believed class sent first to pool 1, turned into alpha by
     :func:`~straggler.system.assignment_fractions`, so for unknown
     types ``alpha_1j = q`` for all j) or a scalar q. ``None``: random dispatch
-    over all N servers (``alpha_ij = n_i / N``) except for KT, whose type-aware
-    optimal assignment is computed as the analysis does. With one pool
+    over all N servers (``alpha_ij = n_i / N``) except for KT
+    (``PolicySpec.type_aware_alpha``), whose type-aware optimal assignment is
+    computed as the analysis does. With one pool
     (``model.system is None``) it is ``[[1, ..., 1]]``.
     """
     system = model.system
@@ -204,7 +207,7 @@ def resolve_alpha(model, alpha=None) -> np.ndarray:
         return np.ones((1, 1))
     J = system.n_types
     if alpha is None:
-        if model.policy == "KT":
+        if POLICIES[model.policy].type_aware_alpha:
             from dataclasses import replace
 
             from .. import system as two_pools
@@ -234,12 +237,13 @@ def resolve_alpha(model, alpha=None) -> np.ndarray:
 
 
 def resolve_tau(model, tau=None) -> tuple[float, float]:
-    """``(tau_1, tau_2)``: the threshold by first pool (Rer, Rep; ``inf`` otherwise).
+    """``(tau_1, tau_2)``: the threshold by first pool (the policies with a ``tau``
+    parameter, Rer and Rep; ``inf`` otherwise).
 
     ``tau`` (a number or a pair) overrides the model's ``params['tau']``; a model
     whose tau is ``opt`` needs the analysis's choice passed as ``tau``.
     """
-    if model.policy not in ("Rer", "Rep"):
+    if "tau" not in POLICIES[model.policy].parameters:
         return (math.inf, math.inf)
     if tau is None:
         tau = model.params.get("tau", "opt")
@@ -269,18 +273,20 @@ def resolve_keep(model, keep=None) -> tuple[int, int]:
     value = model.params.get("keep", "d") if keep is None else keep
     early = bool(model.params.get("early", False))
     if isinstance(value, str) and value not in ("d", "opt"):
-        raise ValueError(f"FJ: keep must be an integer, d or opt, got {value!r}")
+        raise ValueError(f"{model.policy}: keep must be an integer, d or opt, got {value!r}")
     if value == "opt":
-        raise ValueError("FJ has keep = 'opt': pass the keep the analysis chose (simulate(..., keep=keep_opt))")
+        raise ValueError(
+            f"{model.policy} has keep = 'opt': pass the keep the analysis chose (simulate(..., keep=keep_opt))"
+        )
     if early:
         if value not in ("d", k):
-            raise ValueError(f"FJ: early: true is keep = k = {k}, but keep = {value!r}")
+            raise ValueError(f"{model.policy}: early: true is keep = k = {k}, but keep = {value!r}")
         return k, 1
     if value == "d":
         return d, 0
     value = int(value)
     if not k <= value <= d:
-        raise ValueError(f"FJ: keep = {value} must be in k..d = {k}..{d}")
+        raise ValueError(f"{model.policy}: keep = {value} must be in k..d = {k}..{d}")
     return value, int(value < d or value == k)
 
 
@@ -295,70 +301,11 @@ def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
         raise NotImplementedError(f"no simulation of policy {model.policy!r}")
     code = POLICY_CODES[model.policy]
     N = int(model.N)
-    system = model.system
-    if system is None:
-        pools = 1
-        pool_start = (0, N, N)
-        speeds = np.ones((1, 1))
-        type_cdf = np.ones(1)
-    else:
-        pools = 2
-        n0, n1 = system.n
-        if n0 + n1 != N:
-            raise ValueError(f"pools {system.n} do not add up to N = {N}")
-        pool_start = (0, n0, n0 + n1)
-        speeds = np.asarray(system.speeds, dtype=float)
-        p = np.asarray(system.p, dtype=float)
-        type_cdf = np.cumsum(p / p.sum())
-        type_cdf[-1] = 1.0
-    if code in (policies.FRED_CODE, policies.RER_CODE, policies.REP_CODE) and pools != 2:
-        raise ValueError(f"{model.policy} needs two pools (model.system is None)")
-    if code == policies.FRED_CODE and min(pool_start[1], N - pool_start[1]) < 1:
-        raise ValueError("FRed needs at least one server in each pool")
-    if np.any(speeds <= 0) or not np.all(np.isfinite(speeds)):
-        raise ValueError(f"speeds must be finite and > 0, got {speeds.tolist()}")
-    alpha_m = resolve_alpha(model, alpha)
-    if pools == 1:
-        alpha_m = np.ones((1, speeds.shape[1]))
-    elif code in POOL_POLICIES:
-        for i in range(2):
-            if pool_start[i + 1] == pool_start[i] and (
-                code in (policies.RER_CODE, policies.REP_CODE) or alpha_m[i].max() > 0
-            ):
-                raise ValueError(
-                    f"{model.policy} sends jobs to pool {i + 1}, which has no server "
-                    f"(pools {pool_start[1]}, {N - pool_start[1]}; alpha {alpha_m.tolist()})"
-                )
+    pools, pool_start, speeds, type_cdf = _pool_layout(model, code, N)
+    alpha_m = _first_pool_alpha(model, code, pools, pool_start, speeds, alpha)
     tau_pair = resolve_tau(model, tau)
-
-    d = 1
-    k = 1
-    early = 0
-    if POLICIES[model.policy].uses_d:
-        if model.d is None:
-            raise ValueError(f"{model.policy} needs d")
-        d = int(model.d)
-        if not 1 <= d <= N:
-            raise ValueError(f"{model.policy}: d = {d} must be in 1..N = {N}")
-        kept = 1 if code == policies.COS_CODE else d
-        if code == policies.FJ_CODE:
-            k = int(model.params.get("k", 1))
-            if not 1 <= k <= d:
-                raise ValueError(f"FJ: k = {k} must be in 1..d = {d}")
-            kept, early = resolve_keep(model, keep)
-    elif code == policies.FRED_CODE:
-        d = 2
-        kept = 2
-    else:
-        kept = 1
-    resume = int(bool(model.params.get("resume", False))) if code == policies.RER_CODE else 0
-    bound = model.params.get("ps_bound") if code == policies.COC_CODE else None
-    if bound not in _BOUNDS:
-        raise ValueError(f"CoC ps_bound must be null, lower or upper, got {bound!r}")
-    if model.discipline not in _DISCIPLINES:
-        raise ValueError(f"discipline must be FCFS or PS, got {model.discipline!r}")
-    if model.queueing not in _QUEUEING:
-        raise ValueError(f"queueing must be per_server or central, got {model.queueing!r}")
+    d, k, early, kept = _replica_counts(model, code, N, keep)
+    resume, bound = _policy_flags(model, code)
 
     dep_code, x_code, x_params, s_code, s_params = sampler_args(model.dependence, model.size)
     ints = np.zeros(N_INTS, dtype=np.int64)
@@ -378,12 +325,7 @@ def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
     ints[I_QUEUEING] = _QUEUEING[model.queueing]
     ints[I_PS_BOUND] = _BOUNDS[bound]
     ints[I_KEEP] = kept
-    from .statistics import monitor_wait
-
-    m1, m2 = model.dependence.replica_marginal_moments(model.size)
-    slow = float(np.max(1.0 / speeds))
-    wait = monitor_wait(m1 * slow, m2 * slow * slow)
-    ints[I_CHECK] = check_interval(N, wait, kept * m1 * slow)
+    ints[I_CHECK], wait = _monitor(model, N, speeds, kept)
     flts = np.array([tau_pair[0], tau_pair[1], float(model.load_mean), wait], dtype=np.float64)
     speeds = np.ascontiguousarray(speeds, dtype=np.float64)
     return Encoded(
@@ -396,3 +338,103 @@ def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
         x_params=x_params,
         s_params=s_params,
     )
+
+
+def _pool_layout(model, code: int, N: int) -> tuple[int, tuple[int, int, int], np.ndarray, np.ndarray]:
+    """``(pools, pool_start, speeds, type_cdf)`` of the model's servers, checked
+    against what the policy needs."""
+    system = model.system
+    if system is None:
+        pools = 1
+        pool_start = (0, N, N)
+        speeds = np.ones((1, 1))
+        type_cdf = np.ones(1)
+    else:
+        pools = 2
+        n0, n1 = system.n
+        if n0 + n1 != N:
+            raise ValueError(f"pools {system.n} do not add up to N = {N}")
+        pool_start = (0, n0, n0 + n1)
+        speeds = np.asarray(system.speeds, dtype=float)
+        p = np.asarray(system.p, dtype=float)
+        type_cdf = np.cumsum(p / p.sum())
+        type_cdf[-1] = 1.0
+    if code in (policies.FRED_CODE, policies.RER_CODE, policies.REP_CODE) and pools != 2:
+        raise ValueError(f"{model.policy} needs two pools (model.system is None)")
+    if code == policies.FRED_CODE and min(pool_start[1], N - pool_start[1]) < 1:
+        raise ValueError(f"{model.policy} needs at least one server in each pool")
+    if np.any(speeds <= 0) or not np.all(np.isfinite(speeds)):
+        raise ValueError(f"speeds must be finite and > 0, got {speeds.tolist()}")
+    return pools, pool_start, speeds, type_cdf
+
+
+def _first_pool_alpha(
+    model, code: int, pools: int, pool_start: tuple[int, int, int], speeds: np.ndarray, alpha
+) -> np.ndarray:
+    """The first-pool assignment (:func:`resolve_alpha`), checked to send no job to an
+    empty pool."""
+    alpha_m = resolve_alpha(model, alpha)
+    N = pool_start[2]
+    if pools == 1:
+        return np.ones((1, speeds.shape[1]))
+    if code in POOL_POLICIES:
+        for i in range(2):
+            if pool_start[i + 1] == pool_start[i] and (
+                code in (policies.RER_CODE, policies.REP_CODE) or alpha_m[i].max() > 0
+            ):
+                raise ValueError(
+                    f"{model.policy} sends jobs to pool {i + 1}, which has no server "
+                    f"(pools {pool_start[1]}, {N - pool_start[1]}; alpha {alpha_m.tolist()})"
+                )
+    return alpha_m
+
+
+def _replica_counts(model, code: int, N: int, keep) -> tuple[int, int, int, int]:
+    """``(d, k, early, kept)``: the replicas placed at arrival, FJ's k, whether tasks
+    are cancelled on start, and the tasks kept (see the module docstring)."""
+    d = 1
+    k = 1
+    early = 0
+    if POLICIES[model.policy].uses_d:
+        if model.d is None:
+            raise ValueError(f"{model.policy} needs d")
+        d = int(model.d)
+        if not 1 <= d <= N:
+            raise ValueError(f"{model.policy}: d = {d} must be in 1..N = {N}")
+        kept = 1 if code == policies.COS_CODE else d
+        if code == policies.FJ_CODE:
+            k = int(model.params.get("k", 1))
+            if not 1 <= k <= d:
+                raise ValueError(f"{model.policy}: k = {k} must be in 1..d = {d}")
+            kept, early = resolve_keep(model, keep)
+    elif code == policies.FRED_CODE:
+        d = 2
+        kept = 2
+    else:
+        kept = 1
+    return d, k, early, kept
+
+
+def _policy_flags(model, code: int) -> tuple[int, str | None]:
+    """``(resume, ps_bound)``: Rer's resume flag and CoC's bound system, checked with
+    the discipline and the queueing."""
+    resume = int(bool(model.params.get("resume", False))) if code == policies.RER_CODE else 0
+    bound = model.params.get("ps_bound") if code == policies.COC_CODE else None
+    if bound not in _BOUNDS:
+        raise ValueError(f"{model.policy} ps_bound must be null, lower or upper, got {bound!r}")
+    if model.discipline not in _DISCIPLINES:
+        raise ValueError(f"discipline must be FCFS or PS, got {model.discipline!r}")
+    if model.queueing not in _QUEUEING:
+        raise ValueError(f"queueing must be per_server or central, got {model.queueing!r}")
+    return resume, bound
+
+
+def _monitor(model, N: int, speeds: np.ndarray, kept: int) -> tuple[int, float]:
+    """``(check interval, monitor wait)``: the backlog monitor's settings at the
+    slowest speed (:func:`~straggler.simulation.statistics.monitor_wait`)."""
+    from .statistics import monitor_wait
+
+    m1, m2 = model.dependence.replica_marginal_moments(model.size)
+    slow = float(np.max(1.0 / speeds))
+    wait = monitor_wait(m1 * slow, m2 * slow * slow)
+    return check_interval(N, wait, kept * m1 * slow), wait

@@ -1,0 +1,124 @@
+"""A policy is named in its spec only: no other module spells a policy's name.
+
+A policy's facts live in its :class:`straggler.policies.PolicySpec` (README, "Adding
+a policy"); a module that tests ``policy == "FJ"`` or keys a table by ``"Rep"``
+holds a fact the registry does not, and a new policy silently misses it. So every
+string constant of ``src/straggler`` (f-string parts and dict keys included;
+docstrings and comments are prose and are not read) that contains a canonical
+name or an alias as a word fails this test, outside the modules of
+:data:`ALLOWED`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from straggler.policies import ALIASES, POLICIES
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "straggler"
+
+ALL = None
+"""Every policy name is allowed in the entry's module."""
+
+#: path under src/straggler ("x/" covers a package) -> (the names it may spell, or
+#: ALL; why). One line each: edit here when a module is split or a literal removed.
+ALLOWED: dict[str, tuple[frozenset[str] | None, str]] = {
+    "policies.py": (ALL, "the registry: where each policy is declared"),
+    "analysis/cell.py": (ALL, "the analysis handlers (HANDLERS): each implements one policy's analysis"),
+    "simulation/fast.py": (ALL, "numba kernel: a branch per policy"),
+    "simulation/events.py": (ALL, "numba kernel: a branch per policy"),
+    "simulation/reference.py": (ALL, "the reference simulator: a branch per policy"),
+    "claims/": (ALL, "paper claims: a claim quotes the policies its paper compares"),
+    "plots.py": (ALL, "TO BE REMOVED: the figures name policies (plots.py is being split)"),
+    "config/checks.py": (
+        frozenset({"CoC"}),
+        "TO BE REMOVED: load_basis: redundancy is CoC's rho~ (_load_basis_errors): a spec field",
+    ),
+    "config/schema.py": (frozenset({"Rer"}), "user-visible help: Rer.tau is the example of a dotted grid axis"),
+    "variables.py": (frozenset({"FJ"}), "user-visible description of keep_opt, FJ's chosen tasks"),
+    "simulation/__init__.py": (frozenset({"CoC"}), "user-visible error text: CoC's PS bound systems"),
+}
+
+NAMES = sorted(set(POLICIES) | set(ALIASES), key=len, reverse=True)
+WORD = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, NAMES)) + r")(?![\w-])")
+
+
+def policy_literals(source: str) -> list[tuple[int, str]]:
+    """``(line, name)`` of every policy name in a string constant of ``source``
+    that is not a docstring (a string standing alone as a statement)."""
+    tree = ast.parse(source)
+    prose = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    }
+    line_of = {}  # an f-string's parts carry its line
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            for part in ast.walk(node):
+                line_of.setdefault(id(part), node.lineno)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
+            found += [(line_of.get(id(node), node.lineno), m.group(1)) for m in WORD.finditer(node.value)]
+    return sorted(found)
+
+
+def _allowance(relative: str) -> tuple[frozenset[str] | None, str] | None:
+    for key, entry in ALLOWED.items():
+        if relative == key or (key.endswith("/") and relative.startswith(key)):
+            return entry
+    return None
+
+
+def _sources() -> dict[str, str]:
+    return {
+        path.relative_to(SRC).as_posix(): path.read_text()
+        for path in sorted(SRC.rglob("*.py"))
+        if "__pycache__" not in path.parts
+    }
+
+
+def test_no_policy_name_outside_its_spec():
+    wrong = []
+    for relative, source in _sources().items():
+        names, _ = _allowance(relative) or (frozenset(), "")
+        if names is ALL:
+            continue
+        wrong += [
+            f"src/straggler/{relative}:{line}: {name!r}" for line, name in policy_literals(source) if name not in names
+        ]
+    assert not wrong, "policy names outside their spec (README, 'Adding a policy'):\n" + "\n".join(wrong)
+
+
+def test_every_restricted_allowance_is_still_needed():
+    """An entry that allows some names lists only names its module still spells."""
+    sources = _sources()
+    stale = []
+    for key, (names, _) in ALLOWED.items():
+        if names is ALL or key not in sources:
+            continue
+        spelt = {name for _, name in policy_literals(sources[key])}
+        stale += [f"{key}: {name}" for name in sorted(names - spelt)]
+    assert not stale, "ALLOWED lists names its module no longer spells:\n" + "\n".join(stale)
+
+
+def test_the_scan_finds_constants_fstrings_and_keys_not_prose():
+    source = '''
+"""Module docstring: FJ and CoC are prose."""
+# a comment: Rep
+X = "FJ"
+COSTS = {"Rep": 0.03}
+def f(policy, name):
+    """Function docstring: Rer."""
+    if policy in ("Red",):
+        return f"policies.KT.{name}: no"
+    return f"{policy} needs two pools"  # not a name: built from the spec
+class C:
+    y: int = 0
+    """Attribute docstring: ZRed."""
+OK = ["FRedux", "redundancy-dd", "ks", "FJx"]
+'''
+    assert policy_literals(source) == [(4, "FJ"), (5, "Rep"), (8, "Red"), (9, "KT")]
