@@ -290,6 +290,8 @@ class ReferenceSimulator:
 
     # ------------------------------------------------------------ run
     def run(self, n_jobs: int):
+        """Per-job ``(latency, cost)`` arrays of ``n_jobs`` arrivals, in arrival order,
+        run until every job has left."""
         self.jobs: list = []
         if n_jobs > 0:
             self._schedule(self.streams.interarrival() * self.inv_lam, ARRIVAL, 0)
@@ -476,6 +478,8 @@ class PSReferenceSimulator:
         self._join(_PSReplica(job, job.rer_server, job.rer_dur))
 
     def run(self, n_jobs: int):
+        """Per-job ``(latency, cost)`` arrays of ``n_jobs`` arrivals, in arrival order,
+        run until every job has left."""
         self.jobs: list = []
         t_arr = self.streams.interarrival() * self.inv_lam if n_jobs > 0 else math.inf
         n = 0

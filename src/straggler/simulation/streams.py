@@ -171,6 +171,8 @@ class PyStreams:
         self._sample = _sample.py_func
 
     def interarrival(self) -> float:
+        """The next standard exponential of the arrivals stream (times 1 / lambda: the
+        interarrival time)."""
         return self.rngs[ARRIVALS].standard_exponential()
 
     def type_uniform(self) -> float:
@@ -183,10 +185,13 @@ class PyStreams:
         return self._sample(self.x[0], self.x[1], self.rngs[SLOWDOWNS])
 
     def uniform(self) -> float:
+        """The next uniform on [0, 1) of the routing stream."""
         return self.rngs[ROUTING].random()
 
     def size(self) -> float:
+        """The next draw of X from the sizes stream (a job's first replica)."""
         return self._sample(self.x[0], self.x[1], self.rngs[SIZES])
 
     def slowdown(self) -> float:
+        """The next draw of the slowdown S from the second size stream (sx)."""
         return self._sample(self.s[0], self.s[1], self.rngs[SLOWDOWNS])
