@@ -17,14 +17,14 @@ from .replication import run_replication
 from .result import SimulationResult
 from .run_length import MAX_ROUNDS, RunLength
 from .statistics import QUANTILES
-from .store import Replications
+from .store import Replications, Store
 from .streams import replication_seeds
 
 
 class _Driver:
     """Runs a cell's replications (in this process, or from the store)."""
 
-    def __init__(self, engine: Engine, length: RunLength, workers: int, store=None):
+    def __init__(self, engine: Engine, length: RunLength, workers: int, store: Store | None = None):
         self.engine, self.length, self.workers, self.store = engine, length, workers, store
         self.fresh_jobs = 0
 
@@ -95,6 +95,9 @@ class _Driver:
             if kept is not None:
                 return kept
         length = self.length
+        if length.precision is None:
+            raise ValueError("precision mode needs a precision")
+        precision = float(length.precision)
         reps, jobs = int(length.replications), int(length.jobs)
         rec = self.fixed(load, 0, reps)
         for _ in range(MAX_ROUNDS):
@@ -111,9 +114,9 @@ class _Driver:
                 continue
             s = statistics.summarize(rec, length.confidence)
             half, mean = s["latency_mean_ci"], s["latency_mean"]
-            if not (math.isfinite(half) and mean > 0) or half <= float(length.precision) * mean:
+            if not (math.isfinite(half) and mean > 0) or half <= precision * mean:
                 break
-            more = math.ceil(len(rec) * (half / (float(length.precision) * mean)) ** 2)
+            more = math.ceil(len(rec) * (half / (precision * mean)) ** 2)
             more = min(max(more, len(rec) + 1), length.budget // jobs)
             if more <= len(rec):
                 break
