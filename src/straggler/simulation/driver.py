@@ -204,7 +204,7 @@ def simulate(
     max_jobs: int | None = None,
     store=None,
 ) -> SimulationResult:
-    """Simulate ``model`` at each of its loads (see the module docstring).
+    """Simulate ``model`` at each of its loads (see :mod:`straggler.simulation`).
 
     ``jobs`` and ``warmup`` are per replication. ``workers > 1`` runs the
     replications of a load in threads (the kernels release the GIL); the results

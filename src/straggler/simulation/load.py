@@ -17,7 +17,7 @@ class Load:
     value: float
     rate: float
     enc: Encoded
-    keep: object
+    keep: int | None
     """FJ's kept tasks when chosen per load (part of the store's path), else None"""
     seeds: Callable[..., list]
     """``seeds(n)``: the SeedSequences of replications 0 .. n - 1"""

@@ -10,7 +10,7 @@ class RunLength:
     """How long each load runs: ``replications`` of ``jobs`` measured jobs after
     ``warmup``; with ``precision`` (a relative CI half-width of the mean latency),
     replications are lengthened or added until the verdict is determined and the
-    target met, up to ``max_jobs`` measured jobs per load (see :func:`simulate`)."""
+    target met, up to ``max_jobs`` measured jobs per load (see :func:`.driver.simulate`)."""
 
     jobs: int
     warmup: int
