@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-QUANTILES = (0.5, 0.9, 0.99)
+# the dataset's quantile coordinate is what the simulation estimates: one definition,
+# re-exported (dataset.py imports it from here)
+from .simulation.statistics import QUANTILES as QUANTILES
 
 
 @dataclass(frozen=True)

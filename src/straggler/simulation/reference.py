@@ -290,6 +290,8 @@ class ReferenceSimulator:
 
     # ------------------------------------------------------------ run
     def run(self, n_jobs: int):
+        """Per-job ``(latency, cost)`` arrays of ``n_jobs`` arrivals, in arrival order,
+        run until every job has left."""
         self.jobs: list = []
         if n_jobs > 0:
             self._schedule(self.streams.interarrival() * self.inv_lam, ARRIVAL, 0)
@@ -476,6 +478,8 @@ class PSReferenceSimulator:
         self._join(_PSReplica(job, job.rer_server, job.rer_dur))
 
     def run(self, n_jobs: int):
+        """Per-job ``(latency, cost)`` arrays of ``n_jobs`` arrivals, in arrival order,
+        run until every job has left."""
         self.jobs: list = []
         t_arr = self.streams.interarrival() * self.inv_lam if n_jobs > 0 else math.inf
         n = 0
@@ -548,15 +552,17 @@ def make_model(
     system = (
         TwoPoolSystem.affinity(N, r_slow, p=p, knowledge=knowledge, belief=belief, pools=pools) if two_pools else None
     )
+    # system.py is checked without strict_optional, so mypy reads CellModel's
+    # ``int | None`` and ``TwoPoolSystem | None`` fields as non-optional here
     return CellModel(
         policy=policy,
         params=dict(params or {}),
         size=size,
         dependence=dep,
         N=int(N),
-        d=None if d is None else int(d),
+        d=None if d is None else int(d),  # type: ignore[arg-type]
         r_slow=float(r_slow),
-        system=system,
+        system=system,  # type: ignore[arg-type]
         discipline=discipline,
         queueing=queueing,
         loads=np.atleast_1d(np.asarray(loads, dtype=float)),

@@ -132,15 +132,20 @@ load 0.95 was then flagged in 2-5 % of runs)."""
 
 @dataclass
 class Accumulator:
+    """One replication's running sums, batch sums and latency histogram (see the
+    module docstring), which a kernel updates in place."""
+
     acc: np.ndarray
     batches: np.ndarray
     hist: np.ndarray
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(acc, batches, hist)``, in the order of the kernel's arguments."""
         return self.acc, self.batches, self.hist
 
 
 def new_accumulator() -> Accumulator:
+    """An empty :class:`Accumulator`: zero sums, ``A_STABLE`` 1 (the monitor has not fired)."""
     acc = np.zeros(ACC_SIZE, dtype=np.float64)
     acc[A_STABLE] = 1.0
     return Accumulator(acc, np.zeros((N_BATCHES, 3), dtype=np.float64), np.zeros(HIST_BINS, dtype=np.int64))

@@ -56,6 +56,8 @@ class Replications:
 
     @classmethod
     def of(cls, indices, accumulators, jobs: int) -> Replications:
+        """Replications ``indices`` from their accumulators, each run for ``jobs``
+        measured jobs (with their latency quantiles)."""
         accs = list(accumulators)
         if not accs:
             return cls.empty(jobs)
@@ -70,6 +72,7 @@ class Replications:
 
     @classmethod
     def empty(cls, jobs: int = 0) -> Replications:
+        """No replications (of run length ``jobs``)."""
         return cls(
             np.zeros(0, dtype=np.int64),
             np.zeros((0, S.ACC_SIZE)),
@@ -147,6 +150,8 @@ class Store:
         return Replications.join(parts)
 
     def write(self, load: float, keep, rec: Replications) -> None:
+        """Keep consecutive replications ``rec`` of a load in one file (nothing when
+        empty); ValueError when their indices are not consecutive."""
         if not len(rec):
             return
         first, stop = int(rec.index[0]), int(rec.index[-1]) + 1
@@ -161,12 +166,15 @@ class Store:
         return _read(path) if path.is_file() else None
 
     def write_named(self, load: float, keep, name: str, rec: Replications) -> None:
+        """Keep ``rec`` as ``name`` (see :meth:`read_named`), replacing what it held."""
         _write(self._path(load, keep, f"{name}.npz"), rec)
 
     def read_precision(self, load: float, keep) -> Replications | None:
+        """A load's replications of precision mode, or None."""
         return self.read_named(load, keep, "precision")
 
     def write_precision(self, load: float, keep, rec: Replications) -> None:
+        """Keep a load's replications of precision mode."""
         self.write_named(load, keep, "precision", rec)
 
 

@@ -1,4 +1,8 @@
-"""Random streams of a replication: four independent generators, read in blocks.
+"""Random streams of a replication: their seeds, four independent generators, read in blocks.
+
+A load's replications are seeded from the cell's ``SeedSequence`` by
+:func:`load_seed_sequence` and :func:`replication_seeds` (keyed by the load's
+value, see :mod:`straggler.simulation`).
 
 A replication draws from four independent ``numpy.random.Generator`` streams
 (PCG64, from :func:`replication_streams`), each consumed in job order:
@@ -38,6 +42,8 @@ CoC job costs several times more.
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from .. import distributions as D
@@ -48,6 +54,19 @@ from ..kernel_cache import kernel
 ARRIVALS, ROUTING, SIZES, SLOWDOWNS = range(4)
 N_STREAMS = 4
 NAMES = ("arrivals", "routing", "sizes", "slowdowns")
+
+
+def load_seed_sequence(seed_sequence: np.random.SeedSequence, load: float) -> np.random.SeedSequence:
+    """The stream of one load: the cell's entropy and spawn key plus the load's key."""
+    key = repr(float(load)).encode()
+    digest = hashlib.sha256(key).digest()
+    words = tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+    return np.random.SeedSequence(entropy=seed_sequence.entropy, spawn_key=tuple(seed_sequence.spawn_key) + words)
+
+
+def replication_seeds(seed_sequence, load: float, replications: int) -> list:
+    """The SeedSequence of each replication of one load."""
+    return load_seed_sequence(seed_sequence, load).spawn(int(replications))
 
 
 def replication_streams(seed: np.random.SeedSequence) -> tuple:
@@ -152,6 +171,8 @@ class PyStreams:
         self._sample = _sample.py_func
 
     def interarrival(self) -> float:
+        """The next standard exponential of the arrivals stream (times 1 / lambda: the
+        interarrival time)."""
         return self.rngs[ARRIVALS].standard_exponential()
 
     def type_uniform(self) -> float:
@@ -164,10 +185,13 @@ class PyStreams:
         return self._sample(self.x[0], self.x[1], self.rngs[SLOWDOWNS])
 
     def uniform(self) -> float:
+        """The next uniform on [0, 1) of the routing stream."""
         return self.rngs[ROUTING].random()
 
     def size(self) -> float:
+        """The next draw of X from the sizes stream (a job's first replica)."""
         return self._sample(self.x[0], self.x[1], self.rngs[SIZES])
 
     def slowdown(self) -> float:
+        """The next draw of the slowdown S from the second size stream (sx)."""
         return self._sample(self.s[0], self.s[1], self.rngs[SLOWDOWNS])
