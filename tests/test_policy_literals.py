@@ -38,7 +38,6 @@ ALLOWED: dict[str, tuple[frozenset[str] | None, str]] = {
     ),
     "config/schema.py": (frozenset({"Rer"}), "user-visible help: Rer.tau is the example of a dotted grid axis"),
     "variables.py": (frozenset({"FJ"}), "user-visible description of keep_opt, FJ's chosen tasks"),
-    "simulation/__init__.py": (frozenset({"CoC"}), "user-visible error text: CoC's PS bound systems"),
 }
 
 NAMES = sorted(set(POLICIES) | set(ALIASES), key=len, reverse=True)
