@@ -128,95 +128,134 @@ def _group_latency(model: CellModel, result: AnalyticResult, rs, k: int) -> None
 def _fork_join_paper(model: CellModel, k: int, keep: int) -> tuple[AnalyticResult, PaperCost | None]:
     """The fork-join paper's results for FJ (see :func:`analyze_fork_join`), and the cost
     bounds to combine with the full-service ones where the paper's are partial."""
-    X, N, d = model.size, model.N, model.d
-    result = AnalyticResult(model.loads)
-
-    def set_stability(rate: float, kind: str) -> None:
-        result.lambda_max, result.lambda_max_kind = model.to_load(rate), kind
-        result.rho = model.loads / result.lambda_max
-
+    d, N = model.d, model.N
     if d == 1:  # one task, k = keep = 1: N independent M/G/1 queues
-        m1, m2 = X.mean(), X.second_moment()
-        set_stability(N / m1, "exact")
-        result.cost = result.cost_lower = result.cost_upper = m1
-        result.cost_kind = "exact"
-        result.latency_approx = per_load(model, lambda lam: queues.mg1_fcfs_latency(lam / N, m1, m2))
-        result.latency_approx_kind = "exact"
-        return result, None
+        return _single_task(model), None
     if d == N and keep == d:
-        necessary, sufficient = forkjoin.fork_join_stability(X, N, k)
-        set_stability(necessary.rate, necessary.kind)
-        result.lambda_sufficient = model.to_load(sufficient.rate)
-        bounds = [forkjoin.fork_join_bounds(lam, X, N, k) for lam in model.rates()]
-        result.latency_lower = np.array([b[0] for b in bounds])
-        if k == 1:
-            estimates = [forkjoin.fork_join_n1(lam, X, N) for lam in model.rates()]
-            result.latency_approx = np.array([e.latency for e in estimates])
-            result.latency_approx_kind = "exact"
-            result.cost = result.cost_lower = result.cost_upper = estimates[0].cost
-            result.cost_kind = "exact"
-            return result, None
-        split_merge = np.array([b[1] for b in bounds])
-        result.latency_approx = split_merge
-        result.latency_approx_kind = "upper_bound"
-        if k == N:
-            lemma8 = per_load(model, lambda lam: forkjoin.fork_join_nn_upper_bound(lam, X, N))
-            result.latency_approx = np.minimum(split_merge, lemma8)
-            only = np.isinf(split_merge) & np.isfinite(lemma8)
-            text = (
-                "latency_approx: the smaller of Theorem 4's split-merge upper bound (M/G/1 "
-                "with service X_{n:n}) and Lemma 8's for k = n (E[max of n independent "
-                "M/G/1 response times], section 7.1)"
-            )
-            if only.any():
-                result.add_note(
-                    text.replace("{", "{{").replace("}", "}}") + "; only Lemma 8's is finite at {loads}",
-                    about="latency_approx",
-                    loads=Load(model.loads[only].tolist()),
-                )
-            else:
-                result.add_note(text, about="latency_approx")
-        over = np.isinf(result.latency_approx)
-        if over.any():
-            result.add_note(
-                "latency_approx is +inf at {loads}: the bounding system is overloaded there "
-                "(split-merge: lam E[X_{{k:n}}] >= 1); the fork-join system is stable up to at "
-                "most lambda_max (necessary)",
-                about="latency_approx",
-                loads=Load(model.loads[over].tolist()),
-            )
-        cb = forkjoin.fork_join_cost_bounds(X, N, k)
-        result.cost_lower, result.cost_upper = cb.lower, cb.upper
-        result.cost = cb.lower
-        # shifted exponential: both bounds are n Delta + k / mu, equal up to rounding
-        if math.isclose(cb.lower, cb.upper, rel_tol=1e-12):
-            result.cost_kind = "exact"
-        elif math.isfinite(cb.lower):
-            result.cost_kind = "lower_bound"
-            result.add_note(
-                "server time per job in {cost} (fork-join paper, section 7.1 cost bounds, {tail} tail)",
-                about="cost",
-                cost=Time((cb.lower, cb.upper)),
-                tail=cb.tail_class,
-            )
-        return result, None
+        return _full_fork_join(model, k), None
     if d == N and keep == k:
-        bound = forkjoin.fork_early_cancel_stability(X, N, k)
-        set_stability(bound.rate, bound.kind)
-        result.cost = result.cost_lower = result.cost_upper = forkjoin.fork_early_cancel_cost(X, k)
+        return _fork_early_cancel(model, k), None
+    return _partial_fork(model, k, keep)
+
+
+def _set_stability(model: CellModel, result: AnalyticResult, rate: float, kind: str) -> None:
+    """``lambda_max`` (in the model's load unit) with its kind, and ``rho`` against it."""
+    result.lambda_max, result.lambda_max_kind = model.to_load(rate), kind
+    result.rho = model.loads / result.lambda_max
+
+
+def _single_task(model: CellModel) -> AnalyticResult:
+    """d = 1: one task on a random server, N independent M/G/1 queues (exact)."""
+    X, N = model.size, model.N
+    result = AnalyticResult(model.loads)
+    m1, m2 = X.mean(), X.second_moment()
+    _set_stability(model, result, N / m1, "exact")
+    result.cost = result.cost_lower = result.cost_upper = m1
+    result.cost_kind = "exact"
+    result.latency_approx = per_load(model, lambda lam: queues.mg1_fcfs_latency(lam / N, m1, m2))
+    result.latency_approx_kind = "exact"
+    return result
+
+
+def _full_fork_join(model: CellModel, k: int) -> AnalyticResult:
+    """d = N, keep = d: the (n, k) fork-join (sections 5.1, 7.1 and Theorem 4)."""
+    X, N = model.size, model.N
+    result = AnalyticResult(model.loads)
+    necessary, sufficient = forkjoin.fork_join_stability(X, N, k)
+    _set_stability(model, result, necessary.rate, necessary.kind)
+    result.lambda_sufficient = model.to_load(sufficient.rate)
+    bounds = [forkjoin.fork_join_bounds(lam, X, N, k) for lam in model.rates()]
+    result.latency_lower = np.array([b[0] for b in bounds])
+    if k == 1:
+        estimates = [forkjoin.fork_join_n1(lam, X, N) for lam in model.rates()]
+        result.latency_approx = np.array([e.latency for e in estimates])
+        result.latency_approx_kind = "exact"
+        result.cost = result.cost_lower = result.cost_upper = estimates[0].cost
         result.cost_kind = "exact"
-        if k == 1:
-            estimates = [forkjoin.fork_early_cancel_n1(lam, X, N) for lam in model.rates()]
-            result.latency_approx = np.array([e.latency for e in estimates])
-            result.latency_approx_kind = estimates[0].latency_kind
-        else:
-            result.add_note(
-                "latency_approx is NaN: the fork-join paper gives the latency of "
-                "(n, k) fork-early-cancel only for k = 1 (M/G/n, section 5.2)",
-                about="latency_approx",
-            )
-        return result, None
-    # r_f = d < n, or k < keep < d: the paper gives the group-based estimate only
+        return result
+    split_merge = np.array([b[1] for b in bounds])
+    result.latency_approx = split_merge
+    result.latency_approx_kind = "upper_bound"
+    if k == N:
+        _lemma8_latency(model, result, split_merge)
+    over = np.isinf(result.latency_approx)
+    if over.any():
+        result.add_note(
+            "latency_approx is +inf at {loads}: the bounding system is overloaded there "
+            "(split-merge: lam E[X_{{k:n}}] >= 1); the fork-join system is stable up to at "
+            "most lambda_max (necessary)",
+            about="latency_approx",
+            loads=Load(model.loads[over].tolist()),
+        )
+    _full_fork_join_cost(model, result, k)
+    return result
+
+
+def _lemma8_latency(model: CellModel, result: AnalyticResult, split_merge: np.ndarray) -> None:
+    """k = n: ``latency_approx`` the smaller of Theorem 4's split-merge upper bound and
+    Lemma 8's (section 7.1), with a note saying which."""
+    X, N = model.size, model.N
+    lemma8 = per_load(model, lambda lam: forkjoin.fork_join_nn_upper_bound(lam, X, N))
+    result.latency_approx = np.minimum(split_merge, lemma8)
+    only = np.isinf(split_merge) & np.isfinite(lemma8)
+    text = (
+        "latency_approx: the smaller of Theorem 4's split-merge upper bound (M/G/1 "
+        "with service X_{n:n}) and Lemma 8's for k = n (E[max of n independent "
+        "M/G/1 response times], section 7.1)"
+    )
+    if only.any():
+        result.add_note(
+            text.replace("{", "{{").replace("}", "}}") + "; only Lemma 8's is finite at {loads}",
+            about="latency_approx",
+            loads=Load(model.loads[only].tolist()),
+        )
+    else:
+        result.add_note(text, about="latency_approx")
+
+
+def _full_fork_join_cost(model: CellModel, result: AnalyticResult, k: int) -> None:
+    """The (n, k) fork-join's cost bounds (section 7.1), ``cost`` the lower one."""
+    cb = forkjoin.fork_join_cost_bounds(model.size, model.N, k)
+    result.cost_lower, result.cost_upper = cb.lower, cb.upper
+    result.cost = cb.lower
+    # shifted exponential: both bounds are n Delta + k / mu, equal up to rounding
+    if math.isclose(cb.lower, cb.upper, rel_tol=1e-12):
+        result.cost_kind = "exact"
+    elif math.isfinite(cb.lower):
+        result.cost_kind = "lower_bound"
+        result.add_note(
+            "server time per job in {cost} (fork-join paper, section 7.1 cost bounds, {tail} tail)",
+            about="cost",
+            cost=Time((cb.lower, cb.upper)),
+            tail=cb.tail_class,
+        )
+
+
+def _fork_early_cancel(model: CellModel, k: int) -> AnalyticResult:
+    """d = N, keep = k: (n, k) fork-early-cancel (section 7.3; k = 1 is M/G/n, section 5.2)."""
+    X, N = model.size, model.N
+    result = AnalyticResult(model.loads)
+    bound = forkjoin.fork_early_cancel_stability(X, N, k)
+    _set_stability(model, result, bound.rate, bound.kind)
+    result.cost = result.cost_lower = result.cost_upper = forkjoin.fork_early_cancel_cost(X, k)
+    result.cost_kind = "exact"
+    if k == 1:
+        estimates = [forkjoin.fork_early_cancel_n1(lam, X, N) for lam in model.rates()]
+        result.latency_approx = np.array([e.latency for e in estimates])
+        result.latency_approx_kind = estimates[0].latency_kind
+    else:
+        result.add_note(
+            "latency_approx is NaN: the fork-join paper gives the latency of "
+            "(n, k) fork-early-cancel only for k = 1 (M/G/n, section 5.2)",
+            about="latency_approx",
+        )
+    return result
+
+
+def _partial_fork(model: CellModel, k: int, keep: int) -> tuple[AnalyticResult, PaperCost | None]:
+    """r_f = d < n, or k < keep < d: the paper gives the group-based estimate only."""
+    N, d = model.N, model.d
+    result = AnalyticResult(model.loads)
     _group_latency(model, result, [keep] * len(model.loads), k)
     result.add_note(
         f"latency_approx is NaN: the fork-join paper gives no latency for the simulated "
