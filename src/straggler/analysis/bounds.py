@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ..dependence import IID
 from ..system import CellModel
 from . import forkjoin, replica_bounds
+from .cell_setting import copies
 from .notes import Load, Time
 from .result import AnalyticResult
 
@@ -108,7 +109,7 @@ def tightest_bounds(
     """
     X, dep, N = model.size, model.dependence, model.N
     pools = replica_bounds.Pools.of(model.system, N)
-    b = replica_bounds.bounds(X, dep, pools, model.d, k, choice)
+    b = replica_bounds.bounds(X, dep, pools, copies(model), k, choice)
     lower, lower_src = b.cost_lower, FULL_SERVICE
     upper, upper_src = b.cost_upper, FULL_SERVICE
     if paper is not None:

@@ -92,7 +92,9 @@ def _exact_cost_is_both_bounds(result: AnalyticResult) -> None:
 
 def _explain_infinite_latency(model: CellModel, result: AnalyticResult) -> None:
     """Say why a latency is +inf (it is a value, not an error)."""
-    infinite = np.isinf(result.latency_approx)
+    latency, rho = result.latency_approx, result.rho
+    assert latency is not None and rho is not None  # AnalyticResult.__post_init__ fills them
+    infinite = np.isinf(latency)
     if not infinite.any():
         return
     _, m2 = model.dependence.replica_marginal_moments(model.size)
@@ -102,14 +104,14 @@ def _explain_infinite_latency(model: CellModel, result: AnalyticResult) -> None:
             "Pollaczek-Khinchine waiting time is infinite",
             about="latency_approx",
         )
-    overloaded = model.loads[infinite & (result.rho >= 1.0)]
+    overloaded = model.loads[infinite & (rho >= 1.0)]
     if overloaded.size:
         result.add_note(
             "latency_approx is +inf at {loads}: rho >= 1 (unstable)",
             about="latency_approx",
             loads=Load(overloaded.tolist()),
         )
-    rest = model.loads[infinite & ~(result.rho >= 1.0)]
+    rest = model.loads[infinite & ~(rho >= 1.0)]
     if rest.size and not math.isinf(m2) and not result.explains("latency_approx"):
         result.add_note(
             "latency_approx is +inf at {loads}: the system the analysis uses for it is "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..system import CellModel
+from ..system import CellModel, TwoPoolSystem
 
 
 def homogeneous(model: CellModel) -> bool:
@@ -17,3 +17,17 @@ def homogeneous(model: CellModel) -> bool:
 
 def per_load(model: CellModel, fn) -> np.ndarray:
     return np.array([fn(lam) for lam in model.rates()], dtype=float)
+
+
+def pools_of(model: CellModel) -> TwoPoolSystem:
+    """The cell's two pools, for an analysis that needs them (the threshold paper's)."""
+    if model.system is None:
+        raise ValueError(f"{model.policy}: this analysis needs two pools, the cell has none")
+    return model.system
+
+
+def copies(model: CellModel) -> int:
+    """d, the number of servers a job's copies go to, for an analysis that needs it."""
+    if model.d is None:
+        raise ValueError(f"{model.policy}: this analysis needs d, the cell has none")
+    return model.d

@@ -11,7 +11,7 @@ from ..dependence import IID, SX
 from ..system import CellModel
 from . import forkjoin, redundancy_ps, speculation
 from .bounds import fill_bounds, partial_fork_cost, tightest_bounds
-from .cell_setting import homogeneous, per_load
+from .cell_setting import copies, homogeneous, per_load
 from .result import AnalyticResult
 from .single_copy import homogeneous_single_copy
 from .two_pool_handlers import threshold_policy
@@ -65,7 +65,7 @@ def analyze_cancel_on_complete(model: CellModel) -> AnalyticResult:
     1 < d < N the fork-join paper's (n, r, 1) partial fork with uniform random
     choice (section 6.1 cost bounds, with the stability bound they imply) where
     its conditions hold (:func:`partial_fork_cost`)."""
-    X, dep, N, d = model.size, model.dependence, model.N, model.d
+    X, dep, N = model.size, model.dependence, model.N
     if model.params.get("ps_bound") not in (None, "none"):
         result = AnalyticResult(model.loads)
         result.add_note(
@@ -79,6 +79,7 @@ def analyze_cancel_on_complete(model: CellModel) -> AnalyticResult:
             "latency_approx is NaN: no paper gives the latency of CoC with job-server affinity", about="latency_approx"
         )
         return result
+    d = copies(model)
     if model.discipline == "PS":
         bound = redundancy_ps.stability_bound(X, dep, N, d)
         result = AnalyticResult(
@@ -201,7 +202,7 @@ def analyze_redundant_to_idle(model: CellModel) -> AnalyticResult:
     why = f"none of the four papers analyses {model.policy} (the speculation paper simulates it)"
     paper = None
     if homogeneous(model):
-        paper, reason = partial_fork_cost(model, model.d, source=None)
+        paper, reason = partial_fork_cost(model, copies(model), source=None)
         if paper is not None:
             paper = replace(
                 paper,

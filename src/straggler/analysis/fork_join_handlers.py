@@ -10,7 +10,7 @@ from ..dependence import IID
 from ..system import CellModel
 from . import forkjoin, queues
 from .bounds import PaperCost, fill_bounds, partial_fork_cost, tightest_bounds
-from .cell_setting import homogeneous, per_load
+from .cell_setting import copies, homogeneous, per_load
 from .notes import Load, Time
 from .result import AnalyticResult
 
@@ -282,7 +282,7 @@ def _fork_join_strategy(model: CellModel, k: int) -> tuple[AnalyticResult, Paper
     for k = 1, split-merge upper bound otherwise). The cost: the bounds of
     :func:`_kept_cost` over the r chosen at the loads (the cell has one cost).
     """
-    X, N, d = model.size, model.N, model.d
+    X, N, d = model.size, model.N, copies(model)
     c_max = float(model.params.get("cost_limit", math.inf))
     result = AnalyticResult(model.loads)
     if k > d:
@@ -297,6 +297,7 @@ def _fork_join_strategy(model: CellModel, k: int) -> tuple[AnalyticResult, Paper
     _group_latency(model, result, rs, k)
     full = np.array([r == d == N for r in rs])
     if full.any():
+        assert result.latency_group is not None  # _group_latency set it
         result.latency_approx = np.where(full, result.latency_group, math.nan)
         result.latency_approx_kind = "exact" if k == 1 else "upper_bound"
     if not full.all():
@@ -320,11 +321,12 @@ def _fork_join_strategy(model: CellModel, k: int) -> tuple[AnalyticResult, Paper
     if infeasible:
         result.add_note("no keep meets the cost limit at {loads}: the cheapest is used", loads=Load(tuple(infeasible)))
     costs = [_kept_cost(model, r, k) for r in sorted(set(rs))]
-    if all(c is not None for c, _ in costs):
+    found = [c for c, _ in costs if c is not None]
+    if len(found) == len(costs):
         paper = PaperCost(
-            min(c.lower for c, _ in costs),
-            max(c.upper for c, _ in costs),
-            "; ".join(c.source for c, _ in costs) + " (over the chosen keep)",
+            min(c.lower for c in found),
+            max(c.upper for c in found),
+            "; ".join(c.source for c in found) + " (over the chosen keep)",
         )
         return result, paper
     result.add_note(next(reason for c, reason in costs if c is None), about="cost")

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..system import Bound, CellModel, assignment_fractions, belief_matrix, optimal_assignment_no_redundancy
 from . import known_sizes, queues, threshold
+from .cell_setting import pools_of
 from .result import AnalyticResult
 from .single_copy import homogeneous_single_copy
 
@@ -54,9 +55,10 @@ def analyze_full_redundancy(model: CellModel) -> AnalyticResult:
     """FRed: eq. 6. The paper proves the load condition necessary and conjectures
     it sufficient (Section 3), hence the kind ``necessary``; see
     :func:`_as_full_redundancy` for one server per pool (a single queue, exact)."""
-    bound = threshold.full_redundancy_bound(model.system, model.size, model.dependence)
+    system = pools_of(model)
+    bound = threshold.full_redundancy_bound(system, model.size, model.dependence)
     kind = _replication_kind(model)
-    result = _from_work(model, model.system, bound, kind=kind, cost_kind=_cost_kind(kind))
+    result = _from_work(model, system, bound, kind=kind, cost_kind=_cost_kind(kind))
     if result.lambda_max_kind == "approximate":
         result.add_note(
             "per-server queues: the two copies do not start together, so eq. 6 (central "
@@ -88,7 +90,7 @@ def _as_full_redundancy(model: CellModel, result: AnalyticResult) -> AnalyticRes
             about="latency_approx",
         )
         return result
-    system, X, dep = model.system, model.size, model.dependence
+    system, X, dep = pools_of(model), model.size, model.dependence
     result.lambda_max_kind = "exact"
     result.lambda_sufficient = result.lambda_max
     result.cost_kind = "exact"
@@ -136,7 +138,7 @@ def threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
     Rep whose thresholds are both 0 (given, or chosen by the optimisation) is full
     redundancy (the paper's Section 2), with FRed's values and kinds
     (:func:`_as_full_redundancy`)."""
-    system = model.system
+    system = pools_of(model)
     tau = model.params.get("tau", "opt")
     if tau == "opt":
         optimise = threshold.optimal_rerouting if policy == "rerouting" else (threshold.optimal_replication)
@@ -184,7 +186,7 @@ def analyze_replication(model: CellModel) -> AnalyticResult:
 def analyze_known_sizes(model: CellModel) -> AnalyticResult:
     """KS: size-aware rerouting or replication (Props. 3-4), the larger bound, computed
     exactly through LP duality over the rational thresholds (Lemma 1, Remark 2)."""
-    system = model.system
+    system = pools_of(model)
     bound = known_sizes.known_sizes_bound(system, model.size, model.dependence)
     per_server = 1.0 / bound.rate
     result = AnalyticResult(
