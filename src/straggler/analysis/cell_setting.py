@@ -1,4 +1,4 @@
-"""The setting of a cell that decides which paper applies: identical servers or not."""
+"""What an analysis reads off a cell model: its setting (identical servers, two pools, d), its rates."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ def homogeneous(model: CellModel) -> bool:
 
 
 def per_load(model: CellModel, fn) -> np.ndarray:
+    """``fn(lam)`` at the arrival rate of each of the model's loads, as an array."""
     return np.array([fn(lam) for lam in model.rates()], dtype=float)
 
 

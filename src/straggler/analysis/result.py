@@ -12,6 +12,9 @@ from .notes import NOMINAL, LoadUnit, Note, note
 
 @dataclass
 class AnalyticResult:
+    """The analytic values of one cell at its loads, with their kinds and notes (arrays
+    left None are filled with NaN, one per load)."""
+
     loads: np.ndarray
     lambda_max: float = math.nan
     lambda_max_kind: str = ""
@@ -50,7 +53,7 @@ class AnalyticResult:
     note_items: list[Note] = field(default_factory=list)
     """The notes as data (:class:`.notes.Note`), loads in nominal units."""
     load_unit: LoadUnit = NOMINAL
-    """The load basis the notes are rendered in (set by :func:`analyze`)."""
+    """The load basis the notes are rendered in (set by :func:`.cell.analyze`)."""
 
     def __post_init__(self):
         nan = np.full(len(self.loads), math.nan)
