@@ -2,5 +2,9 @@
 
 - :mod:`.queues`: classic single-queue results (Pollaczek-Khinchine, M/G/1-PS, Erlang C);
 - :mod:`.threshold`: two pools with job-server affinity (threshold paper);
-- :mod:`.cell`: the analytic answers for one grid cell, whatever its policy.
+- :mod:`.order_statistics` and :mod:`.forkjoin`: the fork-join paper's formulas;
+- :mod:`.cell`: the analytic answers for one grid cell, whatever its policy (the
+  dispatcher); its result type is :mod:`.result`, its bounds :mod:`.bounds`, and each
+  policy family's handlers have their module (:mod:`.two_pool_handlers`,
+  :mod:`.d_of_n_handlers`, :mod:`.fork_join_handlers`, :mod:`.single_copy`).
 """

@@ -161,11 +161,13 @@ class _RatioLaw:
         self.cache: dict[float, float] = {}
 
     def T(self, kappa: float) -> float:
+        """``T(kappa)`` (:func:`tail_mean_product`), cached."""
         if kappa not in self.cache:
             self.cache[kappa] = tail_mean_product(self.Y, kappa)
         return self.cache[kappa]
 
     def M(self, rho: float) -> tuple[float, float]:
+        """``(M1(rho), M2(rho))`` as in the class docstring."""
         if rho <= 0.0:
             return 0.0, 0.0
         if math.isinf(rho):

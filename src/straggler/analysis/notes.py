@@ -14,7 +14,7 @@ redundancy`` multiplies nominal loads by ``d E[min(X_1..X_d)] / E[X]``,
 ``about`` names the dataset variables a note explains (``latency_approx`` when it
 says why that is NaN or +inf, say), so that code can ask whether a non-finite
 value is explained (:meth:`AnalyticResult.explains
-<straggler.analysis.cell.AnalyticResult.explains>`).
+<straggler.analysis.result.AnalyticResult.explains>`).
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ class Time:
         object.__setattr__(self, "value", _values(self.value))
 
     def render(self) -> str:
+        """The time(s) as text, in time units."""
         if isinstance(self.value, tuple):
             return "[" + ", ".join(_num(v) for v in self.value) + "] time units"
         return f"{_num(self.value)} time units"
@@ -79,6 +80,7 @@ class LoadUnit:
         return "rho~", "rho~"
 
     def render(self, load: Load) -> str:
+        """``load`` as text in this unit (the unit's word, then the value(s) times the factor)."""
         one, many = self.word
         if isinstance(load.value, tuple):
             return f"{many} [" + ", ".join(_num(v * self.factor) for v in load.value) + "]"
@@ -101,6 +103,7 @@ class Note:
     """Dataset variables whose value (NaN, +inf, a bound) this note explains."""
 
     def render(self, unit: LoadUnit = NOMINAL) -> str:
+        """The note's text with its fields filled in, loads written in ``unit``."""
         if not self.fields:  # plain text: braces (E[X_{1:r}]) stay as written
             return self.text
         values = {}

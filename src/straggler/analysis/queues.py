@@ -55,3 +55,11 @@ def mmc_response_time(lam: float, mu: float, c: int) -> float:
     if lam >= c * mu:
         return math.inf
     return 1.0 / mu + erlang_c(c, lam / mu) / (c * mu - lam)
+
+
+def mg1_response(lam: float, m1: float, m2: float, job_mean: float, discipline: str) -> float:
+    """Mean response time of a job with mean size ``job_mean`` at an M/G/1 station
+    whose service times have moments (m1, m2)."""
+    if discipline == "PS":
+        return job_mean * mg1_ps_slowdown(lam, m1)
+    return job_mean + mg1_waiting_time(lam, m1, m2)

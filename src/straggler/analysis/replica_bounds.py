@@ -68,6 +68,7 @@ class Pools:
 
     @classmethod
     def single(cls, N: int) -> Pools:
+        """One pool of N identical servers."""
         return cls(n=(int(N),), p=(1.0,), speeds=((1.0,),))
 
     @classmethod
@@ -80,6 +81,7 @@ class Pools:
 
     @property
     def servers(self) -> int:
+        """The number of servers over all pools."""
         return sum(self.n)
 
 
@@ -94,10 +96,12 @@ class ReplicaBounds:
 
     @property
     def exact_rate(self) -> bool:
+        """Do the necessary and sufficient rates meet (within EXACT_RTOL)?"""
         return _same(self.necessary_rate, self.sufficient_rate)
 
     @property
     def exact_cost(self) -> bool:
+        """Do the cost's lower and upper bounds meet (within EXACT_RTOL)?"""
         return _same(self.cost_lower, self.cost_upper)
 
 

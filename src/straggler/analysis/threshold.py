@@ -495,6 +495,7 @@ class ThresholdOptimiser:
 
     # threshold <-> u = tau / (scale + tau) in [0, 1]
     def tau_of(self, i, u):
+        """The threshold of pool ``i`` at ``u`` in [0, 1] (0 -> 0, 1 -> inf)."""
         if u <= 0.0:
             return 0.0
         if u >= 1.0:
@@ -502,9 +503,11 @@ class ThresholdOptimiser:
         return self.scale[i] * u / (1.0 - u)
 
     def u_of(self, i, tau):
+        """The point ``u`` in [0, 1] of pool ``i``'s threshold ``tau`` (inverse of :meth:`tau_of`)."""
         return 1.0 if math.isinf(tau) else tau / (self.scale[i] + tau)
 
     def profile(self, i, tau):
+        """``(own, cross)`` per-type work of a job starting in pool ``i`` (:func:`_profile`), cached."""
         c = self.cache[i]
         if tau not in c:
             c[tau] = _profile(self.P, self.policy, i, tau)
@@ -526,6 +529,7 @@ class ThresholdOptimiser:
         return np.array(sorted(pts))
 
     def value(self, t0, t1) -> float:
+        """The LP value min over q of max_i E[B_i] / n_i at thresholds ``(t0, t1)``."""
         self.evaluations += 1
         o0, x0 = self.profile(0, t0)
         o1, x1 = self.profile(1, t1)
@@ -533,6 +537,7 @@ class ThresholdOptimiser:
         return float(v)
 
     def run(self) -> ThresholdBound:
+        """The bound at the best thresholds: grid, then zoom and polish from its best local minima."""
         from scipy.optimize import minimize_scalar  # lazy
 
         grids = [self.candidates(i) for i in range(2)]
@@ -635,6 +640,7 @@ class ThresholdOptimiser:
         return (t[0], t[1]), v
 
     def finish(self, tau) -> ThresholdBound:
+        """The bound at thresholds ``tau``, with its optimal q and each pool's work."""
         o0, x0 = self.profile(0, tau[0])
         o1, x1 = self.profile(1, tau[1])
         _, (c0, g0, c1, g1) = _inner_value(self.p, self.B, self.n, o0, x0, o1, x1)
