@@ -45,6 +45,7 @@ class Dependence(ABC):
         return X.tail_index()
 
     def to_spec(self) -> dict:
+        """The config form of the dependence (what :func:`~straggler.dependence.from_spec` reads)."""
         return {"kind": self.kind}
 
 

@@ -79,6 +79,7 @@ def tail_integral2(X: Distribution, c: float) -> float:
 
 
 def check_threshold(t: float, name: str) -> float:
+    """``t`` as a float, a threshold ``>= 0`` (``inf`` allowed); a ValueError naming ``name`` otherwise."""
     t = float(t)
     if math.isnan(t) or t < 0:
         raise ValueError(f"{name} must be >= 0 (inf allowed), got {t}")
@@ -86,12 +87,14 @@ def check_threshold(t: float, name: str) -> float:
 
 
 def check_moment_order(m: int) -> int:
+    """``m`` of ``k(m, y)``, which is 1 or 2; a ValueError otherwise."""
     if m not in (1, 2):
         raise ValueError(f"k(m, y) is defined for m = 1, 2; got m = {m!r}")
     return int(m)
 
 
 def check_time_factor(a: float, name: str) -> float:
+    """``a`` as a float, a time per unit size (finite, ``> 0``); a ValueError naming ``name`` otherwise."""
     a = float(a)
     if not (math.isfinite(a) and a > 0):
         raise ValueError(f"{name} (time per unit size, 1/speed) must be finite and > 0, got {a}")
