@@ -19,7 +19,7 @@ SX_CODE = 2
 
 @dataclass(frozen=True)
 class Dependence(ABC):
-    """How the replica sizes of one job relate (see the module docstring)."""
+    """How the replica sizes of one job relate (see :mod:`straggler.dependence`)."""
 
     kind: ClassVar[str]
     code: ClassVar[int]
