@@ -29,13 +29,16 @@ from typing import Any
 
 PACKAGE = Path(__file__).resolve().parent
 
-#: the sources kernels are compiled from (globs relative to the package)
+#: the sources kernels are compiled from (globs relative to the package): the
+#: modules that declare kernels, and those whose functions or constants a kernel
+#: reads (numba freezes a global's value into the machine code), such as the policy
+#: codes of ``policies.py``; tests/test_kernel_cache.py checks that none is missing
 KERNEL_SOURCES = (
     "kernel_cache.py",
     "numerics.py",
     "distributions/*.py",
-    "dependence.py",
     "dependence/*.py",
+    "policies.py",
     "simulation/*.py",
 )
 
@@ -43,6 +46,7 @@ _DIGEST_FOLDER = re.compile(r"kernels-[0-9a-f]{16}")
 
 
 def kernel_source_files() -> list[Path]:
+    """The files of :data:`KERNEL_SOURCES`, sorted."""
     return sorted({path for pattern in KERNEL_SOURCES for path in PACKAGE.glob(pattern)})
 
 

@@ -1,8 +1,10 @@
 """Job-size distributions (DESIGN.md, "Distribution families").
 
 A package: :mod:`.base` (the base class and shared helpers), :mod:`.families`
-(the families), :mod:`.sampling` (named family codes and the numba sampler); here
-the registry of families and :func:`from_spec`, which builds one from the config.
+(the table of families, whose classes live in :mod:`.exponential`,
+:mod:`.power_law`, :mod:`.weibull_lognormal` and :mod:`.bounded`),
+:mod:`.sampling` (named family codes and the numba sampler); here
+:func:`from_spec`, which builds one from the config.
 
 Every family is a frozen dataclass deriving from :class:`Distribution`. The base
 class evaluates every functional by quadrature of the survival function, which
@@ -63,6 +65,8 @@ import math
 
 from .base import Distribution, ParameterError, format_value, is_number
 from .families import (
+    FAMILIES,
+    PARAMETERS,
     BoundedPareto,
     Deterministic,
     Discrete,
@@ -124,31 +128,6 @@ __all__ = [
     "DISCRETE_CODE",
     "LOGNORMAL_CODE",
 ]
-
-# ----------------------------------------------------------------------------------
-# registry and config
-# ----------------------------------------------------------------------------------
-
-FAMILIES: dict[str, type[Distribution]] = {
-    cls.family: cls
-    for cls in (
-        Exponential,
-        Deterministic,
-        Pareto,
-        BoundedPareto,
-        ShiftedExponential,
-        Hyperexponential,
-        Erlang,
-        Weibull,
-        Uniform,
-        Discrete,
-        Lognormal,
-    )
-}
-
-# Config parameter names per family, in the config's spelling (``mean`` is stored
-# as the field ``mean_value`` because ``mean`` is a method). All are required.
-PARAMETERS: dict[str, tuple[str, ...]] = {name: cls.config_parameters() for name, cls in FAMILIES.items()}
 
 
 def from_spec(spec: dict) -> Distribution:

@@ -35,6 +35,7 @@ def expint(k: float, L: float) -> float:
 
 
 def exp_or_inf(y: float) -> float:
+    """``exp(y)``, or ``inf`` where it would overflow."""
     return math.inf if y > 709.0 else math.exp(y)
 
 
@@ -65,6 +66,7 @@ def format_value(v) -> str:
 
 
 def is_number(v) -> bool:
+    """Whether ``v`` is a real number (not a bool)."""
     return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
 
@@ -339,12 +341,14 @@ class Distribution(ABC):
 
 
 def check_d(d) -> int:
+    """``d`` (a number of replicas) as an int ``>= 1``; a ValueError otherwise."""
     if not (is_number(d) and float(d).is_integer() and d >= 1):
         raise ValueError(f"d must be an integer >= 1, got {format_value(d)}")
     return int(d)
 
 
 def check_factor(factor) -> float:
+    """``factor`` (of :meth:`Distribution.scaled`) as a positive finite float; a ValueError otherwise."""
     if not (is_number(factor) and math.isfinite(float(factor)) and factor > 0):
         raise ValueError(f"scale factor must be a positive finite number, got {format_value(factor)}")
     return float(factor)

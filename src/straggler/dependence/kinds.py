@@ -1,0 +1,83 @@
+"""The dependence kinds by config name, and :func:`from_spec`, which builds a
+dependence from its config form."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .. import distributions as _distributions
+from ..distributions import Distribution
+from .base import Dependence
+from .identical import Identical
+from .iid import IID
+from .sx import SX
+
+KINDS: dict[str, type[Dependence]] = {c.kind: c for c in (Identical, IID, SX)}
+#: dependences that exist without being declared under ``dependences:`` in a config
+BUILTIN: dict[str, Dependence] = {"identical": Identical(), "iid": IID()}
+
+
+def from_spec(
+    spec,
+    named_distributions: Mapping[str, Distribution] | None = None,
+    where: str = "dependence",
+) -> Dependence:
+    """Build a dependence from its config form.
+
+    ``spec`` is a built-in name (``"identical"``, ``"iid"``), a mapping
+    ``{kind: identical | iid}`` or ``{kind: sx, slowdown: S}`` where ``S`` is the
+    name of an entry of ``named_distributions`` or an inline distribution spec
+    (``{family: discrete, values: [...], p: [...]}``), or already a
+    :class:`Dependence`. ``where`` is the config key path used in error messages.
+    Raises ``ValueError`` naming the key, the value and what is allowed.
+    """
+    named_distributions = dict(named_distributions or {})
+    if isinstance(spec, Dependence):
+        return spec
+    if isinstance(spec, str):
+        if spec in BUILTIN:
+            return BUILTIN[spec]
+        raise ValueError(
+            f"{where}: unknown dependence {spec!r}; allowed: {sorted(BUILTIN)} "
+            "or a mapping {kind: sx, slowdown: <distribution name or spec>}"
+        )
+    if not isinstance(spec, Mapping):
+        raise ValueError(f"{where}: expected a name or a mapping with key 'kind', got {spec!r}")
+    if "kind" not in spec:
+        raise ValueError(f"{where}: missing key 'kind'; allowed kinds: {sorted(KINDS)}")
+    kind = spec["kind"]
+    if kind not in KINDS:
+        raise ValueError(f"{where}.kind: unknown kind {kind!r}; allowed: {sorted(KINDS)}")
+    allowed_keys = {"kind", "slowdown"} if kind == "sx" else {"kind"}
+    extra = sorted(set(spec) - allowed_keys)
+    if extra:
+        raise ValueError(f"{where}: unknown key(s) {extra} for kind {kind!r}; allowed keys: {sorted(allowed_keys)}")
+    if kind != "sx":
+        return BUILTIN[kind]
+    if "slowdown" not in spec:
+        raise ValueError(
+            f"{where}: kind 'sx' needs key 'slowdown' (a distribution name "
+            f"{sorted(named_distributions)} or an inline distribution spec)"
+        )
+    s = spec["slowdown"]
+    key = f"{where}.slowdown"
+    if isinstance(s, Distribution):
+        slowdown = s
+    elif isinstance(s, str):
+        if s not in named_distributions:
+            raise ValueError(
+                f"{key}: unknown distribution {s!r}; allowed: {sorted(named_distributions)} "
+                "or an inline distribution spec {family: ..., ...}"
+            )
+        slowdown = named_distributions[s]
+    elif isinstance(s, Mapping):
+        try:
+            slowdown = _distributions.from_spec(dict(s))
+        except Exception as e:  # noqa: BLE001 - re-raised with the config key
+            raise ValueError(f"{key}: invalid distribution spec {dict(s)!r}: {e}") from e
+    else:
+        raise ValueError(f"{key}: expected a distribution name or spec mapping, got {s!r}")
+    try:
+        return SX(slowdown)
+    except ValueError as e:
+        raise ValueError(f"{key}: {e}") from e

@@ -1,0 +1,58 @@
+"""The joint sampler of one job's replica sizes for the simulators (numba)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..distributions import Distribution
+from ..distributions import sample as _sample
+from ..kernel_cache import kernel
+from .base import IDENTICAL_CODE, IID_CODE, Dependence
+
+
+@kernel()
+def sample_replicas(dep_code, x_code, x_params, s_code, s_params, n_replicas, out, rng):
+    """Fill ``out[:n_replicas]`` with one job's replica sizes (at speed 1).
+
+    ``dep_code``: 0 identical (one draw of X, repeated), 1 iid (independent draws),
+    2 sx (one draw of X times independent draws of S). The arguments after
+    ``dep_code`` are those of :func:`sampler_args`; ``rng`` is a
+    ``numpy.random.Generator``.
+    """
+    if dep_code == IDENTICAL_CODE:
+        x = _sample(x_code, x_params, rng)
+        for i in range(n_replicas):
+            out[i] = x
+    elif dep_code == IID_CODE:
+        for i in range(n_replicas):
+            out[i] = _sample(x_code, x_params, rng)
+    else:
+        x = _sample(x_code, x_params, rng)
+        for i in range(n_replicas):
+            out[i] = x * _sample(s_code, s_params, rng)
+
+
+def sampler_args(dep: Dependence, X: Distribution) -> tuple[int, int, np.ndarray, int, np.ndarray]:
+    """``(dep_code, x_code, x_params, s_code, s_params)`` for :func:`sample_replicas`
+    (a deterministic 1 as the slowdown unless ``dep`` is ``sx``)."""
+    S = dep.slowdown_or_dummy()
+    return (
+        int(dep.code),
+        int(X.code),
+        np.ascontiguousarray(X.sampler_params(), dtype=np.float64),
+        int(S.code),
+        np.ascontiguousarray(S.sampler_params(), dtype=np.float64),
+    )
+
+
+@kernel()
+def _fill_jobs(dep_code, x_code, x_params, s_code, s_params, out, rng):
+    for j in range(out.shape[0]):
+        sample_replicas(dep_code, x_code, x_params, s_code, s_params, out.shape[1], out[j], rng)
+
+
+def sample_jobs(dep: Dependence, X: Distribution, n_jobs: int, n_replicas: int, rng: np.random.Generator) -> np.ndarray:
+    """``(n_jobs, n_replicas)`` replica sizes at speed 1 (tests and checks)."""
+    out = np.empty((int(n_jobs), int(n_replicas)), dtype=np.float64)
+    _fill_jobs(*sampler_args(dep, X), out, rng)
+    return out

@@ -1,0 +1,252 @@
+"""The elementary families of bounded support: deterministic, uniform and discrete
+(the bounded Pareto is a power law: :mod:`.power_law`)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+import numpy as np
+
+from .base import Distribution, check_d, check_factor, format_value, scalar_or_array
+from .sampling import DETERMINISTIC_CODE, DISCRETE_CODE, UNIFORM_CODE
+
+
+@dataclass(frozen=True)
+class Deterministic(Distribution):
+    """X = ``value`` with probability 1."""
+
+    value: float = 1.0
+    family: ClassVar[str] = "deterministic"
+    code: ClassVar[int] = DETERMINISTIC_CODE
+
+    def __post_init__(self):
+        self._positive("value")
+
+    def sf(self, x):
+        x = np.asarray(x, dtype=float)
+        return scalar_or_array(x, np.where(x < self.value, 1.0, 0.0))
+
+    def _sf_scalar(self, x: float) -> float:
+        return 1.0 if x < self.value else 0.0
+
+    def pdf(self, x):
+        x = np.asarray(x, dtype=float)
+        return scalar_or_array(x, np.zeros_like(x))
+
+    def point_masses(self):
+        return ((self.value, 1.0),)
+
+    def mean(self) -> float:
+        return self.value
+
+    def second_moment(self) -> float:
+        return self.value**2
+
+    def scaled(self, factor: float) -> Deterministic:
+        return replace(self, value=self.value * check_factor(factor))
+
+    def sampler_params(self) -> np.ndarray:
+        return np.array([self.value], dtype=np.float64)
+
+    def support(self) -> tuple[float, float]:
+        return (self.value, self.value)
+
+    def mean_min(self, t: float) -> float:
+        return min(max(t, 0.0), self.value)
+
+    def second_moment_min(self, t: float) -> float:
+        return min(max(t, 0.0), self.value) ** 2
+
+    def partial_mean(self, c: float) -> float:
+        return self.value if c < self.value else 0.0
+
+    def partial_second_moment(self, c: float) -> float:
+        return self.value**2 if c < self.value else 0.0
+
+    def mean_min_of(self, d: int) -> float:
+        check_d(d)
+        return self.value
+
+    def tail_class(self, on_support: bool = False) -> str:
+        return "log-concave"
+
+
+@dataclass(frozen=True)
+class Uniform(Distribution):
+    """Uniform on [low, high], 0 <= low < high."""
+
+    low: float
+    high: float
+    family: ClassVar[str] = "uniform"
+    code: ClassVar[int] = UNIFORM_CODE
+
+    def __post_init__(self):
+        self._positive("low", allow_zero=True)
+        self._positive("high")
+        if not self.low < self.high:
+            self._fail(f"low must be < high, got low={format_value(self.low)}, high={format_value(self.high)}")
+
+    def sf(self, x):
+        x = np.asarray(x, dtype=float)
+        return scalar_or_array(x, np.clip((self.high - x) / (self.high - self.low), 0.0, 1.0))
+
+    def _sf_scalar(self, x: float) -> float:
+        return min(1.0, max(0.0, (self.high - x) / (self.high - self.low)))
+
+    def pdf(self, x):
+        x = np.asarray(x, dtype=float)
+        out = np.where((x < self.low) | (x > self.high), 0.0, 1.0 / (self.high - self.low))
+        return scalar_or_array(x, out)
+
+    def mean(self) -> float:
+        return 0.5 * (self.low + self.high)
+
+    def second_moment(self) -> float:
+        l, h = self.low, self.high
+        return (l * l + l * h + h * h) / 3.0
+
+    def scaled(self, factor: float) -> Uniform:
+        f = check_factor(factor)
+        return replace(self, low=self.low * f, high=self.high * f)
+
+    def sampler_params(self) -> np.ndarray:
+        return np.array([self.low, self.high], dtype=np.float64)
+
+    def support(self) -> tuple[float, float]:
+        return (self.low, self.high)
+
+    def mean_min(self, t: float) -> float:
+        l, h = self.low, self.high
+        if t <= l:
+            return max(t, 0.0)
+        if t >= h:
+            return self.mean()
+        return ((t * t - l * l) / 2.0 + t * (h - t)) / (h - l)
+
+    def second_moment_min(self, t: float) -> float:
+        l, h = self.low, self.high
+        if t <= l:
+            return max(t, 0.0) ** 2
+        if t >= h:
+            return self.second_moment()
+        return ((t**3 - l**3) / 3.0 + t * t * (h - t)) / (h - l)
+
+    def partial_mean(self, c: float) -> float:
+        l, h = self.low, self.high
+        if c < l:
+            return self.mean()
+        if c >= h:
+            return 0.0
+        return (h * h - c * c) / (2.0 * (h - l))
+
+    def partial_second_moment(self, c: float) -> float:
+        l, h = self.low, self.high
+        if c < l:
+            return self.second_moment()
+        if c >= h:
+            return 0.0
+        return (h**3 - c**3) / (3.0 * (h - l))
+
+    def mean_min_of(self, d: int) -> float:
+        return self.low + (self.high - self.low) / (check_d(d) + 1.0)
+
+    def tail_class(self, on_support: bool = False) -> str:
+        # log((high - x) / (high - low)) is concave, and so is the kink at low
+        return "log-concave"
+
+
+@dataclass(frozen=True)
+class Discrete(Distribution):
+    """X = ``values[i]`` with probability ``p[i]`` (e.g. the bimodal slowdown)."""
+
+    values: tuple[float, ...]
+    p: tuple[float, ...]
+    family: ClassVar[str] = "discrete"
+    code: ClassVar[int] = DISCRETE_CODE
+
+    def __post_init__(self):
+        raw = self.values
+        values = self._vector("values")
+        if any(v < 0 for v in values):
+            self._fail(f"values must be >= 0, got {format_value(raw)}")
+        p = self._probabilities("p")
+        if len(p) != len(values):
+            self._fail(f"values and p must have the same length, got {len(values)} and {len(p)}")
+        if not math.fsum(v * q for v, q in zip(values, p)) > 0:
+            self._fail(f"values must have a positive mean, got values={format_value(raw)} with p={format_value(p)}")
+
+    def point_masses(self) -> tuple[tuple[float, float], ...]:
+        """Distinct values with positive probability, sorted, with their masses."""
+        masses: dict[float, float] = {}
+        for v, q in zip(self.values, self.p):
+            if q > 0:
+                masses[v] = masses.get(v, 0.0) + q
+        return tuple(sorted(masses.items()))
+
+    def sf(self, x):
+        x = np.asarray(x, dtype=float)
+        out = np.zeros_like(x)
+        for v, q in self.point_masses():
+            out = out + q * (x < v)
+        return scalar_or_array(x, np.clip(out, 0.0, 1.0))
+
+    def _sf_scalar(self, x: float) -> float:
+        return min(1.0, math.fsum(q for v, q in self.point_masses() if x < v))
+
+    def pdf(self, x):
+        x = np.asarray(x, dtype=float)
+        return scalar_or_array(x, np.zeros_like(x))
+
+    def _sum(self, g) -> float:
+        return math.fsum(q * g(v) for v, q in self.point_masses())
+
+    def mean(self) -> float:
+        return self._sum(lambda v: v)
+
+    def second_moment(self) -> float:
+        return self._sum(lambda v: v * v)
+
+    def scaled(self, factor: float) -> Discrete:
+        f = check_factor(factor)
+        return replace(self, values=tuple(v * f for v in self.values))
+
+    def sampler_params(self) -> np.ndarray:
+        # [n, p_1..p_n, value_1..value_n] over the distinct values with p > 0
+        pm = self.point_masses()
+        return np.array([len(pm), *(q for _, q in pm), *(v for v, _ in pm)], dtype=np.float64)
+
+    def support(self) -> tuple[float, float]:
+        pm = self.point_masses()
+        return (pm[0][0], pm[-1][0])
+
+    def mean_min(self, t: float) -> float:
+        t = max(t, 0.0)
+        return self._sum(lambda v: min(v, t))
+
+    def second_moment_min(self, t: float) -> float:
+        t = max(t, 0.0)
+        return self._sum(lambda v: min(v, t) ** 2)
+
+    def partial_mean(self, c: float) -> float:
+        return self._sum(lambda v: v if v > c else 0.0)
+
+    def partial_second_moment(self, c: float) -> float:
+        return self._sum(lambda v: v * v if v > c else 0.0)
+
+    def mean_min_of(self, d: int) -> float:
+        # int_0^inf P(X > x)^d dx, with P(X > x) = P(X >= v_j) on [v_{j-1}, v_j)
+        d = check_d(d)
+        pm = self.point_masses()
+        prev = 0.0
+        terms = []
+        for j, (v, _) in enumerate(pm):
+            tail = min(math.fsum(q for _, q in pm[j:]), 1.0)  # P(X >= v_j)
+            terms.append((v - prev) * tail**d)
+            prev = v
+        return math.fsum(terms)
+
+    def tail_class(self, on_support: bool = False) -> str:
+        # one value is deterministic; with several, log P(X > x) is a staircase
+        return "log-concave" if len(self.point_masses()) == 1 else "neither"
