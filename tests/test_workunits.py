@@ -103,6 +103,39 @@ def test_the_plan_does_not_depend_on_which_results_exist(tmp_path):
     assert first.id not in {b.id for b in again.pending(str(results))}
 
 
+def test_a_batch_that_lost_a_cell_since_it_ran_is_a_new_target_and_nothing_is_deleted(tmp_path):
+    """The job of a pending batch writes units/<batch>~<todo>.json. A batch that ran (its
+    manifest is there) and then lost a cell, or had one damaged, gets a target of another
+    name, so Snakemake runs it again although its old manifest stays; a batch of one cell
+    too (its cells to compute are the same each time, its manifests are not)."""
+    cfg = study()
+    p = workunits.plan(cfg, build_grid(cfg), "code")
+    results = tmp_path / "results" / "default"
+    (results / "units").mkdir(parents=True)
+    (results / "cells").mkdir()
+    batch = next(b for b in p.batches.values() if len(b.keys) > 1)
+    first = p.unit_target(str(results), batch)
+    assert Path(first).parent == results / "units" and Path(first).name.startswith(f"{batch.id}~")
+    assert p.unit_target(str(results), batch) == first, "the same state names the same target"
+    for key in batch.keys:
+        (results / "cells" / f"{key}.nc").write_text("")
+    Path(first).write_text("{}")
+    assert batch not in p.pending(str(results))
+    lost = results / "cells" / f"{batch.keys[0]}.nc"
+    lost.unlink()
+    assert batch in p.pending(str(results))
+    second = p.unit_target(str(results), batch)
+    assert second != first and Path(first).exists()
+    lost.write_text("")
+    damaged = [str(results / "cells" / f"{batch.keys[1]}.nc")]
+    assert batch in p.pending(str(results), damaged)
+    assert p.unit_target(str(results), batch, damaged) not in (first, second)
+    alone = workunits.Batch("b99999-0", ("c",), ("c@k",), 1.0)
+    one = p.unit_target(str(results), alone)
+    Path(one).write_text("{}")
+    assert p.unit_target(str(results), alone) != one
+
+
 def test_runtime_requests_grow_with_the_estimate_and_the_attempt():
     assert workunits.runtime_minutes(1.0) == 5
     assert workunits.runtime_minutes(600.0) == 31

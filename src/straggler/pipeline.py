@@ -33,7 +33,8 @@ def _progress(text: str) -> None:
 
 def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], results, manifest_path) -> None:
     """Evaluate a batch of cells (:mod:`straggler.workunits`): each result goes to
-    ``results/cells/<key>.nc``; a cell whose file exists is skipped. The replications
+    ``results/cells/<key>.nc``; a cell whose file exists and is whole
+    (:func:`straggler.files.damage`) is skipped, a damaged one replaced. The replications
     are kept in (and read back from) ``results/sim``. Writes a manifest last."""
     import yaml
 
@@ -46,7 +47,7 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
     start_all = time.perf_counter()
     for i, (cell, key) in enumerate(zip(cells, keys), 1):
         path = results / "cells" / f"{key}.nc"
-        if path.exists():
+        if path.exists() and not damage(path):
             _progress(f"[{i}/{len(cells)}] {cell}: done before, skipped")
             continue
         start = time.perf_counter()

@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -194,7 +195,7 @@ class Plan:
 
     def damaged(self, results: str) -> dict[str, str]:
         """The cell files that exist but are not to be trusted (:func:`straggler.files.damage`),
-        with the reason: the Snakefile removes them, so that their cells are recomputed."""
+        with the reason: their batches are pending, and their jobs replace them."""
         found = {}
         for cell in self.keys:
             path = self.cell_path(results, cell)
@@ -203,9 +204,29 @@ class Plan:
                 found[path] = why
         return found
 
-    def pending(self, results: str) -> list[Batch]:
-        """Batches with a cell that has no result yet (the others are left out)."""
-        return [b for b in self.batches.values() if not all(Path(f"{results}/cells/{k}.nc").exists() for k in b.keys)]
+    def to_compute(self, results: str, batch: Batch, damaged: Iterable[str] = ()) -> list[str]:
+        """The keys of ``batch``'s cells without a result, or whose file is in ``damaged``."""
+        bad = set(damaged)
+        paths = {k: f"{results}/cells/{k}.nc" for k in batch.keys}
+        return [k for k, path in paths.items() if path in bad or not Path(path).exists()]
+
+    def pending(self, results: str, damaged: Iterable[str] = ()) -> list[Batch]:
+        """Batches with a cell to compute (:meth:`to_compute`); the others are left out."""
+        bad = set(damaged)
+        return [b for b in self.batches.values() if self.to_compute(results, b, bad)]
+
+    def unit_target(self, results: str, batch: Batch, damaged: Iterable[str] = ()) -> str:
+        """The manifest the job of pending ``batch`` writes: ``units/<batch>~<todo>.json``.
+
+        ``todo`` is a digest of the batch's cells to compute and of the manifests the
+        batch already has. A batch that ran once and has lost (or damaged) a cell since
+        is then a new target, and its old manifest need not be deleted for the job to
+        run again: no file is removed while the Snakefile is parsed (and every cluster
+        job parses it again)."""
+        todo = self.to_compute(results, batch, damaged)
+        before = sorted(p.name for p in Path(f"{results}/units").glob(f"{batch.id}~*.json"))
+        digest = hashlib.sha256("\n".join([*todo, "", *before]).encode()).hexdigest()[:10]
+        return f"{results}/units/{batch.id}~{digest}.json"
 
     def cpu_seconds(self) -> float:
         """The estimated CPU time of the whole study: every cell and every job's start-up."""

@@ -8,7 +8,7 @@ from snakemake.exceptions import WorkflowError
 
 from straggler.catalog import figure_names, figure_parts
 from straggler.config import ConfigError, dump_config, read_study_files, resolve_config_cached
-from straggler.files import discard, restore_previous
+from straggler.files import restore_previous
 from straggler.grid import build_grid
 from straggler.sources import figures_hash, model_hash, presentation_hash
 from straggler.workunits import plan, result_config, runtime_minutes
@@ -49,19 +49,16 @@ FIGURE_NAMES = figure_names(GRID.axes, "simulation" in RESOLVED["evaluate"])
 FIGURE_PARTS = figure_parts(FIGURE_NAMES)
 PLAN = plan(RESOLVED, GRID, MODEL_HASH)
 # A cell file that does not match its checksum (truncated, changed, written by a killed
-# job) is not a result: remove it, so that its cell is computed again (the main process
-# only, before any job runs; a cluster job sees the folder as the main process left it).
-if workflow.is_main_process:
-    for _path, _why in PLAN.damaged(RESULTS).items():
-        logger.warning(f"{_path}: {_why}; it is removed and its cell computed again")
-        discard(_path)
+# job) is not a result: its batch is pending and its job replaces the file. Checked by
+# the main process only (a cluster job is given its target; hashing every cell file in
+# every job would cost more than the job). Nothing is deleted here.
+DAMAGED = PLAN.damaged(RESULTS) if workflow.is_main_process else {}
+for _path, _why in DAMAGED.items():
+    logger.warning(f"{_path}: {_why}; its cell is computed again")
 # A job's memory: measured at 200-350 MB (max RSS: the imports, one cell at a time, a
 # replication's monitor history); a job that ran out gets more on its next attempt.
 MEM_MB = 1000
-PENDING = PLAN.pending(RESULTS)
-# a pending unit whose manifest exists lost a cell's file since it ran: run it again
-for _batch in PENDING:
-    Path(f"{RESULTS}/units/{_batch.id}.json").unlink(missing_ok=True)
+PENDING = PLAN.pending(RESULTS, DAMAGED)
 # one caption per kind of figure (workflow/report/figures/<family>.rst)
 _FAMILIES = ("stability_vs_", "load_ratio_vs_", "latency_vs_", "cost_vs_", "winners_")
 
@@ -83,6 +80,7 @@ for _point, _reason in GRID.impossible.items():
 wildcard_constraints:
     study=r"[^/]+",
     batch=r"b\d+-[0-9a-f]+",
+    todo=r"[0-9a-f]+",
     cellkey=r"[^/]+@[0-9a-f]+",
     first=r"\d+",
     stop=r"\d+",
@@ -97,12 +95,12 @@ def all_cell_paths(wildcards=None):
 
 
 def pending_units(wildcards=None):
-    return [f"{RESULTS}/units/{b.id}.json" for b in PENDING]
+    return [PLAN.unit_target(RESULTS, b, DAMAGED) for b in PENDING]
 
 
 def aggregate_inputs(wildcards=None):
     """The pending batches' manifests, and the cells that already have a result."""
-    return pending_units() + [p for p in all_cell_paths() if Path(p).exists()]
+    return pending_units() + [p for p in all_cell_paths() if Path(p).exists() and p not in DAMAGED]
 
 
 def shard_inputs(wildcards):

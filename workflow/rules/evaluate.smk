@@ -1,23 +1,24 @@
 # Work units (straggler.workunits): batches of cheap cells, and shards of an expensive
-# cell's replications followed by the cell's own evaluation. A unit's manifest lives
-# until the dataset is built (the aggregate removes them): then the cells' files are
-# what counts. (Not `temp()`: Snakemake would skip a unit whose temporary output is
-# missing when the dataset looks up to date, and a new cell would go unevaluated.)
+# cell's replications followed by the cell's own evaluation. A unit's manifest
+# (units/<batch>~<todo>.json, Plan.unit_target) records that its job ran; the cells'
+# files are what counts, and a batch that loses a cell since is a new target. (Not
+# `temp()`: Snakemake would skip a unit whose temporary output is missing when the
+# dataset looks up to date, and a new cell would go unevaluated.)
 rule evaluate:
     """Analysis, simulation and verdicts of a batch of cells (a sharded cell alone,
     reading its shards' replications back); finished cells are skipped."""
     input:
         shards=shard_inputs,
     output:
-        f"{RESULTS}/units/{{batch}}.json",
+        f"{RESULTS}/units/{{batch}}~{{todo}}.json",
     params:
         resolved=RESOLVED_YAML,
         cells=lambda wc: list(PLAN.batches[wc.batch].cells),
         cell_keys=lambda wc: list(PLAN.batches[wc.batch].keys),
     log:
-        f"{RESULTS}/logs/evaluate/{{batch}}.log",
+        f"{RESULTS}/logs/evaluate/{{batch}}~{{todo}}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/evaluate/{{batch}}.tsv"
+        f"{RESULTS}/benchmarks/evaluate/{{batch}}~{{todo}}.tsv"
     resources:
         runtime=lambda wc, attempt: runtime_minutes(PLAN.batches[wc.batch].seconds, attempt),
         mem_mb=lambda wc, attempt: MEM_MB * attempt,
