@@ -162,18 +162,22 @@ class Encoded:
     # convenient read access (Python side)
     @property
     def policy(self) -> int:
+        """The policy's kernel code (:attr:`straggler.policies.PolicySpec.kernel_code`)."""
         return int(self.ints[I_POLICY])
 
     @property
     def N(self) -> int:
+        """The number of servers."""
         return int(self.ints[I_N])
 
     @property
     def d(self) -> int:
+        """The replicas placed at arrival (``d``; FRed 2; a one-copy policy 1)."""
         return int(self.ints[I_D])
 
     @property
     def pool_start(self) -> tuple[int, int, int]:
+        """The pool boundaries: pool i is servers ``pool_start[i] .. pool_start[i+1] - 1``."""
         return int(self.ints[I_POOL0]), int(self.ints[I_POOL1]), int(self.ints[I_POOL2])
 
     @property
@@ -183,10 +187,12 @@ class Encoded:
 
     @property
     def tau(self) -> tuple[float, float]:
+        """The thresholds by a job's first pool (``inf``: never)."""
         return float(self.flts[F_TAU0]), float(self.flts[F_TAU1])
 
     @property
     def replica_mean(self) -> float:
+        """The load unit: the mean size of one replica (``F_REPLICA_MEAN``)."""
         return float(self.flts[F_REPLICA_MEAN])
 
 
