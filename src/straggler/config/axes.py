@@ -12,6 +12,7 @@ from typing import Any
 from ..policies import ALIASES, POLICIES, canonical_policy
 from .errors import did_you_mean, one_of
 from .keys import MISSING, SYSTEM_AXES
+from .resolved import ResolvedConfig
 from .schema import family_parameters
 
 
@@ -123,7 +124,7 @@ def applied(cfg: dict, axis: Axis, value) -> dict:
     return out
 
 
-def apply_override(resolved: dict, path: str, value) -> dict:
+def apply_override(resolved: ResolvedConfig, path: str, value) -> ResolvedConfig:
     """A new resolved config with the dotted ``path`` set to ``value``.
 
     ``types.p1`` sets ``system.types.p = [v, 1 - v]``; ``types.belief`` and
@@ -133,4 +134,5 @@ def apply_override(resolved: dict, path: str, value) -> dict:
     ``distributions[dist][param]``. The input is not modified. An unknown path is a
     ValueError.
     """
-    return applied(resolved, axis_of(path, resolved), value)
+    data = resolved.to_dict()
+    return ResolvedConfig.from_dict(applied(data, axis_of(path, data), value))

@@ -150,9 +150,10 @@ def cell_id_errors(resolved: dict) -> list[Err]:
     the longest ``axis=value`` of every axis (a cell drops the axes its policy ignores),
     so that no grid needs to be built."""
     from ..grid import axes_of, literal
+    from .resolved import ResolvedConfig
 
     try:
-        axes = axes_of(resolved)
+        axes = axes_of(ResolvedConfig.from_dict(resolved))
     except ValueError:
         return []  # the grid reports it
     parts = {axis: max(len(f"{axis}={literal(v)}".encode()) for v in values) for axis, values in axes.items()}
