@@ -56,9 +56,7 @@ def check(path: Path, scale: str) -> str:
     p = plan(resolved, grid, model_hash())
     hours = p.cpu_seconds() / 3600
     simulated = {cid: c for cid, c in p.costs.items() if c.replications}
-    line = (
-        f"{resolved.study:22s} {scale:6s} {len(grid.cells):6d} {len(p.batches):6d} {len(p.shards):6d} {hours:9.3g}"
-    )
+    line = f"{resolved.study:22s} {scale:6s} {len(grid.cells):6d} {len(p.batches):6d} {len(p.shards):6d} {hours:9.3g}"
     if not simulated:
         return line + f" {'(analytic)':>28s} {len(grid.cells) * CELL_FILE_BYTES / 1e6:8.1f} MB"
     cid = max(simulated, key=lambda c: simulated[c].replication)

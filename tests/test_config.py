@@ -102,9 +102,9 @@ def test_defaults_filled():
     assert grid["dependence"] == ["identical"]
     assert grid["d"] == [2] and grid["N"] == [10]
     assert minimal()["grid"]["r_slow"] == grid["r_slow"]
-    assert resolve_config({**minimal(), "grid": {"policy": ["ZRed"], "distribution": ["exp"]}}).to_dict()["grid"]["r_slow"] == [
-        1.0
-    ]
+    assert resolve_config({**minimal(), "grid": {"policy": ["ZRed"], "distribution": ["exp"]}}).to_dict()["grid"][
+        "r_slow"
+    ] == [1.0]
     # policies of the grid get their defaults from POLICIES
     assert resolved["policies"] == {"ZRed": {}, "Rer": {"tau": "opt", "resume": False}, "CoC": {"ps_bound": None}}
     for name in resolved["grid"]["policy"]:

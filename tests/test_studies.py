@@ -1,5 +1,6 @@
 """Every shipped study validates and has cells; a cell of each evaluates."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,9 @@ def test_study_resolves_and_its_first_cell_evaluates_analytically(path):
     resolved = resolve_config(load_config(path))
     grid = build_grid(resolved)
     assert grid.cells and not grid.impossible
-    assert resolved["study"] == ("default" if path.stem == "config" else path.stem)
+    assert resolved.study == ("default" if path.stem == "config" else path.stem)
     assert "stability" in figure_names(grid.axes)
-    analytic = dict(resolved, evaluate=["analytic"])
+    analytic = replace(resolved, evaluate=("analytic",))
     ds = evaluate_cell(analytic, next(iter(grid.cells)))
     assert ds["lambda_max_kind"].item() != "" or ds.attrs["notes"] != "[]"
 

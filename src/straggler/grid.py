@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 from dataclasses import dataclass, field
-
 from typing import TYPE_CHECKING
 
 from .policies import ALIASES, POLICIES, canonical_policy

@@ -9,9 +9,9 @@ config needs the grid, which sits above them.
 
 from __future__ import annotations
 
-import numpy as np
-
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from . import dependence as dependence_mod
 from . import distributions
