@@ -130,16 +130,9 @@ def _infinity_allowed(path) -> bool:
     return len(path) >= 2 and path[0] == "grid" and str(path[1]).endswith(".tau")
 
 
-def _semantic_errors(cfg: dict) -> list[Err]:
+def _named_spec_errors(dists: dict, user_deps: dict) -> list[Err]:
+    """The named distributions' and dependences' own errors."""
     errs: list[Err] = []
-    grid = cfg.get("grid") if isinstance(cfg.get("grid"), dict) else {}
-    dists = cfg.get("distributions") if isinstance(cfg.get("distributions"), dict) else {}
-    user_deps = cfg.get("dependences") if isinstance(cfg.get("dependences"), dict) else {}
-    deps = {**BUILTIN_DEPENDENCES, **user_deps}
-    system = cfg.get("system") if isinstance(cfg.get("system"), dict) else {}
-    types = system.get("types") if isinstance(system.get("types"), dict) else {}
-
-    # named distributions and dependences
     for name, spec in dists.items():
         errs += _check_distribution(spec, ("distributions", name))
     for name, spec in user_deps.items():
@@ -166,8 +159,12 @@ def _semantic_errors(cfg: dict) -> list[Err]:
                 )
             elif isinstance(slowdown, dict):
                 errs += _check_distribution(slowdown, path + ("slowdown",))
+    return errs
 
-    # grid names
+
+def _grid_name_errors(grid: dict, dists: dict, deps: dict) -> list[Err]:
+    """Grid values naming a distribution or a dependence that is not defined."""
+    errs: list[Err] = []
     for axis, defined, where in (("distribution", dists, "distributions"), ("dependence", deps, "dependences")):
         values = grid.get(axis)
         if isinstance(values, list):
@@ -180,8 +177,12 @@ def _semantic_errors(cfg: dict) -> list[Err]:
                             f"a name defined under {where}: {one_of(defined)}{did_you_mean(name, defined)}",
                         )
                     )
+    return errs
 
-    # policies given twice (canonical name and alias)
+
+def _duplicate_policy_errors(cfg: dict) -> list[Err]:
+    """A policy given twice under policies."""
+    errs: list[Err] = []
     policies = cfg.get("policies") if isinstance(cfg.get("policies"), dict) else {}
     seen: dict[str, str] = {}
     for key in policies:
@@ -196,8 +197,12 @@ def _semantic_errors(cfg: dict) -> list[Err]:
                     )
                 )
             seen.setdefault(canon, key)
+    return errs
 
-    # pools, N and r_slow
+
+def _pool_errors(grid: dict, system: dict) -> list[Err]:
+    """Pools against N and r_slow."""
+    errs: list[Err] = []
     Ns = grid.get("N") if _numbers(grid.get("N")) else []
     r_slow = grid.get("r_slow") if _numbers(grid.get("r_slow")) else []
     pools = system.get("pools")
@@ -235,7 +240,12 @@ def _semantic_errors(cfg: dict) -> list[Err]:
                     f"every N of the grid",
                 )
             )
+    return errs
 
+
+def _queueing_errors(system: dict) -> list[Err]:
+    """Central queueing with processor sharing."""
+    errs: list[Err] = []
     # queueing and discipline: central queueing is one FCFS queue per pool (the
     # threshold paper's model); no central processor-sharing model is defined
     if system.get("queueing") == "central" and system.get("discipline") == "PS":
@@ -248,8 +258,13 @@ def _semantic_errors(cfg: dict) -> list[Err]:
                 "'FCFS' with central queueing",
             )
         )
+    return errs
 
-    # types
+
+def _type_errors(system: dict, types: dict) -> list[Err]:
+    """The job types' probabilities, speeds and belief."""
+    errs: list[Err] = []
+    speeds = system.get("speeds")
     p = types.get("p")
     if _numbers(p) and p:
         errs += _check_probabilities(p, ("system", "types", "p"))
@@ -285,9 +300,14 @@ def _semantic_errors(cfg: dict) -> list[Err]:
         else:
             for i, row in enumerate(belief):
                 errs += _check_probabilities(row, ("system", "types", "belief", i))
+    return errs
 
-    errs += _load_basis_errors(cfg, grid, system)
 
+def _possible_cell_errors(grid: dict, system: dict) -> list[Err]:
+    """A grid without any cell that can be evaluated."""
+    errs: list[Err] = []
+    Ns = grid.get("N") if _numbers(grid.get("N")) else []
+    pools = system.get("pools")
     # at least one possible cell (cells with d > N, an odd N needing two pools, or a
     # d-of-N policy with central queueing are left NaN)
     names = grid.get("policy")
@@ -324,11 +344,12 @@ def _semantic_errors(cfg: dict) -> list[Err]:
                     f"with central queueing; expected at least one possible cell",
                 )
             )
+    return errs
 
-    errs += _check_fork_join(cfg, grid, dists, system)
-    errs += _check_run_length(cfg)
-    errs += _rate_errors(cfg, grid, dists, deps, system)
 
+def _non_finite_errors(cfg: dict) -> list[Err]:
+    """Values that are not finite numbers."""
+    errs: list[Err] = []
     # NaN and infinities (the schema's bounds let NaN through), and integers beyond any
     # float (10**400 passes `minimum: 0` and overflows the first float() of the model)
     for path, value in _walk(cfg):
@@ -338,6 +359,31 @@ def _semantic_errors(cfg: dict) -> list[Err]:
             errs.append(not_allowed(path, value, "a finite number"))
         elif _is_int(value) and abs(value) > sys.float_info.max:
             errs.append(not_allowed(path, value, "a finite number (this integer is beyond any float)"))
+    return errs
+
+
+def _semantic_errors(cfg: dict) -> list[Err]:
+    """Every semantic error of ``cfg``, in the order of its sections."""
+    errs: list[Err] = []
+    grid = cfg.get("grid") if isinstance(cfg.get("grid"), dict) else {}
+    dists = cfg.get("distributions") if isinstance(cfg.get("distributions"), dict) else {}
+    user_deps = cfg.get("dependences") if isinstance(cfg.get("dependences"), dict) else {}
+    deps = {**BUILTIN_DEPENDENCES, **user_deps}
+    system = cfg.get("system") if isinstance(cfg.get("system"), dict) else {}
+    types = system.get("types") if isinstance(system.get("types"), dict) else {}
+
+    errs += _named_spec_errors(dists, user_deps)
+    errs += _grid_name_errors(grid, dists, deps)
+    errs += _duplicate_policy_errors(cfg)
+    errs += _pool_errors(grid, system)
+    errs += _queueing_errors(system)
+    errs += _type_errors(system, types)
+    errs += _load_basis_errors(cfg, grid, system)
+    errs += _possible_cell_errors(grid, system)
+    errs += _check_fork_join(cfg, grid, dists, system)
+    errs += _check_run_length(cfg)
+    errs += _rate_errors(cfg, grid, dists, deps, system)
+    errs += _non_finite_errors(cfg)
     return errs
 
 
