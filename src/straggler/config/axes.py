@@ -12,6 +12,7 @@ from typing import Any
 from ..policies import ALIASES, POLICIES, canonical_policy
 from .errors import did_you_mean, one_of
 from .keys import MISSING, SYSTEM_AXES
+from .nodes import section
 from .resolved import ResolvedConfig
 from .schema import family_parameters
 
@@ -45,7 +46,7 @@ def _p1_to_p(value):
 def axis_of(key: str, cfg: dict) -> Axis:
     """Resolve a dotted grid key; raise ValueError saying what is allowed."""
     head, _, rest = key.partition(".")
-    dists = cfg.get("distributions") if isinstance(cfg.get("distributions"), dict) else {}
+    dists = section(cfg, "distributions")
     kinds = []
     if head in POLICIES or head in ALIASES:
         kinds.append("policy")
@@ -86,7 +87,8 @@ def axis_of(key: str, cfg: dict) -> Axis:
         return Axis(key, key, SYSTEM_AXES[key], _p1_to_p if key == "types.p1" else None)
     spec = dists[head]
     family = spec.get("family") if isinstance(spec, dict) else None
-    params = list(family_parameters().get(family, ())) + ["scale_to_mean"]
+    known = () if family is None else family_parameters().get(family, ())
+    params = list(known) + ["scale_to_mean"]
     if rest not in params:
         raise ValueError(
             f"{rest!r} is not a parameter of distribution {head} (family {family}); "

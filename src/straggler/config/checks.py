@@ -5,21 +5,29 @@ from __future__ import annotations
 import copy
 import math
 import sys
+from typing import TypeGuard
 
 from ..policies import ALIASES, POLICIES, canonical_policy, names_using_d
 from .axes import Axis, axis_of
 from .errors import Err, did_you_mean, fmt_path, format_value, not_allowed, one_of
 from .keys import BUILTIN_DEPENDENCES, PROBABILITY_TOLERANCE
 from .limits import SIZE_RANGE
+from .nodes import list_at, section
 from .schema import schema_errors, schema_validator
 
 
-def _is_number(x) -> bool:
+def _is_number(x) -> TypeGuard[int | float]:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _numbers(xs) -> bool:
+def _numbers(xs) -> TypeGuard[list]:
     return isinstance(xs, list) and all(_is_number(x) for x in xs)
+
+
+def _numbers_at(node: dict, key: str) -> list:
+    """``node[key]`` when it is a list of numbers, else an empty list."""
+    value = node.get(key)
+    return value if _numbers(value) else []
 
 
 def _check_probabilities(p, path) -> list[Err]:
@@ -183,7 +191,7 @@ def _grid_name_errors(grid: dict, dists: dict, deps: dict) -> list[Err]:
 def _duplicate_policy_errors(cfg: dict) -> list[Err]:
     """A policy given twice under policies."""
     errs: list[Err] = []
-    policies = cfg.get("policies") if isinstance(cfg.get("policies"), dict) else {}
+    policies = section(cfg, "policies")
     seen: dict[str, str] = {}
     for key in policies:
         if key in POLICIES or key in ALIASES:
@@ -203,8 +211,8 @@ def _duplicate_policy_errors(cfg: dict) -> list[Err]:
 def _pool_errors(grid: dict, system: dict) -> list[Err]:
     """Pools against N and r_slow."""
     errs: list[Err] = []
-    Ns = grid.get("N") if _numbers(grid.get("N")) else []
-    r_slow = grid.get("r_slow") if _numbers(grid.get("r_slow")) else []
+    Ns = _numbers_at(grid, "N")
+    r_slow = _numbers_at(grid, "r_slow")
     pools = system.get("pools")
     speeds = system.get("speeds")
     if pools is None:
@@ -306,7 +314,7 @@ def _type_errors(system: dict, types: dict) -> list[Err]:
 def _possible_cell_errors(grid: dict, system: dict) -> list[Err]:
     """A grid without any cell that can be evaluated."""
     errs: list[Err] = []
-    Ns = grid.get("N") if _numbers(grid.get("N")) else []
+    Ns = _numbers_at(grid, "N")
     pools = system.get("pools")
     # at least one possible cell (cells with d > N, an odd N needing two pools, or a
     # d-of-N policy with central queueing are left NaN)
@@ -365,12 +373,12 @@ def _non_finite_errors(cfg: dict) -> list[Err]:
 def _semantic_errors(cfg: dict) -> list[Err]:
     """Every semantic error of ``cfg``, in the order of its sections."""
     errs: list[Err] = []
-    grid = cfg.get("grid") if isinstance(cfg.get("grid"), dict) else {}
-    dists = cfg.get("distributions") if isinstance(cfg.get("distributions"), dict) else {}
-    user_deps = cfg.get("dependences") if isinstance(cfg.get("dependences"), dict) else {}
+    grid = section(cfg, "grid")
+    dists = section(cfg, "distributions")
+    user_deps = section(cfg, "dependences")
     deps = {**BUILTIN_DEPENDENCES, **user_deps}
-    system = cfg.get("system") if isinstance(cfg.get("system"), dict) else {}
-    types = system.get("types") if isinstance(system.get("types"), dict) else {}
+    system = section(cfg, "system")
+    types = section(system, "types")
 
     errs += _named_spec_errors(dists, user_deps)
     errs += _grid_name_errors(grid, dists, deps)
@@ -402,12 +410,12 @@ def _slowest(grid: dict, system: dict) -> tuple[tuple, float] | None:
     if isinstance(speeds, list) and all(_numbers(row) for row in speeds):
         cells = [(("system", "speeds", i, j), v) for i, row in enumerate(speeds) for j, v in enumerate(row) if v > 0]
     else:
-        r_slow = grid.get("r_slow") if _numbers(grid.get("r_slow")) else []
+        r_slow = _numbers_at(grid, "r_slow")
         cells = [(("grid", "r_slow", i), v) for i, v in enumerate(r_slow) if v > 0]
     return min(cells, key=lambda c: c[1]) if cells else None
 
 
-def _in_range(x: float | None) -> bool:
+def _in_range(x: float | None) -> TypeGuard[float]:
     return x is not None and SIZE_RANGE[0] <= x <= SIZE_RANGE[1]
 
 
@@ -422,14 +430,14 @@ def _rate_errors(cfg: dict, grid: dict, dists: dict, deps: dict, system: dict) -
     """A replica's mean size E[X] E[S], its mean service time at the slowest speed and
     the arrival rate load x N / E[X] E[S] of every load must be in SIZE_RANGE: a law of
     mean 1e-320 made the rate infinite and the simulation's clock with it."""
-    loads = cfg.get("load") if _numbers(cfg.get("load")) else []
-    Ns = [n for n in (grid.get("N") if _numbers(grid.get("N")) else []) if n > 0]
+    loads = _numbers_at(cfg, "load")
+    Ns = [n for n in _numbers_at(grid, "N") if n > 0]
     names = (
         [n for n in grid.get("distribution", []) if isinstance(n, str)]
         if isinstance(grid.get("distribution"), list)
         else []
     )
-    dep_names = grid.get("dependence") if isinstance(grid.get("dependence"), list) else []
+    dep_names = list_at(grid, "dependence")
     lo, hi = SIZE_RANGE
     slowest = _slowest(grid, system)
     found: dict[tuple, Err] = {}
@@ -555,7 +563,7 @@ def _warmup_errors(sim: dict) -> list[Err]:
     ]
 
 
-def _is_int(x) -> bool:
+def _is_int(x) -> TypeGuard[int]:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
@@ -563,7 +571,7 @@ def _check_run_length(cfg: dict) -> list[Err]:
     """``simulation.max_jobs`` caps the sequential stopping of ``simulation.precision``:
     it means nothing without it, and must leave room for the first round; the warm-up
     must not be longer than the measured run."""
-    sim = cfg.get("simulation") if isinstance(cfg.get("simulation"), dict) else {}
+    sim = section(cfg, "simulation")
     errs = _warmup_errors(sim)
     return errs + _max_jobs_errors(sim)
 
@@ -603,7 +611,7 @@ def _load_basis_errors(cfg: dict, grid: dict, system: dict) -> list[Err]:
     if basis != "redundancy":
         return []  # a value outside LOAD_BASES is the schema's error
     errs: list[Err] = []
-    names = grid.get("policy") if isinstance(grid.get("policy"), list) else []
+    names = list_at(grid, "policy")
     other = [
         n for n in names if isinstance(n, str) and (n in POLICIES or n in ALIASES) and canonical_policy(n) != "CoC"
     ]
@@ -617,7 +625,7 @@ def _load_basis_errors(cfg: dict, grid: dict, system: dict) -> list[Err]:
                 f"(allowed: {one_of(LOAD_BASES)})",
             )
         )
-    slow = [r for r in (grid.get("r_slow") if _numbers(grid.get("r_slow")) else []) if r != 1]
+    slow = [r for r in _numbers_at(grid, "r_slow") if r != 1]
     if slow or system.get("speeds") is not None:
         what = f"grid.r_slow has {one_of(slow)}" if slow else "system.speeds is given"
         errs.append(
@@ -652,7 +660,7 @@ def extra_axes(cfg: dict) -> tuple[list[tuple[Axis, list]], list[Err]]:
     axes: list[tuple[Axis, list]] = []
     errs: list[Err] = []
     by_name: dict[str, str] = {}
-    policies = cfg.get("policies") if isinstance(cfg.get("policies"), dict) else {}
+    policies = section(cfg, "policies")
     for key, values in grid.items():
         if not isinstance(key, str) or "." not in key:
             continue

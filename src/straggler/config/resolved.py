@@ -260,5 +260,14 @@ class ResolvedConfig:
         return "nominal" if self.load_basis is None else self.load_basis
 
     def without(self, *keys: str) -> ResolvedConfig:
-        """The config with the optional top-level ``keys`` (``execution``, ``scale``) left out."""
-        return replace(self, **dict.fromkeys(keys))
+        """The config with the optional top-level ``keys`` (``execution``, ``scale``,
+        ``load_basis``) left out; any other key is a ValueError."""
+        unknown = set(keys) - {"execution", "scale", "load_basis"}
+        if unknown:
+            raise ValueError(f"not an optional key of a resolved config: {', '.join(sorted(unknown))}")
+        return replace(
+            self,
+            execution=None if "execution" in keys else self.execution,
+            scale=None if "scale" in keys else self.scale,
+            load_basis=None if "load_basis" in keys else self.load_basis,
+        )
