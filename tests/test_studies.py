@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from straggler.config import load_config, resolve_config
+from straggler.config import ResolvedConfig, load_config, resolve_config
 from straggler.evaluate import evaluate_cell
 from straggler.grid import build_grid
 from straggler.plots import figure_names
@@ -30,12 +30,16 @@ def test_speculation_fig2_quick_and_paper_scales():
     """The paper's Fig. 2: quick runs in the body, the paper's 50 runs of 10^7 jobs a point
     at scale paper (results/speculation_fig2-paper/)."""
     raw = load_config(ROOT / "config" / "studies" / "speculation_fig2.yaml")
-    quick = resolve_config(raw)
-    paper = resolve_config(dict(raw, scale="paper"))
+    quick = resolve_config(raw).to_dict()
+    paper = resolve_config(dict(raw, scale="paper")).to_dict()
     assert quick["study"] == "speculation_fig2" and paper["study"] == "speculation_fig2-paper"
     assert paper["simulation"]["jobs"] == 10_000_000 and paper["simulation"]["replications"] == 50
     assert quick["simulation"]["jobs"] * quick["simulation"]["replications"] <= 2e7
     assert quick["grid"]["N"] == [50] and quick["grid"]["d"] == [2, 4]
     assert set(quick["grid"]["policy"]) == {"Rer", "CoC", "CoS", "RIQ"}
     assert quick["policies"]["Rer"]["tau"] == "opt"
-    assert len(build_grid(paper).cells) == len(build_grid(quick).cells) == 28
+    assert (
+        len(build_grid(ResolvedConfig.from_dict(paper)).cells)
+        == len(build_grid(ResolvedConfig.from_dict(quick)).cells)
+        == 28
+    )

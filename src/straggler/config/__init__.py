@@ -21,6 +21,10 @@ scale its file defines, after its grid's size is checked from the axis lengths a
    ``identical`` and ``iid`` added, a fixed key order; then the longest cell id is
    checked against :data:`.limits.MAX_CELL_ID_BYTES` (a cell's file name).
 
+The result is a :class:`ResolvedConfig` (:mod:`.resolved`): frozen dataclasses, one per
+section, read by attribute (``resolved.simulation.jobs``); its :meth:`~ResolvedConfig.to_dict`
+is the resolved dict, from which the dump, the cell ids and the hashes are made.
+
 Every problem found is reported at once in a :class:`ConfigError`, one line each,
 naming the key path, the bad value and what is allowed. The config's own literal
 values are kept (``1`` stays ``1``, ``0.3`` stays ``0.3``): the grid builds cell

@@ -19,6 +19,8 @@ from .schema import family_parameters
 
 @dataclass(frozen=True)
 class Axis:
+    """An extra grid axis: a dotted key and the config path its values set."""
+
     key: str
     """The key as written under grid."""
     canonical: str
@@ -98,6 +100,7 @@ def axis_of(key: str, cfg: dict) -> Axis:
 
 
 def get_path(cfg, path):
+    """The value at ``path`` of ``cfg``, or :data:`MISSING`."""
     node = cfg
     for part in path:
         if not isinstance(node, dict) or part not in node:
@@ -116,6 +119,8 @@ def _set(cfg: dict, path, value) -> None:
 
 
 def applied(cfg: dict, axis: Axis, value) -> dict:
+    """A copy of the config dict ``cfg`` with one value of ``axis`` set (a policy that
+    ``cfg`` does not list gets its registry defaults first)."""
     out = copy.deepcopy(cfg)
     new = axis.transform(value) if axis.transform else copy.deepcopy(value)
     if axis.target[0] == "policies" and isinstance(out.get("policies"), dict):

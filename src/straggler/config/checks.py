@@ -657,6 +657,7 @@ def validate(cfg: dict) -> list[Err]:
 
 
 def extra_axes(cfg: dict) -> tuple[list[tuple[Axis, list]], list[Err]]:
+    """The dotted grid axes of ``cfg`` with their values, and the errors of those refused."""
     grid = cfg.get("grid")
     if not isinstance(grid, dict):
         return [], []
@@ -705,4 +706,5 @@ def extra_axes(cfg: dict) -> tuple[list[tuple[Axis, list]], list[Err]]:
 
 
 def under(path: tuple, target: tuple) -> bool:
+    """Does ``path`` lie at or below ``target``?"""
     return tuple(path[: len(target)]) == tuple(target)
