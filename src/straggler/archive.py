@@ -346,9 +346,7 @@ def _rebuild(resolved: ResolvedConfig, grid, cells: dict[str, tuple[str, Path]],
             raise ArchiveError(f"{rel} holds the cell {record.attrs.get('cell_id')!r}, not {cid!r}")
         records[cid] = record
     recorded = dump_config(result_config(resolved))
-    study = _reading(
-        "the cells", aggregate, grid, records, provenance(ResolvedConfig.from_dict(yaml.safe_load(recorded)), recorded)
-    )
+    study = _reading("the cells", aggregate, grid, records, provenance(ResolvedConfig.from_yaml(recorded), recorded))
     write_netcdf(study, out)
     return out
 
@@ -599,7 +597,7 @@ def _rerun(manifest: dict, results: dict[str, Path], count: int, verdict: Verdic
             f"run's ({archived}): a difference below may come from that"
         )
     # the config as the pipeline evaluated it (straggler.pipeline.evaluate_batch)
-    resolved = ResolvedConfig.from_dict(yaml.safe_load(results["config.yaml"].read_text()))
+    resolved = ResolvedConfig.from_yaml(results["config.yaml"].read_text())
     cells = sorted(rel for rel in results if _is_cell(rel))
     # K cells spread evenly over the sorted ids: deterministic, and covering the grid
     picks = sorted({cells[int(i)] for i in np.linspace(0, len(cells) - 1, min(count, len(cells)))})

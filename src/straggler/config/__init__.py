@@ -317,7 +317,7 @@ def resolve_config_cached(raw: dict, cache_dir) -> ResolvedConfig:
     text = json.dumps(raw, sort_keys=True, default=repr) + model_hash()
     path = Path(cache_dir) / f"resolved-{hashlib.sha256(text.encode()).hexdigest()[:20]}.yaml"
     if path.is_file():
-        return ResolvedConfig.from_dict(yaml.safe_load(path.read_text()))
+        return ResolvedConfig.from_yaml(path.read_text())
     resolved = resolve_config(raw)
     try:
         write_text(path, dump_config(resolved))

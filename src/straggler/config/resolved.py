@@ -254,6 +254,14 @@ class ResolvedConfig:
             execution=None if execution is None else ExecutionConfig.from_dict(execution),
         )
 
+    @classmethod
+    def from_yaml(cls, text: str) -> ResolvedConfig:
+        """The config from its YAML text (:func:`~straggler.config.dump_config`), as a job
+        reads the config the Snakefile passes it."""
+        import yaml
+
+        return cls.from_dict(yaml.safe_load(text))
+
     @property
     def basis(self) -> str:
         """The load basis, ``nominal`` when the config leaves it out."""
