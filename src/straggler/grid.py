@@ -246,7 +246,7 @@ def cell_spec(resolved: ResolvedConfig, cell: Cell, shared: bool = False) -> dic
 
     dup = (lambda x: x) if shared else copy.deepcopy
     coords = dict(cell.coords)
-    data = resolved.to_dict()
+    data = resolved.shared_dict
     spec = {k: dup(v) for k, v in data.items() if k not in ("grid", "policies", "distributions", "dependences")}
     dep_name = coords["dependence"]
     dep = dup(data["dependences"][dep_name])

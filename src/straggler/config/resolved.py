@@ -14,6 +14,7 @@ not to be modified (:meth:`ResolvedConfig.to_dict` returns copies).
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -253,6 +254,12 @@ class ResolvedConfig:
             simulation=SimulationConfig.from_dict(data["simulation"]),
             execution=None if execution is None else ExecutionConfig.from_dict(execution),
         )
+
+    @functools.cached_property
+    def shared_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` built once and kept: every caller gets the same dict, which
+        none may modify (the grid hashes every cell's spec from it without copying)."""
+        return self.to_dict()
 
     @classmethod
     def from_yaml(cls, text: str) -> ResolvedConfig:
