@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -44,20 +44,6 @@ class GridConfig:
         out = {name: _listed(getattr(self, name)) for name in NAMED_AXES}
         out.update({name: _listed(values) for name, values in self.extra})
         return out
-
-    def __iter__(self) -> Iterator[str]:
-        """The axis names, in order."""
-        yield from NAMED_AXES
-        yield from (name for name, _ in self.extra)
-
-    def values(self, axis: str) -> tuple[Any, ...]:
-        """The values of ``axis`` (named or extra); KeyError if the grid has no such axis."""
-        if axis in NAMED_AXES:
-            return getattr(self, axis)
-        for name, values in self.extra:
-            if name == axis:
-                return values
-        raise KeyError(axis)
 
     def to_dict(self) -> dict[str, list]:
         """The section as the resolved dict holds it."""
