@@ -57,7 +57,7 @@ from straggler.workunits import plan
 resolved = resolve_config_cached(yaml.safe_load(open("study.yaml")), ".snakemake/straggler")
 grid = build_grid(resolved)
 p = plan(resolved, grid, model_hash())
-p.pending("results/" + resolved["study"])
+p.pending("results/" + resolved.study)
 figure_names(grid.axes)
 heavy = [m for m in ("numpy", "numba", "xarray", "pandas", "scipy") if m in sys.modules]
 print(time.perf_counter() - start, len(grid.cells), len(p.batches), ",".join(heavy))

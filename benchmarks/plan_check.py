@@ -44,6 +44,8 @@ def _scales(path: Path) -> list[str]:
 
 
 def check(path: Path, scale: str) -> str:
+    from dataclasses import replace
+
     from straggler.evaluate import simulate_shard
     from straggler.grid import build_grid
     from straggler.sources import model_hash
@@ -54,16 +56,14 @@ def check(path: Path, scale: str) -> str:
     p = plan(resolved, grid, model_hash())
     hours = p.cpu_seconds() / 3600
     simulated = {cid: c for cid, c in p.costs.items() if c.replications}
-    line = (
-        f"{resolved['study']:22s} {scale:6s} {len(grid.cells):6d} {len(p.batches):6d} {len(p.shards):6d} {hours:9.3g}"
-    )
+    line = f"{resolved.study:22s} {scale:6s} {len(grid.cells):6d} {len(p.batches):6d} {len(p.shards):6d} {hours:9.3g}"
     if not simulated:
         return line + f" {'(analytic)':>28s} {len(grid.cells) * CELL_FILE_BYTES / 1e6:8.1f} MB"
     cid = max(simulated, key=lambda c: simulated[c].replication)
-    loads = len(resolved["load"])
+    loads = len(resolved.load)
     per_job = seconds_per_job(resolved, grid.cells[cid])
     engine = "fast" if fast_path(resolved, grid.cells[cid]) else "event"
-    short = {**resolved, "simulation": {**resolved["simulation"], "jobs": 1000, "warmup": 100}}
+    short = replace(resolved, simulation=replace(resolved.simulation, jobs=1000, warmup=100))
     with tempfile.TemporaryDirectory() as tmp:  # the kernels loaded from numba's cache
         simulate_shard(short, cid, 0, 1, Path(tmp) / "sim")
     with tempfile.TemporaryDirectory() as tmp:
@@ -72,7 +72,7 @@ def check(path: Path, scale: str) -> str:
         seconds = time.perf_counter() - start
         stored = sum(f.stat().st_size for f in Path(tmp).rglob("*") if f.is_file())
     expected = jobs * per_job + loads * LOAD_SECONDS
-    reps = int(resolved["simulation"]["replications"])
+    reps = int(resolved.simulation.replications)
     disk = stored / loads * loads * reps * len(simulated) + len(grid.cells) * CELL_FILE_BYTES
     return line + f" {seconds:7.1f}s/{expected:6.1f}s ({seconds / expected:4.2f}, {engine:5s}) {disk / 1e6:8.1f} MB"
 

@@ -102,7 +102,7 @@ def _tiny(**override):
 def _study_dataset(resolved):
     grid = build_grid(resolved)
     cells = {cid: evaluate_cell(resolved, cid) for cid in grid.cells}
-    return aggregate(grid, cells, {"config": yaml.safe_dump(resolved)})
+    return aggregate(grid, cells, {"config": yaml.safe_dump(resolved.to_dict())})
 
 
 def test_checks_on_a_small_study():

@@ -79,7 +79,7 @@ def errors_of(raw) -> list[str]:
 
 
 def test_design_example_resolves():
-    resolved = resolve_config(example())
+    resolved = resolve_config(example()).to_dict()
     assert resolved["grid"]["policy"] == ["ZRed", "FRed", "Rer", "Rep", "CoC", "CoS"]
     assert resolved["system"]["pools"] == [5, 5]
     assert resolved["dependences"]["sx_bimodal"] == {"kind": "sx", "slowdown": "bimodal"}
@@ -94,7 +94,7 @@ def test_design_example_verbatim_names_its_undefined_slowdown():
 
 
 def test_defaults_filled():
-    resolved = resolve_config(minimal())
+    resolved = resolve_config(minimal()).to_dict()
     assert resolved["study"] == "default"
     assert resolved["seed"] == 12345
     grid = resolved["grid"]
@@ -102,9 +102,9 @@ def test_defaults_filled():
     assert grid["dependence"] == ["identical"]
     assert grid["d"] == [2] and grid["N"] == [10]
     assert minimal()["grid"]["r_slow"] == grid["r_slow"]
-    assert resolve_config({**minimal(), "grid": {"policy": ["ZRed"], "distribution": ["exp"]}})["grid"]["r_slow"] == [
-        1.0
-    ]
+    assert resolve_config({**minimal(), "grid": {"policy": ["ZRed"], "distribution": ["exp"]}}).to_dict()["grid"][
+        "r_slow"
+    ] == [1.0]
     # policies of the grid get their defaults from POLICIES
     assert resolved["policies"] == {"ZRed": {}, "Rer": {"tau": "opt", "resume": False}, "CoC": {"ps_bound": None}}
     for name in resolved["grid"]["policy"]:
@@ -126,7 +126,7 @@ def test_input_not_modified_and_resolution_idempotent():
     before = copy.deepcopy(raw)
     resolved = resolve_config(raw)
     assert raw == before
-    assert resolve_config(resolved) == resolved
+    assert resolve_config(resolved.to_dict()) == resolved
 
 
 @pytest.mark.parametrize(
@@ -135,7 +135,7 @@ def test_input_not_modified_and_resolution_idempotent():
 def test_alias_mapped(alias, canonical):
     raw = minimal()
     raw["grid"]["policy"] = [alias]
-    resolved = resolve_config(raw)
+    resolved = resolve_config(raw).to_dict()
     assert resolved["grid"]["policy"] == [canonical]
     assert set(resolved["policies"]) == {canonical}
 
@@ -144,7 +144,7 @@ def test_aliases_keep_order_and_drop_duplicates():
     raw = minimal()
     raw["grid"]["policy"] = ["SLB", "RND", "Rer", "LLW", "ZRed", "Red", "CoS"]
     raw["policies"] = {"SLB": {"tau": 2}}
-    resolved = resolve_config(raw)
+    resolved = resolve_config(raw).to_dict()
     assert resolved["grid"]["policy"] == ["Rer", "ZRed", "CoS", "CoC"]
     assert resolved["policies"]["Rer"] == {"tau": 2, "resume": False}
 
@@ -154,7 +154,7 @@ def test_literals_kept():
     raw["grid"]["r_slow"] = [0.3, 1]
     raw["load"] = [0.3, 1, 0.1]
     raw["policies"] = {"Rer": {"tau": [1, 2.5, 5]}}
-    resolved = resolve_config(raw)
+    resolved = resolve_config(raw).to_dict()
     for values, expected in (
         (resolved["grid"]["r_slow"], [0.3, 1]),
         (resolved["load"], [0.3, 1, 0.1]),
@@ -168,7 +168,7 @@ def test_literals_kept():
 def test_policy_parameter_list_allowed():
     raw = minimal()
     raw["policies"] = {"Rer": {"tau": [1, 2, 5, "opt"]}, "FJ": {"k": [1, 2], "early": [False, True]}}
-    resolved = resolve_config(raw)
+    resolved = resolve_config(raw).to_dict()
     assert resolved["policies"]["Rer"]["tau"] == [1, 2, 5, "opt"]
     assert resolved["policies"]["FJ"] == {
         "k": [1, 2],
@@ -183,27 +183,27 @@ def test_fj_k_larger_than_d_is_not_an_error():
     raw = minimal()
     raw["grid"]["policy"] = ["FJ"]
     raw["policies"] = {"FJ": {"k": 5}}
-    assert resolve_config(raw)["policies"]["FJ"]["k"] == 5
+    assert resolve_config(raw).to_dict()["policies"]["FJ"]["k"] == 5
 
 
 def test_central_fcfs_and_per_server_ps_resolve():
     for system in ({"queueing": "central", "discipline": "FCFS"}, {"queueing": "per_server", "discipline": "PS"}):
         raw = minimal()
         raw["system"] = system
-        assert resolve_config(raw)["system"]["queueing"] == system["queueing"]
+        assert resolve_config(raw).to_dict()["system"]["queueing"] == system["queueing"]
     raw = minimal()  # d-of-N policies with central queueing: grid points left NaN, not an error
     raw["system"] = {"queueing": "central"}
-    assert resolve_config(raw)["grid"]["policy"] == ["ZRed", "Rer", "CoC"]
+    assert resolve_config(raw).to_dict()["grid"]["policy"] == ["ZRed", "Rer", "CoC"]
 
 
 def test_odd_n_fine_on_homogeneous_system_and_with_pools():
     raw = minimal()
     raw["grid"]["r_slow"] = [1.0]
     raw["grid"]["N"] = [5]
-    assert resolve_config(raw)["grid"]["N"] == [5]
+    assert resolve_config(raw).to_dict()["grid"]["N"] == [5]
     raw["grid"]["r_slow"] = [0.5]
     raw["system"] = {"pools": [2, 3]}
-    assert resolve_config(raw)["system"]["pools"] == [2, 3]
+    assert resolve_config(raw).to_dict()["system"]["pools"] == [2, 3]
 
 
 def test_every_distribution_family_accepted():
@@ -227,7 +227,7 @@ def test_every_distribution_family_accepted():
         "sx_inline": {"kind": "sx", "slowdown": {"family": "pareto", "xm": 1, "alpha": 1.5}},
     }
     raw["grid"]["dependence"] = ["identical", "iid", "sx", "sx_inline"]
-    resolved = resolve_config(raw)
+    resolved = resolve_config(raw).to_dict()
     assert list(resolved["distributions"]) == list(raw["distributions"])
     assert list(resolved["dependences"]) == ["identical", "iid", "sx", "sx_inline"]
 
@@ -237,7 +237,7 @@ def test_extra_axes_resolved():
     raw["grid"].update(
         {"SLB.tau": [1, 2, 5], "pareto.alpha": [1.5, 2.2], "types.p1": [0.1, 0.5, 0.9], "types.belief": [0.5, 0.75, 1]}
     )
-    resolved = resolve_config(raw)
+    resolved = resolve_config(raw).to_dict()
     assert list(resolved["grid"])[6:] == ["Rer.tau", "pareto.alpha", "types.p1", "types.belief"]
     assert resolved["grid"]["Rer.tau"] == [1, 2, 5]
     # the base value of a swept policy parameter stays its default
@@ -248,7 +248,7 @@ def test_swept_distribution_parameter_needs_no_base_value():
     raw = minimal()
     del raw["distributions"]["pareto"]["alpha"]
     raw["grid"]["pareto.alpha"] = [1.5, 2.2]
-    resolved = resolve_config(raw)
+    resolved = resolve_config(raw).to_dict()
     assert resolved["distributions"]["pareto"]["alpha"] == 1.5
 
 
@@ -256,7 +256,7 @@ def test_swept_value_overrides_a_bad_base_value():
     raw = minimal()
     raw["distributions"]["pareto"]["alpha"] = 0.5  # never used: every cell sets alpha
     raw["grid"]["pareto.alpha"] = [1.5, 2.2]
-    assert resolve_config(raw)["grid"]["pareto.alpha"] == [1.5, 2.2]
+    assert resolve_config(raw).to_dict()["grid"]["pareto.alpha"] == [1.5, 2.2]
 
 
 # --------------------------------------------------------------------------- refused values
@@ -576,44 +576,44 @@ def resolved():
 
 def test_apply_override_types_p1(resolved):
     out = apply_override(resolved, "types.p1", 0.7)
-    assert out["system"]["types"]["p"] == [0.7, 0.3]  # the decimal complement, not 0.30000000000000004
-    assert apply_override(resolved, "types.p1", 1)["system"]["types"]["p"] == [1, 0]
-    assert resolved["system"]["types"]["p"] == [0.5, 0.5]  # the input is untouched
+    assert out.system.types.p == (0.7, 0.3)  # the decimal complement, not 0.30000000000000004
+    assert apply_override(resolved, "types.p1", 1).to_dict()["system"]["types"]["p"] == [1, 0]
+    assert resolved.system.types.p == (0.5, 0.5)  # the input is untouched
 
 
 def test_apply_override_types_belief_and_system(resolved):
-    assert apply_override(resolved, "types.belief", 0.75)["system"]["types"]["belief"] == 0.75
-    assert apply_override(resolved, "types.knowledge", "partial")["system"]["types"]["knowledge"] == "partial"
-    assert apply_override(resolved, "system.discipline", "PS")["system"]["discipline"] == "PS"
-    assert apply_override(resolved, "system.queueing", "central")["system"]["queueing"] == "central"
+    assert apply_override(resolved, "types.belief", 0.75).to_dict()["system"]["types"]["belief"] == 0.75
+    assert apply_override(resolved, "types.knowledge", "partial").to_dict()["system"]["types"]["knowledge"] == "partial"
+    assert apply_override(resolved, "system.discipline", "PS").to_dict()["system"]["discipline"] == "PS"
+    assert apply_override(resolved, "system.queueing", "central").to_dict()["system"]["queueing"] == "central"
 
 
 def test_apply_override_policy_parameter(resolved):
     out = apply_override(resolved, "Rer.tau", 2)
-    assert out["policies"]["Rer"] == {"tau": 2, "resume": False}
-    assert apply_override(resolved, "SLB.tau", 5)["policies"]["Rer"]["tau"] == 5
+    assert out.policies["Rer"] == {"tau": 2, "resume": False}
+    assert apply_override(resolved, "SLB.tau", 5).to_dict()["policies"]["Rer"]["tau"] == 5
     # a policy that the resolved config does not list gets its defaults first
-    assert apply_override(resolved, "FJ.early", True)["policies"]["FJ"] == {
+    assert apply_override(resolved, "FJ.early", True).to_dict()["policies"]["FJ"] == {
         "k": 2,
         "early": True,
         "keep": "d",
         "split": "none",
         "cost_limit": math.inf,
     }
-    assert apply_override(resolve_config(minimal()), "FJ.k", 3)["policies"]["FJ"] == {
+    assert apply_override(resolve_config(minimal()), "FJ.k", 3).to_dict()["policies"]["FJ"] == {
         "k": 3,
         "early": False,
         "keep": "d",
         "split": "none",
         "cost_limit": math.inf,
     }
-    assert resolved["policies"]["Rer"]["tau"] == "opt"
+    assert resolved.policies["Rer"]["tau"] == "opt"
 
 
 def test_apply_override_distribution_parameter(resolved):
     out = apply_override(resolved, "pareto.alpha", 1.5)
-    assert out["distributions"]["pareto"] == {"family": "pareto", "xm": 1, "alpha": 1.5}
-    assert resolved["distributions"]["pareto"]["alpha"] == 2.2
+    assert out.distributions["pareto"] == {"family": "pareto", "xm": 1, "alpha": 1.5}
+    assert resolved.distributions["pareto"]["alpha"] == 2.2
 
 
 @pytest.mark.parametrize("path", ["Rer.taux", "nosuch.param", "pareto.mean", "types.q", "ZRed.tau"])
@@ -666,7 +666,7 @@ def test_dump_round_trip(tmp_path, resolved):
     assert text.splitlines()[0] == "study: default"
     path = tmp_path / "resolved.yaml"
     path.write_text(text)
-    assert load_config(path) == resolved
+    assert load_config(path) == resolved.to_dict()
     assert dump_config(resolve_config(load_config(path))) == text
     assert C.read_config(path) == resolved
 
@@ -735,7 +735,7 @@ def test_schema_defaults_match_resolved_defaults():
     props = C.schema()["properties"]
     raw = minimal()
     del raw["grid"]["r_slow"]
-    resolved = resolve_config(raw)
+    resolved = resolve_config(raw).to_dict()
     assert props["study"]["default"] == resolved["study"]
     assert props["seed"]["default"] == resolved["seed"]
     for key in ("dependence", "r_slow", "d", "N"):
@@ -762,15 +762,15 @@ def test_a_scale_merges_its_overrides_and_keeps_its_own_results():
         study="s",
         scales={"paper": {"simulation": {"jobs": 10**7, "replications": 50}, "load": [0.1, 0.3, 0.5]}},
     )
-    quick = resolve_config(raw)
+    quick = resolve_config(raw).to_dict()
     assert quick["study"] == "s" and quick["scale"] == "quick"
     assert quick["simulation"]["jobs"] == 200000 and quick["load"] == [0.1, 0.5]
-    paper = resolve_config(dict(raw, scale="paper"))
+    paper = resolve_config(dict(raw, scale="paper")).to_dict()
     assert paper["study"] == "s-paper" and paper["scale"] == "paper"
     assert paper["simulation"]["jobs"] == 10**7 and paper["simulation"]["warmup"] == 20000
     assert paper["load"] == [0.1, 0.3, 0.5] and "scales" not in paper
     # a study without scales resolves exactly as before
-    assert "scale" not in resolve_config(minimal())
+    assert resolve_config(minimal()).scale is None
     assert resolve_config(dict(minimal(), scale="quick")) == resolve_config(minimal())
 
 

@@ -1,9 +1,11 @@
 """The grid: distinct cells, ignored axes, literal cell ids, per-cell seeds."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
-from straggler.config import resolve_config
+from straggler.config import ResolvedConfig, resolve_config
 from straggler.grid import build_grid, cell_spec, literal, seed_sequence, workload_id
 
 
@@ -80,7 +82,7 @@ def test_cell_spec_is_self_contained():
     for cid, cell in grid.cells.items():
         spec = cell_spec(resolved, cell)
         assert list(spec["distributions"]) == [cell["distribution"]]
-        assert list(build_grid(spec).cells) == [cid]
+        assert list(build_grid(ResolvedConfig.from_dict(spec)).cells) == [cid]
 
 
 def test_odd_N_needs_two_pools_only_for_pool_policies():
@@ -90,7 +92,7 @@ def test_odd_N_needs_two_pools_only_for_pool_policies():
 
 
 def _with(resolved, **system):
-    return {**resolved, "system": {**resolved["system"], **system}}
+    return replace(resolved, system=replace(resolved.system, **system))
 
 
 def test_d_of_n_policies_are_impossible_with_central_queueing():

@@ -319,7 +319,7 @@ def test_a_json_study_file_still_loads(tmp_path):
         '{"grid": {"policy": ["ZRed"], "distribution": ["exp"]}, "load": [1e-1],'
         ' "distributions": {"exp": {"family": "exponential", "mean": 1}}}'
     )
-    assert resolve_config(load_config(path))["load"] == [0.1]
+    assert resolve_config(load_config(path)).load == (0.1,)
 
 
 # --------------------------------------------------------------------------- the Snakefile

@@ -2,6 +2,7 @@
 (papers/002 section 3.5, REFERENCES.md section 3), and the nominal default unchanged."""
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -88,7 +89,7 @@ def test_analysis_speaks_rho_tilde():
     # unchanged by the basis, and d = 1 and d = N (identical) are M/G/1-PS: E[X] / (1 - rho~)
     resolved, models = _models(_config(ds=(1, 4, 10)))
     for cid, m in models.items():
-        ds = evaluate_cell(dict(resolved, evaluate=["analytic"]), cid)
+        ds = evaluate_cell(replace(resolved, evaluate=("analytic",)), cid)
         assert ds["lambda_max"].item() == pytest.approx(1.0, rel=1e-12)
         np.testing.assert_allclose(ds["rho"].values, m.loads, rtol=1e-12)
         assert ds.attrs["load_basis"] == "redundancy"
@@ -138,7 +139,7 @@ def test_nominal_configs_are_unchanged(path):
     if raw.get("load_basis", "nominal") != "nominal":
         pytest.skip("a redundancy-basis study")
     resolved = resolve_config(raw)
-    assert "load_basis" not in resolved
+    assert resolved.load_basis is None and "load_basis" not in resolved.to_dict()
     assert dump_config(resolve_config(dict(raw, load_basis="nominal"))) == dump_config(resolved)
     for cell in list(build_grid(resolved).cells.values())[:3]:
         m = build_model(resolved, cell)
@@ -156,7 +157,7 @@ def _simulate(dep, d, load, jobs, reps, confidence):
     resolved, models = _models(_config(deps=(dep,), ds=(d,), loads=(load,)))
     ((cid, m),) = models.items()
     s = simulation.simulate(
-        m, seed_sequence(resolved["seed"], cid), jobs=jobs, warmup=jobs // 10, replications=reps, confidence=confidence
+        m, seed_sequence(resolved.seed, cid), jobs=jobs, warmup=jobs // 10, replications=reps, confidence=confidence
     )
     return m, s
 

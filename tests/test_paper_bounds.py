@@ -273,7 +273,7 @@ def test_rep_with_tau_zero_is_accepted_and_simulated_as_fred():
         "system": {"pools": [1, 1]},
     }
     resolved = resolve_config(raw)
-    assert resolved["policies"]["Rep"]["tau"] == 0
+    assert resolved.policies["Rep"]["tau"] == 0
     cells = {c.policy: build_model(resolved, c) for c in build_grid(resolved).cells.values()}
     a = analyze(cells["Rep"])
     res = _sim(cells["Rep"], alpha=a.alpha, tau=(0.0, 0.0))

@@ -1,10 +1,11 @@
 """Every shipped study validates and has cells; a cell of each evaluates."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from straggler.config import load_config, resolve_config
+from straggler.config import ResolvedConfig, load_config, resolve_config
 from straggler.evaluate import evaluate_cell
 from straggler.grid import build_grid
 from straggler.plots import figure_names
@@ -18,9 +19,9 @@ def test_study_resolves_and_its_first_cell_evaluates_analytically(path):
     resolved = resolve_config(load_config(path))
     grid = build_grid(resolved)
     assert grid.cells and not grid.impossible
-    assert resolved["study"] == ("default" if path.stem == "config" else path.stem)
+    assert resolved.study == ("default" if path.stem == "config" else path.stem)
     assert "stability" in figure_names(grid.axes)
-    analytic = dict(resolved, evaluate=["analytic"])
+    analytic = replace(resolved, evaluate=("analytic",))
     ds = evaluate_cell(analytic, next(iter(grid.cells)))
     assert ds["lambda_max_kind"].item() != "" or ds.attrs["notes"] != "[]"
 
@@ -29,12 +30,16 @@ def test_speculation_fig2_quick_and_paper_scales():
     """The paper's Fig. 2: quick runs in the body, the paper's 50 runs of 10^7 jobs a point
     at scale paper (results/speculation_fig2-paper/)."""
     raw = load_config(ROOT / "config" / "studies" / "speculation_fig2.yaml")
-    quick = resolve_config(raw)
-    paper = resolve_config(dict(raw, scale="paper"))
+    quick = resolve_config(raw).to_dict()
+    paper = resolve_config(dict(raw, scale="paper")).to_dict()
     assert quick["study"] == "speculation_fig2" and paper["study"] == "speculation_fig2-paper"
     assert paper["simulation"]["jobs"] == 10_000_000 and paper["simulation"]["replications"] == 50
     assert quick["simulation"]["jobs"] * quick["simulation"]["replications"] <= 2e7
     assert quick["grid"]["N"] == [50] and quick["grid"]["d"] == [2, 4]
     assert set(quick["grid"]["policy"]) == {"Rer", "CoC", "CoS", "RIQ"}
     assert quick["policies"]["Rer"]["tau"] == "opt"
-    assert len(build_grid(paper).cells) == len(build_grid(quick).cells) == 28
+    assert (
+        len(build_grid(ResolvedConfig.from_dict(paper)).cells)
+        == len(build_grid(ResolvedConfig.from_dict(quick)).cells)
+        == 28
+    )

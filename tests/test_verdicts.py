@@ -410,7 +410,7 @@ def test_precision_and_max_jobs_are_validated():
     with pytest.raises(ConfigError, match="simulation.precision"):
         resolve_config(bad)
     # absent keys leave the resolved config as before
-    assert set(resolve_config(base)["simulation"]) == {"jobs", "warmup", "replications", "confidence"}
+    assert set(resolve_config(base).to_dict()["simulation"]) == {"jobs", "warmup", "replications", "confidence"}
 
 
 # ---------------------------------------------------------------- monotonicity

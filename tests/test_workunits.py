@@ -51,7 +51,7 @@ def test_a_small_study_is_cut_for_a_few_cores_a_large_one_by_the_target():
 def test_cells_per_job_and_replications_per_job_counts():
     cfg = study(execution={"cells_per_job": 10, "replications_per_job": 1})
     p = workunits.plan(cfg, build_grid(cfg), "code")
-    reps = cfg["simulation"]["replications"]
+    reps = cfg.simulation.replications
     simulated = [c for c in build_grid(cfg).cells if not c.startswith("policy=KS")]
     assert len(p.shards) == len(simulated) * reps
     assert all(len(b.shards) == reps and len(b.cells) == 1 for b in p.batches.values() if b.shards)

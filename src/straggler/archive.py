@@ -45,6 +45,7 @@ from pathlib import Path
 import yaml
 
 from .config.errors import ConfigError
+from .config.resolved import ResolvedConfig
 from .files import atomic_write
 
 MANIFEST = "MANIFEST.json"
@@ -298,17 +299,17 @@ def prove_result_set(study: str, files: Mapping[str, Path]) -> str:
     return f"{study}.nc is the aggregate of its {len(cells)} cells, rebuilt and compared bit for bit"
 
 
-def _archived_config(path: Path) -> dict:
+def _archived_config(path: Path) -> ResolvedConfig:
     """The resolved config as the pipeline used it (it is not resolved again: that would
     rename a paper-scale study), after checking that it is one."""
     from .config import resolve_config
 
     resolved = _reading("config.yaml", lambda: yaml.safe_load(path.read_text()))
     _reading("config.yaml is not a valid config", resolve_config, resolved)
-    return resolved
+    return _reading("config.yaml", ResolvedConfig.from_dict, resolved)
 
 
-def _cell_files(files: Mapping[str, Path], resolved: dict, grid, code: str) -> dict[str, tuple[str, Path]]:
+def _cell_files(files: Mapping[str, Path], resolved: ResolvedConfig, grid, code: str) -> dict[str, tuple[str, Path]]:
     """Cell id -> (name, path) of every cell of the grid: each has exactly the file its
     spec and the dataset's code hash name (:func:`straggler.workunits.cell_key`), and
     there are no others."""
@@ -329,7 +330,7 @@ def _cell_files(files: Mapping[str, Path], resolved: dict, grid, code: str) -> d
     return {cid: (rel, files[rel]) for rel, cid in expected.items()}
 
 
-def _rebuild(resolved: dict, grid, cells: dict[str, tuple[str, Path]], out: Path) -> Path:
+def _rebuild(resolved: ResolvedConfig, grid, cells: dict[str, tuple[str, Path]], out: Path) -> Path:
     """The study dataset from ``cells``, as :func:`straggler.pipeline.aggregate`
     makes and writes it (cells keyed by the id they hold, the config recorded without
     the keys that never change a number), written to ``out``."""
@@ -345,7 +346,7 @@ def _rebuild(resolved: dict, grid, cells: dict[str, tuple[str, Path]], out: Path
             raise ArchiveError(f"{rel} holds the cell {record.attrs.get('cell_id')!r}, not {cid!r}")
         records[cid] = record
     recorded = dump_config(result_config(resolved))
-    study = _reading("the cells", aggregate, grid, records, provenance(yaml.safe_load(recorded), recorded))
+    study = _reading("the cells", aggregate, grid, records, provenance(ResolvedConfig.from_yaml(recorded), recorded))
     write_netcdf(study, out)
     return out
 
@@ -596,7 +597,7 @@ def _rerun(manifest: dict, results: dict[str, Path], count: int, verdict: Verdic
             f"run's ({archived}): a difference below may come from that"
         )
     # the config as the pipeline evaluated it (straggler.pipeline.evaluate_batch)
-    resolved = yaml.safe_load(results["config.yaml"].read_text())
+    resolved = ResolvedConfig.from_yaml(results["config.yaml"].read_text())
     cells = sorted(rel for rel in results if _is_cell(rel))
     # K cells spread evenly over the sorted ids: deterministic, and covering the grid
     picks = sorted({cells[int(i)] for i in np.linspace(0, len(cells) - 1, min(count, len(cells)))})

@@ -160,12 +160,13 @@ def unexplained_values(ds: xr.Dataset) -> pd.DataFrame:
     so is a dataset evaluated without ``analytic``."""
     import yaml
 
+    from .config.resolved import ResolvedConfig
     from .grid import build_grid
 
     resolved = yaml.safe_load(ds.attrs["config"])
     if "analytic" not in resolved.get("evaluate", ["analytic"]):
         return pd.DataFrame(columns=["cell", "variable", "value"])
-    grid = build_grid(resolved)
+    grid = build_grid(ResolvedConfig.from_dict(resolved))
     notes = json.loads(ds.attrs.get("cell_notes", "{}"))
     dims = list(grid.axes)
     rows = []

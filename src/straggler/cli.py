@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .config.resolved import ResolvedConfig
 
 
 class _Refused(Exception):
     """A config was refused; the message has been printed."""
 
 
-def _resolve(path: str, scale: str | None = None) -> dict:
+def _resolve(path: str, scale: str | None = None) -> ResolvedConfig:
     """Load and resolve a config file (at ``scale``, when given), or print its errors
     and raise _Refused."""
     from .config import ConfigError, load_config, resolve_config
@@ -69,12 +73,12 @@ def _plan(args) -> int:
     resolved = _resolve(args.file, args.scale)
     grid = build_grid(resolved)
     p = plan(resolved, grid, model_hash())
-    sim = resolved["simulation"]
+    sim = resolved.simulation
     simulated = [c for c in p.costs.values() if c.replications]
-    jobs = len(simulated) * len(resolved["load"]) * int(sim["replications"]) * (int(sim["jobs"]) + int(sim["warmup"]))
+    jobs = len(simulated) * len(resolved.load) * int(sim.replications) * (int(sim.jobs) + int(sim.warmup))
     seconds = p.cpu_seconds()
     print(
-        f"study {resolved['study']}: {len(grid.cells)} cells ({len(simulated)} simulated), "
+        f"study {resolved.study}: {len(grid.cells)} cells ({len(simulated)} simulated), "
         f"{len(p.batches)} evaluate jobs, {len(p.shards)} shard jobs"
     )
     print(f"simulated jobs (all loads and replications): {jobs:.3g}")

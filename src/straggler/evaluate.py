@@ -29,6 +29,7 @@ from .grid import build_grid, seed_sequence, workload_id
 
 if TYPE_CHECKING:  # imported where used: the analysis costs start-up time
     from .analysis.cell import AnalyticResult
+    from .config.resolved import ResolvedConfig, SimulationConfig
     from .grid import Cell
     from .system import CellModel
 
@@ -72,7 +73,7 @@ class _Cell:
     store: object = None
 
 
-def _prepare(resolved: dict, cell_id: str, store_root=None) -> _Cell:
+def _prepare(resolved: ResolvedConfig, cell_id: str, store_root=None) -> _Cell:
     from .analysis.cell import analyze
     from .model import build_model
     from .policies import stability_monotone
@@ -85,13 +86,13 @@ def _prepare(resolved: dict, cell_id: str, store_root=None) -> _Cell:
     model = build_model(resolved, cell)
     # the workload's stream, not the cell's: policies compared on one workload see
     # the same arrivals, types and sizes (common random numbers)
-    seed = seed_sequence(int(resolved["seed"]), workload_id(cell))
+    seed = seed_sequence(int(resolved.seed), workload_id(cell))
     analysis = analyze(model)
     monotone = bool(stability_monotone(model.policy, model.params))
     notes: list[str] = []
     settings = None
-    if "simulation" in resolved["evaluate"]:
-        settings = _simulation_settings(model, analysis, notes, monotone, resolved["simulation"])
+    if "simulation" in resolved.evaluate:
+        settings = _simulation_settings(model, analysis, notes, monotone, resolved.simulation)
     prepared = _Cell(cell_id, cell, model, seed, analysis, monotone, settings, notes)
     if settings is not None and store_root is not None:
         from .simulation.store import Store
@@ -100,7 +101,7 @@ def _prepare(resolved: dict, cell_id: str, store_root=None) -> _Cell:
     return prepared
 
 
-def store_key(resolved: dict, cell, settings: dict) -> str:
+def store_key(resolved: ResolvedConfig, cell, settings: dict) -> str:
     """Where the cell's replications are kept: a hash of what a replication depends
     on (the cell's id and settings but its load list, the simulation's sources, and
     the analysis's choices the simulation uses), so that a new load or a change of
@@ -119,7 +120,7 @@ def store_key(resolved: dict, cell, settings: dict) -> str:
     return f"{cell.policy}-{hashlib.sha256(text.encode()).hexdigest()[:20]}"
 
 
-def evaluate_cell(resolved: dict, cell_id: str, store_root=None, stats: dict | None = None) -> xr.Dataset:
+def evaluate_cell(resolved: ResolvedConfig, cell_id: str, store_root=None, stats: dict | None = None) -> xr.Dataset:
     """The cell's dataset: analysis, simulation (its replications read from and written
     to the store under ``store_root``, when given) and verdicts. ``stats``, when given,
     receives ``simulated_jobs`` (jobs run here, not read back)."""
@@ -130,21 +131,21 @@ def evaluate_cell(resolved: dict, cell_id: str, store_root=None, stats: dict | N
     model, result = c.model, c.analysis
     values: dict = {}
     notes: list[str] = []
-    if "analytic" in resolved["evaluate"]:
+    if "analytic" in resolved.evaluate:
         values.update({name: getattr(result, name) for name in ANALYTIC_VARIABLES})
         notes.extend(result.notes)
     notes.extend(c.notes)
     sim = None
     if c.settings is not None:
-        run = resolved["simulation"]
+        run = resolved.simulation
         try:
             sim = simulation.simulate(
                 model,
                 c.seed,
-                confidence=float(run["confidence"]),
+                confidence=float(run.confidence),
                 stable_below=(result.lambda_sufficient if math.isfinite(result.lambda_sufficient) else None),
-                precision=run.get("precision"),
-                max_jobs=run.get("max_jobs"),
+                precision=run.precision,
+                max_jobs=run.max_jobs,
                 store=c.store,
                 **c.settings,
             )
@@ -180,7 +181,7 @@ def evaluate_cell(resolved: dict, cell_id: str, store_root=None, stats: dict | N
     return dataset.cell_dataset(model.loads, values, attrs)
 
 
-def simulate_shard(resolved: dict, cell_id: str, first: int, stop: int, store_root) -> int:
+def simulate_shard(resolved: ResolvedConfig, cell_id: str, first: int, stop: int, store_root) -> int:
     """Simulate replications ``first .. stop - 1`` of a cell into its store (a shard,
     see :mod:`straggler.workunits`); returns the measured jobs run."""
     from . import simulation
@@ -214,7 +215,7 @@ ANALYSIS_CHOICES = {"tau": chosen_tau, "keep": chosen_keep}
 analysis's choice for its value ``opt``."""
 
 
-def _simulation_settings(model, analysis, notes: list[str], monotone: bool, run: dict) -> dict | None:
+def _simulation_settings(model, analysis, notes: list[str], monotone: bool, run: SimulationConfig) -> dict | None:
     """The simulation's settings shared by whole cells and shards, or None with a note
     when the cell is not simulated."""
     from .policies import POLICIES
@@ -231,9 +232,9 @@ def _simulation_settings(model, analysis, notes: list[str], monotone: bool, run:
                 return None
             chosen[name] = value
     return dict(
-        jobs=int(run["jobs"]),
-        warmup=int(run["warmup"]),
-        replications=int(run["replications"]),
+        jobs=int(run.jobs),
+        warmup=int(run.warmup),
+        replications=int(run.replications),
         alpha=analysis.alpha,
         tau=chosen["tau"],
         keep=chosen["keep"],

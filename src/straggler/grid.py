@@ -18,8 +18,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .policies import ALIASES, POLICIES, canonical_policy
+
+if TYPE_CHECKING:
+    from .config.resolved import ResolvedConfig
 
 NAMED_AXES: tuple[str, ...] = ("policy", "distribution", "dependence", "r_slow", "d", "N")
 
@@ -70,21 +74,19 @@ class Grid:
     central queueing, central queueing with PS (only when both are swept)."""
 
 
-def _policy_list_axes(resolved: dict) -> dict[str, list]:
+def _policy_list_axes(resolved: ResolvedConfig) -> dict[str, list]:
     """Policy parameters given as lists become dimensions named by the parameter."""
     axes: dict[str, list] = {}
-    for policy in resolved["grid"]["policy"]:
-        for param, value in resolved.get("policies", {}).get(policy, {}).items():
+    for policy in resolved.grid.policy:
+        for param, value in resolved.policies.get(policy, {}).items():
             if isinstance(value, list):
                 values = axes.setdefault(param, [])
                 values.extend(v for v in value if v not in values)
     return axes
 
 
-def axes_of(resolved: dict) -> dict[str, list]:
-    grid = resolved["grid"]
-    axes = {name: list(grid[name]) for name in NAMED_AXES}
-    axes.update({name: list(values) for name, values in grid.items() if name not in NAMED_AXES})
+def axes_of(resolved: ResolvedConfig) -> dict[str, list]:
+    axes = resolved.grid.axes()
     for name, values in _policy_list_axes(resolved).items():
         if name in axes:
             raise ValueError(f"grid axis {name!r} is defined twice (grid and policies)")
@@ -92,7 +94,7 @@ def axes_of(resolved: dict) -> dict[str, list]:
     return axes
 
 
-def _axis_applies(axis: str, point: dict, resolved: dict) -> bool:
+def _axis_applies(axis: str, point: dict, resolved: ResolvedConfig) -> bool:
     """Does the model at ``point`` depend on ``axis``?"""
     policy = point["policy"]
     spec = POLICIES[policy]
@@ -104,30 +106,30 @@ def _axis_applies(axis: str, point: dict, resolved: dict) -> bool:
         head = axis.split(".", 1)[0]
         if head in POLICIES or head in ALIASES:
             return canonical_policy(head) == policy
-        if head in resolved.get("distributions", {}):
+        if head in resolved.distributions:
             if head == point["distribution"]:
                 return True
-            dep = resolved.get("dependences", {}).get(point["dependence"], {})
+            dep = resolved.dependences.get(point["dependence"], {})
             return isinstance(dep, dict) and dep.get("slowdown") == head
         return True  # a system parameter (types.p1, types.belief, ...)
     # a policy parameter list axis such as ``tau``
-    value = resolved.get("policies", {}).get(policy, {}).get(axis)
+    value = resolved.policies.get(policy, {}).get(axis)
     return isinstance(value, list)
 
 
-def _policy_param(point: dict, resolved: dict, name: str, default):
+def _policy_param(point: dict, resolved: ResolvedConfig, name: str, default):
     """The point's policy's parameter: its ``<policy>.<name>`` axis, a list-valued
     parameter's own axis ``<name>``, or the config's value."""
     policy = point["policy"]
     if f"{policy}.{name}" in point:
         return point[f"{policy}.{name}"]
-    value = resolved["policies"].get(policy, {}).get(name, default)
+    value = resolved.policies.get(policy, {}).get(name, default)
     if isinstance(value, list):
         return point.get(name, value[0])
     return value
 
 
-def _impossible_reason(point: dict, resolved: dict) -> str | None:
+def _impossible_reason(point: dict, resolved: ResolvedConfig) -> str | None:
     policy = point["policy"]
     spec = POLICIES[policy]
     N = point["N"]
@@ -137,11 +139,11 @@ def _impossible_reason(point: dict, resolved: dict) -> str | None:
         reason = spec.grid_impossible(lambda name, default: _policy_param(point, resolved, name, default), point["d"])
         if reason is not None:
             return reason
-    if spec.two_pools and resolved["system"].get("pools") is None and N % 2 == 1:
+    if spec.two_pools and resolved.system.pools is None and N % 2 == 1:
         return f"{policy} needs two pools and N = {N} is odd (set system.pools)"
-    system = resolved["system"]
-    queueing = point.get("system.queueing", system.get("queueing", "per_server"))
-    discipline = point.get("system.discipline", system.get("discipline", "FCFS"))
+    system = resolved.system
+    queueing = point.get("system.queueing", system.queueing)
+    discipline = point.get("system.discipline", system.discipline)
     if queueing == "central":
         if spec.uses_d:
             return (
@@ -154,7 +156,7 @@ def _impossible_reason(point: dict, resolved: dict) -> str | None:
                 "processor-sharing model is defined (central queues are FCFS)"
             )
     for axis, value in point.items():
-        own = resolved.get("policies", {}).get(policy, {}).get(axis)
+        own = resolved.policies.get(policy, {}).get(axis)
         if isinstance(own, list) and value not in own:
             return f"{axis} = {value!r} is not among {policy}'s values {own}"
     return None
@@ -164,7 +166,7 @@ def cell_id(coords) -> str:
     return _SEP.join(f"{axis}={literal(value)}" for axis, value in coords)
 
 
-def build_grid(resolved: dict) -> Grid:
+def build_grid(resolved: ResolvedConfig) -> Grid:
     """Expand the resolved config's grid into points and distinct cells."""
     axes = axes_of(resolved)
     names = list(axes)
@@ -185,7 +187,7 @@ def build_grid(resolved: dict) -> Grid:
     return Grid(axes=axes, cells=cells, point_cells=point_cells, impossible=impossible)
 
 
-def cell_config(resolved: dict, cell: Cell) -> dict:
+def cell_config(resolved: ResolvedConfig, cell: Cell) -> ResolvedConfig:
     """The resolved config with the cell's extra-axis values applied."""
     from .config.axes import apply_override
 
@@ -229,7 +231,7 @@ def seed_sequence(master_seed: int, cid: str):
     return np.random.SeedSequence(entropy=master_seed, spawn_key=words)
 
 
-def cell_spec(resolved: dict, cell: Cell, shared: bool = False) -> dict:
+def cell_spec(resolved: ResolvedConfig, cell: Cell, shared: bool = False) -> dict:
     """A self-contained resolved config for one cell.
 
     Its grid holds only the cell's own values (axes the cell ignores are dropped or
@@ -242,15 +244,16 @@ def cell_spec(resolved: dict, cell: Cell, shared: bool = False) -> dict:
 
     dup = (lambda x: x) if shared else copy.deepcopy
     coords = dict(cell.coords)
-    spec = {k: dup(v) for k, v in resolved.items() if k not in ("grid", "policies", "distributions", "dependences")}
+    data = resolved.shared_dict
+    spec = {k: dup(v) for k, v in data.items() if k not in ("grid", "policies", "distributions", "dependences")}
     dep_name = coords["dependence"]
-    dep = dup(resolved["dependences"][dep_name])
+    dep = dup(data["dependences"][dep_name])
     used_distributions: set[str] = {str(coords["distribution"])}
     if isinstance(dep, dict) and isinstance(dep.get("slowdown"), str):
         used_distributions.add(dep["slowdown"])
-    spec["distributions"] = {name: dup(resolved["distributions"][name]) for name in sorted(used_distributions)}
+    spec["distributions"] = {name: dup(data["distributions"][name]) for name in sorted(used_distributions)}
     spec["dependences"] = {dep_name: dep}
-    policy_params = dict(dup(resolved.get("policies", {}).get(cell.policy, {})))
+    policy_params = dict(dup(data["policies"].get(cell.policy, {})))
     grid: dict = {}
     for axis in NAMED_AXES:
         # an ignored named axis (d for ZRed) is pinned to 1, which is never impossible
@@ -272,12 +275,12 @@ NON_RESULT_KEYS = ("execution", "scale")
 left out of cell specs and of the dataset's config text."""
 
 
-def result_config(resolved: dict) -> dict:
+def result_config(resolved: ResolvedConfig) -> ResolvedConfig:
     """The resolved config without the keys that never change a number."""
-    return {k: v for k, v in resolved.items() if k not in NON_RESULT_KEYS}
+    return resolved.without(*NON_RESULT_KEYS)
 
 
-def result_spec(resolved: dict, cell: Cell) -> dict:
+def result_spec(resolved: ResolvedConfig, cell: Cell, shared: bool = False) -> dict:
     """A cell's self-contained config (:func:`cell_spec`) without the keys that never
     change a number."""
-    return result_config(cell_spec(resolved, cell))
+    return {k: v for k, v in cell_spec(resolved, cell, shared).items() if k not in NON_RESULT_KEYS}

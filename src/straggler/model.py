@@ -9,6 +9,8 @@ config needs the grid, which sits above them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from . import dependence as dependence_mod
@@ -17,35 +19,38 @@ from .grid import Cell, cell_config
 from .policies import POLICIES
 from .system import CellModel, TwoPoolSystem
 
+if TYPE_CHECKING:
+    from .config.resolved import ResolvedConfig
 
-def named_distributions(cfg: dict) -> dict[str, distributions.Distribution]:
-    return {name: distributions.from_spec(spec) for name, spec in cfg["distributions"].items()}
+
+def named_distributions(cfg: ResolvedConfig) -> dict[str, distributions.Distribution]:
+    return {name: distributions.from_spec(spec) for name, spec in cfg.distributions.items()}
 
 
-def build_model(resolved: dict, cell: Cell) -> CellModel:
+def build_model(resolved: ResolvedConfig, cell: Cell) -> CellModel:
     cfg = cell_config(resolved, cell)
     named = named_distributions(cfg)
     size = named[cell["distribution"]]
     dep_name = cell["dependence"]
-    dep = dependence_mod.from_spec(cfg["dependences"][dep_name], named)
-    system_cfg = cfg["system"]
-    types = system_cfg["types"]
+    dep = dependence_mod.from_spec(cfg.dependences[dep_name], named)
+    system_cfg = cfg.system
+    types = system_cfg.types
     N = int(cell["N"])
     r_slow = float(cell["r_slow"])
-    pools = system_cfg.get("pools")
+    pools = system_cfg.pools
     if pools is None and N % 2 == 1:
         system = None  # homogeneous system, odd N: single-pool policies only (grid ensures)
     else:
         system = TwoPoolSystem.affinity(
             N,
             r_slow,
-            p=types["p"],
-            knowledge=types["knowledge"],
-            belief=types["belief"],
+            p=list(types.p),
+            knowledge=types.knowledge,
+            belief=types.belief,
             pools=pools,
-            speeds=system_cfg.get("speeds"),
+            speeds=system_cfg.speeds,
         )
-    params = dict(cfg["policies"].get(cell.policy, {}))
+    params = dict(cfg.policies.get(cell.policy, {}))
     unit_mean = None
     task_law = POLICIES[cell.policy].task_law
     if task_law:
@@ -59,11 +64,11 @@ def build_model(resolved: dict, cell: Cell) -> CellModel:
         d=int(cell["d"]) if cell.get("d") is not None else None,
         r_slow=r_slow,
         system=system,
-        discipline=system_cfg["discipline"],
-        queueing=system_cfg["queueing"],
-        loads=np.asarray(cfg["load"], dtype=float),
+        discipline=system_cfg.discipline,
+        queueing=system_cfg.queueing,
+        loads=np.asarray(cfg.load, dtype=float),
         unit_mean=unit_mean,
-        load_basis=cfg.get("load_basis", "nominal"),
+        load_basis=cfg.basis,
     )
 
 

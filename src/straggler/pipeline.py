@@ -36,12 +36,12 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
     ``results/cells/<key>.nc``; a cell whose file exists and is whole
     (:func:`straggler.files.damage`) is skipped, a damaged one replaced. The replications
     are kept in (and read back from) ``results/sim``. Writes a manifest last."""
-    import yaml
 
+    from .config.resolved import ResolvedConfig
     from .dataset import write_cell
     from .evaluate import evaluate_cell
 
-    resolved = yaml.safe_load(resolved_yaml)
+    resolved = ResolvedConfig.from_yaml(resolved_yaml)
     results = Path(results)
     done = []
     start_all = time.perf_counter()
@@ -66,12 +66,12 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
 def simulate_shard(resolved_yaml: str, cell: str, first: int, stop: int, results, marker_path) -> None:
     """Simulate replications ``first .. stop - 1`` of ``cell`` into ``results/sim``
     (a shard, :mod:`straggler.workunits`), then write a marker."""
-    import yaml
 
+    from .config.resolved import ResolvedConfig
     from .evaluate import simulate_shard as run
 
     start = time.perf_counter()
-    jobs = run(yaml.safe_load(resolved_yaml), cell, first, stop, Path(results) / "sim")
+    jobs = run(ResolvedConfig.from_yaml(resolved_yaml), cell, first, stop, Path(results) / "sim")
     seconds = time.perf_counter() - start
     _progress(f"{cell} replications {first}..{stop - 1}: {jobs:,} jobs simulated, {seconds:.2f} s")
     write_text(
@@ -84,14 +84,14 @@ def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config, rec
     """Combine the cell files into the study dataset and copy the resolved config
     beside it. The dataset records ``recorded_yaml`` (the config without the keys
     that never change a number), so it is the same however the work was cut."""
-    import yaml
 
+    from .config.resolved import ResolvedConfig
     from .dataset import aggregate as combine
     from .dataset import read_cell, write_netcdf
     from .grid import build_grid
     from .provenance import provenance
 
-    resolved = yaml.safe_load(resolved_yaml)
+    resolved = ResolvedConfig.from_yaml(resolved_yaml)
     grid = build_grid(resolved)
     cells = {}
     for path in cell_paths:
@@ -105,7 +105,7 @@ def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config, rec
     if missing:
         raise ValueError(f"missing cell results: {sorted(missing)[:5]}")
     recorded = resolved_yaml if recorded_yaml is None else recorded_yaml
-    study = combine(grid, cells, provenance(yaml.safe_load(recorded), recorded))
+    study = combine(grid, cells, provenance(ResolvedConfig.from_yaml(recorded), recorded))
     write_netcdf(study, out_nc)
     keep_previous(out_nc)
     write_text(out_config, resolved_yaml)

@@ -13,10 +13,11 @@ import numpy as np
 import xarray as xr
 
 from . import __version__
+from .config.resolved import ResolvedConfig
 from .sources import model_hash
 
 
-def provenance(resolved: dict, config_text: str) -> dict:
+def provenance(resolved: ResolvedConfig, config_text: str) -> dict:
     """Global attributes that make a result set reproducible."""
     import numba
     import scipy
@@ -28,14 +29,14 @@ def provenance(resolved: dict, config_text: str) -> dict:
     except ImportError:  # pragma: no cover - snakemake is a dependency
         snakemake_version = "not installed"
     return {
-        "study": resolved["study"],
+        "study": resolved.study,
         "config": config_text,
         "config_sha256": hashlib.sha256(config_text.encode()).hexdigest(),
-        "seed": int(resolved["seed"]),
+        "seed": int(resolved.seed),
         # the cells of one workload share its random streams (straggler.grid.workload_id):
         # the per-replication means of two policies are paired
         "common_random_numbers": "true",
-        "load_basis": resolved.get("load_basis", "nominal"),
+        "load_basis": resolved.basis,
         "straggler_version": __version__,
         # the code the numbers depend on (straggler.sources.model_hash)
         "source_hash": model_hash(),

@@ -36,10 +36,14 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .files import damage
 from .grid import Cell, Grid, cell_spec, result_config, result_spec  # noqa: F401
 from .policies import POLICIES
+
+if TYPE_CHECKING:
+    from .config.resolved import ResolvedConfig
 
 DEFAULTS = {"target_seconds": 20.0, "cells_per_job": "auto", "replications_per_job": "auto"}
 """``execution`` keys and their defaults (the schema says the same)."""
@@ -65,15 +69,16 @@ WRITE_SECONDS = 0.01
 """Writing a cell's file (netCDF4, about 30 variables)."""
 
 
-def execution(resolved: dict) -> dict:
+def execution(resolved: ResolvedConfig) -> dict:
     """The ``execution`` settings with their defaults."""
-    return {**DEFAULTS, **dict(resolved.get("execution") or {})}
+    given = {} if resolved.execution is None else resolved.execution.to_dict()
+    return {**DEFAULTS, **given}
 
 
-def cell_key(resolved: dict, cell: Cell, code: str) -> str:
+def cell_key(resolved: ResolvedConfig, cell: Cell, code: str) -> str:
     """``<cell id>@<hash>``: the name of the cell's result, a function of its spec and
     of ``code`` (:func:`straggler.sources.model_hash`)."""
-    spec = result_config(cell_spec(resolved, cell, shared=True))
+    spec = result_spec(resolved, cell, shared=True)
     text = json.dumps(spec, sort_keys=True, default=str) + code
     return f"{cell.id}@{hashlib.sha256(text.encode()).hexdigest()[:12]}"
 
@@ -101,19 +106,19 @@ class Cost:
         return self.analysis + self.simulation
 
 
-def _value(resolved: dict, cell: Cell, axis: str, default):
+def _value(resolved: ResolvedConfig, cell: Cell, axis: str, default):
     """A cell's value of ``axis`` (a named axis, or a dotted override)."""
     return cell.get(axis, default)
 
 
-def analysis_seconds(resolved: dict, cell: Cell) -> float:
+def analysis_seconds(resolved: ResolvedConfig, cell: Cell) -> float:
     """The analysis of a cell and the writing of its file: tens of milliseconds
     (``PolicySpec.analysis_seconds``), except the replica bounds with i.i.d. or S&X replicas
     of a law without closed-form order statistics (a quadrature per pool weight:
     1-2 s)."""
     spec = POLICIES[cell.policy]
-    dist = resolved["distributions"][cell["distribution"]]["family"]
-    dep = resolved["dependences"][cell["dependence"]].get("kind", "identical")
+    dist = resolved.distributions[cell["distribution"]]["family"]
+    dep = resolved.dependences[cell["dependence"]].get("kind", "identical")
     if spec.uses_d and dep != "identical" and dist != "exponential":
         return 2.0
     if spec.quadrature_seconds is not None and dep != "identical" and dist != "exponential":
@@ -122,16 +127,16 @@ def analysis_seconds(resolved: dict, cell: Cell) -> float:
     return seconds + WRITE_SECONDS
 
 
-def fast_path(resolved: dict, cell: Cell) -> bool:
+def fast_path(resolved: ResolvedConfig, cell: Cell) -> bool:
     """Whether the cell simulates on the fast path (else on the event engine)."""
-    system = resolved["system"]
-    discipline = _value(resolved, cell, "system.discipline", system.get("discipline", "FCFS"))
-    queueing = _value(resolved, cell, "system.queueing", system.get("queueing", "per_server"))
-    params = resolved.get("policies", {}).get(cell.policy, {})
+    system = resolved.system
+    discipline = _value(resolved, cell, "system.discipline", system.discipline)
+    queueing = _value(resolved, cell, "system.queueing", system.queueing)
+    params = resolved.policies.get(cell.policy, {})
     return POLICIES[cell.policy].simulated_by("fast", discipline, queueing) and params.get("ps_bound") in (None, "none")
 
 
-def seconds_per_job(resolved: dict, cell: Cell) -> float:
+def seconds_per_job(resolved: ResolvedConfig, cell: Cell) -> float:
     """Estimated simulation seconds per job of the cell (its engine, its replicas)."""
     spec = POLICIES[cell.policy]
     replicas = int(cell.get("d", 1)) if spec.uses_d else spec.concurrent_replicas
@@ -139,18 +144,18 @@ def seconds_per_job(resolved: dict, cell: Cell) -> float:
     return (1 + replicas) * unit
 
 
-def estimate(resolved: dict, cell: Cell) -> Cost:
+def estimate(resolved: ResolvedConfig, cell: Cell) -> Cost:
     """The cell's estimated cost (an upper estimate: unstable loads stop early, loads
     above an unstable one are not simulated, stored replications are reused)."""
     analysis = analysis_seconds(resolved, cell)
-    sim = resolved.get("simulation", {})
-    if "simulation" not in resolved.get("evaluate", []) or POLICIES[cell.policy].analytic_only:
+    sim = resolved.simulation
+    if "simulation" not in resolved.evaluate or POLICIES[cell.policy].analytic_only:
         return Cost(analysis, 0.0, 0, False)
-    loads = len(resolved["load"])
+    loads = len(resolved.load)
     per_job = seconds_per_job(resolved, cell)
-    jobs = int(sim["jobs"]) + int(sim["warmup"])
+    jobs = int(sim.jobs) + int(sim.warmup)
     replication = loads * (jobs * per_job + LOAD_SECONDS)
-    return Cost(analysis, replication, int(sim["replications"]), sim.get("precision") is not None)
+    return Cost(analysis, replication, int(sim.replications), sim.precision is not None)
 
 
 # ----------------------------------------------------------------------- the plan
@@ -278,7 +283,7 @@ def batch_seconds(work: float, target: float) -> float:
     return work / batch_count(work, target)
 
 
-def plan(resolved: dict, grid: Grid, code: str) -> Plan:
+def plan(resolved: ResolvedConfig, grid: Grid, code: str) -> Plan:
     """Cut the study's cells into batches and shards (see the module docstring)."""
     ex = execution(resolved)
     target = float(ex["target_seconds"])

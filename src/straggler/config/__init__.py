@@ -21,6 +21,10 @@ scale its file defines, after its grid's size is checked from the axis lengths a
    ``identical`` and ``iid`` added, a fixed key order; then the longest cell id is
    checked against :data:`.limits.MAX_CELL_ID_BYTES` (a cell's file name).
 
+The result is a :class:`ResolvedConfig` (:mod:`.resolved`): frozen dataclasses, one per
+section, read by attribute (``resolved.simulation.jobs``); its :meth:`~ResolvedConfig.to_dict`
+is the resolved dict, from which the dump, the cell ids and the hashes are made.
+
 Every problem found is reported at once in a :class:`ConfigError`, one line each,
 naming the key path, the bad value and what is allowed. The config's own literal
 values are kept (``1`` stays ``1``, ``0.3`` stays ``0.3``): the grid builds cell
@@ -56,6 +60,14 @@ from .keys import (
 )
 from .limits import MAX_GRID_POINTS, cell_id_errors, size_errors
 from .loader import load_config, merge, read_study_files
+from .resolved import (
+    ExecutionConfig,
+    GridConfig,
+    ResolvedConfig,
+    SimulationConfig,
+    SystemConfig,
+    TypesConfig,
+)
 from .schema import deref, family_parameters, schema, schema_errors
 
 __all__ = [
@@ -79,10 +91,16 @@ __all__ = [
     "canonical_policy",
     "deref",
     "resolve_config_cached",
+    "ResolvedConfig",
+    "GridConfig",
+    "SystemConfig",
+    "TypesConfig",
+    "SimulationConfig",
+    "ExecutionConfig",
 ]
 
 
-def read_config(path) -> dict:
+def read_config(path) -> ResolvedConfig:
     """``resolve_config(load_config(path))``; errors carry the file name in ``source``."""
     data = load_config(path)
     try:
@@ -92,10 +110,11 @@ def read_config(path) -> dict:
         raise
 
 
-def dump_config(resolved: dict) -> str:
+def dump_config(resolved: ResolvedConfig) -> str:
     """The resolved config as YAML text, in a stable key order (contract order at the top)."""
-    ordered = {k: resolved[k] for k in KEY_ORDER if k in resolved}
-    ordered.update({k: v for k, v in resolved.items() if k not in ordered})
+    data = resolved.to_dict()
+    ordered = {k: data[k] for k in KEY_ORDER if k in data}
+    ordered.update({k: v for k, v in data.items() if k not in ordered})
     return yaml.safe_dump(ordered, sort_keys=False, default_flow_style=None, allow_unicode=True, width=100)
 
 
@@ -162,8 +181,8 @@ def _apply_scale(cfg: dict) -> tuple[dict, list[Err]]:
     return cfg, []
 
 
-def resolve_config(raw: dict) -> dict:
-    """Validate ``raw`` and return the resolved config (a new dict; ``raw`` is not modified).
+def resolve_config(raw: Mapping) -> ResolvedConfig:
+    """Validate ``raw`` and return the resolved config (``raw`` is not modified).
 
     The config is resolved at its ``scale``, and every other scale the file defines is
     validated too, so that a study is refused at once rather than when its paper scale
@@ -193,9 +212,9 @@ def resolve_config(raw: dict) -> dict:
                     text = f"{text} (at scale {scale})"
                 if text not in errors and text.removesuffix(f" (at scale {scale})") not in errors:
                     errors.append(text)
-    if errors:
+    if errors or resolved is None:
         raise ConfigError(errors)
-    return resolved
+    return ResolvedConfig.from_dict(resolved)
 
 
 def _scales_of(raw: Mapping) -> list[str]:
@@ -284,7 +303,7 @@ def _axis_value_errors(cfg: dict, axes: list[tuple[Axis, list]], base_texts: set
     return errs
 
 
-def resolve_config_cached(raw: dict, cache_dir) -> dict:
+def resolve_config_cached(raw: dict, cache_dir) -> ResolvedConfig:
     """:func:`resolve_config`, kept in ``cache_dir`` under a hash of ``raw`` and of the
     code: every cluster job parses the Snakefile again, and validation builds the
     distributions (numpy, numba); a cached resolution is read back as YAML text, which
@@ -298,7 +317,7 @@ def resolve_config_cached(raw: dict, cache_dir) -> dict:
     text = json.dumps(raw, sort_keys=True, default=repr) + model_hash()
     path = Path(cache_dir) / f"resolved-{hashlib.sha256(text.encode()).hexdigest()[:20]}.yaml"
     if path.is_file():
-        return yaml.safe_load(path.read_text())
+        return ResolvedConfig.from_yaml(path.read_text())
     resolved = resolve_config(raw)
     try:
         write_text(path, dump_config(resolved))

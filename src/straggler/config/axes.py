@@ -12,11 +12,15 @@ from typing import Any
 from ..policies import ALIASES, POLICIES, canonical_policy
 from .errors import did_you_mean, one_of
 from .keys import MISSING, SYSTEM_AXES
+from .nodes import section
+from .resolved import ResolvedConfig
 from .schema import family_parameters
 
 
 @dataclass(frozen=True)
 class Axis:
+    """An extra grid axis: a dotted key and the config path its values set."""
+
     key: str
     """The key as written under grid."""
     canonical: str
@@ -44,7 +48,7 @@ def _p1_to_p(value):
 def axis_of(key: str, cfg: dict) -> Axis:
     """Resolve a dotted grid key; raise ValueError saying what is allowed."""
     head, _, rest = key.partition(".")
-    dists = cfg.get("distributions") if isinstance(cfg.get("distributions"), dict) else {}
+    dists = section(cfg, "distributions")
     kinds = []
     if head in POLICIES or head in ALIASES:
         kinds.append("policy")
@@ -85,7 +89,8 @@ def axis_of(key: str, cfg: dict) -> Axis:
         return Axis(key, key, SYSTEM_AXES[key], _p1_to_p if key == "types.p1" else None)
     spec = dists[head]
     family = spec.get("family") if isinstance(spec, dict) else None
-    params = list(family_parameters().get(family, ())) + ["scale_to_mean"]
+    known = () if family is None else family_parameters().get(family, ())
+    params = list(known) + ["scale_to_mean"]
     if rest not in params:
         raise ValueError(
             f"{rest!r} is not a parameter of distribution {head} (family {family}); "
@@ -95,6 +100,7 @@ def axis_of(key: str, cfg: dict) -> Axis:
 
 
 def get_path(cfg, path):
+    """The value at ``path`` of ``cfg``, or :data:`MISSING`."""
     node = cfg
     for part in path:
         if not isinstance(node, dict) or part not in node:
@@ -113,6 +119,8 @@ def _set(cfg: dict, path, value) -> None:
 
 
 def applied(cfg: dict, axis: Axis, value) -> dict:
+    """A copy of the config dict ``cfg`` with one value of ``axis`` set (a policy that
+    ``cfg`` does not list gets its registry defaults first)."""
     out = copy.deepcopy(cfg)
     new = axis.transform(value) if axis.transform else copy.deepcopy(value)
     if axis.target[0] == "policies" and isinstance(out.get("policies"), dict):
@@ -123,7 +131,7 @@ def applied(cfg: dict, axis: Axis, value) -> dict:
     return out
 
 
-def apply_override(resolved: dict, path: str, value) -> dict:
+def apply_override(resolved: ResolvedConfig, path: str, value) -> ResolvedConfig:
     """A new resolved config with the dotted ``path`` set to ``value``.
 
     ``types.p1`` sets ``system.types.p = [v, 1 - v]``; ``types.belief`` and
@@ -133,4 +141,5 @@ def apply_override(resolved: dict, path: str, value) -> dict:
     ``distributions[dist][param]``. The input is not modified. An unknown path is a
     ValueError.
     """
-    return applied(resolved, axis_of(path, resolved), value)
+    data = resolved.to_dict()
+    return ResolvedConfig.from_dict(applied(data, axis_of(path, data), value))

@@ -5,21 +5,29 @@ from __future__ import annotations
 import copy
 import math
 import sys
+from typing import TypeGuard
 
 from ..policies import ALIASES, POLICIES, canonical_policy, names_using_d
 from .axes import Axis, axis_of
 from .errors import Err, did_you_mean, fmt_path, format_value, not_allowed, one_of
 from .keys import BUILTIN_DEPENDENCES, PROBABILITY_TOLERANCE
 from .limits import SIZE_RANGE
+from .nodes import list_at, section
 from .schema import schema_errors, schema_validator
 
 
-def _is_number(x) -> bool:
+def _is_number(x) -> TypeGuard[int | float]:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _numbers(xs) -> bool:
+def _numbers(xs) -> TypeGuard[list]:
     return isinstance(xs, list) and all(_is_number(x) for x in xs)
+
+
+def _numbers_at(node: dict, key: str) -> list:
+    """``node[key]`` when it is a list of numbers, else an empty list."""
+    value = node.get(key)
+    return value if _numbers(value) else []
 
 
 def _check_probabilities(p, path) -> list[Err]:
@@ -130,16 +138,9 @@ def _infinity_allowed(path) -> bool:
     return len(path) >= 2 and path[0] == "grid" and str(path[1]).endswith(".tau")
 
 
-def _semantic_errors(cfg: dict) -> list[Err]:
+def _named_spec_errors(dists: dict, user_deps: dict) -> list[Err]:
+    """The named distributions' and dependences' own errors."""
     errs: list[Err] = []
-    grid = cfg.get("grid") if isinstance(cfg.get("grid"), dict) else {}
-    dists = cfg.get("distributions") if isinstance(cfg.get("distributions"), dict) else {}
-    user_deps = cfg.get("dependences") if isinstance(cfg.get("dependences"), dict) else {}
-    deps = {**BUILTIN_DEPENDENCES, **user_deps}
-    system = cfg.get("system") if isinstance(cfg.get("system"), dict) else {}
-    types = system.get("types") if isinstance(system.get("types"), dict) else {}
-
-    # named distributions and dependences
     for name, spec in dists.items():
         errs += _check_distribution(spec, ("distributions", name))
     for name, spec in user_deps.items():
@@ -166,8 +167,12 @@ def _semantic_errors(cfg: dict) -> list[Err]:
                 )
             elif isinstance(slowdown, dict):
                 errs += _check_distribution(slowdown, path + ("slowdown",))
+    return errs
 
-    # grid names
+
+def _grid_name_errors(grid: dict, dists: dict, deps: dict) -> list[Err]:
+    """Grid values naming a distribution or a dependence that is not defined."""
+    errs: list[Err] = []
     for axis, defined, where in (("distribution", dists, "distributions"), ("dependence", deps, "dependences")):
         values = grid.get(axis)
         if isinstance(values, list):
@@ -180,9 +185,13 @@ def _semantic_errors(cfg: dict) -> list[Err]:
                             f"a name defined under {where}: {one_of(defined)}{did_you_mean(name, defined)}",
                         )
                     )
+    return errs
 
-    # policies given twice (canonical name and alias)
-    policies = cfg.get("policies") if isinstance(cfg.get("policies"), dict) else {}
+
+def _duplicate_policy_errors(cfg: dict) -> list[Err]:
+    """A policy given twice under policies."""
+    errs: list[Err] = []
+    policies = section(cfg, "policies")
     seen: dict[str, str] = {}
     for key in policies:
         if key in POLICIES or key in ALIASES:
@@ -196,10 +205,14 @@ def _semantic_errors(cfg: dict) -> list[Err]:
                     )
                 )
             seen.setdefault(canon, key)
+    return errs
 
-    # pools, N and r_slow
-    Ns = grid.get("N") if _numbers(grid.get("N")) else []
-    r_slow = grid.get("r_slow") if _numbers(grid.get("r_slow")) else []
+
+def _pool_errors(grid: dict, system: dict) -> list[Err]:
+    """Pools against N and r_slow."""
+    errs: list[Err] = []
+    Ns = _numbers_at(grid, "N")
+    r_slow = _numbers_at(grid, "r_slow")
     pools = system.get("pools")
     speeds = system.get("speeds")
     if pools is None:
@@ -235,7 +248,12 @@ def _semantic_errors(cfg: dict) -> list[Err]:
                     f"every N of the grid",
                 )
             )
+    return errs
 
+
+def _queueing_errors(system: dict) -> list[Err]:
+    """Central queueing with processor sharing."""
+    errs: list[Err] = []
     # queueing and discipline: central queueing is one FCFS queue per pool (the
     # threshold paper's model); no central processor-sharing model is defined
     if system.get("queueing") == "central" and system.get("discipline") == "PS":
@@ -248,8 +266,13 @@ def _semantic_errors(cfg: dict) -> list[Err]:
                 "'FCFS' with central queueing",
             )
         )
+    return errs
 
-    # types
+
+def _type_errors(system: dict, types: dict) -> list[Err]:
+    """The job types' probabilities, speeds and belief."""
+    errs: list[Err] = []
+    speeds = system.get("speeds")
     p = types.get("p")
     if _numbers(p) and p:
         errs += _check_probabilities(p, ("system", "types", "p"))
@@ -285,9 +308,14 @@ def _semantic_errors(cfg: dict) -> list[Err]:
         else:
             for i, row in enumerate(belief):
                 errs += _check_probabilities(row, ("system", "types", "belief", i))
+    return errs
 
-    errs += _load_basis_errors(cfg, grid, system)
 
+def _possible_cell_errors(grid: dict, system: dict) -> list[Err]:
+    """A grid without any cell that can be evaluated."""
+    errs: list[Err] = []
+    Ns = _numbers_at(grid, "N")
+    pools = system.get("pools")
     # at least one possible cell (cells with d > N, an odd N needing two pools, or a
     # d-of-N policy with central queueing are left NaN)
     names = grid.get("policy")
@@ -324,11 +352,12 @@ def _semantic_errors(cfg: dict) -> list[Err]:
                     f"with central queueing; expected at least one possible cell",
                 )
             )
+    return errs
 
-    errs += policy_errors(cfg, grid, dists, system)
-    errs += _check_run_length(cfg)
-    errs += _rate_errors(cfg, grid, dists, deps, system)
 
+def _non_finite_errors(cfg: dict) -> list[Err]:
+    """Values that are not finite numbers."""
+    errs: list[Err] = []
     # NaN and infinities (the schema's bounds let NaN through), and integers beyond any
     # float (10**400 passes `minimum: 0` and overflows the first float() of the model)
     for path, value in _walk(cfg):
@@ -338,6 +367,31 @@ def _semantic_errors(cfg: dict) -> list[Err]:
             errs.append(not_allowed(path, value, "a finite number"))
         elif _is_int(value) and abs(value) > sys.float_info.max:
             errs.append(not_allowed(path, value, "a finite number (this integer is beyond any float)"))
+    return errs
+
+
+def _semantic_errors(cfg: dict) -> list[Err]:
+    """Every semantic error of ``cfg``, in the order of its sections."""
+    errs: list[Err] = []
+    grid = section(cfg, "grid")
+    dists = section(cfg, "distributions")
+    user_deps = section(cfg, "dependences")
+    deps = {**BUILTIN_DEPENDENCES, **user_deps}
+    system = section(cfg, "system")
+    types = section(system, "types")
+
+    errs += _named_spec_errors(dists, user_deps)
+    errs += _grid_name_errors(grid, dists, deps)
+    errs += _duplicate_policy_errors(cfg)
+    errs += _pool_errors(grid, system)
+    errs += _queueing_errors(system)
+    errs += _type_errors(system, types)
+    errs += _load_basis_errors(cfg, grid, system)
+    errs += _possible_cell_errors(grid, system)
+    errs += policy_errors(cfg, grid, dists, system)
+    errs += _check_run_length(cfg)
+    errs += _rate_errors(cfg, grid, dists, deps, system)
+    errs += _non_finite_errors(cfg)
     return errs
 
 
@@ -356,12 +410,12 @@ def _slowest(grid: dict, system: dict) -> tuple[tuple, float] | None:
     if isinstance(speeds, list) and all(_numbers(row) for row in speeds):
         cells = [(("system", "speeds", i, j), v) for i, row in enumerate(speeds) for j, v in enumerate(row) if v > 0]
     else:
-        r_slow = grid.get("r_slow") if _numbers(grid.get("r_slow")) else []
+        r_slow = _numbers_at(grid, "r_slow")
         cells = [(("grid", "r_slow", i), v) for i, v in enumerate(r_slow) if v > 0]
     return min(cells, key=lambda c: c[1]) if cells else None
 
 
-def _in_range(x: float | None) -> bool:
+def _in_range(x: float | None) -> TypeGuard[float]:
     return x is not None and SIZE_RANGE[0] <= x <= SIZE_RANGE[1]
 
 
@@ -376,14 +430,14 @@ def _rate_errors(cfg: dict, grid: dict, dists: dict, deps: dict, system: dict) -
     """A replica's mean size E[X] E[S], its mean service time at the slowest speed and
     the arrival rate load x N / E[X] E[S] of every load must be in SIZE_RANGE: a law of
     mean 1e-320 made the rate infinite and the simulation's clock with it."""
-    loads = cfg.get("load") if _numbers(cfg.get("load")) else []
-    Ns = [n for n in (grid.get("N") if _numbers(grid.get("N")) else []) if n > 0]
+    loads = _numbers_at(cfg, "load")
+    Ns = [n for n in _numbers_at(grid, "N") if n > 0]
     names = (
         [n for n in grid.get("distribution", []) if isinstance(n, str)]
         if isinstance(grid.get("distribution"), list)
         else []
     )
-    dep_names = grid.get("dependence") if isinstance(grid.get("dependence"), list) else []
+    dep_names = list_at(grid, "dependence")
     lo, hi = SIZE_RANGE
     slowest = _slowest(grid, system)
     found: dict[tuple, Err] = {}
@@ -427,9 +481,8 @@ def fork_join_errors(name: str, cfg: dict, grid: dict, dists: dict, system: dict
 
     A grid axis ``FJ.<param>`` is checked value by value (each value is applied
     and validated on its own), so here every parameter is the config's value."""
-    policies = cfg.get("policies") if isinstance(cfg.get("policies"), dict) else {}
-    params = policies.get(name)
-    names = grid.get("policy") if isinstance(grid.get("policy"), list) else []
+    params = section(cfg, "policies").get(name)
+    names = list_at(grid, "policy")
     if not isinstance(params, dict) or name not in names:
         return []
     errs: list[Err] = []
@@ -473,8 +526,7 @@ def fork_join_errors(name: str, cfg: dict, grid: dict, dists: dict, system: dict
             )
         )
     if "shift" in _as_list(params.get("split", "none")):
-        names_d = grid.get("distribution") if isinstance(grid.get("distribution"), list) else []
-        for i, dist_name in enumerate(names_d):
+        for i, dist_name in enumerate(list_at(grid, "distribution")):
             spec = dists.get(dist_name) if isinstance(dist_name, str) else None
             family = spec.get("family") if isinstance(spec, dict) else None
             if family is not None and family != "shifted_exponential":
@@ -524,7 +576,7 @@ def _warmup_errors(sim: dict) -> list[Err]:
     ]
 
 
-def _is_int(x) -> bool:
+def _is_int(x) -> TypeGuard[int]:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
@@ -532,7 +584,7 @@ def _check_run_length(cfg: dict) -> list[Err]:
     """``simulation.max_jobs`` caps the sequential stopping of ``simulation.precision``:
     it means nothing without it, and must leave room for the first round; the warm-up
     must not be longer than the measured run."""
-    sim = cfg.get("simulation") if isinstance(cfg.get("simulation"), dict) else {}
+    sim = section(cfg, "simulation")
     errs = _warmup_errors(sim)
     return errs + _max_jobs_errors(sim)
 
@@ -572,7 +624,7 @@ def _load_basis_errors(cfg: dict, grid: dict, system: dict) -> list[Err]:
     if basis != "redundancy":
         return []  # a value outside LOAD_BASES is the schema's error
     errs: list[Err] = []
-    names = grid.get("policy") if isinstance(grid.get("policy"), list) else []
+    names = list_at(grid, "policy")
     other = [
         n for n in names if isinstance(n, str) and (n in POLICIES or n in ALIASES) and canonical_policy(n) != "CoC"
     ]
@@ -586,7 +638,7 @@ def _load_basis_errors(cfg: dict, grid: dict, system: dict) -> list[Err]:
                 f"(allowed: {one_of(LOAD_BASES)})",
             )
         )
-    slow = [r for r in (grid.get("r_slow") if _numbers(grid.get("r_slow")) else []) if r != 1]
+    slow = [r for r in _numbers_at(grid, "r_slow") if r != 1]
     if slow or system.get("speeds") is not None:
         what = f"grid.r_slow has {one_of(slow)}" if slow else "system.speeds is given"
         errs.append(
@@ -615,13 +667,14 @@ def validate(cfg: dict) -> list[Err]:
 
 
 def extra_axes(cfg: dict) -> tuple[list[tuple[Axis, list]], list[Err]]:
+    """The dotted grid axes of ``cfg`` with their values, and the errors of those refused."""
     grid = cfg.get("grid")
     if not isinstance(grid, dict):
         return [], []
     axes: list[tuple[Axis, list]] = []
     errs: list[Err] = []
     by_name: dict[str, str] = {}
-    policies = cfg.get("policies") if isinstance(cfg.get("policies"), dict) else {}
+    policies = section(cfg, "policies")
     for key, values in grid.items():
         if not isinstance(key, str) or "." not in key:
             continue
@@ -663,4 +716,5 @@ def extra_axes(cfg: dict) -> tuple[list[tuple[Axis, list]], list[Err]]:
 
 
 def under(path: tuple, target: tuple) -> bool:
+    """Does ``path`` lie at or below ``target``?"""
     return tuple(path[: len(target)]) == tuple(target)

@@ -23,6 +23,8 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Err:
+    """One problem of a config: the key path it concerns and its message."""
+
     path: tuple
     text: str
 
@@ -37,6 +39,7 @@ def _key_text(part) -> str:
 
 
 def fmt_path(parts) -> str:
+    """A key path as written in a message: ``grid.N[1]``, or ``(top level)``."""
     out = ""
     for part in parts:
         if isinstance(part, int) and not isinstance(part, bool):
@@ -83,9 +86,11 @@ def did_you_mean(word, candidates) -> str:
 
 
 def one_of(items) -> str:
+    """Items as a comma-separated list, ``(none)`` when there are none."""
     items = [str(i) for i in items]
     return ", ".join(items) if items else "(none)"
 
 
 def not_allowed(path, value, expected: str, hint: str = "") -> Err:
+    """The error ``<path>: value <value> is not allowed; expected <expected><hint>``."""
     return Err(tuple(path), f"{fmt_path(path)}: value {format_value(value)} is not allowed; expected {expected}{hint}")

@@ -21,6 +21,7 @@ import math
 
 from ..policies import ALIASES, POLICIES, canonical_policy
 from .errors import Err, format_value, one_of
+from .nodes import list_at, section
 
 MAX_CONFIG_BYTES = 256 * 1024
 """A study file's size: 256 KiB (the shipped ones are under 5 KB). Parsing it takes about
@@ -77,9 +78,9 @@ def _policy_list_lengths(cfg: dict) -> dict[str, int]:
     """A policy parameter given as a list is an axis named by the parameter (the union of
     the lists of every policy of the grid that has it: at most their total length)."""
     grid = cfg["grid"]
-    names = grid.get("policy") if isinstance(grid.get("policy"), list) else []
+    names = list_at(grid, "policy")
     used = {canonical_policy(n) for n in names if isinstance(n, str) and (n in POLICIES or n in ALIASES)}
-    policies = cfg.get("policies") if isinstance(cfg.get("policies"), dict) else {}
+    policies = section(cfg, "policies")
     out: dict[str, int] = {}
     for name, params in policies.items():
         if not (isinstance(name, str) and (name in POLICIES or name in ALIASES)) or canonical_policy(name) not in used:
@@ -140,7 +141,7 @@ def _replications(cfg: dict) -> int:
     evaluate = cfg.get("evaluate", ["simulation"])
     if not isinstance(evaluate, list) or "simulation" not in evaluate:
         return 1
-    sim = cfg.get("simulation") if isinstance(cfg.get("simulation"), dict) else {}
+    sim = section(cfg, "simulation")
     reps = sim.get("replications", 4)
     return reps if isinstance(reps, int) and not isinstance(reps, bool) and reps > 0 else 1
 
@@ -150,9 +151,10 @@ def cell_id_errors(resolved: dict) -> list[Err]:
     the longest ``axis=value`` of every axis (a cell drops the axes its policy ignores),
     so that no grid needs to be built."""
     from ..grid import axes_of, literal
+    from .resolved import ResolvedConfig
 
     try:
-        axes = axes_of(resolved)
+        axes = axes_of(ResolvedConfig.from_dict(resolved))
     except ValueError:
         return []  # the grid reports it
     parts = {axis: max(len(f"{axis}={literal(v)}".encode()) for v in values) for axis, values in axes.items()}

@@ -91,6 +91,7 @@ class _Walk:
         self.frames: list[_Frame] = []
 
     def path(self) -> tuple:
+        """The key path of the node being read."""
         return tuple(f.key for f in self.frames if f.key is not None)
 
     def _done_with_node(self) -> None:
@@ -121,6 +122,7 @@ class _Walk:
         top.key_is_node = not isinstance(event, yaml.ScalarEvent)
 
     def step(self, event) -> None:
+        """Take one parse event, refusing an alias, an anchor or too deep a nesting."""
         if isinstance(event, yaml.AliasEvent):
             raise _Refusal(
                 self.path(), f"the alias *{event.anchor} is not allowed; expected {_NO_ALIASES}", event.start_mark

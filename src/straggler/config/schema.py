@@ -57,6 +57,7 @@ def _validator_class():
 
 @functools.cache
 def schema_validator(definition: str | None = None):
+    """A validator of the whole schema, or of one of its ``$defs`` (it fills defaults)."""
     root = _schema()
     if definition is None:
         return _validator_class()(root)
@@ -75,6 +76,8 @@ def family_parameters() -> dict[str, tuple[str, ...]]:
 
 
 def deref(sch):
+    """A schema node with its ``$ref`` chain followed: its own keys (but ``description`` and
+    ``default``) over those of the definition it refers to."""
     while isinstance(sch, dict) and "$ref" in sch and sch["$ref"].startswith("#/$defs/"):
         target = _schema()["$defs"][sch["$ref"].split("/")[-1]]
         rest = {k: v for k, v in sch.items() if k not in ("$ref", "description", "default")}
