@@ -62,13 +62,12 @@ PENDING = PLAN.pending(RESULTS)
 # a pending unit whose manifest exists lost a cell's file since it ran: run it again
 for _batch in PENDING:
     Path(f"{RESULTS}/units/{_batch.id}.json").unlink(missing_ok=True)
-# one caption per kind of figure (workflow/report/figures/<family>.rst)
-_FAMILIES = ("stability_vs_", "load_ratio_vs_", "latency_vs_", "cost_vs_", "winners_")
-
-
+# one caption per kind of figure (workflow/report/figures/<family>.rst; the family is
+# the kind's, in catalog.FIGURE_KINDS)
 def figure_caption(name):
-    family = next((f.rstrip("_") for f in _FAMILIES if name.startswith(f)), name)
-    return f"../report/figures/{family}.rst"
+    from straggler.catalog import figure_family
+
+    return f"../report/figures/{figure_family(name)}.rst"
 
 
 if not GRID.cells:
