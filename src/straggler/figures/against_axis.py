@@ -15,9 +15,8 @@ from .style import VERDICT_NOTE, kind_label, shades_of, style_of
 
 
 def against_axis_figure(ds: xr.Dataset, what: str, x: str):
-    """Mean cost (or latency) against a swept parameter ``x`` (e.g. FJ.k): one panel
-    per case and policy, one shade of the policy's colour per load (light: low load);
-    simulation with filled markers and CI bars, analytic values and bounds by kind."""
+    """The ``cost_vs_<axis>`` figures: ``what`` against the swept parameter ``x`` (what it
+    shows, in words: its kind's caption in :data:`straggler.catalog.FIGURE_KINDS`)."""
     from matplotlib.lines import Line2D
 
     fixed, where = fixed_elsewhere(ds, {x})

@@ -24,9 +24,9 @@ from .style import VERDICT_NOTE, kind_label, shades_of, style_of
 
 
 def by_variant_figure(ds: xr.Dataset, what: str):
-    """Mean latency or cost against load, one line per variant (a combination of the
-    swept grid axes other than the case, e.g. ``d = 4, FJ.keep = opt``) in shades of
-    its policy's colour: simulation with filled markers, analysis by kind."""
+    """The ``latency_by_variant`` and ``cost_by_variant`` figures: ``what`` against load, a
+    line per variant (what it shows, in words: its kind's caption in
+    :data:`straggler.catalog.FIGURE_KINDS`)."""
     from matplotlib.lines import Line2D
 
     swept = [d for d in grid_dims(ds) if ds.sizes[d] > 1]

@@ -11,11 +11,8 @@ from .selection import cases_of, column_axis, first_swept, fixed_elsewhere, has_
 
 
 def cost_figure(ds: xr.Dataset):
-    """Expected server time per job against r_slow, or against the first other swept
-    numeric axis (d, say) when r_slow has one value: the analysis by kind (an exact
-    value solid; a lower bound and ``cost_upper`` as the two ends of an interval,
-    dash-dotted and dotted) and, just right of it, the simulated E[C] with its CI
-    (clipped at 0) at the lightest load where the policy is stable (filled markers)."""
+    """The ``cost`` figure: the server time per job, analytic and simulated (what it shows,
+    in words: its kind's caption in :data:`straggler.catalog.FIGURE_KINDS`)."""
     x = "r_slow"
     if ds.sizes["r_slow"] == 1:
         x = first_swept(ds) or x

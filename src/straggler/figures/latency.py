@@ -55,16 +55,14 @@ def latency_series(
 
 
 def latency_figure(ds: xr.Dataset):
-    """Mean response time against load (log scale): the analysis in its kind's line
-    style, the simulation as filled markers with CI bars, one colour and marker per
-    policy; a simulated load that is unstable or undetermined has no estimate and
-    gets a mark at the foot of its panel instead (:data:`VERDICT_MARKS`)."""
+    """The ``latency`` figure: the mean response time against load (what it shows, in
+    words: its kind's caption in :data:`straggler.catalog.FIGURE_KINDS`)."""
     return _against_load(ds, "latency_mean", "Mean response time E[T]", "E[T]", analytic=True)
 
 
 def tail_figure(ds: xr.Dataset):
-    """The tail: the simulated 99th percentile of the response time against load
-    (log scale), marks where the verdict is not stable."""
+    """The ``tail`` figure: the simulated p99 of the response time against load (what it
+    shows, in words: its kind's caption in :data:`straggler.catalog.FIGURE_KINDS`)."""
     if "latency_quantile" not in ds or 0.99 not in list(np.round(ds["quantile"].values, 6)):
         return empty_figure("Tail: p99 of the response time", "simulated quantiles")
     q = ds["latency_quantile"].sel(quantile=0.99, method="nearest").drop_vars("quantile")

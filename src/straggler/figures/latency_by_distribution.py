@@ -15,12 +15,9 @@ from .style import VERDICT_NOTE, style_of
 
 
 def latency_by_distribution_figure(ds: xr.Dataset):
-    """Simulated mean response time with its CI per job-size law (in the study's
-    order, e.g. by increasing variance), one panel per load (at most four), each
-    policy in its colour and marker, dependences told apart by the marker's fill
-    (filled, hollow, half): the near-insensitivity of the PS paper's Fig. 5. The y
-    axis is not forced to 0, so differences of a percent stay visible. Other axes are
-    taken at the value with the most estimates (the title says which)."""
+    """The ``latency_by_distribution`` figure: the simulated mean response time per
+    job-size law (what it shows, in words: its kind's caption in
+    :data:`straggler.catalog.FIGURE_KINDS`)."""
     fixed, where = most_estimated(ds, {"distribution", "dependence"})
     sub = ds.sel(fixed)
     loads = shown_loads(ds)

@@ -25,10 +25,9 @@ from .style import VERDICT_NOTE
 
 
 def latency_vs_figure(ds: xr.Dataset, x: str):
-    """Mean response time against a swept axis (``d``, ``FJ.k``), one row of panels
-    per case and one column per load (at most four, increasing): the analysis by kind
-    (a lower bound dash-dotted), the simulation with CI bars (log y, as latencies
-    near saturation span orders of magnitude)."""
+    """The ``latency_vs_<axis>`` figures: the mean response time against the swept axis
+    ``x`` (what it shows, in words: its kind's caption in
+    :data:`straggler.catalog.FIGURE_KINDS`)."""
     fixed, where = fixed_elsewhere(ds, {x})
     sub = ds.sel(fixed)
     loads = shown_loads(ds)

@@ -9,8 +9,8 @@ from .primitives import analytic_against
 
 
 def load_figure(ds: xr.Dataset):
-    """Effective load of the busiest server against the nominal load (a bound on the
-    capacity makes it the opposite bound on the effective load)."""
+    """The ``load`` figure: the effective load of the busiest server (what it shows, in
+    words: its kind's caption in :data:`straggler.catalog.FIGURE_KINDS`)."""
     fig = analytic_against(ds, "rho", "load", "Effective load of the busiest server", "rho", inverse=True)
     for ax in fig.axes:
         if ax.get_xlabel() == "load":

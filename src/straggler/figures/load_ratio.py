@@ -14,11 +14,9 @@ from .style import kind_label, shades_of, style_of
 
 
 def load_ratio_figure(ds: xr.Dataset, x: str):
-    """1 / lambda_max against a threshold on a log axis, one line per job-size law
-    (shades of the policy's colour) and one panel per dependence and policy: on
-    identical servers this is the speculation paper's load ratio
-    L(tau) = rho(tau) / rho(inf) (its Fig. 1), since there lambda_max(inf) = 1 in load
-    units; L < 1 means the timeout gains capacity."""
+    """The ``load_ratio_vs_<axis>`` figures: 1 / lambda_max against the threshold ``x``
+    (what it shows, in words: its kind's caption in
+    :data:`straggler.catalog.FIGURE_KINDS`)."""
     from matplotlib.lines import Line2D
 
     fixed, where = fixed_elsewhere(ds, {x})

@@ -28,13 +28,9 @@ def _half_line(ax, x, end, towards, colour) -> None:
 
 
 def stability_figure(ds: xr.Dataset, x: str = "r_slow"):
-    """Each policy's largest stable load as an interval against ``x``: a filled
-    marker on a solid line where it is exact; a bar from the proven low end (a
-    sufficient bound, a load the simulation found stable) to the proven high end (a
-    necessary bound, a load found unstable); a one-sided bound as a dotted arrow from
-    its end towards the side that is not known (up: at least, down: at most); an
-    approximation that proves nothing as a small hollow marker. Policies are dodged
-    side by side at each value."""
+    """The ``stability`` and ``stability_vs_<axis>`` figures: each policy's largest stable load
+    against ``x`` (what it shows, in words: its kind's caption in
+    :data:`straggler.catalog.FIGURE_KINDS`)."""
     from ..intervals import stability_intervals
 
     units = "rho~ units" if ds.attrs.get("load_basis", "nominal") == "redundancy" else "load units"

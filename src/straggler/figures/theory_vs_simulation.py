@@ -36,11 +36,9 @@ def _percent_ticks(axes) -> None:
 
 
 def theory_vs_simulation_figure(ds: xr.Dataset):
-    """Theory against simulation: the relative error theory / simulation - 1 of the
-    mean response time (left) and of the server time per job (right) against load,
-    with its interval from the simulation's CI, a line per policy and grid setting in
-    the style of the analytic value's kind (an upper bound should sit above 0, a
-    lower bound below); symmetric-log y axis."""
+    """The ``theory_vs_simulation`` figure: the relative error of the analysis against
+    the simulation (what it shows, in words: its kind's caption in
+    :data:`straggler.catalog.FIGURE_KINDS`)."""
     swept = [d for d in grid_dims(ds) if ds.sizes[d] > 1]
     cases = cases_of(ds)
     title = "Theory against simulation: relative error theory / simulation - 1"
