@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 import xarray as xr
@@ -99,15 +100,25 @@ def _fit_x(ax, xs: list) -> None:
         ax.set_xlim(mid * 0.95, mid * 1.05)
 
 
+@dataclass
+class _Drawn:
+    """What the panels of the trade-off figure drew, for its legend and title."""
+
+    kinds: set = field(default_factory=set)
+    simulated: bool = False
+    marked: bool = False
+    anything: bool = False
+    policies: list = field(default_factory=list)
+
+    def saw(self, policy) -> None:
+        if policy not in self.policies:
+            self.policies.append(policy)
+
+
 def tradeoff_figure(ds: xr.Dataset):
-    """The latency-cost trade-off: E[T] against E[C] at each load (a column per load,
-    at most four), a point per policy and variant (d, policy parameters), the
-    simulation's estimates with CI bars where it has them, else the analysis (hollow,
-    by kind); the Pareto frontier (no other point is both faster and cheaper) as a
-    black step line through ringed points. A policy without an estimate at a load
-    gets its verdict mark (x unstable, ? undetermined) at the foot of the panel, at
-    its analytic E[C]. Other system axes (r_slow, N, ...) are taken at the value where
-    the simulation has the most estimates; the title says which."""
+    """The ``tradeoff`` figure: E[T] against E[C] at each load, with the Pareto
+    frontier (what it shows, in words: its kind's caption in
+    :data:`straggler.catalog.FIGURE_KINDS`)."""
     variants = variant_dims(ds)
     fixed, where = most_estimated(ds, set(variants))
     sub = ds.sel(fixed)
@@ -117,83 +128,12 @@ def tradeoff_figure(ds: xr.Dataset):
     points = variant_points(sub, variants)
     slots = {str(p): i for i, p in enumerate(sub["policy"].values)}
     fig, axes = make_panels(len(cases), len(loads), sharey="row", sharex=False)
-    anything, kinds, simulated, marked, policies = False, set(), False, False, []
+    seen = _Drawn()
     for i, case in enumerate(cases):
         for j, load in enumerate(loads):
-            ax = axes[i, j]
-            drawn, boxes, unplaced, mark_x = [], [], [], []
-            for policy, sel, label in points:
-                at = sub.sel(dict(zip(CASE_DIMS, case), policy=policy, load=load, **sel))
-                c, cci, t, tci, source = _estimates(at)
-                s = style_of(policy)
-                if not (math.isfinite(c) and math.isfinite(t)):
-                    v = str(at["verdict"].values.item()) if "verdict" in at else ""
-                    jobs = float(at["jobs"]) if "jobs" in at else math.nan
-                    covered = jobs > 0 or (v == "unstable" and math.isfinite(jobs))
-                    if v in VERDICT_MARKS and covered:
-                        cost = float(at["cost"]) if "cost" in at else math.nan
-                        if math.isfinite(cost):
-                            marked |= draw_verdicts(ax, [cost], [v], None, s["colour"], slots[policy])
-                            mark_x.append(cost)
-                        else:
-                            short = short_label(policy, sel, variants)
-                            unplaced.append(f"{policy}{' ' + short if short else ''} {'x' if v == 'unstable' else '?'}")
-                        if policy not in policies:
-                            policies.append(policy)
-                    continue
-                if source == "simulation":
-                    ax.errorbar(
-                        [c],
-                        [t],
-                        xerr=[np.nan_to_num(cci)],
-                        yerr=[np.nan_to_num(tci)],
-                        color=s["colour"],
-                        marker=s["marker"],
-                        ms=4.5,
-                        ls="none",
-                        elinewidth=0.7,
-                        capsize=1.5,
-                        zorder=4,
-                    )
-                    simulated = True
-                else:
-                    ax.plot(
-                        [c],
-                        [t],
-                        color=s["colour"],
-                        marker=s["marker"],
-                        ms=4.5,
-                        ls="none",
-                        markerfacecolor="white",
-                        zorder=4,
-                    )
-                    kinds |= {k.strip() for k in source.split("/")}
-                if label:  # the variant's values; the legend names the axes
-                    short = short_label(policy, sel, variants)
-                    ax.annotate(
-                        short, (c, t), xytext=(3, 2), textcoords="offset points", fontsize=5.5, color=s["colour"]
-                    )
-                drawn.append((c, t))
-                cc, tt = (0.0 if not math.isfinite(v) else v for v in (cci, tci))
-                boxes.append((c - cc, c + cc, t - tt, t + tt))
-                if policy not in policies:
-                    policies.append(policy)
-            if drawn:
-                anything = True
-                _draw_frontier(ax, drawn, boxes)
-            _fit_x(ax, [p[0] for p in drawn] + mark_x)
-            if unplaced:
-                ax.text(
-                    0.98,
-                    0.97,
-                    "no analytic E[C]:\n" + "\n".join(unplaced[:5]),
-                    transform=ax.transAxes,
-                    ha="right",
-                    va="top",
-                    fontsize=5.5,
-                    color="0.3",
-                )
-    if not anything and not marked:
+            at = sub.sel(dict(zip(CASE_DIMS, case), load=load))
+            _tradeoff_panel(axes[i, j], at, points, variants, slots, seen)
+    if not seen.anything and not seen.marked:
         import matplotlib.pyplot as plt
 
         plt.close(fig)
@@ -206,9 +146,107 @@ def tradeoff_figure(ds: xr.Dataset):
         "E[C] (server time per job)",
         "E[T]",
     )
+    title += where
+    if seen.marked:
+        title += "\n(strip under each panel, at the policy's analytic E[C]: x unstable, ? undetermined)"
+    finish(fig, title, _tradeoff_handles(ds, seen, variants))
+    return fig
+
+
+def _tradeoff_panel(ax, sub: xr.Dataset, points: list, variants: list[str], slots: dict, seen: _Drawn) -> None:
+    """One case at one load (``sub``): a point per policy and variant, the verdict mark
+    of one without an estimate, the frontier, and the policies without an analytic
+    E[C] to place their mark at, named in a corner."""
+    drawn, boxes, unplaced, mark_x = [], [], [], []
+    for policy, sel, label in points:
+        at = sub.sel(dict(policy=policy, **sel))
+        c, cci, t, tci, source = _estimates(at)
+        if not (math.isfinite(c) and math.isfinite(t)):
+            _tradeoff_mark(ax, at, policy, sel, variants, slots, seen, mark_x, unplaced)
+            continue
+        short = short_label(policy, sel, variants) if label else None
+        _tradeoff_point(ax, (c, cci, t, tci, source), policy, short, seen)
+        drawn.append((c, t))
+        cc, tt = (0.0 if not math.isfinite(v) else v for v in (cci, tci))
+        boxes.append((c - cc, c + cc, t - tt, t + tt))
+        seen.saw(policy)
+    if drawn:
+        seen.anything = True
+        _draw_frontier(ax, drawn, boxes)
+    _fit_x(ax, [p[0] for p in drawn] + mark_x)
+    if unplaced:
+        ax.text(
+            0.98,
+            0.97,
+            "no analytic E[C]:\n" + "\n".join(unplaced[:5]),
+            transform=ax.transAxes,
+            ha="right",
+            va="top",
+            fontsize=5.5,
+            color="0.3",
+        )
+
+
+def _tradeoff_mark(ax, at, policy, sel: dict, variants: list[str], slots: dict, seen: _Drawn, mark_x, unplaced) -> None:
+    """A policy without an estimate at this load: its verdict mark at its analytic E[C]
+    (noted in ``mark_x``), or, without one, its name in ``unplaced``."""
+    v = str(at["verdict"].values.item()) if "verdict" in at else ""
+    jobs = float(at["jobs"]) if "jobs" in at else math.nan
+    covered = jobs > 0 or (v == "unstable" and math.isfinite(jobs))
+    if not (v in VERDICT_MARKS and covered):
+        return
+    cost = float(at["cost"]) if "cost" in at else math.nan
+    if math.isfinite(cost):
+        seen.marked |= draw_verdicts(ax, [cost], [v], None, style_of(policy)["colour"], slots[policy])
+        mark_x.append(cost)
+    else:
+        short = short_label(policy, sel, variants)
+        unplaced.append(f"{policy}{' ' + short if short else ''} {'x' if v == 'unstable' else '?'}")
+    seen.saw(policy)
+
+
+def _tradeoff_point(ax, estimates: tuple, policy, short: str | None, seen: _Drawn) -> None:
+    """One point (E[C], E[T]): the simulation's with CI bars, else the analysis's,
+    hollow; ``short``: the variant's values beside it (the legend names the axes;
+    None: a point of no variant)."""
+    c, cci, t, tci, source = estimates
+    s = style_of(policy)
+    if source == "simulation":
+        ax.errorbar(
+            [c],
+            [t],
+            xerr=[np.nan_to_num(cci)],
+            yerr=[np.nan_to_num(tci)],
+            color=s["colour"],
+            marker=s["marker"],
+            ms=4.5,
+            ls="none",
+            elinewidth=0.7,
+            capsize=1.5,
+            zorder=4,
+        )
+        seen.simulated = True
+    else:
+        ax.plot(
+            [c],
+            [t],
+            color=s["colour"],
+            marker=s["marker"],
+            ms=4.5,
+            ls="none",
+            markerfacecolor="white",
+            zorder=4,
+        )
+        seen.kinds |= {k.strip() for k in source.split("/")}
+    if short is not None:
+        ax.annotate(short, (c, t), xytext=(3, 2), textcoords="offset points", fontsize=5.5, color=s["colour"])
+
+
+def _tradeoff_handles(ds: xr.Dataset, seen: _Drawn, variants: list[str]) -> list:
+    """The legend: the policies, the kinds drawn, the frontier's rings, the labels' axes."""
     from matplotlib.lines import Line2D
 
-    handles = policy_handles(policies) + kind_handles(kinds, simulated, confidence_level(ds), ds=ds)
+    handles = policy_handles(seen.policies) + kind_handles(seen.kinds, seen.simulated, confidence_level(ds), ds=ds)
     handles.append(
         Line2D(
             [], [], color="black", lw=0, marker="o", markerfacecolor="none", ms=6, label="on the frontier (intervals)"
@@ -216,8 +254,4 @@ def tradeoff_figure(ds: xr.Dataset):
     )
     if variants:
         handles.append(Line2D([], [], color="none", label="point labels: " + " / ".join(variants)))
-    title += where
-    if marked:
-        title += "\n(strip under each panel, at the policy's analytic E[C]: x unstable, ? undetermined)"
-    finish(fig, title, handles)
-    return fig
+    return handles

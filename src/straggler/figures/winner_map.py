@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 import xarray as xr
 
@@ -10,19 +12,22 @@ from .layout import WIDTH, finish, load_label, make_panels, policy_handles
 from .selection import fixed_elsewhere, fmt_value
 from .style import style_of
 
+_MAP_TITLES = {"latency": "smallest E[T]", "cost": "smallest E[C]", "stability": "largest\nstable load"}
+
+
+@dataclass
+class _Seen:
+    """What the maps drew, for the legend: the policies in their order, and the notes
+    (``tie``, ``x``)."""
+
+    policies: list = field(default_factory=list)
+    notes: set = field(default_factory=set)
+
 
 def winner_map_figure(ds: xr.Dataset, axis: str):
-    """Which policy wins where, over ``axis`` (rows of each map) and the load
-    (columns): the smallest E[T] and the smallest E[C] at each load and the largest
-    stable load (one column: it does not depend on the load), each decided by
-    dominance of intervals (exact values, bounds, the simulation's CIs). A cell in a
-    policy's colour with its marker: that policy beats every other contender. A
-    hatched grey cell with several markers: a tie, every policy that could be best
-    (+n: more of them). x: no policy stable at that load. The oracles (KT, KS) are
-    not contenders."""
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch, Rectangle
-
+    """The ``winners_<axis>`` figures: which policy wins where, over ``axis`` and the
+    load (what it shows, in words: its kind's caption in
+    :data:`straggler.catalog.FIGURE_KINDS`)."""
     from ..winners import ORACLES, winners
 
     rows_dims = [d for d in CASE_DIMS if d != axis]
@@ -43,78 +48,14 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
     width = min(WIDTH, 0.3 * sum(widths) + 2.4)
     height = nrows * max(1.2, 0.17 * len(ys) + 0.55) + 0.6
     fig, axes = make_panels(nrows, ncols, sharey=True, sharex=False, width_ratios=widths, figsize=(width, height))
-    policies_seen, notes = [], set()
-
-    def cell(ax, x0, y0, names: str, decided: bool, text: str = ""):
-        plist = [p for p in names.split(", ") if p]
-        if plist:
-            if decided:
-                face = style_of(plist[0])["colour"]
-                ax.add_patch(Rectangle((x0 - 0.5, y0 - 0.5), 1, 1, facecolor=(*face[:3], 0.3), lw=0))
-            else:
-                ax.add_patch(
-                    Rectangle((x0 - 0.5, y0 - 0.5), 1, 1, facecolor="0.93", hatch="////", edgecolor="0.7", lw=0)
-                )
-                notes.add("tie")
-            shown = plist if len(plist) <= 3 else plist[:2]
-            step = 0.28
-            for k, p in enumerate(shown):
-                off = (k - (len(shown) - 1) / 2) * step
-                ax.plot(
-                    [x0 + off],
-                    [y0],
-                    marker=style_of(p)["marker"],
-                    color=style_of(p)["colour"],
-                    ms=4.0 if decided else 3.4,
-                    ls="none",
-                    markeredgecolor="black",
-                    markeredgewidth=0.3,
-                )
-            for p in plist:
-                if p not in policies_seen:
-                    policies_seen.append(p)
-            if len(shown) < len(plist):
-                ax.text(x0 + 0.45, y0 - 0.45, f"+{len(plist) - len(shown)}", fontsize=5, ha="right", va="bottom")
-        elif text:
-            ax.add_patch(Rectangle((x0 - 0.5, y0 - 0.5), 1, 1, facecolor="0.85", lw=0))
-            ax.text(x0, y0, text, ha="center", va="center", fontsize=7, color="0.2")
-            notes.add(text)
-
+    seen = _Seen()
     for i, key in enumerate(row_keys):
         match = dict(zip(rows_dims, key))
         for j, metric in enumerate(metrics):
             ax = axes[i, j]
-            rows = table[table["criterion"] == metric]
-            for yi, yv in enumerate(ys):
-                if metric == "stability":
-                    r = _rows(rows, {**match, axis: yv})
-                    if r is not None:
-                        cell(ax, 0, yi, r["winners"], r["decided"] == "true")
-                    continue
-                for xi, load in enumerate(loads):
-                    r = _rows(rows, {**match, axis: yv, "load": load})
-                    if r is None:
-                        continue
-                    if r["winners"]:
-                        cell(ax, xi, yi, r["winners"], r["decided"] == "true")
-                    elif r["evidence"] == "no policy stable":
-                        cell(ax, xi, yi, "", False, "x")
-            if metric != "stability":
-                ax.set_xlim(-0.5, len(loads) - 0.5)
-                ax.set_xticks(range(len(loads)))
-                ax.set_xticklabels([fmt_value(v) for v in loads], rotation=90 if len(loads) > 6 else 0)
-                ax.set_xlabel(load_label(ds).split(" = ")[0] if i == len(row_keys) - 1 else "")
-            else:
-                ax.set_xlim(-0.5, 0.5)
-                ax.set_xticks([])
-            ax.set_ylim(-0.5, len(ys) - 0.5)
-            ax.set_yticks(range(len(ys)))
-            ax.set_yticklabels([fmt_value(v) for v in ys])
-            ax.grid(False)
-            if i == 0:
-                ax.set_title(
-                    {"latency": "smallest E[T]", "cost": "smallest E[C]", "stability": "largest\nstable load"}[metric]
-                )
+            _map_cells(ax, table[table["criterion"] == metric], match, axis, ys, loads, metric, seen)
+            xlabel = load_label(ds).split(" = ")[0] if i == len(row_keys) - 1 else ""
+            _map_ticks(ax, metric, ys, loads, xlabel, title=i == 0)
         axes[i, 0].set_ylabel(axis)
         if key:
             axes[i, -1].annotate(
@@ -126,19 +67,103 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
                 ha="left",
                 fontsize=7,
             )
-    handles = policy_handles(policies_seen)
-    if "tie" in notes:
-        handles.append(
-            Patch(facecolor="0.93", hatch="////", edgecolor="0.7", lw=0, label="tie: every policy that could be best")
-        )
-    if "x" in notes:
-        handles.append(Patch(facecolor="0.85", label="x: no policy stable"))
-    handles.append(Line2D([], [], ls="none", label="filled: proven best"))
     title = f"Which policy wins where, by {axis} and load" + where
     if oracles:
         title += f"\n(decided by dominance of intervals; the oracles {', '.join(map(str, oracles))} left out)"
-    finish(fig, title, handles)
+    finish(fig, title, _map_handles(seen))
     return fig
+
+
+def _map_cells(ax, rows, match: dict, axis: str, ys: list, loads, metric: str, seen: _Seen) -> None:
+    """The cells of one map: a row per value of ``axis``, a column per load (one
+    column for the stability, which does not depend on the load)."""
+    for yi, yv in enumerate(ys):
+        if metric == "stability":
+            r = _rows(rows, {**match, axis: yv})
+            if r is not None:
+                _cell(ax, 0, yi, r["winners"], r["decided"] == "true", seen)
+            continue
+        for xi, load in enumerate(loads):
+            r = _rows(rows, {**match, axis: yv, "load": load})
+            if r is None:
+                continue
+            if r["winners"]:
+                _cell(ax, xi, yi, r["winners"], r["decided"] == "true", seen)
+            elif r["evidence"] == "no policy stable":
+                _cell(ax, xi, yi, "", False, seen, "x")
+
+
+def _cell(ax, x0, y0, names: str, decided: bool, seen: _Seen, text: str = "") -> None:
+    """One cell: in the winner's colour with its marker, hatched grey with the markers
+    of a tie (+n: more of them), or grey with ``text`` where no policy wins."""
+    from matplotlib.patches import Rectangle
+
+    plist = [p for p in names.split(", ") if p]
+    if plist:
+        if decided:
+            face = style_of(plist[0])["colour"]
+            ax.add_patch(Rectangle((x0 - 0.5, y0 - 0.5), 1, 1, facecolor=(*face[:3], 0.3), lw=0))
+        else:
+            ax.add_patch(Rectangle((x0 - 0.5, y0 - 0.5), 1, 1, facecolor="0.93", hatch="////", edgecolor="0.7", lw=0))
+            seen.notes.add("tie")
+        shown = plist if len(plist) <= 3 else plist[:2]
+        step = 0.28
+        for k, p in enumerate(shown):
+            off = (k - (len(shown) - 1) / 2) * step
+            ax.plot(
+                [x0 + off],
+                [y0],
+                marker=style_of(p)["marker"],
+                color=style_of(p)["colour"],
+                ms=4.0 if decided else 3.4,
+                ls="none",
+                markeredgecolor="black",
+                markeredgewidth=0.3,
+            )
+        for p in plist:
+            if p not in seen.policies:
+                seen.policies.append(p)
+        if len(shown) < len(plist):
+            ax.text(x0 + 0.45, y0 - 0.45, f"+{len(plist) - len(shown)}", fontsize=5, ha="right", va="bottom")
+    elif text:
+        ax.add_patch(Rectangle((x0 - 0.5, y0 - 0.5), 1, 1, facecolor="0.85", lw=0))
+        ax.text(x0, y0, text, ha="center", va="center", fontsize=7, color="0.2")
+        seen.notes.add(text)
+
+
+def _map_ticks(ax, metric: str, ys: list, loads, xlabel: str, title: bool) -> None:
+    """The ticks of one map (the loads across, the axis' values down) and, on the top
+    row (``title``), what it decides."""
+    if metric != "stability":
+        ax.set_xlim(-0.5, len(loads) - 0.5)
+        ax.set_xticks(range(len(loads)))
+        ax.set_xticklabels([fmt_value(v) for v in loads], rotation=90 if len(loads) > 6 else 0)
+        ax.set_xlabel(xlabel)
+    else:
+        ax.set_xlim(-0.5, 0.5)
+        ax.set_xticks([])
+    ax.set_ylim(-0.5, len(ys) - 0.5)
+    ax.set_yticks(range(len(ys)))
+    ax.set_yticklabels([fmt_value(v) for v in ys])
+    ax.grid(False)
+    if title:
+        ax.set_title(_MAP_TITLES[metric])
+
+
+def _map_handles(seen: _Seen) -> list:
+    """The legend: the policies that won somewhere, a tie, no policy stable."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles = policy_handles(seen.policies)
+    if "tie" in seen.notes:
+        handles.append(
+            Patch(facecolor="0.93", hatch="////", edgecolor="0.7", lw=0, label="tie: every policy that could be best")
+        )
+    if "x" in seen.notes:
+        handles.append(Patch(facecolor="0.85", label="x: no policy stable"))
+    handles.append(Line2D([], [], ls="none", label="filled: proven best"))
+    return handles
 
 
 def _kind_of_winner(ds: xr.Dataset, metric: str, sel: dict, won: str) -> str:
