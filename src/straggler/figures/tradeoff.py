@@ -157,7 +157,10 @@ def _tradeoff_panel(ax, sub: xr.Dataset, points: list, variants: list[str], slot
     """One case at one load (``sub``): a point per policy and variant, the verdict mark
     of one without an estimate, the frontier, and the policies without an analytic
     E[C] to place their mark at, named in a corner."""
-    drawn, boxes, unplaced, mark_x = [], [], [], []
+    drawn: list[tuple[float, float]] = []
+    boxes: list[tuple[float, float, float, float]] = []
+    unplaced: list[str] = []
+    mark_x: list[float] = []
     for policy, sel, label in points:
         at = sub.sel(dict(policy=policy, **sel))
         c, cci, t, tci, source = _estimates(at)
