@@ -269,3 +269,22 @@ def test_variants_that_are_other_systems_are_named_as_such():
     fig = figures.make_figure(ds, "tradeoff")
     texts = {t.get_text() for ax in fig.axes for t in ax.texts}
     assert {"none", "lower", "upper"} <= texts
+
+
+def test_every_figure_kind_is_drawn_captioned_and_placed():
+    """The table of figure kinds is whole: each names a function of the figures package,
+    a section of report.html and a caption file of the Snakemake report, and every
+    caption file belongs to a kind."""
+    import importlib
+    from pathlib import Path
+
+    from straggler.catalog import FIGURE_KINDS
+    from straggler.report import SECTIONS
+
+    rst = Path(__file__).resolve().parents[1] / "workflow" / "report" / "figures"
+    for kind in FIGURE_KINDS:
+        module, function = kind.draw.split(":")
+        assert callable(getattr(importlib.import_module(f"straggler.figures.{module}"), function)), kind.name
+        assert kind.section in SECTIONS and kind.caption, kind.name
+        assert (rst / f"{kind.family}.rst").is_file(), kind.name
+    assert {p.stem for p in rst.glob("*.rst")} == {kind.family for kind in FIGURE_KINDS}
