@@ -10,9 +10,9 @@ import pytest
 
 from straggler.config import ConfigError, dump_config, load_config, resolve_config
 from straggler.evaluate import evaluate_cell
+from straggler.figures import figure_names, load_label
 from straggler.grid import build_grid, seed_sequence
 from straggler.model import build_model
-from straggler.plots import figure_names, load_label
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDIES = [ROOT / "config" / "config.yaml", *sorted((ROOT / "config" / "studies").glob("*.yaml"))]

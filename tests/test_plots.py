@@ -11,20 +11,20 @@ import pytest  # noqa: E402
 from matplotlib.colors import to_rgb  # noqa: E402
 from synthetic import study  # noqa: E402
 
-from straggler import plots  # noqa: E402
+from straggler import figures  # noqa: E402
 from straggler.policies import POLICIES  # noqa: E402
 
 
 def test_every_canonical_policy_has_its_own_colour_and_marker():
-    style = plots.policy_style()
+    style = figures.policy_style()
     assert list(style) == list(POLICIES)
     colours = [tuple(np.round(s["colour"], 4)) for s in style.values()]
     markers = [s["marker"] for s in style.values()]
     assert len(set(colours)) == len(colours) and len(set(markers)) == len(markers)
     grey = (0.498, 0.498, 0.498)  # the maps' "no winner"
     assert all(np.abs(np.subtract(c, grey)).max() > 0.05 for c in colours)
-    assert plots.policy_colours()["CoC"] == style["CoC"]["colour"]
-    assert plots.policy_markers()["CoC"] == style["CoC"]["marker"]
+    assert figures.policy_colours()["CoC"] == style["CoC"]["colour"]
+    assert figures.policy_markers()["CoC"] == style["CoC"]["marker"]
 
 
 def policy_artists(fig):
@@ -42,7 +42,7 @@ def policy_artists(fig):
 def check_policy_styles(fig):
     """Legend entries of a policy have its marker, and its colour unless they are one of
     its shades (``policy, variant``); every line in a policy's colour has its marker."""
-    style = plots.policy_style()
+    style = figures.policy_style()
     seen = set()
     for policy, label, colour, marker in policy_artists(fig):
         assert marker == style[policy]["marker"], (label, marker)
@@ -69,7 +69,7 @@ def synthetic():
 
 
 def test_a_policy_has_one_colour_and_marker_in_every_figure(synthetic):
-    names = plots.figure_names(
+    names = figures.figure_names(
         {d: list(synthetic[d].values) for d in ("policy", "distribution", "dependence", "r_slow", "d", "N")}
     )
     assert {
@@ -84,7 +84,7 @@ def test_a_policy_has_one_colour_and_marker_in_every_figure(synthetic):
     } <= set(names)
     seen = {}
     for name in names:
-        fig = plots.make_figure(synthetic, name)
+        fig = figures.make_figure(synthetic, name)
         seen[name] = check_policy_styles(fig)
         plt.close(fig)
     # the figures that compare policies name them in their legends
@@ -95,8 +95,8 @@ def test_a_policy_has_one_colour_and_marker_in_every_figure(synthetic):
 def test_latency_by_distribution_gives_each_policy_its_colour(synthetic):
     """Fourteen series (seven policies, two dependences) in seven colours: the policy's
     colour and marker, the dependence in the marker's fill."""
-    fig = plots.latency_by_distribution_figure(synthetic)
-    style = plots.policy_style()
+    fig = figures.latency_by_distribution_figure(synthetic)
+    style = figures.policy_style()
     fills = set()
     for ax in fig.axes:
         for line in ax.get_lines():
@@ -115,16 +115,16 @@ def test_latency_by_distribution_gives_each_policy_its_colour(synthetic):
 
 def test_load_panels_are_in_increasing_order():
     ds = study(loads=(0.9, 0.1, 0.7, 0.3))
-    fig = plots.latency_vs_figure(study(d=(1, 2, 4), loads=(0.9, 0.1, 0.7, 0.3)), "d")
+    fig = figures.latency_vs_figure(study(d=(1, 2, 4), loads=(0.9, 0.1, 0.7, 0.3)), "d")
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
     assert titles[:4] == ["load = 0.1", "load = 0.3", "load = 0.7", "load = 0.9"]
     plt.close(fig)
-    assert list(plots.shown_loads(ds)) == [0.1, 0.3, 0.7, 0.9]
+    assert list(figures.shown_loads(ds)) == [0.1, 0.3, 0.7, 0.9]
 
 
 def test_a_line_never_joins_values_of_different_kinds():
     fig, ax = plt.subplots()
-    kinds = plots.draw_analytic(
+    kinds = figures.draw_analytic(
         ax, [1, 2, 5, 10], [1.0, 2.0, 2.5, 1.2], ["exact", "upper bound", "upper bound", "exact"], "CoC"
     )
     assert kinds == {"exact", "upper bound"}
@@ -137,28 +137,28 @@ def test_a_line_never_joins_values_of_different_kinds():
 
 
 def test_legends_name_the_kind_not_analysis(synthetic):
-    fig = plots.stability_figure(synthetic)
+    fig = figures.stability_figure(synthetic)
     labels = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
     assert "exact" in labels and {"proven interval", "at most (proven high end)"} & set(labels)
     assert not any("analysis" in label for label in labels)
     plt.close(fig)
-    fig = plots.latency_figure(synthetic)
+    fig = figures.latency_figure(synthetic)
     labels = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
     assert "upper bound" in labels and any(t.startswith("simulation") for t in labels)
     plt.close(fig)
 
 
 def test_approximations_are_dashed():
-    assert plots.KIND_STYLE["approximation"]["ls"] == "--"
-    assert plots.kind_label("approximation") == "approximation"
-    assert plots.kind_label("necessary") == "upper bound"
-    assert plots.kind_label("necessary", inverse=True) == "lower bound"
+    assert figures.KIND_STYLE["approximation"]["ls"] == "--"
+    assert figures.kind_label("approximation") == "approximation"
+    assert figures.kind_label("necessary") == "upper bound"
+    assert figures.kind_label("necessary", inverse=True) == "lower bound"
 
 
 def test_pareto_front_and_relative_error():
     points = [(1.0, 5.0), (2.0, 3.0), (2.5, 4.0), (3.0, 1.0), (1.0, 6.0)]
-    assert plots.pareto_front(points) == [0, 1, 3]
-    err, low, high = plots.relative_error([1.1], [1.0], [0.05])
+    assert figures.pareto_front(points) == [0, 1, 3]
+    err, low, high = figures.relative_error([1.1], [1.0], [0.05])
     assert err[0] == pytest.approx(0.1)
     assert low[0] == pytest.approx(1.1 / 1.05 - 1) and high[0] == pytest.approx(1.1 / 0.95 - 1)
 
@@ -172,16 +172,16 @@ def test_simulated_figures_only_when_the_study_simulates():
         "d": [1, 2],
         "N": [4],
     }
-    assert "tail" in plots.figure_names(axes) and "tradeoff" in plots.figure_names(axes)
-    assert "tail" not in plots.figure_names(axes, simulated=False)
-    assert plots.map_axes(axes) == ["d"]
-    assert plots.map_axes(dict(axes, policy=["CoC"])) == []
+    assert "tail" in figures.figure_names(axes) and "tradeoff" in figures.figure_names(axes)
+    assert "tail" not in figures.figure_names(axes, simulated=False)
+    assert figures.map_axes(axes) == ["d"]
+    assert figures.map_axes(dict(axes, policy=["CoC"])) == []
 
 
 def test_unstable_and_undetermined_loads_are_marks_not_estimates(synthetic):
     """The synthetic policies are unstable above 0.6 and ZRed undetermined at 0.9: no
     simulated point is drawn there, a mark at the foot is."""
-    fig = plots.latency_figure(synthetic.sel(policy=["ZRed", "CoC"]))
+    fig = figures.latency_figure(synthetic.sel(policy=["ZRed", "CoC"]))
     marked = [
         c
         for ax in fig.axes
@@ -198,7 +198,7 @@ def test_unstable_and_undetermined_loads_are_marks_not_estimates(synthetic):
 
 
 def test_captions_are_per_figure():
-    caps = {n: plots.figure_caption(n) for n in ("stability", "tradeoff", "winners_d", "latency_vs_d", "tail")}
+    caps = {n: figures.figure_caption(n) for n in ("stability", "tradeoff", "winners_d", "latency_vs_d", "tail")}
     assert len(set(caps.values())) == len(caps)
     assert "d" in caps["winners_d"] and "``" not in caps["latency_vs_d"]
 
@@ -206,7 +206,7 @@ def test_captions_are_per_figure():
 def test_stability_is_drawn_as_intervals_and_half_lines(synthetic):
     """A necessary bound is an arrow from its end (an annotation), never a point on
     a line like an exact value."""
-    fig = plots.stability_figure(synthetic)
+    fig = figures.stability_figure(synthetic)
     labels = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
     arrows = [a for ax in fig.axes for a in ax.texts if getattr(a, "arrow_patch", None) is not None]
     assert arrows or "proven interval" in labels
@@ -215,7 +215,7 @@ def test_stability_is_drawn_as_intervals_and_half_lines(synthetic):
 
 
 def test_verdict_marks_sit_outside_the_data_area(synthetic):
-    fig = plots.latency_figure(synthetic)
+    fig = figures.latency_figure(synthetic)
     fig.canvas.draw()
     marks = 0
     for ax in fig.axes:
@@ -234,7 +234,7 @@ def test_verdict_marks_sit_outside_the_data_area(synthetic):
 def test_simulated_cis_are_clipped_at_zero(synthetic):
     ds = synthetic.copy()
     ds["latency_mean_ci"] = ds["latency_mean"] * 3  # a CI reaching below 0
-    fig = plots.latency_figure(ds)
+    fig = figures.latency_figure(ds)
     for ax in fig.axes:
         if ax.get_yscale() == "log":
             assert ax.get_ylim()[0] > 0.05
@@ -242,14 +242,14 @@ def test_simulated_cis_are_clipped_at_zero(synthetic):
 
 
 def test_cost_figure_draws_the_simulated_cost():
-    fig = plots.cost_figure(study(policies=("ZRed", "CoC"), r_slow=(0.3, 1.0)))
+    fig = figures.cost_figure(study(policies=("ZRed", "CoC"), r_slow=(0.3, 1.0)))
     labels = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
     assert any(t.startswith("simulation") for t in labels)
     plt.close(fig)
 
 
 def test_winner_map_shows_ties_as_ties(synthetic):
-    fig = plots.winner_map_figure(synthetic, "r_slow")
+    fig = figures.winner_map_figure(synthetic, "r_slow")
     labels = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
     assert any(t.startswith("tie") for t in labels)
     plt.close(fig)
@@ -259,13 +259,32 @@ def test_variants_that_are_other_systems_are_named_as_such():
     """The PS bound systems are named by what they are, in the legend, and a point's
     label on the trade-off figure is its value (a named value is no 'axis=value')."""
     ds = study(policies=("CoC",), r_slow=(1.0,), extra={"CoC.ps_bound": ["none", "lower", "upper"]})
-    fig = plots.make_figure(ds, "latency_by_variant")
+    fig = figures.make_figure(ds, "latency_by_variant")
     labels = {t.get_text() for legend in fig.legends for t in legend.get_texts()}
     assert {
         "original system",
         "lower-bound system, 1/min (simulated)",
         "upper-bound system, 1/max (simulated)",
     } <= labels
-    fig = plots.make_figure(ds, "tradeoff")
+    fig = figures.make_figure(ds, "tradeoff")
     texts = {t.get_text() for ax in fig.axes for t in ax.texts}
     assert {"none", "lower", "upper"} <= texts
+
+
+def test_every_figure_kind_is_drawn_captioned_and_placed():
+    """The table of figure kinds is whole: each names a function of the figures package,
+    a section of report.html and a caption file of the Snakemake report, and every
+    caption file belongs to a kind."""
+    import importlib
+    from pathlib import Path
+
+    from straggler.catalog import FIGURE_KINDS
+    from straggler.report import SECTIONS
+
+    rst = Path(__file__).resolve().parents[1] / "workflow" / "report" / "figures"
+    for kind in FIGURE_KINDS:
+        module, function = kind.draw.split(":")
+        assert callable(getattr(importlib.import_module(f"straggler.figures.{module}"), function)), kind.name
+        assert kind.section in SECTIONS and kind.caption, kind.name
+        assert (rst / f"{kind.family}.rst").is_file(), kind.name
+    assert {p.stem for p in rst.glob("*.rst")} == {kind.family for kind in FIGURE_KINDS}

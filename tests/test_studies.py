@@ -7,8 +7,8 @@ import pytest
 
 from straggler.config import ResolvedConfig, load_config, resolve_config
 from straggler.evaluate import evaluate_cell
+from straggler.figures import figure_names
 from straggler.grid import build_grid
-from straggler.plots import figure_names
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDIES = [ROOT / "config" / "config.yaml", *sorted((ROOT / "config" / "studies").glob("*.yaml"))]

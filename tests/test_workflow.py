@@ -236,8 +236,8 @@ def test_every_figure_draws_when_a_case_has_no_values(tiny_study, tmp_path):
     """A panel without a positive value (a case no analysis covers) keeps a linear
     axis instead of failing the log scale (it did for speculation_fig1)."""
     from straggler.config import resolve_config
+    from straggler.figures import figure_names, write_figures
     from straggler.grid import build_grid
-    from straggler.plots import figure_names, write_figures
 
     _, ds = tiny_study
     ds = ds.copy(deep=True)
@@ -359,8 +359,8 @@ def simulated_study(tmp_path_factory):
 
 def test_every_section_and_figure_of_the_report(simulated_study):
     from straggler.config import load_config, resolve_config
+    from straggler.figures import figure_names
     from straggler.grid import build_grid
-    from straggler.plots import figure_names
     from straggler.report import SECTIONS
 
     _, out, _ = simulated_study
@@ -385,17 +385,17 @@ def test_every_section_and_figure_of_the_report(simulated_study):
 def test_a_policy_has_the_same_colour_and_marker_in_every_figure_of_a_study(simulated_study):
     import matplotlib.pyplot as plt
 
-    from straggler import plots
+    from straggler import figures
 
     sys.path.insert(0, str(Path(__file__).parent))
     from test_plots import check_policy_styles
 
     _, _, ds = simulated_study
-    names = plots.figure_names(
+    names = figures.figure_names(
         {d: list(ds[d].values) for d in ("policy", "distribution", "dependence", "r_slow", "d", "N")}
     )
     for name in names:
-        fig = plots.make_figure(ds, name)
+        fig = figures.make_figure(ds, name)
         check_policy_styles(fig)
         plt.close(fig)
 

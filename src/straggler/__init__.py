@@ -9,7 +9,7 @@ from the source by tests/test_layers.py):
 - ``policies``: the policy registry;
 - ``analysis`` (one module per model family) and ``simulation`` (numba kernels),
   which do not import each other;
-- ``config``, ``grid``, ``model``, ``evaluate``, ``dataset``, ``plots``, ``report``:
+- ``config``, ``grid``, ``model``, ``evaluate``, ``dataset``, ``figures``, ``report``:
   the study pipeline;
 - ``cli``: the ``straggler`` command.
 """

@@ -134,7 +134,7 @@ def _prune(cell_paths: list[str]) -> None:
 def figures(nc_path, outdir, names=None) -> None:
     import xarray as xr
 
-    from .plots import write_figures
+    from .figures import write_figures
 
     with xr.open_dataset(nc_path, engine="netcdf4") as ds:
         write_figures(ds.load(), outdir, names)

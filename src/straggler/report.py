@@ -256,7 +256,7 @@ def theory_table(ds: xr.Dataset) -> pd.DataFrame:
     """Per kind of analytic value (of E[T] and E[C]): how many grid points have it and
     an estimate, how many agree with the estimate within its CI, and the median and
     largest relative error."""
-    from .plots import kind_label, relative_error
+    from .figures import kind_label, relative_error
 
     rows = []
     for what, theory, sim, ci in (
@@ -417,23 +417,6 @@ SECTIONS = ("summary", "stability", "latency", "cost", "tradeoffs", "theory", "c
 """The sections of ``report.html``, in order."""
 
 
-def figure_section(name: str) -> str:
-    """The report section a figure belongs to."""
-    if name.startswith("winners_"):
-        return "summary"
-    if name.startswith(("stability", "load")):
-        return "stability"
-    if name.startswith(("latency", "tail")):
-        return "latency"
-    if name.startswith("cost"):
-        return "cost"
-    if name == "tradeoff":
-        return "tradeoffs"
-    if name == "theory_vs_simulation":
-        return "theory"
-    return "summary"
-
-
 def _table_html(df: pd.DataFrame, max_rows: int | None = None) -> str:
     if df is None or df.empty:
         return ""
@@ -461,7 +444,7 @@ def html(
     ``templates/report.html.j2``."""
     import jinja2
 
-    from .plots import figure_caption
+    from .catalog import figure_caption, figure_section
 
     points = PointTable(ds)
     table = winners(ds, points) if table is None else table

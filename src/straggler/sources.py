@@ -11,13 +11,13 @@ sources that a step depends on, and the cell store names its files by them:
   a change of the analysis alone reuses the stored simulations (the analysis's
   choices that the simulation uses are part of the store's key instead);
 - :func:`figures_hash`: what the figures depend on (the closure of
-  :mod:`straggler.plots`);
+  :mod:`straggler.figures`);
 - :func:`presentation_hash`: what the figures and reports depend on (the closure of
-  :mod:`straggler.plots` and :mod:`straggler.report`, with their templates).
+  :mod:`straggler.figures` and :mod:`straggler.report`, with their templates).
 
 The closures are read from the source (every ``import`` of a ``straggler`` module,
 at module level or inside a function), so a new module is covered
-as soon as something imports it, and editing ``archive.py`` or ``plots.py`` reruns
+as soon as something imports it, and editing ``archive.py`` or ``figures/`` reruns
 no cell. Light: the Snakefile's parse imports this module, so it imports nothing
 heavier than the standard library.
 """
@@ -52,7 +52,7 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("analysis",), ("simulation",)),
     (("config", "grid", "model", "workunits", "checks", "verdict", "claims"),),
     (("variables", "provenance", "dataset", "evaluate", "archive", "bench"),),
-    (("intervals", "winners", "plots", "report"),),
+    (("intervals", "winners", "figures", "report"),),
     (("pipeline", "cli"),),
 )
 
@@ -168,12 +168,12 @@ def simulation_hash() -> str:
 
 def figures_hash() -> str:
     """Hash of the sources the figures depend on."""
-    return _digest(import_closure("plots"))
+    return _digest(import_closure("figures"))
 
 
 def presentation_hash() -> str:
     """Hash of the sources the figures and reports depend on."""
-    return _digest(import_closure("plots", "report") + _data(TEMPLATE_SUFFIXES))
+    return _digest(import_closure("figures", "report") + _data(TEMPLATE_SUFFIXES))
 
 
 def source_hash() -> str:

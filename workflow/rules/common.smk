@@ -59,13 +59,12 @@ for _path, _why in DAMAGED.items():
 # replication's monitor history); a job that ran out gets more on its next attempt.
 MEM_MB = 1000
 PENDING = PLAN.pending(RESULTS, DAMAGED)
-# one caption per kind of figure (workflow/report/figures/<family>.rst)
-_FAMILIES = ("stability_vs_", "load_ratio_vs_", "latency_vs_", "cost_vs_", "winners_")
-
-
+# one caption per kind of figure (workflow/report/figures/<family>.rst; the family is
+# the kind's, in catalog.FIGURE_KINDS)
 def figure_caption(name):
-    family = next((f.rstrip("_") for f in _FAMILIES if name.startswith(f)), name)
-    return f"../report/figures/{family}.rst"
+    from straggler.catalog import figure_family
+
+    return f"../report/figures/{figure_family(name)}.rst"
 
 
 if not GRID.cells:

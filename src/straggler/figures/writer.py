@@ -1,0 +1,69 @@
+"""The writer: a figure drawn by its name (the table of figure kinds), saved as PNG and SVG."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from pathlib import Path
+
+import numpy as np
+import xarray as xr
+
+from ..catalog import figure_axis, figure_kind, figure_names
+from ..files import atomic_write
+from .layout import backend
+from .selection import grid_dims, with_rho_kind
+
+
+def make_figure(ds: xr.Dataset, name: str):
+    """The figure called ``name``, drawn by the function its kind names
+    (:data:`straggler.catalog.FIGURE_KINDS`)."""
+    kind = figure_kind(name)
+    if kind is None:
+        raise KeyError(name)
+    module, function = kind.draw.split(":")
+    # imported by name: the table is read at the Snakefile's parse, without matplotlib
+    draw = getattr(importlib.import_module(f"{__package__}.{module}"), function)
+    axis = figure_axis(name)
+    return draw(with_rho_kind(ds), *kind.args, *([] if axis is None else [axis]))
+
+
+def simulated(ds: xr.Dataset) -> bool:
+    """Whether the study behind ``ds`` simulates (its config's ``evaluate``)."""
+    import yaml
+
+    try:
+        return "simulation" in yaml.safe_load(ds.attrs["config"])["evaluate"]
+    except (KeyError, TypeError, yaml.YAMLError):
+        return bool("jobs" in ds and np.isfinite(np.asarray(ds["jobs"].values, float)).any())
+
+
+def write_figures(ds: xr.Dataset, outdir, names=None) -> list[Path]:
+    """Write the figures as PNG and SVG into ``outdir``; return the paths."""
+    plt = backend()
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    if names is None:
+        names = figure_names(
+            {d: list(ds[d].values) for d in ["policy", "distribution", "dependence", *grid_dims(ds)]}, simulated(ds)
+        )
+    written = []
+    for name in names:
+        fig = make_figure(ds, name)
+        for ext in ("png", "svg"):
+            path = outdir / f"{name}.{ext}"
+            atomic_write(path, functools.partial(_save, fig, ext))
+            written.append(path)
+        plt.close(fig)
+    return written
+
+
+def _save(fig, ext: str, path: Path) -> None:
+    fig.savefig(path, format=ext, dpi=200, bbox_inches="tight", metadata=_metadata(ext))
+
+
+def _metadata(ext: str) -> dict:
+    # no timestamps, so that figures are byte-reproducible
+    if ext == "svg":
+        return {"Date": None}
+    return {"Software": None}
