@@ -118,7 +118,7 @@ def private_uses(path: Path) -> list[str]:
 
 
 def test_no_private_name_crosses_a_module():
-    files = list(MODULES.values()) + sorted((REPO / "tests").glob("*.py")) + sorted((REPO / "benchmarks").glob("*.py"))
+    files = list(MODULES.values()) + sorted((REPO / "tests").rglob("*.py")) + sorted((REPO / "benchmarks").glob("*.py"))
     assert [use for path in files for use in private_uses(path)] == []
 
 

@@ -17,7 +17,7 @@ from runs import snakemake
 
 from straggler.claims import FAILS, HOLDS, NOT_TESTED, check_claims
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 PAPERS = {
     "threshold": ["threshold_p1", "threshold_r_slow", "threshold_belief", "threshold_latency"],

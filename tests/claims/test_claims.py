@@ -10,7 +10,7 @@ from straggler import claims
 from straggler.claims import FAILS, HOLDS, NOT_TESTED, check_claims, claims_for
 from straggler.claims.data import difference
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAPER_STUDIES = [
     "threshold_p1",
     "threshold_r_slow",

@@ -14,7 +14,7 @@ from straggler import config as C
 from straggler.config import ConfigError, apply_override, dump_config, load_config, resolve_config
 from straggler.policies import POLICIES, all_policy_names
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # The example of DESIGN.md, "Config contract", verbatim.
 DESIGN_EXAMPLE = """\

@@ -34,7 +34,7 @@ from straggler.catalog import figure_names, figure_parts
 from straggler.config import resolve_config
 from straggler.grid import build_grid
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROFILES = ROOT / "profiles"
 
 pytestmark = pytest.mark.cluster

@@ -16,7 +16,7 @@ from straggler import cli
 from straggler.config import ConfigError, load_config, resolve_config, schema
 from straggler.config import limits as L
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 BASE = {
     "study": "hostile",

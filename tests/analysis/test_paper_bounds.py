@@ -26,7 +26,7 @@ from straggler.model import build_model
 from straggler.simulation import simulate
 from straggler.simulation.reference import make_model
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 K = 4.0
 SHIFTED = D.ShiftedExponential(1.0, 1.0)  # forkjoin_replicas: log-concave, E[X] = 2
 IID = dependence.from_spec("iid")

@@ -13,7 +13,7 @@ import xarray as xr
 import yaml
 from runs import snakemake
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 TINY = {
     "study": "tiny",
@@ -387,7 +387,7 @@ def test_a_policy_has_the_same_colour_and_marker_in_every_figure_of_a_study(simu
 
     from straggler import figures
 
-    sys.path.insert(0, str(Path(__file__).parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "figures"))
     from test_plots import check_policy_styles
 
     _, _, ds = simulated_study
