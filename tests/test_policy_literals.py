@@ -33,10 +33,13 @@ ALLOWED: dict[str, tuple[frozenset[str] | None, str]] = {
     "simulation/events.py": (ALL, "numba kernel: a branch per policy"),
     "simulation/reference.py": (ALL, "the reference simulator: a branch per policy"),
     "claims/": (ALL, "paper claims: a claim quotes the policies its paper compares"),
-    "plots.py": (ALL, "TO BE REMOVED: the figures name policies (plots.py is being split)"),
     "config/checks.py": (
         frozenset({"CoC"}),
         "TO BE REMOVED: load_basis: redundancy is CoC's rho~ (_load_basis_errors): a spec field",
+    ),
+    "catalog.py": (
+        frozenset({"FJ", "KS", "KT"}),
+        "user-visible figure captions: FJ.k is the example of a swept axis; the oracles named",
     ),
     "config/schema.py": (frozenset({"Rer"}), "user-visible help: Rer.tau is the example of a dotted grid axis"),
     "variables.py": (frozenset({"FJ"}), "user-visible description of keep_opt, FJ's chosen tasks"),

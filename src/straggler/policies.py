@@ -356,6 +356,12 @@ def value_name(axis: str, value) -> str:
     return spec.value_names.get(parameter, {}).get(str(value), "")
 
 
+def ps_bound_policies() -> tuple[str, ...]:
+    """The policies with PS bound systems (a ``ps_bound`` parameter): their analytic
+    upper bound under PS is the system in which every replica is served in full."""
+    return tuple(name for name, spec in POLICIES.items() if "ps_bound" in spec.parameters)
+
+
 def all_policy_names() -> list[str]:
     """Canonical names and aliases, for error messages and the schema."""
     return sorted(POLICIES) + sorted(ALIASES)

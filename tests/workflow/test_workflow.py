@@ -388,7 +388,7 @@ def test_a_policy_has_the_same_colour_and_marker_in_every_figure_of_a_study(simu
     from straggler import figures
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "figures"))
-    from test_plots import check_policy_styles
+    from test_figures import check_policy_styles
 
     _, _, ds = simulated_study
     names = figures.figure_names(

@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from ..policies import ps_bound_policies
+
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
 """Markers in the order of the policy registry (one per canonical policy)."""
 
@@ -123,7 +125,7 @@ def kind_names(ds: xr.Dataset | None) -> dict[str, str]:
     """Legend names of analytic kinds that a study makes more specific."""
     import yaml
 
-    if ds is None or "CoC" not in [str(p) for p in ds["policy"].values]:
+    if ds is None or not set(ps_bound_policies()) & {str(p) for p in ds["policy"].values}:
         return {}
     try:
         discipline = yaml.safe_load(ds.attrs["config"])["system"]["discipline"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..policies import POLICIES
+from ..policies import POLICIES, ps_bound_policies
 
 
 @dataclass(frozen=True)
@@ -62,13 +62,8 @@ def engine_for(model, name: str | None = None) -> Engine:
         f"no simulation engine for policy {model.policy} with discipline {model.discipline}, "
         f"queueing {model.queueing}"
         + (f", ps_bound {model.params.get('ps_bound')}" if model.params.get("ps_bound") else "")
-        + f"; the engines cover {coverage()} and {_bound_owners()}'s PS bound systems (per-server PS)"
+        + f"; the engines cover {coverage()} and {', '.join(ps_bound_policies())}'s PS bound systems (per-server PS)"
     )
-
-
-def _bound_owners() -> str:
-    """The policies that have PS bound systems (a ``ps_bound`` parameter)."""
-    return ", ".join(name for name, spec in POLICIES.items() if "ps_bound" in spec.parameters)
 
 
 def coverage() -> str:
