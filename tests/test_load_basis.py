@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from straggler.cell_build import build_model
 from straggler.config import ConfigError, dump_config, load_config, resolve_config
 from straggler.evaluate import evaluate_cell
 from straggler.figures import figure_names, load_label
 from straggler.grid import build_grid, seed_sequence
-from straggler.model import build_model
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDIES = [ROOT / "config" / "config.yaml", *sorted((ROOT / "config" / "studies").glob("*.yaml"))]

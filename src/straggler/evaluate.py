@@ -29,9 +29,9 @@ from .grid import build_grid, seed_sequence, workload_id
 
 if TYPE_CHECKING:  # imported where used: the analysis costs start-up time
     from .analysis.cell import AnalyticResult
+    from .cell_model import CellModel
     from .config.resolved import ResolvedConfig, SimulationConfig
     from .grid import Cell
-    from .system import CellModel
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ class _Cell:
 
 def _prepare(resolved: ResolvedConfig, cell_id: str, store_root=None) -> _Cell:
     from .analysis.cell import analyze
-    from .model import build_model
+    from .cell_build import build_model
     from .policies import stability_monotone
 
     grid = build_grid(resolved)

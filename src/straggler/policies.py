@@ -144,9 +144,9 @@ class PolicySpec:
     """The name of its parameters' check against the rest of the config in
     :data:`straggler.config.checks.POLICY_CHECKS` ("": none)."""
     task_law: str = ""
-    """The name of the function in :data:`straggler.model.TASK_LAWS` that turns the
+    """The name of the function in :data:`straggler.cell_build.TASK_LAWS` that turns the
     job-size law into the law of the tasks the policy runs (and the load unit), ""
-    when a replica's size is the job's (:mod:`straggler.model`)."""
+    when a replica's size is the job's (:mod:`straggler.cell_build`)."""
     blocking_order: Callable[[Any], tuple[int, int]] = one_replica_blocks
     """``(r, k)``: a server is blocked behind a job for the k-th smallest of r of its
     replica sizes (the heavy-tail rule of :mod:`straggler.analysis.tails`)."""

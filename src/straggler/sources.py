@@ -7,7 +7,7 @@ sources that a step depends on, and the cell store names its files by them:
   :mod:`straggler.evaluate` and :mod:`straggler.dataset`, and the config schema):
   a change reruns the cells, not the figures;
 - :func:`simulation_hash`: what a simulated replication depends on (the closure of
-  :mod:`straggler.simulation`, :mod:`straggler.model` and :mod:`straggler.grid`):
+  :mod:`straggler.simulation`, :mod:`straggler.cell_build` and :mod:`straggler.grid`):
   a change of the analysis alone reuses the stored simulations (the analysis's
   choices that the simulation uses are part of the store's key instead);
 - :func:`figures_hash`: what the figures depend on (the closure of
@@ -47,10 +47,10 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("", "kernel_cache", "numerics", "sources", "catalog", "files"),),
     (("distributions",),),
     (("dependence",),),
-    (("system",),),
+    (("two_pools", "cell_model"),),
     (("policies",),),
     (("analysis",), ("simulation",)),
-    (("config", "grid", "model", "workunits", "checks", "verdict", "claims"),),
+    (("config", "grid", "cell_build", "workunits", "checks", "verdict", "claims"),),
     (("variables", "provenance", "dataset", "evaluate", "archive", "bench"),),
     (("intervals", "winners", "figures", "report"),),
     (("pipeline", "cli"),),
@@ -163,7 +163,7 @@ def model_hash() -> str:
 
 def simulation_hash() -> str:
     """Hash of the sources a simulated replication depends on."""
-    return _digest(import_closure("simulation", "model", "grid") + _data(DATA_SUFFIXES))
+    return _digest(import_closure("simulation", "cell_build", "grid") + _data(DATA_SUFFIXES))
 
 
 def figures_hash() -> str:

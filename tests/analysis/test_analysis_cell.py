@@ -11,9 +11,9 @@ import pytest
 
 from straggler.analysis import cell
 from straggler.analysis.cell import HANDLERS, AnalyticResult, analyze
+from straggler.cell_build import build_model
 from straggler.config import resolve_config
 from straggler.grid import build_grid
-from straggler.model import build_model
 from straggler.policies import POLICIES
 
 LOADS = [0.2, 0.5]

@@ -12,8 +12,8 @@ import pytest
 from straggler import distributions as D
 from straggler.analysis import forkjoin, queues
 from straggler.analysis.cell import analyze
+from straggler.cell_build import split_shift
 from straggler.config import ConfigError, resolve_config
-from straggler.model import split_shift
 from straggler.simulation import encode_model, fast, run_replication, simulate
 from straggler.simulation.reference import make_model
 
@@ -142,8 +142,8 @@ def test_keep_above_some_d_leaves_those_cells_nan():
 
 
 def test_split_keeps_the_arrival_rate_of_a_load_for_every_k():
+    from straggler.cell_build import build_model
     from straggler.grid import build_grid
-    from straggler.model import build_model
 
     raw = _cfg(split="shift")
     raw["grid"]["FJ.k"] = [1, 4]

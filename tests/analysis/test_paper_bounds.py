@@ -20,9 +20,9 @@ from straggler import distributions as D
 from straggler.analysis import forkjoin as fj
 from straggler.analysis.cell import analyze
 from straggler.analysis.notes import Load, LoadUnit, Time, note
+from straggler.cell_build import build_model
 from straggler.config import load_config, resolve_config
 from straggler.grid import build_grid
-from straggler.model import build_model
 from straggler.simulation import simulate
 from straggler.simulation.reference import make_model
 

@@ -13,7 +13,7 @@ from straggler.analysis.cell import analyze
 from straggler.dependence import IID, SX, Identical
 from straggler.simulation import simulate
 from straggler.simulation.reference import make_model
-from straggler.system import TwoPoolSystem
+from straggler.two_pools import TwoPoolSystem
 
 LAWS = {
     "exp": D.Exponential(1.0),

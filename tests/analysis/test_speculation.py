@@ -273,7 +273,7 @@ def test_latency_approx_limits_and_threshold_consistency():
     assert sp.latency_approx(5.0, math.inf, X, IID, 10) == pytest.approx(1 / (1 - 0.5))
     # on two unit-speed single-server pools, random re-routing and the threshold
     # paper's rerouting to the other pool give the same loads and approximation
-    from straggler import system as two_pools
+    from straggler import two_pools
     from straggler.analysis import threshold as th
 
     Y = D.Hyperexponential((0.9, 0.1), (2.0, 0.2))

@@ -12,8 +12,7 @@ import os
 import numpy as np
 import pytest
 
-from straggler import dependence, distributions
-from straggler import system as two_pools
+from straggler import dependence, distributions, two_pools
 from straggler.analysis import known_sizes, queues, threshold
 
 CI = bool(os.environ.get("STRAGGLER_CI"))

@@ -11,8 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from straggler import dependence, distributions
-from straggler import system as two_pools
+from straggler import dependence, distributions, two_pools
 from straggler.analysis import threshold
 
 EXP10 = distributions.from_spec({"family": "exponential", "mean": 10})

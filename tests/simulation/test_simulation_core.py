@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from straggler import distributions as D
-from straggler import policies
-from straggler import system as two_pools
+from straggler import policies, two_pools
 from straggler.dependence import SX
 from straggler.distributions import sample_many
 from straggler.simulation import (

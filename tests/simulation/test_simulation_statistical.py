@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from straggler import distributions as D
-from straggler import system as two_pools
+from straggler import two_pools
 from straggler.analysis import queues, threshold
 from straggler.analysis.cell import analyze
 from straggler.dependence import SX, pair

@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..cell_model import CellModel
 from ..dependence import IID
-from ..system import CellModel
 from . import forkjoin, replica_bounds
 from .cell_setting import copies
 from .notes import Load, Time

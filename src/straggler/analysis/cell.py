@@ -21,8 +21,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..cell_model import CellModel
 from ..policies import POLICIES
-from ..system import CellModel
 from .cell_setting import homogeneous
 from .d_of_n_handlers import (
     analyze_cancel_on_complete,

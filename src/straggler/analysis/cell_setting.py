@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..system import CellModel, TwoPoolSystem
+from ..cell_model import CellModel
+from ..two_pools import TwoPoolSystem
 
 
 def homogeneous(model: CellModel) -> bool:

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..cell_model import CellModel
 from ..dependence import IID, SX
-from ..system import CellModel
 from . import forkjoin, redundancy_ps, speculation
 from .bounds import fill_bounds, partial_fork_cost, tightest_bounds
 from .cell_setting import copies, homogeneous, per_load

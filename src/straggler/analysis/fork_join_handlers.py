@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
+from ..cell_model import CellModel
 from ..dependence import IID
-from ..system import CellModel
 from . import forkjoin, queues
 from .bounds import PaperCost, fill_bounds, partial_fork_cost, tightest_bounds
 from .cell_setting import copies, homogeneous, per_load

@@ -18,7 +18,7 @@ import numpy as np
 from ..dependence import Dependence
 from ..distributions import Distribution
 from ..numerics import RELATIVE_1E11, integrate_edges
-from ..system import TwoPoolSystem
+from ..two_pools import TwoPoolSystem
 from .threshold import POLICIES
 
 

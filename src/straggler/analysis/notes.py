@@ -9,7 +9,7 @@ a :class:`Time` (a server time or a latency). A note is rendered once, by
 :meth:`Note.render`, with the :class:`LoadUnit` of the dataset, so that a load is
 converted to the dataset's basis in exactly one place (``load_basis:
 redundancy`` multiplies nominal loads by ``d E[min(X_1..X_d)] / E[X]``,
-:attr:`straggler.system.CellModel.load_factor`).
+:attr:`straggler.cell_model.CellModel.load_factor`).
 
 ``about`` names the dataset variables a note explains (``latency_approx`` when it
 says why that is NaN or +inf, say), so that code can ask whether a non-finite

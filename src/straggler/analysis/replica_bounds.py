@@ -73,7 +73,7 @@ class Pools:
 
     @classmethod
     def of(cls, system, N: int) -> Pools:
-        """From a :class:`~straggler.system.TwoPoolSystem` (or None:
+        """From a :class:`~straggler.two_pools.TwoPoolSystem` (or None:
         one pool of N identical servers, as is a system whose speeds are all 1)."""
         if system is None or all(r == 1.0 for row in system.speeds for r in row):
             return cls.single(N)

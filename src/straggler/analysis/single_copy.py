@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..system import CellModel
+from ..cell_model import CellModel
 from . import queues
 from .result import AnalyticResult
 

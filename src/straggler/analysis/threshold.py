@@ -14,7 +14,7 @@ Rates here are job arrival rates; :func:`to_load_units` converts them to the
 project's load units (DESIGN.md: ``load = lambda E[replica size] / N``).
 
 The system itself, the beliefs of Cor. 1-3, zero redundancy (eq. 5) and KT live in
-:mod:`straggler.system`, which the simulation shares. Contents: full redundancy
+:mod:`straggler.two_pools`, which the simulation shares. Contents: full redundancy
 (eq. 6); rerouting and
 replication after a threshold (:func:`expected_work_rerouting`, Prop. 1;
 :func:`expected_work_replication`, Prop. 2; :func:`expected_work_rerouting_multi`,
@@ -33,7 +33,7 @@ import numpy as np
 
 from ..dependence import Dependence, pair
 from ..distributions import Distribution
-from ..system import Bound, TwoPoolSystem, assignment_fractions
+from ..two_pools import Bound, TwoPoolSystem, assignment_fractions
 
 
 def expected_work_full_redundancy(system, X, dep) -> np.ndarray:

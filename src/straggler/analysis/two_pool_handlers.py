@@ -7,7 +7,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..system import Bound, CellModel, assignment_fractions, belief_matrix, optimal_assignment_no_redundancy
+from ..cell_model import CellModel
+from ..two_pools import Bound, assignment_fractions, belief_matrix, optimal_assignment_no_redundancy
 from . import known_sizes, queues, threshold
 from .cell_setting import pools_of
 from .result import AnalyticResult

@@ -4,7 +4,7 @@
     res = simulate(model, seed_sequence, jobs=200_000, warmup=20_000,
                    replications=4, confidence=0.95, alpha=alpha, tau=tau)
 
-``model`` is a :class:`~straggler.system.CellModel`; ``seed_sequence`` is the
+``model`` is a :class:`~straggler.cell_model.CellModel`; ``seed_sequence`` is the
 cell's :func:`straggler.grid.seed_sequence`; ``alpha`` (2 x J matrix, or per-class
 q) and ``tau`` are the assignment and threshold that the analysis chose (see
 :func:`.encode.resolve_alpha`, :func:`.encode.resolve_tau`).

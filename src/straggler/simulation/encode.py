@@ -1,4 +1,4 @@
-"""Turn a :class:`~straggler.system.CellModel` into plain arrays for numba kernels.
+"""Turn a :class:`~straggler.cell_model.CellModel` into plain arrays for numba kernels.
 
 Every simulation engine (the FCFS fast path in :mod:`.fast`, the event-driven
 engine) receives the same :class:`Encoded` model: two small parameter vectors and
@@ -25,7 +25,7 @@ a handful of arrays, so that the kernels have one stable signature and policy is
 ``flts`` (float64)
     ``F_TAU0``, ``F_TAU1``: Rer/Rep thresholds by *first* pool (``inf``: never);
     ``F_REPLICA_MEAN``: the load unit, ``E[size of one replica]`` (FJ with
-    ``split: shift``: of the unsplit job, :attr:`~straggler.system.CellModel.load_mean`);
+    ``split: shift``: of the unsplit job, :attr:`~straggler.cell_model.CellModel.load_mean`);
     ``F_MONITOR_WAIT``: the work per server before the backlog monitor may fire
     (:func:`~straggler.simulation.statistics.monitor_wait` at the slowest speed).
 
@@ -201,7 +201,7 @@ def resolve_alpha(model, alpha=None) -> np.ndarray:
 
     ``alpha`` may be a ``2 x J`` matrix, a per-class vector ``q`` (the fraction of
     each believed class sent first to pool 1, turned into alpha by
-    :func:`~straggler.system.assignment_fractions`, so for unknown
+    :func:`~straggler.two_pools.assignment_fractions`, so for unknown
     types ``alpha_1j = q`` for all j) or a scalar q. ``None``: random dispatch
     over all N servers (``alpha_ij = n_i / N``) except for KT
     (``PolicySpec.type_aware_alpha``), whose type-aware optimal assignment is
@@ -216,7 +216,7 @@ def resolve_alpha(model, alpha=None) -> np.ndarray:
         if POLICIES[model.policy].type_aware_alpha:
             from dataclasses import replace
 
-            from .. import system as two_pools
+            from .. import two_pools
 
             known = replace(system, belief=two_pools.belief_matrix("known", J))
             bound = two_pools.optimal_assignment_no_redundancy(known, model.size, model.dependence)
@@ -228,7 +228,7 @@ def resolve_alpha(model, alpha=None) -> np.ndarray:
         if a.shape != (2, J):
             raise ValueError(f"alpha must be a 2 x J = 2 x {J} matrix, got shape {a.shape}")
     else:
-        from ..system import assignment_fractions
+        from ..two_pools import assignment_fractions
 
         q = np.atleast_1d(a)
         C = len(system.belief[0])
@@ -297,7 +297,7 @@ def resolve_keep(model, keep=None) -> tuple[int, int]:
 
 
 def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
-    """Encode ``model`` (a :class:`~straggler.system.CellModel`) for the kernels.
+    """Encode ``model`` (a :class:`~straggler.cell_model.CellModel`) for the kernels.
 
     ``alpha``, ``tau`` and ``keep`` are the assignment, threshold and FJ's kept
     tasks that the analysis chose (see :func:`resolve_alpha`, :func:`resolve_tau`,

@@ -533,7 +533,7 @@ def make_model(
     discipline="FCFS",
     queueing="per_server",
 ):
-    """A :class:`~straggler.system.CellModel` without a config (tests, benchmarks).
+    """A :class:`~straggler.cell_model.CellModel` without a config (tests, benchmarks).
 
     ``size`` defaults to exponential with mean 1; ``dependence`` is a
     :class:`~straggler.dependence.Dependence` or its config form. The system has
@@ -543,7 +543,8 @@ def make_model(
     """
     from .. import dependence as dep_mod
     from .. import distributions
-    from ..system import CellModel, TwoPoolSystem
+    from ..cell_model import CellModel
+    from ..two_pools import TwoPoolSystem
 
     size = distributions.Exponential(1.0) if size is None else size
     dep = dep_mod.from_spec(dependence)
@@ -552,7 +553,7 @@ def make_model(
     system = (
         TwoPoolSystem.affinity(N, r_slow, p=p, knowledge=knowledge, belief=belief, pools=pools) if two_pools else None
     )
-    # system.py is checked without strict_optional, so mypy reads CellModel's
+    # cell_model.py is checked without strict_optional, so mypy reads CellModel's
     # ``int | None`` and ``TwoPoolSystem | None`` fields as non-optional here
     return CellModel(
         policy=policy,

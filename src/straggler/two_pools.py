@@ -1,5 +1,4 @@
-"""The system that analysis and simulation share: pools, speeds, job types, what
-the dispatcher knows of a type, the first-pool assignment, and one cell's model.
+"""The two-pool system with job-server affinity, and its first-pool assignments.
 
 Raaijmakers, Borst, Boxma, *Threshold-based rerouting and replication for
 resolving job-server affinity relations* (``papers/000_...``; REFERENCES.md
@@ -11,9 +10,7 @@ stability bound ``lambda_max = 1 / max_i (E[B_i] / n_i)``. Here: the system
 (:class:`TwoPoolSystem`), the beliefs of Corollaries 1-3 (:func:`belief_matrix`),
 the assignment they imply (:func:`assignment_fractions`), zero redundancy
 (eq. 5) and its optimal assignment, KT (:func:`optimal_assignment_no_redundancy`),
-which the simulation uses too; and :class:`CellModel`, the model of one grid cell
-from which analysis and simulation both start (built from the config by
-:func:`straggler.model.build_model`).
+which analysis and simulation both use.
 """
 
 from __future__ import annotations
@@ -23,9 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import dependence as dependence_mod
-from . import distributions
-from .dependence import Dependence, mean_min_replicas
+from .dependence import Dependence
 from .distributions import Distribution
 
 KNOWLEDGE = ("unknown", "partial", "known")
@@ -164,69 +159,3 @@ def optimal_assignment_no_redundancy(system: TwoPoolSystem, X, dep) -> Bound:
     return Bound(
         rate=1.0 / t if t > 0 else math.inf, q=tuple(float(x) for x in q), work=(float(work[0]), float(work[1]))
     )
-
-
-@dataclass(frozen=True)
-class CellModel:
-    policy: str
-    params: dict
-    size: distributions.Distribution
-    dependence: dependence_mod.Dependence
-    N: int
-    d: int | None
-    r_slow: float
-    system: TwoPoolSystem | None
-    """The two-pool system; None when the policy picks among all N servers of a
-    homogeneous system with odd N."""
-    discipline: str
-    queueing: str
-    loads: np.ndarray
-    unit_mean: float | None = None
-    """The load unit E[X] when it is not the replica mean: FJ with ``split: shift``
-    keeps the unsplit job's mean, so that one load is one arrival rate for every k."""
-    load_basis: str = "nominal"
-    """What ``loads`` mean: ``nominal`` (DESIGN.md: lambda E[X_i] / N) or ``redundancy``
-    (the PS paper's rho~ = lambda d E[min(X_1..X_d)] / N, CoC only; see :attr:`load_factor`)."""
-
-    @property
-    def replica_mean(self) -> float:
-        return self.dependence.replica_mean(self.size)
-
-    @property
-    def load_mean(self) -> float:
-        """E[X] of the nominal load unit (load = lambda E[X] / N): the replica mean,
-        or the unsplit job's mean for FJ with ``split: shift``."""
-        return self.replica_mean if self.unit_mean is None else self.unit_mean
-
-    @property
-    def load_factor(self) -> float:
-        """``rho~ / nominal load = d E[min(X_1..X_d)] / E[X_i]`` under the redundancy
-        basis (PS paper, section 3.4-3.5: rho~ is the load at which its stability
-        condition ``lambda d E[X_min] / N < 1`` is tight), 1 under the nominal one.
-
-        Identical replicas give ``d``, i.i.d. exponential ones 1, and ``d = 1`` always 1,
-        so a cell without redundancy has rho~ = nominal load.
-        """
-        if self.load_basis == "nominal":
-            return 1.0
-        return int(self.d) * mean_min_replicas(self.size, self.dependence, int(self.d)) / self.replica_mean
-
-    @property
-    def nominal_loads(self) -> np.ndarray:
-        """The swept loads in the nominal units of DESIGN.md, whatever the basis."""
-        if self.load_basis == "nominal":
-            return self.loads
-        return self.loads / self.load_factor
-
-    def rates(self) -> np.ndarray:
-        """Job arrival rates for the swept loads: ``load N / E[X]`` under the nominal
-        basis; ``rho~ N / (d E[min(X_1..X_d)])`` under the redundancy basis."""
-        if self.load_basis == "nominal":
-            # kept as written before the basis existed, so nominal rates are bit for bit
-            return self.loads * self.N / self.load_mean
-        d = int(self.d)
-        return self.loads * self.N / (d * mean_min_replicas(self.size, self.dependence, d))
-
-    def to_load(self, rate: float) -> float:
-        """An arrival rate in the units of ``loads`` (the inverse of :meth:`rates`)."""
-        return rate * self.load_mean * self.load_factor / self.N

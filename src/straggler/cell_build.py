@@ -1,10 +1,9 @@
-"""The model of one grid cell, built from its resolved config.
+"""Building one grid cell's model from its resolved config.
 
-Analysis and simulation both start from a :class:`~straggler.system.CellModel`,
-so that they describe the same system: sizes, replica dependence, pools, types,
-speeds, what the dispatcher knows, the policy and its parameters, and the loads
-to sweep. The class lives below both (:mod:`straggler.system`); building it from a
-config needs the grid, which sits above them.
+Analysis and simulation both start from a :class:`~straggler.cell_model.CellModel`,
+so that they describe the same system. The class lives below both
+(:mod:`straggler.cell_model`); building it from a config needs the grid, which sits
+above them, so it is built here.
 """
 
 from __future__ import annotations
@@ -15,9 +14,10 @@ import numpy as np
 
 from . import dependence as dependence_mod
 from . import distributions
+from .cell_model import CellModel
 from .grid import Cell, cell_config
 from .policies import POLICIES
-from .system import CellModel, TwoPoolSystem
+from .two_pools import TwoPoolSystem
 
 if TYPE_CHECKING:
     from .config.resolved import ResolvedConfig
