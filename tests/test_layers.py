@@ -1,4 +1,4 @@
-"""Imports run one way (sources.LAYERS), form no cycle, and reach no private name.
+"""Imports run one way (layers.LAYERS), form no cycle, and reach no private name.
 
 Read from the source, as sources.py reads import closures: every ``import`` of a
 ``straggler`` module, at module level or inside a function, counts.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from straggler import sources
+from straggler import layers, sources
 
 REPO = Path(__file__).resolve().parents[1]
 MODULES = {
@@ -29,15 +29,15 @@ def _edges() -> dict[str, set[str]]:
 
 
 def test_every_module_has_a_layer():
-    assert [name for name in MODULES if sources.layer_of(name) is None] == []
+    assert [name for name in MODULES if layers.layer_of(name) is None] == []
 
 
 def test_no_import_runs_upward_or_across():
     wrong = []
     for name, targets in _edges().items():
-        rank, group = sources.layer_of(name)
+        rank, group = layers.layer_of(name)
         for target in sorted(targets):
-            t_rank, t_group = sources.layer_of(target)
+            t_rank, t_group = layers.layer_of(target)
             if t_rank > rank or (t_rank == rank and t_group != group):
                 wrong.append(f"{name} imports {target}")
     assert wrong == []

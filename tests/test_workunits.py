@@ -183,7 +183,7 @@ def test_presentation_code_is_outside_what_the_numbers_depend_on():
     ):
         assert name not in closure, name
     assert {"evaluate.py", "verdict.py", "simulation/fast.py", "analysis/cell.py"} <= closure
-    simulation = {str(p.relative_to(sources.ROOT)) for p in sources.import_closure("simulation", "model", "grid")}
+    simulation = {str(p.relative_to(sources.ROOT)) for p in sources.import_closure("simulation", "cell_build", "grid")}
     assert "analysis/cell.py" not in simulation and "verdict.py" not in simulation
     assert "simulation/events.py" in simulation
 

@@ -1,6 +1,6 @@
 """straggler: parameter studies of redundancy policies in parallel-server systems.
 
-Layers (imports go one way, downwards; declared in ``sources.LAYERS`` and checked
+Layers (imports go one way, downwards; declared in ``layers.LAYERS`` and checked
 from the source by tests/test_layers.py):
 
 - ``numerics``: quadrature and its tolerances;

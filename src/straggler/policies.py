@@ -16,7 +16,7 @@ A hook is a plain function of this module (it reads a model's or a grid point's
 attributes, nothing heavier), or, when it needs a higher layer's code, the *name*
 of a function there (``config_errors``, ``task_law``, like ``analysis``): this
 module is imported by the config at parse time and sits below the analysis, the
-simulation and the config (:data:`straggler.sources.LAYERS`). No module outside
+simulation and the config (:data:`straggler.layers.LAYERS`). No module outside
 the analysis handlers, the kernels, the reference simulator and the paper claims
 names a policy (tests/test_policy_literals.py).
 

@@ -38,37 +38,6 @@ TEMPLATE_SUFFIXES = (".html", ".j2", ".css")
 """Package data that changes only the presentation (report templates)."""
 
 
-#: The package's layers, bottom up. A module may import the modules of lower layers
-#: and of its own group (without a cycle), never those of a higher layer, nor those
-#: of another group of its own layer (analysis and simulation do not import each
-#: other). A group lists module names; a package's name covers its modules; ``""``
-#: is the package's ``__init__``. tests/test_layers.py checks the source against it.
-LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
-    (("", "kernel_cache", "numerics", "sources", "catalog", "files"),),
-    (("distributions",),),
-    (("dependence",),),
-    (("two_pools", "cell_model"),),
-    (("policies",),),
-    (("analysis",), ("simulation",)),
-    (("config", "grid", "cell_build", "workunits", "checks", "verdict", "claims"),),
-    (("variables", "provenance", "dataset", "evaluate", "archive", "bench"),),
-    (("intervals", "winners", "figures", "report"),),
-    (("pipeline", "cli"),),
-)
-
-
-def layer_of(name: str) -> tuple[int, int] | None:
-    """``(layer, group)`` of module ``straggler.<name>`` in :data:`LAYERS`, or None."""
-    best: tuple[int, int, int] | None = None
-    for rank, groups in enumerate(LAYERS):
-        for group, prefixes in enumerate(groups):
-            for prefix in prefixes:
-                if name == prefix or (prefix and name.startswith(prefix + ".")):
-                    if best is None or len(prefix) > best[2]:
-                        best = (rank, group, len(prefix))
-    return None if best is None else best[:2]
-
-
 def module_file(name: str) -> Path | None:
     """The file of module ``straggler.<name>`` (dotted, relative), or None."""
     parts = name.split(".") if name else []

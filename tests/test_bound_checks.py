@@ -1,4 +1,4 @@
-"""straggler.checks: simulated means against the analytic bounds, on any study dataset,
+"""straggler.bound_checks: simulated means against the analytic bounds, on any study dataset,
 and analytic values that are NaN or +inf without a note naming them."""
 
 import copy
@@ -10,7 +10,7 @@ import pytest
 import xarray as xr
 import yaml
 
-from straggler import checks
+from straggler import bound_checks
 from straggler.config import load_config, resolve_config
 from straggler.dataset import aggregate
 from straggler.evaluate import evaluate_cell
@@ -55,9 +55,9 @@ def _synthetic():
 
 def test_bound_table_finds_every_side_and_kind():
     ds = _synthetic()
-    table = checks.bound_table(ds)
+    table = bound_checks.bound_table(ds)
     assert set(table["policy"]) == {"A", "B", "D"}  # C's approximation is not a bound
-    v = checks.bound_violations(ds)
+    v = bound_checks.bound_violations(ds)
     got = {(r.policy, r.load, r.quantity, r.side, r.bound_variable) for r in v.itertuples()}
     assert got == {
         ("A", 0.2, "latency", "upper", "latency_approx"),  # 2.05 - 0.01 > 2.0 (exact)
@@ -70,7 +70,7 @@ def test_bound_table_finds_every_side_and_kind():
     assert row.excess == pytest.approx(5.0) and not row.heavy_tail
     assert bool(v[v.policy == "D"].heavy_tail.all())
     # at 25 half-widths only B at 0.5 (50 half-widths above its upper bound) remains ...
-    wide = checks.bound_violations(ds, widths=25.0)
+    wide = bound_checks.bound_violations(ds, widths=25.0)
     assert {(r.policy, r.load) for r in wide.itertuples()} == {("B", 0.5)}
     # ... and a missing half-width counts as 0: A's cost at 0.5 equals its bound exactly
     a = table[(table.policy == "A") & (table.quantity == "cost") & (table.load == 0.5)]
@@ -107,16 +107,16 @@ def _study_dataset(resolved):
 
 def test_checks_on_a_small_study():
     ds = _study_dataset(_tiny())
-    table = checks.bound_table(ds, widths=4.0)
+    table = bound_checks.bound_table(ds, widths=4.0)
     assert {"latency", "cost"} <= set(table["quantity"])
     assert not table["violated"].any(), table[table["violated"]]
-    assert checks.unexplained_values(ds).empty
+    assert bound_checks.unexplained_values(ds).empty
     # a NaN latency (CoC, 1 < d < N) whose note is gone is reported
     notes = json.loads(ds.attrs["cell_notes"])
     cid = next(c for c in notes if "CoC" in c and "d=2" in c)
     notes[cid] = [n for n in notes[cid] if "latency_approx" not in n]
     ds.attrs["cell_notes"] = json.dumps(notes)
-    u = checks.unexplained_values(ds)
+    u = bound_checks.unexplained_values(ds)
     assert list(u["cell"]) == [cid] and list(u["variable"]) == ["latency_approx"]
 
 
@@ -156,16 +156,16 @@ def test_shipped_paper_studies_lie_within_their_bounds(name, ci_scale):
         top = 0.9 if ci_scale == 1.0 else 0.7
         raw["load"] = [x for x in raw["load"] if x <= top] or raw["load"][:1]
     ds = _study_dataset(resolve_config(raw))
-    unexplained = checks.unexplained_values(ds)
+    unexplained = bound_checks.unexplained_values(ds)
     assert unexplained.empty, unexplained.to_string()
-    table = checks.bound_table(ds, widths=4.0)
+    table = bound_checks.bound_table(ds, widths=4.0)
     if name in SIMULATED:
         assert len(table) > 0
     bad = table[table["violated"]]
     heavy_low = bad["heavy_tail"] & (bad["side"] == "lower") & (bad["kind"] == "exact")
     assert bad[~heavy_low].empty, bad[~heavy_low].to_string()
     # every stability verdict agrees with the analytic bounds
-    wrong = checks.verdict_violations(ds)
+    wrong = bound_checks.verdict_violations(ds)
     assert wrong.empty, wrong.to_string()
 
 
@@ -180,7 +180,7 @@ def test_verdict_violations_are_found():
         },
         coords={"policy": ["ZRed", "CoC"], "load": loads},
     )
-    wrong = checks.verdict_violations(ds)
+    wrong = bound_checks.verdict_violations(ds)
     problems = {(r["point"]["policy"], r["load"]): r["problem"] for _, r in wrong.iterrows()}
     assert problems[("ZRed", 0.5)].startswith("stable at or above the exact bound")
     assert problems[("ZRed", 0.7)].startswith("an estimate at a load that is unstable")
