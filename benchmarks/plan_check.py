@@ -7,7 +7,7 @@ For each study (default: the default study and every file in ``config/studies/``
 and each scale it defines: cells, evaluate jobs, shard jobs and the estimated CPU
 hours (:func:`straggler.workunits.plan`, as ``straggler plan`` prints them); then
 replication 0 of the cell with the largest estimate is simulated in this process, at
-every load, into a temporary store (after a short run of it that loads its kernels) (``evaluate.simulate_shard``, what a shard job
+every load, into a temporary store (after a short run of it that loads its kernels) (``evaluate.simulate_cell_shard``, what a shard job
 runs), and its seconds are set against the model's estimate for the jobs it actually
 simulated (an unstable load stops early and the loads above it are skipped, so the
 estimate for the configured jobs is an upper one). ``disk`` is the store's bytes per
@@ -46,7 +46,7 @@ def _scales(path: Path) -> list[str]:
 def check(path: Path, scale: str) -> str:
     from dataclasses import replace
 
-    from straggler.evaluate import simulate_shard
+    from straggler.evaluate import simulate_cell_shard
     from straggler.grid import build_grid
     from straggler.sources import model_hash
     from straggler.workunits import LOAD_SECONDS, fast_path, plan, seconds_per_job
@@ -65,10 +65,10 @@ def check(path: Path, scale: str) -> str:
     engine = "fast" if fast_path(resolved, grid.cells[cid]) else "event"
     short = replace(resolved, simulation=replace(resolved.simulation, jobs=1000, warmup=100))
     with tempfile.TemporaryDirectory() as tmp:  # the kernels loaded from numba's cache
-        simulate_shard(short, cid, 0, 1, Path(tmp) / "sim")
+        simulate_cell_shard(short, cid, 0, 1, Path(tmp) / "sim")
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        jobs = simulate_shard(resolved, cid, 0, 1, Path(tmp) / "sim")
+        jobs = simulate_cell_shard(resolved, cid, 0, 1, Path(tmp) / "sim")
         seconds = time.perf_counter() - start
         stored = sum(f.stat().st_size for f in Path(tmp).rglob("*") if f.is_file())
     expected = jobs * per_job + loads * LOAD_SECONDS

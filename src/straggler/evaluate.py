@@ -181,7 +181,7 @@ def evaluate_cell(resolved: ResolvedConfig, cell_id: str, store_root=None, stats
     return dataset.cell_dataset(model.loads, values, attrs)
 
 
-def simulate_shard(resolved: ResolvedConfig, cell_id: str, first: int, stop: int, store_root) -> int:
+def simulate_cell_shard(resolved: ResolvedConfig, cell_id: str, first: int, stop: int, store_root) -> int:
     """Simulate replications ``first .. stop - 1`` of a cell into its store (a shard,
     see :mod:`straggler.workunits`); returns the measured jobs run."""
     from . import simulation

@@ -63,12 +63,13 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
     )
 
 
-def simulate_shard(resolved_yaml: str, cell: str, first: int, stop: int, results, marker_path) -> None:
-    """Simulate replications ``first .. stop - 1`` of ``cell`` into ``results/sim``
-    (a shard, :mod:`straggler.workunits`), then write a marker."""
+def run_shard(resolved_yaml: str, cell: str, first: int, stop: int, results, marker_path) -> None:
+    """The job of ``rule simulate_shard``: simulate replications ``first .. stop - 1``
+    of ``cell`` into ``results/sim`` (a shard, :mod:`straggler.workunits`), then write
+    a marker."""
 
     from .config.resolved import ResolvedConfig
-    from .evaluate import simulate_shard as run
+    from .evaluate import simulate_cell_shard as run
 
     start = time.perf_counter()
     jobs = run(ResolvedConfig.from_yaml(resolved_yaml), cell, first, stop, Path(results) / "sim")

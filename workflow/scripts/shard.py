@@ -1,12 +1,12 @@
-# Run by `rule simulate_shard`; the work is in straggler.pipeline.simulate_shard.
+# Run by `rule simulate_shard`; the work is in straggler.pipeline.run_shard.
 import logging
 from pathlib import Path
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
-from straggler.pipeline import simulate_shard
+from straggler.pipeline import run_shard
 
-simulate_shard(
+run_shard(
     snakemake.params.resolved,
     snakemake.params.cell,
     int(snakemake.wildcards.first),
