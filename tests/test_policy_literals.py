@@ -33,10 +33,6 @@ ALLOWED: dict[str, tuple[frozenset[str] | None, str]] = {
     "simulation/events.py": (ALL, "numba kernel: a branch per policy"),
     "simulation/reference.py": (ALL, "the reference simulator: a branch per policy"),
     "claims/": (ALL, "paper claims: a claim quotes the policies its paper compares"),
-    "config/checks.py": (
-        frozenset({"CoC"}),
-        "TO BE REMOVED: load_basis: redundancy is CoC's rho~ (_load_basis_errors): a spec field",
-    ),
     "catalog.py": (
         frozenset({"FJ", "KS", "KT"}),
         "user-visible figure captions: FJ.k is the example of a swept axis; the oracles named",

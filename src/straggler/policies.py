@@ -122,6 +122,9 @@ class PolicySpec:
     job takes that many replica sizes from the random streams, whichever run, so
     that policies compared on one workload see the same sizes
     (:mod:`straggler.simulation.streams`)."""
+    redundancy_load: bool = False
+    """The PS paper's load rho~ = lambda d E[min(X_1..X_d)] / N (``load_basis:
+    redundancy``, section 3.5) is defined for it: d replicas, cancelled on completion."""
 
     picks_pool: bool = False
     """True if the simulation sends a job first to a pool drawn with ``alpha`` (one
@@ -271,6 +274,7 @@ POLICIES: dict[str, PolicySpec] = {
                 }
             },
             schema="coc_parameters",
+            redundancy_load=True,
             blocking_order=first_of_d_blocks,
             analysis="cancel_on_complete",
             kernel_code=COC_CODE,

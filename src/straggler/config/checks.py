@@ -626,15 +626,18 @@ def _load_basis_errors(cfg: dict, grid: dict, system: dict) -> list[Err]:
     errs: list[Err] = []
     names = list_at(grid, "policy")
     other = [
-        n for n in names if isinstance(n, str) and (n in POLICIES or n in ALIASES) and canonical_policy(n) != "CoC"
+        n
+        for n in names
+        if isinstance(n, str) and (n in POLICIES or n in ALIASES) and not POLICIES[canonical_policy(n)].redundancy_load
     ]
+    defined = ", ".join(name for name, spec in POLICIES.items() if spec.redundancy_load)
     if other:
         errs.append(
             not_allowed(
                 ("load_basis",),
                 basis,
                 f"'nominal' while grid.policy has {one_of(other)}: the redundancy "
-                f"load rho~ = lambda d E[min(X_1..X_d)] / N is defined for CoC only "
+                f"load rho~ = lambda d E[min(X_1..X_d)] / N is defined for {defined} only "
                 f"(allowed: {one_of(LOAD_BASES)})",
             )
         )
