@@ -24,10 +24,13 @@ if TYPE_CHECKING:
 
 
 def named_distributions(cfg: ResolvedConfig) -> dict[str, distributions.Distribution]:
+    """The config's job-size laws by name, as distributions."""
     return {name: distributions.from_spec(spec) for name, spec in cfg.distributions.items()}
 
 
 def build_model(resolved: ResolvedConfig, cell: Cell) -> CellModel:
+    """The model of ``cell``: its effective config (the grid's overrides applied) made
+    into a :class:`~straggler.cell_model.CellModel`."""
     cfg = cell_config(resolved, cell)
     named = named_distributions(cfg)
     size = named[cell["distribution"]]

@@ -21,6 +21,9 @@ from .two_pools import TwoPoolSystem
 
 @dataclass(frozen=True)
 class CellModel:
+    """What one cell's evaluation needs: policy and parameters, job sizes and replica
+    dependence, servers and pools, discipline, queueing, and the loads to sweep."""
+
     policy: str
     params: dict
     size: distributions.Distribution
@@ -43,6 +46,7 @@ class CellModel:
 
     @property
     def replica_mean(self) -> float:
+        """E[X] of one replica under the cell's dependence."""
         return self.dependence.replica_mean(self.size)
 
     @property

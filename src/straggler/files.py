@@ -67,10 +67,12 @@ def atomic_write(path, write: Callable[[Path], object]) -> Path:
 
 
 def write_text(path, text: str) -> Path:
+    """Write ``text`` to ``path`` whole or not at all (:func:`atomic_write`)."""
     return atomic_write(path, lambda tmp: tmp.write_text(text))
 
 
 def write_bytes(path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` whole or not at all (:func:`atomic_write`)."""
     return atomic_write(path, lambda tmp: tmp.write_bytes(data))
 
 
@@ -84,6 +86,7 @@ def sha256_file(path) -> str:
 
 
 def checksum_path(path) -> Path:
+    """The checksum file beside ``path``: ``<name>.sha256``."""
     path = Path(path)
     return path.with_name(path.name + CHECKSUM_SUFFIX)
 
@@ -129,6 +132,8 @@ def discard(path) -> None:
 
 
 def previous_path(path) -> Path:
+    """The second name the previous study dataset keeps beside ``path``:
+    ``.previous-<name>``."""
     path = Path(path)
     return path.with_name(f".previous-{path.name}")
 

@@ -53,15 +53,21 @@ class Cell:
         return dict(self.coords)[axis]
 
     def get(self, axis: str, default=None):
+        """The cell's value on ``axis``, or ``default`` if the cell does not depend on
+        it."""
         return dict(self.coords).get(axis, default)
 
     @property
     def policy(self) -> str:
+        """The cell's canonical policy name."""
         return self["policy"]
 
 
 @dataclass
 class Grid:
+    """A study's grid: its axes, its distinct cells, and which point is which cell (or
+    impossible, and why)."""
+
     axes: dict[str, list]
     """Axis name -> values (config literals), in dataset dimension order."""
     cells: dict[str, Cell]
@@ -86,6 +92,8 @@ def _policy_list_axes(resolved: ResolvedConfig) -> dict[str, list]:
 
 
 def axes_of(resolved: ResolvedConfig) -> dict[str, list]:
+    """The grid's axes, named and extra (dotted) ones, with the policies' list-valued
+    parameters as axes of their own."""
     axes = resolved.grid.axes()
     for name, values in _policy_list_axes(resolved).items():
         if name in axes:
@@ -163,6 +171,8 @@ def _impossible_reason(point: dict, resolved: ResolvedConfig) -> str | None:
 
 
 def cell_id(coords) -> str:
+    """The id of the cell with ``coords``: ``axis=value`` pairs in axis order, the
+    config's literals kept."""
     return _SEP.join(f"{axis}={literal(value)}" for axis, value in coords)
 
 

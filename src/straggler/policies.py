@@ -86,6 +86,9 @@ def fork_join_impossible(param: Callable[[str, Any], Any], d: int) -> str | None
 
 @dataclass(frozen=True)
 class PolicySpec:
+    """Everything the package knows about one policy, outside its analysis handler and
+    kernel branches (README, "Adding a policy")."""
+
     name: str
     description: str
     """One line: what happens to a job (the schema's description of the policy)."""
@@ -165,9 +168,11 @@ class PolicySpec:
 
     @property
     def analytic_only(self) -> bool:
+        """True if no engine simulates the policy (no kernel code)."""
         return self.kernel_code is None
 
     def simulated_by(self, engine: str, discipline: str, queueing: str) -> bool:
+        """True if ``engine`` simulates the policy under ``discipline`` and ``queueing``."""
         return (discipline, queueing) in self.engines.get(engine, ())
 
 

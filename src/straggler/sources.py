@@ -49,6 +49,8 @@ def module_file(name: str) -> Path | None:
 
 
 def module_name(path: Path) -> str:
+    """The dotted name, relative to the package, of the module in ``path`` (``""`` for
+    the package's ``__init__``)."""
     rel = path.relative_to(ROOT).with_suffix("")
     parts = list(rel.parts)
     if parts and parts[-1] == "__init__":

@@ -42,10 +42,12 @@ class TwoPoolSystem:
 
     @property
     def n_types(self) -> int:
+        """The number of job types J."""
         return len(self.p)
 
     @property
     def servers(self) -> int:
+        """The number of servers N = n_1 + n_2."""
         return self.n[0] + self.n[1]
 
     @classmethod

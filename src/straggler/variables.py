@@ -12,6 +12,9 @@ from .simulation.statistics import QUANTILES as QUANTILES
 
 @dataclass(frozen=True)
 class Variable:
+    """One variable of the dataset contract: its name, extra dimensions, CF attributes
+    and type."""
+
     name: str
     dims: tuple[str, ...]
     """Dimensions beyond the grid's (``load``, ``quantile``)."""

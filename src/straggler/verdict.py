@@ -49,6 +49,9 @@ above 1.05 times a bound that proves instability is a disagreement worth a note.
 
 @dataclass
 class Verdicts:
+    """A cell's stability verdict at every load, what decided it, and the notes that
+    explain it."""
+
     verdict: np.ndarray
     source: np.ndarray
     notes: list[str] = field(default_factory=list)
@@ -60,6 +63,8 @@ class Verdicts:
 
     @property
     def stable(self) -> np.ndarray:
+        """1 where stable, 0 where unstable, NaN where undetermined (the dataset's
+        ``stable``)."""
         return np.array([1.0 if v == "stable" else 0.0 if v == "unstable" else math.nan for v in self.verdict])
 
 

@@ -99,10 +99,12 @@ class Cost:
 
     @property
     def simulation(self) -> float:
+        """Seconds of all the cell's replications."""
         return self.replication * self.replications
 
     @property
     def total(self) -> float:
+        """Seconds of the cell: its analysis and all its replications."""
         return self.analysis + self.simulation
 
 
@@ -172,6 +174,7 @@ class Shard:
 
     @property
     def name(self) -> str:
+        """The shard's name under ``units/shards/``: ``<cell key>/r<first>-<stop>``."""
         return f"{self.key}/r{self.first}-{self.stop}"
 
 
@@ -188,6 +191,9 @@ class Batch:
 
 @dataclass
 class Plan:
+    """A study cut into work units: batches of cells, shards of expensive cells'
+    replications, and each cell's key and cost."""
+
     batches: dict[str, Batch]
     shards: dict[str, Shard]
     """by :attr:`Shard.name`"""
@@ -196,6 +202,7 @@ class Plan:
     costs: dict[str, Cost]
 
     def cell_path(self, results: str, cell: str) -> str:
+        """The file of ``cell``'s result under ``results``: ``cells/<cell key>.nc``."""
         return f"{results}/cells/{self.keys[cell]}.nc"
 
     def damaged(self, results: str) -> dict[str, str]:
@@ -238,6 +245,7 @@ class Plan:
         return self.total_seconds() + STARTUP_SECONDS * (len(self.batches) + len(self.shards))
 
     def total_seconds(self) -> float:
+        """The estimated seconds of every cell, without the jobs' start-up."""
         return sum(c.total for c in self.costs.values())
 
 
