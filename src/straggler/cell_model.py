@@ -66,7 +66,8 @@ class CellModel:
         """
         if self.load_basis == "nominal":
             return 1.0
-        return int(self.d) * mean_min_replicas(self.size, self.dependence, int(self.d)) / self.replica_mean
+        d = self._replicas()
+        return d * mean_min_replicas(self.size, self.dependence, d) / self.replica_mean
 
     @property
     def nominal_loads(self) -> np.ndarray:
@@ -81,8 +82,15 @@ class CellModel:
         if self.load_basis == "nominal":
             # kept as written before the basis existed, so nominal rates are bit for bit
             return self.loads * self.N / self.load_mean
-        d = int(self.d)
+        d = self._replicas()
         return self.loads * self.N / (d * mean_min_replicas(self.size, self.dependence, d))
+
+    def _replicas(self) -> int:
+        """``d``, which the redundancy basis needs (the config allows the basis only for
+        policies that place d replicas)."""
+        if self.d is None:
+            raise ValueError(f"load_basis {self.load_basis}: policy {self.policy} places no d replicas")
+        return int(self.d)
 
     def to_load(self, rate: float) -> float:
         """An arrival rate in the units of ``loads`` (the inverse of :meth:`rates`)."""

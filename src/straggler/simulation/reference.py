@@ -553,17 +553,15 @@ def make_model(
     system = (
         TwoPoolSystem.affinity(N, r_slow, p=p, knowledge=knowledge, belief=belief, pools=pools) if two_pools else None
     )
-    # cell_model.py is checked without strict_optional, so mypy reads CellModel's
-    # ``int | None`` and ``TwoPoolSystem | None`` fields as non-optional here
     return CellModel(
         policy=policy,
         params=dict(params or {}),
         size=size,
         dependence=dep,
         N=int(N),
-        d=None if d is None else int(d),  # type: ignore[arg-type]
+        d=None if d is None else int(d),
         r_slow=float(r_slow),
-        system=system,  # type: ignore[arg-type]
+        system=system,
         discipline=discipline,
         queueing=queueing,
         loads=np.atleast_1d(np.asarray(loads, dtype=float)),
