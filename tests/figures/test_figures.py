@@ -281,7 +281,7 @@ def test_every_figure_kind_is_drawn_captioned_and_placed():
     from straggler.catalog import FIGURE_KINDS
     from straggler.report import SECTIONS
 
-    rst = Path(__file__).resolve().parents[1] / "workflow" / "report" / "figures"
+    rst = Path(__file__).resolve().parents[2] / "workflow" / "report" / "figures"
     for kind in FIGURE_KINDS:
         module, function = kind.draw.split(":")
         assert callable(getattr(importlib.import_module(f"straggler.figures.{module}"), function)), kind.name

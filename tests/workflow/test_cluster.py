@@ -236,7 +236,8 @@ class Killer(threading.Thread):
             ).stdout
             for line in out.splitlines():
                 jobid, state, comment = line.split("|", 2)
-                if comment.endswith(self.cell) and state == "RUNNING" and jobid not in self.killed:
+                # the job's comment names its rule and wildcards (batch=<id>,todo=<digest>)
+                if self.cell in comment and state == "RUNNING" and jobid not in self.killed:
                     subprocess.run(["scancel", jobid], env=self.env)
                     self.killed.append(jobid)
             time.sleep(0.2)
