@@ -8,16 +8,16 @@ STAMP  := $(VENV)/.installed
 CORES  ?= all
 PYTEST_ARGS ?=
 
-.PHONY: setup run test test-fast test-papers lint clean help
+.PHONY: setup run test test-fast test-papers lint docs serve-docs clean help
 
 help:
-	@echo "make setup | run | test | test-fast | test-papers | lint | clean"
+	@echo "make setup | run | test | test-fast | test-papers | lint | docs | serve-docs | clean"
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "python >= 3.11 is required, found " + sys.version.split()[0])'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test,bench,cluster,lint]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test,bench,cluster,lint,docs]"
 	@touch $(STAMP)
 
 setup: $(STAMP)
@@ -41,5 +41,12 @@ lint: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# the documentation site: built into site/ with every warning an error, or served with live reload
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+serve-docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
+
 clean:
-	rm -rf results .snakemake
+	rm -rf results .snakemake site

@@ -19,7 +19,7 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("two_pools", "cell_model"),),
     (("policies",),),
     (("analysis",), ("simulation",)),
-    (("config", "grid", "cell_build", "workunits", "bound_checks", "verdict", "claims"),),
+    (("config", "grid", "cell_build", "workunits", "bound_checks", "verdict", "claims", "glossary"),),
     (("variables", "provenance", "dataset", "evaluate", "archive", "bench"),),
     (("intervals", "winners", "figures", "report"),),
     (("pipeline", "cli"),),

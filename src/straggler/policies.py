@@ -1,4 +1,4 @@
-"""The policy registry: one :class:`PolicySpec` per policy (DESIGN.md, "Policies").
+"""The policy registry: one :class:`PolicySpec` per policy.
 
 A policy's spec holds what the rest of the package needs to know about it: its
 canonical name and aliases, its parameters and their config schema, the grid's
@@ -20,9 +20,14 @@ simulation and the config (:data:`straggler.layers.LAYERS`). No module outside
 the analysis handlers, the kernels, the reference simulator and the paper claims
 names a policy (tests/test_policy_literals.py).
 
+The policy glossary (``straggler policies``, the documentation's policy page) is
+written from the specs' words (:attr:`PolicySpec.title`, :attr:`PolicySpec.explanation`,
+:attr:`PolicySpec.analysis_summary`, :attr:`PolicySpec.papers`) and facts
+(:mod:`straggler.glossary`), so that it cannot drift from what the code does.
+
 Adding a policy: its spec here, its kernel branch(es) in the engines that
 simulate it (and in the reference simulator), its analysis handler, its tests
-(README, "Adding a policy").
+(docs/contributing.md, "Adding a policy").
 """
 
 from __future__ import annotations
@@ -41,6 +46,17 @@ PS_PER_SERVER = ("PS", "per_server")
 FCFS_CENTRAL = ("FCFS", "central")
 
 Setting = tuple[str, str]
+
+#: The papers the models come from, by the short name the code cites them with.
+PAPERS: dict[str, str] = {
+    "threshold": "Raaijmakers, Borst and Boxma, Threshold-based rerouting and replication for "
+    "resolving job-server affinity relations (INFOCOM 2021; arXiv 2005.13353)",
+    "speculation": "Anselmi and Walton, Stability and optimization of speculative queueing networks (arXiv 2104.10426)",
+    "PS": "Raaijmakers, Borst and Boxma, Stability of redundancy systems with processor "
+    "sharing (ValueTools 2020; arXiv 1912.00681)",
+    "fork-join": "Joshi, Soljanin and Wornell, Efficient redundancy techniques for latency "
+    "reduction in cloud systems (arXiv 1508.03599)",
+}
 
 
 def one_replica_blocks(model) -> tuple[int, int]:
@@ -92,6 +108,15 @@ class PolicySpec:
     name: str
     description: str
     """One line: what happens to a job (the schema's description of the policy)."""
+    title: str = ""
+    """The policy's name in words (``cancel on complete``)."""
+    explanation: str = ""
+    """What happens to a job, for a reader who has not read the papers (the glossary)."""
+    analysis_summary: str = ""
+    """What the analysis knows about the policy: which results are exact, which are
+    bounds or approximations, and where they come from (the glossary)."""
+    papers: tuple[str, ...] = ()
+    """The papers behind the policy: keys of :data:`PAPERS`."""
     aliases: tuple[str, ...] = ()
     uses_d: bool = False
     """True if the policy replicates to ``d`` servers (the grid axis ``d`` matters;
@@ -200,6 +225,17 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "ZRed",
             "one copy, dispatched at random",
+            title="zero redundancy",
+            explanation="Each job gets one copy, sent to one server and never moved or copied. "
+            "With two pools the job goes to pool 1 with probability alpha and to pool 2 otherwise "
+            "(alpha chosen by the analysis to maximise the stability bound with what the "
+            "dispatcher knows of the job types), then to a server of that pool at random; "
+            "on identical servers it is random dispatch over all N.",
+            analysis_summary="Exact: the stability bound (the threshold paper's eq. 5, a linear "
+            "programme over the assignment), the cost (the job's size at its server's speed) "
+            "and the mean response time, since every server is an M/G/1 queue (M/G/c for a "
+            "central pool queue).",
+            papers=("threshold",),
             aliases=("RND",),
             two_pools=False,
             picks_pool=True,
@@ -212,6 +248,15 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "FRed",
             "a copy in every pool at arrival, cancel on complete",
+            title="full redundancy",
+            explanation="On arrival a job gets one copy in each of the two pools (a server of "
+            "each, at random); the first copy to finish completes the job and the other is "
+            "cancelled at once.",
+            analysis_summary="The load condition of the threshold paper's eq. 6, proven "
+            "necessary and conjectured sufficient (kind necessary), exact with one server per "
+            "pool (a single queue); the cost is exact in the paper's model; the mean response "
+            "time is exact with one server per pool and an approximation otherwise.",
+            papers=("threshold",),
             replicas=2,
             concurrent_replicas=2,
             blocking_order=first_of_pools_blocks,
@@ -223,6 +268,17 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "Rer",
             "after tau of processing, kill and restart in the other pool",
+            title="rerouting after a timeout (speculative load balancing)",
+            explanation="A job is sent to one pool; if it has not finished after tau units of "
+            "processing there, it is killed and restarted in the other pool (from scratch, or "
+            "with resume: true from where it stopped). With tau: opt the analysis chooses the "
+            "threshold that maximises the stability bound. On identical servers this is the "
+            "speculation paper's SLB, with a timeout.",
+            analysis_summary="The stability bound of the threshold paper's Prop. 1 (the load "
+            "condition, necessary) and, on identical servers, the speculation paper's "
+            "stability region and optimal timeout; the cost is exact; the mean response time "
+            "is a Pollaczek-Khinchine approximation (exact without a timeout).",
+            papers=("threshold", "speculation"),
             replicas=2,
             aliases=("SLB",),
             parameters={"tau": "opt", "resume": False},
@@ -238,6 +294,16 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "Rep",
             "after tau of processing, replicate in the other pool",
+            title="replication after a timeout",
+            explanation="A job is sent to one pool; if it has not finished after tau units of "
+            "processing there, a copy starts in the other pool as well, and the first copy to "
+            "finish completes the job (the other is cancelled). tau 0 is full redundancy "
+            "(FRed); tau: opt lets the analysis choose it.",
+            analysis_summary="The stability bound of the threshold paper's Prop. 2 (necessary; "
+            "an approximation where copies of one job overlap in a pool of several servers), "
+            "its cost and a Pollaczek-Khinchine approximation of the mean response time. "
+            "Simulated by the event engine only.",
+            papers=("threshold",),
             replicas=2,
             parameters={"tau": "opt"},
             schema="rep_parameters",
@@ -255,6 +321,12 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "KT",
             "type-aware optimal assignment, no redundancy",
+            title="known types (an oracle)",
+            explanation="The dispatcher knows each job's type and sends it, by the assignment "
+            "that maximises the stability bound, to a server of a pool; no copies. A "
+            "benchmark of what knowing the types is worth, not an option a real system has.",
+            analysis_summary="Exact, as for zero redundancy: stability bound, cost and mean response time.",
+            papers=("threshold",),
             picks_pool=True,
             type_aware_alpha=True,
             analysis="known_types",
@@ -263,10 +335,35 @@ POLICIES: dict[str, PolicySpec] = {
             oracle=True,
             monotone="a fixed assignment: every server is an M/G/1 queue whose load grows with lambda",
         ),
-        PolicySpec("KS", "size-aware thresholds", analysis="known_sizes", oracle=True),
+        PolicySpec(
+            "KS",
+            "size-aware thresholds",
+            title="known sizes (an oracle)",
+            explanation="The dispatcher knows each job's size and uses size-aware thresholds "
+            "to decide where it runs and whether it is rerouted or replicated. A benchmark of "
+            "what knowing the sizes is worth; analysed, not simulated.",
+            analysis_summary="The stability bound of the threshold paper's Props. 3-4 (the "
+            "larger of size-aware rerouting and replication, necessary), computed exactly "
+            "through linear-programme duality over the thresholds; its cost.",
+            papers=("threshold",),
+            analysis="known_sizes",
+            oracle=True,
+        ),
         PolicySpec(
             "CoC",
             "d copies, cancel the rest on first completion",
+            title="cancel on complete (redundancy-d)",
+            explanation="On arrival a job gets d copies on d servers chosen at random among "
+            "the N; the first copy to finish completes the job and the other copies are "
+            "cancelled, wherever they are (in service or waiting). With PS servers, "
+            "ps_bound: lower or upper simulates the PS paper's bound systems instead.",
+            analysis_summary="With PS servers, the PS paper's stability condition "
+            "lambda d E[min(X_1..X_d)] / N < 1 (conjectured necessary and sufficient) and the "
+            "sufficient lambda d E[X] / N < 1. With FCFS servers: exact for d = N (the (N, 1) "
+            "fork-join queue), the mean-field approximation for i.i.d. exponential copies, and "
+            "the fork-join paper's cost bounds for 1 < d < N; elsewhere, bounds that hold for "
+            "every policy that serves at least one copy in full.",
+            papers=("PS", "fork-join"),
             aliases=("Red", "redundancy-d"),
             uses_d=True,
             two_pools=False,
@@ -289,6 +386,17 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "CoS",
             "d copies, cancel the rest when the first starts",
+            title="cancel on start (join the least work of d)",
+            explanation="On arrival a job gets d copies on d servers chosen at random; when the "
+            "first copy starts service the others are cancelled, so exactly one copy is "
+            "served. With FCFS servers this is joining the server with the least work "
+            "among the d (LLW-d).",
+            analysis_summary="On identical servers stability is that of load balancing (one "
+            "copy is served in full; the speculation paper's remark on CoS-d = LLW-d) and the "
+            "cost is exact; the mean response time is known for d = N on FCFS servers only "
+            "(the M/G/N queue, fork-join paper); with job-server affinity, the bounds that "
+            "hold for every policy.",
+            papers=("speculation", "fork-join"),
             aliases=("LLW",),
             uses_d=True,
             two_pools=False,
@@ -300,6 +408,14 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "RIQ",
             "copies to the idle servers among d sampled",
+            title="redundant to idle queues",
+            explanation="On arrival d servers are sampled at random; the job gets a copy on "
+            "each of them that is idle, or one copy on the first sampled if none is; the first "
+            "copy to finish completes the job and the others are cancelled.",
+            analysis_summary="The papers simulate it but give no analysis. At least one copy "
+            "is served in full, so the bounds for such policies apply; on identical FCFS "
+            "servers with i.i.d. copies the cost lies between E[X] and d E[X_{1:d}].",
+            papers=("speculation",),
             uses_d=True,
             two_pools=False,
             analysis="redundant_to_idle",
@@ -310,6 +426,19 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "FJ",
             "k-of-d fork-join with cancellation",
+            title="k-of-d fork-join",
+            explanation="A job is forked into d tasks on d servers chosen at random and is "
+            "done when k of them finish; the remaining tasks are then cancelled. keep r < d "
+            "cancels all but the first r tasks to start service (early: true keeps k, the "
+            "fork-early-cancel policy); split: shift divides a job of size Delta into k "
+            "shifted-exponential tasks; keep: opt lets the analysis choose r at each load "
+            "within cost_limit.",
+            analysis_summary="The fork-join paper's results: exact for d = 1 and for the (n, 1) "
+            "fork-join (d = N, k = 1); for d = N and k > 1, upper and lower bounds on the mean "
+            "response time and bounds on the cost; for d < N, its estimate for the group-based "
+            "system (latency_group, not the simulated system's latency) and cost bounds; "
+            "elsewhere the bounds that hold for every policy.",
+            papers=("fork-join",),
             uses_d=True,
             two_pools=False,
             parameters={"k": 1, "early": False, "keep": "d", "split": "none", "cost_limit": float("inf")},

@@ -1,0 +1,178 @@
+"""MkDocs hook: the pages written from the code at build time.
+
+A page holds a marker line ``<!-- generated: NAME -->``; the build replaces it with
+what :data:`SECTIONS` writes for NAME, from the tables the code itself runs on: the
+policy registry (the glossary), the config schema (the configuration reference), the
+dataset's variable table and the figure catalog (the outputs), the declared layers
+(the architecture) and the command's argument parser (the command reference). So the
+reference cannot drift from the code; a marker with no writer fails the build.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import re
+from collections.abc import Callable
+
+MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.MULTILINE)
+
+
+def _cell(text) -> str:
+    """Text fit for a Markdown table cell."""
+    text = " ".join(str(text).split()).replace("|", "\\|")
+    return text.replace("[", "\\[").replace("]", "\\]")  # speeds[i][j] is not a link
+
+
+def policies() -> str:
+    from straggler.glossary import glossary_markdown
+
+    return glossary_markdown()
+
+
+def _default(node) -> str:
+    if "default" not in node:
+        return ""
+    value = node["default"]
+    if value is None:
+        return "`null`"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    return f"`{value}`"
+
+
+def _key_rows(node, path: str, describe, deref, rows: list) -> None:
+    """One row per key under ``node`` (depth first), ``path`` its dotted name."""
+    resolved = deref(node)
+    description = node.get("description") or resolved.get("description", "")
+    rows.append((path, _default(node) or _default(resolved), describe(node), description))
+    props = resolved.get("properties")
+    if props and not path.endswith("policies"):
+        for key, child in props.items():
+            _key_rows(child, f"{path}.{key}", describe, deref, rows)
+    extra = resolved.get("additionalProperties")
+    if isinstance(extra, dict) and "properties" in deref(extra) and path in ("distributions", "dependences"):
+        item = deref(extra)
+        rows.append((f"{path}.<name>", "", "a mapping", item.get("description", "")))
+
+
+def configuration() -> str:
+    from straggler.config.schema import deref, family_parameters, schema
+
+    schema_module = importlib.import_module("straggler.config.schema")
+
+    describe: Callable = getattr(schema_module, "describe", None) or schema_module._describe
+    sch = schema()
+    out = []
+    for key, node in sch["properties"].items():
+        rows: list = []
+        _key_rows(node, key, describe, deref, rows)
+        out += [f"### `{key}`", ""]
+        out += ["| key | default | allowed | meaning |", "| --- | --- | --- | --- |"]
+        out += [f"| `{p}` | {d} | {_cell(a)} | {_cell(m)} |" for p, d, a, m in rows]
+        out.append("")
+    out += ["### Distribution families", ""]
+    out += [
+        "Each entry of `distributions` names a `family` and that family's parameters; "
+        "`scale_to_mean` (any family) rescales the law to a given mean.",
+        "",
+        "| family | parameters | their meaning |",
+        "| --- | --- | --- |",
+    ]
+    branches = {b["if"]["properties"]["family"]["const"]: b["then"] for b in sch["$defs"]["distribution"]["allOf"]}
+    for family, params in family_parameters().items():
+        props = branches.get(family, {}).get("properties", {})
+        meaning = "; ".join(f"`{p}`: {props.get(p, {}).get('description', '')}" for p in params)
+        out.append(f"| `{family}` | {', '.join(f'`{p}`' for p in params)} | {_cell(meaning)} |")
+    out.append("")
+    out += ["### Policy parameters", ""]
+    out += ["Under `policies.<name>`: see each policy's entry in the [policy glossary](policies.md)."]
+    out += ["", "| policy | parameters |", "| --- | --- |"]
+    from straggler.policies import POLICIES
+
+    for spec in POLICIES.values():
+        names = ", ".join(f"`{p}`" for p in spec.parameters) or "none"
+        out.append(f"| [{spec.name}](policies.md#{spec.name.lower()}) | {names} |")
+    return "\n".join(out) + "\n"
+
+
+def dataset() -> str:
+    from straggler.variables import COORD_ATTRS, VARIABLES
+
+    out = ["| coordinate | meaning | units |", "| --- | --- | --- |"]
+    for name, (long_name, units) in COORD_ATTRS.items():
+        out.append(f"| `{name}` | {_cell(long_name)} | {_cell(units)} |")
+    out += [
+        "",
+        "| variable | dimensions beyond the grid's | meaning | units | type |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for v in VARIABLES:
+        dims = ", ".join(v.dims) or "none"
+        out.append(f"| `{v.name}` | {dims} | {_cell(v.long_name)} | {_cell(v.units)} | {v.kind} |")
+    return "\n".join(out) + "\n"
+
+
+def figures() -> str:
+    from straggler.catalog import FIGURE_KINDS
+
+    out = ["| figure | report section | what it shows |", "| --- | --- | --- |"]
+    for kind in FIGURE_KINDS:
+        out.append(f"| `{kind.name}` | {kind.section} | {_cell(kind.caption)} |")
+    return "\n".join(out) + "\n"
+
+
+def _first_line(module: str) -> str:
+    try:
+        doc = importlib.import_module(f"straggler.{module}" if module else "straggler").__doc__ or ""
+    except ImportError:
+        return ""
+    paragraph = doc.strip().split("\n\n")[0]
+    return _cell(re.sub(r":[a-z]+:`~?([^`]+)`", r"`\1`", paragraph))
+
+
+def layers() -> str:
+    from straggler.layers import LAYERS
+
+    out = ["| layer | group | module | what it owns |", "| --- | --- | --- | --- |"]
+    for rank in range(len(LAYERS) - 1, -1, -1):
+        for group, modules in enumerate(LAYERS[rank]):
+            for module in modules:
+                shown = f"`straggler.{module}`" if module else "`straggler`"
+                out.append(f"| {rank} | {group} | {shown} | {_first_line(module)} |")
+    return "\n".join(out) + "\n"
+
+
+def commands() -> str:
+    from straggler.cli import build_parser
+
+    parser = build_parser()
+    out = ["```text", parser.format_help().rstrip(), "```", ""]
+    for action in parser._subparsers._group_actions:  # argparse's public parsers have no listing API
+        for name, sub in action.choices.items():
+            out += [f"## `straggler {name}`", "", "```text", sub.format_help().rstrip(), "```", ""]
+    return "\n".join(out)
+
+
+SECTIONS: dict[str, Callable[[], str]] = {
+    "policies": policies,
+    "configuration": configuration,
+    "dataset": dataset,
+    "figures": figures,
+    "layers": layers,
+    "commands": commands,
+}
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    """Replace every marker of the page with its generated Markdown."""
+
+    def replace(match: re.Match) -> str:
+        name = match.group(1)
+        if name not in SECTIONS:
+            raise KeyError(f"{page.file.src_path}: no generated section '{name}'; known: {', '.join(SECTIONS)}")
+        with contextlib.redirect_stdout(io.StringIO()):
+            return SECTIONS[name]().rstrip("\n")
+
+    return MARKER.sub(replace, markdown)

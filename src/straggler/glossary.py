@@ -1,0 +1,112 @@
+"""The policy glossary: what each policy does to a job, its parameters, its papers and
+what the analysis knows about it, written from the policy registry
+(:data:`straggler.policies.POLICIES`) and the config schema's parameter descriptions.
+
+Two readers: ``straggler policies [NAME ...]`` prints it in the terminal, and the
+documentation site's policy page is generated from :func:`glossary_markdown`, so
+neither can drift from the code.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from .config.schema import deref, schema
+from .policies import PAPERS, POLICIES, PolicySpec
+
+#: The simulation engines by their names in :attr:`PolicySpec.engines`, in words.
+ENGINE_NAMES = {"fast": "the fast engine", "events": "the event engine"}
+
+
+def _parameters(spec: PolicySpec) -> list[tuple[str, str, str]]:
+    """``(name, default, meaning)`` of the policy's parameters, from the schema."""
+    definition = schema()["$defs"].get(spec.schema, {})
+    rows = []
+    for name, default in spec.parameters.items():
+        node = definition.get("properties", {}).get(name, {})
+        text = node.get("description") or deref(node).get("description", "")
+        shown = "null" if default is None else str(default).lower() if isinstance(default, bool) else str(default)
+        rows.append((name, shown, " ".join(str(text).split())))
+    return rows
+
+
+def _settings(spec: PolicySpec) -> str:
+    """Which engines simulate the policy, in which settings, in words."""
+    if spec.analytic_only:
+        return "not simulated: analysis only."
+    parts = []
+    for engine, settings in spec.engines.items():
+        where = ", ".join(f"{discipline} {queueing.replace('_', '-')}" for discipline, queueing in settings)
+        parts.append(f"{ENGINE_NAMES.get(engine, engine)} ({where})")
+    return "; ".join(parts) + "."
+
+
+def _facts(spec: PolicySpec) -> list[str]:
+    """Short facts the registry states about the policy, for the entry's list."""
+    facts = []
+    if spec.aliases:
+        facts.append(f"Also accepted as: {', '.join(spec.aliases)}.")
+    if spec.uses_d:
+        facts.append("Places d copies or tasks: the grid axis d matters (cells with d > N are left NaN).")
+    if spec.two_pools:
+        facts.append("Chooses a pool first: needs the two-pool system.")
+    if spec.oracle:
+        facts.append("An oracle: a benchmark, not a contender (the report names the best policy without it).")
+    facts.append(f"Simulated by {_settings(spec)}")
+    if spec.monotone:
+        facts.append("Its stable loads form an interval: loads above an unstable one are not simulated.")
+    return facts
+
+
+def policy_markdown(name: str, level: int = 2) -> str:
+    """One policy's glossary entry in Markdown, under a heading of ``level``."""
+    spec = POLICIES[name]
+    lines = [f"{'#' * level} {spec.name}: {spec.title} {{ #{spec.name.lower()} }}", "", spec.explanation, ""]
+    lines += [f"- {fact}" for fact in _facts(spec)]
+    params = _parameters(spec)
+    if params:
+        lines += ["", "| parameter | default | meaning |", "| --- | --- | --- |"]
+        lines += [f"| `{p}` | `{d}` | {text} |" for p, d, text in params]
+    lines += ["", f"**What the analysis knows.** {spec.analysis_summary}", ""]
+    lines += ["**Papers.** " + "; ".join(PAPERS[key] for key in spec.papers) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def glossary_markdown() -> str:
+    """The whole glossary in Markdown: a summary table, then one entry per policy."""
+    lines = ["| policy | in words | what happens to a job | simulated |", "| --- | --- | --- | --- |"]
+    for spec in POLICIES.values():
+        simulated = "no (analysis only)" if spec.analytic_only else "yes"
+        lines.append(f"| [{spec.name}](#{spec.name.lower()}) | {spec.title} | {spec.description} | {simulated} |")
+    body = "\n".join(policy_markdown(name) for name in POLICIES)
+    return "\n".join(lines) + "\n\n" + body
+
+
+def _wrap(text: str, indent: str = "  ", then: str | None = None, width: int = 88) -> list[str]:
+    """``text`` wrapped to ``width``, its first line after ``indent``, the others after
+    ``then`` (default: as much space as ``indent``)."""
+    rest = " " * len(indent) if then is None else then
+    return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=rest) or [indent]
+
+
+def policy_text(name: str) -> str:
+    """One policy's glossary entry as plain text for a terminal."""
+    spec = POLICIES[name]
+    lines = [f"{spec.name}: {spec.title}", *_wrap(spec.explanation)]
+    for fact in _facts(spec):
+        lines += _wrap(fact, indent="  - ")
+    params = _parameters(spec)
+    if params:
+        lines.append("  parameters:")
+    for param, default, text in params:
+        lines += _wrap(f"{param} (default {default}): {text}", indent="    ", then="      ")
+    lines += ["  what the analysis knows:", *_wrap(spec.analysis_summary, indent="    ")]
+    lines += ["  papers:", *(line for key in spec.papers for line in _wrap(PAPERS[key], indent="    "))]
+    return "\n".join(lines) + "\n"
+
+
+def summary_text() -> str:
+    """One line per policy, for ``straggler policies`` without a name."""
+    width = max(len(name) for name in POLICIES)
+    rows = [f"{spec.name:<{width}}  {spec.title}: {spec.description}" for spec in POLICIES.values()]
+    return "\n".join(rows) + "\n"
