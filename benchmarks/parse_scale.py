@@ -13,7 +13,7 @@ temporary directory:
   the modules it imports and whether any heavy one was loaded;
 - ``dry run``: ``snakemake -n`` (a cold cache first, then warm), the whole command.
 
-The figures are in the README ("Work units"); this is a benchmark, not a timed test.
+The figures are in docs/guide/running.md ("Work units"); this is a benchmark, not a timed test.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ run, in a temporary directory: every cell evaluated in one process on one core
 (``straggler.evaluate.evaluate_cell``, after a warm-up cell so that numba's cache is
 loaded, as in a job), then ``snakemake --cores N`` from empty results (all rules:
 work units, dataset, figures, report). Prints both wall times and their ratio; the
-README ("Work units") shows the figures. A benchmark, never a timed test.
+docs/guide/running.md ("Work units") shows the figures. A benchmark, never a timed test.
 """
 
 from __future__ import annotations

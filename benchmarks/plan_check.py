@@ -12,7 +12,7 @@ runs), and its seconds are set against the model's estimate for the jobs it actu
 simulated (an unstable load stops early and the loads above it are skipped, so the
 estimate for the configured jobs is an upper one). ``disk`` is the store's bytes per
 replication and load, measured, times the study's replications and loads, plus the
-cell files. The README ("Work units") shows the table. A benchmark, not a timed test.
+cell files. docs/guide/running.md ("Work units") shows the table. A benchmark, not a timed test.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ and how often the verdicts are wrong.
     fire. Prints how many runs the rule calls stable (wrong: every one of these loads
     is unstable) and the largest idle fraction of the busiest pool seen.
 
-Measured figures are in the README ("Stability verdicts") and the closing notes;
+Measured figures are in docs/reference/verdicts.md ("Stability verdicts") and the closing notes;
 this is a benchmark, never a timed test.
 """
 

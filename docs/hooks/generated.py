@@ -22,6 +22,7 @@ MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.MULTILINE)
 def _cell(text) -> str:
     """Text fit for a Markdown table cell."""
     text = " ".join(str(text).split()).replace("|", "\\|")
+    text = text.replace("<", "&lt;").replace(">", "&gt;")  # results/<study>/ is not a tag
     return text.replace("[", "\\[").replace("]", "\\]")  # speeds[i][j] is not a link
 
 
