@@ -1,5 +1,6 @@
 """``load_basis: redundancy``: the load axis as the PS paper's rho~ = lambda d E[X_min] / N
-(papers/002 section 3.5, REFERENCES.md section 3), and the nominal default unchanged."""
+(Raaijmakers, Borst and Boxma, arXiv 1912.00681, section 3.5; docs: reference results,
+section 3), and the nominal default unchanged."""
 
 import os
 from dataclasses import replace
@@ -165,7 +166,7 @@ def _simulate(dep, d, load, jobs, reps, confidence):
 @pytest.mark.parametrize(
     "dep, d, exact",
     [
-        ("identical", 1, 2.0 / (1 - 0.75)),  # M/M/1-PS per server at rho~ (REFERENCES.md section 3)
+        ("identical", 1, 2.0 / (1 - 0.75)),  # M/M/1-PS per server at rho~ (docs: reference results, section 3)
         ("identical", 10, 2.0 / (1 - 0.75)),  # one shared M/M/1-PS queue at rho~
         ("iid", 10, 0.2 / (1 - 0.75)),  # one M/M/1-PS queue, service min of 10 exp: E[X] / N
     ],

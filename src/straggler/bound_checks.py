@@ -1,7 +1,7 @@
 """Checks of a study dataset against its own analysis.
 
 :func:`bound_table` compares every simulated mean with every analytic value that
-bounds it, on any study dataset (DESIGN.md's dataset contract):
+bounds it, on any study dataset (the dataset contract: docs/background/contracts.md):
 
 =========  =====  ==================================================================
 quantity   side   analytic value

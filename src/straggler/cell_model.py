@@ -41,7 +41,7 @@ class CellModel:
     """The load unit E[X] when it is not the replica mean: FJ with ``split: shift``
     keeps the unsplit job's mean, so that one load is one arrival rate for every k."""
     load_basis: str = "nominal"
-    """What ``loads`` mean: ``nominal`` (DESIGN.md: lambda E[X_i] / N) or ``redundancy``
+    """What ``loads`` mean: ``nominal`` (docs/background/model.md: lambda E[X_i] / N) or ``redundancy``
     (the PS paper's rho~ = lambda d E[min(X_1..X_d)] / N, CoC only; see :attr:`load_factor`)."""
 
     @property
@@ -71,7 +71,7 @@ class CellModel:
 
     @property
     def nominal_loads(self) -> np.ndarray:
-        """The swept loads in the nominal units of DESIGN.md, whatever the basis."""
+        """The swept loads in the nominal units (docs/background/model.md), whatever the basis."""
         if self.load_basis == "nominal":
             return self.loads
         return self.loads / self.load_factor

@@ -1,4 +1,4 @@
-"""The study dataset (DESIGN.md, "Dataset contract"): per-cell files and their aggregate.
+"""The study dataset (docs/background/contracts.md, "The dataset"): per-cell files and their aggregate.
 
 The variables and their attributes are :mod:`.variables`; the provenance
 attributes (versions, commit, hashes) are :mod:`.provenance`.

@@ -1,8 +1,8 @@
 """The two-pool system with job-server affinity, and its first-pool assignments.
 
 Raaijmakers, Borst, Boxma, *Threshold-based rerouting and replication for
-resolving job-server affinity relations* (``papers/000_...``; REFERENCES.md
-section 1) define the two-pool system: pools ``i`` in {0, 1} here (1 and 2 in the
+resolving job-server affinity relations* (arXiv 2005.13353; docs: reference
+results, section 1) define the two-pool system: pools ``i`` in {0, 1} here (1 and 2 in the
 paper), job types ``j`` with probability ``p_j`` and speed ``r_ij`` in pool ``i``,
 ``alpha_ij`` the fraction of type-j jobs first assigned to pool ``i``, ``E[B_i]``
 the expected service requirement that a job brings to pool ``i``, and the
@@ -54,7 +54,7 @@ class TwoPoolSystem:
     def affinity(
         cls, N: int, r_slow: float, p=(0.5, 0.5), knowledge="unknown", belief=1.0, pools=None, speeds=None
     ) -> TwoPoolSystem:
-        """The common system of DESIGN.md: type 1 runs at speed 1 in pool 1 and
+        """The common system (docs/background/model.md): type 1 runs at speed 1 in pool 1 and
         ``r_slow`` in pool 2, type 2 the reverse (or a given speed matrix)."""
         p = tuple(float(x) for x in p)
         J = len(p)

@@ -1,4 +1,4 @@
-"""The dataset's variables (DESIGN.md, "Dataset contract"): names, dimensions,
+"""The dataset's variables (docs/background/contracts.md, "The dataset"): names, dimensions,
 CF attributes ``long_name`` and ``units``, and those of the coordinates."""
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ COORD_ATTRS = {
 
 
 LOAD_BASIS_ATTRS = {
-    # load_basis: (load coordinate long_name, lambda_max units); DESIGN.md's default first
+    # load_basis: (load coordinate long_name, lambda_max units); the default (nominal) first
     "nominal": (COORD_ATTRS["load"][0], VARIABLE_BY_NAME["lambda_max"].units),
     "redundancy": (
         "redundancy load per server rho~ = lambda d E[min(X_1..X_d)] / N (PS paper, section 3.5)",

@@ -1,4 +1,5 @@
-"""Fork-join with redundancy (papers/003, REFERENCES.md section 4)."""
+"""Fork-join with redundancy (Joshi, Soljanin and Wornell, arXiv 1508.03599; docs:
+reference results, section 4)."""
 
 import math
 

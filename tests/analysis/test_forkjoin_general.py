@@ -61,7 +61,7 @@ def test_keep_between_k_and_d_differs_from_both():
 
 def test_keep_one_of_n_is_mmn():
     """(n, r_f = n, r = 1, k = 1) is fork-early-cancel (n, 1), an M/M/n queue for
-    exponential tasks (section 5.2, REFERENCES.md section 4); cost E[X]."""
+    exponential tasks (section 5.2; docs: reference results, section 4); cost E[X]."""
     n, load = 4, 0.7
     m = make_model("FJ", n, [load], d=n, params={"k": 1, "keep": 1}, two_pools=False)
     res = _sim(m)

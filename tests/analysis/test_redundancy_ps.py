@@ -1,4 +1,5 @@
-"""Redundancy-d with processor sharing (papers/002, REFERENCES.md section 3)."""
+"""Redundancy-d with processor sharing (Raaijmakers, Borst and Boxma, arXiv 1912.00681;
+docs: reference results, section 3)."""
 
 import math
 

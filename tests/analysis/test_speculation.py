@@ -1,5 +1,6 @@
-"""Speculation paper (papers/001, REFERENCES.md section 2): load with a timeout,
-Theorem 2's timeout sets, optimal timeouts, the network loads and SLB's bound."""
+"""Speculation paper (Anselmi and Walton, arXiv 2104.10426; docs: reference results,
+section 2): load with a timeout, Theorem 2's timeout sets, optimal timeouts, the network
+loads and SLB's bound."""
 
 import math
 

@@ -2,8 +2,8 @@
 their optimisation, the Section 6 latency approximation and known sizes (KS).
 
 Monte Carlo checks sample jobs and apply the policy definitions directly (the
-processing time each job spends in each pool); closed forms are those of
-REFERENCES.md section 1; the paper's statements are those of Section 5.
+processing time each job spends in each pool); closed forms are the reference
+results' (docs: reference results, section 1); the paper's statements are those of Section 5.
 """
 
 import math
@@ -237,7 +237,7 @@ def test_bad_arguments():
 
 
 # ---------------------------------------------------------------------------------
-# Optimisation: closed forms of REFERENCES.md section 1 and robustness
+# Optimisation: the closed forms (docs: reference results, section 1) and robustness
 # ---------------------------------------------------------------------------------
 
 

@@ -1,6 +1,6 @@
 """Threshold paper: zero redundancy (eq. 5), full redundancy (eq. 6) and KT.
 
-Closed forms of REFERENCES.md section 1 (p = 1/2, unknown types, N = 10) and a
+Closed forms (docs: reference results, section 1; p = 1/2, unknown types, N = 10) and a
 Monte Carlo check of E[B_i] by sampling jobs and applying the policy definition.
 """
 

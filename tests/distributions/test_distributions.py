@@ -388,7 +388,7 @@ def test_scale_to_mean(dist):
 
 
 def test_reference_scenario_specs():
-    # REFERENCES.md section 1: sizes with mean N = 10
+    # sizes with mean N = 10 (docs: reference results, section 1)
     assert from_spec({"family": "exponential", "mean": 10}).mean() == 10
     assert from_spec({"family": "pareto", "xm": 1, "alpha": 10 / 9}).mean() == pytest.approx(10)
     assert from_spec({"family": "pareto", "xm": 1, "alpha": 2.2, "scale_to_mean": 10}).mean() == pytest.approx(10)

@@ -1,4 +1,4 @@
-"""The fast path against exact results (REFERENCES.md sections 1, 3-5).
+"""The fast path against exact results (docs: reference results, sections 1, 3-5).
 
 Fixed seeds; the tolerance is 4 confidence-interval half-widths at 95 % over 10
 replications (about 9 standard errors), never widened to make a test pass. Tests marked ``slow`` use
@@ -346,7 +346,7 @@ def test_backlog_monitor_policies_and_many_servers(policy, load):
 
 
 def mean_field_d2(rho):
-    """E[T] of CoC d = 2, i.i.d. exponential, N -> inf (REFERENCES.md section 5)."""
+    """E[T] of CoC d = 2, i.i.d. exponential, N -> inf (docs: reference results, section 5)."""
     return math.log(1.0 / (1.0 - rho)) / rho**2 - 1.0 / rho
 
 

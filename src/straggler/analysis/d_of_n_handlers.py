@@ -61,7 +61,7 @@ def analyze_rerouting(model: CellModel) -> AnalyticResult:
 def analyze_cancel_on_complete(model: CellModel) -> AnalyticResult:
     """CoC: redundancy-d with PS (PS paper); with FCFS the (N,1) fork-join queue
     when d = N (fork-join paper, section 5.1), the mean-field result for i.i.d.
-    exponential replicas (Gardner et al. 2017, REFERENCES.md section 5), and for
+    exponential replicas (Gardner et al. 2017; docs: reference results, section 5), and for
     1 < d < N the fork-join paper's (n, r, 1) partial fork with uniform random
     choice (section 6.1 cost bounds, with the stability bound they imply) where
     its conditions hold (:func:`partial_fork_cost`)."""

@@ -1,35 +1,36 @@
 """Fork-join with redundancy: latency, cost and stability (order statistics: :mod:`.order_statistics`).
 
 Joshi, Soljanin, Wornell, *Efficient Redundancy Techniques for Latency Reduction
-in Cloud Systems* (arXiv 1508.03599v3; ACM TOMPECS 2(2), 2017), read from the
-project's summary ``papers/003_6d51b1c01f0df300.txt`` and REFERENCES.md section 4.
-The summary gives the results in words; the formulas below are the paper's as
-restated there, and where the summary does not show a formula the docstring says
-what is implemented and why.
+in Cloud Systems* (arXiv 1508.03599v3; ACM TOMPECS 2(2), 2017), read from a
+summary of the paper, which gives the results in words; the formulas below are the
+paper's as the project restates them (docs: reference results, section 4), and where
+the summary does not show a formula the docstring says what is implemented and why.
 
 Model (paper section 2): ``n`` statistically identical servers with FCFS queues;
 an ``(n, k)`` fork-join job forks one task to every server and is done when any
 ``k`` tasks finish (the rest are cancelled); task sizes are i.i.d. copies of ``X``
 (section 2.1). ``X_{k:n}`` is the k-th smallest of ``n`` i.i.d. copies. Latency
 ``T`` is the response time, cost ``C`` the server time spent on a job, waiting
-excluded (section 2.2), the same cost as DESIGN.md's.
+excluded (section 2.2), the same cost as the project's (docs/background/model.md, "Cost").
 
 Rates are job arrival rates ``lam``; a result's ``load`` field, where present, is
-in the project's load units (DESIGN.md: ``lam E[X] / n`` with ``n`` the number of
-servers). ``inf`` is returned for an overloaded queue or an infinite moment,
-never an exception.
+in the project's load units (docs/background/model.md, "Load": ``lam E[X] / n`` with
+``n`` the number of servers). ``inf`` is returned for an overloaded queue or an
+infinite moment, never an exception.
 
-Kinds (DESIGN.md): ``exact``, ``necessary``, ``sufficient`` (stability);
+Kinds (docs/background/contracts.md): ``exact``, ``necessary``, ``sufficient`` (stability);
 ``exact``, ``approximation``, ``upper_bound``, ``lower_bound`` (latency, cost).
 
-Mapping of DESIGN.md's policies (FCFS, one queue per server, ``N`` servers):
+Mapping of the project's policies (docs/background/contracts.md; FCFS, one queue per
+server, ``N`` servers):
 
 - ``CoC`` with ``d = N`` is the (N, 1) fork-join (full replication with
   cancellation): :func:`coc_full_replication` (exact, for every replica
   dependence, because all replicas of a job start together);
 - ``CoS`` with ``d = N`` is the (N, 1) fork-early-cancel, an M/G/N queue
   (section 5.2): :func:`fork_early_cancel_n1`; ``CoS`` with any ``d`` is
-  least-left-workload-d (speculation paper, papers/001), whose stability region
+  least-left-workload-d (speculation paper: Anselmi and Walton, arXiv 2104.10426), whose
+  stability region
   is ``lam E[X_i] / N < 1``: :func:`cos_stability`;
 - ``FJ`` with ``d = N``: the (N, k) results (:func:`fork_join_bounds`,
   :func:`fork_join_stability`); ``early: true``: :func:`fork_early_cancel_cost`,
@@ -131,7 +132,7 @@ def _rate(x: float) -> float:
 def fork_join_n1(lam: float, X: Distribution, n: int) -> Estimate:
     """(n, 1) fork-join with cancellation (full replication, cancel on complete).
 
-    Fork-join paper section 5.1 (REFERENCES.md section 4): all ``n`` tasks of a job
+    Fork-join paper section 5.1 (docs: reference results, section 4): all ``n`` tasks of a job
     start together, so the system is an M/G/1 FCFS queue with service
     ``X_{1:n}``. Exact:
 
@@ -190,7 +191,8 @@ def fork_early_cancel_n1(lam: float, X: Distribution, n: int) -> Estimate:
 def cos_stability(X: Distribution, dep: Dependence, N: int) -> Stability:
     """``CoS`` (cancel on start) with any ``d``: stable iff ``lam E[X_i] < N``.
 
-    Speculation paper (papers/001, section 5.3, remark on CoS-d): CoS-d is
+    Speculation paper (Anselmi and Walton, arXiv 2104.10426, section 5.3, remark on
+    CoS-d): CoS-d is
     least-left-workload-d, and its stability condition is that of standard load
     balancing, ``lam E[eta_1] < 1`` per queue; exactly one replica is served, so
     ``E[C] = E[X_i]``. Kind ``exact``; ``load = 1``.
@@ -428,7 +430,7 @@ def fork_join_stability(X: Distribution, n: int, k: int, tail: str | None = None
       tasks that complete are served in full, and any k of the n sizes sum to at
       least the k smallest); and ``lam < 1 / E[X_{1:n}]``, where Theorem 4's lower
       bound on ``E[T]`` becomes infinite. Exponential: ``n mu / k``
-      (REFERENCES.md section 4).
+      (docs: reference results, section 4).
     - sufficient: the split-merge system (Theorem 4's upper bound) is stable,
       ``lam < 1 / E[X_{k:n}]``.
 

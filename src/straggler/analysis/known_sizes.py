@@ -1,7 +1,7 @@
 """Known job sizes: the size-aware bound KS of the threshold paper.
 
 Raaijmakers, Borst, Boxma, *Threshold-based rerouting and replication for
-resolving job-server affinity relations* (``papers/000_...``; REFERENCES.md
+resolving job-server affinity relations* (arXiv 2005.13353; docs: reference results,
 section 1): Props. 3-4, Lemma 1 and Remark 2, the stability bound of rerouting
 and replication when the dispatcher knows each job's size (and not, or partly, its
 type), by linear-programming duality over a weight w on pool 1
@@ -277,7 +277,7 @@ def known_sizes_bound(system: TwoPoolSystem, X, dep, policy: str = "best") -> Kn
     The assignment and the threshold may depend on the job's sizes (and on its
     believed class). By Lemma 1 and Remark 2 the threshold can be restricted to
     the rational points x_i / r_ij (plus 0; the largest of them means 'never'),
-    and by LP duality (REFERENCES.md section 1)
+    and by LP duality (docs: reference results, section 1)
 
         1 / lambda_max = max_{w in [0,1]} E_x[ min_{initial pool, rational tau}
                          sum_j P(j | class) (w b_1 / n_1 + (1 - w) b_2 / n_2) ],

@@ -4,7 +4,8 @@ comes from, and why a value is +inf or NaN.
 The public form is unchanged (a list of strings per cell, JSON in the dataset
 attribute ``cell_notes``), but the analysis builds its notes from :class:`Note`,
 whose numbers carry their unit: a :class:`Load` (a load or a list of loads, in
-the nominal units of DESIGN.md, which every handler and paper formula speaks) or
+the nominal units of docs/background/model.md, "Load", which every handler and paper
+formula speaks) or
 a :class:`Time` (a server time or a latency). A note is rendered once, by
 :meth:`Note.render`, with the :class:`LoadUnit` of the dataset, so that a load is
 converted to the dataset's basis in exactly one place (``load_basis:

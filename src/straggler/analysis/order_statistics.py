@@ -90,7 +90,7 @@ def _atomic(X: Distribution) -> tuple[np.ndarray, np.ndarray] | None:
 def order_statistic_moment(X: Distribution, k: int, n: int, m: int = 1) -> float:
     """``E[X_{k:n}^m]`` (m = 1 or 2): the k-th smallest of ``n`` i.i.d. copies of ``X``.
 
-    Fork-join paper, section 2.1 (notation ``X_{k:n}``) and REFERENCES.md section 4.
+    Fork-join paper, section 2.1 (notation ``X_{k:n}``; docs: reference results, section 4).
     Closed forms: exponential ``E[X_{k:n}] = (H_n - H_{n-k}) / mu`` and its second
     moment from Renyi's representation; shifted exponential (``Delta`` plus the
     exponential's); deterministic; uniform (Beta order statistics); Pareto type I
@@ -161,7 +161,8 @@ def replica_min_moment(X: Distribution, dep: Dependence, d: int, m: int = 1) -> 
     - sx (``X_i = X S_i``): ``E[X^m] E[S_{1:d}^m]``.
 
     This extends the fork-join paper's i.i.d. ``X_{1:n}`` to the project's replica
-    dependences; the redundancy-d PS paper (papers/002, Conjecture 1) uses the
+    dependences; the redundancy-d PS paper (Raaijmakers, Borst and Boxma, arXiv
+    1912.00681, Conjecture 1) uses the
     first moment.
     """
     d = int(d)

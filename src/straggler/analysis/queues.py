@@ -1,4 +1,4 @@
-"""Classic single-station results (REFERENCES.md section 5).
+"""Classic single-station results (docs: reference results, section 5).
 
 Pure functions of rates and moments; ``inf`` when the station is overloaded or a
 needed moment is infinite, never an exception.

@@ -1,14 +1,13 @@
 """Redundancy-d with processor sharing: stability and latency bounds.
 
 Raaijmakers, Borst, Boxma, *Stability of Redundancy Systems with Processor
-Sharing* (ValueTools 2020, arXiv 1912.00681; ``papers/002_e8de87b11ab0946f.txt``,
-REFERENCES.md section 3).
+Sharing* (ValueTools 2020, arXiv 1912.00681; docs: reference results, section 3).
 
 Model: ``N`` homogeneous unit-speed servers with PS; each job (total Poisson rate
 ``lam``) places replicas on ``d`` distinct servers chosen uniformly at random;
-the other replicas are cancelled when the first completes (``CoC`` with PS in
-DESIGN.md). Replica sizes ``X_1..X_d`` follow a dependence (identical, iid, sx);
-``X_min = min(X_1..X_d)``.
+the other replicas are cancelled when the first completes (``CoC`` with PS,
+docs/background/contracts.md). Replica sizes ``X_1..X_d`` follow a dependence
+(identical, iid, sx); ``X_min = min(X_1..X_d)``.
 
 The paper's results (section numbers of the arXiv version as the text shows them):
 
@@ -29,7 +28,8 @@ The paper's results (section numbers of the arXiv version as the text shows them
   only).
 
 Units: rates are total job arrival rates; ``load`` fields are in the project's
-load units ``lam E[X_i] / N`` (DESIGN.md), so e.g. identical replicas give
+load units ``lam E[X_i] / N`` (docs/background/model.md, "Load"), so e.g. identical
+replicas give
 ``load = 1/d`` and i.i.d. exponential ones ``load = 1``.
 """
 
@@ -81,7 +81,8 @@ def stability_conjectured(X: Distribution, dep: Dependence, N: int, d: int) -> P
     What is proved: the fluid limits of the lower- and upper-bound systems are
     stable iff it holds (Lemma 2, Property 1); for the stochastic system the
     paper states Conjecture 1 (unstable above) and Conjecture 2 (stable below).
-    REFERENCES.md section 3 calls it "necessary (conjectured also sufficient)".
+    In the project's words it is "necessary (conjectured also sufficient)" (docs:
+    reference results, section 3).
     Kinds returned:
 
     - ``exact`` when ``d = 1`` (an M/G/1-PS queue per server), when ``d = N`` (all
@@ -133,7 +134,7 @@ def stability_bound(X: Distribution, dep: Dependence, N: int, d: int) -> PSBound
 
 def mg1_ps_latency(lam: float, mean: float) -> float:
     """M/G/1-PS mean response time ``E[S] / (1 - lam E[S])`` (insensitive; ``inf``
-    when overloaded). REFERENCES.md section 5."""
+    when overloaded; docs: reference results, section 5)."""
     rho = lam * mean
     return math.inf if rho >= 1.0 else mean / (1.0 - rho)
 
@@ -146,7 +147,7 @@ def upper_bound_latency(lam: float, X: Distribution, dep: Dependence, N: int, d:
     original system finishes no later than any one of its replicas there (sample-path
     ordering of monotonic PS networks), so this is an ``upper_bound`` on ``E[T]``;
     it depends on the mean of the replica size only (section 4.1). Exact for
-    ``d = 1`` and for identical replicas with ``d = N`` (REFERENCES.md section 3).
+    ``d = 1`` and for identical replicas with ``d = N`` (docs: reference results, section 3).
     """
     N, d = _check(N, d)
     mi = dep.replica_mean(X)
@@ -161,7 +162,7 @@ def latency(lam: float, X: Distribution, dep: Dependence, N: int, d: int) -> tup
       paper's lower- and upper-bound systems (sections 3.2-3.3) coincide with the
       original one: one M/G/1-PS queue with service ``X_min``,
       ``E[X_min] / (1 - lam E[X_min])``, exact (identical replicas:
-      ``E[X] / (1 - rho~)``, REFERENCES.md section 3);
+      ``E[X] / (1 - rho~)``; docs: reference results, section 3);
     - otherwise :func:`upper_bound_latency`, kind ``upper_bound``.
     """
     N, d = _check(N, d)

@@ -20,9 +20,9 @@ sizes ``w_{pool(s)} X_s / r_{pool(s) j}`` of the job's replicas. Hence
 (the expectation over the type ``j``, the pools of the ``d`` sampled servers, which
 are hypergeometric, and the replica sizes). The maximand is an expectation of a
 minimum of linear functions of ``w``, so it is concave and the search over the one
-free weight is a unimodal one. This is the PS paper's argument (papers/002,
-section 3, "at least one replica is fully served") carried over to pools and
-speeds; with one pool of identical servers it reads ``lambda E[X_{1:d}] < N``
+free weight is a unimodal one. This is the PS paper's argument (Raaijmakers, Borst
+and Boxma, arXiv 1912.00681, section 3, "at least one replica is fully served")
+carried over to pools and speeds; with one pool of identical servers it reads ``lambda E[X_{1:d}] < N``
 (k = 1).
 
 CoS, and FJ with ``keep = k`` (fork-early-cancel), choose the replicas that run

@@ -1,10 +1,10 @@
 """Speculative load balancing: timeouts, load, capacity gain, optimal timeout.
 
 Anselmi, Walton, *Stability and Optimization of Speculative Queueing Networks*
-(arXiv 2104.10426; ``papers/001_8739ad8d6ee28a4d.txt``, REFERENCES.md section 2).
-The text extraction lost the displayed equations; where an equation number is
-cited below, the formula is the one REFERENCES.md restates or the one that the
-surrounding text defines, and the docstring says which.
+(arXiv 2104.10426; docs: reference results, section 2). The text of the paper that
+the project worked from lost the displayed equations; where an equation number is
+cited below, the formula is the one the reference results restate or the one that
+the surrounding text defines, and the docstring says which.
 
 Model (paper section 3): parallel single-server queues with speeds ``mu_i`` and
 work-conserving head-of-the-line disciplines (FCFS included, PS excluded). A job
@@ -100,7 +100,7 @@ def expected_work(tau: float, X: Distribution, dep: Dependence, resume: bool = F
     """``E[min(eta_1, tau)] + E[eta_2 1{eta_1 > tau}]``: the work one job brings.
 
     The bracket of the paper's nominal load (section 4, the load ``rho_i`` of
-    Theorem 1 in the homogeneous case; REFERENCES.md section 2). With ``resume=True``, ``eta_2 = eta_1 - tau``
+    Theorem 1 in the homogeneous case; docs: reference results, section 2). With ``resume=True``, ``eta_2 = eta_1 - tau``
     and the work is ``E[eta_1]`` whatever ``tau``. ``tau = inf``: ``E[eta_1]``.
     """
     t = _tau(tau)
@@ -378,7 +378,7 @@ def timeout_set(
 
 def timeout_set_closed_form(S: Distribution) -> list[tuple[float, float]]:
     """The paper's closed-form timeout sets for ``X = 1`` and i.i.d. slowdowns ``S``
-    (section 5.1, the list after Theorem 3; REFERENCES.md section 2):
+    (section 5.1, the list after Theorem 3; docs: reference results, section 2):
 
     - bimodal ``S`` (``s_m`` w.p. ``p``, ``s_M > s_m`` w.p. ``1 - p``; a
       :class:`Discrete` with two values): ``(s_m, (s_M - s_m) p)``, empty when
@@ -480,7 +480,7 @@ def optimal_timeout(
     X: Distribution, dep: Dependence, resume: bool = False, points_per_decade: int = 16
 ) -> OptimalTimeout:
     """The timeout that minimises ``rho(tau)``, i.e. maximises the stability region
-    (Definition 2 and Theorem 4 of the paper; DESIGN.md ``tau: opt``).
+    (Definition 2 and Theorem 4 of the paper; ``tau: opt``, docs/background/contracts.md).
 
     Direct numerical minimisation of :func:`load_ratio`, robust for any dependence:
     ``L`` on the grid of :func:`timeout_set` (atoms of ``eta_1`` included, where
@@ -583,8 +583,8 @@ def latency_approx(lam: float, tau: float, X: Distribution, dep: Dependence, N: 
 
     Not a result of the speculation paper (its section 6 states a conjecture that
     the text available here does not show). This is the Pollaczek-Khinchine
-    decomposition that the threshold paper uses for rerouting (REFERENCES.md
-    section 1, Section 6), applied to ``N`` queues with random dispatch and
+    decomposition that the threshold paper uses for rerouting (its Section 6; docs:
+    reference results, section 1), applied to ``N`` queues with random dispatch and
     re-routing: each queue is treated as M/G/1 with Poisson visits (first runs at
     rate ``lam/N`` and re-routed runs at rate ``lam P(eta_1 > tau) / N``),
 

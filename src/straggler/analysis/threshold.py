@@ -1,8 +1,8 @@
 """Two server pools with job-server affinity: the threshold paper's analysis.
 
 Raaijmakers, Borst, Boxma, *Threshold-based rerouting and replication for
-resolving job-server affinity relations* (``papers/000_...``; clean statements in
-REFERENCES.md section 1). Notation follows the paper: pools ``i`` in {0, 1} here
+resolving job-server affinity relations* (arXiv 2005.13353; restated cleanly in
+docs: reference results, section 1). Notation follows the paper: pools ``i`` in {0, 1} here
 (1 and 2 in the paper), ``l`` the other pool, job types ``j`` with probability
 ``p_j`` and speed ``r_ij`` in pool ``i``, ``alpha_ij`` the fraction of type-j jobs
 first assigned to pool ``i``, ``E[B_i]`` the expected service requirement that a
@@ -11,7 +11,7 @@ job brings to pool ``i``; the effective load per server is
 ``lambda_max = 1 / max_i (E[B_i] / n_i)`` maximised over the assignment.
 
 Rates here are job arrival rates; :func:`to_load_units` converts them to the
-project's load units (DESIGN.md: ``load = lambda E[replica size] / N``).
+project's load units (docs/background/model.md, "Load": ``load = lambda E[replica size] / N``).
 
 The system itself, the beliefs of Cor. 1-3, zero redundancy (eq. 5) and KT live in
 :mod:`straggler.two_pools`, which the simulation shares. Contents: full redundancy
@@ -56,7 +56,7 @@ def full_redundancy_bound(system: TwoPoolSystem, X, dep) -> Bound:
 
 
 def to_load_units(rate: float, X: Distribution, dep: Dependence, N: int) -> float:
-    """Convert a job arrival rate to load units: lambda E[replica size] / N (DESIGN.md)."""
+    """Convert a job arrival rate to load units: lambda E[replica size] / N (docs/background/model.md)."""
     return rate * dep.replica_mean(X) / N
 
 
@@ -300,7 +300,7 @@ def expected_work_rerouting_multi(system: TwoPoolSystem, X, dep, alpha, taus) ->
 
 
 def second_moment_work_rerouting(system: TwoPoolSystem, X, dep, alpha, tau) -> np.ndarray:
-    """E[(B_i^Rer)^2] of Section 6 (REFERENCES.md section 1, latency approximation):
+    """E[(B_i^Rer)^2] of Section 6 (docs: reference results, section 1, latency approximation):
 
     sum_j p_j alpha_ij E[min(X_i/r_ij, tau_i)^2] + sum_j p_j alpha_lj E[(X_i/r_ij)^2 1{X_l/r_lj > tau_l}].
 
@@ -312,7 +312,7 @@ def second_moment_work_rerouting(system: TwoPoolSystem, X, dep, alpha, tau) -> n
 
 
 def second_moment_work_replication(system: TwoPoolSystem, X, dep, alpha, tau, per_job: bool = False) -> np.ndarray:
-    """E[(B_i^Rep)^2] of Section 6 (REFERENCES.md section 1, latency approximation):
+    """E[(B_i^Rep)^2] of Section 6 (docs: reference results, section 1, latency approximation):
 
     sum_j p_j alpha_ij (E[min(X_i/r_ij, tau_i)^2] + k^2_{il,j}(tau_i)) + sum_j p_j alpha_lj k^2_{li,j}(tau_l).
 

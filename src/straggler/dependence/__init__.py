@@ -1,4 +1,4 @@
-"""Replica dependence models (DESIGN.md, "The common system").
+"""Replica dependence models (docs/background/model.md, "Replicas and their dependence").
 
 A job has a size ``X`` (a :class:`~straggler.distributions.Distribution`); its
 replica in pool ``i`` has size ``X_i``, and on a server of speed ``r`` it takes
@@ -6,7 +6,8 @@ replica in pool ``i`` has size ``X_i``, and on a server of speed ``r`` it takes
 
 - ``identical``: ``X_i = X`` for every replica (perfect dependence);
 - ``iid``: the ``X_i`` are independent copies of ``X``;
-- ``sx`` (the S&X model of the speculation paper, papers/001): ``X_i = X S_i``
+- ``sx`` (the S&X model of the speculation paper, Anselmi and Walton, arXiv
+  2104.10426): ``X_i = X S_i``
   with ``X`` shared by the replicas and slowdowns ``S_i`` i.i.d. from a given
   slowdown distribution, independent of ``X``.
 
@@ -17,7 +18,7 @@ A package; three things live here:
    their common interface in :mod:`.base`) and :func:`from_spec` (:mod:`.kinds`),
    which builds one from its config form;
 2. :func:`pair` (:mod:`.replicas`), the two-replica functionals that the threshold
-   paper (papers/000, REFERENCES.md section 1) and the speculation paper need, for
+   paper (docs: reference results, section 1) and the speculation paper need, for
    ``A = a X_i`` and ``B = b X_l`` where ``a = 1/r_ij`` and ``b = 1/r_lj`` are
    time-per-unit-size factors, built on the expectations over one size law of
    :mod:`.expectations`;

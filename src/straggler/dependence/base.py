@@ -29,7 +29,7 @@ class Dependence(ABC):
         """``(E[X_i], E[X_i^2])`` of the size of one replica (speed 1)."""
 
     def replica_mean(self, X: Distribution) -> float:
-        """``E[X_i]``: the size of one replica, the unit of ``load`` in DESIGN.md."""
+        """``E[X_i]``: the size of one replica, the unit of ``load`` (docs/background/model.md)."""
         return self.replica_marginal_moments(X)[0]
 
     def slowdown_or_dummy(self) -> Distribution:
@@ -54,7 +54,7 @@ class Pair(ABC):
 
     ``a = 1/r_ij`` and ``b = 1/r_lj``: the time per unit size of the job's
     replica in pool ``i`` and in the other pool ``l``. All arguments ``t``, ``y``
-    are thresholds ``>= 0`` (``inf`` allowed). Notation of REFERENCES.md section 1:
+    are thresholds ``>= 0`` (``inf`` allowed). Notation (docs: reference results, section 1):
     ``k(m, y)`` is ``k^m_{il,j}(y)``.
     """
 

@@ -1,5 +1,5 @@
 """The functionals of one job's replicas under any dependence: :func:`pair` (two
-replicas, REFERENCES.md section 1) and :func:`mean_min_replicas` (the first of ``d``)."""
+replicas; docs: reference results, section 1) and :func:`mean_min_replicas` (the first of ``d``)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def mean_min_replicas(X: Distribution, dep: Dependence, d: int) -> float:
 def pair(dep: Dependence, X: Distribution, a: float = 1.0, b: float = 1.0) -> Pair:
     """Two-replica functionals for ``A = a X_i``, ``B = b X_l`` under ``dep``.
 
-    ``a = 1/r_ij`` and ``b = 1/r_lj`` (REFERENCES.md section 1). Returns an
+    ``a = 1/r_ij`` and ``b = 1/r_lj`` (docs: reference results, section 1). Returns an
     :class:`IdenticalPair`, :class:`IIDPair`, or for ``sx`` an exact
     :class:`MixturePair` (atomic slowdown: of identical pairs ``(a s, b s')``;
     atomic ``X``: of i.i.d. slowdown pairs ``(a x, b x)``) or an :class:`SXPair`.

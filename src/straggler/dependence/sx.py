@@ -1,5 +1,5 @@
-"""The ``sx`` dependence (the S&X model of the speculation paper, papers/001): a
-shared size times i.i.d. slowdowns, and its two-replica functionals."""
+"""The ``sx`` dependence (the S&X model of the speculation paper, Anselmi and Walton,
+arXiv 2104.10426): a shared size times i.i.d. slowdowns, and its two-replica functionals."""
 
 from __future__ import annotations
 

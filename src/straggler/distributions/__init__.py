@@ -1,4 +1,4 @@
-"""Job-size distributions (DESIGN.md, "Distribution families").
+"""Job-size distributions (docs/background/model.md, "Arrivals and job sizes").
 
 A package: :mod:`.base` (the base class and shared helpers), :mod:`.families`
 (the table of families, whose classes live in :mod:`.exponential`,

@@ -1,4 +1,4 @@
-"""The table of job-size families (DESIGN.md, "Distribution families"): every family
+"""The table of job-size families (docs/background/model.md, "Arrivals and job sizes"): every family
 class by its config name, with its config parameters.
 
 The classes live by kind: :mod:`.exponential` (exponential, shifted exponential,
