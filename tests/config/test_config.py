@@ -379,7 +379,8 @@ BAD = [
     ("grid-missing-policy", lambda raw: raw["grid"].pop("policy"), ["grid.policy", "missing"]),
     ("d-zero", _set(("grid", "d"), [0, 2]), ["grid.d[0]", "value 0", "integer >= 1"]),
     ("d-not-integer", _set(("grid", "d"), [2.5]), ["grid.d[0]", "2.5", "integer"]),
-    ("d-float-literal", _set(("grid", "d"), [2.0]), ["grid.d[0]", "2.0", "integer"]),
+    # an integral float is an integer (2.0, 2e0: tests/config/test_spellings.py); 2.5e0 is not
+    ("d-exponent-not-integral", _set(("grid", "d"), ["2.5e0"]), ["grid.d[0]", "2.5", "integer"]),
     ("d-string", _set(("grid", "d"), ["two"]), ["grid.d[0]", "'two'", "integer"]),
     ("N-zero", _set(("grid", "N"), [0]), ["grid.N[0]", "value 0", ">= 1"]),
     ("N-negative", _set(("grid", "N"), [10, -4]), ["grid.N[1]", "-4"]),

@@ -60,6 +60,7 @@ from .keys import (
 )
 from .limits import MAX_GRID_POINTS, cell_id_errors, size_errors
 from .loader import load_config, merge, read_study_files
+from .numbers import normalise_axis_values, normalise_numbers
 from .resolved import (
     ExecutionConfig,
     GridConfig,
@@ -257,10 +258,17 @@ def _resolve_at(raw: Mapping, scale) -> dict:
     size = size_errors(cfg)
     if size:
         raise ConfigError(_named(errs + size, raw, scale))
+    # numbers as written (1e5 where an integer is expected), before anything is checked:
+    # no check needs to know their spellings
+    normalise_numbers(cfg)
+    size = size_errors(cfg)  # again: replications written 1e4
+    if size:
+        raise ConfigError(_named(errs + size, raw, scale))
     schema_errors(cfg)  # fill the defaults first; the errors are collected below
 
     axes, axis_errs = extra_axes(cfg)
     errs += axis_errs
+    normalise_axis_values(cfg, axes)
     # a swept parameter need not be given a base value: the first value of its axis serves
     for axis, values in axes:
         if axis.target[0] == "distributions" and get_path(cfg, axis.target) is MISSING:

@@ -38,7 +38,9 @@ def schema() -> dict:
 def _validator_class():
     from jsonschema import Draft202012Validator, validators
 
-    # YAML ``2.0`` is not an integer here: d, N, k and run lengths must be written as integers.
+    # ``2.0`` is not an integer here: the config's numbers are normalised before they are
+    # validated (.numbers: an integral float where an integer is expected becomes one), so
+    # an integer is what the checks and the engines are given.
     type_checker = Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda _checker, x: isinstance(x, int) and not isinstance(x, bool)
     )

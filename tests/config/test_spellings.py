@@ -1,0 +1,116 @@
+"""Config as a person writes it (issue 21): numbers in exponent spelling, load ranges,
+the defaults shown, the distributions' own parameters named, and ``--config`` values
+(Snakemake's text) read as a study file reads them."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from straggler import cli
+from straggler.config import ConfigError, dump_config, load_config, resolve_config
+
+BASE = {
+    "study": "spell",
+    "grid": {"policy": ["ZRed", "Rer", "FJ"], "distribution": ["exp"], "d": [2], "N": [4]},
+    "load": [0.2, 0.4],
+    "distributions": {"exp": {"family": "exponential", "mean": 1}},
+    "evaluate": ["analytic"],
+}
+
+
+def raw(**over) -> dict:
+    out = copy.deepcopy(BASE)
+    for dotted, value in over.items():
+        node = out
+        *head, last = dotted.split("__")
+        for part in head:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return out
+
+
+def errors_of(config) -> list[str]:
+    with pytest.raises(ConfigError) as info:
+        resolve_config(config)
+    return info.value.errors
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+@pytest.mark.parametrize("written", [1e5, 1.0e5, 100000.0, "1e5", "1.0e5", "1E+5", "1_000e2"])
+def test_an_integral_number_is_an_integer_where_one_is_expected(written):
+    resolved = resolve_config(raw(simulation__jobs=written)).to_dict()
+    assert resolved["simulation"]["jobs"] == 100000 and type(resolved["simulation"]["jobs"]) is int
+
+
+def test_exponent_spellings_in_a_study_file_resolve_to_integers(tmp_path, capsys):
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        yaml.safe_dump(BASE, sort_keys=False)
+        + "simulation: {jobs: 1e5, warmup: 2.5e3, replications: 1.0e1}\nseed: 1e3\n"
+    )
+    assert cli.main(["check-config", str(path)]) == 0
+    printed = yaml.safe_load(capsys.readouterr().out)
+    assert printed["simulation"]["jobs"] == 100000 and printed["simulation"]["warmup"] == 2500
+    assert printed["simulation"]["replications"] == 10 and printed["seed"] == 1000
+    assert "jobs: 100000," in dump_config(resolve_config(load_config(path)))
+
+
+def test_integers_everywhere_the_schema_wants_one():
+    config = raw(
+        grid__d=[2.0, "3e0"],
+        grid__N=[4e0],
+        policies={"FJ": {"k": [1.0, 2e0]}},
+        execution={"cells_per_job": 2e0, "replications_per_job": "1e1"},
+        system={"pools": [2.0, 2.0]},
+    )
+    config["distributions"]["erl"] = {"family": "erlang", "k": "2e0", "mean": 1}
+    config["grid"]["distribution"].append("erl")
+    resolved = resolve_config(config).to_dict()
+    assert resolved["grid"]["d"] == [2, 3] and resolved["grid"]["N"] == [4]
+    assert resolved["policies"]["FJ"]["k"] == [1, 2] and resolved["distributions"]["erl"]["k"] == 2
+    assert resolved["execution"]["cells_per_job"] == 2 and resolved["execution"]["replications_per_job"] == 10
+    assert resolved["system"]["pools"] == [2, 2]
+    assert all(type(x) is int for x in resolved["grid"]["d"] + resolved["policies"]["FJ"]["k"])
+
+
+def test_an_extra_axis_takes_the_spelling_its_key_expects():
+    resolved = resolve_config(raw(**{"grid__FJ.k": [1.0, "2e0"], "grid__Rer.tau": ["1e-1", 2.0]})).to_dict()
+    assert resolved["grid"]["FJ.k"] == [1, 2]
+    assert resolved["grid"]["Rer.tau"] == [0.1, 2.0]  # a number stays as written: a float
+
+
+def test_a_number_where_a_number_is_expected_keeps_its_literal():
+    # cell ids are built from the literals: 1 stays 1 and 1.0 stays 1.0 where a number is expected
+    resolved = resolve_config(raw(grid__r_slow=[1], load=["2e-1", 0.4])).to_dict()
+    assert resolved["grid"]["r_slow"] == [1] and type(resolved["grid"]["r_slow"][0]) is int
+    assert resolved["load"] == [0.2, 0.4]
+    exp = resolve_config(raw(distributions={"exp": {"family": "exponential", "mean": "1e-3"}})).to_dict()
+    assert exp["distributions"]["exp"]["mean"] == 0.001
+
+
+@pytest.mark.parametrize("written", [1.5e0, "1.5e0", 1000.5])
+def test_a_non_integral_number_is_refused_naming_key_value_and_integer(written):
+    assert errors_of(raw(simulation__jobs=written)) == [
+        f"simulation.jobs: value {float(written)!r} is not allowed; expected an integer >= 1 and <= 1000000000"
+    ]
+
+
+@pytest.mark.parametrize("written", ["100000.0", "100000", "1e5x", "e5", True])
+def test_only_numbers_and_exponent_spellings_are_numbers(written):
+    (error,) = errors_of(raw(simulation__jobs=written))
+    assert error.startswith(f"simulation.jobs: value {written!r}" if isinstance(written, str) else "simulation.jobs")
+    assert "expected an integer" in error
+
+
+def test_a_study_name_in_exponent_spelling_stays_a_name():
+    assert resolve_config(raw(study="1e5")).study == "1e5"
+
+
+def test_an_integral_float_beyond_2_63_is_refused_as_written():
+    (error,) = errors_of(raw(seed=1e300))
+    assert error.startswith("seed: value 1e+300 is not allowed; expected an integer")
