@@ -11,6 +11,9 @@ import yaml
 
 from straggler import cli
 from straggler.config import ConfigError, dump_config, load_config, resolve_config
+from straggler.grid import build_grid
+from straggler.sources import model_hash
+from straggler.workunits import cell_key
 
 BASE = {
     "study": "spell",
@@ -114,3 +117,95 @@ def test_a_study_name_in_exponent_spelling_stays_a_name():
 def test_an_integral_float_beyond_2_63_is_refused_as_written():
     (error,) = errors_of(raw(seed=1e300))
     assert error.startswith("seed: value 1e+300 is not allowed; expected an integer")
+
+
+# --------------------------------------------------------------------------- load ranges
+
+
+def test_a_load_range_resolves_to_the_list_a_person_writes():
+    resolved = resolve_config(raw(load={"start": 0.1, "stop": 0.9, "step": 0.1}))
+    assert resolved.load == (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+    assert "load: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]" in dump_config(resolved)
+    # stop is included when on the grid of steps, else the last load is the largest below it
+    assert resolve_config(raw(load={"start": 0.05, "stop": 0.3, "step": 0.05})).load == (
+        0.05,
+        0.1,
+        0.15,
+        0.2,
+        0.25,
+        0.3,
+    )
+    assert resolve_config(raw(load={"start": 0.1, "stop": 0.95, "step": 0.2})).load == (0.1, 0.3, 0.5, 0.7, 0.9)
+    assert resolve_config(raw(load={"start": 0.5, "stop": 0.5, "step": 0.1})).load == (0.5,)
+    ints = resolve_config(
+        raw(load={"start": 1, "stop": 3, "step": 1}),
+    ).load
+    assert ints == (1, 2, 3) and all(type(x) is int for x in ints)
+    spelled = resolve_config(raw(load={"start": "1e-1", "stop": 0.3, "step": "1e-1"})).load
+    assert spelled == (0.1, 0.2, 0.3)
+
+
+def test_a_range_and_its_list_give_the_same_cells_ids_and_results():
+    as_range = resolve_config(raw(load={"start": 0.1, "stop": 0.9, "step": 0.1}))
+    as_list = resolve_config(raw(load=[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]))
+    assert dump_config(as_range) == dump_config(as_list)
+    grid_r, grid_l = build_grid(as_range), build_grid(as_list)
+    assert list(grid_r.cells) == list(grid_l.cells)
+    code = model_hash()
+    keys_r = [cell_key(as_range, cell, code) for cell in grid_r.cells.values()]
+    keys_l = [cell_key(as_list, cell, code) for cell in grid_l.cells.values()]
+    assert keys_r == keys_l  # the cells' file names: the same results, never computed twice
+
+
+def test_a_scale_may_give_its_own_load_range():
+    config = raw(
+        load={"start": 0.2, "stop": 0.4, "step": 0.2},
+        scales={"paper": {"load": {"start": 0.1, "stop": 0.5, "step": 0.1}}},
+    )
+    assert resolve_config(config).load == (0.2, 0.4)
+    assert resolve_config(dict(config, scale="paper")).load == (0.1, 0.2, 0.3, 0.4, 0.5)
+    # a list at one scale, a range at the other: the scale's load replaces the file's
+    config["scales"]["paper"]["load"] = [0.3]
+    assert resolve_config(dict(config, scale="paper")).load == (0.3,)
+
+
+@pytest.mark.parametrize(
+    "load, expected",
+    [
+        ({"start": 0.1, "stop": 0.9, "step": 0}, ["load.step: value 0 is not allowed; expected a number > 0"]),
+        ({"start": 0.1, "stop": 0.9, "step": -0.1}, ["load.step: value -0.1 is not allowed; expected a number > 0"]),
+        (
+            {"start": 0.9, "stop": 0.1, "step": 0.1},
+            [
+                "load.stop: value 0.1 is not allowed; expected a number >= load.start = 0.9 "
+                "(a range runs from start up to stop)"
+            ],
+        ),
+        (
+            {"start": 0.1, "stop": 0.9, "stpe": 0.1},
+            [
+                "load.stpe: key 'stpe' is not allowed; expected one of start, stop, step; did you mean 'step'?",
+                "load.step: missing; expected a number > 0",
+            ],
+        ),
+        (
+            {"start": 0.001, "stop": 2, "step": 0.001},
+            [
+                "load: a range of 2000 loads (start 0.001, stop 2, step 0.001) is not allowed; expected at most "
+                "1000 loads (a larger step)"
+            ],
+        ),
+        (
+            {"start": 0.1, "stop": float("inf"), "step": 0.1},
+            ["load.stop: value inf is not allowed; expected a finite number"],
+        ),
+        ({"start": 0, "stop": 1, "step": 0.5}, ["load.start: value 0 is not allowed; expected a number > 0"]),
+    ],
+)
+def test_a_bad_load_range_is_refused_naming_its_key(load, expected):
+    assert errors_of(raw(load=load)) == expected
+
+
+def test_a_bad_range_under_a_scale_is_named_there():
+    config = raw(scales={"paper": {"load": {"start": 0.5, "stop": 0.1, "step": 0.1}}})
+    assert [e for e in errors_of(config) if e.startswith("scales.paper.load.stop: value 0.1 is not allowed")]

@@ -61,6 +61,7 @@ from .keys import (
 from .limits import MAX_GRID_POINTS, cell_id_errors, size_errors
 from .loader import load_config, merge, read_study_files
 from .numbers import normalise_axis_values, normalise_numbers
+from .ranges import expand_load
 from .resolved import (
     ExecutionConfig,
     GridConfig,
@@ -175,7 +176,10 @@ def _apply_scale(cfg: dict) -> tuple[dict, list[Err]]:
         )
     if errs:
         return cfg, errs
-    cfg = merge(cfg, dict(scales.get(scale) or {}))
+    over = dict(scales.get(scale) or {})
+    if "load" in over:
+        cfg.pop("load", None)  # a scale's load replaces the file's (a range is not merged into a range)
+    cfg = merge(cfg, over)
     cfg["scale"] = scale
     if scale != "quick":
         cfg["study"] = f"{cfg.get('study', 'default')}-{scale}"
@@ -258,10 +262,12 @@ def _resolve_at(raw: Mapping, scale) -> dict:
     size = size_errors(cfg)
     if size:
         raise ConfigError(_named(errs + size, raw, scale))
-    # numbers as written (1e5 where an integer is expected), before anything is checked:
-    # no check needs to know their spellings
+    # numbers as written (1e5 where an integer is expected) and a load range, before
+    # anything is checked: no check needs to know their spellings
     normalise_numbers(cfg)
-    size = size_errors(cfg)  # again: replications written 1e4
+    load_errs = expand_load(cfg)
+    errs += load_errs
+    size = size_errors(cfg)  # again: a range's loads, replications written 1e4
     if size:
         raise ConfigError(_named(errs + size, raw, scale))
     schema_errors(cfg)  # fill the defaults first; the errors are collected below
@@ -282,6 +288,8 @@ def _resolve_at(raw: Mapping, scale) -> dict:
     # a value that every cell overrides is never used: its errors are the sweep's
     errs += [e for e in base if not any(under(e.path, t) for t in targets)]
     errs += _axis_value_errors(cfg, axes, {e.text for e in base})
+    if load_errs:  # a refused range is removed: "load: missing" and the like are its errors
+        errs = [e for e in errs if e in load_errs or not under(e.path, ("load",))]
     if errs:
         raise ConfigError(_named(errs, raw, scale))
     resolved = _normalise(cfg, axes)

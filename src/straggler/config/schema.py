@@ -131,6 +131,8 @@ def _describe(sch) -> str:
     """What a schema allows, in words."""
     if isinstance(sch, dict) and sch.get("$ref") == "#/$defs/distribution":
         return "an inline distribution (a mapping: family and its parameters)"
+    if isinstance(sch, dict) and sch.get("$ref") == "#/$defs/load_range":
+        return "a range {start: ..., stop: ..., step: ...}"
     sch = deref(sch)
     if sch is True or not isinstance(sch, dict):
         return "anything"
