@@ -351,7 +351,7 @@ BAD = [
     (
         "unknown-parameter",
         _add_dist("u", {"family": "pareto", "xm": 1, "alpha": 2, "mean": 3}),
-        ["distributions.u.mean", "'mean'", "xm, alpha"],
+        ["distributions.u.mean", "'mean'", "xm and alpha", "scale_to_mean: m"],
     ),
     (
         "uniform-high-below-low",

@@ -209,3 +209,49 @@ def test_a_bad_load_range_is_refused_naming_its_key(load, expected):
 def test_a_bad_range_under_a_scale_is_named_there():
     config = raw(scales={"paper": {"load": {"start": 0.5, "stop": 0.1, "step": 0.1}}})
     assert [e for e in errors_of(config) if e.startswith("scales.paper.load.stop: value 0.1 is not allowed")]
+
+
+# --------------------------------------------------------------------------- distribution families
+
+
+def _with_law(spec: dict) -> dict:
+    return raw(distributions={"exp": spec})
+
+
+def test_a_mean_for_pareto_says_what_pareto_takes_and_how_to_get_a_mean():
+    errors = errors_of(_with_law({"family": "pareto", "mean": 1, "alpha": 2.5}))
+    assert errors == [
+        "distributions.exp.mean: key 'mean' is not allowed; expected a parameter of family pareto, which takes "
+        "xm and alpha (and scale_to_mean, as every family does); for a mean m, add scale_to_mean: m (with any "
+        "xm: the law is rescaled to mean m) or set xm = m (alpha - 1) / alpha",
+        "distributions.exp.xm: missing (required for family pareto); expected a number > 0",
+    ]
+    # what the message says works: the same mean both ways
+    by_scale = resolve_config(_with_law({"family": "pareto", "xm": 1, "alpha": 2.5, "scale_to_mean": 1}))
+    by_xm = resolve_config(_with_law({"family": "pareto", "xm": 1 * (2.5 - 1) / 2.5, "alpha": 2.5}))
+    assert by_scale.distributions["exp"]["scale_to_mean"] == 1 and by_xm.distributions["exp"]["xm"] == 0.6
+
+
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        (
+            {"family": "weibull", "shape": 1, "scale": 1, "mean": 2},
+            "distributions.exp.mean: key 'mean' is not allowed; expected a parameter of family weibull, which takes "
+            "shape and scale (and scale_to_mean, as every family does); for a mean m, add scale_to_mean: m (the law "
+            "is rescaled to mean m)",
+        ),
+        (
+            {"family": "pareto", "xm": 1, "alpha": 2.5, "shape": 1},
+            "distributions.exp.shape: key 'shape' is not allowed; expected a parameter of family pareto, which takes "
+            "xm and alpha (and scale_to_mean, as every family does); shape is a parameter of weibull",
+        ),
+        (
+            {"family": "bounded_pareto", "low": 1, "high": 10, "alpha": 1.5, "hihg": 3},
+            "distributions.exp.hihg: key 'hihg' is not allowed; expected a parameter of family bounded_pareto, "
+            "which takes low, high and alpha (and scale_to_mean, as every family does); did you mean 'high'?",
+        ),
+    ],
+)
+def test_an_unknown_key_of_a_family_names_what_the_family_takes(spec, expected):
+    assert errors_of(_with_law(spec)) == [expected]

@@ -198,6 +198,30 @@ def _type_fits(branch, instance) -> bool:
     return True
 
 
+def _family_key_text(key, family: str) -> str:
+    """Why ``key`` is not a parameter of ``family``: what the family takes, and for a
+    mean, how to get one (a distribution of a given mean is any family with
+    scale_to_mean)."""
+    params = family_parameters()[family]
+    takes = _join_or(list(params)).replace(" or ", " and ")
+    text = (
+        f"key {format_value(key)} is not allowed; expected a parameter of family {family}, which takes "
+        f"{takes} (and scale_to_mean, as every family does)"
+    )
+    if key == "mean":
+        if family == "pareto":
+            return text + (
+                "; for a mean m, add scale_to_mean: m (with any xm: the law is rescaled to mean m) "
+                "or set xm = m (alpha - 1) / alpha"
+            )
+        return text + "; for a mean m, add scale_to_mean: m (the law is rescaled to mean m)"
+    elsewhere = [f for f, ps in family_parameters().items() if key in ps]
+    hint = did_you_mean(key, [*params, "scale_to_mean", "family"])
+    if elsewhere and not hint:
+        hint = f"; {key} is a parameter of {_join_or(elsewhere)}"
+    return text + hint
+
+
 def _translate(error) -> list[Err]:
     """A jsonschema error as readable messages."""
     path = tuple(error.absolute_path)
@@ -224,8 +248,9 @@ def _translate(error) -> list[Err]:
             extra = ""
             if path == ("grid",):
                 extra = " or a dotted path such as Rer.tau, pareto.alpha or types.p1"
-            elif isinstance(inst.get("family"), str):
-                extra = f" (for family {inst['family']})"
+            elif isinstance(inst.get("family"), str) and inst["family"] in family_parameters():
+                out.append(Err(path + (key,), f"{where}: {_family_key_text(key, inst['family'])}"))
+                continue
             elif isinstance(inst.get("kind"), str):
                 extra = f" (for kind {inst['kind']})"
             out.append(
