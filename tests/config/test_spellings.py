@@ -5,16 +5,26 @@ the defaults shown, the distributions' own parameters named, and ``--config`` va
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import pytest
 import yaml
 
 from straggler import cli
-from straggler.config import ConfigError, dump_config, load_config, resolve_config
+from straggler.config import (
+    ConfigError,
+    dump_config,
+    load_config,
+    read_overrides,
+    read_study_files,
+    resolve_config,
+    resolve_config_cached,
+)
 from straggler.grid import build_grid
 from straggler.sources import model_hash
 from straggler.workunits import cell_key
 
+DEFAULT = Path(__file__).resolve().parents[2] / "config" / "config.yaml"
 BASE = {
     "study": "spell",
     "grid": {"policy": ["ZRed", "Rer", "FJ"], "distribution": ["exp"], "d": [2], "N": [4]},
@@ -255,3 +265,90 @@ def test_a_mean_for_pareto_says_what_pareto_takes_and_how_to_get_a_mean():
 )
 def test_an_unknown_key_of_a_family_names_what_the_family_takes(spec, expected):
     assert errors_of(_with_law(spec)) == [expected]
+
+
+# --------------------------------------------------------------------------- --config
+
+
+def test_config_text_is_read_as_a_study_file_reads_it():
+    from snakemake.cli import parse_config
+
+    given = parse_config(
+        ["load=[0.2,0.4]", "simulation={jobs: 1e5, warmup: 1.0e3}", "seed=7", "study=s2", "system={pools: null}"]
+    )
+    assert given["load"] == ["0.2", "0.4"]  # Snakemake's reading: text
+    assert read_overrides(given) == {
+        "load": [0.2, 0.4],
+        "simulation": {"jobs": 1e5, "warmup": 1e3},
+        "seed": 7,
+        "study": "s2",
+        "system": {"pools": None},
+    }
+    # a name stays a name, a date stays text, and no structure is read from inside a string
+    assert read_overrides({"a": ["ZRed", "2024-01-01", "[1, 2]", "&x 1", "1e5x"]}) == {
+        "a": ["ZRed", "2024-01-01", "[1, 2]", "&x 1", "1e5x"]
+    }
+    merged = read_study_files([], given, default=DEFAULT)
+    resolved = resolve_config(merged).to_dict()
+    assert resolved["load"] == [0.2, 0.4] and resolved["simulation"]["jobs"] == 100000
+
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (
+            ["load=[0.2,fast]"],
+            "load[1]: value 'fast' is not allowed; expected a number > 0 (from --config: Snakemake passes text, read "
+            "as the study-file line `load: [0.2, fast]`)",
+        ),
+        (
+            ["simulation=fast"],
+            "simulation: value 'fast' is not allowed; expected a mapping with keys among jobs, warmup, replications, "
+            "confidence, precision, max_jobs (from --config: Snakemake passes text, read as the study-file line "
+            "`simulation: fast`)",
+        ),
+        (
+            ["simulation={jobs: 1.5e0}"],
+            "simulation.jobs: value 1.5 is not allowed; expected an integer >= 1 and <= 1000000000 (from --config: "
+            "Snakemake passes text, read as the study-file line `simulation: {jobs: 1.5}`)",
+        ),
+    ],
+)
+def test_an_error_about_a_config_value_says_it_came_from_there(tmp_path, args, expected):
+    from snakemake.cli import parse_config
+
+    given = parse_config(args)
+    with pytest.raises(ConfigError) as info:
+        resolve_config_cached(read_study_files([], given, default=DEFAULT), tmp_path, overrides=given)
+    assert info.value.errors == [expected]
+
+
+def test_an_error_of_the_file_says_nothing_of_config(tmp_path):
+    from snakemake.cli import parse_config
+
+    given = parse_config(["study=s3"])
+    raw_config = read_study_files([], given, default=DEFAULT)
+    raw_config["simulation"] = {"jobs": 0}
+    with pytest.raises(ConfigError) as info:
+        resolve_config_cached(raw_config, tmp_path, overrides=given)
+    assert [e for e in info.value.errors if e.startswith("simulation.jobs") and "--config" not in e]
+
+
+@pytest.mark.workflow
+def test_snakemake_reads_config_text_as_a_study_file_and_names_it_in_errors(tmp_path):
+    from runs import snakemake
+
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(BASE, sort_keys=False))
+    run = snakemake(
+        tmp_path, path, "-n", "--quiet", "rules", "--config", "load=[0.2,0.4,0.6]", "simulation={jobs: 1e5}",
+        timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    resolved = yaml.safe_load(next((tmp_path / ".snakemake" / "straggler").glob("resolved-*.yaml")).read_text())
+    assert resolved["load"] == [0.2, 0.4, 0.6] and resolved["simulation"]["jobs"] == 100000
+    run = snakemake(tmp_path, path, "-n", "--config", "load=[0.2,fast]", timeout=120)
+    assert run.returncode != 0 and not (tmp_path / "results").exists()
+    out = run.stdout + run.stderr
+    assert "Traceback" not in out
+    assert "load[1]: value 'fast' is not allowed; expected a number > 0 (from --config: Snakemake passes text" in out

@@ -61,6 +61,7 @@ from .keys import (
 from .limits import MAX_GRID_POINTS, cell_id_errors, size_errors
 from .loader import load_config, merge, read_study_files
 from .numbers import normalise_axis_values, normalise_numbers
+from .overrides import read_overrides, with_override_hints
 from .ranges import expand_load
 from .resolved import (
     ExecutionConfig,
@@ -79,6 +80,7 @@ __all__ = [
     "BUILTIN_DEPENDENCES",
     "load_config",
     "read_study_files",
+    "read_overrides",
     "MAX_GRID_POINTS",
     "resolve_config",
     "read_config",
@@ -319,12 +321,13 @@ def _axis_value_errors(cfg: dict, axes: list[tuple[Axis, list]], base_texts: set
     return errs
 
 
-def resolve_config_cached(raw: dict, cache_dir) -> ResolvedConfig:
+def resolve_config_cached(raw: dict, cache_dir, overrides: Mapping | None = None) -> ResolvedConfig:
     """:func:`resolve_config`, kept in ``cache_dir`` under a hash of ``raw`` and of the
     code: every cluster job parses the Snakefile again, and validation builds the
     distributions (numpy, numba); a cached resolution is read back as YAML text, which
     round-trips a resolved config exactly. A config that does not resolve is never
-    cached (its errors are raised every time)."""
+    cached (its errors are raised every time); an error about a value of ``overrides``
+    (Snakemake's ``--config``, merged into ``raw``) says that it came from there."""
     import hashlib
     import json
 
@@ -334,7 +337,10 @@ def resolve_config_cached(raw: dict, cache_dir) -> ResolvedConfig:
     path = Path(cache_dir) / f"resolved-{hashlib.sha256(text.encode()).hexdigest()[:20]}.yaml"
     if path.is_file():
         return ResolvedConfig.from_yaml(path.read_text())
-    resolved = resolve_config(raw)
+    try:
+        resolved = resolve_config(raw)
+    except ConfigError as exc:
+        raise with_override_hints(exc, overrides) from None
     try:
         write_text(path, dump_config(resolved))
     except OSError:

@@ -295,13 +295,16 @@ def merge(base: dict, over: Mapping) -> dict:
 def read_study_files(files: Iterable, overrides: Mapping | None = None, default=None) -> dict:
     """The raw config of a Snakemake run, read here rather than taken from Snakemake:
     its ``--configfile`` files (merged in order, as Snakemake merges them) with its
-    ``--config`` values merged over them. Without files, or when they define no grid,
+    ``--config`` values merged over them, read as a study file reads them
+    (:func:`.overrides.read_overrides`: Snakemake passes text). Without files, or when they define no grid,
     the ``default`` file underneath (a study file is complete by itself: it is not merged
     into the default study, ``--config scale=paper`` alone applies to the default one)."""
     raw: dict = {}
     for file in files:
         raw = merge(raw, load_config(file))
-    raw = merge(raw, dict(overrides or {}))
+    from .overrides import read_overrides
+
+    raw = merge(raw, read_overrides(overrides))
     if "grid" not in raw and default is not None:
         raw = {**load_config(default), **raw}
     return raw
