@@ -1,4 +1,4 @@
-"""straggler.config: schema, defaults, normalisation and every refused value (DESIGN.md, "Config contract")."""
+"""straggler.config: schema, defaults, normalisation and every refused value (the config contract)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from straggler.policies import POLICIES, all_policy_names
 
 REPO = Path(__file__).resolve().parents[2]
 
-# The example of DESIGN.md, "Config contract", verbatim.
-DESIGN_EXAMPLE = """\
+# A complete study with every section given, commented as a person writes one.
+EXAMPLE = """\
 study: default                  # results go to results/<study>/
 seed: 12345                     # master seed; every cell derives its own stream from it
 grid:                           # Cartesian product; one evaluation per distinct cell
@@ -51,7 +51,7 @@ BIMODAL = {"family": "discrete", "values": [1, 10], "p": [0.9, 0.1]}
 
 
 def example() -> dict:
-    raw = yaml.safe_load(DESIGN_EXAMPLE)
+    raw = yaml.safe_load(EXAMPLE)
     raw["distributions"]["bimodal"] = copy.deepcopy(BIMODAL)
     return raw
 
@@ -88,7 +88,7 @@ def test_design_example_resolves():
 
 
 def test_design_example_verbatim_names_its_undefined_slowdown():
-    errors = errors_of(yaml.safe_load(DESIGN_EXAMPLE))
+    errors = errors_of(yaml.safe_load(EXAMPLE))
     assert len(errors) == 1
     assert "dependences.sx_bimodal.slowdown" in errors[0] and "'bimodal'" in errors[0]
 

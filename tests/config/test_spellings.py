@@ -221,6 +221,20 @@ def test_a_bad_range_under_a_scale_is_named_there():
     assert [e for e in errors_of(config) if e.startswith("scales.paper.load.stop: value 0.1 is not allowed")]
 
 
+# --------------------------------------------------------------------------- defaults shown
+
+
+def test_check_config_prints_every_default_filled_in(tmp_path, capsys):
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(BASE, sort_keys=False))
+    assert "dependence" not in BASE["grid"]
+    assert cli.main(["check-config", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "  dependence: [identical]\n" in out and "  r_slow: [1.0]\n" in out
+    printed = yaml.safe_load(out)
+    assert printed["simulation"] == {"jobs": 200000, "warmup": 20000, "replications": 4, "confidence": 0.95}
+
+
 # --------------------------------------------------------------------------- distribution families
 
 

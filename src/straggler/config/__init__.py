@@ -1,12 +1,16 @@
 """The study configuration: loading, validation, defaults and normalisation.
 
-DESIGN.md, "Config contract". A study file is read by :func:`load_config`, bounded
+Every key is described in the schema (``schemas/config.schema.yaml``), from which the
+configuration reference (docs/reference/configuration.md) is generated. A study file
+is read by :func:`load_config`, bounded
 (:mod:`.loader`: no YAML anchors or aliases, no repeated key, UTF-8, at most
 :data:`.limits.MAX_DEPTH` levels and :data:`.limits.MAX_CONFIG_BYTES`), by
 ``straggler check-config`` and the Snakefile alike. A config then goes through three
 steps before any job starts (:func:`resolve_config`), at its scale and at every other
 scale its file defines, after its grid's size is checked from the axis lengths alone
-(:data:`.limits.MAX_GRID_POINTS`):
+(:data:`.limits.MAX_GRID_POINTS`), and after its numbers are normalised and a load
+range expanded (:mod:`.numbers`: ``1e5`` is an integer where one is expected;
+:mod:`.ranges`: ``load: {start, stop, step}`` is its list):
 
 1. JSON-schema validation against ``schemas/config.schema.yaml`` (which also
    documents every key and declares the defaults), filling in the defaults;
@@ -23,12 +27,15 @@ scale its file defines, after its grid's size is checked from the axis lengths a
 
 The result is a :class:`ResolvedConfig` (:mod:`.resolved`): frozen dataclasses, one per
 section, read by attribute (``resolved.simulation.jobs``); its :meth:`~ResolvedConfig.to_dict`
-is the resolved dict, from which the dump, the cell ids and the hashes are made.
+is the resolved dict, from which the dump, the cell ids and the hashes are made. Every
+default filled in is in it (``grid.dependence: [identical]`` when a study names none),
+so ``straggler check-config`` prints it.
 
 Every problem found is reported at once in a :class:`ConfigError`, one line each,
-naming the key path, the bad value and what is allowed. The config's own literal
-values are kept (``1`` stays ``1``, ``0.3`` stays ``0.3``): the grid builds cell
-ids from them.
+naming the key path, the bad value and what is allowed; a value given with
+Snakemake's ``--config`` is read as a study file reads it and named as such in errors
+(:mod:`.overrides`). The config's own literal values are kept where a number is
+expected (``1`` stays ``1``, ``0.3`` stays ``0.3``): the grid builds cell ids from them.
 
 Extra grid axes are dotted paths (``Rer.tau``, ``pareto.alpha``, ``types.p1``,
 ...); :func:`apply_override` applies one value of such an axis to a resolved
