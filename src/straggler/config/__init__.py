@@ -66,9 +66,9 @@ from .keys import (
     TOP_LEVEL_ORDER,
 )
 from .limits import MAX_GRID_POINTS, cell_id_errors, size_errors
-from .loader import load_config, merge, read_study_files
+from .loader import load_config, merge
 from .numbers import normalise_axis_values, normalise_numbers
-from .overrides import read_overrides, with_override_hints
+from .overrides import read_overrides, read_study_files, with_override_hints
 from .ranges import expand_load
 from .resolved import (
     ExecutionConfig,

@@ -25,12 +25,12 @@ normalised as the key they set expects (:func:`normalise_axis_values`).
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from typing import Any
 
 from .axes import Axis, applied, get_path
+from .schema import schema_checker
 
 EXPONENT = re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$")
 """A number in exponent spelling without a dot in the mantissa allowed (``1e5``,
@@ -67,21 +67,6 @@ def _fixed(value, expected: list[str]):
     return value
 
 
-@functools.cache
-def _checker():
-    """A validator of the schema that fills no default and has the project's types
-    (``2.0`` is not an integer; a boolean is not a number)."""
-    from jsonschema import Draft202012Validator, validators
-
-    from .schema import _schema
-
-    type_checker = Draft202012Validator.TYPE_CHECKER.redefine(
-        "integer", lambda _types, x: isinstance(x, int) and not isinstance(x, bool)
-    )
-    cls = validators.extend(Draft202012Validator, type_checker=type_checker)
-    return cls(_schema())
-
-
 def _fixes(error, out: dict[tuple, Any]) -> None:
     if error.validator == "type":
         expected = error.validator_value
@@ -107,7 +92,7 @@ def normalise_numbers(cfg: dict) -> None:
     (see the module docstring); anything else is left for the checks to refuse."""
     for _ in range(4):  # a fix may let an anyOf branch be checked deeper
         fixes: dict[tuple, Any] = {}
-        for error in _checker().iter_errors(cfg):
+        for error in schema_checker().iter_errors(cfg):
             _fixes(error, fixes)
         if not fixes:
             return

@@ -1,10 +1,12 @@
-"""Snakemake's ``--config`` values: read as a study file reads them, and named in errors.
+"""A Snakemake run's config: its study files, and its ``--config`` values read as a study
+file reads them and named in errors (:func:`read_study_files` is the Snakefile's reading).
 
 Snakemake passes ``--config key=value`` as text: a top-level value becomes an int,
 a float or a boolean when it reads as one, and anything else is read by a YAML reader
 that keeps every scalar a string (``load='[0.2,0.4]'`` arrives as ``['0.2', '0.4']``,
 ``simulation='{jobs: 1e5}'`` as ``{'jobs': '1e5'}``). :func:`read_overrides` reads each
-such string again as the package's loader reads a plain scalar of a study file, so
+such string again as the package's loader reads a plain scalar of a study file
+(:func:`.loader.plain_scalar`), so
 that a value means the same on the command line as in the file: ``'0.2'`` is 0.2,
 ``'1e5'`` is 1e5, ``'true'`` is true and ``'null'`` is null, while a name stays a name.
 Only scalars are read again (never a mapping or a list given inside a string, which
@@ -17,33 +19,14 @@ as a study file would spell it (:func:`with_override_hints`).
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import yaml
 
 from .errors import ConfigError, fmt_path
-from .loader import _Loader
-
-_SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("int", "float", "bool", "null"))
-"""The plain scalars read again: a timestamp (``2024-01-01``) stays text, as no key takes one."""
+from .loader import load_config, merge, plain_scalar
 
 _HINT_CHARS = 120
-
-
-@functools.cache
-def _resolver() -> _Loader:
-    return _Loader("")
-
-
-def _scalar(text: str):
-    tag = _resolver().resolve(yaml.ScalarNode, text, (True, False))
-    if tag not in _SCALAR_TAGS:
-        return text
-    try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass, and a plain scalar
-    except (yaml.YAMLError, ValueError):  # an integer of more digits than Python reads
-        return text
 
 
 def read_overrides(overrides: Mapping | None) -> dict:
@@ -56,7 +39,7 @@ def read_overrides(overrides: Mapping | None) -> dict:
         if isinstance(value, (list, tuple)):
             return [read(v) for v in value]
         if isinstance(value, str):
-            return _scalar(value)
+            return plain_scalar(value)
         return value
 
     return {k: read(v) for k, v in dict(overrides or {}).items()}
@@ -102,3 +85,19 @@ def with_override_hints(error: ConfigError, overrides: Mapping | None) -> Config
             )
         texts.append(text)
     return ConfigError(texts, source=error.source)
+
+
+def read_study_files(files: Iterable, overrides: Mapping | None = None, default=None) -> dict:
+    """The raw config of a Snakemake run, read here rather than taken from Snakemake:
+    its ``--configfile`` files (merged in order, as Snakemake merges them) with its
+    ``--config`` values merged over them, read as a study file reads them
+    (:func:`read_overrides`: Snakemake passes text). Without files, or when they define no grid,
+    the ``default`` file underneath (a study file is complete by itself: it is not merged
+    into the default study, ``--config scale=paper`` alone applies to the default one)."""
+    raw: dict = {}
+    for file in files:
+        raw = merge(raw, load_config(file))
+    raw = merge(raw, read_overrides(overrides))
+    if "grid" not in raw and default is not None:
+        raw = {**load_config(default), **raw}
+    return raw

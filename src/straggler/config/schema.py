@@ -58,6 +58,18 @@ def _validator_class():
 
 
 @functools.cache
+def schema_checker():
+    """A validator of the whole schema that fills no default (the number normalisation's
+    finder of the places that expect a number or an integer), with the project's types."""
+    from jsonschema import Draft202012Validator, validators
+
+    type_checker = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _types, x: isinstance(x, int) and not isinstance(x, bool)
+    )
+    return validators.extend(Draft202012Validator, type_checker=type_checker)(_schema())
+
+
+@functools.cache
 def schema_validator(definition: str | None = None):
     """A validator of the whole schema, or of one of its ``$defs`` (it fills defaults)."""
     root = _schema()
