@@ -268,7 +268,7 @@ def test_the_schema_states_the_limits():
     for axis in ("policy", "distribution", "dependence", "r_slow", "d", "N"):
         assert props["grid"]["properties"][axis]["maxItems"] == L.MAX_AXIS_VALUES
     assert props["grid"]["patternProperties"]["\\."]["maxItems"] == L.MAX_AXIS_VALUES
-    assert props["load"]["maxItems"] == L.MAX_AXIS_VALUES
+    assert props["load"]["anyOf"][0]["maxItems"] == L.MAX_AXIS_VALUES  # a list, or a range (at most as many)
     assert props["simulation"]["properties"]["jobs"]["maximum"] == 10**9
     for pattern in (props["study"]["pattern"], sch["$defs"]["name"]["pattern"]):
         assert re.search(pattern, "a" * L.MAX_NAME_LENGTH) and not re.search(pattern, "a" * (L.MAX_NAME_LENGTH + 1))

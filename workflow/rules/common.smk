@@ -16,7 +16,8 @@ from straggler.workunits import plan, result_config, runtime_minutes
 # One reading of a study file: the files given with --configfile are read again by the
 # package's loader, as `straggler check-config` reads them, and Snakemake's reading is
 # dropped (it keeps the last of a repeated key, expands YAML aliases and reads 1e-3 as a
-# string). --config is merged over them. Without --configfile the default study runs. A
+# string). --config is merged over them, its text read as a study file reads it (and an
+# error about it says it came from --config). Without --configfile the default study runs. A
 # study file is complete by itself: it is not merged into config/config.yaml
 # (Snakemake's `configfile:` would merge); `--config scale=paper` alone applies to the
 # default study.
@@ -26,7 +27,7 @@ try:
         workflow.config_settings.config,
         default=Path(workflow.basedir) / "config" / "config.yaml",
     )
-    RESOLVED = resolve_config_cached(_RAW, ".snakemake/straggler")
+    RESOLVED = resolve_config_cached(_RAW, ".snakemake/straggler", overrides=workflow.config_settings.config)
 except ConfigError as err:
     raise WorkflowError(f"invalid configuration:\n{err}") from None
 config.clear()

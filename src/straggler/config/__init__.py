@@ -1,12 +1,16 @@
 """The study configuration: loading, validation, defaults and normalisation.
 
-DESIGN.md, "Config contract". A study file is read by :func:`load_config`, bounded
+Every key is described in the schema (``schemas/config.schema.yaml``), from which the
+configuration reference (docs/reference/configuration.md) is generated. A study file
+is read by :func:`load_config`, bounded
 (:mod:`.loader`: no YAML anchors or aliases, no repeated key, UTF-8, at most
 :data:`.limits.MAX_DEPTH` levels and :data:`.limits.MAX_CONFIG_BYTES`), by
 ``straggler check-config`` and the Snakefile alike. A config then goes through three
 steps before any job starts (:func:`resolve_config`), at its scale and at every other
 scale its file defines, after its grid's size is checked from the axis lengths alone
-(:data:`.limits.MAX_GRID_POINTS`):
+(:data:`.limits.MAX_GRID_POINTS`), and after its numbers are normalised and a load
+range expanded (:mod:`.numbers`: ``1e5`` is an integer where one is expected;
+:mod:`.ranges`: ``load: {start, stop, step}`` is its list):
 
 1. JSON-schema validation against ``schemas/config.schema.yaml`` (which also
    documents every key and declares the defaults), filling in the defaults;
@@ -23,12 +27,15 @@ scale its file defines, after its grid's size is checked from the axis lengths a
 
 The result is a :class:`ResolvedConfig` (:mod:`.resolved`): frozen dataclasses, one per
 section, read by attribute (``resolved.simulation.jobs``); its :meth:`~ResolvedConfig.to_dict`
-is the resolved dict, from which the dump, the cell ids and the hashes are made.
+is the resolved dict, from which the dump, the cell ids and the hashes are made. Every
+default filled in is in it (``grid.dependence: [identical]`` when a study names none),
+so ``straggler check-config`` prints it.
 
 Every problem found is reported at once in a :class:`ConfigError`, one line each,
-naming the key path, the bad value and what is allowed. The config's own literal
-values are kept (``1`` stays ``1``, ``0.3`` stays ``0.3``): the grid builds cell
-ids from them.
+naming the key path, the bad value and what is allowed; a value given with
+Snakemake's ``--config`` is read as a study file reads it and named as such in errors
+(:mod:`.overrides`). The config's own literal values are kept where a number is
+expected (``1`` stays ``1``, ``0.3`` stays ``0.3``): the grid builds cell ids from them.
 
 Extra grid axes are dotted paths (``Rer.tau``, ``pareto.alpha``, ``types.p1``,
 ...); :func:`apply_override` applies one value of such an axis to a resolved
@@ -59,7 +66,10 @@ from .keys import (
     TOP_LEVEL_ORDER,
 )
 from .limits import MAX_GRID_POINTS, cell_id_errors, size_errors
-from .loader import load_config, merge, read_study_files
+from .loader import load_config, merge
+from .numbers import normalise_axis_values, normalise_numbers
+from .overrides import read_overrides, read_study_files, with_override_hints
+from .ranges import expand_load
 from .resolved import (
     ExecutionConfig,
     GridConfig,
@@ -77,6 +87,7 @@ __all__ = [
     "BUILTIN_DEPENDENCES",
     "load_config",
     "read_study_files",
+    "read_overrides",
     "MAX_GRID_POINTS",
     "resolve_config",
     "read_config",
@@ -174,7 +185,10 @@ def _apply_scale(cfg: dict) -> tuple[dict, list[Err]]:
         )
     if errs:
         return cfg, errs
-    cfg = merge(cfg, dict(scales.get(scale) or {}))
+    over = dict(scales.get(scale) or {})
+    if "load" in over:
+        cfg.pop("load", None)  # a scale's load replaces the file's (a range is not merged into a range)
+    cfg = merge(cfg, over)
     cfg["scale"] = scale
     if scale != "quick":
         cfg["study"] = f"{cfg.get('study', 'default')}-{scale}"
@@ -257,10 +271,19 @@ def _resolve_at(raw: Mapping, scale) -> dict:
     size = size_errors(cfg)
     if size:
         raise ConfigError(_named(errs + size, raw, scale))
+    # numbers as written (1e5 where an integer is expected) and a load range, before
+    # anything is checked: no check needs to know their spellings
+    normalise_numbers(cfg)
+    load_errs = expand_load(cfg)
+    errs += load_errs
+    size = size_errors(cfg)  # again: a range's loads, replications written 1e4
+    if size:
+        raise ConfigError(_named(errs + size, raw, scale))
     schema_errors(cfg)  # fill the defaults first; the errors are collected below
 
     axes, axis_errs = extra_axes(cfg)
     errs += axis_errs
+    normalise_axis_values(cfg, axes)
     # a swept parameter need not be given a base value: the first value of its axis serves
     for axis, values in axes:
         if axis.target[0] == "distributions" and get_path(cfg, axis.target) is MISSING:
@@ -274,6 +297,8 @@ def _resolve_at(raw: Mapping, scale) -> dict:
     # a value that every cell overrides is never used: its errors are the sweep's
     errs += [e for e in base if not any(under(e.path, t) for t in targets)]
     errs += _axis_value_errors(cfg, axes, {e.text for e in base})
+    if load_errs:  # a refused range is removed: "load: missing" and the like are its errors
+        errs = [e for e in errs if e in load_errs or not under(e.path, ("load",))]
     if errs:
         raise ConfigError(_named(errs, raw, scale))
     resolved = _normalise(cfg, axes)
@@ -303,12 +328,13 @@ def _axis_value_errors(cfg: dict, axes: list[tuple[Axis, list]], base_texts: set
     return errs
 
 
-def resolve_config_cached(raw: dict, cache_dir) -> ResolvedConfig:
+def resolve_config_cached(raw: dict, cache_dir, overrides: Mapping | None = None) -> ResolvedConfig:
     """:func:`resolve_config`, kept in ``cache_dir`` under a hash of ``raw`` and of the
     code: every cluster job parses the Snakefile again, and validation builds the
     distributions (numpy, numba); a cached resolution is read back as YAML text, which
     round-trips a resolved config exactly. A config that does not resolve is never
-    cached (its errors are raised every time)."""
+    cached (its errors are raised every time); an error about a value of ``overrides``
+    (Snakemake's ``--config``, merged into ``raw``) says that it came from there."""
     import hashlib
     import json
 
@@ -318,7 +344,10 @@ def resolve_config_cached(raw: dict, cache_dir) -> ResolvedConfig:
     path = Path(cache_dir) / f"resolved-{hashlib.sha256(text.encode()).hexdigest()[:20]}.yaml"
     if path.is_file():
         return ResolvedConfig.from_yaml(path.read_text())
-    resolved = resolve_config(raw)
+    try:
+        resolved = resolve_config(raw)
+    except ConfigError as exc:
+        raise with_override_hints(exc, overrides) from None
     try:
         write_text(path, dump_config(resolved))
     except OSError:

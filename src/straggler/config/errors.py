@@ -79,9 +79,10 @@ def did_you_mean(word, candidates) -> str:
     lowered = {c.lower(): c for c in cands}
     if word.lower() in lowered and lowered[word.lower()] != word:
         return f"; did you mean {lowered[word.lower()]!r}?"
-    match = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
-    if not match:  # swapped letters in a short word ('xs' for 'sx')
-        match = [c for c in lowered if sorted(c) == sorted(word.lower())][:1]
+    # swapped letters first ('xs' for 'sx', 'stpe' for 'step', which is as close to 'stop')
+    match = [c for c in lowered if sorted(c) == sorted(word.lower())][:1]
+    if not match:
+        match = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
     return f"; did you mean {lowered[match[0]]!r}?" if match else ""
 
 

@@ -13,8 +13,9 @@ iterative, so no file can exhaust Python's stack.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
@@ -57,6 +58,29 @@ def _construct_mapping(loader, node, deep=False):
 
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+_SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("int", "float", "bool", "null"))
+"""The plain scalars :func:`plain_scalar` reads: a timestamp (``2024-01-01``) stays
+text, as no key takes one."""
+
+
+@functools.cache
+def _resolver() -> _Loader:
+    return _Loader("")
+
+
+def plain_scalar(text: str):
+    """``text`` as this loader reads it as a plain scalar of a study file when that is
+    a number, a boolean or null (``'0.2'`` is 0.2, ``'1e5'`` 1e5, ``'true'`` true), else
+    ``text`` itself: never a mapping or a list, which would bypass the bounds."""
+    tag = _resolver().resolve(yaml.ScalarNode, text, (True, False))
+    if tag not in _SCALAR_TAGS:
+        return text
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass, and a plain scalar
+    except (yaml.YAMLError, ValueError):  # an integer of more digits than Python reads
+        return text
+
 
 # libyaml's parser is ten times faster than PyYAML's and, like it, not recursive
 _FAST_PARSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -290,18 +314,3 @@ def merge(base: dict, over: Mapping) -> dict:
         else:
             out[key] = copy.deepcopy(value)
     return out
-
-
-def read_study_files(files: Iterable, overrides: Mapping | None = None, default=None) -> dict:
-    """The raw config of a Snakemake run, read here rather than taken from Snakemake:
-    its ``--configfile`` files (merged in order, as Snakemake merges them) with its
-    ``--config`` values merged over them. Without files, or when they define no grid,
-    the ``default`` file underneath (a study file is complete by itself: it is not merged
-    into the default study, ``--config scale=paper`` alone applies to the default one)."""
-    raw: dict = {}
-    for file in files:
-        raw = merge(raw, load_config(file))
-    raw = merge(raw, dict(overrides or {}))
-    if "grid" not in raw and default is not None:
-        raw = {**load_config(default), **raw}
-    return raw

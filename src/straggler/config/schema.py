@@ -38,7 +38,9 @@ def schema() -> dict:
 def _validator_class():
     from jsonschema import Draft202012Validator, validators
 
-    # YAML ``2.0`` is not an integer here: d, N, k and run lengths must be written as integers.
+    # ``2.0`` is not an integer here: the config's numbers are normalised before they are
+    # validated (.numbers: an integral float where an integer is expected becomes one), so
+    # an integer is what the checks and the engines are given.
     type_checker = Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda _checker, x: isinstance(x, int) and not isinstance(x, bool)
     )
@@ -53,6 +55,18 @@ def _validator_class():
         yield from validate_properties(validator, properties, instance, schema_)
 
     return validators.extend(Draft202012Validator, {"properties": set_defaults}, type_checker=type_checker)
+
+
+@functools.cache
+def schema_checker():
+    """A validator of the whole schema that fills no default (the number normalisation's
+    finder of the places that expect a number or an integer), with the project's types."""
+    from jsonschema import Draft202012Validator, validators
+
+    type_checker = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _types, x: isinstance(x, int) and not isinstance(x, bool)
+    )
+    return validators.extend(Draft202012Validator, type_checker=type_checker)(_schema())
 
 
 @functools.cache
@@ -129,6 +143,8 @@ def _describe(sch) -> str:
     """What a schema allows, in words."""
     if isinstance(sch, dict) and sch.get("$ref") == "#/$defs/distribution":
         return "an inline distribution (a mapping: family and its parameters)"
+    if isinstance(sch, dict) and sch.get("$ref") == "#/$defs/load_range":
+        return "a range {start: ..., stop: ..., step: ...}"
     sch = deref(sch)
     if sch is True or not isinstance(sch, dict):
         return "anything"
@@ -194,6 +210,30 @@ def _type_fits(branch, instance) -> bool:
     return True
 
 
+def _family_key_text(key, family: str) -> str:
+    """Why ``key`` is not a parameter of ``family``: what the family takes, and for a
+    mean, how to get one (a distribution of a given mean is any family with
+    scale_to_mean)."""
+    params = family_parameters()[family]
+    takes = _join_or(list(params)).replace(" or ", " and ")
+    text = (
+        f"key {format_value(key)} is not allowed; expected a parameter of family {family}, which takes "
+        f"{takes} (and scale_to_mean, as every family does)"
+    )
+    if key == "mean":
+        if family == "pareto":
+            return text + (
+                "; for a mean m, add scale_to_mean: m (with any xm: the law is rescaled to mean m) "
+                "or set xm = m (alpha - 1) / alpha"
+            )
+        return text + "; for a mean m, add scale_to_mean: m (the law is rescaled to mean m)"
+    elsewhere = [f for f, ps in family_parameters().items() if key in ps]
+    hint = did_you_mean(key, [*params, "scale_to_mean", "family"])
+    if elsewhere and not hint:
+        hint = f"; {key} is a parameter of {_join_or(elsewhere)}"
+    return text + hint
+
+
 def _translate(error) -> list[Err]:
     """A jsonschema error as readable messages."""
     path = tuple(error.absolute_path)
@@ -220,8 +260,9 @@ def _translate(error) -> list[Err]:
             extra = ""
             if path == ("grid",):
                 extra = " or a dotted path such as Rer.tau, pareto.alpha or types.p1"
-            elif isinstance(inst.get("family"), str):
-                extra = f" (for family {inst['family']})"
+            elif isinstance(inst.get("family"), str) and inst["family"] in family_parameters():
+                out.append(Err(path + (key,), f"{where}: {_family_key_text(key, inst['family'])}"))
+                continue
             elif isinstance(inst.get("kind"), str):
                 extra = f" (for kind {inst['kind']})"
             out.append(
