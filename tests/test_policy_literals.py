@@ -1,6 +1,6 @@
 """A policy is named in its spec only: no other module spells a policy's name.
 
-A policy's facts live in its :class:`straggler.policies.PolicySpec` (README, "Adding
+A policy's facts live in its :class:`straggler.policies.PolicySpec` (docs/contributing.md, "Adding
 a policy"); a module that tests ``policy == "FJ"`` or keys a table by ``"Rep"``
 holds a fact the registry does not, and a new policy silently misses it. So every
 string constant of ``src/straggler`` (f-string parts and dict keys included;
@@ -90,7 +90,7 @@ def test_no_policy_name_outside_its_spec():
         wrong += [
             f"src/straggler/{relative}:{line}: {name!r}" for line, name in policy_literals(source) if name not in names
         ]
-    assert not wrong, "policy names outside their spec (README, 'Adding a policy'):\n" + "\n".join(wrong)
+    assert not wrong, "policy names outside their spec (docs/contributing.md, 'Adding a policy'):\n" + "\n".join(wrong)
 
 
 def test_every_restricted_allowance_is_still_needed():

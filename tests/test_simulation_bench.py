@@ -30,7 +30,7 @@ def test_run_bench_json_and_table():
     for w in data["workloads"].values():
         assert w["jobs_per_second"] > 0 and w["seconds"] > 0
     assert data["ratio"] == pytest.approx(out["ratio"])
-    assert data["ratio"] > 0  # its size is a benchmark's figure, not a test's (README)
+    assert data["ratio"] > 0  # its size is a benchmark's figure, not a test's (docs/contributing.md, "Benchmarks")
     table = io.StringIO()
     bench.run_bench(quick=True, file=table)
     assert "fast / simpy" in table.getvalue()

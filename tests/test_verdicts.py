@@ -1,6 +1,6 @@
 """Stability verdicts: the evidence rule and its calibration, the reconciliation with
 the analysis, what estimates a verdict allows, heavy tails and sequential stopping
-(README, "Stability verdicts"). Fixed seeds throughout."""
+(docs/reference/verdicts.md). Fixed seeds throughout."""
 
 import json
 import math

@@ -1,5 +1,5 @@
 """Work units: the cost model, batches and shards, the cells' keys, the sources each
-result depends on, and a light parse (README, "Work units")."""
+result depends on, and a light parse (docs/guide/running.md, "Work units")."""
 
 import ast
 import copy

@@ -21,7 +21,7 @@ A missing half-width (one replication) counts as 0.
 
 Heavy tails: where the replica size has an infinite third moment (Pareto type I
 with ``alpha <= 3``) the waiting time has infinite variance, the simulated mean
-converges slowly and from below and its CI under-covers (README, Status); such
+converges slowly and from below and its CI under-covers (docs/validation/checks.md); such
 rows carry ``heavy_tail = True`` so that a reader can tell a slow estimate from
 a wrong bound.
 

@@ -103,7 +103,7 @@ def fork_join_impossible(param: Callable[[str, Any], Any], d: int) -> str | None
 @dataclass(frozen=True)
 class PolicySpec:
     """Everything the package knows about one policy, outside its analysis handler and
-    kernel branches (README, "Adding a policy")."""
+    kernel branches (docs/contributing.md, "Adding a policy")."""
 
     name: str
     description: str

@@ -267,7 +267,7 @@ COLUMNS = (
     "undetermined",
     "winners_with_oracles",
 )
-"""The columns of :func:`winners` after the setting's axes (README, "winners.csv")."""
+"""The columns of :func:`winners` after the setting's axes (docs/reference/verdicts.md, "Winners and ties")."""
 
 
 def _row(table: PointTable, index, li, crit: str) -> dict:

@@ -223,7 +223,7 @@ def test_check_config_refuses_in_one_line(tmp_path, capsys, name, content, key):
 
 
 def test_every_hostile_case_is_refused_count():
-    """The count the README gives: every hostile config tried is refused by check-config
+    """The count docs/reference/configuration.md gives: every hostile config tried is refused by check-config
     (and all but the 6 that Snakemake's own reader cannot read by snakemake -n: a byte
     that is not UTF-8, 20,000 levels, an integer of 5000 digits, aliased mappings)."""
     assert len(CASES) == 52

@@ -84,7 +84,7 @@ def _proven(result: AnalyticResult) -> AnalyticResult:
 
 
 def _exact_cost_is_both_bounds(result: AnalyticResult) -> None:
-    """An exact cost is its own lower and upper bound (README: exact cells have
+    """An exact cost is its own lower and upper bound (docs/reference/outputs.md: exact cells have
     ``cost_lower = cost_upper = cost``), so checks can read the bounds alone."""
     if result.cost_kind == "exact" and math.isfinite(result.cost):
         result.cost_lower = result.cost_upper = result.cost

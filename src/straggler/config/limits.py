@@ -1,5 +1,5 @@
 """How large a config may be: the limits that refuse a hostile or mistaken config before
-any work starts (README, "The configuration"; the schema's maxima are the rest).
+any work starts (docs/reference/configuration.md, "Limits and safety"; the schema's maxima are the rest).
 
 Each limit is far above what a study needs (the shipped studies: files of a few KB,
 nesting depth 7, at most 912 grid points and 20 values on an axis) and far below what

@@ -73,7 +73,7 @@ servers of each pool idle at least 10 % of the time, over a measured part of at
 least two waits of time (``benchmarks/verdict_calibration.py idle``: no run of ZRed
 at loads 1.0 or 1.05 that long, 2000 per pool size and size law, came near). Every
 engine samples, for each measured arrival, the servers it chose uniformly before
-looking at them (:func:`see`). Otherwise the verdict is ``undetermined``. The README
+looking at them (:func:`see`). Otherwise the verdict is ``undetermined``. docs/reference/verdicts.md
 ("Stability verdicts") gives the measured error rates and the price in jobs.
 """
 
