@@ -1,7 +1,9 @@
 """The `straggler` command: its subcommands, its errors (one line, no traceback, the
-exit status the module docstring gives)."""
+exit status the module docstring gives) and the examples of every ``--help``."""
 
+import argparse
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +12,7 @@ import pytest
 import yaml
 
 import straggler
-from straggler.cli import BROKEN_PIPE, main
+from straggler.cli import BROKEN_PIPE, build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 ZRED = "policy=ZRed__distribution=exp__dependence=identical__r_slow=1.0__N=10"
@@ -302,3 +304,90 @@ def test_a_pipe_into_head_prints_nothing_on_stderr(tmp_path):
     )
     first, status = run.stdout.splitlines()
     assert first.startswith("policy=ZRed__") and status in ("0", str(BROKEN_PIPE)) and run.stderr == ""
+
+
+# ------------------------------------------------------------------ the examples of every --help
+
+
+def epilogs() -> dict[str, str]:
+    """Each subcommand's ``--help`` epilog."""
+    (action,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return {name: p.epilog or "" for name, p in action.choices.items()}
+
+
+def examples(command: str) -> list[str]:
+    """The example commands of a subcommand's ``--help``: its epilog's lines that begin
+    with two spaces and ``straggler``."""
+    return [line.strip() for line in epilogs()[command].splitlines() if line.startswith("  straggler ")]
+
+
+def test_every_subcommand_has_examples():
+    assert set(epilogs()) == {"check-config", "cells", "evaluate", "plan", "bench", "archive", "verify", "best"}
+    for command, epilog in epilogs().items():
+        assert epilog.startswith("examples:\n"), command
+        assert examples(command) and all(e.startswith(f"straggler {command} ") for e in examples(command))
+    assert all("--quick" in e for e in examples("bench"))  # a minute, not ten
+
+
+def test_help_shows_the_examples_as_written(capsys):
+    with pytest.raises(SystemExit):
+        main(["best", "--help"])
+    out = capsys.readouterr().out
+    assert "\nexamples:\n" in out and f"\n  {examples('best')[0]}\n" in out
+
+
+def run_examples(commands: list[str], workdir: Path) -> None:
+    """Run each example in ``workdir`` with bash (they may hold a pipe), in order; each
+    succeeds and prints no traceback."""
+    env = dict(os.environ, PATH=f"{command_on_path(workdir)}{os.pathsep}{os.environ['PATH']}")
+    for example in commands:
+        run = subprocess.run(["bash", "-c", example], cwd=workdir, env=env, capture_output=True, text=True, timeout=900)
+        assert run.returncode == 0, f"{example}\n{run.stdout[-2000:]}\n{run.stderr[-3000:]}"
+        assert "Traceback" not in run.stderr, example
+
+
+def study_folder(path: Path) -> Path:
+    """A working folder for the examples: the project's config/ copied into it."""
+    shutil.copytree(ROOT / "config", path / "config")
+    return path
+
+
+@pytest.mark.parametrize("command", ["check-config", "cells", "evaluate", "plan", "bench"])
+def test_the_examples_run(tmp_path, command):
+    """The examples that need no results, in a folder holding config/."""
+    run_examples(examples(command), study_folder(tmp_path))
+
+
+@pytest.fixture(scope="module")
+def default_study(tmp_path_factory):
+    """A folder in which the default study has run (config/ copied into it), once."""
+    from runs import snakemake
+
+    workdir = study_folder(tmp_path_factory.mktemp("default"))
+    run = snakemake(workdir, workdir / "config" / "config.yaml", "--cores", "2", timeout=1800)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert (workdir / "results" / "default" / "default.nc").is_file()
+    return workdir
+
+
+@pytest.mark.workflow
+def test_the_examples_on_the_default_study_run(default_study):
+    """archive (writes archives/ there), then verify (reads it), then best."""
+    run_examples(examples("archive") + examples("verify") + examples("best"), default_study)
+    assert (default_study / "archives" / "default.tar.gz").is_file()
+
+
+@pytest.mark.workflow
+def test_user_errors_on_the_default_study(default_study, monkeypatch, capsys):
+    monkeypatch.chdir(default_study)
+    (default_study / "notes.txt").write_text("")
+    assert main(["archive", "default", "-o", "notes.txt/default.tar.gz"]) == 1
+    assert one_line(capsys, "archive") == (
+        "straggler archive: notes.txt is not a directory; expected the path of the archive to write"
+    )
+    assert main(["best", "results/default/default.nc", "--at", "r_slow=0.3", "distribution=pareto", "load=0.6"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == [
+        "straggler best: the point is not on the grid: load = 0.6 is not one of its values (0.1, 0.3, 0.5, 0.7, 0.9)",
+        "straggler best: the point is not on the grid: dependence needs a value (one of identical, iid)",
+    ]

@@ -1,5 +1,9 @@
 """The ``straggler`` command.
 
+Every subcommand's ``--help`` ends with examples that run as they are on the default
+study (``config/config.yaml``, ``results/default/default.nc``); tests/test_cli.py
+runs every one of them.
+
 A user error is never a traceback. It is one line on stderr,
 ``straggler <command>: <what was wrong>; <what is allowed>``, except that a refused
 config keeps the form check-config has always printed: ``FILE: invalid
@@ -26,6 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -277,34 +282,56 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def _examples(*lines: str) -> str:
+    """An ``examples:`` epilog; a line of a command begins with two spaces and
+    ``straggler`` (tests/test_cli.py runs them), others are comments."""
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+CELL = "policy=CoC__distribution=exp__dependence=iid__r_slow=0.5__d=2__N=10"
+"""A cell of the default study, for the examples."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The ``straggler`` parser: a subparser per command."""
+    """The ``straggler`` parser: a subparser per command, each with its examples."""
     parser = argparse.ArgumentParser(
         prog="straggler",
         description="Parameter studies of redundancy policies.",
-        epilog="Exit status: 0 done, 1 a failure (a file missing or refused, a verification failed), 2 a usage error.",
+        epilog="Each command's --help ends with examples on the default study. Exit status: 0 done, "
+        "1 a failure (a file missing or refused, a verification failed), 2 a usage error.",
     )
     parser.add_argument("--version", action="version", version=f"straggler {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def command(name: str, help: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".")
+    def command(name: str, help: str, *examples: str) -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name,
+            help=help,
+            description=textwrap.fill(help[0].upper() + help[1:] + ".", 79),  # the examples' formatter wraps nothing
+            epilog=_examples(*examples),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
 
     p = command(
         "check-config",
         "validate a config and print it resolved",
+        "straggler check-config config/config.yaml",
     )
     p.add_argument("file", help="a study file, e.g. config/config.yaml")
     p.set_defaults(func=_check_config)
     p = command(
         "cells",
         "list the distinct cells of a config's grid",
+        "straggler cells config/config.yaml",
+        "straggler cells config/config.yaml | grep -c distribution=pareto",
     )
     p.add_argument("file", help="a study file, e.g. config/config.yaml")
     p.set_defaults(func=_cells)
     p = command(
         "evaluate",
         "evaluate one cell outside Snakemake",
+        f"straggler evaluate config/config.yaml {CELL}",
+        f"straggler evaluate config/config.yaml {CELL} -o cell.nc",
     )
     p.add_argument("file", help="a study file, e.g. config/config.yaml")
     p.add_argument("cell", help="a cell id, as listed by `straggler cells FILE`")
@@ -313,6 +340,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = command(
         "plan",
         "how a study is cut into jobs, and its estimated cost",
+        "straggler plan config/config.yaml",
+        "(--scale paper needs a study file that defines scales.paper, e.g. config/studies/ps_fig6.yaml)",
     )
     p.add_argument("file", help="a study file, e.g. config/config.yaml")
     p.add_argument("--scale", choices=("quick", "paper"), help="the scale (default: the file's)")
@@ -320,12 +349,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = command(
         "bench",
         "simulation throughput, with a SimPy baseline measured in the same run",
+        "straggler bench --quick",
+        "(without --quick: 10x more jobs; --json prints the numbers as JSON)",
     )
     p.add_argument("--json", action="store_true", help='print {"workloads": {...}} as JSON')
     p.add_argument("--quick", action="store_true", help="10x fewer jobs (a smoke test)")
     p.set_defaults(func=_bench)
     p = command(
-        "archive", "pack results/<study> with its code, environment and a sha256 manifest into archives/<study>.tar.gz "
+        "archive",
+        "pack results/<study> with its code, environment and a sha256 manifest into archives/<study>.tar.gz "
+        "(refused unless every cell of the grid is there and the dataset is their aggregate)",
+        "straggler archive default",
+        "straggler archive default --force",
+        "straggler archive default -o default-copy.tar.gz",
     )
     p.add_argument("study", help="the study's name (its results are under RESULTS/<study>), e.g. default")
     p.add_argument("--results", default="results", help="results root (default: results)")
@@ -336,6 +372,8 @@ def build_parser() -> argparse.ArgumentParser:
         "verify",
         "check an archive against its manifest and its dataset against the aggregate of its cells; "
         "--rerun K re-evaluates K cells and compares them bit for bit",
+        "straggler verify archives/default.tar.gz",
+        "straggler verify archives/default.tar.gz --rerun 2",
     )
     p.add_argument("archive", help="an archive written by straggler archive, e.g. archives/default.tar.gz")
     p.add_argument(
@@ -349,6 +387,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = command(
         "best",
         "the winning policies at one point of a finished dataset, by stability, latency and cost, with their evidence",
+        "straggler best results/default/default.nc --at r_slow=0.5 distribution=exp dependence=iid load=0.5",
+        "straggler best results/default/default.nc --at r_slow=0.1 distribution=pareto dependence=identical load=0.3",
     )
     p.add_argument("dataset", help="a study dataset, e.g. results/default/default.nc")
     p.add_argument(
