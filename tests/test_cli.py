@@ -1,8 +1,24 @@
-"""The `straggler` command: check-config, cells, evaluate."""
+"""The `straggler` command: its subcommands, its errors (one line, no traceback, the
+exit status the module docstring gives) and the examples of every ``--help``."""
 
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 import yaml
 
-from straggler.cli import main
+import straggler
+from straggler.cli import BROKEN_PIPE, build_parser, main
+
+ROOT = Path(__file__).resolve().parents[1]
+ZRED = "policy=ZRed__distribution=exp__dependence=identical__r_slow=1.0__N=10"
+"""A cell of GOOD's grid."""
+SRC = str(Path(straggler.__file__).resolve().parents[1])
+"""The folder the package under test is imported from (a subprocess imports it too)."""
 
 GOOD = {
     "study": "cli",
@@ -46,10 +62,6 @@ def test_cells_and_evaluate(tmp_path, capsys):
 
 
 def test_best_prints_the_winners_or_says_the_point_is_off_the_grid(tmp_path, capsys):
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
     from synthetic import study
 
     path = tmp_path / "s.nc"
@@ -58,5 +70,324 @@ def test_best_prints_the_winners_or_says_the_point_is_off_the_grid(tmp_path, cap
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "At " in out and "recommended:" in out and "stability (" in out and "latency (" in out and "cost (" in out
-    assert main(args[:-1] + ["load=0.6"]) == 1
-    assert "not on the grid" in capsys.readouterr().out
+    # a point not on the grid is a usage error: one line a problem on stderr, nothing on stdout
+    assert main(args[:-2] + ["load=0.6"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines() == [
+        "straggler best: the point is not on the grid: load = 0.6 is not one of its values (0.2, 0.5, 0.8)",
+        "straggler best: the point is not on the grid: dependence needs a value (one of identical, iid)",
+    ]
+    assert main(args[:3] + ["r_slo=0.3"] + args[4:]) == 2
+    err = capsys.readouterr().err
+    assert "r_slo is not an axis of this dataset" in err and "did you mean 'r_slow'?" in err
+
+
+# ------------------------------------------------------------------ user errors: one line, no traceback
+
+
+def one_line(capsys, command: str) -> str:
+    """The one line a user error prints on stderr, ``straggler <command>: ...``."""
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"straggler {command}: "), err
+    return lines[0]
+
+
+def test_version(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exit:
+        main(["--version"])
+    assert exit.value.code == 0
+    assert capsys.readouterr().out == f"straggler {version('straggler')}\n"
+
+
+def file_commands(path: str) -> dict[str, list[str]]:
+    """Every command that reads a file, with ``path`` as that file."""
+    return {
+        "check-config": ["check-config", path],
+        "cells": ["cells", path],
+        "evaluate": ["evaluate", path, ZRED],
+        "plan": ["plan", path],
+        "best": ["best", path, "--at", "load=0.5"],
+        "verify": ["verify", path],
+    }
+
+
+EXPECTED = {
+    "check-config": "; expected a YAML study file, e.g. config/config.yaml",
+    "cells": "; expected a YAML study file, e.g. config/config.yaml",
+    "evaluate": "; expected a YAML study file, e.g. config/config.yaml",
+    "plan": "; expected a YAML study file, e.g. config/config.yaml",
+    "best": "; expected the dataset of a finished study, e.g. results/default/default.nc",
+    "verify": "; expected an archive written by straggler archive, e.g. archives/default.tar.gz",
+}
+
+
+@pytest.mark.parametrize("command", list(EXPECTED))
+def test_a_missing_file_is_one_line_and_status_1(tmp_path, capsys, command):
+    missing = str(tmp_path / "missing")
+    assert main(file_commands(missing)[command]) == 1
+    line = one_line(capsys, command)
+    what = f"{missing}: not a readable .tar.gz archive" if command == "verify" else f"cannot read {missing}"
+    assert line == f"straggler {command}: {what} (No such file or directory){EXPECTED[command]}"
+
+
+@pytest.mark.parametrize("command", list(EXPECTED))
+def test_a_directory_is_one_line_and_status_1(tmp_path, capsys, command):
+    assert main(file_commands(str(tmp_path))[command]) == 1
+    assert one_line(capsys, command) == f"straggler {command}: {tmp_path} is a directory{EXPECTED[command]}"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file of mode 000")
+@pytest.mark.parametrize("command", list(EXPECTED))
+def test_an_unreadable_file_is_one_line_and_status_1(tmp_path, capsys, command):
+    path = tmp_path / "unreadable"
+    path.write_text("study: x\n")
+    path.chmod(0)
+    assert main(file_commands(str(path))[command]) == 1
+    assert "(Permission denied)" in one_line(capsys, command)
+
+
+def test_a_file_of_the_wrong_kind_is_refused_with_status_1(tmp_path, capsys):
+    text = tmp_path / "notes.txt"
+    text.write_text("a: [1\n")
+    # a config: the config's refusal, as check-config prints it (its header, a line a problem)
+    for command in ("check-config", "cells", "evaluate", "plan"):
+        assert main(file_commands(str(text))[command]) == 1
+        out, err = capsys.readouterr()
+        assert err.splitlines()[0] == f"{text}: invalid configuration:" and "not valid YAML" in err
+        assert "Traceback" not in err and out == ""
+    assert main(file_commands(str(text))["best"]) == 1
+    assert one_line(capsys, "best").startswith(f"straggler best: {text} is not a netCDF dataset (")
+    assert main(file_commands(str(text))["verify"]) == 1
+    assert one_line(capsys, "verify").startswith(f"straggler verify: {text}: not a readable .tar.gz archive")
+    # a netCDF file that is not a study's dataset (a cell's)
+    cells_nc = tmp_path / "cell.nc"
+    config = write(tmp_path, GOOD)
+    assert main(["evaluate", config, ZRED, "-o", str(cells_nc)]) == 0
+    capsys.readouterr()
+    assert main(["best", str(cells_nc), "--at", "load=0.5"]) == 1
+    assert one_line(capsys, "best") == (
+        f"straggler best: {cells_nc} is not a study dataset (no lambda_max by policy, no load); "
+        "expected the dataset of a finished study, e.g. results/default/default.nc"
+    )
+
+
+def test_archive_of_a_study_not_run_is_one_line_and_status_1(tmp_path, capsys):
+    assert main(["archive", "nope", "--results", str(tmp_path)]) == 1
+    assert "nope.nc is missing; run the study first" in one_line(capsys, "archive")
+    assert main(["archive", "nope", "-o", str(tmp_path)]) == 1
+    assert one_line(capsys, "archive") == (
+        f"straggler archive: {tmp_path} is a directory; expected the path of the archive to write"
+    )
+
+
+def test_a_bad_cell_id_is_a_usage_error_with_the_closest_id(tmp_path, capsys):
+    path = write(tmp_path, GOOD)
+    assert main(["evaluate", path, "NOPE"]) == 2
+    assert one_line(capsys, "evaluate") == (
+        f"straggler evaluate: cell 'NOPE' is not in the grid of {path}; expected one of its 2 cells "
+        f"(straggler cells {path} lists them), e.g. {ZRED}"
+    )
+    no_d = ZRED.replace("ZRed", "CoC")  # CoC's cells have a d
+    assert main(["evaluate", path, no_d]) == 2
+    assert one_line(capsys, "evaluate").endswith(f"did you mean {no_d.replace('__N=', '__d=2__N=')!r}?")
+    # checked before any work: an output under a file, or a directory
+    notes = tmp_path / "notes.txt"
+    notes.write_text("")
+    assert main(["evaluate", path, ZRED, "-o", str(notes / "x.nc")]) == 1
+    assert one_line(capsys, "evaluate") == (
+        f"straggler evaluate: {notes} is not a directory; expected the path of the netCDF file to write"
+    )
+    assert main(["evaluate", path, ZRED, "-o", str(tmp_path)]) == 1
+    assert one_line(capsys, "evaluate") == (
+        f"straggler evaluate: {tmp_path} is a directory; expected the path of the netCDF file to write"
+    )
+
+
+def test_the_unknown_cell_error_is_a_key_error_with_a_plain_message(tmp_path):
+    from straggler.config import load_config, resolve_config
+    from straggler.grid import UnknownCell, build_grid
+
+    grid = build_grid(resolve_config(load_config(write(tmp_path, GOOD))))
+    with pytest.raises(KeyError) as info:
+        grid.cell(ZRED.replace("exp", "exq"))
+    assert isinstance(info.value, UnknownCell) and info.value.closest == ZRED
+    assert str(info.value) == (
+        f"cell {ZRED.replace('exp', 'exq')!r} is not in this study's grid; expected one of its 2 cells, "
+        f"did you mean {ZRED!r}?"
+    )
+
+
+@pytest.mark.parametrize(
+    "at, message",
+    [
+        (["load"], "--at 'load' is not AXIS=VALUE; expected e.g. r_slow=0.5 load=0.5"),
+        (["=0.5"], "--at '=0.5' is not AXIS=VALUE; expected e.g. r_slow=0.5 load=0.5"),
+        (["load=0.2", "load=0.5"], "--at gives load twice (0.2, 0.5); expected one value per axis"),
+    ],
+)
+def test_a_malformed_point_is_a_usage_error(tmp_path, capsys, at, message):
+    # refused before the dataset is read: the file need not exist
+    assert main(["best", str(tmp_path / "missing.nc"), "--at", *at]) == 2
+    assert one_line(capsys, "best") == f"straggler best: {message}"
+
+
+def test_argparse_errors_are_status_2(capsys):
+    for argv in (["verify", "a.tar.gz", "--rerun", "-1"], ["plan", "c.yaml", "--scale", "huge"], ["nope"]):
+        with pytest.raises(SystemExit) as exit:
+            main(argv)
+        assert exit.value.code == 2
+        assert "Traceback" not in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["verify", "a.tar.gz", "--rerun", "-1"])
+    assert "argument --rerun: -1 is negative; expected a count >= 0" in capsys.readouterr().err
+
+
+def test_an_internal_error_keeps_its_traceback(tmp_path, monkeypatch):
+    """Only user errors are one line: a bug in the code is an exception, not status 1."""
+    import straggler.grid
+
+    def broken(resolved):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(straggler.grid, "build_grid", broken)
+    with pytest.raises(RuntimeError, match="a bug"):
+        main(["cells", write(tmp_path, GOOD)])
+
+
+def test_check_config_says_when_no_point_is_left_nan(tmp_path, capsys):
+    ok = dict(GOOD, grid=dict(GOOD["grid"], d=[2]))
+    assert main(["check-config", write(tmp_path, ok)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "# 2 distinct cells; no grid point left NaN"
+
+
+def straggler(*args: str, **kwargs) -> subprocess.Popen:
+    """The ``straggler`` command in a process of its own, on the package under test."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")]))
+    return subprocess.Popen([sys.executable, "-m", "straggler.cli", *args], env=env, **kwargs)
+
+
+def test_a_closed_pipe_ends_quietly_with_status_141():
+    """``straggler cells FILE | head -1``: the reader is gone before the output is
+    written (closed here before the command has even read its config); no traceback,
+    nothing on stderr, 128 + SIGPIPE."""
+    proc = straggler("cells", str(ROOT / "config" / "config.yaml"), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == BROKEN_PIPE and err == b""
+
+
+def command_on_path(tmp_path: Path) -> Path:
+    """A folder holding a ``straggler`` that runs the package under test."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    script = bin_dir / "straggler"
+    script.write_text(f'#!/bin/sh\nPYTHONPATH="{SRC}:$PYTHONPATH" exec "{sys.executable}" -m straggler.cli "$@"\n')
+    script.chmod(0o755)
+    return bin_dir
+
+
+def test_a_pipe_into_head_prints_nothing_on_stderr(tmp_path):
+    bin_dir = command_on_path(tmp_path)
+    run = subprocess.run(
+        ["bash", "-c", "straggler cells config/config.yaml | head -1; echo ${PIPESTATUS[0]}"],
+        cwd=ROOT,
+        env=dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    first, status = run.stdout.splitlines()
+    assert first.startswith("policy=ZRed__") and status in ("0", str(BROKEN_PIPE)) and run.stderr == ""
+
+
+# ------------------------------------------------------------------ the examples of every --help
+
+
+def epilogs() -> dict[str, str]:
+    """Each subcommand's ``--help`` epilog."""
+    (action,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return {name: p.epilog or "" for name, p in action.choices.items()}
+
+
+def examples(command: str) -> list[str]:
+    """The example commands of a subcommand's ``--help``: its epilog's lines that begin
+    with two spaces and ``straggler``."""
+    return [line.strip() for line in epilogs()[command].splitlines() if line.startswith("  straggler ")]
+
+
+def test_every_subcommand_has_examples():
+    assert set(epilogs()) == {"check-config", "cells", "evaluate", "plan", "bench", "archive", "verify", "best"}
+    for command, epilog in epilogs().items():
+        assert epilog.startswith("examples:\n"), command
+        assert examples(command) and all(e.startswith(f"straggler {command} ") for e in examples(command))
+    assert all("--quick" in e for e in examples("bench"))  # a minute, not ten
+
+
+def test_help_shows_the_examples_as_written(capsys):
+    with pytest.raises(SystemExit):
+        main(["best", "--help"])
+    out = capsys.readouterr().out
+    assert "\nexamples:\n" in out and f"\n  {examples('best')[0]}\n" in out
+
+
+def run_examples(commands: list[str], workdir: Path) -> None:
+    """Run each example in ``workdir`` with bash (they may hold a pipe), in order; each
+    succeeds and prints no traceback."""
+    env = dict(os.environ, PATH=f"{command_on_path(workdir)}{os.pathsep}{os.environ['PATH']}")
+    for example in commands:
+        run = subprocess.run(["bash", "-c", example], cwd=workdir, env=env, capture_output=True, text=True, timeout=900)
+        assert run.returncode == 0, f"{example}\n{run.stdout[-2000:]}\n{run.stderr[-3000:]}"
+        assert "Traceback" not in run.stderr, example
+
+
+def study_folder(path: Path) -> Path:
+    """A working folder for the examples: the project's config/ copied into it."""
+    shutil.copytree(ROOT / "config", path / "config")
+    return path
+
+
+@pytest.mark.parametrize("command", ["check-config", "cells", "evaluate", "plan", "bench"])
+def test_the_examples_run(tmp_path, command):
+    """The examples that need no results, in a folder holding config/."""
+    run_examples(examples(command), study_folder(tmp_path))
+
+
+@pytest.fixture(scope="module")
+def default_study(tmp_path_factory):
+    """A folder in which the default study has run (config/ copied into it), once."""
+    from runs import snakemake
+
+    workdir = study_folder(tmp_path_factory.mktemp("default"))
+    run = snakemake(workdir, workdir / "config" / "config.yaml", "--cores", "2", timeout=1800)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert (workdir / "results" / "default" / "default.nc").is_file()
+    return workdir
+
+
+@pytest.mark.workflow
+def test_the_examples_on_the_default_study_run(default_study):
+    """archive (writes archives/ there), then verify (reads it), then best."""
+    run_examples(examples("archive") + examples("verify") + examples("best"), default_study)
+    assert (default_study / "archives" / "default.tar.gz").is_file()
+
+
+@pytest.mark.workflow
+def test_user_errors_on_the_default_study(default_study, monkeypatch, capsys):
+    monkeypatch.chdir(default_study)
+    (default_study / "notes.txt").write_text("")
+    assert main(["archive", "default", "-o", "notes.txt/default.tar.gz"]) == 1
+    assert one_line(capsys, "archive") == (
+        "straggler archive: notes.txt is not a directory; expected the path of the archive to write"
+    )
+    assert main(["best", "results/default/default.nc", "--at", "r_slow=0.3", "distribution=pareto", "load=0.6"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == [
+        "straggler best: the point is not on the grid: load = 0.6 is not one of its values (0.1, 0.3, 0.5, 0.7, 0.9)",
+        "straggler best: the point is not on the grid: dependence needs a value (one of identical, iid)",
+    ]

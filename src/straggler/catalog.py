@@ -153,10 +153,11 @@ FIGURE_KINDS: tuple[FigureKind, ...] = (
         section="latency",
         family="latency",
         caption=(
-            "Mean response time against load (log scale): the analysis in its kind's line style, the "
-            "simulation as filled markers with CI bars, one colour and marker per policy; a simulated load "
-            "that is unstable or undetermined has no estimate and gets a mark at the foot of its panel "
-            "instead (:data:`VERDICT_MARKS`)."
+            "Mean response time against load (log scale): the analysis in its kind's line style (exact "
+            "solid, an approximation dashed, an upper bound dotted, a lower bound dash-dotted, with hollow "
+            "markers), the simulation as filled markers with CI bars joined by a thin line, one colour and "
+            "marker per policy; a simulated load that is unstable or undetermined has no estimate and gets "
+            "a mark in a strip under its panel instead (x unstable, ? undetermined, ∞ an infinite mean)."
         ),
     ),
     FigureKind(

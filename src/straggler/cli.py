@@ -1,24 +1,121 @@
-"""The ``straggler`` command."""
+"""The ``straggler`` command.
+
+Every subcommand's ``--help`` ends with examples that run as they are on the default
+study (``config/config.yaml``, ``results/default/default.nc``); tests/test_cli.py
+runs every one of them.
+
+A user error is never a traceback. It is one line on stderr,
+``straggler <command>: <what was wrong>; <what is allowed>``, except that a refused
+config keeps the form check-config has always printed: ``FILE: invalid
+configuration:`` and then one line per problem. The exit status says which kind of
+error it was:
+
+- 0: done (``verify``: the archive checks out);
+- 1: a failure: a file that is missing, a directory, unreadable or not what it should
+  be (a config, a study dataset, an archive), a config refused, an archive refused,
+  a verification that failed, an output that cannot be written;
+- 2: a usage error: the arguments name something that does not exist, the files being
+  fine: what argparse refuses (an unknown option, a missing argument), a cell id not
+  in the config's grid, a ``best --at`` point that is malformed or not on the
+  dataset's grid (one line per problem);
+- 141 (128 + SIGPIPE, what a shell reports for a command killed by a closed pipe):
+  stdout was closed before the output was written, as in
+  ``straggler cells config/config.yaml | head -1``; nothing is printed on stderr.
+
+Any other exception is a bug and shows its traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import textwrap
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .config.resolved import ResolvedConfig
+
+BROKEN_PIPE = 141
+"""The exit status when stdout is closed early (128 + SIGPIPE)."""
+
+CONFIG_EXPECTED = "expected a YAML study file, e.g. config/config.yaml"
+DATASET_EXPECTED = "expected the dataset of a finished study, e.g. results/default/default.nc"
+ARCHIVE_EXPECTED = "expected an archive written by straggler archive, e.g. archives/default.tar.gz"
 
 
 class _Refused(Exception):
     """A config was refused; the message has been printed."""
 
 
+class _UserError(Exception):
+    """A user error: each of its messages (its arguments, one problem each) is printed
+    as a line ``straggler <command>: <message>`` and the command exits with
+    :attr:`status`."""
+
+    status = 1
+
+
+class _Failure(_UserError):
+    """A file missing, unreadable or not what it should be, or an output that cannot be
+    written (exit status 1)."""
+
+
+class _Usage(_UserError):
+    """Arguments that name something that does not exist (exit status 2)."""
+
+    status = 2
+
+
+def _version() -> str:
+    """The installed distribution's version, else the package's ``__version__``."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("straggler")
+    except metadata.PackageNotFoundError:
+        from . import __version__
+
+        return __version__
+
+
+def _os_reason(err: OSError) -> str:
+    return str(err.strerror or err)
+
+
+def _readable(path: str, expected: str, unreadable: str = "cannot read {path}") -> None:
+    """Refuse (:class:`_Failure`) a path that is not a readable file; ``unreadable``
+    says what a file that cannot be opened is."""
+    if Path(path).is_dir():
+        raise _Failure(f"{path} is a directory; {expected}")
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as err:
+        raise _Failure(f"{unreadable.format(path=path)} ({_os_reason(err)}); {expected}") from None
+
+
+def _writable(path: str, what: str) -> None:
+    """Refuse (:class:`_Failure`), before any work, an output path that is a directory
+    or under a file (its missing folders are created when it is written)."""
+    out = Path(path)
+    if out.is_dir():
+        raise _Failure(f"{path} is a directory; expected the path of the {what} to write")
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise _Failure(f"{parent} is not a directory; expected the path of the {what} to write")
+            break
+
+
 def _resolve(path: str, scale: str | None = None) -> ResolvedConfig:
-    """Load and resolve a config file (at ``scale``, when given), or print its errors
-    and raise _Refused."""
+    """Load and resolve a config file (at ``scale``, when given): a file that cannot be
+    read is a :class:`_Failure`; a refused config prints its errors and raises
+    _Refused."""
     from .config import ConfigError, load_config, resolve_config
 
+    _readable(path, CONFIG_EXPECTED)
     try:
         raw = load_config(path)
         if scale is not None:
@@ -39,6 +136,9 @@ def _check_config(args) -> int:
         print(f"{args.file}: invalid configuration: the grid has no possible cell", file=sys.stderr)
         return 1
     print(dump_config(resolved), end="")
+    if not grid.impossible:
+        print(f"# {len(grid.cells)} distinct cells; no grid point left NaN")
+        return 0
     print(f"# {len(grid.cells)} distinct cells; {len(grid.impossible)} grid points left NaN:")
     for point, reason in grid.impossible.items():
         print(f"#   {dict(zip(grid.axes, point))}: {reason}")
@@ -56,10 +156,27 @@ def _cells(args) -> int:
 def _evaluate(args) -> int:
     from .dataset import write_netcdf
     from .evaluate import evaluate_cell
+    from .grid import UnknownCell, build_grid
 
-    ds = evaluate_cell(_resolve(args.file), args.cell)
+    resolved = _resolve(args.file)
+    try:
+        build_grid(resolved).cell(args.cell)
+    except UnknownCell as err:
+        hint = f"did you mean {err.closest!r}?" if err.closest else f"e.g. {err.examples[0]}"
+        raise _Usage(
+            f"cell {args.cell!r} is not in the grid of {args.file}; expected one of its {err.count} cells "
+            f"(straggler cells {args.file} lists them), {hint}"
+        ) from None
     if args.output:
-        write_netcdf(ds, args.output)
+        _writable(args.output, "netCDF file")
+    ds = evaluate_cell(resolved, args.cell)
+    if args.output:
+        try:
+            write_netcdf(ds, args.output)
+        except OSError as err:
+            raise _Failure(
+                f"cannot write {args.output} ({_os_reason(err)}); expected the path of a netCDF file to write"
+            ) from None
     else:
         print(ds)
     return 0
@@ -99,11 +216,17 @@ def _bench(args) -> int:
 def _archive(args) -> int:
     from .archive import ArchiveError, create
 
+    if args.output:
+        _writable(args.output, "archive")
     try:
         path = create(args.study, results_root=args.results, output=args.output, force=args.force)
     except ArchiveError as err:
-        print(f"straggler archive: {err}", file=sys.stderr)
-        return 1
+        raise _Failure(str(err)) from None
+    except OSError as err:
+        where = " -> ".join(str(f) for f in (err.filename, err.filename2) if f is not None)
+        raise _Failure(
+            f"{where or 'the archive'}: {_os_reason(err)}; expected the archive's path to be writable"
+        ) from None
     print(path)
     return 0
 
@@ -111,11 +234,12 @@ def _archive(args) -> int:
 def _verify(args) -> int:
     from .archive import ArchiveError, verify
 
+    # (the words of the archive module's refusal of a file that is not an archive)
+    _readable(args.archive, ARCHIVE_EXPECTED, unreadable="{path}: not a readable .tar.gz archive")
     try:
         verdict = verify(args.archive, rerun=args.rerun)
     except ArchiveError as err:
-        print(f"straggler verify: {err}", file=sys.stderr)
-        return 1
+        raise _Failure(str(err)) from None
     print("\n".join(verdict.lines))
     print("OK" if verdict.ok else "FAILED")
     return 0 if verdict.ok else 1
@@ -129,69 +253,142 @@ def _best(args) -> int:
     try:
         point = parse_point(args.at)
     except ValueError as err:
-        print(f"straggler best: {err}", file=sys.stderr)
-        return 2
+        raise _Usage(str(err)) from None
+    _readable(args.dataset, DATASET_EXPECTED)
     try:
         ds = xr.open_dataset(args.dataset, engine="netcdf4")
     except (OSError, ValueError) as err:
-        print(f"straggler best: cannot read {args.dataset}: {err}", file=sys.stderr)
-        return 1
+        why = _os_reason(err) if isinstance(err, OSError) else str(err)
+        raise _Failure(f"{args.dataset} is not a netCDF dataset ({why}); {DATASET_EXPECTED}") from None
     with ds:
+        if "lambda_max" not in ds or "policy" not in ds["lambda_max"].dims or "load" not in ds.dims:
+            raise _Failure(
+                f"{args.dataset} is not a study dataset (no lambda_max by policy, no load); {DATASET_EXPECTED}"
+            )
         lines, on_grid = best_at(ds.load(), point)
+    if not on_grid:  # lines: "the point is not on the grid:", then one problem a line
+        raise _Usage(*(f"the point is not on the grid: {line.strip()}" for line in lines[1:]))
     print("\n".join(lines))
-    return 0 if on_grid else 1
+    return 0
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="straggler", description="Parameter studies of redundancy policies.")
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer; expected a count >= 0") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative; expected a count >= 0")
+    return value
+
+
+def _examples(*lines: str) -> str:
+    """An ``examples:`` epilog; a line of a command begins with two spaces and
+    ``straggler`` (tests/test_cli.py runs them), others are comments."""
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+CELL = "policy=CoC__distribution=exp__dependence=iid__r_slow=0.5__d=2__N=10"
+"""A cell of the default study, for the examples."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``straggler`` parser: a subparser per command, each with its examples."""
+    parser = argparse.ArgumentParser(
+        prog="straggler",
+        description="Parameter studies of redundancy policies.",
+        epilog="Each command's --help ends with examples on the default study. Exit status: 0 done, "
+        "1 a failure (a file missing or refused, a verification failed), 2 a usage error.",
+    )
+    parser.add_argument("--version", action="version", version=f"straggler {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("check-config", help="validate a config and print it resolved")
-    p.add_argument("file")
+
+    def command(name: str, help: str, *examples: str) -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name,
+            help=help,
+            description=textwrap.fill(help[0].upper() + help[1:] + ".", 79),  # the examples' formatter wraps nothing
+            epilog=_examples(*examples),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+
+    p = command(
+        "check-config",
+        "validate a config and print it resolved",
+        "straggler check-config config/config.yaml",
+    )
+    p.add_argument("file", help="a study file, e.g. config/config.yaml")
     p.set_defaults(func=_check_config)
-    p = sub.add_parser("cells", help="list the distinct cells of a config's grid")
-    p.add_argument("file")
+    p = command(
+        "cells",
+        "list the distinct cells of a config's grid",
+        "straggler cells config/config.yaml",
+        "straggler cells config/config.yaml | grep -c distribution=pareto",
+    )
+    p.add_argument("file", help="a study file, e.g. config/config.yaml")
     p.set_defaults(func=_cells)
-    p = sub.add_parser("evaluate", help="evaluate one cell outside Snakemake")
-    p.add_argument("file")
-    p.add_argument("cell", help="a cell id, as listed by `straggler cells`")
+    p = command(
+        "evaluate",
+        "evaluate one cell outside Snakemake",
+        f"straggler evaluate config/config.yaml {CELL}",
+        f"straggler evaluate config/config.yaml {CELL} -o cell.nc",
+    )
+    p.add_argument("file", help="a study file, e.g. config/config.yaml")
+    p.add_argument("cell", help="a cell id, as listed by `straggler cells FILE`")
     p.add_argument("-o", "--output", help="write the cell dataset to this netCDF file")
     p.set_defaults(func=_evaluate)
-    p = sub.add_parser("plan", help="how a study is cut into jobs, and its estimated cost")
-    p.add_argument("file")
+    p = command(
+        "plan",
+        "how a study is cut into jobs, and its estimated cost",
+        "straggler plan config/config.yaml",
+        "(--scale paper needs a study file that defines scales.paper, e.g. config/studies/ps_fig6.yaml)",
+    )
+    p.add_argument("file", help="a study file, e.g. config/config.yaml")
     p.add_argument("--scale", choices=("quick", "paper"), help="the scale (default: the file's)")
     p.set_defaults(func=_plan)
-    p = sub.add_parser("bench", help="simulation throughput, with a SimPy baseline measured in the same run")
+    p = command(
+        "bench",
+        "simulation throughput, with a SimPy baseline measured in the same run",
+        "straggler bench --quick",
+        "(without --quick: 10x more jobs; --json prints the numbers as JSON)",
+    )
     p.add_argument("--json", action="store_true", help='print {"workloads": {...}} as JSON')
     p.add_argument("--quick", action="store_true", help="10x fewer jobs (a smoke test)")
     p.set_defaults(func=_bench)
-    p = sub.add_parser(
+    p = command(
         "archive",
-        help="pack results/<study> with its code, environment and a sha256 manifest into archives/<study>.tar.gz "
+        "pack results/<study> with its code, environment and a sha256 manifest into archives/<study>.tar.gz "
         "(refused unless every cell of the grid is there and the dataset is their aggregate)",
+        "straggler archive default",
+        "straggler archive default --force",
+        "straggler archive default -o default-copy.tar.gz",
     )
-    p.add_argument("study")
+    p.add_argument("study", help="the study's name (its results are under RESULTS/<study>), e.g. default")
     p.add_argument("--results", default="results", help="results root (default: results)")
     p.add_argument("-o", "--output", help="archive path (default: archives/<study>.tar.gz)")
     p.add_argument("--force", action="store_true", help="replace an existing archive")
     p.set_defaults(func=_archive)
-    p = sub.add_parser(
+    p = command(
         "verify",
-        help="check an archive against its manifest and its dataset against the aggregate of its cells; "
+        "check an archive against its manifest and its dataset against the aggregate of its cells; "
         "--rerun K re-evaluates K cells and compares them bit for bit",
+        "straggler verify archives/default.tar.gz",
+        "straggler verify archives/default.tar.gz --rerun 2",
     )
-    p.add_argument("archive")
+    p.add_argument("archive", help="an archive written by straggler archive, e.g. archives/default.tar.gz")
     p.add_argument(
         "--rerun",
-        type=int,
+        type=_non_negative,
         default=0,
         metavar="K",
         help="re-evaluate K cells (spread over the grid) with the installed code",
     )
     p.set_defaults(func=_verify)
-    p = sub.add_parser(
+    p = command(
         "best",
-        help="the winning policies at one point of a finished dataset, "
-        "by stability, latency and cost, with their evidence",
+        "the winning policies at one point of a finished dataset, by stability, latency and cost, with their evidence",
+        "straggler best results/default/default.nc --at r_slow=0.5 distribution=exp dependence=iid load=0.5",
+        "straggler best results/default/default.nc --at r_slow=0.1 distribution=pareto dependence=identical load=0.3",
     )
     p.add_argument("dataset", help="a study dataset, e.g. results/default/default.nc")
     p.add_argument(
@@ -199,14 +396,39 @@ def main(argv=None) -> int:
         nargs="+",
         default=[],
         metavar="AXIS=VALUE",
-        help="the point: a value for every swept axis and the load, e.g. r_slow=0.3 distribution=pareto load=0.6",
+        help="the point: a value for every swept axis and the load, "
+        "e.g. r_slow=0.3 distribution=pareto dependence=iid load=0.5",
     )
     p.set_defaults(func=_best)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _quiet_stdout() -> None:
+    """stdout was closed by its reader: what is left to write goes to /dev/null, so
+    that the interpreter's final flush does not fail too (the recipe of the Python
+    documentation, "Note on SIGPIPE")."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def main(argv=None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); return the exit status
+    (the module docstring says which)."""
+    args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # here, not at exit: a closed pipe is then caught below
     except _Refused:
         return 1
+    except _UserError as err:
+        for message in err.args:
+            print(f"straggler {args.command}: {message}", file=sys.stderr)
+        return err.status
+    except BrokenPipeError:
+        _quiet_stdout()
+        return BROKEN_PIPE
+    return status
 
 
 if __name__ == "__main__":

@@ -78,11 +78,7 @@ def _prepare(resolved: ResolvedConfig, cell_id: str, store_root=None) -> _Cell:
     from .cell_build import build_model
     from .policies import stability_monotone
 
-    grid = build_grid(resolved)
-    if cell_id not in grid.cells:
-        known = ", ".join(list(grid.cells)[:5])
-        raise KeyError(f"cell {cell_id!r} is not in this study's grid (e.g. {known})")
-    cell = grid.cells[cell_id]
+    cell = build_grid(resolved).cell(cell_id)  # an unknown id: grid.UnknownCell, a KeyError
     model = build_model(resolved, cell)
     # the workload's stream, not the cell's: policies compared on one workload see
     # the same arrivals, types and sizes (common random numbers)
@@ -123,7 +119,8 @@ def store_key(resolved: ResolvedConfig, cell, settings: dict) -> str:
 def evaluate_cell(resolved: ResolvedConfig, cell_id: str, store_root=None, stats: dict | None = None) -> xr.Dataset:
     """The cell's dataset: analysis, simulation (its replications read from and written
     to the store under ``store_root``, when given) and verdicts. ``stats``, when given,
-    receives ``simulated_jobs`` (jobs run here, not read back)."""
+    receives ``simulated_jobs`` (jobs run here, not read back). An id that is not a cell
+    of the grid is :class:`straggler.grid.UnknownCell` (a KeyError)."""
     from . import simulation
     from .analysis.tails import latency_tail
 

@@ -63,6 +63,29 @@ class Cell:
         return self["policy"]
 
 
+class UnknownCell(KeyError):
+    """A cell id that is not one of a grid's cells (a KeyError, as a lookup of
+    :attr:`Grid.cells` would raise). Its message names a few of the cells and the
+    closest id; :attr:`closest` is that id or None, :attr:`count` how many cells the
+    grid has."""
+
+    def __init__(self, cell_id: str, known: list[str]):
+        import difflib
+
+        self.cell_id = cell_id
+        self.count = len(known)
+        close = difflib.get_close_matches(cell_id, known, n=1)
+        self.closest: str | None = close[0] if close else None
+        self.examples = known[:3]
+        hint = f"did you mean {self.closest!r}?" if self.closest else f"e.g. {', '.join(self.examples)}"
+        super().__init__(
+            f"cell {cell_id!r} is not in this study's grid; expected one of its {self.count} cells, {hint}"
+        )
+
+    def __str__(self) -> str:  # a KeyError's str is the repr of its message
+        return str(self.args[0])
+
+
 @dataclass
 class Grid:
     """A study's grid: its axes, its distinct cells, and which point is which cell (or
@@ -78,6 +101,13 @@ class Grid:
     """Point -> reason it cannot be evaluated (left NaN in the dataset): d > N, k > d,
     a pool policy with an odd N, a d-of-N policy (``uses_d`` in the registry) with
     central queueing, central queueing with PS (only when both are swept)."""
+
+    def cell(self, cell_id: str) -> Cell:
+        """The cell with this id, or :class:`UnknownCell`."""
+        try:
+            return self.cells[cell_id]
+        except KeyError:
+            raise UnknownCell(cell_id, list(self.cells)) from None
 
 
 def _policy_list_axes(resolved: ResolvedConfig) -> dict[str, list]:

@@ -13,6 +13,7 @@ criterion), ``report.md`` and ``report.html``.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 from pathlib import Path
@@ -511,13 +512,16 @@ def write_report(
 
 
 def parse_point(items: list[str]) -> dict[str, str]:
-    """``["r_slow=0.3", "distribution=pareto"]`` -> ``{"r_slow": "0.3", ...}``."""
-    point = {}
+    """``["r_slow=0.3", "distribution=pareto"]`` -> ``{"r_slow": "0.3", ...}``; a
+    ValueError for an item that is not AXIS=VALUE or an axis given twice."""
+    point: dict[str, str] = {}
     for item in items:
-        if "=" not in item:
-            raise ValueError(f"{item!r}: expected AXIS=VALUE")
-        key, value = item.split("=", 1)
-        point[key.strip()] = value.strip()
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or not key or not value:
+            raise ValueError(f"--at {item!r} is not AXIS=VALUE; expected e.g. r_slow=0.5 load=0.5")
+        if key in point and point[key] != value:
+            raise ValueError(f"--at gives {key} twice ({point[key]}, {value}); expected one value per axis")
+        point[key] = value
     return point
 
 
@@ -544,7 +548,9 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
     sel, problems = {}, []
     for key, text in point.items():
         if key not in dims:
-            problems.append(f"{key} is not an axis of this dataset (axes: {', '.join(dims)})")
+            close = difflib.get_close_matches(key, dims, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            problems.append(f"{key} is not an axis of this dataset (axes: {', '.join(dims)}){hint}")
             continue
         value = _match(ds, key, text)
         if value is None:
