@@ -322,10 +322,20 @@ def examples(command: str) -> list[str]:
 
 
 def test_every_subcommand_has_examples():
-    assert set(epilogs()) == {"check-config", "cells", "evaluate", "plan", "bench", "archive", "verify", "best"}
+    assert set(epilogs()) == {
+        "policies",
+        "check-config",
+        "cells",
+        "evaluate",
+        "plan",
+        "bench",
+        "archive",
+        "verify",
+        "best",
+    }
     for command, epilog in epilogs().items():
         assert epilog.startswith("examples:\n"), command
-        assert examples(command) and all(e.startswith(f"straggler {command} ") for e in examples(command))
+        assert examples(command) and all(f"{e} ".startswith(f"straggler {command} ") for e in examples(command))
     assert all("--quick" in e for e in examples("bench"))  # a minute, not ten
 
 
@@ -352,22 +362,19 @@ def study_folder(path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("command", ["check-config", "cells", "evaluate", "plan", "bench"])
+@pytest.mark.parametrize("command", ["policies", "check-config", "cells", "evaluate", "plan", "bench"])
 def test_the_examples_run(tmp_path, command):
     """The examples that need no results, in a folder holding config/."""
     run_examples(examples(command), study_folder(tmp_path))
 
 
 @pytest.fixture(scope="module")
-def default_study(tmp_path_factory):
-    """A folder in which the default study has run (config/ copied into it), once."""
-    from runs import snakemake
-
-    workdir = study_folder(tmp_path_factory.mktemp("default"))
-    run = snakemake(workdir, workdir / "config" / "config.yaml", "--cores", "2", timeout=1800)
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert (workdir / "results" / "default" / "default.nc").is_file()
-    return workdir
+def default_study(getting_started):
+    """A folder in which the default study has run: the fresh copy of the repository in
+    which the getting-started page ran (tests/conftest.py), once per session."""
+    repo, _ = getting_started
+    assert (repo / "results" / "default" / "default.nc").is_file()
+    return repo
 
 
 @pytest.mark.workflow
@@ -391,3 +398,16 @@ def test_user_errors_on_the_default_study(default_study, monkeypatch, capsys):
         "straggler best: the point is not on the grid: load = 0.6 is not one of its values (0.1, 0.3, 0.5, 0.7, 0.9)",
         "straggler best: the point is not on the grid: dependence needs a value (one of identical, iid)",
     ]
+
+
+def test_policies_prints_the_glossary_and_refuses_an_unknown_name_in_one_line(capsys):
+    assert main(["policies"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ZRed  zero redundancy: ") and "\nFJ " in out
+    assert main(["policies", "Red", "SLB"]) == 0  # aliases: their policies' entries
+    out = capsys.readouterr().out
+    assert out.startswith("CoC: cancel on complete") and "\nRer: " in out and "what the analysis knows:" in out
+    assert main(["policies", "CoCC"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("straggler policies: no policy 'CoCC'; expected one of ")
+    assert "did you mean 'CoC'?" in err

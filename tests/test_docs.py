@@ -6,12 +6,10 @@ run, in order, on a fresh results directory (the site itself is built with
 
 import importlib.util
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from doc_pages import run_page
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -80,61 +78,17 @@ def test_nothing_outside_the_repository_is_cited():
     assert not cited, cited
 
 
-def shell_blocks(page: Path) -> list[tuple[str, str]]:
-    """The page's code blocks that a reader runs or writes, in order: ``("sh", commands)``
-    for a ```` ```sh ```` block, ``("file NAME", text)`` for a block titled with a file name
-    (```` ```yaml title="NAME" ````). Output is shown in ```` ```text ```` blocks, which
-    are not run."""
-    blocks = []
-    for lang, attrs, body in re.findall(r"^```(\w+)([^\n]*)\n(.*?)^```$", page.read_text(), re.MULTILINE | re.DOTALL):
-        title = re.search(r'title="([^"]+)"', attrs)
-        if title:
-            blocks.append((f"file {title.group(1)}", body))
-        elif lang == "sh":
-            blocks.append(("sh", body))
-    return blocks
-
-
-#: commands of the pages that a test cannot run: the test suite itself
-NOT_RUN = ("make test",)
-
-
-def fresh_copy(tmp_path: Path) -> Path:
-    """The repository's files without results, in ``tmp_path/repo``, with this
-    environment as its ``.venv`` (so ``make`` finds it installed)."""
-    repo = tmp_path / "repo"
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
-    for name in filter(None, listed.decode().split("\0")):
-        if (ROOT / name).is_file():
-            (repo / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, repo / name)
-    (repo / ".venv").symlink_to(Path(sys.prefix))
-    return repo
-
-
-def run_page(page: Path, repo: Path) -> list[str]:
-    """Run the page's blocks in ``repo``, in order, each ``sh`` block as one bash script
-    that stops at its first failing command; return the commands run."""
-    ran = []
-    for kind, body in shell_blocks(page):
-        if kind.startswith("file "):
-            (repo / kind[5:]).write_text(body)
-            continue
-        lines = [line for line in body.splitlines() if not line.strip().startswith(NOT_RUN)]
-        script = "set -euo pipefail\n" + "\n".join(lines)
-        done = subprocess.run(["bash", "-c", script], cwd=repo, capture_output=True, text=True, timeout=1800)
-        assert done.returncode == 0, (
-            f"{page.name}: the block\n{body}failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-        )
-        ran += [line.strip() for line in lines if line.strip() and not line.strip().startswith("#")]
-    return ran
+@pytest.mark.workflow
+def test_the_getting_started_page_runs_on_fresh_results(getting_started):
+    repo, ran = getting_started
+    assert ran[0] == "make run" and "ls results/default" in ran
+    assert any(c.startswith(".venv/bin/straggler best") for c in ran)
+    assert (repo / "results/default/report.md").exists()
 
 
 @pytest.mark.workflow
-def test_the_getting_started_page_and_the_tutorial_run_on_fresh_results(tmp_path):
-    repo = fresh_copy(tmp_path)
-    assert not (repo / "results").exists()
-    started = run_page(DOCS / "getting-started.md", repo)
-    assert "make run" in started and (repo / "results/default/report.md").exists()
-    tutorial = run_page(DOCS / "tutorial.md", repo)
-    assert any("snakemake" in c for c in tutorial)
+def test_the_tutorial_runs_after_it(getting_started):
+    repo, _ = getting_started
+    ran = run_page(DOCS / "tutorial.md", repo)
+    assert sum(c.startswith(".venv/bin/snakemake") for c in ran) == 2
+    assert (repo / "results/mystudy/mystudy.nc").exists() and (repo / "archives/mystudy.tar.gz").exists()

@@ -282,6 +282,29 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def _policies(args) -> int:
+    from .config.errors import did_you_mean
+    from .glossary import policy_text, summary_text
+    from .policies import all_policy_names, canonical_policy
+
+    if not args.names:
+        print(summary_text(), end="")
+        print("\n(straggler policies NAME ... prints a policy in full: what happens to a job, its parameters,")
+        print("what the analysis knows, its papers)")
+        return 0
+    names = []
+    for name in args.names:
+        try:
+            names.append(canonical_policy(name))
+        except KeyError:
+            raise _Usage(
+                f"no policy {name!r}; expected one of {', '.join(all_policy_names())}"
+                + did_you_mean(name, all_policy_names())
+            ) from None
+    print("\n".join(policy_text(name) for name in names), end="")
+    return 0
+
+
 def _examples(*lines: str) -> str:
     """An ``examples:`` epilog; a line of a command begins with two spaces and
     ``straggler`` (tests/test_cli.py runs them), others are comments."""
@@ -312,6 +335,19 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
 
+    from .policies import ALIASES, POLICIES
+
+    replicating = next(name for name, spec in POLICIES.items() if spec.uses_d)
+    pooled = next(name for name, spec in POLICIES.items() if spec.two_pools)
+    p = command(
+        "policies",
+        "the policy glossary: what each policy does to a job, its parameters, what the analysis knows",
+        "straggler policies",
+        f"straggler policies {replicating} {pooled}",
+        f"straggler policies {next(iter(ALIASES))}",
+    )
+    p.add_argument("names", nargs="*", metavar="NAME", help="policies (names or aliases; default: a line for each)")
+    p.set_defaults(func=_policies)
     p = command(
         "check-config",
         "validate a config and print it resolved",

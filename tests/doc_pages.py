@@ -1,0 +1,73 @@
+"""The pages a reader follows step by step (getting started, the tutorial), run as a
+reader runs them: in a fresh copy of the repository, with this environment as its
+``.venv``, each command of the page in order."""
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+def shell_blocks(page: Path) -> list[tuple[str, str]]:
+    """The page's code blocks that a reader runs or writes, in order: ``("sh", commands)``
+    for a ```` ```sh ```` block, ``("file NAME", text)`` for a block titled with a file name
+    (```` ```yaml title="NAME" ````). Output is shown in ```` ```text ```` blocks, which
+    are not run."""
+    blocks = []
+    for lang, attrs, body in re.findall(r"^```(\w+)([^\n]*)\n(.*?)^```$", page.read_text(), re.MULTILINE | re.DOTALL):
+        title = re.search(r'title="([^"]+)"', attrs)
+        if title:
+            blocks.append((f"file {title.group(1)}", body))
+        elif lang == "sh":
+            blocks.append(("sh", body))
+    return blocks
+
+
+#: commands of the pages that a test cannot run: the test suite itself
+NOT_RUN = ("make test",)
+
+
+#: what make setup's stamp depends on (Makefile)
+STAMPED = ("pyproject.toml", "constraints.txt")
+
+
+def fresh_copy(tmp_path: Path) -> Path:
+    """The repository's files without results, in ``tmp_path/repo``, with this
+    environment as its ``.venv`` (so ``make`` finds it installed)."""
+    repo = tmp_path / "repo"
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    for name in filter(None, listed.decode().split("\0")):
+        if (ROOT / name).is_file():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, repo / name)
+    venv = Path(sys.prefix)
+    stamp = venv / ".installed"
+    if not stamp.exists() or any(stamp.stat().st_mtime < (ROOT / f).stat().st_mtime for f in STAMPED):
+        # make would reinstall the package, editable, from the copy: not into this environment
+        pytest.skip(f"{venv} is older than {' or '.join(STAMPED)}: run make setup first")
+    (repo / ".venv").symlink_to(venv)
+    return repo
+
+
+def run_page(page: Path, repo: Path) -> list[str]:
+    """Run the page's blocks in ``repo``, in order, each ``sh`` block as one bash script
+    that stops at its first failing command; return the commands run."""
+    ran = []
+    for kind, body in shell_blocks(page):
+        if kind.startswith("file "):
+            (repo / kind[5:]).write_text(body)
+            continue
+        lines = [line for line in body.splitlines() if not line.strip().startswith(NOT_RUN)]
+        script = "set -euo pipefail\n" + "\n".join(lines)
+        done = subprocess.run(["bash", "-c", script], cwd=repo, capture_output=True, text=True, timeout=1800)
+        assert done.returncode == 0, (
+            f"{page.name}: the block\n{body}failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        )
+        ran += [line.strip() for line in lines if line.strip() and not line.strip().startswith("#")]
+    return ran
