@@ -71,7 +71,7 @@ def _verdict_lines(ds: xr.Dataset) -> list[str]:
         "## Stability verdicts",
         "",
         "Each load is `stable`, `unstable` or `undetermined`, from the simulation, the "
-        'analysis or both (docs/reference/verdicts.md): `stable` needs an exact or '
+        "analysis or both (docs/reference/verdicts.md): `stable` needs an exact or "
         "sufficient bound, a run long enough that a load 5 % above capacity would "
         "have been caught with 99 % probability (`monitor`), servers idle at least 10 % "
         "of a long enough run (`idle`) or a stable load above it (`monotone`); `unstable` "
