@@ -162,7 +162,12 @@ def default_output(study: str, archives: Path = Path("archives")) -> Path:
 
 
 def _rerun_hint(study: str) -> str:
-    return f"snakemake --cores all --configfile config/studies/{study}.yaml"
+    """The command that runs ``study``: its shipped study file when there is one, else
+    the study file the user wrote (the default study has none of its own)."""
+    shipped = Path("config/studies") / f"{study}.yaml"
+    if shipped.is_file():
+        return f"snakemake --cores all --configfile {shipped}"
+    return "snakemake --cores all --configfile YOUR_STUDY.yaml, or plain snakemake --cores all for config/config.yaml"
 
 
 def create(
