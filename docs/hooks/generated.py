@@ -146,8 +146,11 @@ def layers() -> str:
 
 
 def commands() -> str:
+    import os
+
     from straggler.cli import build_parser
 
+    os.environ["COLUMNS"] = "88"  # argparse wraps to the terminal's width: the page's, not the builder's
     parser = build_parser()
     out = ["```text", parser.format_help().rstrip(), "```", ""]
     for action in parser._subparsers._group_actions:  # argparse's public parsers have no listing API
