@@ -153,12 +153,43 @@ def report(nc_path, markdown_path, csv_path, html_path=None, claims_path=None, f
         write_report(ds.load(), markdown_path, csv_path, html_path, claims_path, figs)
 
 
+COMPILE_RUN = {"jobs": 2000, "warmup": 200, "replications": 2, "max_jobs": 4000}
+"""The simulation settings of :func:`compile_kernels`: enough to reach every kernel."""
+
+
+def compile_kernels(resolved_yaml: str, cells: list[str]) -> float:
+    """Compile (or load from numba's cache) the kernels that ``cells`` simulate: each
+    is evaluated at a tiny run length (:data:`COMPILE_RUN`), its result dropped and
+    nothing written, so that the study's jobs find the kernels compiled. One cell per
+    kind (:func:`straggler.workunits.kernel_kind`) is enough. Returns the seconds."""
+    import dataclasses
+
+    from .config.resolved import ResolvedConfig
+    from .evaluate import evaluate_cell
+
+    resolved = ResolvedConfig.from_yaml(resolved_yaml)
+    short = dataclasses.replace(resolved.simulation, precision=None, **COMPILE_RUN)
+    tiny = dataclasses.replace(resolved, simulation=short)
+    start = time.perf_counter()
+    for cell in cells:
+        evaluate_cell(tiny, cell)
+    return time.perf_counter() - start
+
+
+USAGE = """usage: python -m straggler.pipeline evaluate SPEC.json CELL_ID OUT.nc
+       python -m straggler.pipeline compile CELL_ID ... < RESOLVED.yaml"""
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) == 4 and argv[0] == "evaluate":
         evaluate(Path(argv[1]).read_text(), argv[2], argv[3])
         return 0
-    print("usage: python -m straggler.pipeline evaluate SPEC.json CELL_ID OUT.nc", file=sys.stderr)
+    if len(argv) >= 2 and argv[0] == "compile":
+        seconds = compile_kernels(sys.stdin.read(), argv[1:])
+        print(f"compiled the kernels of {len(argv) - 1} cells in {seconds:.1f} s", file=sys.stderr)
+        return 0
+    print(USAGE, file=sys.stderr)
     return 2
 
 
