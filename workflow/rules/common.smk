@@ -111,3 +111,135 @@ def study_outputs():
     summary = [f"{RESULTS}/report.md", f"{RESULTS}/winners.csv", f"{RESULTS}/report.html",
                f"{RESULTS}/claims.csv"]
     return [f"{RESULTS}/{STUDY}.nc", f"{RESULTS}/config.yaml", *figures, *summary]
+
+
+# ------------------------------------------------------------------ what the console says
+# The run's own messages (Snakefile's onstart and onsuccess): the kernels compiled once
+# before the jobs when numba's cache lacks them (a cold cache looked like a hang: a first
+# cell of one to three minutes), the plan's estimate of the run's work, the time left
+# as jobs finish, and where the report is. None of it reads a result or writes under
+# results/: what a run computes does not depend on it.
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from straggler import kernel_cache
+from straggler.workunits import (
+    PROGRESS_MIN_SECONDS,
+    Progress,
+    duration,
+    kernel_kind,
+    pending_work,
+    wall_seconds,
+)
+
+
+def _parallel():
+    """How many jobs run at once: the cores, or the jobs a cluster run submits."""
+    try:
+        return int(workflow.cores if workflow.local_exec else workflow.nodes)
+    except (WorkflowError, TypeError, ValueError, KeyError):
+        return 1
+
+
+def kernels_to_compile():
+    """{kind: a cell of that kind} for the pending cells' kinds (workunits.kernel_kind)
+    whose kernels numba's cache does not hold (kernel_cache.missing_kinds)."""
+    cells = {}
+    for batch in PENDING:
+        todo = set(PLAN.to_compute(RESULTS, batch, DAMAGED))
+        for cid, key in zip(batch.cells, batch.keys):
+            kind = kernel_kind(RESOLVED, GRID.cells[cid]) if key in todo else None
+            if kind is not None:
+                cells.setdefault(kind, cid)
+    return {kind: cells[kind] for kind in kernel_cache.missing_kinds(cells)}
+
+
+def _compile(cells):
+    """Run `python -m straggler.pipeline compile` on ``cells``; its error or None."""
+    run = subprocess.run(
+        [sys.executable, "-m", "straggler.pipeline", "compile", *cells],
+        input=RESOLVED_YAML, capture_output=True, text=True,
+    )
+    if run.returncode == 0:
+        return None
+    return (run.stderr.strip().splitlines() or [f"exit status {run.returncode}"])[-1]
+
+
+def compile_kernels(kinds):
+    """Say that the kernels are compiled, and (local runs) compile them once, before the
+    jobs: one process per engine (on two cores or more at once), one cell per kind,
+    instead of every job of the first wave compiling the same kernels."""
+    last = kernel_cache.last_compile_seconds()
+    about = (f"about {duration(last)} last time on this machine" if last
+             else "a minute or more")
+    logger.info(f"straggler: compiling the simulation kernels (once per change of their "
+                f"sources; {about}) ...")
+    if not workflow.local_exec:
+        logger.info("straggler: (the first jobs of each kind compile them)")
+        return
+    groups = {}
+    for kind, cell in kinds.items():
+        groups.setdefault(kind.split("/")[0], {})[kind] = cell
+    start = time.monotonic()
+    with ThreadPoolExecutor(max_workers=max(1, min(_parallel(), len(groups)))) as pool:
+        errors = dict(zip(groups, pool.map(lambda g: _compile(list(g.values())), groups.values())))
+    seconds = time.monotonic() - start
+    done = [kind for engine, group in groups.items() if errors[engine] is None for kind in group]
+    if done:
+        kernel_cache.record_compiled(done, seconds)
+    for engine, error in errors.items():
+        if error is not None:
+            logger.warning(f"straggler: compiling the {engine} kernels up front failed "
+                           f"({error}); the jobs compile them")
+    logger.info(f"straggler: kernels compiled in {duration(seconds)}")
+
+
+PROGRESS = None
+
+
+def start_run():
+    """onstart: compile what the cache lacks, say what the run will cost and, for a run of
+    more than a minute, start the progress lines."""
+    global PROGRESS
+    if not workflow.is_main_process:
+        return
+    kinds = kernels_to_compile()
+    if kinds:
+        compile_kernels(kinds)
+    units = pending_work(PLAN, RESULTS, PENDING, DAMAGED)
+    if not units:
+        return
+    parallel = _parallel()
+    cpu = sum(u.seconds for u in units)
+    wall = wall_seconds(units, parallel)
+    cells = sum(len(PLAN.to_compute(RESULTS, b, DAMAGED)) for b in PENDING)
+    logger.info(
+        f"straggler: this run evaluates {cells} cells in {len(units)} "
+        f"job{'s' if len(units) != 1 else ''}: about "
+        f"{duration(cpu)} of CPU time, {duration(wall)} on {parallel} "
+        f"{'cores' if workflow.local_exec else 'jobs at once'} (the plan's estimate, "
+        f"an upper one)"
+    )
+    if wall > PROGRESS_MIN_SECONDS:
+        PROGRESS = Progress(units)
+        PROGRESS.watch(logger.info)
+
+
+def end_run():
+    """onsuccess: stop the progress lines, and say where the report is."""
+    if PROGRESS is not None:
+        PROGRESS.stop()
+    if not workflow.is_main_process:
+        return
+    dataset = Path(f"{RESULTS}/{STUDY}.nc")
+    since = dataset.stat().st_mtime if dataset.exists() else 0.0
+    # the report of this dataset (a run of another target may leave an older one)
+    fresh = {p.suffix: p for p in (Path(f"{RESULTS}/report.md"), Path(f"{RESULTS}/report.html"))
+             if p.exists() and p.stat().st_mtime >= since}
+    if ".md" in fresh:
+        logger.info(f"the report: {fresh['.md']}"
+                    + (f" (HTML: {fresh['.html']})" if ".html" in fresh else ""))
+    elif ".html" in fresh:
+        logger.info(f"the report: {fresh['.html']}")
