@@ -168,14 +168,16 @@ def missing_kinds(kinds: Iterable[str], folder: Path | None = None) -> list[str]
     return [k for k in dict.fromkeys(kinds) if k not in have]
 
 
-def record_compiled(kinds: Iterable[str], seconds: float, folder: Path | None = None) -> None:
+def record_compiled(kinds: Iterable[str], seconds: float | None = None, folder: Path | None = None) -> None:
     """Record that the kernels of ``kinds`` are compiled in ``folder`` (default
-    :func:`cache_folder`), and that it took ``seconds``."""
+    :func:`cache_folder`), and, given, that it took ``seconds``. (Two jobs recording at
+    once may lose one's kinds: the next run then compiles them again, from the cache.)"""
     folder = cache_folder() if folder is None else Path(folder)
     have = compiled_kinds(folder)
     marker = {"stamp": _stamp(), "files": _cache_files(folder), "kinds": sorted(have | set(kinds))}
     _write_json(folder / MARKER, marker)
-    _write_json(folder.parent / TIMING, {"seconds": round(float(seconds), 1)})
+    if seconds is not None:
+        _write_json(folder.parent / TIMING, {"seconds": round(float(seconds), 1)})
 
 
 def last_compile_seconds(folder: Path | None = None) -> float | None:

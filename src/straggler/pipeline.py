@@ -31,6 +31,34 @@ def _progress(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+def _kinds_to_compile(resolved, cells: list[str]) -> list[str]:
+    """The kinds of ``cells`` (:func:`straggler.workunits.kernel_kind`) whose kernels
+    numba's cache lacks; said on stderr, where Snakemake shows it, when there are any
+    (the workflow compiles them before its jobs on a local run: this is a cluster job,
+    or a run whose compile failed)."""
+    from . import kernel_cache
+    from .grid import build_grid
+    from .workunits import kernel_kind
+
+    grid = build_grid(resolved)
+    kinds = [kernel_kind(resolved, grid.cells[c]) for c in cells if c in grid.cells]
+    missing = kernel_cache.missing_kinds(k for k in kinds if k is not None)
+    if missing:
+        _progress(
+            f"compiling the simulation kernels first ({len(missing)} kind{'s' if len(missing) != 1 else ''} "
+            "of cell not in numba's cache; "
+            "once per change of their sources, a minute or more) ..."
+        )
+    return missing
+
+
+def _record_compiled(kinds: list[str]) -> None:
+    if kinds:
+        from . import kernel_cache
+
+        kernel_cache.record_compiled(kinds)
+
+
 def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], results, manifest_path) -> None:
     """Evaluate a batch of cells (:mod:`straggler.workunits`): each result goes to
     ``results/cells/<key>.nc``; a cell whose file exists and is whole
@@ -45,6 +73,8 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
     results = Path(results)
     done = []
     start_all = time.perf_counter()
+    todo = [c for c, k in zip(cells, keys) if not (results / "cells" / f"{k}.nc").exists()]
+    compiling = _kinds_to_compile(resolved, todo)
     for i, (cell, key) in enumerate(zip(cells, keys), 1):
         path = results / "cells" / f"{key}.nc"
         if path.exists() and not damage(path):
@@ -58,6 +88,7 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
         jobs = stats.get("simulated_jobs", 0)
         done.append({"cell": cell, "key": key, "seconds": round(seconds, 3), "jobs": jobs})
         _progress(f"[{i}/{len(cells)}] {cell}: {ds.sizes['load']} loads, {jobs:,} jobs simulated, {seconds:.2f} s")
+    _record_compiled(compiling)
     write_text(
         manifest_path, json.dumps({"cells": done, "seconds": round(time.perf_counter() - start_all, 3)}, indent=1)
     )
@@ -71,9 +102,12 @@ def run_shard(resolved_yaml: str, cell: str, first: int, stop: int, results, mar
     from .config.resolved import ResolvedConfig
     from .evaluate import simulate_cell_shard as run
 
+    resolved = ResolvedConfig.from_yaml(resolved_yaml)
+    compiling = _kinds_to_compile(resolved, [cell])
     start = time.perf_counter()
-    jobs = run(ResolvedConfig.from_yaml(resolved_yaml), cell, first, stop, Path(results) / "sim")
+    jobs = run(resolved, cell, first, stop, Path(results) / "sim")
     seconds = time.perf_counter() - start
+    _record_compiled(compiling)
     _progress(f"{cell} replications {first}..{stop - 1}: {jobs:,} jobs simulated, {seconds:.2f} s")
     write_text(
         marker_path,
