@@ -424,7 +424,8 @@ def duration(seconds: float) -> str:
 
 
 PROGRESS_MIN_SECONDS = 60.0
-"""A run shows its progress only when its estimated wall time is longer than this."""
+"""A run shows its progress only when the plan's estimate of its work (CPU seconds, as
+``straggler plan`` prints it) is longer than this."""
 
 
 class Progress:

@@ -222,7 +222,7 @@ def start_run():
         f"{'cores' if workflow.local_exec else 'jobs at once'} (the plan's estimate, "
         f"an upper one)"
     )
-    if wall > PROGRESS_MIN_SECONDS:
+    if cpu > PROGRESS_MIN_SECONDS:
         PROGRESS = Progress(units)
         PROGRESS.watch(logger.info)
 
@@ -238,8 +238,11 @@ def end_run():
     # the report of this dataset (a run of another target may leave an older one)
     fresh = {p.suffix: p for p in (Path(f"{RESULTS}/report.md"), Path(f"{RESULTS}/report.html"))
              if p.exists() and p.stat().st_mtime >= since}
-    if ".md" in fresh:
-        logger.info(f"the report: {fresh['.md']}"
-                    + (f" (HTML: {fresh['.html']})" if ".html" in fresh else ""))
-    elif ".html" in fresh:
-        logger.info(f"the report: {fresh['.html']}")
+    # relative to the project (`make run`), else in full (snakemake --directory elsewhere)
+    here = Path.cwd().resolve() == Path(workflow.basedir).resolve()
+    shown = {k: str(p if here else p.resolve()) for k, p in fresh.items()}
+    if ".md" in shown:
+        logger.info(f"the report: {shown['.md']}"
+                    + (f" (HTML: {shown['.html']})" if ".html" in shown else ""))
+    elif ".html" in shown:
+        logger.info(f"the report: {shown['.html']}")
