@@ -171,11 +171,15 @@ def compile_kernels(kinds):
     """Say that the kernels are compiled, and (local runs) compile them once, before the
     jobs: one process per engine (on two cores or more at once), one cell per kind,
     instead of every job of the first wave compiling the same kernels."""
+    engines = {kind.split("/")[0] for kind in kinds}
+    cached = {kind.split("/")[0] for kind in kernel_cache.compiled_kinds()}
     last = kernel_cache.last_compile_seconds()
-    about = (f"about {duration(last)} last time on this machine" if last
-             else "a minute or more")
-    logger.info(f"straggler: compiling the simulation kernels (once per change of their "
-                f"sources; {about}) ...")
+    if engines <= cached:  # new kinds of cell of engines compiled before: their variants
+        about = f"{len(kinds)} new kind{'s' if len(kinds) != 1 else ''} of cell, seconds"
+    else:
+        about = ("once per change of their sources; "
+                 + (f"about {duration(last)} last time on this machine" if last else "a minute or more"))
+    logger.info(f"straggler: compiling the simulation kernels ({about}) ...")
     if not workflow.local_exec:
         logger.info("straggler: (the first jobs of each kind compile them)")
         return
