@@ -63,8 +63,8 @@ def test_the_marker_goes_stale_when_numba_files_go_or_the_sources_change(tmp_pat
     fake_numba_files(folder)
     assert kernel_cache.missing_kinds([KIND], folder) == []
     # another numba (its cache ignores files of other versions), or sources touched
-    real = kernel_cache._stamp()
-    monkeypatch.setattr(kernel_cache, "_stamp", lambda: {**real, "numba": "0.0.1"})
+    real = kernel_cache.cache_stamp()
+    monkeypatch.setattr(kernel_cache, "cache_stamp", lambda: {**real, "numba": "0.0.1"})
     assert kernel_cache.missing_kinds([KIND], folder) == [KIND]
 
 
@@ -86,11 +86,11 @@ def test_a_job_says_it_compiles_when_the_cache_lacks_its_kinds(tmp_path, monkeyp
     monkeypatch.setattr(kernel_cache, "cache_folder", lambda: folder)
     resolved = study()
     cells = list(build_grid(resolved).cells)[:3]  # ZRed, exp, identical, three r_slow
-    assert pipeline._kinds_to_compile(resolved, cells) == [KIND]
+    assert pipeline.announce_compile(resolved, cells) == [KIND]
     assert "compiling the simulation kernels first (1 kind of cell" in capsys.readouterr().err
     fake_numba_files(folder)
-    pipeline._record_compiled([KIND])
-    assert pipeline._kinds_to_compile(resolved, cells) == []
+    pipeline.note_compiled([KIND])
+    assert pipeline.announce_compile(resolved, cells) == []
     assert capsys.readouterr().err == ""
     assert kernel_cache.last_compile_seconds(folder) is None  # a job's compile is not timed
 

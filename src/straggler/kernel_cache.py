@@ -117,7 +117,7 @@ def _numba_version() -> str:
         return ""
 
 
-def _stamp() -> dict[str, Any]:
+def cache_stamp() -> dict[str, Any]:
     """What numba's cached code depends on besides its folder: numba's and Python's
     versions and each kernel source's size and modification time."""
     sources = {}
@@ -154,7 +154,7 @@ def compiled_kinds(folder: Path | None = None) -> set[str]:
     stale (other numba or Python, sources touched since, numba's files gone)."""
     folder = cache_folder() if folder is None else Path(folder)
     marker = _read_json(folder / MARKER)
-    if not isinstance(marker, dict) or marker.get("stamp") != _stamp():
+    if not isinstance(marker, dict) or marker.get("stamp") != cache_stamp():
         return set()
     if _cache_files(folder) < int(marker.get("files", 0)) or not marker.get("files"):
         return set()
@@ -174,7 +174,7 @@ def record_compiled(kinds: Iterable[str], seconds: float | None = None, folder: 
     once may lose one's kinds: the next run then compiles them again, from the cache.)"""
     folder = cache_folder() if folder is None else Path(folder)
     have = compiled_kinds(folder)
-    marker = {"stamp": _stamp(), "files": _cache_files(folder), "kinds": sorted(have | set(kinds))}
+    marker = {"stamp": cache_stamp(), "files": _cache_files(folder), "kinds": sorted(have | set(kinds))}
     _write_json(folder / MARKER, marker)
     if seconds is not None:
         _write_json(folder.parent / TIMING, {"seconds": round(float(seconds), 1)})

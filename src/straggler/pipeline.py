@@ -31,7 +31,7 @@ def _progress(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def _kinds_to_compile(resolved, cells: list[str]) -> list[str]:
+def announce_compile(resolved, cells: list[str]) -> list[str]:
     """The kinds of ``cells`` (:func:`straggler.workunits.kernel_kind`) whose kernels
     numba's cache lacks; said on stderr, where Snakemake shows it, when there are any
     (the workflow compiles them before its jobs on a local run: this is a cluster job,
@@ -52,7 +52,9 @@ def _kinds_to_compile(resolved, cells: list[str]) -> list[str]:
     return missing
 
 
-def _record_compiled(kinds: list[str]) -> None:
+def note_compiled(kinds: list[str]) -> None:
+    """Record ``kinds`` as compiled (:func:`straggler.kernel_cache.record_compiled`), once
+    the job that compiled them has run."""
     if kinds:
         from . import kernel_cache
 
@@ -74,7 +76,7 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
     done = []
     start_all = time.perf_counter()
     todo = [c for c, k in zip(cells, keys) if not (results / "cells" / f"{k}.nc").exists()]
-    compiling = _kinds_to_compile(resolved, todo)
+    compiling = announce_compile(resolved, todo)
     for i, (cell, key) in enumerate(zip(cells, keys), 1):
         path = results / "cells" / f"{key}.nc"
         if path.exists() and not damage(path):
@@ -88,7 +90,7 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
         jobs = stats.get("simulated_jobs", 0)
         done.append({"cell": cell, "key": key, "seconds": round(seconds, 3), "jobs": jobs})
         _progress(f"[{i}/{len(cells)}] {cell}: {ds.sizes['load']} loads, {jobs:,} jobs simulated, {seconds:.2f} s")
-    _record_compiled(compiling)
+    note_compiled(compiling)
     write_text(
         manifest_path, json.dumps({"cells": done, "seconds": round(time.perf_counter() - start_all, 3)}, indent=1)
     )
@@ -103,11 +105,11 @@ def run_shard(resolved_yaml: str, cell: str, first: int, stop: int, results, mar
     from .evaluate import simulate_cell_shard as run
 
     resolved = ResolvedConfig.from_yaml(resolved_yaml)
-    compiling = _kinds_to_compile(resolved, [cell])
+    compiling = announce_compile(resolved, [cell])
     start = time.perf_counter()
     jobs = run(resolved, cell, first, stop, Path(results) / "sim")
     seconds = time.perf_counter() - start
-    _record_compiled(compiling)
+    note_compiled(compiling)
     _progress(f"{cell} replications {first}..{stop - 1}: {jobs:,} jobs simulated, {seconds:.2f} s")
     write_text(
         marker_path,
