@@ -219,14 +219,14 @@ def start_run():
     cpu = sum(u.seconds for u in units)
     wall = wall_seconds(units, parallel)
     cells = sum(len(PLAN.to_compute(RESULTS, b, DAMAGED)) for b in PENDING)
+    watched = cpu > PROGRESS_MIN_SECONDS
     logger.info(
         f"straggler: this run evaluates {cells} cells in {len(units)} "
-        f"job{'s' if len(units) != 1 else ''}: about "
-        f"{duration(cpu)} of CPU time, {duration(wall)} on {parallel} "
-        f"{'cores' if workflow.local_exec else 'jobs at once'} (the plan's estimate, "
-        f"an upper one)"
+        f"job{'s' if len(units) != 1 else ''}: about {duration(cpu)} of CPU time, "
+        f"{duration(wall)} on {parallel} {'cores' if workflow.local_exec else 'jobs at once'} "
+        f"(the plan's estimate{'; the time left is measured as jobs finish' if watched else ''})"
     )
-    if cpu > PROGRESS_MIN_SECONDS:
+    if watched:
         PROGRESS = Progress(units)
         PROGRESS.watch(logger.info)
 
