@@ -158,6 +158,16 @@ def test_the_time_left_is_the_rest_at_the_pace_so_far():
     # the model overestimates (an upper estimate) or the machine is slower: it self-corrects
     assert workunits.remaining_seconds(50.0, 100.0, 100.0) == pytest.approx(100.0)
     assert workunits.remaining_seconds(100.0, 100.0, 40.0) == 0.0
+    # with 10 more seconds of work done in the jobs still running
+    assert workunits.remaining_seconds(25.0, 100.0, 10.0, running=10.0) == pytest.approx(65.0 * 10.0 / 35.0)
+
+
+def test_the_jobs_still_running_count_as_half_done():
+    # two cores: when a job finishes, the other core's job is halfway on average
+    assert workunits.running_credit([10.0, 20.0, 30.0], 2) == pytest.approx(0.5 * 20.0)
+    assert workunits.running_credit([10.0, 20.0, 30.0], 8) == pytest.approx(0.5 * 3 * 20.0)  # all in flight
+    assert workunits.running_credit([10.0, 20.0], 1) == 0.0
+    assert workunits.running_credit([], 4) == 0.0
 
 
 def test_durations_read_as_a_person_says_them():
@@ -170,7 +180,7 @@ def test_progress_says_a_line_when_jobs_finish(tmp_path):
     paths = [tmp_path / f"u{i}.json" for i in range(4)]
     units = [workunits.Unit(str(p), s, "evaluate") for p, s in zip(paths, [10.0, 30.0, 30.0, 30.0])]
     now = [100.0]
-    progress = workunits.Progress(units, clock=lambda: now[0])
+    progress = workunits.Progress(units, parallel=1, clock=lambda: now[0])
     assert progress.poll() is None  # nothing finished
     paths[1].write_text("{}")
     now[0] = 130.0
@@ -183,6 +193,14 @@ def test_progress_says_a_line_when_jobs_finish(tmp_path):
     assert progress.poll().startswith("straggler: 3 of 4 evaluate jobs done (90% of the estimated work) in 1 min 00 s;")
     paths[0].write_text("{}")
     assert progress.poll() == "straggler: 4 of 4 evaluate jobs done (100% of the estimated work) in 1 min 00 s"
+    # on two cores, the other job running is counted halfway through a mean job: 30 s
+    # done and (10 + 30 + 30) / 3 / 2 running, of 100, in 30 s: 58.3 left at 0.72 s each
+    two = workunits.Progress(units, parallel=2, clock=lambda: now[0])
+    paths[0].unlink()
+    for p in paths[2:]:
+        p.unlink()
+    now[0] += 30.0
+    assert two.poll().endswith("in 30 s; about 42 s left")
 
 
 def test_progress_watch_emits_the_lines_and_ends(tmp_path):

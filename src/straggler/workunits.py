@@ -401,14 +401,27 @@ def wall_seconds(units: list[Unit], cores: int) -> float:
     return max(cpu / max(1, min(int(cores), len(units))), max(u.seconds for u in units))
 
 
-def remaining_seconds(done: float, total: float, elapsed: float) -> float | None:
+def remaining_seconds(done: float, total: float, elapsed: float, running: float = 0.0) -> float | None:
     """The wall time left once ``done`` of ``total`` estimated seconds of work have
-    finished in ``elapsed`` seconds: the rest at the pace so far (so the estimate
-    corrects itself for the machine, the cores and the model's errors); None before
-    anything has finished."""
+    finished in ``elapsed`` seconds, ``running`` more being the part already done of
+    the jobs still running: the rest at the pace so far (so the estimate corrects
+    itself for the machine, the cores and the model's errors); None before anything
+    has finished."""
+    progressed = done + running
     if done <= 0 or elapsed <= 0:
         return None
-    return max(0.0, total - done) * elapsed / done
+    return max(0.0, total - progressed) * elapsed / progressed
+
+
+def running_credit(left: list[float], parallel: int) -> float:
+    """The estimated work already done, on average, of the jobs running when one has
+    just finished: the other ``parallel - 1`` cores' jobs are halfway through theirs
+    (the freed core's next job has just started). Without it, the first lines of a
+    run on many cores would count the work in flight as not begun."""
+    if not left:
+        return 0.0
+    busy = min(max(int(parallel) - 1, 0), len(left))
+    return 0.5 * busy * sum(left) / len(left)
 
 
 def duration(seconds: float) -> str:
@@ -433,8 +446,9 @@ class Progress:
     with the estimated time left whenever jobs have finished (:meth:`poll`), at most
     one per poll. Reads no result and writes nothing."""
 
-    def __init__(self, units: list[Unit], clock: Callable[[], float] = time.monotonic):
+    def __init__(self, units: list[Unit], parallel: int = 1, clock: Callable[[], float] = time.monotonic):
         self.units = list(units)
+        self.parallel = int(parallel)
         self.total = sum(u.seconds for u in self.units)
         self.clock = clock
         self.start = clock()
@@ -444,7 +458,8 @@ class Progress:
     def line(self, elapsed: float) -> str:
         """The progress line at ``elapsed`` seconds."""
         done = sum(u.seconds for u in self.units if u.path in self.finished)
-        left = remaining_seconds(done, self.total, elapsed)
+        running = running_credit([u.seconds for u in self.units if u.path not in self.finished], self.parallel)
+        left = remaining_seconds(done, self.total, elapsed, running)
         share = 100 * done / self.total if self.total > 0 else 100.0
         rules = "evaluate and shard" if any(u.rule != "evaluate" for u in self.units) else "evaluate"
         text = (

@@ -227,7 +227,7 @@ def start_run():
         f"(the plan's estimate{'; the time left is measured as jobs finish' if watched else ''})"
     )
     if watched:
-        PROGRESS = Progress(units)
+        PROGRESS = Progress(units, parallel)
         PROGRESS.watch(logger.info)
 
 
