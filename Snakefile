@@ -26,8 +26,8 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/archive.smk"
 
 
-# Before the first job: the kernels compiled once when numba's cache lacks them, the
-# plan's estimate of the run, and the time left as jobs finish (common.smk, start_run).
+# Before the first job: whether the kernels are compiled first, the plan's estimate of
+# the run, and the time left as jobs finish (common.smk, start_run).
 onstart:
     start_run()
 

@@ -17,10 +17,10 @@ not pruned: delete the ``numba-kernels`` folder to reclaim the space.
 Every kernel is declared with :func:`kernel` instead of ``numba.njit(cache=True)``.
 
 Numba compiles a kernel on its first call in a process, so a cold cache shows as a
-first cell of a minute or more. The workflow compiles them once before its jobs
-(:func:`straggler.pipeline.compile_kernels`) and records what it compiled in a
-marker beside numba's files, ``compiled.json`` (:func:`record_compiled`):
-:func:`missing_kinds` says which of a study's kinds of cell are not compiled yet.
+first cell of a minute or more. A job that compiled records its kinds of cell in a
+marker beside numba's files, ``compiled.json`` (:func:`record_compiled`), and
+:func:`missing_kinds` says which of a study's kinds are not compiled yet: the
+workflow says so before its first job.
 The marker names the numba and Python versions and the kernel sources' sizes and
 modification times (numba's own test of a cached function's freshness), and counts
 numba's index and data files: an upgrade, a checkout that touched the sources, or a

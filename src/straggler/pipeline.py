@@ -33,9 +33,9 @@ def _progress(text: str) -> None:
 
 def announce_compile(resolved, cells: list[str]) -> list[str]:
     """The kinds of ``cells`` (:func:`straggler.workunits.kernel_kind`) whose kernels
-    numba's cache lacks; said on stderr, where Snakemake shows it, when there are any
-    (the workflow compiles them before its jobs on a local run: this is a cluster job,
-    or a run whose compile failed)."""
+    numba's cache lacks; said on stderr, where Snakemake shows it (a local run; a
+    cluster job's log), when there are any: the job's first cell then takes a minute
+    or more."""
     from . import kernel_cache
     from .grid import build_grid
     from .workunits import kernel_kind
@@ -52,13 +52,14 @@ def announce_compile(resolved, cells: list[str]) -> list[str]:
     return missing
 
 
-def note_compiled(kinds: list[str]) -> None:
+def note_compiled(kinds: list[str], seconds: float | None = None) -> None:
     """Record ``kinds`` as compiled (:func:`straggler.kernel_cache.record_compiled`), once
-    the job that compiled them has run."""
+    the job that compiled them has run, and ``seconds``, given, as what it took (the
+    job's first cell: the compile and a cell's work)."""
     if kinds:
         from . import kernel_cache
 
-        kernel_cache.record_compiled(kinds)
+        kernel_cache.record_compiled(kinds, seconds)
 
 
 def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], results, manifest_path) -> None:
@@ -73,7 +74,7 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
 
     resolved = ResolvedConfig.from_yaml(resolved_yaml)
     results = Path(results)
-    done = []
+    done: list[dict] = []
     start_all = time.perf_counter()
     todo = [c for c, k in zip(cells, keys) if not (results / "cells" / f"{k}.nc").exists()]
     compiling = announce_compile(resolved, todo)
@@ -90,7 +91,7 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
         jobs = stats.get("simulated_jobs", 0)
         done.append({"cell": cell, "key": key, "seconds": round(seconds, 3), "jobs": jobs})
         _progress(f"[{i}/{len(cells)}] {cell}: {ds.sizes['load']} loads, {jobs:,} jobs simulated, {seconds:.2f} s")
-    note_compiled(compiling)
+    note_compiled(compiling, done[0]["seconds"] if done else None)
     write_text(
         manifest_path, json.dumps({"cells": done, "seconds": round(time.perf_counter() - start_all, 3)}, indent=1)
     )
@@ -109,7 +110,7 @@ def run_shard(resolved_yaml: str, cell: str, first: int, stop: int, results, mar
     start = time.perf_counter()
     jobs = run(resolved, cell, first, stop, Path(results) / "sim")
     seconds = time.perf_counter() - start
-    note_compiled(compiling)
+    note_compiled(compiling, seconds)
     _progress(f"{cell} replications {first}..{stop - 1}: {jobs:,} jobs simulated, {seconds:.2f} s")
     write_text(
         marker_path,
@@ -189,43 +190,12 @@ def report(nc_path, markdown_path, csv_path, html_path=None, claims_path=None, f
         write_report(ds.load(), markdown_path, csv_path, html_path, claims_path, figs)
 
 
-COMPILE_RUN = {"jobs": 2000, "warmup": 200, "replications": 2, "max_jobs": 4000}
-"""The simulation settings of :func:`compile_kernels`: enough to reach every kernel."""
-
-
-def compile_kernels(resolved_yaml: str, cells: list[str]) -> float:
-    """Compile (or load from numba's cache) the kernels that ``cells`` simulate: each
-    is evaluated at a tiny run length (:data:`COMPILE_RUN`), its result dropped and
-    nothing written, so that the study's jobs find the kernels compiled. One cell per
-    kind (:func:`straggler.workunits.kernel_kind`) is enough. Returns the seconds."""
-    import dataclasses
-
-    from .config.resolved import ResolvedConfig
-    from .evaluate import evaluate_cell
-
-    resolved = ResolvedConfig.from_yaml(resolved_yaml)
-    short = dataclasses.replace(resolved.simulation, precision=None, **COMPILE_RUN)
-    tiny = dataclasses.replace(resolved, simulation=short)
-    start = time.perf_counter()
-    for cell in cells:
-        evaluate_cell(tiny, cell)
-    return time.perf_counter() - start
-
-
-USAGE = """usage: python -m straggler.pipeline evaluate SPEC.json CELL_ID OUT.nc
-       python -m straggler.pipeline compile CELL_ID ... < RESOLVED.yaml"""
-
-
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) == 4 and argv[0] == "evaluate":
         evaluate(Path(argv[1]).read_text(), argv[2], argv[3])
         return 0
-    if len(argv) >= 2 and argv[0] == "compile":
-        seconds = compile_kernels(sys.stdin.read(), argv[1:])
-        print(f"compiled the kernels of {len(argv) - 1} cells in {seconds:.1f} s", file=sys.stderr)
-        return 0
-    print(USAGE, file=sys.stderr)
+    print("usage: python -m straggler.pipeline evaluate SPEC.json CELL_ID OUT.nc", file=sys.stderr)
     return 2
 
 

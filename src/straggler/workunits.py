@@ -346,8 +346,8 @@ def plan(resolved: ResolvedConfig, grid: Grid, code: str) -> Plan:
 def kernel_kind(resolved: ResolvedConfig, cell: Cell) -> str | None:
     """What decides which kernels (and which of their signatures) a cell compiles:
     its engine, policy, distribution family, dependence kind, discipline and queueing;
-    None when the cell is not simulated. One cell of each kind compiles them all
-    (:func:`straggler.pipeline.compile_kernels`)."""
+    None when the cell is not simulated. A job that compiled them records its kinds
+    (:func:`straggler.kernel_cache.record_compiled`)."""
     if "simulation" not in resolved.evaluate or POLICIES[cell.policy].analytic_only:
         return None
     system = resolved.system

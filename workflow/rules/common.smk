@@ -114,16 +114,11 @@ def study_outputs():
 
 
 # ------------------------------------------------------------------ what the console says
-# The run's own messages (Snakefile's onstart and onsuccess): the kernels compiled once
-# before the jobs when numba's cache lacks them (a cold cache looked like a hang: a first
+# The run's own messages (Snakefile's onstart and onsuccess): that the first jobs compile
+# the kernels when numba's cache lacks them (a cold cache looked like a hang: a first
 # cell of one to three minutes), the plan's estimate of the run's work, the time left
 # as jobs finish, and where the report is. None of it reads a result or writes under
 # results/: what a run computes does not depend on it.
-import subprocess
-import sys
-import time
-from concurrent.futures import ThreadPoolExecutor
-
 from straggler import kernel_cache
 from straggler.workunits import (
     PROGRESS_MIN_SECONDS,
@@ -156,21 +151,12 @@ def kernels_to_compile():
     return {kind: cells[kind] for kind in kernel_cache.missing_kinds(cells)}
 
 
-def _compile(cells):
-    """Run `python -m straggler.pipeline compile` on ``cells``; its error or None."""
-    run = subprocess.run(
-        [sys.executable, "-m", "straggler.pipeline", "compile", *cells],
-        input=RESOLVED_YAML, capture_output=True, text=True,
-    )
-    if run.returncode == 0:
-        return None
-    return (run.stderr.strip().splitlines() or [f"exit status {run.returncode}"])[-1]
-
-
-def compile_kernels(kinds):
-    """Say that the kernels are compiled, and (local runs) compile them once, before the
-    jobs: one process per engine (on two cores or more at once), one cell per kind,
-    instead of every job of the first wave compiling the same kernels."""
+def announce_compile(kinds):
+    """Say, once and before the first job, that the first jobs compile the kernels: with
+    a cold cache a first cell takes a minute or more, which looked like a hang. (They
+    are not compiled up front: on two cores that made a cold run of the default study
+    about 40 s longer, the cores waiting for one compile while the jobs overlap theirs
+    with work; numba writes its cache atomically, so jobs compiling at once are safe.)"""
     engines = {kind.split("/")[0] for kind in kinds}
     cached = {kind.split("/")[0] for kind in kernel_cache.compiled_kinds()}
     last = kernel_cache.last_compile_seconds()
@@ -179,39 +165,21 @@ def compile_kernels(kinds):
     else:
         about = ("once per change of their sources; "
                  + (f"about {duration(last)} last time on this machine" if last else "a minute or more"))
-    logger.info(f"straggler: compiling the simulation kernels ({about}) ...")
-    if not workflow.local_exec:
-        logger.info("straggler: (the first jobs of each kind compile them)")
-        return
-    groups = {}
-    for kind, cell in kinds.items():
-        groups.setdefault(kind.split("/")[0], {})[kind] = cell
-    start = time.monotonic()
-    with ThreadPoolExecutor(max_workers=max(1, min(_parallel(), len(groups)))) as pool:
-        errors = dict(zip(groups, pool.map(lambda g: _compile(list(g.values())), groups.values())))
-    seconds = time.monotonic() - start
-    done = [kind for engine, group in groups.items() if errors[engine] is None for kind in group]
-    if done:
-        kernel_cache.record_compiled(done, seconds)
-    for engine, error in errors.items():
-        if error is not None:
-            logger.warning(f"straggler: compiling the {engine} kernels up front failed "
-                           f"({error}); the jobs compile them")
-    logger.info(f"straggler: kernels compiled in {duration(seconds)}")
+    logger.info(f"straggler: the first jobs compile the simulation kernels ({about}) ...")
 
 
 PROGRESS = None
 
 
 def start_run():
-    """onstart: compile what the cache lacks, say what the run will cost and, for a run of
-    more than a minute, start the progress lines."""
+    """onstart: say whether the kernels are compiled first and what the run will cost and,
+    for a run of more than a minute, start the progress lines."""
     global PROGRESS
     if not workflow.is_main_process:
         return
     kinds = kernels_to_compile()
     if kinds:
-        compile_kernels(kinds)
+        announce_compile(kinds)
     units = pending_work(PLAN, RESULTS, PENDING, DAMAGED)
     if not units:
         return
