@@ -46,10 +46,13 @@ def test_a_cold_cache_folder_lacks_every_kind_and_a_recorded_one_none(tmp_path):
     other = "events/Rep/pareto/iid/FCFS/per_server"
     assert kernel_cache.missing_kinds([KIND, other], folder) == [other]
     assert kernel_cache.last_compile_seconds(folder) == 42.0
-    # a later compile adds its kinds to those recorded
+    # a later compile adds its kinds to those recorded; the longest of a digest's counts
     kernel_cache.record_compiled([other], 7.0, folder)
     assert kernel_cache.missing_kinds([KIND, other], folder) == []
-    assert kernel_cache.last_compile_seconds(folder) == 7.0
+    assert kernel_cache.last_compile_seconds(folder) == 42.0
+    # another digest's compile (the sources changed) replaces it
+    kernel_cache.record_compiled([KIND], 9.0, tmp_path / "kernels-fedcba9876543210")
+    assert kernel_cache.last_compile_seconds(folder) == 9.0
 
 
 def test_the_marker_goes_stale_when_numba_files_go_or_the_sources_change(tmp_path, monkeypatch):
