@@ -81,21 +81,29 @@ def test_a_marker_without_numba_files_or_unreadable_is_no_marker(tmp_path):
     assert kernel_cache.last_compile_seconds(tmp_path / "nowhere" / "kernels-0") is None
 
 
-def test_a_job_says_it_compiles_when_the_cache_lacks_its_kinds(tmp_path, monkeypatch, capsys):
-    """A job's own notice (a cluster job, or a run whose compile up front failed)."""
+def test_a_job_logs_that_it_compiles_an_engine_the_cache_lacks(tmp_path, monkeypatch, caplog):
+    """A job's own line, in its log (a cluster job's log is where one looks)."""
+    import logging
+
     from straggler import pipeline
 
     folder = tmp_path / "kernels-0123456789abcdef"
     monkeypatch.setattr(kernel_cache, "cache_folder", lambda: folder)
     resolved = study()
     cells = list(build_grid(resolved).cells)[:3]  # ZRed, exp, identical, three r_slow
-    assert pipeline.announce_compile(resolved, cells) == [KIND]
-    assert "compiling the simulation kernels first (1 kind of cell" in capsys.readouterr().err
+    with caplog.at_level(logging.INFO, logger="straggler.pipeline"):
+        assert pipeline.announce_compile(resolved, cells) == [KIND]
+    assert "compiling the simulation kernels first (fast engine not in numba's cache" in caplog.text
     fake_numba_files(folder)
     pipeline.note_compiled([KIND])
-    assert pipeline.announce_compile(resolved, cells) == []
-    assert capsys.readouterr().err == ""
-    assert kernel_cache.last_compile_seconds(folder) is None  # a job's compile is not timed
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="straggler.pipeline"):
+        assert pipeline.announce_compile(resolved, cells) == []
+        # a new kind of the fast engine: a variant, recorded but not announced
+        other = [c for c in build_grid(resolved).cells if c.startswith("policy=KT")][:1]
+        assert pipeline.announce_compile(resolved, other) == ["fast/KT/exponential/identical/FCFS/per_server"]
+    assert caplog.text == ""
+    assert kernel_cache.last_compile_seconds(folder) is None  # no time given
 
 
 def test_kernel_kinds_follow_the_engine_and_the_laws():

@@ -32,10 +32,11 @@ def _progress(text: str) -> None:
 
 
 def announce_compile(resolved, cells: list[str]) -> list[str]:
-    """The kinds of ``cells`` (:func:`straggler.workunits.kernel_kind`) whose kernels
-    numba's cache lacks; said on stderr, where Snakemake shows it (a local run; a
-    cluster job's log), when there are any: the job's first cell then takes a minute
-    or more."""
+    """The kinds of ``cells`` (:func:`straggler.workunits.kernel_kind`) that numba's
+    cache lacks, to record once the job has run (:func:`note_compiled`). When their
+    engine has no kind compiled at all, the job's first cell compiles it (a minute or
+    more) and its log says so (the console heard it from the workflow's onstart); a new
+    kind of a compiled engine is a variant of seconds, not worth a line."""
     from . import kernel_cache
     from .grid import build_grid
     from .workunits import kernel_kind
@@ -43,11 +44,13 @@ def announce_compile(resolved, cells: list[str]) -> list[str]:
     grid = build_grid(resolved)
     kinds = [kernel_kind(resolved, grid.cells[c]) for c in cells if c in grid.cells]
     missing = kernel_cache.missing_kinds(k for k in kinds if k is not None)
-    if missing:
-        _progress(
-            f"compiling the simulation kernels first ({len(missing)} kind{'s' if len(missing) != 1 else ''} "
-            "of cell not in numba's cache; "
-            "once per change of their sources, a minute or more) ..."
+    compiled = {kind.split("/")[0] for kind in kernel_cache.compiled_kinds()}
+    engines = sorted({kind.split("/")[0] for kind in missing} - compiled)
+    if engines:
+        log.info(
+            "compiling the simulation kernels first (%s engine not in numba's cache; once per change "
+            "of their sources, a minute or more) ...",
+            " and ".join(engines),
         )
     return missing
 
