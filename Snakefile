@@ -26,6 +26,17 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/archive.smk"
 
 
+# Before the first job: whether the kernels are compiled first, the plan's estimate of
+# the run, and the time left as jobs finish (common.smk, start_run).
+onstart:
+    start_run()
+
+
+# After the last job: where the report is.
+onsuccess:
+    end_run()
+
+
 # A failed or killed evaluate job leaves its cell without a result and, with
 # --keep-going (the cluster profiles), the other cells finish: name the cells that a
 # rerun will compute, so that a long log need not be searched for them.

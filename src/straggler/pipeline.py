@@ -31,6 +31,40 @@ def _progress(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+def announce_compile(resolved, cells: list[str]) -> list[str]:
+    """The kinds of ``cells`` (:func:`straggler.workunits.kernel_kind`) that numba's
+    cache lacks, to record once the job has run (:func:`note_compiled`). When their
+    engine has no kind compiled at all, the job's first cell compiles it (a minute or
+    more) and its log says so (the console heard it from the workflow's onstart); a new
+    kind of a compiled engine is a variant of seconds, not worth a line."""
+    from . import kernel_cache
+    from .grid import build_grid
+    from .workunits import kernel_kind
+
+    grid = build_grid(resolved)
+    kinds = [kernel_kind(resolved, grid.cells[c]) for c in cells if c in grid.cells]
+    missing = kernel_cache.missing_kinds(k for k in kinds if k is not None)
+    compiled = {kind.split("/")[0] for kind in kernel_cache.compiled_kinds()}
+    engines = sorted({kind.split("/")[0] for kind in missing} - compiled)
+    if engines:
+        log.info(
+            "compiling the simulation kernels first (%s engine not in numba's cache; once per change "
+            "of their sources, a minute or more) ...",
+            " and ".join(engines),
+        )
+    return missing
+
+
+def note_compiled(kinds: list[str], seconds: float | None = None) -> None:
+    """Record ``kinds`` as compiled (:func:`straggler.kernel_cache.record_compiled`), once
+    the job that compiled them has run, and ``seconds``, given, as what it took (the
+    job's first cell: the compile and a cell's work)."""
+    if kinds:
+        from . import kernel_cache
+
+        kernel_cache.record_compiled(kinds, seconds)
+
+
 def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], results, manifest_path) -> None:
     """Evaluate a batch of cells (:mod:`straggler.workunits`): each result goes to
     ``results/cells/<key>.nc``; a cell whose file exists and is whole
@@ -43,8 +77,10 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
 
     resolved = ResolvedConfig.from_yaml(resolved_yaml)
     results = Path(results)
-    done = []
+    done: list[dict] = []
     start_all = time.perf_counter()
+    todo = [c for c, k in zip(cells, keys) if not (results / "cells" / f"{k}.nc").exists()]
+    compiling = announce_compile(resolved, todo)
     for i, (cell, key) in enumerate(zip(cells, keys), 1):
         path = results / "cells" / f"{key}.nc"
         if path.exists() and not damage(path):
@@ -58,6 +94,7 @@ def evaluate_batch(resolved_yaml: str, cells: list[str], keys: list[str], result
         jobs = stats.get("simulated_jobs", 0)
         done.append({"cell": cell, "key": key, "seconds": round(seconds, 3), "jobs": jobs})
         _progress(f"[{i}/{len(cells)}] {cell}: {ds.sizes['load']} loads, {jobs:,} jobs simulated, {seconds:.2f} s")
+    note_compiled(compiling, done[0]["seconds"] if done else None)
     write_text(
         manifest_path, json.dumps({"cells": done, "seconds": round(time.perf_counter() - start_all, 3)}, indent=1)
     )
@@ -71,9 +108,12 @@ def run_shard(resolved_yaml: str, cell: str, first: int, stop: int, results, mar
     from .config.resolved import ResolvedConfig
     from .evaluate import simulate_cell_shard as run
 
+    resolved = ResolvedConfig.from_yaml(resolved_yaml)
+    compiling = announce_compile(resolved, [cell])
     start = time.perf_counter()
-    jobs = run(ResolvedConfig.from_yaml(resolved_yaml), cell, first, stop, Path(results) / "sim")
+    jobs = run(resolved, cell, first, stop, Path(results) / "sim")
     seconds = time.perf_counter() - start
+    note_compiled(compiling, seconds)
     _progress(f"{cell} replications {first}..{stop - 1}: {jobs:,} jobs simulated, {seconds:.2f} s")
     write_text(
         marker_path,

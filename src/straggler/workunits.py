@@ -33,7 +33,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable
+import threading
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -339,6 +341,162 @@ def plan(resolved: ResolvedConfig, grid: Grid, code: str) -> Plan:
     if group:
         add(group, seconds)
     return Plan(batches, shards, keys, costs)
+
+
+def kernel_kind(resolved: ResolvedConfig, cell: Cell) -> str | None:
+    """What decides which kernels (and which of their signatures) a cell compiles:
+    its engine, policy, distribution family, dependence kind, discipline and queueing;
+    None when the cell is not simulated. A job that compiled them records its kinds
+    (:func:`straggler.kernel_cache.record_compiled`)."""
+    if "simulation" not in resolved.evaluate or POLICIES[cell.policy].analytic_only:
+        return None
+    system = resolved.system
+    engine = "fast" if fast_path(resolved, cell) else "events"
+    family = resolved.distributions[cell["distribution"]]["family"]
+    dep = resolved.dependences[cell["dependence"]].get("kind", "identical")
+    discipline = _value(resolved, cell, "system.discipline", system.discipline)
+    queueing = _value(resolved, cell, "system.queueing", system.queueing)
+    return f"{engine}/{cell.policy}/{family}/{dep}/{discipline}/{queueing}"
+
+
+# ----------------------------------------------------------------------- progress
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A job of this run: the file it writes last, and its estimated CPU seconds
+    (its cells to compute, or its replications, and its start-up)."""
+
+    path: str
+    seconds: float
+    rule: str
+
+
+def pending_work(plan: Plan, results: str, batches: Iterable[Batch], damaged: Iterable[str] = ()) -> list[Unit]:
+    """The jobs that pending ``batches`` (:meth:`Plan.pending`) run: the shards not yet
+    simulated, and each batch's evaluation of the cells it computes."""
+    bad = set(damaged)
+    units = []
+    for batch in batches:
+        todo = set(plan.to_compute(results, batch, bad))
+        for shard in batch.shards:
+            path = f"{results}/units/shards/{shard.name}.json"
+            if not Path(path).exists():
+                seconds = plan.costs[shard.cell].replication * (shard.stop - shard.first)
+                units.append(Unit(path, seconds + STARTUP_SECONDS, "simulate_shard"))
+        if batch.shards:
+            work = sum(plan.costs[c].analysis for c, k in zip(batch.cells, batch.keys) if k in todo)
+        else:
+            work = sum(plan.costs[c].total for c, k in zip(batch.cells, batch.keys) if k in todo)
+        units.append(Unit(plan.unit_target(results, batch, bad), work + STARTUP_SECONDS, "evaluate"))
+    return units
+
+
+def wall_seconds(units: list[Unit], cores: int) -> float:
+    """The wall time of ``units`` on ``cores``: their CPU time spread over the cores,
+    but no shorter than the longest job."""
+    if not units:
+        return 0.0
+    cpu = sum(u.seconds for u in units)
+    return max(cpu / max(1, min(int(cores), len(units))), max(u.seconds for u in units))
+
+
+def remaining_seconds(done: float, total: float, elapsed: float, running: float = 0.0) -> float | None:
+    """The wall time left once ``done`` of ``total`` estimated seconds of work have
+    finished in ``elapsed`` seconds, ``running`` more being the part already done of
+    the jobs still running: the rest at the pace so far (so the estimate corrects
+    itself for the machine, the cores and the model's errors); None before anything
+    has finished."""
+    progressed = done + running
+    if done <= 0 or elapsed <= 0:
+        return None
+    return max(0.0, total - progressed) * elapsed / progressed
+
+
+def running_credit(left: list[float], parallel: int) -> float:
+    """The estimated work already done, on average, of the jobs running when one has
+    just finished: the other ``parallel - 1`` cores' jobs are halfway through theirs
+    (the freed core's next job has just started). Without it, the first lines of a
+    run on many cores would count the work in flight as not begun."""
+    if not left:
+        return 0.0
+    busy = min(max(int(parallel) - 1, 0), len(left))
+    return 0.5 * busy * sum(left) / len(left)
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``3 min 20 s``, ``2 h 05 min``."""
+    seconds = max(0.0, float(seconds))
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        minutes, rest = divmod(round(seconds), 60)
+        return f"{minutes} min {rest:02d} s"
+    hours, rest = divmod(round(seconds / 60), 60)
+    return f"{hours} h {rest:02d} min"
+
+
+PROGRESS_MIN_SECONDS = 60.0
+"""A run shows its progress only when the plan's estimate of its work (CPU seconds, as
+``straggler plan`` prints it) is longer than this."""
+
+
+class Progress:
+    """The run's progress, from the files its jobs write last (:class:`Unit`): a line
+    with the estimated time left whenever jobs have finished (:meth:`poll`), at most
+    one per poll. Reads no result and writes nothing."""
+
+    def __init__(self, units: list[Unit], parallel: int = 1, clock: Callable[[], float] = time.monotonic):
+        self.units = list(units)
+        self.parallel = int(parallel)
+        self.total = sum(u.seconds for u in self.units)
+        self.clock = clock
+        self.start = clock()
+        self.finished: set[str] = set()
+        self._stop = threading.Event()
+
+    def line(self, elapsed: float) -> str:
+        """The progress line at ``elapsed`` seconds."""
+        done = sum(u.seconds for u in self.units if u.path in self.finished)
+        running = running_credit([u.seconds for u in self.units if u.path not in self.finished], self.parallel)
+        left = remaining_seconds(done, self.total, elapsed, running)
+        share = 100 * done / self.total if self.total > 0 else 100.0
+        rules = "evaluate and shard" if any(u.rule != "evaluate" for u in self.units) else "evaluate"
+        text = (
+            f"straggler: {len(self.finished)} of {len(self.units)} {rules} jobs done "
+            f"({share:.0f}% of the estimated work) in {duration(elapsed)}"
+        )
+        if left is not None and len(self.finished) < len(self.units):
+            text += f"; about {duration(left)} left"
+        return text
+
+    def poll(self) -> str | None:
+        """The progress line if a job has finished since the last poll, else None."""
+        new = {u.path for u in self.units if u.path not in self.finished and Path(u.path).exists()}
+        if not new:
+            return None
+        self.finished |= new
+        return self.line(self.clock() - self.start)
+
+    def watch(self, emit: Callable[[str], object], interval: float = 2.0) -> threading.Thread:
+        """Poll every ``interval`` seconds in a daemon thread, ``emit`` each line, until
+        every unit has finished or :meth:`stop`."""
+
+        def loop() -> None:
+            while not self._stop.wait(interval):
+                text = self.poll()
+                if text is not None:
+                    emit(text)
+                if len(self.finished) == len(self.units):
+                    return
+
+        thread = threading.Thread(target=loop, name="straggler-progress", daemon=True)
+        thread.start()
+        return thread
+
+    def stop(self) -> None:
+        """End :meth:`watch`."""
+        self._stop.set()
 
 
 def runtime_minutes(seconds: float, attempt: int = 1) -> int:

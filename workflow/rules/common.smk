@@ -112,3 +112,110 @@ def study_outputs():
     summary = [f"{RESULTS}/report.md", f"{RESULTS}/winners.csv", f"{RESULTS}/report.html",
                f"{RESULTS}/claims.csv"]
     return [f"{RESULTS}/{STUDY}.nc", f"{RESULTS}/config.yaml", *figures, *summary]
+
+
+# ------------------------------------------------------------------ what the console says
+# The run's own messages (Snakefile's onstart and onsuccess): that the first jobs compile
+# the kernels when numba's cache lacks them (a cold cache looked like a hang: a first
+# cell of one to three minutes), the plan's estimate of the run's work, the time left
+# as jobs finish, and where the report is. None of it reads a result or writes under
+# results/: what a run computes does not depend on it.
+from straggler import kernel_cache
+from straggler.workunits import (
+    PROGRESS_MIN_SECONDS,
+    Progress,
+    duration,
+    kernel_kind,
+    pending_work,
+    wall_seconds,
+)
+
+
+def _parallel():
+    """How many jobs run at once: the cores, or the jobs a cluster run submits."""
+    try:
+        return int(workflow.cores if workflow.local_exec else workflow.nodes)
+    except (WorkflowError, TypeError, ValueError, KeyError):
+        return 1
+
+
+def kernels_to_compile():
+    """{kind: a cell of that kind} for the pending cells' kinds (workunits.kernel_kind)
+    whose kernels numba's cache does not hold (kernel_cache.missing_kinds)."""
+    cells = {}
+    for batch in PENDING:
+        todo = set(PLAN.to_compute(RESULTS, batch, DAMAGED))
+        for cid, key in zip(batch.cells, batch.keys):
+            kind = kernel_kind(RESOLVED, GRID.cells[cid]) if key in todo else None
+            if kind is not None:
+                cells.setdefault(kind, cid)
+    return {kind: cells[kind] for kind in kernel_cache.missing_kinds(cells)}
+
+
+def announce_compile(kinds):
+    """Say, once and before the first job, that the first jobs compile the kernels: with
+    a cold cache a first cell takes a minute or more, which looked like a hang. (They
+    are not compiled up front: on two cores that made a cold run of the default study
+    about 40 s longer, the cores waiting for one compile while the jobs overlap theirs
+    with work; numba writes its cache atomically, so jobs compiling at once are safe.)"""
+    engines = {kind.split("/")[0] for kind in kinds}
+    cached = {kind.split("/")[0] for kind in kernel_cache.compiled_kinds()}
+    last = kernel_cache.last_compile_seconds()
+    if engines <= cached:  # new kinds of cell of engines compiled before: their variants
+        about = f"{len(kinds)} new kind{'s' if len(kinds) != 1 else ''} of cell, seconds"
+    else:
+        about = ("once per change of their sources; "
+                 + (f"about {duration(last)} last time on this machine" if last else "a minute or more"))
+    logger.info(f"straggler: the first jobs compile the simulation kernels ({about}) ...")
+
+
+PROGRESS = None
+
+
+def start_run():
+    """onstart: say whether the kernels are compiled first and what the run will cost and,
+    for a run of more than a minute, start the progress lines."""
+    global PROGRESS
+    if not workflow.is_main_process:
+        return
+    kinds = kernels_to_compile()
+    if kinds:
+        announce_compile(kinds)
+    units = pending_work(PLAN, RESULTS, PENDING, DAMAGED)
+    if not units:
+        return
+    parallel = _parallel()
+    cpu = sum(u.seconds for u in units)
+    wall = wall_seconds(units, parallel)
+    cells = sum(len(PLAN.to_compute(RESULTS, b, DAMAGED)) for b in PENDING)
+    watched = cpu > PROGRESS_MIN_SECONDS
+    logger.info(
+        f"straggler: this run evaluates {cells} cells in {len(units)} "
+        f"job{'s' if len(units) != 1 else ''}: about {duration(cpu)} of CPU time, "
+        f"{duration(wall)} on {parallel} {'cores' if workflow.local_exec else 'jobs at once'} "
+        f"(the plan's estimate{'; the time left is measured as jobs finish' if watched else ''})"
+    )
+    if watched:
+        PROGRESS = Progress(units, parallel)
+        PROGRESS.watch(logger.info)
+
+
+def end_run():
+    """onsuccess: stop the progress lines, and say where the report is."""
+    if PROGRESS is not None:
+        PROGRESS.stop()
+    if not workflow.is_main_process:
+        return
+    dataset = Path(f"{RESULTS}/{STUDY}.nc")
+    since = dataset.stat().st_mtime if dataset.exists() else 0.0
+    # the report of this dataset (a run of another target may leave an older one)
+    fresh = {p.suffix: p for p in (Path(f"{RESULTS}/report.md"), Path(f"{RESULTS}/report.html"))
+             if p.exists() and p.stat().st_mtime >= since}
+    # relative to the project (`make run`), else in full (snakemake --directory elsewhere)
+    here = Path.cwd().resolve() == Path(workflow.basedir).resolve()
+    shown = {k: str(p if here else p.resolve()) for k, p in fresh.items()}
+    if ".md" in shown:
+        logger.info(f"the report: {shown['.md']}"
+                    + (f" (HTML: {shown['.html']})" if ".html" in shown else ""))
+    elif ".html" in shown:
+        logger.info(f"the report: {shown['.html']}")

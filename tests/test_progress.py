@@ -1,0 +1,253 @@
+"""What the console says during a run (issue 21): whether the kernels must be compiled
+first (kernel_cache's marker), the plan's estimate of the pending jobs and the time
+left as they finish (workunits), and, end to end, the report's path at the end."""
+
+import copy
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from straggler import kernel_cache, workunits
+from straggler.config import load_config, resolve_config
+from straggler.grid import build_grid
+
+ROOT = Path(__file__).resolve().parents[1]
+
+KIND = "fast/ZRed/exponential/identical/FCFS/per_server"
+
+
+def study(**over):
+    cfg = load_config(ROOT / "config" / "config.yaml")
+    cfg.update(copy.deepcopy(over))
+    return resolve_config(cfg)
+
+
+def fake_numba_files(folder: Path, n: int = 3) -> None:
+    sub = folder / "simulation_0123"
+    sub.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        (sub / f"fast.run-{i}.py311.nbi").write_bytes(b"index")
+        (sub / f"fast.run-{i}.py311.1.nbc").write_bytes(b"data")
+
+
+# ------------------------------------------------------------- the compile notice
+
+
+def test_a_cold_cache_folder_lacks_every_kind_and_a_recorded_one_none(tmp_path):
+    folder = tmp_path / "kernels-0123456789abcdef"
+    assert kernel_cache.missing_kinds([KIND, KIND], folder) == [KIND]  # cold: no folder at all
+    folder.mkdir()
+    fake_numba_files(folder)
+    assert kernel_cache.missing_kinds([KIND], folder) == [KIND]  # numba's files, no marker
+    kernel_cache.record_compiled([KIND], 42.0, folder)
+    assert kernel_cache.missing_kinds([KIND], folder) == []  # warm
+    other = "events/Rep/pareto/iid/FCFS/per_server"
+    assert kernel_cache.missing_kinds([KIND, other], folder) == [other]
+    assert kernel_cache.last_compile_seconds(folder) == 42.0
+    # a later compile adds its kinds to those recorded; the longest of a digest's counts
+    kernel_cache.record_compiled([other], 7.0, folder)
+    assert kernel_cache.missing_kinds([KIND, other], folder) == []
+    assert kernel_cache.last_compile_seconds(folder) == 42.0
+    # another digest's compile (the sources changed) replaces it
+    kernel_cache.record_compiled([KIND], 9.0, tmp_path / "kernels-fedcba9876543210")
+    assert kernel_cache.last_compile_seconds(folder) == 9.0
+
+
+def test_the_marker_goes_stale_when_numba_files_go_or_the_sources_change(tmp_path, monkeypatch):
+    folder = tmp_path / "kernels-0123456789abcdef"
+    fake_numba_files(folder)
+    kernel_cache.record_compiled([KIND], 1.0, folder)
+    # the cache emptied by hand (the marker left)
+    for path in folder.rglob("*.nbc"):
+        path.unlink()
+    assert kernel_cache.missing_kinds([KIND], folder) == [KIND]
+    fake_numba_files(folder)
+    assert kernel_cache.missing_kinds([KIND], folder) == []
+    # another numba (its cache ignores files of other versions), or sources touched
+    real = kernel_cache.cache_stamp()
+    monkeypatch.setattr(kernel_cache, "cache_stamp", lambda: {**real, "numba": "0.0.1"})
+    assert kernel_cache.missing_kinds([KIND], folder) == [KIND]
+
+
+def test_a_marker_without_numba_files_or_unreadable_is_no_marker(tmp_path):
+    folder = tmp_path / "kernels-0123456789abcdef"
+    kernel_cache.record_compiled([KIND], 1.0, folder)  # a compile that cached nothing
+    assert kernel_cache.missing_kinds([KIND], folder) == [KIND]
+    fake_numba_files(folder)
+    (folder / kernel_cache.MARKER).write_text("{not json")
+    assert kernel_cache.missing_kinds([KIND], folder) == [KIND]
+    assert kernel_cache.last_compile_seconds(tmp_path / "nowhere" / "kernels-0") is None
+
+
+def test_a_job_logs_that_it_compiles_an_engine_the_cache_lacks(tmp_path, monkeypatch, caplog):
+    """A job's own line, in its log (a cluster job's log is where one looks)."""
+    import logging
+
+    from straggler import pipeline
+
+    folder = tmp_path / "kernels-0123456789abcdef"
+    monkeypatch.setattr(kernel_cache, "cache_folder", lambda: folder)
+    resolved = study()
+    cells = list(build_grid(resolved).cells)[:3]  # ZRed, exp, identical, three r_slow
+    with caplog.at_level(logging.INFO, logger="straggler.pipeline"):
+        assert pipeline.announce_compile(resolved, cells) == [KIND]
+    assert "compiling the simulation kernels first (fast engine not in numba's cache" in caplog.text
+    fake_numba_files(folder)
+    pipeline.note_compiled([KIND])
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="straggler.pipeline"):
+        assert pipeline.announce_compile(resolved, cells) == []
+        # a new kind of the fast engine: a variant, recorded but not announced
+        other = [c for c in build_grid(resolved).cells if c.startswith("policy=KT")][:1]
+        assert pipeline.announce_compile(resolved, other) == ["fast/KT/exponential/identical/FCFS/per_server"]
+    assert caplog.text == ""
+    assert kernel_cache.last_compile_seconds(folder) is None  # no time given
+
+
+def test_kernel_kinds_follow_the_engine_and_the_laws():
+    resolved = study()
+    grid = build_grid(resolved)
+    kinds = {workunits.kernel_kind(resolved, cell) for cell in grid.cells.values()}
+    # 7 policies x 2 distributions x 2 dependences; Rep on the event engine
+    assert len(kinds) == 28 and all(k.split("/")[0] in ("fast", "events") for k in kinds)
+    assert "events/Rep/pareto/iid/FCFS/per_server" in kinds
+    analytic = study(evaluate=["analytic"])
+    assert {workunits.kernel_kind(analytic, c) for c in build_grid(analytic).cells.values()} == {None}
+
+
+# ------------------------------------------------------------- the estimate
+
+
+def test_the_pending_work_is_the_plans_estimate_less_what_is_done(tmp_path):
+    resolved = study()
+    grid = build_grid(resolved)
+    p = workunits.plan(resolved, grid, "code")
+    results = str(tmp_path / "results")
+    units = workunits.pending_work(p, results, p.pending(results))
+    assert len(units) == len(p.batches) and {u.rule for u in units} == {"evaluate"}
+    assert sum(u.seconds for u in units) == pytest.approx(p.cpu_seconds())
+    # a finished cell is no longer pending work
+    first = next(iter(p.batches.values()))
+    done = Path(p.cell_path(results, first.cells[0]))
+    done.parent.mkdir(parents=True)
+    done.write_bytes(b"")
+    less = workunits.pending_work(p, results, p.pending(results))
+    assert sum(u.seconds for u in less) == pytest.approx(p.cpu_seconds() - p.costs[first.cells[0]].total)
+
+
+def test_shards_are_units_of_their_own(tmp_path):
+    resolved = study(execution={"replications_per_job": 2})
+    p = workunits.plan(resolved, build_grid(resolved), "code")
+    results = str(tmp_path / "results")
+    units = workunits.pending_work(p, results, p.pending(results))
+    assert sum(u.rule == "simulate_shard" for u in units) == len(p.shards)
+    assert sum(u.seconds for u in units) == pytest.approx(p.cpu_seconds())
+    shard = next(iter(p.shards.values()))
+    marker = Path(f"{results}/units/shards/{shard.name}.json")
+    marker.parent.mkdir(parents=True)
+    marker.write_text("{}")
+    assert (
+        sum(u.rule == "simulate_shard" for u in workunits.pending_work(p, results, p.pending(results)))
+        == len(p.shards) - 1
+    )
+
+
+def test_wall_time_spreads_the_work_over_the_cores_but_not_below_the_longest_job():
+    units = [workunits.Unit(f"u{i}", s, "evaluate") for i, s in enumerate([10.0, 10.0, 10.0, 30.0])]
+    assert workunits.wall_seconds(units, 1) == 60.0
+    assert workunits.wall_seconds(units, 2) == 30.0
+    assert workunits.wall_seconds(units, 64) == 30.0  # the longest job
+    assert workunits.wall_seconds([], 4) == 0.0
+
+
+def test_the_time_left_is_the_rest_at_the_pace_so_far():
+    assert workunits.remaining_seconds(0.0, 100.0, 5.0) is None  # nothing finished yet
+    # 25 of 100 estimated seconds in 10 s of wall time: 75 more at that pace
+    assert workunits.remaining_seconds(25.0, 100.0, 10.0) == pytest.approx(30.0)
+    # the model overestimates (an upper estimate) or the machine is slower: it self-corrects
+    assert workunits.remaining_seconds(50.0, 100.0, 100.0) == pytest.approx(100.0)
+    assert workunits.remaining_seconds(100.0, 100.0, 40.0) == 0.0
+    # with 10 more seconds of work done in the jobs still running
+    assert workunits.remaining_seconds(25.0, 100.0, 10.0, running=10.0) == pytest.approx(65.0 * 10.0 / 35.0)
+
+
+def test_the_jobs_still_running_count_as_half_done():
+    # two cores: when a job finishes, the other core's job is halfway on average
+    assert workunits.running_credit([10.0, 20.0, 30.0], 2) == pytest.approx(0.5 * 20.0)
+    assert workunits.running_credit([10.0, 20.0, 30.0], 8) == pytest.approx(0.5 * 3 * 20.0)  # all in flight
+    assert workunits.running_credit([10.0, 20.0], 1) == 0.0
+    assert workunits.running_credit([], 4) == 0.0
+
+
+def test_durations_read_as_a_person_says_them():
+    assert workunits.duration(4.4) == "4 s"
+    assert workunits.duration(200) == "3 min 20 s"
+    assert workunits.duration(7500) == "2 h 05 min"
+
+
+def test_progress_says_a_line_when_jobs_finish(tmp_path):
+    paths = [tmp_path / f"u{i}.json" for i in range(4)]
+    units = [workunits.Unit(str(p), s, "evaluate") for p, s in zip(paths, [10.0, 30.0, 30.0, 30.0])]
+    now = [100.0]
+    progress = workunits.Progress(units, parallel=1, clock=lambda: now[0])
+    assert progress.poll() is None  # nothing finished
+    paths[1].write_text("{}")
+    now[0] = 130.0
+    line = progress.poll()
+    assert line == "straggler: 1 of 4 evaluate jobs done (30% of the estimated work) in 30 s; about 1 min 10 s left"
+    assert progress.poll() is None  # one line per finished job at most
+    for p in paths[2:]:
+        p.write_text("{}")
+    now[0] = 160.0
+    assert progress.poll().startswith("straggler: 3 of 4 evaluate jobs done (90% of the estimated work) in 1 min 00 s;")
+    paths[0].write_text("{}")
+    assert progress.poll() == "straggler: 4 of 4 evaluate jobs done (100% of the estimated work) in 1 min 00 s"
+    # on two cores, the other job running is counted halfway through a mean job: 30 s
+    # done and (10 + 30 + 30) / 3 / 2 running, of 100, in 30 s: 58.3 left at 0.72 s each
+    two = workunits.Progress(units, parallel=2, clock=lambda: now[0])
+    paths[0].unlink()
+    for p in paths[2:]:
+        p.unlink()
+    now[0] += 30.0
+    assert two.poll().endswith("in 30 s; about 42 s left")
+
+
+def test_progress_watch_emits_the_lines_and_ends(tmp_path):
+    path = tmp_path / "u.json"
+    progress = workunits.Progress([workunits.Unit(str(path), 5.0, "simulate_shard")])
+    lines: list[str] = []
+    thread = progress.watch(lines.append, interval=0.01)
+    path.write_text("{}")
+    thread.join(timeout=5)
+    assert not thread.is_alive()
+    assert lines and lines[0].startswith("straggler: 1 of 1 evaluate and shard jobs done")
+    progress.stop()
+
+
+# ------------------------------------------------------------- end to end
+
+
+@pytest.mark.workflow
+def test_a_run_ends_with_the_reports_path_and_compiles_nothing_it_does_not_simulate(tmp_path):
+    """An analytic study: no kernel to compile (no notice), the estimate at the start, and
+    the report's paths at the end; the progress lines and messages write no result."""
+    from runs import snakemake
+
+    cfg = yaml.safe_load((ROOT / "tests" / "data" / "tiny.yaml").read_text())
+    cfg["evaluate"] = ["analytic"]
+    configfile = tmp_path / "tiny.yaml"
+    configfile.write_text(yaml.safe_dump(cfg))
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    run = snakemake(tmp_path, configfile, "--cores", "2", env=env)
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out[-4000:]
+    assert "straggler: this run evaluates 16 cells in 1 job: about" in out
+    assert "compiling the simulation kernels" not in out
+    # in full: the run's directory is not the project's (snakemake --directory)
+    report = tmp_path.resolve() / "results" / "tiny"
+    assert f"the report: {report}/report.md (HTML: {report}/report.html)" in out
+    assert not list((tmp_path / "numba").rglob("*.nbi"))  # numba made its folders, compiled nothing
+    again = snakemake(tmp_path, configfile, "--cores", "2", env=env)
+    assert "Nothing to be done" in again.stdout + again.stderr
