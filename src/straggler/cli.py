@@ -31,6 +31,7 @@ import argparse
 import os
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -315,26 +316,9 @@ CELL = "policy=CoC__distribution=exp__dependence=iid__r_slow=0.5__d=2__N=10"
 """A cell of the default study, for the examples."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``straggler`` parser: a subparser per command, each with its examples."""
-    parser = argparse.ArgumentParser(
-        prog="straggler",
-        description="Parameter studies of redundancy policies.",
-        epilog="Each command's --help ends with examples on the default study. Exit status: 0 done, "
-        "1 a failure (a file missing or refused, a verification failed), 2 a usage error.",
-    )
-    parser.add_argument("--version", action="version", version=f"straggler {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    def command(name: str, help: str, *examples: str) -> argparse.ArgumentParser:
-        return sub.add_parser(
-            name,
-            help=help,
-            description=textwrap.fill(help[0].upper() + help[1:] + ".", 79),  # the examples' formatter wraps nothing
-            epilog=_examples(*examples),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-
+def _study_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """The commands on a study file and the registry: policies, check-config, cells,
+    evaluate, plan, bench (``command(name, help, *examples)`` adds one)."""
     from .policies import ALIASES, POLICIES
 
     replicating = next(name for name, spec in POLICIES.items() if spec.uses_d)
@@ -391,6 +375,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help='print {"workloads": {...}} as JSON')
     p.add_argument("--quick", action="store_true", help="10x fewer jobs (a smoke test)")
     p.set_defaults(func=_bench)
+
+
+def _result_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """The commands on a study's results: archive, verify, best."""
     p = command(
         "archive",
         "pack results/<study> with its code, environment and a sha256 manifest into archives/<study>.tar.gz "
@@ -436,6 +424,30 @@ def build_parser() -> argparse.ArgumentParser:
         "e.g. r_slow=0.3 distribution=pareto dependence=iid load=0.5",
     )
     p.set_defaults(func=_best)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``straggler`` parser: a subparser per command, each with its examples."""
+    parser = argparse.ArgumentParser(
+        prog="straggler",
+        description="Parameter studies of redundancy policies.",
+        epilog="Each command's --help ends with examples on the default study. Exit status: 0 done, "
+        "1 a failure (a file missing or refused, a verification failed), 2 a usage error.",
+    )
+    parser.add_argument("--version", action="version", version=f"straggler {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def command(name: str, help: str, *examples: str) -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name,
+            help=help,
+            description=textwrap.fill(help[0].upper() + help[1:] + ".", 79),  # the examples' formatter wraps nothing
+            epilog=_examples(*examples),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+
+    _study_commands(command)
+    _result_commands(command)
     return parser
 
 
