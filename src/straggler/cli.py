@@ -35,6 +35,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .pilot import PILOT_JOBS, PILOT_REPLICATIONS
+
 if TYPE_CHECKING:
     from .config.resolved import ResolvedConfig
 
@@ -79,6 +81,17 @@ def _version() -> str:
         from . import __version__
 
         return __version__
+
+
+def _positive_int(text: str) -> int:
+    """An argument that must be a whole number >= 1 (argparse names the option when it is not)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; expected a whole number >= 1")
+    return value
 
 
 def _os_reason(err: OSError) -> str:
@@ -193,17 +206,35 @@ def _plan(args) -> int:
     p = plan(resolved, grid, model_hash())
     sim = resolved.simulation
     simulated = [c for c in p.costs.values() if c.replications]
-    jobs = len(simulated) * len(resolved.load) * int(sim.replications) * (int(sim.jobs) + int(sim.warmup))
+    jobs = sum(c.replications for c in simulated) * len(resolved.load) * (int(sim.jobs) + int(sim.warmup))
     seconds = p.cpu_seconds()
     print(
         f"study {resolved.study}: {len(grid.cells)} cells ({len(simulated)} simulated), "
         f"{len(p.batches)} evaluate jobs, {len(p.shards)} shard jobs"
     )
+    if sim.precision is not None:
+        most = max((c.replications for c in simulated), default=0)
+        print(
+            f"precision {float(sim.precision):g} (relative CI half-width of the mean latency): from "
+            f"{int(sim.replications)} to {most} replications of {int(sim.jobs):.3g} jobs a load "
+            "(--pilot projects how many)"
+        )
     print(f"simulated jobs (all loads and replications): {jobs:.3g}")
     print(
         f"estimated CPU time: {seconds / 3600:.3g} h ({seconds:.0f} s; an upper estimate: "
-        "unstable loads stop early and loads above them are not simulated)"
+        "unstable loads stop early and loads above them are not simulated"
+        + (", and precision stops most loads well before the cap)" if sim.precision is not None else ")")
     )
+    if args.pilot:
+        from .pilot import comparison_text, run_pilot
+
+        def progress(done: int, total: int) -> None:
+            print(f"\rpilot: {done}/{total} cells", end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+        pilot = run_pilot(resolved, args.pilot_jobs, args.pilot_replications, progress)
+        print(file=sys.stderr)
+        for line in comparison_text(pilot, resolved):
+            print(line)
     return 0
 
 
@@ -361,10 +392,22 @@ def _study_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
         "plan",
         "how a study is cut into jobs, and its estimated cost",
         "straggler plan config/config.yaml",
-        "(--scale paper needs a study file that defines scales.paper, e.g. config/studies/ps_fig6.yaml)",
+        "straggler plan config/studies/ps_fig5.yaml --scale paper --pilot",
+        "(--scale paper needs a study file that defines scales.paper; --pilot simulates every",
+        " cell briefly to project the CPU time and the widest CI, a few seconds to minutes)",
     )
     p.add_argument("file", help="a study file, e.g. config/config.yaml")
     p.add_argument("--scale", choices=("quick", "paper"), help="the scale (default: the file's)")
+    p.add_argument(
+        "--pilot",
+        action="store_true",
+        help="simulate every cell briefly, then project the CPU time and the widest CI of the study's run "
+        "length and of the fixed one it is capped by",
+    )
+    p.add_argument("--pilot-jobs", type=_positive_int, default=PILOT_JOBS, help="jobs per pilot replication")
+    p.add_argument(
+        "--pilot-replications", type=_positive_int, default=PILOT_REPLICATIONS, help="replications per pilot load"
+    )
     p.set_defaults(func=_plan)
     p = command(
         "bench",

@@ -20,7 +20,7 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("policies",),),
     (("analysis",), ("simulation",)),
     (("config", "grid", "cell_build", "workunits", "bound_checks", "verdict", "claims", "glossary"),),
-    (("variables", "provenance", "dataset", "evaluate", "archive", "bench"),),
+    (("variables", "provenance", "dataset", "evaluate", "archive", "bench", "pilot"),),
     (("intervals", "winners", "figures", "report"),),
     (("pipeline", "cli"),),
 )

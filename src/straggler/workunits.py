@@ -159,7 +159,12 @@ def estimate(resolved: ResolvedConfig, cell: Cell) -> Cost:
     per_job = seconds_per_job(resolved, cell)
     jobs = int(sim.jobs) + int(sim.warmup)
     replication = loads * (jobs * per_job + LOAD_SECONDS)
-    return Cost(analysis, replication, int(sim.replications), sim.precision is not None)
+    if sim.precision is None:
+        return Cost(analysis, replication, int(sim.replications), False)
+    # precision mode adds replications up to its budget of measured jobs, the estimate's cap
+    # (simulation.run_length.RunLength.budget's rule; that package is too heavy for the parse)
+    budget = int(sim.max_jobs) if sim.max_jobs is not None else 100 * int(sim.jobs) * int(sim.replications)
+    return Cost(analysis, replication, max(int(sim.replications), budget // int(sim.jobs)), True)
 
 
 # ----------------------------------------------------------------------- the plan
