@@ -29,6 +29,7 @@ records what it reached (``precision_achieved``, ``replications``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -185,6 +186,7 @@ class Projection:
         return max(finite, key=lambda p: p.relative_half_width) if finite else None
 
 
+@functools.lru_cache(maxsize=4096)
 def t_quantile(confidence: float, replications: int) -> float:
     """Student t's two-sided ``confidence`` quantile with ``replications - 1`` degrees of freedom."""
     from scipy import stats
