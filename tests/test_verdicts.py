@@ -21,6 +21,7 @@ from straggler.grid import build_grid
 from straggler.policies import POLICIES, stability_monotone
 from straggler.simulation import encode_model, engine_for, run_replication, simulate
 from straggler.simulation import statistics as S
+from straggler.simulation.driver import replications_for
 from straggler.simulation.encode import F_MONITOR_WAIT, I_CHECK
 from straggler.simulation.reference import make_model
 
@@ -396,6 +397,29 @@ def test_precision_stops_at_the_cap():
     # load 0.5: the servers idled half the time (decided within the cap); load 0.8 not
     assert res.verdict.tolist() == ["stable", "undetermined"]
     assert res.evidence.tolist() == ["idle", "short"]
+
+
+def test_precision_runs_the_first_replications_of_the_fixed_length():
+    """The paper scale's premise: a load that stops at R replications has the fixed
+    length's first R (the same streams), so a load that runs to the cap is the fixed run."""
+    m = make_model("ZRed", 4, [0.3, 0.7], two_pools=False)
+    length = dict(jobs=20_000, warmup=2_000, confidence=0.95, stable_below=0.9)  # stable_below: the analysis's
+    seq = simulate(m, np.random.SeedSequence(3), replications=3, precision=0.02, max_jobs=200_000, **length)
+    fixed = simulate(m, np.random.SeedSequence(3), replications=10, **length)
+    reps = seq.replications.astype(int).tolist()
+    assert reps[0] < reps[1] == 10  # the light load stops early, the heavier one at the cap
+    for i, r in enumerate(reps):
+        np.testing.assert_array_equal(seq.replication_means[i, :r], fixed.replication_means[i, :r])
+    assert seq.latency_mean[1] == fixed.latency_mean[1] and seq.latency_mean_ci[1] == fixed.latency_mean_ci[1]
+    assert seq.precision_achieved[0] <= 0.02 < seq.precision_achieved[1]
+
+
+def test_precision_asks_for_the_replications_the_t_quantile_of_the_new_count_needs():
+    t = S.t_quantile
+    half = t(0.95, 9) * 1.0 / math.sqrt(10)  # 10 replications of spread 1
+    r = replications_for(half, 10, 0.4, 0.95, 50)
+    assert t(0.95, r - 1) / math.sqrt(r) <= 0.4 < t(0.95, r - 2) / math.sqrt(r - 1)
+    assert replications_for(half, 10, 1e-6, 0.95, 50) == 50  # the cap
 
 
 def test_precision_and_max_jobs_are_validated():
