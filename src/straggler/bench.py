@@ -161,7 +161,7 @@ def _name(prefix: str, policy: str, N: int, d: int | None, variant: str = "") ->
 def workloads(quick: bool = False) -> list[Workload]:
     """Every workload of a run, in the table's order (settings, then policies in the
     registry's order, then the scaling rows)."""
-    from .policies import COC_CODE, POLICIES, ZRED_CODE, ps_bound_policies
+    from .policies import COC_CODE, POLICIES, PS_PER_SERVER, ZRED_CODE, ps_bound_policies
     from .simulation.encode import POLICY_NAMES
 
     f = 10 if quick else 1
@@ -171,18 +171,18 @@ def workloads(quick: bool = False) -> list[Workload]:
     for engine, (discipline, queueing), prefix, _ in _settings():
         jobs = (FAST_JOBS if engine == "fast" else EVENT_JOBS) // f
 
-        def add(policy, N, d, group="policies", params=None, variant="", n_jobs=jobs, load=None):
+        def add(policy, N, d, group="policies", params=None, variant="", n_jobs=jobs):
             spec = POLICIES[policy]
             name = _name(prefix, policy, N, d, variant)
             n_jobs *= HEADLINE_FACTOR if name in GOALS else 1
             p = _params(spec) if params is None else params
-            out.append(Workload(name, engine, discipline, queueing, policy, N, d, n_jobs, p, load, group))
+            out.append(Workload(name, engine, discipline, queueing, policy, N, d, n_jobs, p, None, group))
 
         simulated = [n for n, s in POLICIES.items() if s.simulated_by(engine, discipline, queueing)]
         for policy in simulated:
             add(policy, N_POLICY, D if POLICIES[policy].uses_d else None)
         for policy in simulated:
-            if policy in ps_bound_policies() and discipline == "PS":
+            if policy in ps_bound_policies() and (discipline, queueing) == PS_PER_SERVER:
                 for value in POLICIES[policy].value_names["ps_bound"]:
                     if value != "none":
                         add(policy, N_POLICY, D, "PS bound", {"ps_bound": value}, value, SLOW_JOBS // f)
@@ -195,7 +195,7 @@ def workloads(quick: bool = False) -> list[Workload]:
                 for d in D_SCALING:
                     if d != D:
                         add(policy, N_POLICY, d, "d")
-        if engine != "fast" and discipline == "PS" and queueing == "per_server":
+        if (discipline, queueing) == PS_PER_SERVER:
             jobs_mm1 = EVENT_JOBS * HEADLINE_FACTOR // f
             out.append(
                 Workload("ps_mm1", engine, discipline, queueing, zred, 1, None, jobs_mm1, {}, PS_MM1_LOAD, "M/M/1")
