@@ -1,11 +1,20 @@
-"""`straggler bench`: the throughput table and its JSON form (a smoke test)."""
+"""`straggler bench`: its workloads, the table and its JSON form (smoke tests, no timing).
 
+The runs here are shrunk (a few thousand jobs per workload): what is checked is the
+structure (every simulated policy on every engine that simulates it, the ratios
+computed against the baseline of the same run, a stopped run reporting no
+throughput), never a throughput: that is a benchmark's figure, not a test's
+(docs/contributing.md, "Benchmarks").
+"""
+
+import dataclasses
 import io
 import json
 
 import pytest
 
 from straggler import bench
+from straggler.policies import POLICIES
 
 
 def test_simpy_baseline_simulates_the_same_system():
@@ -14,23 +23,110 @@ def test_simpy_baseline_simulates_the_same_system():
     assert 0.5 < latency < 1.0  # CoC d = 2, N = 50, load 0.4: 0.6956
 
 
-def test_run_bench_json_and_table():
+def test_every_simulated_policy_on_every_engine_and_setting():
+    ws = bench.workloads()
+    names = [w.name for w in ws]
+    assert len(names) == len(set(names))
+    rows = {(w.policy, w.engine, (w.discipline, w.queueing)) for w in ws if w.group == "policies"}
+    expected = {
+        (name, engine, setting)
+        for name, spec in POLICIES.items()
+        for engine, settings in spec.engines.items()
+        for setting in settings
+    }
+    assert rows == expected
+    assert not any(spec.analytic_only and w.policy == name for w in ws for name, spec in POLICIES.items())
+    # the old keys, which other code and the docs quote
+    assert {"fast_coc_d2_n50", "fast_coc_d2_n1000", "fast_coc_d2_n10000", "event_coc_d2_n50", "ps_mm1"} <= set(names)
+    assert set(bench.GOALS) <= set(names)
+
+
+def test_scaling_rows_for_coc_on_both_engines():
+    coc = next(w.policy for w in bench.workloads() if w.name == "fast_coc_d2_n50")
+    for prefix in ("fast", "event", "event_ps"):
+        for N in bench.N_SCALING:
+            assert f"{prefix}_{coc.lower()}_d2_n{N}" in {w.name for w in bench.workloads()}
+        for d in bench.D_SCALING:
+            assert f"{prefix}_{coc.lower()}_d{d}_n50" in {w.name for w in bench.workloads()}
+    for w in bench.workloads():
+        if POLICIES[w.policy].uses_d and w.N == bench.N_POLICY and not w.params:
+            # every policy that places d replicas, at every d
+            assert {v.d for v in bench.workloads() if v.policy == w.policy and v.engine == w.engine} >= set(
+                bench.D_SCALING
+            )
+
+
+def test_quick_is_ten_times_smaller():
+    full = {w.name: w.jobs for w in bench.workloads()}
+    quick = {w.name: w.jobs for w in bench.workloads(quick=True)}
+    assert full.keys() == quick.keys()
+    assert all(full[n] == 10 * quick[n] for n in full)
+
+
+def test_loads_are_stable_by_the_analysis():
+    for w in bench.workloads():
+        load = w.load if w.load is not None else bench.stable_load(w.model(bench.LOAD))
+        assert 0 < load <= max(bench.LOAD, bench.PS_MM1_LOAD), w.name
+    coc = next(w for w in bench.workloads() if w.name == "fast_coc_d2_n50")
+    assert bench.stable_load(coc.model(bench.LOAD)) == bench.LOAD  # the baseline's system
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    """Runs of a few thousand jobs: the structure, not the numbers."""
+    monkeypatch.setattr(bench, "FAST_JOBS", 20_000)
+    monkeypatch.setattr(bench, "EVENT_JOBS", 5_000)
+    monkeypatch.setattr(bench, "SLOW_JOBS", 500)
+    monkeypatch.setattr(bench, "SIMPY_JOBS", 2_000)
+
+
+def test_run_bench_json_and_table(tiny):
     pytest.importorskip("simpy")
     buf = io.StringIO()
-    out = bench.run_bench(json=True, quick=True, file=buf)
+    out = bench.run_bench(json=True, file=buf)
     data = json.loads(buf.getvalue())
-    assert set(data["workloads"]) == {
-        "fast_coc_d2_n50",
-        "simpy_coc_d2_n50",
-        "fast_coc_d2_n1000",
-        "fast_coc_d2_n10000",
-        "event_coc_d2_n50",
-        "ps_mm1",
-    }
-    for w in data["workloads"].values():
+    assert set(data["workloads"]) == {w.name for w in bench.workloads()} | {bench.BASELINE}
+    assert data["baseline"] == bench.BASELINE
+    base = data["workloads"][bench.BASELINE]["jobs_per_second"]
+    assert {w["policy"] for w in data["workloads"].values()} == {n for n, s in POLICIES.items() if not s.analytic_only}
+    for name, w in data["workloads"].items():
+        assert w["stop"] == "done", name
         assert w["jobs_per_second"] > 0 and w["seconds"] > 0
+        assert w["x_simpy"] == pytest.approx(w["jobs_per_second"] / base)  # against this run's baseline
+    assert data["ratio"] == pytest.approx(data["workloads"]["fast_coc_d2_n50"]["x_simpy"])
     assert data["ratio"] == pytest.approx(out["ratio"])
-    assert data["ratio"] > 0  # its size is a benchmark's figure, not a test's (docs/contributing.md, "Benchmarks")
+    assert set(data["goals"]) == set(bench.GOALS)
+    for name, g in data["goals"].items():
+        assert g["ratio"] == pytest.approx(data["workloads"][name]["x_simpy"])
+        assert g["met"] == (g["ratio"] >= g["goal"])
     table = io.StringIO()
-    bench.run_bench(quick=True, file=table)
-    assert "fast / simpy" in table.getvalue()
+    bench.run_bench(file=table, only=["ps_mm1"])
+    text = table.getvalue()
+    assert "x SimPy" in text and bench.BASELINE in text and "ps_mm1" in text
+    assert "goals" in text and ("not met" in text or " met" in text)
+
+
+def test_only_keeps_the_matching_workloads_and_the_baseline(tiny):
+    pytest.importorskip("simpy")
+    out = bench.run_bench(json=True, file=io.StringIO(), only=["event_central_", "fast_*_d8_n50"])
+    names = set(out["workloads"]) - {bench.BASELINE}
+    assert names and all(n.startswith("event_central_") or n.endswith("_d8_n50") for n in names)
+    assert all(not n.startswith("event_central_") or "_d8_" not in n for n in names)
+    assert out["goals"] == {} and out["ratio"] is None
+    assert bench.selected(["a_b", "c"], None) == ["a_b", "c"]
+    assert bench.selected(["a_b", "c"], ["b"]) == ["a_b"]
+
+
+def test_a_run_stopped_early_reports_no_throughput(tiny):
+    """A load above capacity: the backlog monitor stops the replication, and the
+    workload reports why instead of a throughput."""
+    pytest.importorskip("simpy")
+    w = next(w for w in bench.workloads(quick=True) if w.name == "fast_coc_d2_n50")
+    r = bench.measure(dataclasses.replace(w, load=1.5, jobs=200_000), repeat=1)
+    assert r["stop"] == "backlog"
+    assert r["jobs_per_second"] is None and r["seconds"] is None
+    out = bench.run_bench(json=True, file=io.StringIO(), only=["fast_coc_d2_n50"])
+    out["workloads"]["fast_coc_d2_n50"] = {**r, "x_simpy": None}
+    out["goals"]["fast_coc_d2_n50"].update(ratio=None, met=False)
+    text = bench.table(out)
+    assert "fast_coc_d2_n50" in text and "stopped early (backlog)" in text and "not met" in text

@@ -1,30 +1,276 @@
-"""Simulation throughput, with a baseline measured in the same run (``straggler bench``).
+"""Simulation throughput, as ratios to a baseline measured in the same run (``straggler bench``).
 
-Workloads (jobs per second of wall time, one core, best of a few repeats):
+Jobs per second of wall time, one core, best of a few repeats, for every policy of
+the registry (:data:`straggler.policies.POLICIES`) that an engine simulates, on
+every engine and setting that simulates it (``PolicySpec.engines``): the FCFS fast
+path (:mod:`straggler.simulation.fast`) and the event engine
+(:mod:`straggler.simulation.events`) with FCFS and PS per-server queues and FCFS
+central pool queues. Each figure is printed beside the baseline's as a ratio
+("x SimPy"): the machine's speed cancels, its noise (other processes) does not
+quite.
 
-``fast_coc_d2_n50``
-    the FCFS fast path (:mod:`straggler.simulation.fast`) on CoC with d = 2,
-    N = 50 servers, i.i.d. exponential replicas, load 0.4 (mean latency 0.6956);
-``simpy_coc_d2_n50``
-    the same system written idiomatically in SimPy (a ``Resource`` per server, a
-    process per replica, the first completion interrupts the others): the
-    baseline, run for fewer jobs;
-``fast_coc_d2_n1000``, ``fast_coc_d2_n10000``
-    the fast path with more servers: its cost per job does not grow with N.
+The baseline, ``simpy_coc_d2_n50``
+    CoC with d = 2, N = 50 servers, i.i.d. exponential replicas, load 0.4 (mean
+    latency 0.6956) written idiomatically in SimPy (a ``Resource`` per server, a
+    process per replica, the first completion interrupts the others), run for
+    fewer jobs.
 
-The fast path's times include the per-replication set-up (accumulators, the
-four random streams), not numba's compilation (loaded from the cache or
-compiled by a warm-up call before timing).
+The workloads, named ``<setting>_<policy>[_<ps_bound>][_d<d>]_n<N>`` (``fast``,
+``event``: FCFS per server, ``event_ps``: PS per server, ``event_central``: FCFS
+central queues; the policy's name in lower case)
+    every simulated policy at N = 50 (d = 2 for the policies that place d
+    replicas; the others on two pools of 25 identical servers), with its registry
+    defaults, except that a parameter the analysis would choose (``opt``) is fixed
+    (:data:`FIXED`: a threshold tau = E[X]); CoC's PS bound systems (``ps_bound``
+    lower and upper); CoC at N = 10, 1000 and 10^4 on each setting that simulates
+    it (the cost per job should not grow with N); every policy that places d
+    replicas at d = 4 and 8 (the cost per job grows with d); and ``ps_mm1``, the
+    M/M/1 queue with processor sharing at load 0.7 (ZRed on one server).
+
+The load of a workload is stable by the analysis (:func:`stable_load`): half its
+stability bound (a quarter of a bound that is only necessary or approximate), at
+most 0.4. A replication stopped before its jobs were done (the
+backlog monitor, or an engine's bounded buffer full) reports its stop reason and
+no throughput.
+
+The goals (:data:`GOALS`) are ratios to the baseline of the same run: the fast
+path on CoC d = 2, N = 50 (``fast_coc_d2_n50``), the event engine on the same
+system (``event_coc_d2_n50``) and ``ps_mm1``.
+
+The kernels' times include the per-replication set-up (accumulators, the four
+random streams), not numba's compilation (loaded from the cache or compiled by a
+warm-up call before timing).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json as _json
+import math
 import platform
 import time
+from dataclasses import dataclass, field
 
 LOAD = 0.4
+"""The load of CoC d = 2, N = 50 (the baseline's), and the highest load of any workload."""
 D = 2
+N_POLICY = 50
+"""The servers of the per-policy workloads."""
+N_SCALING = (10, 50, 1000, 10_000)
+D_SCALING = (2, 4, 8)
+PS_MM1_LOAD = 0.7
+BASELINE = "simpy_coc_d2_n50"
+FIXED: dict[str, float] = {"tau": 1.0}
+"""Values for the parameters the analysis would choose (``opt``): the workloads run
+without an analysis of their own."""
+
+FAST_JOBS = 3_000_000
+"""Jobs of a timed run on the fast path (about 0.1 s on a quiet machine)."""
+EVENT_JOBS = 600_000
+"""Jobs of a timed run on the event engine (about 0.1 s on a quiet machine)."""
+SLOW_JOBS = 60_000
+"""Jobs of a timed run of a PS bound system (the event engine's slowest branch)."""
+SIMPY_JOBS = 50_000
+HEADLINE_FACTOR = 2
+"""The goals' workloads run this many times more jobs (their ratios are the figures quoted)."""
+
+GOALS: dict[str, float] = {"fast_coc_d2_n50": 1000.0, "event_coc_d2_n50": 250.0, "ps_mm1": 600.0}
+"""Workload -> the ratio to the baseline it should reach (the headline goals)."""
+
+
+def _settings() -> tuple[tuple[str, tuple[str, str], str, str], ...]:
+    """``(engine, (discipline, queueing), name prefix, heading)`` of each setting, in
+    the table's order."""
+    from .policies import FCFS_CENTRAL, FCFS_PER_SERVER, PS_PER_SERVER
+
+    return (
+        ("fast", FCFS_PER_SERVER, "fast", "fast path, FCFS per server"),
+        ("events", FCFS_PER_SERVER, "event", "event engine, FCFS per server"),
+        ("events", PS_PER_SERVER, "event_ps", "event engine, PS per server"),
+        ("events", FCFS_CENTRAL, "event_central", "event engine, FCFS central queues"),
+    )
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One measured system: a policy on an engine, its servers, d, load and jobs."""
+
+    name: str
+    engine: str
+    discipline: str
+    queueing: str
+    policy: str
+    N: int
+    d: int | None
+    jobs: int
+    params: dict = field(default_factory=dict)
+    load: float | None = None
+    """None: :func:`stable_load`."""
+    group: str = "policies"
+    """``policies``, ``N`` or ``d`` (the scaling rows), ``PS bound`` or ``M/M/1``."""
+
+    def model(self, load: float):
+        from .policies import POLICIES
+        from .simulation.reference import make_model
+
+        return make_model(
+            self.policy,
+            self.N,
+            [load],
+            d=self.d,
+            params=self.params,
+            two_pools=self.N > 1 and not POLICIES[self.policy].uses_d,
+            discipline=self.discipline,
+            queueing=self.queueing,
+        )
+
+
+def stable_load(model) -> float:
+    """A load at which ``model`` is stable by the analysis, at most :data:`LOAD`: half
+    its stability bound when that is exact or sufficient, a quarter of a necessary
+    or approximate one; where the analysis has none (CoC's PS bound systems), half
+    the sufficient bound of the policy with its default parameters (for CoC under PS:
+    every replica served in full, the upper bound system); else 0.1."""
+    from dataclasses import replace
+
+    from .analysis.cell import analyze
+
+    a = analyze(model)
+    if a.lambda_max_kind == "exact" and math.isfinite(a.lambda_max):
+        bound = 0.5 * a.lambda_max
+    elif math.isfinite(a.lambda_sufficient):
+        bound = 0.5 * a.lambda_sufficient
+    elif math.isfinite(a.lambda_max):
+        bound = 0.25 * a.lambda_max
+    else:
+        bound = 0.5 * analyze(replace(model, params={})).lambda_sufficient
+    return min(LOAD, float(bound)) if math.isfinite(bound) else 0.1
+
+
+def _params(spec) -> dict:
+    """The policy's parameters in a workload: the defaults, with :data:`FIXED` for
+    those the analysis would choose."""
+    return {p: FIXED[p] for p in spec.chosen_by_analysis if spec.parameters.get(p) == "opt" and p in FIXED}
+
+
+def _name(prefix: str, policy: str, N: int, d: int | None, variant: str = "") -> str:
+    parts = [prefix, policy.lower()] + ([variant] if variant else []) + ([f"d{d}"] if d is not None else [])
+    return "_".join(parts) + f"_n{N}"
+
+
+def workloads(quick: bool = False) -> list[Workload]:
+    """Every workload of a run, in the table's order (settings, then policies in the
+    registry's order, then the scaling rows)."""
+    from .policies import COC_CODE, POLICIES, PS_PER_SERVER, ZRED_CODE, ps_bound_policies
+    from .simulation.encode import POLICY_NAMES
+
+    f = 10 if quick else 1
+    # named by their kernel codes: the scaling rows and M/M/1 measure the kernels' branches
+    coc, zred = POLICY_NAMES[COC_CODE], POLICY_NAMES[ZRED_CODE]
+    out: list[Workload] = []
+    for engine, (discipline, queueing), prefix, _ in _settings():
+        jobs = (FAST_JOBS if engine == "fast" else EVENT_JOBS) // f
+
+        def add(policy, N, d, group="policies", params=None, variant="", n_jobs=jobs):
+            spec = POLICIES[policy]
+            name = _name(prefix, policy, N, d, variant)
+            n_jobs *= HEADLINE_FACTOR if name in GOALS else 1
+            p = _params(spec) if params is None else params
+            out.append(Workload(name, engine, discipline, queueing, policy, N, d, n_jobs, p, None, group))
+
+        simulated = [n for n, s in POLICIES.items() if s.simulated_by(engine, discipline, queueing)]
+        for policy in simulated:
+            add(policy, N_POLICY, D if POLICIES[policy].uses_d else None)
+        for policy in simulated:
+            if policy in ps_bound_policies() and (discipline, queueing) == PS_PER_SERVER:
+                for value in POLICIES[policy].value_names["ps_bound"]:
+                    if value != "none":
+                        add(policy, N_POLICY, D, "PS bound", {"ps_bound": value}, value, SLOW_JOBS // f)
+        if coc in simulated:
+            for N in N_SCALING:
+                if N != N_POLICY:
+                    add(coc, N, D, "N")
+        for policy in simulated:
+            if POLICIES[policy].uses_d:
+                for d in D_SCALING:
+                    if d != D:
+                        add(policy, N_POLICY, d, "d")
+        if (discipline, queueing) == PS_PER_SERVER:
+            jobs_mm1 = EVENT_JOBS * HEADLINE_FACTOR // f
+            out.append(
+                Workload("ps_mm1", engine, discipline, queueing, zred, 1, None, jobs_mm1, {}, PS_MM1_LOAD, "M/M/1")
+            )
+    return out
+
+
+def kernel_throughput(kernel, model, jobs: int, repeat: int = 3) -> dict:
+    """Jobs per second of one engine's kernel on ``model`` at its first load (best of
+    ``repeat`` runs, after one short run that compiles or loads the kernel).
+
+    ``stop`` is ``done``, or why a replication stopped before its jobs were done
+    (``backlog``: the monitor found the load unstable; ``capacity``: an engine's
+    bounded buffer was full); then ``jobs_per_second`` is None: a run cut short
+    measures nothing."""
+    import numpy as np
+
+    from .simulation import encode_model, run_replication
+    from .simulation import statistics as S
+
+    enc = encode_model(model)
+    lam = float(model.rates()[0])
+    run_replication(kernel, enc, lam, 0, 1000, np.random.SeedSequence(0))  # compile / load
+    best = math.inf
+    latency = math.nan
+    stop = "done"
+    for r in range(repeat):
+        start = time.perf_counter()
+        acc, _ = run_replication(kernel, enc, lam, 0, jobs, np.random.SeedSequence(r))
+        seconds = time.perf_counter() - start
+        reason = int(acc.acc[S.A_REASON])
+        if reason != S.STOP_DONE or int(acc.acc[S.A_N]) != jobs:
+            stop = {S.STOP_BACKLOG: "backlog", S.STOP_CAPACITY: "capacity"}.get(reason, "short")
+            break
+        best = min(best, seconds)
+        latency = float(acc.acc[S.A_SUM_T] / acc.acc[S.A_N])
+    if stop != "done":
+        return {"jobs": jobs, "seconds": None, "jobs_per_second": None, "mean_latency": None, "stop": stop}
+    return {"jobs": jobs, "seconds": best, "jobs_per_second": jobs / best, "mean_latency": latency, "stop": stop}
+
+
+def measure(w: Workload, repeat: int = 3) -> dict:
+    """Throughput of workload ``w`` on its engine (:func:`kernel_throughput`), with
+    its description (engine, setting, policy, N, d, parameters, load)."""
+    from .simulation import engine_for
+
+    load = stable_load(w.model(LOAD)) if w.load is None else w.load
+    model = w.model(load)
+    result = kernel_throughput(engine_for(model, w.engine).kernel, model, w.jobs, repeat)
+    return {
+        "engine": w.engine,
+        "discipline": w.discipline,
+        "queueing": w.queueing,
+        "policy": w.policy,
+        "N": w.N,
+        "d": w.d,
+        "params": dict(w.params),
+        "load": load,
+        "group": w.group,
+        **result,
+    }
+
+
+def fast_throughput(N: int = 50, jobs: int = 10_000_000, repeat: int = 3) -> dict:
+    """Jobs per second of the fast path on CoC d = 2 with N servers, load 0.4."""
+    from .simulation import fast
+
+    return kernel_throughput(fast.run, _coc_model(N), jobs, repeat)
+
+
+def event_throughput(model, jobs: int, repeat: int = 3) -> dict:
+    """Jobs per second of the event-driven engine (:mod:`straggler.simulation.events`)."""
+    from .simulation import events
+
+    return kernel_throughput(events.run, model, jobs, repeat)
 
 
 def _coc_model(N: int):
@@ -34,34 +280,6 @@ def _coc_model(N: int):
 
     # named by its kernel code: the workloads measure the kernels' branches
     return make_model(POLICY_NAMES[COC_CODE], N, [LOAD], d=D, two_pools=False)
-
-
-def kernel_throughput(kernel, model, jobs: int, repeat: int = 3) -> dict:
-    """Jobs per second of one engine's kernel on ``model`` at its first load (best of
-    ``repeat`` runs, after one short run that compiles or loads the kernel)."""
-    import numpy as np
-
-    from .simulation import encode_model, run_replication
-    from .simulation import statistics as S
-
-    enc = encode_model(model)
-    lam = float(model.rates()[0])
-    run_replication(kernel, enc, lam, 0, 1000, np.random.SeedSequence(0))  # compile / load
-    best = float("inf")
-    latency = float("nan")
-    for r in range(repeat):
-        start = time.perf_counter()
-        acc, _ = run_replication(kernel, enc, lam, 0, jobs, np.random.SeedSequence(r))
-        best = min(best, time.perf_counter() - start)
-        latency = acc.acc[S.A_SUM_T] / acc.acc[S.A_N]
-    return {"jobs": jobs, "seconds": best, "jobs_per_second": jobs / best, "mean_latency": latency}
-
-
-def fast_throughput(N: int = 50, jobs: int = 10_000_000, repeat: int = 3) -> dict:
-    """Jobs per second of the fast path on CoC d = 2 with N servers."""
-    from .simulation import fast
-
-    return kernel_throughput(fast.run, _coc_model(N), jobs, repeat)
 
 
 def simpy_coc(N: int, jobs: int, seed: int = 0) -> float:
@@ -107,38 +325,42 @@ def simpy_coc(N: int, jobs: int, seed: int = 0) -> float:
     return total[0] / jobs
 
 
-def simpy_throughput(N: int = 50, jobs: int = 50_000, repeat: int = 2) -> dict:
-    best = float("inf")
-    latency = float("nan")
+def simpy_throughput(N: int = 50, jobs: int = SIMPY_JOBS, repeat: int = 2) -> dict:
+    """Jobs per second of the SimPy baseline (:func:`simpy_coc`), best of ``repeat``."""
+    best = math.inf
+    latency = math.nan
     for r in range(repeat):
         start = time.perf_counter()
         latency = simpy_coc(N, jobs, seed=r)
         best = min(best, time.perf_counter() - start)
-    return {"jobs": jobs, "seconds": best, "jobs_per_second": jobs / best, "mean_latency": latency}
+    return {"jobs": jobs, "seconds": best, "jobs_per_second": jobs / best, "mean_latency": latency, "stop": "done"}
 
 
-def event_throughput(model, jobs: int, repeat: int = 3) -> dict:
-    """Jobs per second of the event-driven engine (:mod:`straggler.simulation.events`)."""
-    from .simulation import events
-
-    return kernel_throughput(events.run, model, jobs, repeat)
-
-
-def _ps_mm1_model():
-    """M/M/1 with processor sharing at load 0.7 (one server, exponential sizes)."""
-    from .policies import ZRED_CODE
-    from .simulation.encode import POLICY_NAMES
-    from .simulation.reference import make_model
-
-    return make_model(POLICY_NAMES[ZRED_CODE], 1, [0.7], two_pools=False, discipline="PS")
+def selected(names, only) -> list[str]:
+    """The names that match a pattern of ``only`` (a substring, or a shell pattern
+    such as ``fast_*_n50``); all of them when ``only`` is empty."""
+    if not only:
+        return list(names)
+    return [n for n in names if any(p in n or fnmatch.fnmatchcase(n, p) for p in only)]
 
 
-def run_bench(json: bool = False, quick: bool = False, file=None) -> dict:
-    """Measure the workloads, print a table (or JSON with ``json=True``) and
-    return ``{"workloads": {name: {jobs, seconds, jobs_per_second,
-    mean_latency}}, "ratio": fast / simpy jobs per second, ...}``.
+def _finite(x):
+    """JSON-safe: NaN and infinities as null."""
+    return x if not isinstance(x, float) or math.isfinite(x) else None
 
-    ``quick`` uses 10x fewer jobs (a smoke test; the numbers are noisier).
+
+def run_bench(json: bool = False, quick: bool = False, file=None, only=None) -> dict:
+    """Measure the workloads and the baseline, print a table grouped by engine (or
+    JSON with ``json=True``) and return ``{"workloads": {name: {jobs, seconds,
+    jobs_per_second, mean_latency, stop, x_simpy, engine, discipline, queueing,
+    policy, N, d, params, load, group}}, "baseline": name, "ratio": fast path CoC
+    d = 2 N = 50 / baseline jobs per second, "goals": {name: {goal, ratio, met}},
+    "versions": ...}``. The baseline is in ``workloads`` too; a stopped workload's
+    jobs_per_second and x_simpy are None.
+
+    ``quick`` uses 10x fewer jobs (a smoke test; the numbers are noisier);
+    ``only`` keeps the workloads whose names match one of its patterns
+    (:func:`selected`; the baseline always runs).
     """
     import sys
 
@@ -147,30 +369,95 @@ def run_bench(json: bool = False, quick: bool = False, file=None) -> dict:
 
     file = file or sys.stdout
     f = 10 if quick else 1
-    workloads = {
-        "fast_coc_d2_n50": fast_throughput(50, 10_000_000 // f),
-        "simpy_coc_d2_n50": simpy_throughput(50, 50_000 // f),
-        "fast_coc_d2_n1000": fast_throughput(1000, 10_000_000 // f),
-        "fast_coc_d2_n10000": fast_throughput(10_000, 10_000_000 // f),
-        "event_coc_d2_n50": event_throughput(_coc_model(50), 2_000_000 // f),
-        "ps_mm1": event_throughput(_ps_mm1_model(), 2_000_000 // f),
+    chosen = {w.name: w for w in workloads(quick)}
+    chosen = {name: chosen[name] for name in selected(chosen, only)}
+    start = time.perf_counter()
+    coc = _coc_model(N_POLICY)
+    results = {
+        BASELINE: {
+            "engine": "simpy",
+            "discipline": coc.discipline,
+            "queueing": coc.queueing,
+            "policy": coc.policy,
+            "N": N_POLICY,
+            "d": D,
+            "params": {},
+            "load": LOAD,
+            "group": "baseline",
+        }
     }
-    ratio = workloads["fast_coc_d2_n50"]["jobs_per_second"] / workloads["simpy_coc_d2_n50"]["jobs_per_second"]
+    results[BASELINE].update(simpy_throughput(N_POLICY, SIMPY_JOBS // f))
+    base = results[BASELINE]["jobs_per_second"]
+    for name, w in chosen.items():
+        results[name] = measure(w)
+    for r in results.values():
+        r["x_simpy"] = None if r["jobs_per_second"] is None else r["jobs_per_second"] / base
+    goals = {
+        name: {"goal": goal, "ratio": results[name]["x_simpy"], "met": (results[name]["x_simpy"] or 0.0) >= goal}
+        for name, goal in GOALS.items()
+        if name in results
+    }
+    head = results.get("fast_coc_d2_n50")
     out = {
-        "workloads": workloads,
-        "ratio": ratio,
-        "baseline": "simpy_coc_d2_n50",
-        "targets": {"fast_coc_d2_n50": 1.5e7, "ratio": 500.0, "event_coc_d2_n50": 2e6, "ps_mm1": 5e6},
+        "workloads": {name: {k: _finite(v) for k, v in r.items()} for name, r in results.items()},
+        "baseline": BASELINE,
+        "ratio": None if head is None else head["x_simpy"],
+        "goals": goals,
+        "quick": quick,
+        "seconds": time.perf_counter() - start,
         "versions": {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__},
     }
     if json:
         print(_json.dumps(out, indent=2), file=file)
-        return out
-    print(f"{'workload':<22}{'jobs':>12}{'seconds':>10}{'jobs/s':>14}{'E[T]':>9}", file=file)
-    for name, w in workloads.items():
-        print(
-            f"{name:<22}{w['jobs']:>12,}{w['seconds']:>10.3f}{w['jobs_per_second']:>14.3e}{w['mean_latency']:>9.4f}",
-            file=file,
-        )
-    print(f"fast / simpy: {ratio:,.0f}x  (targets: fast >= 1.5e7 jobs/s, >= 500x)", file=file)
+    else:
+        print(table(out), file=file)
     return out
+
+
+def table(out: dict) -> str:
+    """The table of :func:`run_bench`'s result: the baseline, then a section per
+    engine and setting, then the goals."""
+    rows = out["workloads"]
+    cols = f"{'workload':<30}{'load':>6}{'jobs':>12}{'seconds':>9}{'jobs/s':>11}{'E[T]':>8}{'x SimPy':>9}"
+    lines = [cols]
+
+    def row(name, r):
+        if r["jobs_per_second"] is None:
+            return f"{name:<30}{r.get('load') or 0:>6.3g}{r['jobs']:>12,}   stopped early ({r['stop']}): no throughput"
+        load = f"{r['load']:>6.3g}" if r.get("load") is not None else f"{LOAD:>6.3g}"
+        return (
+            f"{name:<30}{load}{r['jobs']:>12,}{r['seconds']:>9.3f}{r['jobs_per_second']:>11.3e}"
+            f"{r['mean_latency'] if r['mean_latency'] is not None else math.nan:>8.4f}{r['x_simpy']:>8,.0f}x"
+        )
+
+    lines.append(row(out["baseline"], rows[out["baseline"]]) + "  (the baseline: idiomatic SimPy)")
+    for engine, (discipline, queueing), _, heading in _settings():
+        names = [
+            n
+            for n, r in rows.items()
+            if (r["engine"], r.get("discipline"), r.get("queueing")) == (engine, discipline, queueing)
+        ]
+        if not names:
+            continue
+        lines.append(f"-- {heading}")
+        group = "policies"
+        for n in names:
+            if rows[n]["group"] != group:
+                group = rows[n]["group"]
+                lines.append(f"   ({_GROUP_TITLES.get(group, group)})")
+            lines.append(row(n, rows[n]))
+    if out["goals"]:
+        lines.append("goals, x SimPy in this run:")
+        for name, g in out["goals"].items():
+            ratio = "stopped" if g["ratio"] is None else f"{g['ratio']:,.0f}x"
+            lines.append(f"  {name:<28}{ratio:>8}  goal >= {g['goal']:,.0f}x  {'met' if g['met'] else 'not met'}")
+    lines.append(f"{len(rows)} workloads in {out['seconds']:.0f} s{' (--quick)' if out['quick'] else ''}")
+    return "\n".join(lines)
+
+
+_GROUP_TITLES = {
+    "PS bound": "PS bound systems, ps_bound lower and upper",
+    "N": "scaling with N, d = 2",
+    "d": "scaling with d, N = 50",
+    "M/M/1": "M/M/1-PS, load 0.7",
+}

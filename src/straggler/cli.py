@@ -241,7 +241,7 @@ def _plan(args) -> int:
 def _bench(args) -> int:
     from .bench import run_bench
 
-    run_bench(json=args.json, quick=args.quick)
+    run_bench(json=args.json, quick=args.quick, only=args.only)
     return 0
 
 
@@ -413,10 +413,18 @@ def _study_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
         "bench",
         "simulation throughput, with a SimPy baseline measured in the same run",
         "straggler bench --quick",
-        "(without --quick: 10x more jobs; --json prints the numbers as JSON)",
+        "straggler bench --quick --only fast_ --only ps_mm1",
+        "(without --quick: 10x more jobs, about 1.5 minutes; --json prints the numbers as JSON)",
     )
-    p.add_argument("--json", action="store_true", help='print {"workloads": {...}} as JSON')
+    p.add_argument("--json", action="store_true", help='print {"workloads": {...}, "goals": {...}} as JSON')
     p.add_argument("--quick", action="store_true", help="10x fewer jobs (a smoke test)")
+    p.add_argument(
+        "--only",
+        action="append",
+        metavar="PATTERN",
+        help="only the workloads whose names contain PATTERN or match it as a shell pattern "
+        "(e.g. event_ps, '*_coc_*'; repeatable; the SimPy baseline always runs)",
+    )
     p.set_defaults(func=_bench)
 
 
