@@ -116,7 +116,7 @@ def test_the_comparison_names_both_lengths_and_the_widest_point():
     )
     lines = comparison_text(run_pilot(resolved, jobs=1_000, replications=4), resolved)
     text = "\n".join(lines)
-    assert "fixed length, 20 x 1e+05 jobs a load" in text  # the cap, max_jobs / jobs
-    assert "precision 0.01 (4 to 20 replications" in text
-    assert "largest CI half-width" in text and "policy=ZRed" in text
-    assert np.isfinite(float(lines[-1].split("at most ")[1].split()[0]))
+    assert "fixed length (20 x 1e+05 jobs a load)" in text  # the cap, max_jobs / jobs
+    assert "precision 0.01 (4 to 20 x 1e+05 jobs a load)" in text
+    assert "widest CI" in text and "at policy=ZRed" in text
+    assert np.isfinite(float(lines[-1].split("precision of ")[1].split()[0]))

@@ -215,15 +215,18 @@ def _plan(args) -> int:
     if sim.precision is not None:
         most = max((c.replications for c in simulated), default=0)
         print(
-            f"precision {float(sim.precision):g} (relative CI half-width of the mean latency): from "
-            f"{int(sim.replications)} to {most} replications of {int(sim.jobs):.3g} jobs a load "
-            "(--pilot projects how many)"
+            f"precision {float(sim.precision):g} (the mean latency's relative CI half-width): "
+            f"{int(sim.replications)} to {most} replications of {int(sim.jobs):.3g} jobs a load"
         )
     print(f"simulated jobs (all loads and replications): {jobs:.3g}")
+    print(f"estimated CPU time: {seconds / 3600:.3g} h ({seconds:.0f} s)")
     print(
-        f"estimated CPU time: {seconds / 3600:.3g} h ({seconds:.0f} s; an upper estimate: "
-        "unstable loads stop early and loads above them are not simulated"
-        + (", and precision stops most loads well before the cap)" if sim.precision is not None else ")")
+        "  (an upper estimate: unstable loads stop early, the loads above them are not simulated"
+        + (
+            ", most loads reach the precision before the cap: --pilot projects it)"
+            if sim.precision is not None
+            else ")"
+        )
     )
     if args.pilot:
         from .pilot import comparison_text, run_pilot

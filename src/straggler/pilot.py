@@ -243,32 +243,30 @@ def comparison_text(pilot: Pilot, resolved: ResolvedConfig, fixed_replications: 
     lines = [
         f"pilot: {pilot.replications} replications of {pilot.jobs:.3g} jobs (warm-up {pilot.warmup:.3g}) at every "
         f"load of {len({p.cell for p in pilot.loads})} cells, {pilot.seconds:.0f} s",
-        f"fixed length, {fixed_replications} x {jobs:.3g} jobs a load: {_hours(fixed.seconds)}, "
-        f"largest CI half-width {_widest(fixed)}",
+        f"fixed length ({fixed_replications} x {jobs:.3g} jobs a load): {_hours(fixed.seconds)}; {_widest(fixed)}",
     ]
     if sim.precision is not None:
         seq = project(pilot, jobs, warmup, int(sim.replications), float(sim.precision), sim.max_jobs)
         cap = (int(sim.max_jobs) // jobs) if sim.max_jobs is not None else None
         lines.append(
-            f"precision {float(sim.precision):.3g} ({int(sim.replications)} to {cap} replications of {jobs:.3g}): "
-            f"{_hours(seq.seconds)} ({seq.seconds / fixed.seconds:.2f} of the fixed length), "
-            f"largest CI half-width {_widest(seq)}"
+            f"precision {float(sim.precision):.3g} ({int(sim.replications)} to {cap} x {jobs:.3g} jobs a load): "
+            f"{_hours(seq.seconds)}, {seq.seconds / fixed.seconds:.2f} of the fixed length; {_widest(seq)}"
         )
     widest = fixed.widest
     if widest is not None:
         lines.append(
-            f"a precision of at most {widest.relative_half_width:.3g} is as fine as the fixed length everywhere "
-            "(it is the fixed length's widest point; the pilot's estimate)"
+            f"a precision of {widest.relative_half_width:.3g} or finer is as fine as the fixed length everywhere "
+            "(its widest CI)"
         )
     return lines
 
 
 def _hours(seconds: float) -> str:
-    return f"{seconds / 3600:.3g} CPU-h ({seconds:.0f} s)"
+    return f"{seconds / 3600:.3g} CPU-h"
 
 
 def _widest(projection: Projection) -> str:
     widest = projection.widest
     if widest is None:
-        return "none (no stable point)"
-    return f"{widest.relative_half_width:.3g} ({widest.cell}, load {widest.load:g})"
+        return "no stable point"
+    return f"widest CI {widest.relative_half_width:.3g} of the mean\n    at {widest.cell}, load {widest.load:g}"
