@@ -42,8 +42,8 @@ MINI = {
 CELLS = 6
 
 
-def build_results(root: Path) -> Path:
-    """results/mini as the workflow makes it (workflow/rules/common.smk and the
+def build_results(root: Path, config: dict = MINI) -> Path:
+    """results/<study> (mini) as the workflow makes it (workflow/rules/common.smk and the
     evaluate and aggregate rules), without Snakemake."""
     from straggler.config import dump_config, resolve_config
     from straggler.grid import build_grid, result_config
@@ -51,14 +51,15 @@ def build_results(root: Path) -> Path:
     from straggler.sources import model_hash
     from straggler.workunits import plan
 
-    resolved = resolve_config(MINI)
+    resolved = resolve_config(config)
     grid = build_grid(resolved)
     work = plan(resolved, grid, model_hash())
-    results = root / "mini"
+    results = root / resolved.study
     text = dump_config(resolved)
     evaluate_batch(text, list(grid.cells), [work.keys[c] for c in grid.cells], results, results / "units" / "u.json")
     paths = [work.cell_path(str(results), c) for c in grid.cells]
-    aggregate(text, paths, results / "mini.nc", results / "config.yaml", dump_config(result_config(resolved)))
+    out = results / f"{resolved.study}.nc"
+    aggregate(text, paths, out, results / "config.yaml", dump_config(result_config(resolved)))
     return root
 
 
@@ -178,6 +179,15 @@ def test_a_whole_result_set_verifies_and_reruns(good, capsys, quiet_tmp):
     assert f"mini.nc is the aggregate of its {CELLS} cells, rebuilt and compared bit for bit" in lines
     assert sum(line.endswith(": identical") for line in lines) == CELLS and lines[-1] == "OK"
     assert not any(quiet_tmp.iterdir())
+
+
+def test_a_result_set_of_another_scale_archives_and_verifies(tmp_path, capsys, quiet_tmp):
+    """results/<study>-paper: its config.yaml says `scale: paper` and holds no scales."""
+    config = dict(MINI, scale="paper", scales={"paper": {"load": [0.3, 0.6, 0.9]}})
+    root = build_results(tmp_path / "results", config)
+    out = archive.create("mini-paper", results_root=root, project_root=ROOT, output=tmp_path / "mini-paper.tar.gz")
+    assert main(["verify", str(out), "--rerun", "2"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "OK"
 
 
 def test_the_manifest_comes_first(good):

@@ -310,7 +310,10 @@ def _archived_config(path: Path) -> ResolvedConfig:
     from .config import resolve_config
 
     resolved = _reading("config.yaml", lambda: yaml.safe_load(path.read_text()))
-    _reading("config.yaml is not a valid config", resolve_config, resolved)
+    # a resolved config says which scale it was resolved at, but holds no scales any more:
+    # it is checked as the config of its own (only) scale
+    checked = {k: v for k, v in resolved.items() if k != "scale"} if isinstance(resolved, dict) else resolved
+    _reading("config.yaml is not a valid config", resolve_config, checked)
     return _reading("config.yaml", ResolvedConfig.from_dict, resolved)
 
 
