@@ -44,10 +44,14 @@ Each queue is updated lazily: ``_advance`` brings the residuals of its running
 replicas to the current time, ``_resched`` recomputes its rates and its next
 event ``qnext[q]`` (the first completion, or a running replica reaching its
 threshold). The next event overall is the earlier of the next arrival and the
-smallest ``qnext``, kept in a tournament tree over the queues when there is
-more than one (O(log N) per queue change; the update is called from the event
-loop, not from inside the inlined queue helpers, where it cost 40 % of the
-throughput, measured). PS costs O(jobs at the server) per event at that server.
+smallest ``qnext``: up to ``TREE_MIN_QUEUES`` queues a scan per event
+(:func:`_earliest`), with more a tournament tree over the queues (O(log N) per
+queue change, :func:`_tree_fix`; the update is called from the event loop, not
+from inside the inlined queue helpers, where it cost 40 % of the throughput,
+measured). PS costs O(jobs at the server) per event at that server.
+
+The event loop is :func:`_simulate`, compiled twice: for PS and for FCFS
+(:func:`run` passes the discipline as a literal).
 
 In the event loop (all but the PS bound systems) advancing a queue, removing
 and inserting a replica and ``_resched`` are written out, not calls to the
@@ -140,9 +144,9 @@ MIN_QCAP = 64
 MAX_QCAP = 4096
 CENTRAL_QCAP = 1 << 16
 #: above this many queues the earliest is kept in a tournament tree (O(log N)
-#: per change) instead of a linear scan per event (measured: as fast at N = 50,
-#: 3.4x faster at N = 1000)
-TREE_MIN_QUEUES = 1
+#: per change) instead of a linear scan per event (:func:`_earliest`; measured,
+#: the scan is faster at N = 50, the tree 3.4x faster at N = 1000)
+TREE_MIN_QUEUES = 64
 
 
 def supports(model) -> bool:
@@ -220,15 +224,58 @@ def _resched(q, ps, bound, qc, qn, qserv, qm, qt, qnext, qwho, qkind, rres, ratt
 
 
 @kernel(nogil=True)
-def _tree_fix(tree, qnext, P, q):
-    """Tournament tree over the queues' next events (tree[1] = the earliest):
-    update the path of leaf q."""
-    k = (P + q) >> 1
+def _tree_fix(tree, tval, P, q, v):
+    """Tournament tree over the queues' next events: leaf q's time becomes v.
+
+    Node k holds the winner ``tree[k]`` of its subtree (the earlier of its two
+    children's, the left one on a tie) and that winner's time ``tval[k]``, so a
+    level reads two adjacent values instead of two indices and then their
+    times (those dependent loads were a third of ``event_coc_d2_n50``,
+    measured). Every node on the path is recomputed, without a branch: stopping
+    at the first unchanged node was slower (an unpredictable exit)."""
+    k = P + q
+    tval[k] = v
+    k >>= 1
     while k >= 1:
-        a = tree[2 * k]
-        b = tree[2 * k + 1]
-        tree[k] = a if qnext[a] <= qnext[b] else b
+        va = tval[2 * k]
+        vb = tval[2 * k + 1]
+        left = va <= vb
+        tree[k] = tree[2 * k] if left else tree[2 * k + 1]
+        tval[k] = va if left else vb
         k >>= 1
+
+
+@kernel(nogil=True)
+def _earliest(qnext, Q):
+    """The first q with the smallest ``qnext[q]`` (-1 if all are inf): the tree's
+    winner (the leftmost on a tie). Two passes: the minimum over four
+    interleaved running minima (four independent chains of ``minsd``, no branch
+    to mispredict; one chain with the index alongside is bound by its latency),
+    then the first queue with that time (the min was a tenth of
+    ``event_coc_d2_n50``, this search another tenth, measured)."""
+    m0 = np.inf
+    m1 = np.inf
+    m2 = np.inf
+    m3 = np.inf
+    q = 0
+    while q + 4 <= Q:
+        m0 = min(m0, qnext[q])
+        m1 = min(m1, qnext[q + 1])
+        m2 = min(m2, qnext[q + 2])
+        m3 = min(m3, qnext[q + 3])
+        q += 4
+    while q < Q:
+        m0 = min(m0, qnext[q])
+        q += 1
+    m = min(min(m0, m1), min(m2, m3))
+    if m == np.inf:
+        return -1
+    q = 0  # a block of four at a time (one branch per block), then the one
+    while q + 4 <= Q and not ((qnext[q] == m) | (qnext[q + 1] == m) | (qnext[q + 2] == m) | (qnext[q + 3] == m)):
+        q += 4
+    while qnext[q] != m:
+        q += 1
+    return q
 
 
 @kernel(nogil=True)
@@ -304,7 +351,81 @@ def run(
     trace,
     rngs,
 ):
-    """Simulate one replication (kernel contract of :mod:`.fast`)."""
+    """Simulate one replication (kernel contract of :mod:`.fast`): :func:`_simulate`
+    with the discipline (PS or FCFS) as a compile-time constant. A literal
+    argument makes numba compile one copy of the event loop for PS and one for
+    FCFS, each without the other's branches (fewer live values, fewer spills)."""
+    policy = ints[E.I_POLICY]
+    threshold = policy == policies.RER_CODE or policy == policies.REP_CODE
+    if ints[E.I_DISCIPLINE] == E.PS:
+        _simulate(
+            ints,
+            flts,
+            speeds,
+            inv_speeds,
+            type_cdf,
+            alpha,
+            x_params,
+            s_params,
+            lam,
+            warmup,
+            jobs,
+            acc,
+            batches,
+            hist,
+            mon,
+            trace,
+            rngs,
+            True,
+            threshold,
+        )
+    else:
+        _simulate(
+            ints,
+            flts,
+            speeds,
+            inv_speeds,
+            type_cdf,
+            alpha,
+            x_params,
+            s_params,
+            lam,
+            warmup,
+            jobs,
+            acc,
+            batches,
+            hist,
+            mon,
+            trace,
+            rngs,
+            False,
+            threshold,
+        )
+
+
+@kernel(nogil=True)
+def _simulate(
+    ints,
+    flts,
+    speeds,
+    inv_speeds,
+    type_cdf,
+    alpha,
+    x_params,
+    s_params,
+    lam,
+    warmup,
+    jobs,
+    acc,
+    batches,
+    hist,
+    mon,
+    trace,
+    rngs,
+    ps,
+    threshold,
+):
+    """One replication; ``ps`` is a literal (:func:`run`), ``threshold``: Rer or Rep."""
     policy = ints[E.I_POLICY]
     N = ints[E.I_N]
     d = ints[E.I_D]
@@ -315,7 +436,6 @@ def run(
     sc = ints[E.I_SCODE]
     check = ints[E.I_CHECK]
     resume = ints[E.I_RESUME]
-    ps = ints[E.I_DISCIPLINE] == E.PS
     central = ints[E.I_QUEUEING] == E.CENTRAL
     bound = ints[E.I_PS_BOUND] != E.BOUND_NONE
     upper = ints[E.I_PS_BOUND] == E.BOUND_UPPER
@@ -324,7 +444,6 @@ def run(
     tau0 = flts[E.F_TAU0]
     tau1 = flts[E.F_TAU1]
     wait = flts[E.F_MONITOR_WAIT]
-    threshold = policy == policies.RER_CODE or policy == policies.REP_CODE
     rep = policy == policies.REP_CODE
     kfj = ints[E.I_K]
     early = ints[E.I_EARLY] != 0
@@ -359,11 +478,18 @@ def run(
             P *= 2
     qnext = np.full(max(P, Q), np.inf)  # padded to P (the padding: inf)
     tree = np.empty(2 * P, dtype=np.int64)
+    tval = np.full(2 * P, np.inf)  # the time of tree[k] (_tree_fix)
     for i in range(P):
         tree[P + i] = i
     for k in range(P - 1, 0, -1):
         tree[k] = tree[2 * k]
     qwho = np.full(Q, -1, dtype=np.int64)
+    # PS rates 1 / n from a table: the same doubles as the division, without its
+    # latency in every event (measured: the division's stall was 4 % of ps_mm1)
+    inv_n = np.empty(qcap + 1)
+    inv_n[0] = np.inf
+    for i in range(1, qcap + 1):
+        inv_n[i] = 1.0 / i
     qkind = np.zeros(Q, dtype=np.int64)
 
     # replicas and jobs
@@ -437,14 +563,17 @@ def run(
         # ------------------------------------------------ the next event
         if P > 0:
             qmin = tree[1]
-            tq = qnext[qmin]
+            tq = tval[1]
         else:
             tq = np.inf
             qmin = -1
-            for q in range(Q):
-                if qnext[q] < tq:
-                    tq = qnext[q]
-                    qmin = q
+            if Q == 1:  # one queue (M/G/1): no call
+                qmin = 0
+                tq = qnext[0]
+            else:
+                qmin = _earliest(qnext, Q)
+                if qmin >= 0:
+                    tq = qnext[qmin]
         if tq == np.inf:
             qmin = -1
         if n < total and t_arr <= tq:
@@ -815,7 +944,7 @@ def run(
             for q3 in range(Q):
                 _resched(q3, ps, bound, qc, qn, qserv, qm, qt, qnext, qwho, qkind, rres, ratt, rrate, rtau)
                 if P > 0:
-                    _tree_fix(tree, qnext, P, q3)
+                    _tree_fix(tree, tval, P, q3, qnext[q3])
         else:
             # _resched of the queues the event changed (the same result as right
             # after each change: a queue is not advanced again at the same time
@@ -828,7 +957,7 @@ def run(
                 if ps:
                     m3 = n3
                     if n3 > 0:
-                        rate = 1.0 / n3
+                        rate = inv_n[n3]
                         for k3 in range(n3):
                             rrate[qm[q3, k3]] = rate
                 else:
@@ -869,7 +998,7 @@ def run(
                 qwho[q3] = who
                 qkind[q3] = kind
                 if P > 0:
-                    _tree_fix(tree, qnext, P, q3)
+                    _tree_fix(tree, tval, P, q3, qnext[q3])
             nd = 0
         if do_check:
             do_check = False

@@ -199,8 +199,9 @@ def see(acc, pool, idle):
     """An arrival (measured) found a uniformly chosen server of ``pool`` idle or busy:
     the idle evidence's sample (PASTA: arrivals see the time average)."""
     acc[A_SEEN0 + pool] += 1.0
-    if idle:
-        acc[A_IDLE0 + pool] += 1.0
+    # adding 0.0 to a count changes nothing, and a select instead of a branch on
+    # a coin flip saves a misprediction (measured on the fast path)
+    acc[A_IDLE0 + pool] += 1.0 if idle else 0.0
 
 
 @kernel(nogil=True)
