@@ -293,3 +293,22 @@ def test_every_simulated_policy_is_simulated(system):
         for var in ("latency_sample_mean", "cost_sample_mean", "jobs"):
             assert np.all(np.isfinite(ds[var].values) & (ds[var].values > 0)), (cell.policy, var)
         assert ds["verdict"].values[0] in ("stable", "undetermined"), cell.policy
+
+
+def test_a_cell_evaluated_by_hand_from_its_spec(tmp_path):
+    """`python -m straggler.pipeline evaluate SPEC.json CELL OUT.nc`: the cell's own config
+    (grid.cell_spec, as JSON) gives the cell the study's config gives."""
+    from straggler import pipeline
+    from straggler.grid import cell_spec
+
+    cfg = resolved()
+    grid = build_grid(cfg)
+    (cid,) = grid.cells
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(cell_spec(cfg, grid.cells[cid])))
+    assert pipeline.main(["evaluate", str(spec), cid, str(tmp_path / "hand.nc")]) == 0
+    write_cell(evaluate_cell(cfg, cid), tmp_path / "study.nc")
+    hand, study = read_cell(tmp_path / "hand.nc"), read_cell(tmp_path / "study.nc")
+    assert set(hand.values) == set(study.values)
+    for name, value in study.values.items():
+        assert np.array_equal(value, hand.values[name], equal_nan=value.dtype.kind == "f")

@@ -6,7 +6,8 @@ import numpy as np
 import xarray as xr
 
 from straggler.intervals import cost_intervals, fmt_interval, latency_intervals, stability_intervals
-from straggler.winners import Candidate, beats, decide, paired_ci, winners
+from straggler.simulation.statistics import paired_ci
+from straggler.winners import Candidate, beats, decide, winners
 
 POLICIES = ["ZRed", "FRed", "CoC"]
 LOADS = [0.2, 0.5]

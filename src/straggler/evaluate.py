@@ -121,7 +121,6 @@ def evaluate_cell(resolved: ResolvedConfig, cell_id: str, store_root=None, stats
     to the store under ``store_root``, when given) and verdicts. ``stats``, when given,
     receives ``simulated_jobs`` (jobs run here, not read back). An id that is not a cell
     of the grid is :class:`straggler.grid.UnknownCell` (a KeyError)."""
-    from . import simulation
     from .analysis.tails import latency_tail
 
     c = _prepare(resolved, cell_id, store_root)
@@ -134,6 +133,10 @@ def evaluate_cell(resolved: ResolvedConfig, cell_id: str, store_root=None, stats
     notes.extend(c.notes)
     sim = None
     if c.settings is not None:
+        # imported here: the simulation package pulls numba (~1.3 s), which an analytic
+        # cell (every cell of an analytic study) never needs
+        from . import simulation
+
         run = resolved.simulation
         try:
             sim = simulation.simulate(

@@ -18,11 +18,14 @@ log = logging.getLogger(__name__)
 
 
 def evaluate(spec_json: str, cell_id: str, out_path, store_root=None) -> None:
-    """Evaluate one cell from its (self-contained) config and write ``out_path``."""
+    """Evaluate one cell from its self-contained config (:func:`straggler.grid.cell_spec`,
+    as JSON) and write ``out_path``."""
+    from .config.resolved import ResolvedConfig
     from .dataset import write_cell
     from .evaluate import evaluate_cell
 
-    write_cell(evaluate_cell(json.loads(spec_json), cell_id, store_root), out_path)
+    resolved = ResolvedConfig.from_dict(json.loads(spec_json))
+    write_cell(evaluate_cell(resolved, cell_id, store_root), out_path)
 
 
 def _progress(text: str) -> None:

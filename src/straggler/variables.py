@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 # the dataset's quantile coordinate is what the simulation estimates: one definition,
 # re-exported (dataset.py imports it from here)
-from .simulation.statistics import QUANTILES as QUANTILES
+from .quantiles import QUANTILES as QUANTILES
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,6 @@ import xarray as xr
 
 from . import policies
 from .intervals import CRITERIA, MINIMISE, confidence, fmt_interval, intervals, setting_dims
-from .simulation.statistics import paired_ci
 
 __all__ = [
     "CRITERIA",
@@ -46,7 +45,6 @@ __all__ = [
     "beats",
     "decide",
     "fmt_interval",
-    "paired_ci",
     "recommendations",
     "setting_dims",
     "winners",
@@ -122,6 +120,10 @@ def beats(a: Candidate, b: Candidate, minimise: bool, level: float = 0.95, paire
     """Whether ``a`` beats ``b``, and how (``"paired"`` or ``"interval"``). With
     ``paired`` and per-replication means of both, the paired CI decides the pair."""
     if paired and a.replications is not None and b.replications is not None:
+        # imported here: the simulation package pulls numba (~1.3 s), which the figures'
+        # and the report's jobs otherwise never import
+        from .simulation.statistics import paired_ci
+
         ci = paired_ci(a.replications, b.replications, level)
         if ci is not None:
             return (ci[1] < 0 if minimise else ci[0] > 0), "paired"
@@ -166,6 +168,8 @@ def decide(
             margin = max(c.low for c in tied) - r.high
         runner = r.name
         if decided and how[ties[0], candidates.index(r)] == "paired":
+            from .simulation.statistics import paired_ci  # lazy: see beats
+
             ci = paired_ci(tied[0].replications, r.replications, level)
             if ci is not None:
                 margin = -ci[1] if minimise else ci[0]

@@ -85,6 +85,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kernel_cache import kernel
+from ..quantiles import QUANTILES
 
 # ---------------------------------------------------------------- acc layout
 A_N, A_SUM_T, A_SUM_C, A_SUM_T2, A_SUM_C2, A_STABLE, A_ARRIVALS, A_TIME, A_WORK, A_REASON = range(10)
@@ -101,8 +102,6 @@ HIST_MAX_EXP = 50
 HIST_BINS = (HIST_MAX_EXP - HIST_MIN_EXP) << HIST_SUB_BITS
 _HIST_SHIFT = 52 - HIST_SUB_BITS
 _HIST_OFFSET = (1023 + HIST_MIN_EXP) << HIST_SUB_BITS
-
-QUANTILES = (0.5, 0.9, 0.99)
 
 EPS = 0.02
 """Backlog level (fraction of the work brought per server) below which the monitor never fires."""
