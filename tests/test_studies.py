@@ -27,13 +27,15 @@ def test_study_resolves_and_its_first_cell_evaluates_analytically(path):
 
 
 def test_speculation_fig2_quick_and_paper_scales():
-    """The paper's Fig. 2: quick runs in the body, the paper's 50 runs of 10^7 jobs a point
-    at scale paper (results/speculation_fig2-paper/)."""
+    """The paper's Fig. 2: quick runs in the body; at scale paper (results/speculation_fig2-paper/)
+    runs of the paper's 10^7 jobs, from 10 up to the paper's 50 a point, until the precision."""
     raw = load_config(ROOT / "config" / "studies" / "speculation_fig2.yaml")
     quick = resolve_config(raw).to_dict()
     paper = resolve_config(dict(raw, scale="paper")).to_dict()
     assert quick["study"] == "speculation_fig2" and paper["study"] == "speculation_fig2-paper"
-    assert paper["simulation"]["jobs"] == 10_000_000 and paper["simulation"]["replications"] == 50
+    sim = paper["simulation"]
+    assert sim["jobs"] == 10_000_000 and sim["replications"] == 10 and sim["max_jobs"] == 50 * 10_000_000
+    assert 0 < sim["precision"] < 0.05
     assert quick["simulation"]["jobs"] * quick["simulation"]["replications"] <= 2e7
     assert quick["grid"]["N"] == [50] and quick["grid"]["d"] == [2, 4]
     assert set(quick["grid"]["policy"]) == {"Rer", "CoC", "CoS", "RIQ"}
