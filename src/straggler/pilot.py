@@ -29,7 +29,6 @@ records what it reached (``precision_achieved``, ``replications``).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import time
 from collections.abc import Callable
@@ -186,16 +185,6 @@ class Projection:
         return max(finite, key=lambda p: p.relative_half_width) if finite else None
 
 
-@functools.lru_cache(maxsize=4096)
-def t_quantile(confidence: float, replications: int) -> float:
-    """Student t's two-sided ``confidence`` quantile with ``replications - 1`` degrees of freedom."""
-    from scipy import stats
-
-    if replications < 2:
-        return math.inf
-    return float(stats.t.ppf(0.5 + confidence / 2, replications - 1))
-
-
 def project(
     pilot: Pilot,
     jobs: int,
@@ -207,6 +196,8 @@ def project(
     """The study at ``replications`` runs of ``jobs`` after ``warmup`` (fixed), or, with
     ``precision``, from ``replications`` runs up to ``max_jobs // jobs`` until the
     relative CI half-width is at most ``precision`` (see the module's docstring)."""
+    from .simulation import statistics  # numba: only when projecting, not for the CLI's import
+
     most = replications if precision is None else max(replications, int(max_jobs or 0) // int(jobs))
     points = []
     for p in pilot.loads:
@@ -221,10 +212,9 @@ def project(
             continue
         spread = p.spread * math.sqrt(pilot.jobs / jobs)  # one replication of `jobs`
         reps = replications
-        if precision is not None:
-            while reps < most and t_quantile(pilot.confidence, reps) * spread / math.sqrt(reps) > precision * p.mean:
-                reps += 1
-        half = t_quantile(pilot.confidence, reps) * spread / math.sqrt(reps)
+        if precision is not None:  # the rule the run follows
+            reps = statistics.fewest_replications(spread, precision * p.mean, pilot.confidence, replications, most)
+        half = statistics.t_quantile(pilot.confidence, reps - 1) * spread / math.sqrt(reps) if reps >= 2 else math.inf
         points.append(PointProjection(p.cell, p.load, reps, half / p.mean, reps * (jobs + warmup) * p.seconds_per_job))
     return Projection(tuple(points))
 

@@ -133,10 +133,7 @@ def replications_for(half: float, replications: int, target: float, confidence: 
     current one: scaling the current half-width by the square-root law alone would ask
     for (t_{n-1} / t_{R-1})^2 times too many (1.27 from 10 replications)."""
     spread = half * math.sqrt(replications) / statistics.t_quantile(confidence, replications - 1)
-    for r in range(replications + 1, most + 1):
-        if statistics.t_quantile(confidence, r - 1) * spread / math.sqrt(r) <= target:
-            return r
-    return most
+    return statistics.fewest_replications(spread, target, confidence, replications + 1, most)
 
 
 def _summary(rec: Replications, load: Load, length: RunLength) -> dict:

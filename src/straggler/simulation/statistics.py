@@ -341,6 +341,16 @@ def t_quantile(confidence: float, df: int) -> float:
     return float(stdtrit(df, 0.5 + 0.5 * float(confidence)))
 
 
+def fewest_replications(spread: float, target: float, confidence: float, least: int, most: int) -> int:
+    """The fewest replications ``R``, ``least <= R <= most``, whose CI half-width
+    ``t_{R-1} spread / sqrt(R)`` is at most ``target`` (``most`` when none is): sequential
+    stopping's rule (:func:`.driver.replications_for`), and the pilot's projection of it."""
+    for r in range(max(least, 2), most + 1):
+        if t_quantile(confidence, r - 1) * spread / math.sqrt(r) <= target:
+            return r
+    return max(most, least)
+
+
 def paired_ci(a: np.ndarray, b: np.ndarray, level: float) -> tuple[float, float] | None:
     """The Student-t CI of the mean of ``a - b`` over the replications both have
     (None with fewer than two). Valid whether or not ``a`` and ``b`` share random
