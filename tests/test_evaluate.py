@@ -312,3 +312,27 @@ def test_a_cell_evaluated_by_hand_from_its_spec(tmp_path):
     assert set(hand.values) == set(study.values)
     for name, value in study.values.items():
         assert np.array_equal(value, hand.values[name], equal_nan=value.dtype.kind == "f")
+
+
+def test_an_analytic_cell_imports_no_numba():
+    """An analytic job's start-up: the families, the dependence models and the analysis
+    without the samplers (numba's import is most of a job's start-up; only a simulated
+    cell needs it). In a new process, every analytic cell of threshold_r_slow (two pools,
+    a threshold, partly known types: the analysis's widest reach in one study)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    study = Path(__file__).resolve().parents[1] / "config" / "studies" / "threshold_r_slow.yaml"
+    code = f"""
+import sys
+from straggler.config import load_config, resolve_config
+from straggler.evaluate import evaluate_cell
+from straggler.grid import build_grid
+resolved = resolve_config(load_config({str(study)!r}))
+for cell in list(build_grid(resolved).cells)[::40]:
+    evaluate_cell(resolved, cell)
+assert "numba" not in sys.modules, [m for m in sys.modules if m.startswith("numba")][:3]
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]

@@ -23,7 +23,8 @@ A package; three things live here:
    time-per-unit-size factors, built on the expectations over one size law of
    :mod:`.expectations`;
 3. the joint sampler for the simulators (:mod:`.sampling`), :func:`sample_replicas`
-   (numba) and :func:`sampler_args`.
+   (numba) and :func:`sampler_args`, loaded when first asked for: importing numba
+   is most of an analytic job's start-up, and only a simulation needs them.
 
 Closed forms versus quadrature (see the docstrings of the pair classes):
 
@@ -52,7 +53,6 @@ from .identical import Identical, IdenticalPair
 from .iid import IID, IIDPair
 from .kinds import BUILTIN, KINDS, from_spec
 from .replicas import mean_min_replicas, pair
-from .sampling import sample_jobs, sample_replicas, sampler_args
 from .sx import SX, MixturePair, SXPair
 
 __all__ = [
@@ -78,3 +78,13 @@ __all__ = [
     "IID_CODE",
     "SX_CODE",
 ]
+
+_SAMPLERS = ("sample_jobs", "sample_replicas", "sampler_args")
+
+
+def __getattr__(name: str):
+    if name in _SAMPLERS:
+        from . import sampling
+
+        return getattr(sampling, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -50,10 +50,12 @@ Tail classes (:meth:`Distribution.tail_class`) describe log P(X > x) on the
 half-line x >= 0, the convention of the fork-join paper: a Pareto type I is
 "neither" there (it is log-convex only on its support, ``on_support=True``).
 
-Sampling inside numba: each family has an integer ``code`` and a float64
-parameter vector ``sampler_params()``; :func:`sample` draws one variate from
+Sampling inside numba: each family has an integer ``code`` (:mod:`.codes`) and a
+float64 parameter vector ``sampler_params()``; :func:`sample` draws one variate from
 ``(code, params, rng)`` in nopython mode, where ``rng`` is a
-``numpy.random.Generator``. :func:`sample_many` is the Python convenience.
+``numpy.random.Generator``. :func:`sample_many` is the Python convenience. The
+samplers (:mod:`.sampling`) are loaded when first asked for, so that importing this
+package (every job does, an analytic one included) does not import numba.
 
 scipy is imported lazily (inside functions): it costs ~0.5 s per process and
 every Snakemake job pays the import time of this module.
@@ -64,6 +66,19 @@ from __future__ import annotations
 import math
 
 from .base import Distribution, ParameterError, format_value, is_number
+from .codes import (
+    BOUNDED_PARETO_CODE,
+    DETERMINISTIC_CODE,
+    DISCRETE_CODE,
+    ERLANG_CODE,
+    EXPONENTIAL_CODE,
+    HYPEREXPONENTIAL_CODE,
+    LOGNORMAL_CODE,
+    PARETO_CODE,
+    SHIFTED_EXPONENTIAL_CODE,
+    UNIFORM_CODE,
+    WEIBULL_CODE,
+)
 from .families import (
     FAMILIES,
     PARAMETERS,
@@ -79,22 +94,19 @@ from .families import (
     Uniform,
     Weibull,
 )
-from .sampling import (
-    BOUNDED_PARETO_CODE,
-    DETERMINISTIC_CODE,
-    DISCRETE_CODE,
-    ERLANG_CODE,
-    EXPONENTIAL_CODE,
-    HYPEREXPONENTIAL_CODE,
-    LOGNORMAL_CODE,
-    PARETO_CODE,
-    SHIFTED_EXPONENTIAL_CODE,
-    UNIFORM_CODE,
-    WEIBULL_CODE,
-    pick_component,
-    sample,
-    sample_many,
-)
+
+#: the numba samplers, loaded from :mod:`.sampling` when first asked for (importing
+#: numba is most of an analytic job's start-up, and only a simulation needs them)
+_SAMPLERS = ("pick_component", "sample", "sample_many")
+
+
+def __getattr__(name: str):
+    if name in _SAMPLERS:
+        from . import sampling
+
+        return getattr(sampling, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Distribution",

@@ -10,7 +10,7 @@ from typing import ClassVar
 import numpy as np
 
 from .base import Distribution, check_d, check_factor, format_value, scalar_or_array
-from .sampling import DETERMINISTIC_CODE, DISCRETE_CODE, UNIFORM_CODE
+from .codes import DETERMINISTIC_CODE, DISCRETE_CODE, UNIFORM_CODE
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import ClassVar
 import numpy as np
 
 from .base import Distribution, ParameterError, check_d, check_factor, format_value, is_number, scalar_or_array
-from .sampling import ERLANG_CODE, EXPONENTIAL_CODE, HYPEREXPONENTIAL_CODE, SHIFTED_EXPONENTIAL_CODE
+from .codes import ERLANG_CODE, EXPONENTIAL_CODE, HYPEREXPONENTIAL_CODE, SHIFTED_EXPONENTIAL_CODE
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import ClassVar
 import numpy as np
 
 from .base import Distribution, check_d, check_factor, expint, format_value, scalar_or_array
-from .sampling import BOUNDED_PARETO_CODE, PARETO_CODE
+from .codes import BOUNDED_PARETO_CODE, PARETO_CODE
 
 
 @dataclass(frozen=True)

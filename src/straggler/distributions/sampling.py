@@ -1,6 +1,6 @@
-"""Sampling inside numba: the families' codes, one draw, many draws.
+"""Sampling inside numba: one draw, many draws.
 
-Each family has an integer ``code`` (named here, and shared by the block sampler of
+Each family has an integer ``code`` (named in :mod:`.codes`, and shared by the block sampler of
 the kernels, :func:`straggler.simulation.streams.refill_family`) and a float64
 parameter vector ``sampler_params()``; :func:`sample` draws one variate from
 ``(code, params, rng)`` in nopython mode, where ``rng`` is a
@@ -13,24 +13,19 @@ import numpy as np
 
 from ..kernel_cache import kernel
 from .base import Distribution
-
-# The families' codes in the samplers (Distribution.code): distributions.sample and
-# simulation.streams.refill_family branch on them. Plain ints, so that numba
-# compiles a comparison with one as a constant.
-(
-    EXPONENTIAL_CODE,
-    DETERMINISTIC_CODE,
-    PARETO_CODE,
+from .codes import (
     BOUNDED_PARETO_CODE,
-    SHIFTED_EXPONENTIAL_CODE,
-    HYPEREXPONENTIAL_CODE,
-    ERLANG_CODE,
-    WEIBULL_CODE,
-    UNIFORM_CODE,
+    DETERMINISTIC_CODE,
     DISCRETE_CODE,
+    ERLANG_CODE,
+    EXPONENTIAL_CODE,
+    HYPEREXPONENTIAL_CODE,
     LOGNORMAL_CODE,
-) = range(11)
-
+    PARETO_CODE,
+    SHIFTED_EXPONENTIAL_CODE,
+    UNIFORM_CODE,
+    WEIBULL_CODE,
+)
 
 # ----------------------------------------------------------------------------------
 # numba sampler

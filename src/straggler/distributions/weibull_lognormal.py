@@ -10,7 +10,7 @@ from typing import ClassVar
 import numpy as np
 
 from .base import Distribution, check_d, check_factor, erfc_vec, exp_or_inf, norm_cdf, scalar_or_array
-from .sampling import LOGNORMAL_CODE, WEIBULL_CODE
+from .codes import LOGNORMAL_CODE, WEIBULL_CODE
 
 
 @dataclass(frozen=True)
