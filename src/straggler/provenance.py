@@ -8,6 +8,7 @@ import hashlib
 import platform
 import subprocess
 from datetime import UTC, datetime
+from importlib import metadata
 
 import numpy as np
 import xarray as xr
@@ -19,15 +20,9 @@ from .sources import model_hash
 
 def provenance(resolved: ResolvedConfig, config_text: str) -> dict:
     """Global attributes that make a result set reproducible."""
-    import numba
-    import scipy
-
-    try:
-        import snakemake
-
-        snakemake_version = getattr(snakemake, "__version__", "unknown")
-    except ImportError:  # pragma: no cover - snakemake is a dependency
-        snakemake_version = "not installed"
+    # the installed versions from their metadata: importing numba, scipy and snakemake
+    # only to read their __version__ would be most of the aggregate job's start-up
+    numba_version, scipy_version, snakemake_version = (_installed(name) for name in ("numba", "scipy", "snakemake"))
     return {
         "study": resolved.study,
         "config": config_text,
@@ -43,13 +38,21 @@ def provenance(resolved: ResolvedConfig, config_text: str) -> dict:
         "git_commit": git_commit(),
         "python_version": platform.python_version(),
         "numpy_version": np.__version__,
-        "scipy_version": scipy.__version__,
-        "numba_version": numba.__version__,
+        "scipy_version": scipy_version,
+        "numba_version": numba_version,
         "xarray_version": xr.__version__,
         "snakemake_version": snakemake_version,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "Conventions": "CF-1.10",
     }
+
+
+def _installed(distribution: str) -> str:
+    """The installed version of ``distribution`` (its ``__version__``), or "not installed"."""
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:  # pragma: no cover - all are dependencies
+        return "not installed"
 
 
 def git_commit() -> str:
