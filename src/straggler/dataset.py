@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import xarray as xr
 
+from . import cdf5
 from .files import atomic_write, write_checksummed
 from .grid import Grid
 from .variables import COORD_ATTRS, LOAD_BASIS_ATTRS, QUANTILES, VARIABLES, Variable
@@ -95,18 +97,23 @@ class _Values:
 
 
 def read_cell(path) -> CellRecord:
-    """The variables (:data:`VARIABLES` and ``load``) and attributes of a cell file."""
-    import netCDF4
+    """The variables (:data:`VARIABLES` and ``load``) and attributes of a cell file:
+    read with numpy (:mod:`straggler.cdf5`) when it is the cell format, else with the
+    netCDF4 library (the same values either way)."""
+    names = [v.name for v in VARIABLES] + ["load"]
+    content = cdf5.read(path)
+    if content is not None:
+        variables, attrs, _ = content
+        values = {name: variables[name] for name in names if name in variables}
+    else:
+        import netCDF4
 
-    with netCDF4.Dataset(path) as nc:
-        nc.set_auto_mask(False)
-        values = {}
-        for name in [v.name for v in VARIABLES] + ["load"]:
-            if name not in nc.variables:
-                continue
-            data = np.asarray(nc.variables[name][...])
-            values[name] = data.astype(object) if data.dtype.kind in "OSU" else data
-        return CellRecord(values, {k: nc.getncattr(k) for k in nc.ncattrs()})
+        with netCDF4.Dataset(path) as nc:
+            nc.set_auto_mask(False)
+            values = {name: np.asarray(nc.variables[name][...]) for name in names if name in nc.variables}
+            attrs = {k: nc.getncattr(k) for k in nc.ncattrs()}
+    values = {name: data.astype(object) if data.dtype.kind in "OSU" else data for name, data in values.items()}
+    return CellRecord(values, attrs)
 
 
 def aggregate(grid: Grid, cell_datasets: dict, attrs: dict) -> xr.Dataset:
@@ -175,7 +182,7 @@ def write_netcdf(ds: xr.Dataset, path) -> None:
     atomic_write(path, lambda tmp: ds.to_netcdf(tmp, engine="netcdf4", encoding=encoding))
 
 
-CELL_FORMAT = "NETCDF3_64BIT_DATA"
+CELL_FORMAT: Literal["NETCDF3_64BIT_DATA"] = "NETCDF3_64BIT_DATA"
 """A cell file's format: netCDF's CDF-5 (64-bit sizes and integers, no HDF5), written
 and read in half the time of netCDF-4's HDF5 files; a study writes and reads one per
 cell. Strings are character arrays with ``_Encoding`` (netCDF's convention: xarray and
@@ -184,33 +191,51 @@ netCDF4 read them back as strings)."""
 
 def write_cell(ds: xr.Dataset, path) -> None:
     """Write a cell's dataset atomically, its checksum beside it (:mod:`straggler.files`:
-    a damaged cell file is recomputed), with netCDF4 directly, in :data:`CELL_FORMAT`
-    (the dataset xarray opens is the one written: NaN fill for floats, strings as
-    strings; tests/test_evaluate.py)."""
+    a damaged cell file is recomputed), in :data:`CELL_FORMAT`, with numpy
+    (:mod:`straggler.cdf5`; the netCDF4 library for content that module does not take):
+    the dataset xarray opens is the one written, NaN fill for floats, strings as strings
+    (tests/test_evaluate.py)."""
+    variables = []
+    for name, var in [*ds.coords.items(), *ds.data_vars.items()]:
+        values = np.asarray(var.values)
+        if values.dtype.kind in "OU":
+            values = np.array([str(x) for x in values.ravel()], dtype=str).reshape(values.shape)
+        fill = {"_FillValue": values.dtype.type(np.nan)} if values.dtype.kind == "f" else {}
+        variables.append((name, var.dims, values, {**fill, **var.attrs}))
+    dims = {str(name): int(size) for name, size in ds.sizes.items()}
+    attrs = dict(ds.attrs)
+    if cdf5.writable(dims, variables, attrs):
+        write_checksummed(path, lambda tmp: cdf5.write(tmp, dims, variables, attrs))
+    else:
+        write_checksummed(path, lambda tmp: write_cell_netcdf4(tmp, dims, variables, attrs))
+
+
+def write_cell_netcdf4(tmp, dims: dict, variables: list, attrs: dict) -> None:
+    """A cell file through the netCDF4 library (what :func:`write_cell` falls back to,
+    and what tests/test_cdf5.py holds :mod:`straggler.cdf5` against); the arguments
+    are :func:`straggler.cdf5.write`'s."""
     import netCDF4
 
-    def write(tmp):
-        with netCDF4.Dataset(tmp, "w", format=CELL_FORMAT) as nc:
-            for dim, size in ds.sizes.items():
-                nc.createDimension(dim, size)
-            for name, var in [*ds.coords.items(), *ds.data_vars.items()]:
-                values = np.asarray(var.values)
-                if values.dtype.kind in "OU":
-                    text = [str(x) for x in values.ravel()]
-                    width = max([len(t.encode()) for t in text] + [1])
-                    chars = f"string{width}"
-                    if chars not in nc.dimensions:
-                        nc.createDimension(chars, width)
-                    v = nc.createVariable(name, "S1", (*var.dims, chars))
-                    v.setncattr("_Encoding", "utf-8")
-                    v[...] = np.array(text, dtype=f"U{width}").reshape(values.shape)
-                else:
-                    v = nc.createVariable(
-                        name, values.dtype, var.dims, fill_value=np.nan if values.dtype.kind == "f" else None
-                    )
-                    v.set_auto_mask(False)
-                    v[...] = values
-                v.setncatts(dict(var.attrs))
-            nc.setncatts(dict(ds.attrs))
-
-    write_checksummed(path, write)
+    with netCDF4.Dataset(tmp, "w", format=CELL_FORMAT) as nc:
+        for dim, size in dims.items():
+            nc.createDimension(dim, size)
+        for name, var_dims, values, own in variables:
+            own = dict(own)
+            fill = own.pop("_FillValue", None)
+            if values.dtype.kind == "U":
+                width = max([len(str(t).encode()) for t in values.ravel()] + [1])
+                chars = f"string{width}"
+                if chars not in nc.dimensions:
+                    nc.createDimension(chars, width)
+                v = nc.createVariable(name, "S1", (*var_dims, chars))
+                v.setncattr("_Encoding", "utf-8")
+                # as characters: the library converts strings of one dimension only
+                v.set_auto_chartostring(False)
+                encoded = np.ascontiguousarray(np.char.encode(values, "utf-8").astype(f"S{width}"))
+                v[...] = encoded.view("S1").reshape(*values.shape, width)
+            else:
+                v = nc.createVariable(name, values.dtype, var_dims, fill_value=fill)
+                v.set_auto_mask(False)
+                v[...] = values
+            v.setncatts(own)
+        nc.setncatts(attrs)

@@ -13,7 +13,7 @@ from __future__ import annotations
 #: other). A group lists module names; a package's name covers its modules; ``""``
 #: is the package's ``__init__``. tests/test_layers.py checks the source against it.
 LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
-    (("", "kernel_cache", "numerics", "sources", "layers", "catalog", "files", "quantiles"),),
+    (("", "kernel_cache", "numerics", "sources", "layers", "catalog", "files", "cdf5", "quantiles"),),
     (("distributions",),),
     (("dependence",),),
     (("two_pools", "cell_model"),),
