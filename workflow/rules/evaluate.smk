@@ -17,6 +17,9 @@ rule evaluate:
         cell_keys=lambda wc: list(PLAN.batches[wc.batch].keys),
     log:
         f"{RESULTS}/logs/evaluate/{{batch}}~{{todo}}.log",
+    # the longest estimated jobs first (longest processing time first): a long job
+    # started last leaves the other cores idle at the end of the run
+    priority: lambda wc: PLAN.batches[wc.batch].seconds
     benchmark:
         f"{RESULTS}/benchmarks/evaluate/{{batch}}~{{todo}}.tsv"
     resources:
@@ -35,6 +38,7 @@ rule simulate_shard:
         cell=lambda wc: wc.cellkey.rpartition("@")[0],
     log:
         f"{RESULTS}/logs/shards/{{cellkey}}/r{{first}}-{{stop}}.log",
+    priority: lambda wc: PLAN.costs[wc.cellkey.rpartition("@")[0]].replication * (int(wc.stop) - int(wc.first))
     resources:
         runtime=lambda wc, attempt: runtime_minutes(
             PLAN.costs[wc.cellkey.rpartition("@")[0]].replication
