@@ -16,7 +16,9 @@ of the papers' length up to their 50), and prints:
   the first of the fixed length's 50 (the same streams), so where a point ran all 50
   it is the fixed length's own, and elsewhere it is projected from the spread of the
   replications run (``t_49 s / sqrt(50)``);
-- each claim's verdict at both scales, and which changed.
+- each claim's verdict at both scales, and which changed;
+- with several studies, their total CPU time against the fixed length's, and whether
+  every study's widest CI is at most the fixed length's.
 
 ``--markdown`` prints the tables the docs page ``docs/validation/paper-scale.md`` holds.
 """
@@ -35,7 +37,6 @@ import yaml
 from scipy import stats
 
 FIXED_REPLICATIONS = 50
-GRID = ("policy", "distribution", "dependence", "r_slow", "d", "N")
 
 
 def cpu_seconds(folder: Path) -> tuple[float, str]:
@@ -51,11 +52,19 @@ def cpu_seconds(folder: Path) -> tuple[float, str]:
     return total, "job records"
 
 
+def fixed_replications(ran: np.ndarray, verdict: np.ndarray) -> np.ndarray:
+    """The replications the fixed length runs at each load the precision run simulated:
+    50 at a stable load, what was run at an unstable one (where the run stopped, the
+    fixed length stops too; counted as run, the projection errs low, against the
+    precision run)."""
+    return np.where(verdict == "stable", FIXED_REPLICATIONS, ran)
+
+
 def fixed_cpu_seconds(folder: Path) -> float:
     """The fixed length's CPU time, projected from the run: each cell's CPU seconds (its
-    job's record: a precision cell is one job) times 50 replications at every load it
-    simulated over the replications it ran (a replication of a load costing about the
-    same in both)."""
+    job's record: a precision cell is one job) over the replications it ran, times
+    :func:`fixed_replications` (a replication of a load costing about the same in
+    both)."""
     import json
 
     total = 0.0
@@ -68,21 +77,22 @@ def fixed_cpu_seconds(folder: Path) -> float:
         with tsv.open() as f:
             cpu = float(next(csv.DictReader(f, delimiter="\t"))["cpu_time"])
         with xr.open_dataset(cell_file) as cell:
-            ran = cell["replications"].values
-        ran = ran[np.isfinite(ran) & (ran > 0)]
-        if len(ran):
-            total += cpu * FIXED_REPLICATIONS * len(ran) / float(ran.sum())
+            ran, verdict = cell["replications"].values, cell["verdict"].values.astype(str)
+        simulated = np.isfinite(ran) & (ran > 0)
+        if simulated.any():
+            total += cpu * fixed_replications(ran[simulated], verdict[simulated]).sum() / float(ran[simulated].sum())
     return total
 
 
 def _points(ds: xr.Dataset):
     """Per simulated stable point: (where, mean, replication means)."""
     stable = ds["verdict"] == "stable"
-    means = ds["latency_mean"].where(stable).stack(point=(*GRID, "load"))
-    reps = ds["latency_replication_mean"].where(stable).stack(point=(*GRID, "load"))
+    dims = ds["latency_mean"].dims  # the grid's axes (policy parameters among them) and load
+    means = ds["latency_mean"].where(stable).stack(point=dims)
+    reps = ds["latency_replication_mean"].where(stable).stack(point=dims).transpose("point", "replication")
     for i in range(means.sizes["point"]):
         mean = float(means.values[i])
-        row = reps.values[:, i] if reps.dims[0] == "replication" else reps.values[i]
+        row = reps.values[i]
         row = row[np.isfinite(row)]
         if math.isfinite(mean) and len(row) >= 2:
             yield means["point"].values[i], mean, row
@@ -100,15 +110,15 @@ def precision_summary(ds: xr.Dataset, confidence: float) -> dict:
         run = max(run, (half, where), key=lambda x: x[0])
         fixed = max(fixed, (at_fixed, where), key=lambda x: x[0])
         used.append(r)
-    simulated = ds["replications"].values
-    simulated = simulated[np.isfinite(simulated) & (simulated > 0)]
+    ran = ds["replications"].values.ravel()
+    verdict = ds["verdict"].values.astype(str).ravel()
+    simulated = np.isfinite(ran) & (ran > 0)
+    fixed_count = fixed_replications(ran[simulated], verdict[simulated]).sum()
     return {
         "widest": run,
         "widest_fixed": fixed,
         "replications": (min(used), float(np.median(used)), max(used)) if used else (0, 0.0, 0),
-        "share_of_fixed": float(simulated.sum()) / (FIXED_REPLICATIONS * len(simulated))
-        if len(simulated)
-        else math.nan,
+        "share_of_fixed": float(ran[simulated].sum()) / fixed_count if fixed_count else math.nan,
     }
 
 
@@ -171,6 +181,18 @@ def main(argv=None) -> int:
                 f"{widest[0]:.3%} ({_where(widest[1])}), at the fixed length {fixed[0]:.3%} ({_where(fixed[1])})",
                 file=out,
             )
+    if len(rows) > 1:
+        cpu, fixed = sum(r["cpu_seconds"] for r in rows), sum(r["fixed_cpu_seconds"] for r in rows)
+        better = all(r["widest"][0] <= r["widest_fixed"][0] for r in rows)
+        verdict = "at least as precise everywhere" if better else "less precise somewhere"
+        if args.markdown:
+            print(
+                f"| all | | {cpu / 3600:.2f} h | {fixed / 3600:.2f} h ({cpu / fixed:.2f} of it) | | | {verdict} | |",
+                file=out,
+            )
+        else:
+            print(f"all: {cpu / 3600:.2f} CPU-h, the fixed length {fixed / 3600:.2f} CPU-h: {cpu / fixed:.2f} of it; {verdict}",
+                  file=out)  # fmt: skip
     print(file=out)
     if args.markdown:
         print("| study | claim | quick | paper |", file=out)
