@@ -143,3 +143,25 @@ def _plain(values):
 
 def _fill(values):
     return {"_FillValue": np.float64(np.nan)} if np.asarray(values).dtype.kind == "f" else {}
+
+
+def test_a_damaged_file_is_refused_with_a_value_error(tmp_path):
+    """Bytes changed or cut anywhere: the codec reads the file or raises ValueError (the
+    archive's refusals name it; read_cell then lets the library try), never another
+    error and never a hang."""
+    path = tmp_path / "cell.nc"
+    cdf5.write(path, CORNERS["dims"], CORNERS["variables"], CORNERS["attrs"])
+    good = path.read_bytes()
+    rng = np.random.default_rng(5)
+    damaged = [good[:cut] for cut in range(4, len(good), 7)]
+    for _ in range(300):
+        data = bytearray(good)
+        for at in rng.integers(4, len(good), size=rng.integers(1, 4)):
+            data[at] = int(rng.integers(256))
+        damaged.append(bytes(data))
+    for data in damaged:
+        path.write_bytes(data)
+        try:
+            cdf5.read(path)
+        except ValueError:
+            pass

@@ -69,8 +69,14 @@ class _Header:
         self.pos += 8
         return value
 
-    def name(self) -> str:
+    def count(self) -> int:
         n = self.int64()
+        if not 0 <= n <= len(self.data):
+            raise ValueError(f"a count of {n} at byte {self.pos - 8}, in a file of {len(self.data)} bytes")
+        return n
+
+    def name(self) -> str:
+        n = self.count()
         text = self.data[self.pos : self.pos + n].decode("utf-8")
         self.pos += n + _pad4(n)
         return text
@@ -83,7 +89,7 @@ class _Header:
         return out
 
     def listing(self, tag: int) -> int:
-        found, n = self.int32(), self.int64()
+        found, n = self.int32(), self.count()
         if found not in (0, tag) or (found == 0 and n != 0):
             raise ValueError(f"malformed header at byte {self.pos - 12}")
         return n
@@ -93,7 +99,7 @@ class _Header:
         for _ in range(self.listing(_ATTRIBUTE)):
             name = self.name()
             code = self.int32()
-            attrs[name] = _attribute(code, self.values(code, self.int64()))
+            attrs[name] = _attribute(code, self.values(code, self.count()))
         return attrs
 
 
@@ -108,14 +114,22 @@ def _attribute(code: int, raw: np.ndarray):
 
 def read(path) -> tuple[dict[str, np.ndarray], dict, dict[str, dict]] | None:
     """``(variables, global attributes, variables' attributes)`` of the CDF-5 file at
-    ``path``; None when it is not a CDF-5 file of fixed-size variables."""
+    ``path``; None when it is not a CDF-5 file of fixed-size variables. A file that
+    starts like one but does not parse raises ValueError."""
     data = Path(path).read_bytes()
     if data[:4] != MAGIC:
         return None
+    try:
+        return _parse(data)
+    except (struct.error, LookupError, ValueError, TypeError, OverflowError) as err:  # a forged or damaged header
+        raise ValueError(f"{path}: not a readable CDF-5 file ({type(err).__name__}: {err})") from None
+
+
+def _parse(data: bytes) -> tuple[dict[str, np.ndarray], dict, dict[str, dict]] | None:
     header = _Header(data)
     if header.int64() != 0:  # records: not a cell file
         return None
-    dims = [(header.name(), header.int64()) for _ in range(header.listing(_DIMENSION))]
+    dims = [(header.name(), header.count()) for _ in range(header.listing(_DIMENSION))]
     if any(size == 0 for _, size in dims):  # the record (unlimited) dimension
         return None
     attrs = header.attributes()
@@ -123,11 +137,11 @@ def read(path) -> tuple[dict[str, np.ndarray], dict, dict[str, dict]] | None:
     var_attrs: dict[str, dict] = {}
     for _ in range(header.listing(_VARIABLE)):
         name = header.name()
-        shape = tuple(dims[header.int64()][1] for _ in range(header.int64()))
+        shape = tuple(dims[header.count()][1] for _ in range(header.count()))
         own = header.attributes()
         code = header.int32()
         header.int64()  # vsize: the padded size, implied by the shape
-        begin = header.int64()
+        begin = header.count()
         dtype = TYPES[code]
         raw = np.frombuffer(data, dtype, int(np.prod(shape, dtype=np.int64)), begin).reshape(shape)
         if code == CHAR:

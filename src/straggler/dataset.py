@@ -101,7 +101,10 @@ def read_cell(path) -> CellRecord:
     read with numpy (:mod:`straggler.cdf5`) when it is the cell format, else with the
     netCDF4 library (the same values either way)."""
     names = [v.name for v in VARIABLES] + ["load"]
-    content = cdf5.read(path)
+    try:
+        content = cdf5.read(path)
+    except ValueError:  # the library's reading, and its error, for a file the codec cannot parse
+        content = None
     if content is not None:
         variables, attrs, _ = content
         values = {name: variables[name] for name in names if name in variables}
