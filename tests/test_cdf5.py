@@ -9,7 +9,7 @@ import xarray as xr
 
 from straggler import cdf5
 from straggler.config import resolve_config
-from straggler.dataset import CELL_FORMAT, write_cell_netcdf4, read_cell, write_cell
+from straggler.dataset import CELL_FORMAT, read_cell, write_cell, write_cell_netcdf4
 from straggler.evaluate import evaluate_cell
 from straggler.grid import build_grid
 
