@@ -451,3 +451,19 @@ def test_archive_while_a_caller_holds_the_dataset_open(results_root, tmp_path):
         out = archive.create("mini", results_root=results_root, project_root=ROOT, output=tmp_path / "a.tar.gz")
         assert archive.create("mini", results_root=results_root, output=out, force=True) == out
         assert float(ds["rho"].max()) > 0
+
+
+def test_the_git_commit_names_the_package_checkout_from_any_working_directory(tmp_path, monkeypatch):
+    # a study run with `snakemake --directory` outside the checkout (as CI runs the tiny
+    # study) records the commit of the code that ran, not "unknown"
+    import subprocess
+    from pathlib import Path
+
+    from straggler.provenance import git_commit
+
+    checkout = Path(__file__).resolve().parents[1]
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=checkout, capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("the tests do not run from a git checkout")
+    monkeypatch.chdir(tmp_path)
+    assert git_commit().removesuffix("-dirty") == head.stdout.strip()

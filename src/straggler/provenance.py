@@ -9,6 +9,7 @@ import platform
 import subprocess
 from datetime import UTC, datetime
 from importlib import metadata
+from pathlib import Path
 
 import numpy as np
 import xarray as xr
@@ -56,13 +57,26 @@ def _installed(distribution: str) -> str:
 
 
 def git_commit() -> str:
-    """The commit of the working directory (where the study runs), '-dirty' if modified."""
+    """The commit of the checkout the package runs from, '-dirty' if modified; else of the
+    working directory (a package installed from a wheel into a study's own repository).
+
+    The package's checkout first: a study run with ``snakemake --directory`` elsewhere (as
+    CI runs the tiny study) still names the code that made it."""
+    for where in (Path(__file__).resolve().parent, None):
+        commit = _git_commit(where)
+        if commit != "unknown":
+            return commit
+    return "unknown"
+
+
+def _git_commit(where: Path | None) -> str:
     try:
         out = subprocess.run(
             ["git", "rev-parse", "HEAD"],
             capture_output=True,
             text=True,
             timeout=5,
+            cwd=where,
         )
         commit = out.stdout.strip() if out.returncode == 0 else "unknown"
         dirty = subprocess.run(
@@ -70,6 +84,7 @@ def git_commit() -> str:
             capture_output=True,
             text=True,
             timeout=5,
+            cwd=where,
         )
         if commit != "unknown" and dirty.stdout.strip():
             commit += "-dirty"
