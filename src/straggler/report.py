@@ -296,28 +296,6 @@ def theory_table(ds: xr.Dataset) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def theory_sentences(ds: xr.Dataset) -> list[str]:
-    out = []
-    for r in theory_table(ds).to_dict("records"):
-        what = {
-            "exact": "exact values",
-            "approximation": "approximations",
-            "upper bound": "upper bounds",
-            "lower bound": "lower bounds",
-        }.get(r["kind"], r["kind"])
-        text = (
-            f"Theory against simulation, {r['quantity']}: {what} at {r['points']} points, "
-            f"{r['within CI']} within the simulation's CI, median |error| "
-            f"{100 * r['median |error|']:.1f} %, largest {100 * r['largest |error|']:.1f} %"
-        )
-        if r["kind"] == "upper bound":
-            text += f"; below the simulation (a broken bound) at {r['below simulation']}"
-        elif r["kind"] == "lower bound":
-            text += f"; above the simulation (a broken bound) at {r['above simulation']}"
-        out.append(text + ".")
-    return out
-
-
 # ------------------------------------------------------------------ markdown and HTML
 
 

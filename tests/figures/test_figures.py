@@ -27,6 +27,17 @@ def test_every_canonical_policy_has_its_own_colour_and_marker():
     assert figures.policy_markers()["CoC"] == style["CoC"]["marker"]
 
 
+def test_a_registry_past_the_twelve_markers_still_styles_every_policy():
+    # a 13th policy once fell off the end of the markers and got no style at all
+    from straggler.figures.style import styles_for
+
+    names = tuple(f"P{i}" for i in range(36))
+    style = styles_for(names)
+    assert list(style) == list(names)
+    pairs = {(tuple(np.round(s["colour"], 4)), s["marker"]) for s in style.values()}
+    assert len(pairs) == len(names)
+
+
 def policy_artists(fig):
     """(policy, colour, marker) of every legend entry named after a policy."""
     out = []

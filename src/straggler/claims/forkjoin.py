@@ -64,15 +64,6 @@ def j_cost_monotone(ds):
     return outcome(ok, "; ".join(text) + f" ({n} law-load series)")
 
 
-def _argmin_d(ds, dist, load, var="latency_mean", **sel):
-    d, m = _by_d(ds, var, dist, load, **sel)
-    ok = np.isfinite(m)
-    if not ok.any():
-        raise NotTested(f"no estimate for {dist} at {load}")
-    i = int(np.nanargmin(np.where(ok, m, np.nan)))
-    return int(d[i]), m, d, ok
-
-
 LOW_TRAFFIC = 0.10
 """Low traffic: every system compared runs at most this utilisation (lambda E[C] / N)."""
 

@@ -11,7 +11,8 @@ import xarray as xr
 from ..policies import ps_bound_policies
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
-"""Markers in the order of the policy registry (one per canonical policy)."""
+"""Markers in the order of the policy registry, repeated past the twelfth policy (its
+colour still tells it apart)."""
 
 
 def policy_style() -> dict[str, dict]:
@@ -24,14 +25,23 @@ def policy_style() -> dict[str, dict]:
 @functools.lru_cache(maxsize=1)
 def _policy_style() -> dict[str, dict]:
     # built once: seaborn's palettes take a millisecond, and a figure asks per series
-    import seaborn as sns
-
     from ..policies import POLICIES
+
+    return styles_for(tuple(POLICIES))
+
+
+def styles_for(names: tuple[str, ...]) -> dict[str, dict]:
+    """A colour and a marker for each of ``names``, in order: every name gets one, and
+    no two of the first 36 (the colours and markers cycle at 18 and 12) share both."""
+    import seaborn as sns
 
     colours = list(sns.color_palette("tab10", n_colors=10))
     colours[7] = (0.224, 0.231, 0.475)  # tab10's grey is kept for "no winner" in the maps
-    colours += list(sns.color_palette("Dark2", n_colors=8))  # should the registry grow
-    return {p: {"colour": tuple(c), "marker": m} for p, c, m in zip(POLICIES, colours, MARKERS)}
+    colours += list(sns.color_palette("Dark2", n_colors=8))
+    return {
+        name: {"colour": tuple(colours[i % len(colours)]), "marker": MARKERS[i % len(MARKERS)]}
+        for i, name in enumerate(names)
+    }
 
 
 def policy_colours() -> dict:

@@ -166,16 +166,6 @@ def _map_handles(seen: _Seen) -> list:
     return handles
 
 
-def _kind_of_winner(ds: xr.Dataset, metric: str, sel: dict, won: str) -> str:
-    """The kind of the value with which ``won`` (its first policy) wins ``metric``."""
-    policy = won.split(", ")[0]
-    var = "lambda_max_kind" if metric == "stability" else "cost_kind"
-    if not policy or var not in ds:
-        return ""
-    v = ds[var].sel({k: x for k, x in {**sel, "policy": policy}.items() if k in ds[var].dims})
-    return str(np.ravel(v.values)[0])
-
-
 def _row_keys(ds: xr.Dataset, dims: list[str]):
     import itertools
 
@@ -197,14 +187,3 @@ def _rows(table, match: dict):
             keep &= col.astype(str).to_numpy() == str(v)
     hits = table[keep]
     return None if hits.empty else hits.iloc[0]
-
-
-def _all_unstable(ds: xr.Dataset, match: dict, axis: str, value, load, skip=()) -> bool:
-    if "verdict" not in ds:
-        return False
-    if skip:
-        ds = ds.sel(policy=[p for p in ds["policy"].values if p not in skip])
-    sel = {**match, axis: value, "load": load}
-    v = ds["verdict"].sel({k: x for k, x in sel.items() if k in ds["verdict"].dims})
-    values = [str(x) for x in np.ravel(v.values) if str(x)]
-    return bool(values) and all(x == "unstable" for x in values)

@@ -332,7 +332,10 @@ def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
     ints[I_PS_BOUND] = _BOUNDS[bound]
     ints[I_KEEP] = kept
     ints[I_CHECK], wait = _monitor(model, N, speeds, kept)
-    flts = np.array([tau_pair[0], tau_pair[1], float(model.load_mean), wait], dtype=np.float64)
+    flts = np.zeros(N_FLTS, dtype=np.float64)
+    flts[F_TAU0], flts[F_TAU1] = tau_pair
+    flts[F_REPLICA_MEAN] = float(model.load_mean)
+    flts[F_MONITOR_WAIT] = wait
     speeds = np.ascontiguousarray(speeds, dtype=np.float64)
     return Encoded(
         ints=ints,
