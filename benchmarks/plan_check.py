@@ -49,7 +49,7 @@ def check(path: Path, scale: str) -> str:
     from straggler.evaluate import simulate_cell_shard
     from straggler.grid import build_grid
     from straggler.sources import model_hash
-    from straggler.workunits import LOAD_SECONDS, fast_path, plan, seconds_per_job
+    from straggler.workunits import LOAD_SECONDS, engine_of, plan, seconds_per_job
 
     resolved = _resolve(path, scale)
     grid = build_grid(resolved)
@@ -62,7 +62,7 @@ def check(path: Path, scale: str) -> str:
     cid = max(simulated, key=lambda c: simulated[c].replication)
     loads = len(resolved.load)
     per_job = seconds_per_job(resolved, grid.cells[cid])
-    engine = "fast" if fast_path(resolved, grid.cells[cid]) else "event"
+    engine = engine_of(resolved, grid.cells[cid]).bench_prefix
     short = replace(resolved, simulation=replace(resolved.simulation, jobs=1000, warmup=100))
     with tempfile.TemporaryDirectory() as tmp:  # the kernels loaded from numba's cache
         simulate_cell_shard(short, cid, 0, 1, Path(tmp) / "sim")

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 from straggler import config
 from straggler.analysis.cell import HANDLERS
+from straggler.engines import BY_NAME, choose
 from straggler.policies import ALIASES, POLICIES, all_policy_names
-from straggler.simulation import ENGINES
 
 
 def test_every_policy_names_an_existing_analysis():
     assert {name: spec.analysis for name, spec in POLICIES.items() if spec.analysis not in HANDLERS} == {}
 
 
-def test_kernel_codes_are_distinct_and_engines_known():
+def test_kernel_codes_are_distinct_and_every_simulated_setting_has_an_engine():
     codes = [spec.kernel_code for spec in POLICIES.values() if spec.kernel_code is not None]
     assert len(codes) == len(set(codes))
-    engines = {factory().name for factory in ENGINES}
     for name, spec in POLICIES.items():
-        assert set(spec.engines) <= engines, name
-        assert bool(spec.engines) == (spec.kernel_code is not None), name
+        assert bool(spec.simulated_in) == (spec.kernel_code is not None), name
+        for discipline, queueing in spec.simulated_in:
+            assert choose(name, discipline, queueing).name in BY_NAME, name
 
 
 def test_the_schema_is_completed_from_the_registry():
@@ -53,3 +53,13 @@ def test_the_hooks_named_by_a_spec_exist():
         assert not spec.picks_pool or spec.kernel_code is not None, name
         assert callable(spec.blocking_order), name
         assert spec.grid_impossible is None or callable(spec.grid_impossible), name
+
+
+def test_every_engine_has_a_kernel_that_results_depend_on():
+    from straggler import sources
+    from straggler.engines import ENGINES
+    from straggler.simulation.engines import KERNELS
+
+    assert [e.name for e in ENGINES] == list(KERNELS)
+    closure = {str(p.relative_to(sources.ROOT)) for p in sources.import_closure("simulation")}
+    assert {"simulation/fast.py", "simulation/events.py"} <= closure

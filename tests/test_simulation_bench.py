@@ -14,6 +14,7 @@ import json
 import pytest
 
 from straggler import bench
+from straggler.engines import where_simulated
 from straggler.policies import POLICIES
 
 
@@ -29,9 +30,9 @@ def test_every_simulated_policy_on_every_engine_and_setting():
     assert len(names) == len(set(names))
     rows = {(w.policy, w.engine, (w.discipline, w.queueing)) for w in ws if w.group == "policies"}
     expected = {
-        (name, engine, setting)
+        (name, engine.name, setting)
         for name, spec in POLICIES.items()
-        for engine, settings in spec.engines.items()
+        for engine, settings in where_simulated(spec)
         for setting in settings
     }
     assert rows == expected
@@ -74,8 +75,7 @@ def test_loads_are_stable_by_the_analysis():
 @pytest.fixture
 def tiny(monkeypatch):
     """Runs of a few thousand jobs: the structure, not the numbers."""
-    monkeypatch.setattr(bench, "FAST_JOBS", 20_000)
-    monkeypatch.setattr(bench, "EVENT_JOBS", 5_000)
+    monkeypatch.setattr(bench, "TIMED_SECONDS", 0.00096)  # 20,000 jobs on the fast path, 4,000 on the event engine
     monkeypatch.setattr(bench, "SLOW_JOBS", 500)
     monkeypatch.setattr(bench, "SIMPY_JOBS", 2_000)
 

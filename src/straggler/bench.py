@@ -2,7 +2,7 @@
 
 Jobs per second of wall time, one core, best of a few repeats, for every policy of
 the registry (:data:`straggler.policies.POLICIES`) that an engine simulates, on
-every engine and setting that simulates it (``PolicySpec.engines``): the FCFS fast
+every engine and setting that simulates it (:mod:`straggler.engines`): the FCFS fast
 path (:mod:`straggler.simulation.fast`) and the event engine
 (:mod:`straggler.simulation.events`) with FCFS and PS per-server queues and FCFS
 central pool queues. Each figure is printed beside the baseline's as a ratio
@@ -51,6 +51,10 @@ import platform
 import time
 from dataclasses import dataclass, field
 
+from . import engines
+from .engines import EngineSpec
+from .policies import FCFS_CENTRAL, FCFS_PER_SERVER, PS_PER_SERVER, Setting
+
 LOAD = 0.4
 """The load of CoC d = 2, N = 50 (the baseline's), and the highest load of any workload."""
 D = 2
@@ -64,10 +68,10 @@ FIXED: dict[str, float] = {"tau": 1.0}
 """Values for the parameters the analysis would choose (``opt``): the workloads run
 without an analysis of their own."""
 
-FAST_JOBS = 3_000_000
-"""Jobs of a timed run on the fast path (about 0.1 s on a quiet machine)."""
-EVENT_JOBS = 600_000
-"""Jobs of a timed run on the event engine (about 0.1 s on a quiet machine)."""
+TIMED_SECONDS = 0.144
+"""A timed run's length by its engine's cost model for CoC d = 2 (three units a job,
+:attr:`straggler.engines.EngineSpec.seconds_per_unit`, which errs a third slow): 3e6
+jobs on the fast path and 6e5 on the event engine, about 0.1 s each on a quiet machine."""
 SLOW_JOBS = 60_000
 """Jobs of a timed run of a PS bound system (the event engine's slowest branch)."""
 SIMPY_JOBS = 50_000
@@ -78,16 +82,30 @@ GOALS: dict[str, float] = {"fast_coc_d2_n50": 1000.0, "event_coc_d2_n50": 250.0,
 """Workload -> the ratio to the baseline it should reach (the headline goals)."""
 
 
-def _settings() -> tuple[tuple[str, tuple[str, str], str, str], ...]:
-    """``(engine, (discipline, queueing), name prefix, heading)`` of each setting, in
-    the table's order."""
-    from .policies import FCFS_CENTRAL, FCFS_PER_SERVER, PS_PER_SERVER
+_SETTING_SUFFIX = {FCFS_PER_SERVER: "", PS_PER_SERVER: "_ps", FCFS_CENTRAL: "_central"}
+_SETTING_WORDS = {
+    FCFS_PER_SERVER: "FCFS per server",
+    PS_PER_SERVER: "PS per server",
+    FCFS_CENTRAL: "FCFS central queues",
+}
 
-    return (
-        ("fast", FCFS_PER_SERVER, "fast", "fast path, FCFS per server"),
-        ("events", FCFS_PER_SERVER, "event", "event engine, FCFS per server"),
-        ("events", PS_PER_SERVER, "event_ps", "event engine, PS per server"),
-        ("events", FCFS_CENTRAL, "event_central", "event engine, FCFS central queues"),
+
+def _timed_jobs(engine: EngineSpec) -> int:
+    return int(round(TIMED_SECONDS / (3 * engine.seconds_per_unit), -3))
+
+
+def _settings() -> tuple[tuple[EngineSpec, Setting, str, str], ...]:
+    """``(engine, (discipline, queueing), name prefix, heading)`` of each setting of
+    each engine (:data:`straggler.engines.ENGINES`), in the table's order."""
+    return tuple(
+        (
+            engine,
+            setting,
+            engine.bench_prefix + _SETTING_SUFFIX[setting],
+            f"{engine.title.removeprefix('the ')}, {_SETTING_WORDS[setting]}",
+        )
+        for engine in engines.ENGINES
+        for setting in engine.features
     )
 
 
@@ -169,16 +187,16 @@ def workloads(quick: bool = False) -> list[Workload]:
     coc, zred = POLICY_NAMES[COC_CODE], POLICY_NAMES[ZRED_CODE]
     out: list[Workload] = []
     for engine, (discipline, queueing), prefix, _ in _settings():
-        jobs = (FAST_JOBS if engine == "fast" else EVENT_JOBS) // f
+        jobs = _timed_jobs(engine) // f
 
         def add(policy, N, d, group="policies", params=None, variant="", n_jobs=jobs):
             spec = POLICIES[policy]
             name = _name(prefix, policy, N, d, variant)
             n_jobs *= HEADLINE_FACTOR if name in GOALS else 1
             p = _params(spec) if params is None else params
-            out.append(Workload(name, engine, discipline, queueing, policy, N, d, n_jobs, p, None, group))
+            out.append(Workload(name, engine.name, discipline, queueing, policy, N, d, n_jobs, p, None, group))
 
-        simulated = [n for n, s in POLICIES.items() if s.simulated_by(engine, discipline, queueing)]
+        simulated = [n for n, s in POLICIES.items() if engine.simulates(s, (discipline, queueing))]
         for policy in simulated:
             add(policy, N_POLICY, D if POLICIES[policy].uses_d else None)
         for policy in simulated:
@@ -196,9 +214,9 @@ def workloads(quick: bool = False) -> list[Workload]:
                     if d != D:
                         add(policy, N_POLICY, d, "d")
         if (discipline, queueing) == PS_PER_SERVER:
-            jobs_mm1 = EVENT_JOBS * HEADLINE_FACTOR // f
+            jobs_mm1 = jobs * HEADLINE_FACTOR
             out.append(
-                Workload("ps_mm1", engine, discipline, queueing, zred, 1, None, jobs_mm1, {}, PS_MM1_LOAD, "M/M/1")
+                Workload("ps_mm1", engine.name, discipline, queueing, zred, 1, None, jobs_mm1, {}, PS_MM1_LOAD, "M/M/1")
             )
     return out
 
@@ -257,20 +275,6 @@ def measure(w: Workload, repeat: int = 3) -> dict:
         "group": w.group,
         **result,
     }
-
-
-def fast_throughput(N: int = 50, jobs: int = 10_000_000, repeat: int = 3) -> dict:
-    """Jobs per second of the fast path on CoC d = 2 with N servers, load 0.4."""
-    from .simulation import fast
-
-    return kernel_throughput(fast.run, _coc_model(N), jobs, repeat)
-
-
-def event_throughput(model, jobs: int, repeat: int = 3) -> dict:
-    """Jobs per second of the event-driven engine (:mod:`straggler.simulation.events`)."""
-    from .simulation import events
-
-    return kernel_throughput(events.run, model, jobs, repeat)
 
 
 def _coc_model(N: int):
@@ -435,7 +439,7 @@ def table(out: dict) -> str:
         names = [
             n
             for n, r in rows.items()
-            if (r["engine"], r.get("discipline"), r.get("queueing")) == (engine, discipline, queueing)
+            if (r["engine"], r.get("discipline"), r.get("queueing")) == (engine.name, discipline, queueing)
         ]
         if not names:
             continue

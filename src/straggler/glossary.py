@@ -12,10 +12,8 @@ from __future__ import annotations
 import textwrap
 
 from .config.schema import deref, schema
+from .engines import settings_words, where_simulated
 from .policies import PAPERS, POLICIES, PolicySpec
-
-#: The simulation engines by their names in :attr:`PolicySpec.engines`, in words.
-ENGINE_NAMES = {"fast": "the fast engine", "events": "the event engine"}
 
 
 def _parameters(spec: PolicySpec) -> list[tuple[str, str, str]]:
@@ -34,11 +32,7 @@ def _settings(spec: PolicySpec) -> str:
     """Which engines simulate the policy, in which settings, in words."""
     if spec.analytic_only:
         return "not simulated: analysis only."
-    parts = []
-    for engine, settings in spec.engines.items():
-        where = ", ".join(f"{discipline} {queueing.replace('_', '-')}" for discipline, queueing in settings)
-        parts.append(f"{ENGINE_NAMES.get(engine, engine)} ({where})")
-    return "; ".join(parts) + "."
+    return "; ".join(f"{engine.title} ({settings_words(settings)})" for engine, settings in where_simulated(spec)) + "."
 
 
 def _facts(spec: PolicySpec) -> list[str]:

@@ -17,7 +17,7 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("distributions",),),
     (("dependence",),),
     (("two_pools", "cell_model"),),
-    (("policies",),),
+    (("policies", "engines"),),
     (("analysis",), ("simulation",)),
     (("config", "grid", "cell_build", "workunits", "bound_checks", "verdict", "claims", "glossary"),),
     (("variables", "provenance", "dataset", "evaluate", "archive", "bench", "pilot"),),

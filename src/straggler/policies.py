@@ -5,12 +5,12 @@ canonical name and aliases, its parameters and their config schema, the grid's
 impossibility rules (``uses_d``, ``two_pools``, ``grid_impossible``), its config
 check, the name of its analysis in :data:`straggler.analysis.cell.HANDLERS`, what
 the simulation takes from the analysis, its code in the simulation kernels and
-which engines simulate it in which settings, how it picks servers, whether its
+in which settings it is simulated with what an engine needs there, how it picks servers, whether its
 stability verdict is monotone in the load, what blocks a server behind a job (the
 heavy-tail rule), its cost in the work-unit plan, and whether it is an oracle.
 Everything else reads it from here: the config schema's policy names and
 per-policy parameter entries, the config checks, the grid, the model, the
-engines' ``supports`` and encoding, the work-unit cost model, the report.
+engines' choice (:mod:`straggler.engines`) and encoding, the work-unit cost model, the report.
 
 A hook is a plain function of this module (it reads a model's or a grid point's
 attributes, nothing heavier), or, when it needs a higher layer's code, the *name*
@@ -46,6 +46,17 @@ PS_PER_SERVER = ("PS", "per_server")
 FCFS_CENTRAL = ("FCFS", "central")
 
 Setting = tuple[str, str]
+
+# What an engine may need to simulate a policy in a setting (``PolicySpec.simulated_in``;
+# the engines that have them: :mod:`straggler.engines`).
+WORKLOAD_RECURSION = "workload recursion"
+"""Each replica's start and end are known when its job arrives (the per-server free-time
+recursion of FCFS queues): the fast path's model."""
+EVENT_LIST = "event list"
+"""The state changes between arrivals (idle queues, timers, a central queue, PS):
+an event-driven engine."""
+PS_BOUND = "PS bound systems"
+"""The PS paper's lower and upper bound systems of a policy with a ``ps_bound``."""
 
 #: The papers the models come from, by the short name the code cites them with.
 PAPERS: dict[str, str] = {
@@ -131,9 +142,11 @@ class PolicySpec:
     """The name of its analysis in :data:`straggler.analysis.cell.HANDLERS` ("": none)."""
     kernel_code: int | None = None
     """Its code in the simulation kernels (None: not simulated)."""
-    engines: dict[str, tuple[Setting, ...]] = field(default_factory=dict)
-    """Engine name -> the (discipline, queueing) settings it simulates the policy in;
-    engines try in the order of :data:`straggler.simulation.ENGINES`."""
+    simulated_in: dict[Setting, frozenset[str]] = field(default_factory=dict)
+    """Setting ``(discipline, queueing)`` -> what an engine needs to simulate the policy
+    there (:data:`WORKLOAD_RECURSION`, :data:`EVENT_LIST`; empty: any engine of that
+    setting); the settings it is simulated in are the keys. Which engine runs a cell is
+    :func:`straggler.engines.choose`'s."""
     oracle: bool = False
     """Knows each job's type or size: a benchmark, not an option (the report also
     names the best policy without the oracles)."""
@@ -196,10 +209,6 @@ class PolicySpec:
         """True if no engine simulates the policy (no kernel code)."""
         return self.kernel_code is None
 
-    def simulated_by(self, engine: str, discipline: str, queueing: str) -> bool:
-        """True if ``engine`` simulates the policy under ``discipline`` and ``queueing``."""
-        return (discipline, queueing) in self.engines.get(engine, ())
-
 
 _FIXED_WORK = (
     "the work a job brings to each pool does not depend on the arrival rate (the "
@@ -213,11 +222,11 @@ _PLACEMENT = (
     "fork-join paper, speculation paper)"
 )
 
-_EVERYWHERE: dict[str, tuple[Setting, ...]] = {
-    "fast": (FCFS_PER_SERVER,),
-    "events": (FCFS_PER_SERVER, PS_PER_SERVER, FCFS_CENTRAL),
-}
-_D_OF_N: dict[str, tuple[Setting, ...]] = {"fast": (FCFS_PER_SERVER,), "events": (PS_PER_SERVER,)}
+_ANY: frozenset[str] = frozenset()
+_EVERYWHERE: dict[Setting, frozenset[str]] = {FCFS_PER_SERVER: _ANY, PS_PER_SERVER: _ANY, FCFS_CENTRAL: _ANY}
+# the d-of-N policies' FCFS per-server dynamics are the workload recursion's (the event
+# engine has no FCFS branch for them)
+_D_OF_N: dict[Setting, frozenset[str]] = {FCFS_PER_SERVER: frozenset({WORKLOAD_RECURSION}), PS_PER_SERVER: _ANY}
 
 POLICIES: dict[str, PolicySpec] = {
     p.name: p
@@ -241,7 +250,7 @@ POLICIES: dict[str, PolicySpec] = {
             picks_pool=True,
             analysis="zero_redundancy",
             kernel_code=ZRED_CODE,
-            engines=_EVERYWHERE,
+            simulated_in=_EVERYWHERE,
             monotone="random dispatch with fixed probabilities: every server (or pool "
             "queue) is an M/G/1 (M/G/c) queue whose load grows with lambda",
         ),
@@ -262,7 +271,7 @@ POLICIES: dict[str, PolicySpec] = {
             blocking_order=first_of_pools_blocks,
             analysis="full_redundancy",
             kernel_code=FRED_CODE,
-            engines=_EVERYWHERE,
+            simulated_in=_EVERYWHERE,
             monotone=_FIXED_WORK,
         ),
         PolicySpec(
@@ -288,7 +297,7 @@ POLICIES: dict[str, PolicySpec] = {
             analysis_seconds=0.03,
             analysis="rerouting",
             kernel_code=RER_CODE,
-            engines=_EVERYWHERE,
+            simulated_in=_EVERYWHERE,
             monotone=_FIXED_WORK,
         ),
         PolicySpec(
@@ -315,7 +324,7 @@ POLICIES: dict[str, PolicySpec] = {
             quadrature_seconds=0.4,
             analysis="replication",
             kernel_code=REP_CODE,
-            engines={"events": (FCFS_PER_SERVER, PS_PER_SERVER, FCFS_CENTRAL)},
+            simulated_in={setting: frozenset({EVENT_LIST}) for setting in _EVERYWHERE},
             monotone=_FIXED_WORK,
         ),
         PolicySpec(
@@ -331,7 +340,7 @@ POLICIES: dict[str, PolicySpec] = {
             type_aware_alpha=True,
             analysis="known_types",
             kernel_code=KT_CODE,
-            engines=_EVERYWHERE,
+            simulated_in=_EVERYWHERE,
             oracle=True,
             monotone="a fixed assignment: every server is an M/G/1 queue whose load grows with lambda",
         ),
@@ -380,7 +389,7 @@ POLICIES: dict[str, PolicySpec] = {
             blocking_order=first_of_d_blocks,
             analysis="cancel_on_complete",
             kernel_code=COC_CODE,
-            engines={"fast": (FCFS_PER_SERVER,), "events": (FCFS_PER_SERVER, PS_PER_SERVER)},
+            simulated_in={FCFS_PER_SERVER: _ANY, PS_PER_SERVER: _ANY},
             monotone=_PLACEMENT,
         ),
         PolicySpec(
@@ -402,7 +411,7 @@ POLICIES: dict[str, PolicySpec] = {
             two_pools=False,
             analysis="cancel_on_start",
             kernel_code=COS_CODE,
-            engines=_D_OF_N,
+            simulated_in=_D_OF_N,
             monotone=_PLACEMENT,
         ),
         PolicySpec(
@@ -420,7 +429,7 @@ POLICIES: dict[str, PolicySpec] = {
             two_pools=False,
             analysis="redundant_to_idle",
             kernel_code=RIQ_CODE,
-            engines=_D_OF_N,
+            simulated_in=_D_OF_N,
             monotone=_PLACEMENT,
         ),
         PolicySpec(
@@ -451,7 +460,7 @@ POLICIES: dict[str, PolicySpec] = {
             blocking_order=fork_join_blocks,
             analysis="fork_join",
             kernel_code=FJ_CODE,
-            engines=_D_OF_N,
+            simulated_in=_D_OF_N,
             monotone=_PLACEMENT,
         ),
     ]

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .engines import EngineSpec, choose
 from .files import damage
 from .grid import Cell, Grid, cell_spec, result_config, result_spec  # noqa: F401
 from .policies import POLICIES
@@ -53,12 +54,6 @@ DEFAULTS = {"target_seconds": 20.0, "cells_per_job": "auto", "replications_per_j
 STARTUP_SECONDS = 1.6
 """What a job costs before its first cell: interpreter, imports, numba's cache."""
 
-# Simulation cost per measured job, seconds, per replica a job places (one more for the
-# job itself): `straggler bench` measured 2.7e7 jobs/s on the fast path and 5.5e6 on the
-# event engine for CoC with d = 2 (three units), taken here a third slower, so that an
-# estimate errs towards smaller jobs.
-FAST_SECONDS_PER_UNIT = 1.6e-8
-EVENT_SECONDS_PER_UNIT = 8.0e-8
 LOAD_SECONDS = 0.02
 """Per load and replication: encoding, streams, accumulators."""
 
@@ -131,21 +126,23 @@ def analysis_seconds(resolved: ResolvedConfig, cell: Cell) -> float:
     return seconds + WRITE_SECONDS
 
 
-def fast_path(resolved: ResolvedConfig, cell: Cell) -> bool:
-    """Whether the cell simulates on the fast path (else on the event engine)."""
+def engine_of(resolved: ResolvedConfig, cell: Cell) -> EngineSpec:
+    """The engine that simulates the cell (:func:`straggler.engines.choose`)."""
     system = resolved.system
     discipline = _value(resolved, cell, "system.discipline", system.discipline)
     queueing = _value(resolved, cell, "system.queueing", system.queueing)
-    params = resolved.policies.get(cell.policy, {})
-    return POLICIES[cell.policy].simulated_by("fast", discipline, queueing) and params.get("ps_bound") in (None, "none")
+    # a policy parameter swept on the grid: as a dotted axis (CoC.ps_bound) or a list axis
+    bound = resolved.policies.get(cell.policy, {}).get("ps_bound")
+    bound = cell.get(f"{cell.policy}.ps_bound", cell.get("ps_bound", bound))
+    return choose(cell.policy, discipline, queueing, bound)
 
 
 def seconds_per_job(resolved: ResolvedConfig, cell: Cell) -> float:
-    """Estimated simulation seconds per job of the cell (its engine, its replicas)."""
+    """Estimated simulation seconds per job of the cell (its engine's cost per job and
+    replica, :attr:`straggler.engines.EngineSpec.seconds_per_unit`)."""
     spec = POLICIES[cell.policy]
     replicas = int(cell.get("d", 1)) if spec.uses_d else spec.concurrent_replicas
-    unit = FAST_SECONDS_PER_UNIT if fast_path(resolved, cell) else EVENT_SECONDS_PER_UNIT
-    return (1 + replicas) * unit
+    return (1 + replicas) * engine_of(resolved, cell).seconds_per_unit
 
 
 def estimate(resolved: ResolvedConfig, cell: Cell) -> Cost:
@@ -356,7 +353,7 @@ def kernel_kind(resolved: ResolvedConfig, cell: Cell) -> str | None:
     if "simulation" not in resolved.evaluate or POLICIES[cell.policy].analytic_only:
         return None
     system = resolved.system
-    engine = "fast" if fast_path(resolved, cell) else "events"
+    engine = engine_of(resolved, cell).name
     family = resolved.distributions[cell["distribution"]]["family"]
     dep = resolved.dependences[cell["dependence"]].get("kind", "identical")
     discipline = _value(resolved, cell, "system.discipline", system.discipline)

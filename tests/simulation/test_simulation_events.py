@@ -13,6 +13,7 @@ import pytest
 from straggler import distributions as D
 from straggler.analysis import threshold as th
 from straggler.simulation import encode_model, engine_for, events, fast, run_replication, simulate
+from straggler.simulation.engines import supports
 from straggler.simulation.reference import make_model
 
 REPS = 8
@@ -49,16 +50,16 @@ def test_registered_and_supports():
     assert engine_for(make_model("Rep", 2, [0.1], params={"tau": 1.0})).name == "events"
     assert engine_for(make_model("ZRed", 10, [0.1], queueing="central")).name == "events"
     bound = make_model("CoC", 4, [0.3], d=2, two_pools=False, discipline="PS", params={"ps_bound": "lower"})
-    assert events.supports(bound)
+    assert supports("events", bound)
     for policy in ("CoS", "RIQ", "FJ"):
         ps_d = make_model(policy, 4, [0.3], d=2, two_pools=False, discipline="PS")
         assert engine_for(ps_d).name == "events"
         assert engine_for(make_model(policy, 4, [0.3], d=2, two_pools=False)).name == "fast"
-        assert not events.supports(make_model(policy, 4, [0.3], d=2, two_pools=False))
-        assert not events.supports(make_model(policy, 4, [0.3], d=2, queueing="central"))
-    assert events.supports(make_model("Rep", 2, [0.1], params={"tau": 1.0}, discipline="PS"))
+        assert not supports("events", make_model(policy, 4, [0.3], d=2, two_pools=False))
+        assert not supports("events", make_model(policy, 4, [0.3], d=2, queueing="central"))
+    assert supports("events", make_model("Rep", 2, [0.1], params={"tau": 1.0}, discipline="PS"))
     # no central PS model
-    assert not events.supports(make_model("ZRed", 4, [0.1], discipline="PS", queueing="central"))
+    assert not supports("events", make_model("ZRed", 4, [0.1], discipline="PS", queueing="central"))
 
 
 # ---------------------------------------------------------------- PS

@@ -13,8 +13,9 @@ import pytest
 
 from straggler import distributions as D
 from straggler.dependence import SX
+from straggler.engines import BY_NAME
 from straggler.policies import POLICIES
-from straggler.simulation import encode_model, fast, run_replication
+from straggler.simulation import encode_model, engine_for, fast, run_replication
 from straggler.simulation.reference import make_model, simulate_reference
 from straggler.simulation.streams import replication_streams
 
@@ -88,7 +89,7 @@ def test_kernel_equals_reference_job_by_job(name):
 
 def test_reference_cases_cover_every_fast_policy():
     assert {c["policy"] for c in CASES.values()} == {
-        n for n, spec in POLICIES.items() if spec.simulated_by("fast", "FCFS", "per_server")
+        n for n, spec in POLICIES.items() if BY_NAME["fast"].simulates(spec, ("FCFS", "per_server"))
     }
 
 
@@ -148,7 +149,7 @@ def test_event_engine_ps_equals_reference_job_by_job(name):
     from straggler.simulation import events
 
     model, enc = build_ps(PS_CASES[name])
-    assert events.supports(model)
+    assert engine_for(model, "events").name == "events"
     lam = float(model.rates()[0])
     n = 3000
     seed = np.random.SeedSequence(20241)
@@ -162,7 +163,7 @@ def test_event_engine_ps_equals_reference_job_by_job(name):
 def test_ps_reference_cases_cover_every_ps_policy():
 
     assert {c["policy"] for c in PS_CASES.values()} == {
-        n for n, spec in POLICIES.items() if spec.simulated_by("events", "PS", "per_server")
+        n for n, spec in POLICIES.items() if BY_NAME["events"].simulates(spec, ("PS", "per_server"))
     }
     deps = {str(c.get("dependence", "iid")) for c in PS_CASES.values()}
     assert {"identical", "iid"} <= deps and len(deps) >= 3  # and sx

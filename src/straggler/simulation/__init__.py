@@ -34,7 +34,8 @@ Layout of the package:
   (:mod:`straggler.kernel_cache`).
 
 Engines: :func:`engine_for` picks one; which engine simulates which policy in
-which setting is the registry's (``PolicySpec.engines`` in :mod:`straggler.policies`,
+which setting is decided by data: a policy's ``PolicySpec.simulated_in`` (what it
+needs in each setting) against each engine's features (:mod:`straggler.engines`,
 listed by :func:`coverage`): the fast path covers FCFS per-server queues for the
 policies whose dynamics follow the workload recursion; the event-driven engine
 (``simulation/events.py``) covers per-server PS for every simulated policy (its
@@ -42,8 +43,8 @@ docstring gives the PS semantics of each), central FCFS pool queues for the pool
 policies, Rep on FCFS with preemptive-resume priority and CoC's PS bound
 systems. Not simulated: the analytic-only policies, central PS (no such model: a
 config error) and the d-of-N policies with central queueing (they pick d of the
-N servers: impossible grid points). :data:`ENGINES` lists one factory per engine, each returning
-``Engine(name, supports, kernel)`` and importing its module only when asked
+N servers: impossible grid points). :data:`ENGINES` lists the engines in the order they are tried, and
+``engines.KERNELS`` imports an engine's kernel only when asked
 (the fast path first, so it keeps the models it supports; ``simulate(...,
 engine=name)`` forces one, to cross-check them). The kernel follows the contract in
 :mod:`.fast`; the driver does the rest (seeds, replications, summaries).

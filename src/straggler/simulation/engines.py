@@ -1,10 +1,9 @@
-"""Simulation engines: which engine simulates a model, from the policy registry.
+"""Which engine simulates a model, and its kernel.
 
-An engine is a ``supports(model)`` test and a numba kernel that follows the
-contract of :mod:`.fast`. :data:`ENGINES` lists one factory per engine, tried in
-order, each importing its module only when asked; :func:`engine_for` picks one and
-:func:`coverage` says what each covers (``PolicySpec.engines`` in
-:mod:`straggler.policies`).
+The engines are data (:mod:`straggler.engines`: what each simulates, its cost model);
+:func:`engine_for` reads a model's policy, setting and PS bound system and asks
+:func:`straggler.engines.choose`; :data:`KERNELS` imports an engine's kernel when it
+is first asked for.
 """
 
 from __future__ import annotations
@@ -12,68 +11,54 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..policies import POLICIES, ps_bound_policies
+from ..engines import ENGINES, EngineSpec, choose, coverage
+
+__all__ = ["ENGINES", "KERNELS", "Engine", "coverage", "engine_for", "supports"]
+
+
+def _fast_kernel() -> Callable[..., None]:
+    from .fast import run
+
+    return run
+
+
+def _event_kernel() -> Callable[..., None]:
+    from .events import run
+
+    return run
+
+
+#: Engine name -> the factory of its numba kernel (the contract of :mod:`.fast`). The
+#: import is the factory's own, so that what a result depends on
+#: (:mod:`straggler.sources`) includes the kernel's module, and a job loads only the
+#: kernel it runs.
+KERNELS: dict[str, Callable[[], Callable[..., None]]] = {"fast": _fast_kernel, "events": _event_kernel}
 
 
 @dataclass(frozen=True)
 class Engine:
-    """A simulation engine: ``supports(model) -> bool`` and a numba kernel that
-    follows the contract of :mod:`.fast` (``kernel(*encoded.kernel_args(), lam,
-    warmup, jobs, acc, batches, hist, mon, trace, rngs)``)."""
+    """An engine chosen for a model: its record and its kernel (``kernel(*encoded.kernel_args(),
+    lam, warmup, jobs, acc, batches, hist, mon, trace, rngs)``)."""
 
-    name: str
-    supports: Callable[..., bool]
+    spec: EngineSpec
     kernel: Callable[..., None]
 
-
-def _fast_engine() -> Engine:
-    from . import fast
-
-    return Engine("fast", fast.supports, fast.run)
-
-
-def _event_engine() -> Engine:
-    from . import events
-
-    return Engine(events.NAME, events.supports, events.run)
-
-
-#: engine factories, tried in order: the fast path keeps the models it supports
-ENGINES: list[Callable[[], Engine]] = [_fast_engine, _event_engine]
+    @property
+    def name(self) -> str:
+        return self.spec.name
 
 
 def engine_for(model, name: str | None = None) -> Engine:
-    """The first engine that supports ``model`` (or the engine called ``name``,
-    to cross-check engines); NotImplementedError otherwise."""
-    for factory in ENGINES:
-        engine = factory()
-        if name is not None and engine.name != name:
-            continue
-        if engine.supports(model):
-            return engine
-        if name is not None:
-            raise NotImplementedError(
-                f"engine {name!r} does not support policy {model.policy} "
-                f"with discipline {model.discipline}, queueing {model.queueing}"
-            )
-    if name is not None:
-        raise NotImplementedError(f"no simulation engine called {name!r} (known: {[f().name for f in ENGINES]})")
-    raise NotImplementedError(
-        f"no simulation engine for policy {model.policy} with discipline {model.discipline}, "
-        f"queueing {model.queueing}"
-        + (f", ps_bound {model.params.get('ps_bound')}" if model.params.get("ps_bound") else "")
-        + f"; the engines cover {coverage()} and {', '.join(ps_bound_policies())}'s PS bound systems (per-server PS)"
-    )
+    """The first engine that simulates ``model`` (or the engine called ``name``, to
+    cross-check engines), with its kernel; NotImplementedError otherwise."""
+    spec = choose(model.policy, model.discipline, model.queueing, model.params.get("ps_bound"), name)
+    return Engine(spec, KERNELS[spec.name]())
 
 
-def coverage() -> str:
-    """What each engine simulates, from the registry (``PolicySpec.engines``)."""
-    parts = []
-    for engine, label in (("fast", "the fast path"), ("events", "the event-driven engine")):
-        by_setting: dict[tuple[str, str], list[str]] = {}
-        for name, spec in POLICIES.items():
-            for setting in spec.engines.get(engine, ()):
-                by_setting.setdefault(setting, []).append(name)
-        settings = "; ".join(f"{d} {q}: {', '.join(names)}" for (d, q), names in by_setting.items())
-        parts.append(f"{label} ({settings})")
-    return ", ".join(parts)
+def supports(name: str, model) -> bool:
+    """True if the engine called ``name`` simulates ``model`` (nothing is imported)."""
+    try:
+        choose(model.policy, model.discipline, model.queueing, model.params.get("ps_bound"), name)
+    except NotImplementedError:
+        return False
+    return True

@@ -138,8 +138,6 @@ from . import encode as E
 from . import statistics as S
 from .streams import block_size, refill_exponential, refill_family, refill_uniform
 
-NAME = "events"
-
 #: replica slots of one replication (per-server queue capacity: this / N, at
 #: least MIN_QCAP and at most MAX_QCAP; a central queue: CENTRAL_QCAP)
 REPLICA_SLOTS = 1 << 18
@@ -150,21 +148,6 @@ CENTRAL_QCAP = 1 << 16
 #: per change) instead of a linear scan per event (:func:`_earliest`; measured,
 #: the scan is faster at N = 50, the tree 3.4x faster at N = 1000)
 TREE_MIN_QUEUES = 64
-
-
-def supports(model) -> bool:
-    """True if the event engine simulates ``model``: the registry's
-    ``PolicySpec.engines``, and CoC's PS bound systems (per-server PS)."""
-    bound = model.params.get("ps_bound")
-    if bound not in (None, "none") and not (
-        model.policy == "CoC"
-        and model.discipline == "PS"
-        and model.queueing == "per_server"
-        and bound in ("lower", "upper")
-    ):
-        return False
-    spec = policies.POLICIES.get(model.policy)
-    return spec is not None and spec.simulated_by(NAME, model.discipline, model.queueing)
 
 
 # ---------------------------------------------------------------- queue helpers

@@ -104,21 +104,6 @@ from . import encode as E
 from . import statistics as S
 from .streams import block_size, refill_exponential, refill_family, refill_uniform
 
-NAME = "fast"
-
-
-def supports(model) -> bool:
-    """True when the fast path simulates ``model`` exactly: FCFS per-server queues
-    and a policy whose dynamics follow the workload recursion (the registry's
-    ``PolicySpec.engines``); CoC's PS bound systems are the event engine's."""
-    spec = policies.POLICIES.get(model.policy)
-    return (
-        spec is not None
-        and spec.simulated_by(NAME, model.discipline, model.queueing)
-        and model.params.get("ps_bound") in (None, "none")
-    )
-
-
 # ---------------------------------------------------------------- per-job helpers
 # (arrays and numbers only: the stream positions go in and come back out)
 
