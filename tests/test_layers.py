@@ -17,14 +17,22 @@ MODULES = {
 }
 
 
+def _packages_of(name: str) -> set[str]:
+    """The packages whose ``__init__`` runs before module ``name`` (the root's aside)."""
+    parts = name.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts))}
+
+
 def _edges() -> dict[str, set[str]]:
-    """module -> the modules it imports, without itself and its own packages (a
-    submodule's import always runs its package's ``__init__`` first)."""
+    """module -> the modules it imports, and the packages of those (importing
+    ``config.axes`` runs ``config/__init__`` first, and whatever that imports: a circle
+    through a package's ``__init__`` is a circle), without itself and its own packages."""
     out = {}
     for name, path in MODULES.items():
-        parts = name.split(".")
-        ancestors = {".".join(parts[:i]) for i in range(len(parts))}
-        out[name] = {t for t in sources.imports_of(path) if t != name and t not in ancestors}
+        own = _packages_of(name) | {"", name}
+        targets = set(sources.imports_of(path))
+        targets |= {p for t in targets for p in _packages_of(t)}
+        out[name] = targets - own
     return out
 
 

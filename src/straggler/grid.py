@@ -20,6 +20,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .config.axes import apply_override, axes_of, literal
 from .policies import ALIASES, POLICIES, canonical_policy
 
 if TYPE_CHECKING:
@@ -28,17 +29,6 @@ if TYPE_CHECKING:
 NAMED_AXES: tuple[str, ...] = ("policy", "distribution", "dependence", "r_slow", "d", "N")
 
 _SEP = "__"
-
-
-def literal(value) -> str:
-    """The text of a config value as the user wrote it (YAML scalars round-trip via repr)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)
-    return str(value).replace("/", "_")
 
 
 @dataclass(frozen=True)
@@ -108,28 +98,6 @@ class Grid:
             return self.cells[cell_id]
         except KeyError:
             raise UnknownCell(cell_id, list(self.cells)) from None
-
-
-def _policy_list_axes(resolved: ResolvedConfig) -> dict[str, list]:
-    """Policy parameters given as lists become dimensions named by the parameter."""
-    axes: dict[str, list] = {}
-    for policy in resolved.grid.policy:
-        for param, value in resolved.policies.get(policy, {}).items():
-            if isinstance(value, list):
-                values = axes.setdefault(param, [])
-                values.extend(v for v in value if v not in values)
-    return axes
-
-
-def axes_of(resolved: ResolvedConfig) -> dict[str, list]:
-    """The grid's axes, named and extra (dotted) ones, with the policies' list-valued
-    parameters as axes of their own."""
-    axes = resolved.grid.axes()
-    for name, values in _policy_list_axes(resolved).items():
-        if name in axes:
-            raise ValueError(f"grid axis {name!r} is defined twice (grid and policies)")
-        axes[name] = values
-    return axes
 
 
 def _axis_applies(axis: str, point: dict, resolved: ResolvedConfig) -> bool:
@@ -229,8 +197,6 @@ def build_grid(resolved: ResolvedConfig) -> Grid:
 
 def cell_config(resolved: ResolvedConfig, cell: Cell) -> ResolvedConfig:
     """The resolved config with the cell's extra-axis values applied."""
-    from .config.axes import apply_override
-
     cfg = resolved
     for axis, value in cell.coords:
         if "." in axis:

@@ -143,3 +143,36 @@ def apply_override(resolved: ResolvedConfig, path: str, value) -> ResolvedConfig
     """
     data = resolved.to_dict()
     return ResolvedConfig.from_dict(applied(data, axis_of(path, data), value))
+
+
+def literal(value) -> str:
+    """The text of a config value as the user wrote it (YAML scalars round-trip via repr)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    return str(value).replace("/", "_")
+
+
+def _policy_list_axes(resolved: ResolvedConfig) -> dict[str, list]:
+    """Policy parameters given as lists become dimensions named by the parameter."""
+    axes: dict[str, list] = {}
+    for policy in resolved.grid.policy:
+        for param, value in resolved.policies.get(policy, {}).items():
+            if isinstance(value, list):
+                values = axes.setdefault(param, [])
+                values.extend(v for v in value if v not in values)
+    return axes
+
+
+def axes_of(resolved: ResolvedConfig) -> dict[str, list]:
+    """The grid's axes, named and extra (dotted) ones, with the policies' list-valued
+    parameters as axes of their own."""
+    axes = resolved.grid.axes()
+    for name, values in _policy_list_axes(resolved).items():
+        if name in axes:
+            raise ValueError(f"grid axis {name!r} is defined twice (grid and policies)")
+        axes[name] = values
+    return axes

@@ -150,7 +150,7 @@ def cell_id_errors(resolved: dict) -> list[Err]:
     """The longest cell id against :data:`MAX_CELL_ID_BYTES`. It is bounded by the sum of
     the longest ``axis=value`` of every axis (a cell drops the axes its policy ignores),
     so that no grid needs to be built."""
-    from ..grid import axes_of, literal
+    from .axes import axes_of, literal
     from .resolved import ResolvedConfig
 
     try:
