@@ -293,11 +293,12 @@ def test_sampler_params_and_codes():
     for dist in CASES:
         p = dist.sampler_params()
         assert p.dtype == np.float64 and p.ndim == 1 and np.all(np.isfinite(p))
-    # variable-length families: [n, probs..., values...], zero-probability entries dropped
+    # variable-length families, zero-probability entries dropped: the hyperexponential's
+    # [n, probs..., rates...], the discrete law's [n, cumulative probs..., values...]
     p = Hyperexponential([0.5, 0.0, 0.5], [1.0, 2.0, 3.0]).sampler_params()
     assert list(p) == [2.0, 0.5, 0.5, 1.0, 3.0]
     p = Discrete([2.0, 1.0], [0.4, 0.6]).sampler_params()
-    assert list(p) == [2.0, 0.6, 0.4, 1.0, 2.0]
+    assert list(p) == [2.0, 0.6, 0.6 + 0.4, 1.0, 2.0]
 
 
 # ----------------------------------------------------------------------------------
@@ -702,3 +703,22 @@ def test_property_bounded_pareto(low, ratio, alpha, tf, d):
 @given(m=pos, cv=st.floats(min_value=0.1, max_value=3.0), tf=frac, d=ds)
 def test_property_lognormal(m, cv, tf, d):
     check_against_quadrature(Lognormal(m, cv), tf, d)
+
+
+def test_discrete_draws_by_binary_search_pick_what_a_scan_of_the_probabilities_picks():
+    # the sampler searches the cumulative sums; the scan it replaced summed the p_i as it
+    # went: the same index for every u, at and around each cumulative sum too
+    from straggler.distributions.sampling import pick_component, pick_cumulative
+
+    rng = np.random.default_rng(8)
+    for n in (1, 2, 3, 7, 64, 999):
+        p = rng.dirichlet(np.ones(n))
+        law = D.Discrete(values=tuple(float(v) for v in range(1, n + 1)), p=tuple(float(q) for q in p))
+        cumulative = law.sampler_params()
+        masses = np.concatenate([[n], [q for _, q in law.point_masses()]])
+        us = list(rng.random(200)) + [0.0, np.nextafter(1.0, 0.0)]
+        for c in cumulative[1 : 1 + n]:
+            us += [c, np.nextafter(c, 0.0), np.nextafter(c, 2.0)]
+        for u in us:
+            if u < 1.0:
+                assert pick_cumulative(cumulative, n, u) == pick_component(masses, n, u), (n, u)

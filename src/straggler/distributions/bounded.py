@@ -213,9 +213,15 @@ class Discrete(Distribution):
         return replace(self, values=tuple(v * f for v in self.values))
 
     def sampler_params(self) -> np.ndarray:
-        # [n, p_1..p_n, value_1..value_n] over the distinct values with p > 0
+        # [n, c_1..c_n, value_1..value_n] over the distinct values with p > 0, c_i the
+        # cumulative probabilities summed in order (the sampler's binary search then picks
+        # the index that scanning and summing the p_i picks: the same draws)
         pm = self.point_masses()
-        return np.array([len(pm), *(q for _, q in pm), *(v for v, _ in pm)], dtype=np.float64)
+        cumulative, acc = [], 0.0
+        for _, q in pm:
+            acc += q
+            cumulative.append(acc)
+        return np.array([len(pm), *cumulative, *(v for v, _ in pm)], dtype=np.float64)
 
     def support(self) -> tuple[float, float]:
         pm = self.point_masses()

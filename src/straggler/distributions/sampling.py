@@ -28,8 +28,13 @@ from .codes import (
 )
 
 # ----------------------------------------------------------------------------------
-# numba sampler
+# numba samplers: one draw of each family, written once
 # ----------------------------------------------------------------------------------
+# Each family's draw is one inlined function of (params, rng). :func:`sample` switches on
+# the code per draw; the kernels' block sampler
+# (:func:`straggler.simulation.streams.refill_family`) switches once per block and calls
+# the same functions in a loop (a switch per draw costs it 2-3x: measured, numba does
+# not hoist it out of the loop). Both therefore draw the same variates in the same order.
 
 
 @kernel()
@@ -43,6 +48,77 @@ def pick_component(params, n, u):
     return n - 1
 
 
+@kernel(inline="always")
+def pick_cumulative(params, n, u):
+    """The first index i with ``u < params[1 + i]``, the cumulative probabilities
+    params[1:1+n] (n - 1 if none): a binary search, the same index as a scan that
+    accumulates the probabilities when the sums are formed in the same order
+    (:meth:`straggler.distributions.Discrete.sampler_params`)."""
+    lo = 0
+    hi = n - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if u < params[1 + mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@kernel(inline="always")
+def draw_exponential(params, rng):  # [mean]
+    return params[0] * rng.standard_exponential()
+
+
+@kernel(inline="always")
+def draw_pareto(params, rng):  # [xm, alpha]: xm * U^(-1/alpha) = xm * exp(E / alpha)
+    return params[0] * np.exp(rng.standard_exponential() / params[1])
+
+
+@kernel(inline="always")
+def draw_bounded_pareto(params, rng):  # [low, high, alpha, 1 - (low/high)^alpha]: inverse cdf
+    x = params[0] * (1.0 - rng.random() * params[3]) ** (-1.0 / params[2])
+    return min(x, params[1])
+
+
+@kernel(inline="always")
+def draw_shifted_exponential(params, rng):  # [shift, tail_mean]
+    return params[0] + params[1] * rng.standard_exponential()
+
+
+@kernel(inline="always")
+def draw_hyperexponential(params, rng):  # [n, p..., rates...]
+    n = int(params[0])
+    i = pick_component(params, n, rng.random())
+    return rng.standard_exponential() / params[1 + n + i]
+
+
+@kernel(inline="always")
+def draw_erlang(params, rng):  # [k, mean]
+    return rng.standard_gamma(params[0]) * (params[1] / params[0])
+
+
+@kernel(inline="always")
+def draw_weibull(params, rng):  # [shape, scale]
+    return params[1] * rng.standard_exponential() ** (1.0 / params[0])
+
+
+@kernel(inline="always")
+def draw_uniform(params, rng):  # [low, high]
+    return params[0] + (params[1] - params[0]) * rng.random()
+
+
+@kernel(inline="always")
+def draw_discrete(params, rng):  # [n, cumulative p..., values...]
+    n = int(params[0])
+    return params[1 + n + pick_cumulative(params, n, rng.random())]
+
+
+@kernel(inline="always")
+def draw_lognormal(params, rng):  # [mu, sigma]
+    return np.exp(params[0] + params[1] * rng.standard_normal())
+
+
 @kernel()
 def sample(code, params, rng):
     """One draw of the family ``code`` with parameters ``params`` (``sampler_params()``).
@@ -50,33 +126,28 @@ def sample(code, params, rng):
     ``rng`` is a ``numpy.random.Generator``; only ``random``, ``standard_exponential``,
     ``standard_normal`` and ``standard_gamma`` are used.
     """
-    if code == EXPONENTIAL_CODE:  # exponential [mean]
-        return params[0] * rng.standard_exponential()
-    elif code == DETERMINISTIC_CODE:  # deterministic [value]
+    if code == EXPONENTIAL_CODE:
+        return draw_exponential(params, rng)
+    elif code == DETERMINISTIC_CODE:  # [value]
         return params[0]
-    elif code == PARETO_CODE:  # pareto [xm, alpha]: xm * U^(-1/alpha) = xm * exp(E / alpha)
-        return params[0] * np.exp(rng.standard_exponential() / params[1])
-    elif code == BOUNDED_PARETO_CODE:  # bounded pareto [low, high, alpha, 1 - (low/high)^alpha]: inverse cdf
-        x = params[0] * (1.0 - rng.random() * params[3]) ** (-1.0 / params[2])
-        return min(x, params[1])
-    elif code == SHIFTED_EXPONENTIAL_CODE:  # shifted exponential [shift, tail_mean]
-        return params[0] + params[1] * rng.standard_exponential()
-    elif code == HYPEREXPONENTIAL_CODE:  # hyperexponential [n, p..., rates...]
-        n = int(params[0])
-        i = pick_component(params, n, rng.random())
-        return rng.standard_exponential() / params[1 + n + i]
-    elif code == ERLANG_CODE:  # erlang [k, mean]
-        return rng.standard_gamma(params[0]) * (params[1] / params[0])
-    elif code == WEIBULL_CODE:  # weibull [shape, scale]
-        return params[1] * rng.standard_exponential() ** (1.0 / params[0])
-    elif code == UNIFORM_CODE:  # uniform [low, high]
-        return params[0] + (params[1] - params[0]) * rng.random()
-    elif code == DISCRETE_CODE:  # discrete [n, p..., values...]
-        n = int(params[0])
-        i = pick_component(params, n, rng.random())
-        return params[1 + n + i]
-    elif code == LOGNORMAL_CODE:  # lognormal [mu, sigma]
-        return np.exp(params[0] + params[1] * rng.standard_normal())
+    elif code == PARETO_CODE:
+        return draw_pareto(params, rng)
+    elif code == BOUNDED_PARETO_CODE:
+        return draw_bounded_pareto(params, rng)
+    elif code == SHIFTED_EXPONENTIAL_CODE:
+        return draw_shifted_exponential(params, rng)
+    elif code == HYPEREXPONENTIAL_CODE:
+        return draw_hyperexponential(params, rng)
+    elif code == ERLANG_CODE:
+        return draw_erlang(params, rng)
+    elif code == WEIBULL_CODE:
+        return draw_weibull(params, rng)
+    elif code == UNIFORM_CODE:
+        return draw_uniform(params, rng)
+    elif code == DISCRETE_CODE:
+        return draw_discrete(params, rng)
+    elif code == LOGNORMAL_CODE:
+        return draw_lognormal(params, rng)
     raise ValueError("unknown distribution code")
 
 

@@ -47,8 +47,17 @@ import hashlib
 import numpy as np
 
 from .. import distributions as D
-from ..distributions import pick_component
 from ..distributions import sample as _sample
+from ..distributions.sampling import (
+    draw_bounded_pareto,
+    draw_discrete,
+    draw_exponential,
+    draw_hyperexponential,
+    draw_pareto,
+    draw_shifted_exponential,
+    draw_uniform,
+    draw_weibull,
+)
 from ..kernel_cache import kernel
 
 ARRIVALS, ROUTING, SIZES, SLOWDOWNS = range(4)
@@ -117,44 +126,37 @@ def refill_uniform(rng, buf, pos):
 @kernel(nogil=True)
 def refill_family(code, p, rng, buf, pos):
     """As :func:`refill_exponential`, with draws of the family ``code``
-    (parameters ``p``): bit for bit :func:`straggler.distributions.sample`, with
-    the loop specialised per family (Erlang and lognormal call it)."""
+    (parameters ``p``): the draws of :func:`straggler.distributions.sample`, one
+    family's draw function in a loop (Erlang and lognormal call ``sample``)."""
     n = buf.shape[0]
     i0 = _shift(buf, pos)
-    if code == D.EXPONENTIAL_CODE:  # exponential [mean]
-        m = p[0]
+    if code == D.EXPONENTIAL_CODE:
         for i in range(i0, n):
-            buf[i] = m * rng.standard_exponential()
-    elif code == D.DETERMINISTIC_CODE:  # deterministic [value]
+            buf[i] = draw_exponential(p, rng)
+    elif code == D.DETERMINISTIC_CODE:
         for i in range(i0, n):
             buf[i] = p[0]
-    elif code == D.PARETO_CODE:  # pareto [xm, alpha]
-        xm = p[0]
-        a = p[1]
+    elif code == D.PARETO_CODE:
         for i in range(i0, n):
-            buf[i] = xm * np.exp(rng.standard_exponential() / a)
-    elif code == D.BOUNDED_PARETO_CODE:  # bounded pareto [low, high, alpha, 1 - (low/high)^alpha]
+            buf[i] = draw_pareto(p, rng)
+    elif code == D.BOUNDED_PARETO_CODE:
         for i in range(i0, n):
-            x = p[0] * (1.0 - rng.random() * p[3]) ** (-1.0 / p[2])
-            buf[i] = min(x, p[1])
-    elif code == D.SHIFTED_EXPONENTIAL_CODE:  # shifted exponential [shift, tail_mean]
+            buf[i] = draw_bounded_pareto(p, rng)
+    elif code == D.SHIFTED_EXPONENTIAL_CODE:
         for i in range(i0, n):
-            buf[i] = p[0] + p[1] * rng.standard_exponential()
-    elif code == D.HYPEREXPONENTIAL_CODE:  # hyperexponential [n, p..., rates...]
-        k = int(p[0])
+            buf[i] = draw_shifted_exponential(p, rng)
+    elif code == D.HYPEREXPONENTIAL_CODE:
         for i in range(i0, n):
-            c = pick_component(p, k, rng.random())
-            buf[i] = rng.standard_exponential() / p[1 + k + c]
-    elif code == D.WEIBULL_CODE:  # weibull [shape, scale]
+            buf[i] = draw_hyperexponential(p, rng)
+    elif code == D.WEIBULL_CODE:
         for i in range(i0, n):
-            buf[i] = p[1] * rng.standard_exponential() ** (1.0 / p[0])
-    elif code == D.UNIFORM_CODE:  # uniform [low, high]
+            buf[i] = draw_weibull(p, rng)
+    elif code == D.UNIFORM_CODE:
         for i in range(i0, n):
-            buf[i] = p[0] + (p[1] - p[0]) * rng.random()
-    elif code == D.DISCRETE_CODE:  # discrete [n, p..., values...]
-        k = int(p[0])
+            buf[i] = draw_uniform(p, rng)
+    elif code == D.DISCRETE_CODE:
         for i in range(i0, n):
-            buf[i] = p[1 + k + pick_component(p, k, rng.random())]
+            buf[i] = draw_discrete(p, rng)
     else:
         for i in range(i0, n):
             buf[i] = _sample(code, p, rng)
