@@ -11,6 +11,7 @@ import dataclasses
 import io
 import json
 
+import numpy as np
 import pytest
 
 from straggler import bench
@@ -85,7 +86,7 @@ def test_run_bench_json_and_table(tiny):
     buf = io.StringIO()
     out = bench.run_bench(json=True, file=buf)
     data = json.loads(buf.getvalue())
-    assert set(data["workloads"]) == {w.name for w in bench.workloads()} | {bench.BASELINE}
+    assert set(data["workloads"]) == {w.name for w in bench.workloads()} | {bench.BASELINE, bench.BARE}
     assert data["baseline"] == bench.BASELINE
     base = data["workloads"][bench.BASELINE]["jobs_per_second"]
     assert {w["policy"] for w in data["workloads"].values()} == {n for n, s in POLICIES.items() if not s.analytic_only}
@@ -130,3 +131,24 @@ def test_a_run_stopped_early_reports_no_throughput(tiny):
     out["goals"]["fast_coc_d2_n50"].update(ratio=None, met=False)
     text = bench.table(out)
     assert "fast_coc_d2_n50" in text and "stopped early (backlog)" in text and "not met" in text
+
+
+@pytest.mark.parametrize(("N", "d", "lam", "mean"), [(1, 1, 0.3, 1 / 0.7), (2, 2, 0.6, 1 / 1.4)])
+def test_the_bare_loop_is_the_fast_paths_model(N, d, lam, mean):
+    # CoC-1 on one server is M/M/1; CoC-2 on two servers with i.i.d. exponential replicas
+    # is M/M/1 at service rate 2 (both serve the head job, the first completion ends it).
+    # 10^6 jobs at utilisation 0.3: the mean's standard error is about 0.2 %, so 1 % is
+    # five of them.
+    from straggler.simulation.bare import coc_mean_latency
+
+    got = coc_mean_latency(N, d, lam, 1_000_000, np.random.default_rng(2026))
+    assert got == pytest.approx(mean, rel=0.01)
+
+
+def test_the_bench_reports_the_fast_paths_share_of_the_bare_loop(tiny):
+    pytest.importorskip("simpy")
+    out = bench.run_bench(json=True, quick=True, only=["fast_coc_d2_n50"], file=io.StringIO())
+    assert bench.BARE in out["workloads"]
+    share = out["bare_share"]
+    fast, bare = (out["workloads"][n]["jobs_per_second"] for n in ("fast_coc_d2_n50", bench.BARE))
+    assert share["share"] == pytest.approx(fast / bare) and share["goal"] == bench.BARE_SHARE_GOAL

@@ -80,6 +80,12 @@ HEADLINE_FACTOR = 2
 
 GOALS: dict[str, float] = {"fast_coc_d2_n50": 1000.0, "event_coc_d2_n50": 250.0, "ps_mm1": 600.0}
 """Workload -> the ratio to the baseline it should reach (the headline goals)."""
+BARE = "bare_coc_d2_n50"
+"""The fast path's model as a bare loop (:mod:`straggler.simulation.bare`), run with
+``fast_coc_d2_n50`` and as many jobs."""
+BARE_SHARE_GOAL = 0.7
+"""The fast path's throughput on CoC d = 2, N = 50 should be at least this share of the
+bare loop's in the same run (the rest is what its statistics and streams cost)."""
 
 
 _SETTING_SUFFIX = {FCFS_PER_SERVER: "", PS_PER_SERVER: "_ps", FCFS_CENTRAL: "_central"}
@@ -340,6 +346,24 @@ def simpy_throughput(N: int = 50, jobs: int = SIMPY_JOBS, repeat: int = 2) -> di
     return {"jobs": jobs, "seconds": best, "jobs_per_second": jobs / best, "mean_latency": latency, "stop": "done"}
 
 
+def bare_throughput(jobs: int, repeat: int = 3) -> dict:
+    """Jobs per second of the bare loop (:mod:`straggler.simulation.bare`) on the fast
+    path's headline system, best of ``repeat``."""
+    import numpy as np
+
+    from .simulation.bare import coc_mean_latency
+
+    lam = LOAD * N_POLICY  # E[X] = 1
+    coc_mean_latency(N_POLICY, D, lam, 1000, np.random.default_rng(0))  # compile / load
+    best = math.inf
+    latency = math.nan
+    for r in range(repeat):
+        start = time.perf_counter()
+        latency = coc_mean_latency(N_POLICY, D, lam, jobs, np.random.default_rng(r))
+        best = min(best, time.perf_counter() - start)
+    return {"jobs": jobs, "seconds": best, "jobs_per_second": jobs / best, "mean_latency": latency, "stop": "done"}
+
+
 def selected(names, only) -> list[str]:
     """The names that match a pattern of ``only`` (a substring, or a shell pattern
     such as ``fast_*_n50``); all of them when ``only`` is empty."""
@@ -394,6 +418,9 @@ def run_bench(json: bool = False, quick: bool = False, file=None, only=None) -> 
     base = results[BASELINE]["jobs_per_second"]
     for name, w in chosen.items():
         results[name] = measure(w)
+        if name == "fast_coc_d2_n50":
+            results[BARE] = {**results[BASELINE], "engine": "bare", "group": "bare"}
+            results[BARE].update(bare_throughput(w.jobs))
     for r in results.values():
         r["x_simpy"] = None if r["jobs_per_second"] is None else r["jobs_per_second"] / base
     goals = {
@@ -402,11 +429,17 @@ def run_bench(json: bool = False, quick: bool = False, file=None, only=None) -> 
         if name in results
     }
     head = results.get("fast_coc_d2_n50")
+    bare_share = None
+    if head is not None and head["jobs_per_second"] is not None:
+        bare_share = head["jobs_per_second"] / results[BARE]["jobs_per_second"]
     out = {
         "workloads": {name: {k: _finite(v) for k, v in r.items()} for name, r in results.items()},
         "baseline": BASELINE,
         "ratio": None if head is None else head["x_simpy"],
         "goals": goals,
+        "bare_share": {"share": bare_share, "goal": BARE_SHARE_GOAL, "met": (bare_share or 0.0) >= BARE_SHARE_GOAL}
+        if head is not None
+        else None,
         "quick": quick,
         "seconds": time.perf_counter() - start,
         "versions": {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__},
@@ -435,6 +468,8 @@ def table(out: dict) -> str:
         )
 
     lines.append(row(out["baseline"], rows[out["baseline"]]) + "  (the baseline: idiomatic SimPy)")
+    if BARE in rows:
+        lines.append(row(BARE, rows[BARE]) + "  (the fast path's model as a bare numba loop)")
     for engine, (discipline, queueing), _, heading in _settings():
         names = [
             n
@@ -455,6 +490,13 @@ def table(out: dict) -> str:
         for name, g in out["goals"].items():
             ratio = "stopped" if g["ratio"] is None else f"{g['ratio']:,.0f}x"
             lines.append(f"  {name:<28}{ratio:>8}  goal >= {g['goal']:,.0f}x  {'met' if g['met'] else 'not met'}")
+    share = out.get("bare_share")
+    if share is not None:
+        value = "stopped" if share["share"] is None else f"{share['share']:.2f}"
+        lines.append(
+            f"the fast path's share of the bare loop (fast_coc_d2_n50 / {BARE}): {value}  "
+            f"goal >= {share['goal']}  {'met' if share['met'] else 'not met'}"
+        )
     lines.append(f"{len(rows)} workloads in {out['seconds']:.0f} s{' (--quick)' if out['quick'] else ''}")
     return "\n".join(lines)
 
