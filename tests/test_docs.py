@@ -92,3 +92,30 @@ def test_the_tutorial_runs_after_it(getting_started):
     ran = run_page(DOCS / "tutorial.md", repo)
     assert sum(c.startswith(".venv/bin/snakemake") for c in ran) == 2
     assert (repo / "results/mystudy/mystudy.nc").exists() and (repo / "archives/mystudy.tar.gz").exists()
+
+
+def test_the_architecture_file_map_names_every_module():
+    # a module missing from the map is one a contributor cannot find: name it in its
+    # own line (path) or in its folder's line (file name, or its stem in a list)
+    import fnmatch
+
+    from straggler import sources
+
+    text = (DOCS / "architecture.md").read_text()
+    block = text[text.index("## The files") :]
+    entries = re.split(r"\n(?=  \S)", block)
+    tokens = set(re.findall(r"[\w/*.]+\.(?:py|j2|yaml)", block))
+    missing = []
+    for path in sorted(sources.ROOT.rglob("*")):
+        if "__pycache__" in path.parts or not path.is_file() or path.suffix not in (".py", ".j2", ".yaml"):
+            continue
+        rel = path.relative_to(sources.ROOT).as_posix()
+        folder, _, name = rel.rpartition("/")
+        if rel in tokens or any(fnmatch.fnmatch(rel, t) for t in tokens if "*" in t):
+            continue
+        in_folder = [e for e in entries if e.strip().startswith(folder + "/")] if folder else []
+        stem = path.stem if name != "__init__.py" else "__init__"
+        if any(name == "__init__.py" or re.search(rf"\b{re.escape(stem)}\b", e) for e in in_folder):
+            continue
+        missing.append(rel)
+    assert missing == []
