@@ -89,11 +89,6 @@ bare loop's in the same run (the rest is what its statistics and streams cost)."
 
 
 _SETTING_SUFFIX = {FCFS_PER_SERVER: "", PS_PER_SERVER: "_ps", FCFS_CENTRAL: "_central"}
-_SETTING_WORDS = {
-    FCFS_PER_SERVER: "FCFS per server",
-    PS_PER_SERVER: "PS per server",
-    FCFS_CENTRAL: "FCFS central queues",
-}
 
 
 def _timed_jobs(engine: EngineSpec) -> int:
@@ -108,7 +103,7 @@ def _settings() -> tuple[tuple[EngineSpec, Setting, str, str], ...]:
             engine,
             setting,
             engine.bench_prefix + _SETTING_SUFFIX[setting],
-            f"{engine.title.removeprefix('the ')}, {_SETTING_WORDS[setting]}",
+            f"{engine.title.removeprefix('the ')}, {engines.settings_words([setting])}",
         )
         for engine in engines.ENGINES
         for setting in engine.features

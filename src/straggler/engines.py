@@ -1,4 +1,4 @@
-"""The simulation engines as data: what each can simulate, what it costs, where its kernel is.
+"""The simulation engines as data: what each can simulate and what it costs.
 
 A policy's spec says what it needs (:attr:`straggler.policies.PolicySpec.simulated_in`:
 in which settings it is simulated, and the features an engine must have there); an
