@@ -119,3 +119,15 @@ def test_the_architecture_file_map_names_every_module():
             continue
         missing.append(rel)
     assert missing == []
+
+
+def test_the_recorded_bench_run_has_the_bench_s_workloads():
+    # the contributing page prints this run with the bench's own table: a workload added
+    # or renamed since it was recorded means recording it again
+    import json
+
+    from straggler import bench
+
+    out = json.loads((ROOT / _hook().BENCH_RUN).read_text())
+    assert set(out["workloads"]) == {w.name for w in bench.workloads()} | {bench.BASELINE, bench.BARE}
+    assert not out["quick"]

@@ -4,7 +4,8 @@ A page holds a marker line ``<!-- generated: NAME -->``; the build replaces it w
 what :data:`SECTIONS` writes for NAME, from the tables the code itself runs on: the
 policy registry (the glossary), the config schema (the configuration reference), the
 dataset's variable table and the figure catalog (the outputs), the declared layers
-(the architecture) and the command's argument parser (the command reference). So the
+(the architecture), the command's argument parser (the command reference) and the
+bench's own table over a recorded run (contributing). So the
 reference cannot drift from the code; a marker with no writer fails the build.
 """
 
@@ -159,6 +160,34 @@ def commands() -> str:
     return "\n".join(out)
 
 
+BENCH_RUN = "docs/validation/bench-run.json"
+"""A whole run of ``straggler bench --json``, recorded on a quiet machine."""
+
+
+def bench_run() -> str:
+    """The recorded bench run, printed by the bench's own table (so the page shows what
+    the command prints, and a recorded run that no longer matches the workloads fails
+    tests/test_docs.py)."""
+    import json
+    from pathlib import Path
+
+    from straggler.bench import table
+
+    out = json.loads((Path(__file__).resolve().parents[2] / BENCH_RUN).read_text())
+    versions = ", ".join(f"{k} {v}" for k, v in out["versions"].items())
+    base = out["workloads"][out["baseline"]]["jobs_per_second"]
+    return "\n".join(
+        [
+            f"The last recorded run (`{BENCH_RUN}`, {out['created']}, {versions}; its SimPy baseline "
+            f"ran at {base:.2g} jobs/s), as `straggler bench` prints it:",
+            "",
+            "```text",
+            table(out),
+            "```",
+        ]
+    )
+
+
 SECTIONS: dict[str, Callable[[], str]] = {
     "policies": policies,
     "configuration": configuration,
@@ -166,6 +195,7 @@ SECTIONS: dict[str, Callable[[], str]] = {
     "figures": figures,
     "layers": layers,
     "commands": commands,
+    "bench-run": bench_run,
 }
 
 

@@ -436,6 +436,7 @@ def run_bench(json: bool = False, quick: bool = False, file=None, only=None) -> 
         if head is not None
         else None,
         "quick": quick,
+        "created": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "seconds": time.perf_counter() - start,
         "versions": {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__},
     }
