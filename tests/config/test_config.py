@@ -788,3 +788,31 @@ def test_scale_errors_name_the_key():
     errs = errors_of(dict(minimal(), scale="paper", scales={"paper": {"simulation": {"jobs": 0}}}))
     # a key set under scales.paper is named by its full path there
     assert any(e.startswith("scales.paper.simulation.jobs: value 0") for e in errs)
+
+
+@pytest.mark.parametrize("study", sorted(p.stem for p in (REPO / "config" / "studies").glob("*.yaml")) + ["config"])
+def test_a_typed_override_is_the_dict_round_trip_it_replaces(study):
+    # apply_override replaces one section of the typed config; it must give what setting
+    # the value in the resolved dict and building the config again gave, key order included
+    # (the dataset's config text and the hashes are made from to_dict)
+    from straggler.config.axes import applied, axes_of, axis_of
+    from straggler.config.resolved import ResolvedConfig
+    from straggler.grid import build_grid
+
+    path = REPO / "config" / ("config.yaml" if study == "config" else f"studies/{study}.yaml")
+    resolved = resolve_config(load_config(path))
+    overrides = 0
+    for cell in build_grid(resolved).cells.values():
+        typed = dict_route = resolved
+        for axis, value in cell.coords:
+            if "." not in axis and axis in ("policy", "distribution", "dependence", "r_slow", "d", "N"):
+                continue
+            key = axis if "." in axis else f"{cell.policy}.{axis}"
+            typed = apply_override(typed, key, value)
+            data = dict_route.to_dict()
+            dict_route = ResolvedConfig.from_dict(applied(data, axis_of(key, data), value))
+            overrides += 1
+        assert typed == dict_route
+        assert yaml.safe_dump(typed.to_dict(), sort_keys=False) == yaml.safe_dump(dict_route.to_dict(), sort_keys=False)
+    swept = [a for a in axes_of(resolved) if a not in ("policy", "distribution", "dependence", "r_slow", "d", "N")]
+    assert bool(overrides) == bool(swept), (study, swept)  # where a study sweeps one, the comparison ran

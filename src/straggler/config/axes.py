@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -141,8 +141,35 @@ def apply_override(resolved: ResolvedConfig, path: str, value) -> ResolvedConfig
     ``distributions[dist][param]``. The input is not modified. An unknown path is a
     ValueError.
     """
-    data = resolved.to_dict()
-    return ResolvedConfig.from_dict(applied(data, axis_of(path, data), value))
+    # typed, one section replaced: the config is not turned into a dict and back (a
+    # grid override of every cell of a study runs this)
+    axis = axis_of(path, {"distributions": resolved.distributions})
+    new = axis.transform(value) if axis.transform else copy.deepcopy(value)
+    top, *rest = axis.target
+    if top == "system":
+        system, types = resolved.system, resolved.system.types
+        if rest == ["types", "p"]:
+            types = replace(types, p=tuple(new))
+        elif rest == ["types", "belief"]:
+            types = replace(types, belief=new)
+        elif rest == ["types", "knowledge"]:
+            types = replace(types, knowledge=new)
+        elif rest == ["discipline"]:
+            system = replace(system, discipline=new)
+        elif rest == ["queueing"]:
+            system = replace(system, queueing=new)
+        else:
+            raise ValueError(f"{path!r}: no typed override for system path {'.'.join(rest)}")
+        return replace(resolved, system=replace(system, types=types))
+    name, key = rest
+    entries = dict(getattr(resolved, top))
+    entry = entries.get(name)
+    if entry is None and top == "policies":
+        entry = POLICIES[name].parameters  # a policy the config does not list: its defaults
+    entries[name] = {**copy.deepcopy(entry or {}), key: new}
+    if top == "policies":
+        return replace(resolved, policies=entries)
+    return replace(resolved, distributions=entries)
 
 
 def literal(value) -> str:
