@@ -152,3 +152,18 @@ def test_the_bench_reports_the_fast_paths_share_of_the_bare_loop(tiny):
     share = out["bare_share"]
     fast, bare = (out["workloads"][n]["jobs_per_second"] for n in ("fast_coc_d2_n50", bench.BARE))
     assert share["share"] == pytest.approx(fast / bare) and share["goal"] == bench.BARE_SHARE_GOAL
+
+
+def test_the_fast_path_cost_split_runs(capsys):
+    # benchmarks/fast_path_costs.py: every row printed, each as a share of the bare loop
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "fast_path_costs.py"
+    spec = importlib.util.spec_from_file_location("fast_path_costs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--jobs", "20000", "--repeat", "1"]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert len(rows) == 7 and rows[0].split()[-1] == "1.00"
+    assert rows[-1].startswith("the fast path")
