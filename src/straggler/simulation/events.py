@@ -9,24 +9,24 @@ RIQ and FJ on FCFS servers are the fast path's (cancel on start needs the start
 order, which the workload recursion has); there is no central PS model, and
 CoC, CoS, RIQ and FJ pick d of the N servers, so they have no central form.
 
-One numba kernel, :func:`run`, with the policy as data (:mod:`.encode`). It
+One kernel, :func:`run`, with the policy as data (:mod:`.encode`). It
 follows the kernel contract and the random-number contract of :mod:`.fast`, so
 on the FCFS per-server policies that both engines support the two see the same
 jobs (and give the same latencies and costs, job by job, up to rounding).
 
 State
 -----
-*Queues.* Per-server queueing: queue s is server s (one server). Central
-queueing: queue i is pool i, served by its ``n_i`` servers. A queue keeps its
-replicas in an array ``qm[q, :qn[q]]`` in service order: first the *high*
-priority replicas (Rep's replicated jobs, ``qhigh[q]`` of them, in the order in
+*Queues* (:data:`Queues`). Per-server queueing: queue s is server s (one
+server). Central queueing: queue i is pool i, served by its ``n_i`` servers. A
+queue keeps its replicas in ``members[q, :length[q]]`` in service order: first the *high*
+priority replicas (Rep's replicated jobs, ``high[q]`` of them, in the order in
 which they became high), then the low ones in order of joining the queue.
 
-*Replicas* (preallocated slots, a free list): queue, job, residual service time
-``rres`` (time alone on that server: size times ``inv_speeds[pool, type]``),
-attained service ``ratt`` (server time consumed: the cost), current rate
-``rrate``, Rer/Rep threshold ``rtau`` (the attained service at which it fires;
-``inf`` for none).
+*Replicas* (:data:`Work`; preallocated slots, a free list): queue, job,
+``residual`` service time (time alone on that server: size times
+``inv_speeds[pool, type]``), ``attained`` service (server time consumed: the
+cost), current ``rate``, Rer/Rep threshold ``tau`` (the attained service at which
+it fires; ``inf`` for none).
 
 *Service rates* (per queue, recomputed when its membership changes):
 
@@ -39,32 +39,55 @@ attained service ``ratt`` (server time consumed: the cost), current rate
   every replica of a job runs at rate ``1 / min`` (lower) or ``1 / max`` (upper)
   of the queue lengths (replicas present) of that job's servers; every queue is
   advanced and every rate recomputed after every event (O(replicas in the system)
-  per event), in one pass written out in the loop (measured: twice the throughput
-  of a call to a rates helper and an inlined ``_resched`` per queue, bit for bit
-  the same results).
+  per event, :func:`_reschedule_bound`).
 
-Each queue is updated lazily: ``_advance`` brings the residuals of its running
-replicas to the current time, and rescheduling it recomputes its rates and its next
-event ``qnext[q]`` (the first completion, or a running replica reaching its
-threshold). The next event overall is the earlier of the next arrival and the
-smallest ``qnext``: up to ``TREE_MIN_QUEUES`` queues a scan per event
-(:func:`_earliest`), with more a tournament tree over the queues (O(log N) per
-queue change, :func:`_tree_fix`; the update is called from the event loop, not
-from inside the inlined queue helpers, where it cost 40 % of the throughput,
-measured). PS costs O(jobs at the server) per event at that server.
+Each queue is updated lazily: :func:`_advance` brings the residuals of its
+running replicas to the current time, and :func:`_reschedule` recomputes its rates
+and its next event (``Queues.next``: the first completion, or a running replica
+reaching its threshold). The next event overall is the earlier of the next arrival
+and the smallest ``Queues.next``: up to ``TREE_MIN_QUEUES`` queues a scan per
+event (:func:`_earliest`), with more a tournament tree over the queues (O(log N)
+per queue change, :func:`_tree_fix`). PS costs O(jobs at the server) per event at
+that server.
 
-The event loop is :func:`_simulate`, compiled twice: for PS and for FCFS
-(:func:`run` passes the discipline as a literal).
+Events
+------
+The event loop, :func:`_simulate`, finds the next event and hands it to its
+kernel; each kernel changes the state and says which queues it changed, and the
+loop reschedules them once, at the end of the event (the same result as right
+after each change: a queue is not advanced again at the same time):
 
-In the event loop advancing a queue, removing and inserting a replica and
-rescheduling a queue are written out, not calls to
-``inline="always"`` helpers: numba's inlining copies each array argument into
-a new variable, with an atomic reference-count increment and decrement that
-LLVM does not always prune; measured, these were about half of the time on
-``ps_mm1`` (3.4x the throughput written out, the same results bit for bit). The
-queues an event changed are rescheduled once, at the end of the event (the
-same result as right after each change: a queue is not advanced again at the
-same time).
+=================  ==========================================================
+:func:`_arrival`   route the job (:func:`_route_one`, :func:`_route_fred`,
+                   :func:`_route_sampled`), then place it (:func:`_admit`)
+:func:`_completion`  the job is done: its other replicas are cancelled (cut)
+:func:`_task_done`   FJ: a task before the k-th leaves
+:func:`_threshold`   Rer restarts the job in the other pool, Rep replicates it
+=================  ==========================================================
+
+A new event kind is a kernel and a branch of the loop: its own time source (as the
+arrivals have ``t_arr``) or a new ``Queues.kind`` of a queue's next event (as
+``THRESHOLD``), set by :func:`_reschedule`.
+
+The state is five records (named tuples of arrays and numbers): :data:`Setup`
+(the model, read only), :data:`Queues`, :data:`Work` (replicas, jobs, the
+placement scratch), :data:`Streams`, :data:`Stats`. A number an event changes
+lives in a one-element slot of an array (``Work.free``, ``Streams.at``).
+
+Why it is written this way (measured on the bench's event workloads, same run):
+
+* the records are named tuples, and the loop and its kernels are compiled without
+  numba's reference counting (``_nrt=False``): with it, a function that takes a
+  record increments and decrements the count of every array in it (atomic
+  operations, which LLVM's pruning leaves in): 20x slower; a mutable
+  ``structref`` record instead: 5x slower (its fields are read through the
+  runtime). The arrays are allocated by the entries (:func:`_records`), which
+  keep the counts;
+* the kernels are inlined into the loop (``inline="always"``): as calls, the
+  records travel as hundreds of scalar arguments (0.4-0.6 of the throughput);
+* one loop is compiled per variant (:func:`run`: FCFS or PS, a threshold policy
+  or not, the PS bound systems), each on first use: a variant's loop holds no
+  branch of the others.
 
 Policies
 --------
@@ -129,6 +152,8 @@ arrival is recorded, like the fast path.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from .. import policies
@@ -149,24 +174,137 @@ CENTRAL_QCAP = 1 << 16
 #: the scan is faster at N = 50, the tree 3.4x faster at N = 1000)
 TREE_MIN_QUEUES = 64
 
+#: A piece of the event loop: inlined into it, without reference counts (the
+#: module docstring says why).
+event_part = kernel(nogil=True, _nrt=False, inline="always")
 
-# ---------------------------------------------------------------- queue helpers
+#: what a queue's next event is (``Queues.kind``)
+COMPLETION = 0
+THRESHOLD = 1
+
+#: The model, decoded once (read only).
+Setup = namedtuple(
+    "Setup",
+    [
+        "policy",
+        "N",
+        "d",
+        "k",
+        "early",
+        "pools",
+        "J",
+        "dep",
+        "central",
+        "bound",
+        "upper",
+        "p_start",
+        "p1",
+        "tau0",
+        "tau1",
+        "resume",
+        "rep",
+        "speeds",
+        "inv_speeds",
+        "type_cdf",
+        "alpha",
+        "warmup",
+    ],
+)
+
+#: The queues (one per server, or one per pool when central) and the event set
+#: over their next events.
+Queues = namedtuple(
+    "Queues",
+    [
+        "count",  # Q
+        "cap",  # replicas a queue holds
+        "leaves",  # P: the tournament tree's leaves (0: a scan)
+        "servers",  # servers of a queue
+        "members",  # members[q, :length[q]]: its replicas in service order
+        "length",
+        "high",  # the high priority replicas at its front
+        "running",  # the replicas in service (the first running[q])
+        "clock",  # the time its residuals are brought to
+        "next",  # its next event's time
+        "who",  # the replica of that event
+        "kind",  # COMPLETION or THRESHOLD
+        "tree",  # the tournament tree's winners
+        "tval",  # their times
+        "inv_n",  # 1 / n for n = 0 .. cap (PS rates)
+    ],
+)
+
+#: Replicas and jobs: preallocated slots with free lists, and the placement scratch.
+Work = namedtuple(
+    "Work",
+    [
+        "queue",
+        "job",
+        "residual",  # service time left alone on its server
+        "attained",  # server time consumed
+        "rate",
+        "tau",  # the attained service at which its threshold fires
+        "rfree",  # free replica slots: rfree[:nrfree]
+        "number",  # the job's arrival number
+        "arrived",
+        "cost",  # server time of replicas already gone
+        "nrep",
+        "replicas",  # replicas[js, :nrep[js]] (-1: gone)
+        "second_queue",  # Rer/Rep
+        "second_duration",
+        "need",  # FJ: completions still needed
+        "jfree",  # free job slots: jfree[:njfree]
+        "free",  # [free replica slots, free job slots]
+        "perm",  # placement scratch: a permutation of the servers
+        "srv",  # the queues of the replicas an arrival places
+        "dur",  # and their service times
+        "dirty",  # the queues an event changed
+    ],
+)
+
+#: The random streams, read in blocks, and where each is read (``at``).
+Streams = namedtuple(
+    "Streams",
+    [
+        "re",
+        "ru",
+        "rx",
+        "rs",
+        "eb",
+        "ub",
+        "xb",
+        "sb",
+        "at",  # read positions: AT_E, AT_U, AT_X, AT_S
+        "xc",
+        "sc",
+        "x_params",
+        "s_params",
+    ],
+)
+
+#: The statistics an event adds to.
+Stats = namedtuple(
+    "Stats",
+    [
+        "acc",
+        "batches",
+        "hist",
+        "mon",
+        "trace",
+        "fbuf",
+        "ibuf",
+        "inv_batch",
+        "scratch",
+    ],
+)
+#: ``Streams.at``: the read positions
+AT_E, AT_U, AT_X, AT_S = range(4)
 
 
-@kernel(nogil=True, inline="always")
-def _advance(q, t, qt, qserv, qm, rres, ratt, rrate):
-    """Bring the running replicas of queue q to time t."""
-    dt = t - qt[q]
-    if dt > 0.0:
-        for k in range(qserv[q]):
-            r = qm[q, k]
-            a = rrate[r] * dt
-            rres[r] -= a
-            ratt[r] += a
-    qt[q] = t
+# ---------------------------------------------------------------- event set
 
 
-@kernel(nogil=True)
+@kernel(nogil=True, _nrt=False)
 def _tree_fix(tree, tval, P, q, v):
     """Tournament tree over the queues' next events: leaf q's time becomes v.
 
@@ -188,7 +326,7 @@ def _tree_fix(tree, tval, P, q, v):
         k >>= 1
 
 
-@kernel(nogil=True)
+@kernel(nogil=True, _nrt=False)
 def _earliest(qnext, Q):
     """The first q with the smallest ``qnext[q]`` (-1 if all are inf): the tree's
     winner (the leftmost on a tie). Two passes: the minimum over four
@@ -213,7 +351,7 @@ def _earliest(qnext, Q):
     m = min(min(m0, m1), min(m2, m3))
     if m == np.inf:
         return -1
-    q = 0  # a block of four at a time (one branch per block), then the one
+    q = 0
     while q + 4 <= Q and not ((qnext[q] == m) | (qnext[q + 1] == m) | (qnext[q + 2] == m) | (qnext[q + 3] == m)):
         q += 4
     while qnext[q] != m:
@@ -221,26 +359,564 @@ def _earliest(qnext, Q):
     return q
 
 
-@kernel(nogil=True)
-def _checkpoint(
-    central, Q, pools, p_start, qc, qn, qm, qt, qserv, rres, ratt, rrate, t, scratch, mon, kc, work_done, N, wait
-):
+@event_part
+def _next_queue(qu):
+    """(the queue with the earliest next event or -1, its time)."""
+    if qu.leaves > 0:
+        qmin = qu.tree[1]
+        tq = qu.tval[1]
+    elif qu.count == 1:
+        qmin = 0
+        tq = qu.next[0]
+    else:
+        qmin = _earliest(qu.next, qu.count)
+        tq = qu.next[qmin] if qmin >= 0 else np.inf
+    if tq == np.inf:
+        qmin = -1
+    return qmin, tq
+
+
+# ---------------------------------------------------------------- queue state
+
+
+@event_part
+def _advance(qu, wk, q, t):
+    """Bring the running replicas of queue q to time t."""
+    qt = qu.clock
+    dt = t - qt[q]
+    if dt > 0.0:
+        qm = qu.members
+        rres = wk.residual
+        ratt = wk.attained
+        rrate = wk.rate
+        for k in range(qu.running[q]):
+            r = qm[q, k]
+            a = rrate[r] * dt
+            rres[r] -= a
+            ratt[r] += a
+    qt[q] = t
+
+
+@event_part
+def _remove(qu, q, r):
+    """Take replica r out of queue q's service order."""
+    qm = qu.members
+    n3 = qu.length[q]
+    p3 = 0
+    while p3 < n3 and qm[q, p3] != r:
+        p3 += 1
+    for k3 in range(p3, n3 - 1):
+        qm[q, k3] = qm[q, k3 + 1]
+    qu.length[q] = n3 - 1
+    if p3 < qu.high[q]:
+        qu.high[q] -= 1
+
+
+@event_part
+def _insert_high(qu, q, r):
+    """Put replica r behind the high priority replicas of queue q (room checked)."""
+    qm = qu.members
+    n3 = qu.length[q]
+    h3 = qu.high[q]
+    for k3 in range(n3, h3, -1):
+        qm[q, k3] = qm[q, k3 - 1]
+    qm[q, h3] = r
+    qu.high[q] = h3 + 1
+    qu.length[q] = n3 + 1
+
+
+@event_part
+def _reschedule(qu, wk, q, ps, threshold):
+    """Queue q's rates and next event (its membership changed)."""
+    qm = qu.members
+    rrate = wk.rate
+    rres = wk.residual
+    n3 = qu.length[q]
+    if ps:  # all n at rate 1/n (n = 0: no replica reads it)
+        m3 = n3
+        rate = qu.inv_n[n3]
+    else:  # the first c in service at rate 1
+        c3 = qu.servers[q]
+        m3 = c3 if c3 < n3 else n3
+        rate = 1.0
+    qu.running[q] = m3
+    # the rates and the earliest event in one pass
+    best = np.inf
+    who = -1
+    kind = COMPLETION
+    if threshold:
+        rtau = wk.tau
+        ratt = wk.attained
+        for k3 in range(m3):
+            r3 = qm[q, k3]
+            rrate[r3] = rate
+            c = rres[r3]
+            kd = COMPLETION
+            x = rtau[r3] - ratt[r3]
+            if x < c:
+                c = x
+                kd = THRESHOLD
+            if c < 0.0:
+                c = 0.0
+            if c < best:
+                best = c
+                who = r3
+                kind = kd
+    else:  # every tau is inf: never the earliest
+        for k3 in range(m3):
+            r3 = qm[q, k3]
+            rrate[r3] = rate
+            c = rres[r3]
+            if c < 0.0:
+                c = 0.0
+            if c < best:
+                best = c
+                who = r3
+    if ps and n3 > 0:
+        best *= n3  # every replica at rate 1/n
+    v = qu.clock[q] + best
+    qu.next[q] = v
+    qu.who[q] = who
+    qu.kind[q] = kind
+    if qu.leaves > 0:
+        _tree_fix(qu.tree, qu.tval, qu.leaves, q, v)
+
+
+@event_part
+def _reschedule_bound(qu, wk, upper):
+    """CoC's PS bound systems: every replica of a job at rate 1/min (lower) or
+    1/max (upper) of the lengths of its job's queues, then every queue's next
+    completion (the rates depend only on the queue lengths, fixed by now)."""
+    qm = qu.members
+    qn = qu.length
+    rq = wk.queue
+    rjob = wk.job
+    jrep = wk.replicas
+    jnr = wk.nrep
+    rrate = wk.rate
+    rres = wk.residual
+    for q3 in range(qu.count):
+        n3 = qn[q3]
+        qu.running[q3] = n3
+        best = np.inf
+        who = -1
+        for k3 in range(n3):
+            r3 = qm[q3, k3]
+            js3 = rjob[r3]
+            if upper:
+                m3 = 0
+                for i3 in range(jnr[js3]):
+                    m3 = max(m3, qn[rq[jrep[js3, i3]]])
+            else:
+                m3 = qu.cap
+                for i3 in range(jnr[js3]):
+                    m3 = min(m3, qn[rq[jrep[js3, i3]]])
+            rate = qu.inv_n[m3]
+            rrate[r3] = rate
+            c = rres[r3]
+            if c < 0.0:
+                c = 0.0
+            c = c / rate
+            if c < best:
+                best = c
+                who = r3
+        v = qu.clock[q3] + best
+        qu.next[q3] = v
+        qu.who[q3] = who
+        qu.kind[q3] = COMPLETION
+        if qu.leaves > 0:
+            _tree_fix(qu.tree, qu.tval, qu.leaves, q3, v)
+
+
+# ---------------------------------------------------------------- streams
+
+
+@event_part
+def _refill_for_arrival(st, dep, need_u, need_x):
+    BU = st.ub.shape[0]
+    BX = st.xb.shape[0]
+    if st.at[AT_U] > BU - need_u:
+        st.at[AT_U] = refill_uniform(st.ru, st.ub, st.at[AT_U])
+    if st.at[AT_X] > BX - need_x:
+        st.at[AT_X] = refill_family(st.xc, st.x_params, st.rx, st.xb, st.at[AT_X])
+    if dep == SX_CODE and st.at[AT_S] > BX - need_x:
+        st.at[AT_S] = refill_family(st.sc, st.s_params, st.rs, st.sb, st.at[AT_S])
+    elif dep == IID_CODE and st.at[AT_S] > BX - need_x:
+        st.at[AT_S] = refill_family(st.xc, st.x_params, st.rs, st.sb, st.at[AT_S])
+
+
+@event_part
+def _exponential(st):
+    """The next standard exponential of the arrivals stream."""
+    if st.at[AT_E] >= st.eb.shape[0]:
+        st.at[AT_E] = refill_exponential(st.re, st.eb, st.at[AT_E])
+    v = st.eb[st.at[AT_E]]
+    st.at[AT_E] += 1
+    return v
+
+
+# ---------------------------------------------------------------- routing
+
+
+@event_part
+def _job_type(su, st):
+    """The arriving job's type (one type: 0), from the arrivals stream."""
+    j = 0
+    if su.J > 1:  # a uniform, 1 - exp(-e)
+        ut = -np.expm1(-_exponential(st))
+        while j < su.J - 1 and ut >= su.type_cdf[j]:
+            j += 1
+    return j
+
+
+@event_part
+def _idle(qu, central, q):
+    return qu.length[q] < qu.servers[q] if central else qu.length[q] == 0
+
+
+@event_part
+def _route_fred(su, qu, st, stats, measured, j, srv, dur, ui, xi, si):
+    """FRed: one replica in each pool. Returns the replicas placed and the new
+    read positions."""
+    ub = st.ub
+    if su.central:
+        srv[0] = 0
+        srv[1] = 1
+    else:
+        srv[0] = int(ub[ui] * su.p1)
+        srv[1] = su.p1 + int(ub[ui + 1] * (su.N - su.p1))
+        ui += 2
+    if measured:
+        for r in range(2):
+            S.see(stats.acc, r, _idle(qu, su.central, srv[r]))
+    x = st.xb[xi]
+    for r in range(2):
+        if su.dep == IID_CODE and r > 0:
+            x = st.sb[si]
+        du = x * su.inv_speeds[r, j]
+        if su.dep == SX_CODE:
+            du *= st.sb[si + r]
+        dur[r] = du
+    xi += 1
+    if su.dep == IID_CODE:
+        si += 1
+    elif su.dep == SX_CODE:
+        si += 2
+    return 2, ui, xi, si
+
+
+@event_part
+def _route_sampled(su, qu, st, stats, measured, j, perm, srv, dur, ui, xi, si):
+    """CoC, CoS, RIQ, FJ: d distinct servers, then the replicas that run (CoC all
+    d; CoS, RIQ and FJ, on PS, where every replica starts when it joins).
+    Returns the replicas placed and the new read positions."""
+    ub = st.ub
+    d = su.d
+    N = su.N
+    for i in range(d):
+        r = i + int(ub[ui + i] * (N - i))
+        s = perm[r]
+        perm[r] = perm[i]
+        perm[i] = s
+        srv[i] = s
+    ui += d
+    qn = qu.length
+    if measured:
+        for i in range(d):
+            S.see(stats.acc, 0 if srv[i] < su.p1 else 1, qn[srv[i]] == 0)
+    nr = d
+    policy = su.policy
+    if policy == policies.FJ_CODE:
+        nr = su.k if su.early else d
+    elif policy == policies.RIQ_CODE:
+        nr = 0
+        for i in range(d):
+            s = srv[i]
+            if qn[s] == 0:
+                srv[nr] = s
+                nr += 1
+        if nr == 0:
+            nr = 1
+    elif policy == policies.COS_CODE:
+        nr = 1
+    x0 = st.xb[xi]
+    x = x0
+    for r in range(nr):
+        if su.dep == IID_CODE:
+            x = x0 if r == 0 else st.sb[si + r - 1]
+        du = x * su.inv_speeds[0 if srv[r] < su.p1 else 1, j]
+        if su.dep == SX_CODE:
+            du *= st.sb[si + r]
+        dur[r] = du
+    # every job takes d replica sizes, whichever run (common random numbers)
+    xi += 1
+    if su.dep == IID_CODE:
+        si += d - 1
+    elif su.dep == SX_CODE:
+        si += d
+    return nr, ui, xi, si
+
+
+@event_part
+def _route_one(su, qu, st, stats, measured, j, srv, dur, threshold, ui, xi, si):
+    """ZRed, KT, Rer, Rep: a pool, then a server (or the pool's queue). Returns
+    (its threshold, the second replica's queue, its service time) and the new
+    read positions."""
+    ub = st.ub
+    i = 0
+    if su.pools == 2:
+        if ub[ui] >= su.alpha[0, j]:
+            i = 1
+        ui += 1
+    if su.central:
+        srv[0] = i
+    else:
+        lo = su.p_start[i]
+        srv[0] = lo + int(ub[ui] * (su.p_start[i + 1] - lo))
+        ui += 1
+    if measured:
+        S.see(stats.acc, i, _idle(qu, su.central, srv[0]))
+    rt = np.inf
+    q2 = -1
+    d2 = 0.0
+    if threshold:
+        if su.dep == IID_CODE:
+            x0 = st.xb[xi]
+            x1 = st.sb[si]
+            xi += 1
+            si += 1
+        elif su.dep == IDENTICAL_CODE:
+            x0 = st.xb[xi]
+            x1 = x0
+            xi += 1
+        else:
+            x = st.xb[xi]
+            xi += 1
+            x0 = x * st.sb[si]
+            x1 = x * st.sb[si + 1]
+            si += 2
+        du = x0 * su.inv_speeds[i, j]
+        tau = su.tau0 if i == 0 else su.tau1
+        if du > tau:
+            rt = tau
+            l = 1 - i
+            if su.central:
+                q2 = l
+            else:
+                lo = su.p_start[l]
+                q2 = lo + int(ub[ui] * (su.p_start[l + 1] - lo))
+                ui += 1
+            if su.resume != 0 and not su.rep:
+                d2 = (x0 - tau * su.speeds[i, j]) * su.inv_speeds[l, j]
+            else:
+                d2 = x1 * su.inv_speeds[l, j]
+    else:
+        du = st.xb[xi] * su.inv_speeds[i, j]
+        xi += 1
+        if su.dep == SX_CODE:
+            du *= st.sb[si]
+            si += 1
+    dur[0] = du
+    return rt, q2, d2, ui, xi, si
+
+
+# ---------------------------------------------------------------- events
+
+
+@event_part
+def _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, srv, dur, dirty):
+    """A new job with replicas on queues ``srv[:nr]``: returns the queues changed
+    (in ``dirty``), or -1 when a table is full."""
+    if wk.free[1] == 0 or wk.free[0] < nr:
+        return -1
+    wk.free[1] -= 1
+    js = wk.jfree[wk.free[1]]
+    wk.number[js] = n
+    wk.arrived[js] = t
+    wk.cost[js] = 0.0
+    wk.nrep[js] = nr
+    wk.need[js] = need
+    wk.second_queue[js] = q2
+    wk.second_duration[js] = d2
+    nd = 0
+    for k in range(nr):
+        wk.free[0] -= 1
+        r = wk.rfree[wk.free[0]]
+        q = srv[k]
+        _advance(qu, wk, q, t)
+        n3 = qu.length[q]
+        if n3 >= qu.cap:
+            return -1
+        qu.members[q, n3] = r
+        qu.length[q] = n3 + 1
+        wk.queue[r] = q
+        wk.job[r] = js
+        wk.residual[r] = dur[k]
+        wk.attained[r] = 0.0
+        wk.rate[r] = 0.0
+        wk.tau[r] = rt
+        wk.replicas[js, k] = r
+        if not su.bound:
+            dirty[nd] = q
+            nd += 1
+    return nd
+
+
+@event_part
+def _arrival(su, qu, wk, st, stats, t, n, perm, srv, dur, dirty, threshold):
+    """Job n arrives at t: route it, place its replicas. Returns the queues changed
+    (in ``dirty``), or -1 when a table is full."""
+    R = srv.shape[0]
+    _refill_for_arrival(st, su.dep, 2 + R, R)
+    j = _job_type(su, st)
+    measured = n >= su.warmup
+    need = 1
+    q2 = -1
+    d2 = 0.0
+    rt = np.inf
+    policy = su.policy
+    at = st.at
+    ui = at[AT_U]
+    xi = at[AT_X]
+    si = at[AT_S]
+    if policy == policies.FRED_CODE:
+        nr, ui, xi, si = _route_fred(su, qu, st, stats, measured, j, srv, dur, ui, xi, si)
+    elif (
+        policy == policies.COC_CODE
+        or policy == policies.COS_CODE
+        or policy == policies.RIQ_CODE
+        or policy == policies.FJ_CODE
+    ):
+        nr, ui, xi, si = _route_sampled(su, qu, st, stats, measured, j, perm, srv, dur, ui, xi, si)
+        if policy == policies.FJ_CODE:
+            need = su.k
+    else:
+        nr = 1
+        rt, q2, d2, ui, xi, si = _route_one(su, qu, st, stats, measured, j, srv, dur, threshold, ui, xi, si)
+    at[AT_U] = ui
+    at[AT_X] = xi
+    at[AT_S] = si
+    return _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, srv, dur, dirty)
+
+
+@event_part
+def _task_done(qu, wk, q, r, js, dirty):
+    """FJ: a task completes before the k-th; it leaves. Returns the queues changed."""
+    wk.need[js] -= 1
+    wk.cost[js] += wk.attained[r]
+    _remove(qu, q, r)
+    jrep = wk.replicas
+    for k3 in range(wk.nrep[js]):
+        if jrep[js, k3] == r:
+            jrep[js, k3] = -1
+    wk.rfree[wk.free[0]] = r
+    wk.free[0] += 1
+    dirty[0] = q
+    return 1
+
+
+@event_part
+def _completion(su, qu, wk, stats, t, js, dirty):
+    """Job js completes at t: its other replicas are cancelled (cut), its latency
+    and cost recorded. Returns (the queues changed, the job's cost)."""
+    cost = wk.cost[js]
+    nd = 0
+    for k in range(wk.nrep[js]):
+        r2 = wk.replicas[js, k]
+        if r2 < 0:
+            continue
+        q2 = wk.queue[r2]
+        _advance(qu, wk, q2, t)
+        cost += wk.attained[r2]
+        _remove(qu, q2, r2)
+        if not su.bound:
+            dirty[nd] = q2
+            nd += 1
+        wk.rfree[wk.free[0]] = r2
+        wk.free[0] += 1
+    nj = wk.number[js]
+    lat = t - wk.arrived[js]
+    if nj >= su.warmup:
+        S.record(
+            stats.acc, stats.batches, stats.hist, stats.fbuf, stats.ibuf, nj - su.warmup, lat, cost, stats.inv_batch
+        )
+    if nj < stats.trace.shape[0]:
+        stats.trace[nj, 0] = lat
+        stats.trace[nj, 1] = cost
+    wk.nrep[js] = 0
+    wk.jfree[wk.free[1]] = js
+    wk.free[1] += 1
+    return nd, cost
+
+
+@event_part
+def _threshold(su, qu, wk, t, q, r, js, dirty):
+    """Replica r reaches its threshold: Rer kills it and restarts the job in the
+    other pool, Rep replicates it there at high priority. Returns the queues
+    changed, or -1 when a table is full."""
+    wk.tau[r] = np.inf
+    q2 = wk.second_queue[js]
+    _advance(qu, wk, q2, t)
+    if wk.free[0] == 0:
+        return -1
+    wk.free[0] -= 1
+    r2 = wk.rfree[wk.free[0]]
+    _remove(qu, q, r)
+    if su.rep:
+        _insert_high(qu, q, r)  # room: it was just removed
+    else:
+        # the killed service joins the job's cost, which enters the work done
+        # once, when the job completes
+        wk.cost[js] += wk.attained[r]
+        wk.rfree[wk.free[0]] = r
+        wk.free[0] += 1
+        wk.replicas[js, 0] = -1
+    n3 = qu.length[q2]
+    if n3 >= qu.cap:
+        return -1
+    if su.rep:
+        _insert_high(qu, q2, r2)
+    else:
+        qu.members[q2, n3] = r2
+        qu.length[q2] = n3 + 1
+    wk.queue[r2] = q2
+    wk.job[r2] = js
+    wk.residual[r2] = wk.second_duration[js]
+    wk.attained[r2] = 0.0
+    wk.rate[r2] = 0.0
+    wk.tau[r2] = np.inf
+    wk.replicas[js, 1] = r2
+    wk.nrep[js] = 2
+    if su.bound:
+        return 0
+    dirty[0] = q
+    dirty[1] = q2
+    return 2
+
+
+@kernel(nogil=True, _nrt=False)
+def _checkpoint(su, qu, wk, stats, t, kc, work_done, wait):
     """Checkpoint kc: the median backlog (residual service time) per server of
     each pool (central: the pool's backlog / n_i) and the work per server."""
     total = 0.0
-    for q in range(Q):
-        _advance(q, t, qt, qserv, qm, rres, ratt, rrate)
-    for pool in range(pools):
+    qm = qu.members
+    qn = qu.length
+    rres = wk.residual
+    scratch = stats.scratch
+    mon = stats.mon
+    for q in range(qu.count):
+        _advance(qu, wk, q, t)
+    for pool in range(su.pools):
         cnt = 0
-        if central:
+        if su.central:
             b = 0.0
             for k in range(qn[pool]):
                 b += rres[qm[pool, k]]
             total += b
-            scratch[0] = b / max(qc[pool], 1)
+            scratch[0] = b / max(qu.servers[pool], 1)
             cnt = 1
         else:
-            for s in range(p_start[pool], p_start[pool + 1]):
+            for s in range(su.p_start[pool], su.p_start[pool + 1]):
                 b = 0.0
                 for k in range(qn[s]):
                     b += rres[qm[s, k]]
@@ -248,16 +924,164 @@ def _checkpoint(
                 scratch[cnt] = b
                 cnt += 1
         mon[kc, pool] = S.median_inplace(scratch, cnt) if cnt > 0 else 0.0
-    # work brought so far ~ server time consumed + what is left in the queues
-    mon[kc, S.MON_WORK] = (work_done + total) / N
-    return S.backlog_check(mon, kc, pools, S.EPS, wait)
+    mon[kc, S.MON_WORK] = (work_done + total) / su.N
+    return S.backlog_check(mon, kc, su.pools, S.EPS, wait)
+
+
+# ---------------------------------------------------------------- set up
+
+
+@kernel(nogil=True)
+def _setup(ints, flts, speeds, inv_speeds, type_cdf, alpha, warmup):
+    policy = ints[E.I_POLICY]
+    p_start = ints[E.I_POOL0 : E.I_POOL2 + 1].copy()
+    return Setup(
+        policy,
+        ints[E.I_N],
+        ints[E.I_D],
+        ints[E.I_K],
+        ints[E.I_EARLY] != 0,
+        ints[E.I_POOLS],
+        ints[E.I_J],
+        ints[E.I_DEP],
+        ints[E.I_QUEUEING] == E.CENTRAL,
+        ints[E.I_PS_BOUND] != E.BOUND_NONE,
+        ints[E.I_PS_BOUND] == E.BOUND_UPPER,
+        p_start,
+        p_start[1],
+        flts[E.F_TAU0],
+        flts[E.F_TAU1],
+        ints[E.I_RESUME],
+        policy == policies.REP_CODE,
+        speeds,
+        inv_speeds,
+        type_cdf,
+        alpha,
+        warmup,
+    )
+
+
+@kernel(nogil=True)
+def _queues(su):
+    if su.central:
+        Q = su.pools
+        qcap = CENTRAL_QCAP
+    else:
+        Q = su.N
+        qcap = min(MAX_QCAP, max(MIN_QCAP, REPLICA_SLOTS // su.N))
+    qc = np.ones(Q, dtype=np.int64)
+    if su.central:
+        for i in range(su.pools):
+            qc[i] = su.p_start[i + 1] - su.p_start[i]
+    P = 0
+    if Q > TREE_MIN_QUEUES:
+        P = 1
+        while P < Q:
+            P *= 2
+    tree = np.empty(2 * P, dtype=np.int64)
+    for i in range(P):
+        tree[P + i] = i
+    for k in range(P - 1, 0, -1):
+        tree[k] = tree[2 * k]
+    inv_n = np.empty(qcap + 1)
+    inv_n[0] = np.inf
+    for i in range(1, qcap + 1):
+        inv_n[i] = 1.0 / i
+    return Queues(
+        Q,
+        qcap,
+        P,
+        qc,
+        np.empty((Q, qcap), dtype=np.int64),
+        np.zeros(Q, dtype=np.int64),
+        np.zeros(Q, dtype=np.int64),
+        np.zeros(Q, dtype=np.int64),
+        np.zeros(Q),
+        np.full(max(P, Q), np.inf),  # padded to P (the padding: inf)
+        np.full(Q, -1, dtype=np.int64),
+        np.zeros(Q, dtype=np.int64),
+        tree,
+        np.full(2 * P, np.inf),
+        inv_n,
+    )
+
+
+@kernel(nogil=True)
+def _work(su, qu):
+    d = su.d
+    R = max(d, 2)
+    RC = min(qu.count * qu.cap, REPLICA_SLOTS if not su.central else 2 * CENTRAL_QCAP)
+    JC = max(16, RC // (d if d > 1 else 1))
+    free = np.empty(2, dtype=np.int64)
+    free[0] = RC
+    free[1] = JC
+    return Work(
+        np.empty(RC, dtype=np.int64),
+        np.empty(RC, dtype=np.int64),
+        np.empty(RC),
+        np.empty(RC),
+        np.zeros(RC),
+        np.empty(RC),
+        np.arange(RC - 1, -1, -1),
+        np.empty(JC, dtype=np.int64),
+        np.empty(JC),
+        np.empty(JC),
+        np.zeros(JC, dtype=np.int64),
+        np.empty((JC, R), dtype=np.int64),
+        np.empty(JC, dtype=np.int64),
+        np.empty(JC),
+        np.ones(JC, dtype=np.int64),
+        np.arange(JC - 1, -1, -1),
+        free,
+        np.arange(su.N),
+        np.empty(R, dtype=np.int64),
+        np.empty(R),
+        np.empty(R + 2, dtype=np.int64),
+    )
+
+
+@kernel(nogil=True)
+def _streams(su, ints, x_params, s_params, rngs):
+    R = max(su.d, 2)
+    BE = block_size(1)
+    BU = block_size(2 + R)
+    BX = block_size(R)
+    at = np.empty(4, dtype=np.int64)
+    at[AT_E] = BE
+    at[AT_U] = BU
+    at[AT_X] = BX
+    at[AT_S] = BX
+    # the second size stream: slowdowns (sx) or the replicas after the first (iid)
+    return Streams(
+        rngs[0],
+        rngs[1],
+        rngs[2],
+        rngs[3],
+        np.empty(BE),
+        np.empty(BU),
+        np.empty(BX),
+        np.empty(BX if su.dep == SX_CODE or su.dep == IID_CODE else 1),
+        at,
+        ints[E.I_XCODE],
+        ints[E.I_SCODE],
+        x_params,
+        s_params,
+    )
+
+
+@kernel(nogil=True)
+def _stats(su, acc, batches, hist, mon, trace, jobs):
+    fbuf = np.empty(1)
+    return Stats(
+        acc, batches, hist, mon, trace, fbuf, fbuf.view(np.int64), S.N_BATCHES / max(jobs, 1), np.empty(max(su.N, 1))
+    )
 
 
 # ---------------------------------------------------------------- the kernel
 
 
 @kernel(nogil=True)
-def run(
+def _records(
     ints,
     flts,
     speeds,
@@ -276,197 +1100,69 @@ def run(
     trace,
     rngs,
 ):
-    """Simulate one replication (kernel contract of :mod:`.fast`): :func:`_simulate`
-    with the discipline (PS or FCFS) as a compile-time constant. A literal
-    argument makes numba compile one copy of the event loop for PS and one for
-    FCFS, each without the other's branches (fewer live values, fewer spills)."""
-    policy = ints[E.I_POLICY]
-    threshold = policy == policies.RER_CODE or policy == policies.REP_CODE
-    if ints[E.I_DISCIPLINE] == E.PS:
-        _simulate(
-            ints,
-            flts,
-            speeds,
-            inv_speeds,
-            type_cdf,
-            alpha,
-            x_params,
-            s_params,
-            lam,
-            warmup,
-            jobs,
-            acc,
-            batches,
-            hist,
-            mon,
-            trace,
-            rngs,
-            True,
-            threshold,
-        )
-    else:
-        _simulate(
-            ints,
-            flts,
-            speeds,
-            inv_speeds,
-            type_cdf,
-            alpha,
-            x_params,
-            s_params,
-            lam,
-            warmup,
-            jobs,
-            acc,
-            batches,
-            hist,
-            mon,
-            trace,
-            rngs,
-            False,
-            threshold,
-        )
+    """The kernel contract's arguments as the event loop's records and settings."""
+    su = _setup(ints, flts, speeds, inv_speeds, type_cdf, alpha, warmup)
+    qu = _queues(su)
+    wk = _work(su, qu)
+    st = _streams(su, ints, x_params, s_params, rngs)
+    stats = _stats(su, acc, batches, hist, mon, trace, jobs)
+    return su, qu, wk, st, stats, lam, warmup + jobs, ints[E.I_CHECK], flts[E.F_MONITOR_WAIT]
+
+
+# One entry per variant of the event loop, each compiled on first use: the
+# discipline, a threshold policy and the bound systems are compile-time constants
+# of its loop, which then holds none of the others' branches.
 
 
 @kernel(nogil=True)
-def _simulate(
-    ints,
-    flts,
-    speeds,
-    inv_speeds,
-    type_cdf,
-    alpha,
-    x_params,
-    s_params,
-    lam,
-    warmup,
-    jobs,
-    acc,
-    batches,
-    hist,
-    mon,
-    trace,
-    rngs,
-    ps,
-    threshold,
-):
-    """One replication; ``ps`` is a literal (:func:`run`), ``threshold``: Rer or Rep."""
+def _fcfs(*contract):
+    _simulate(*_records(*contract), False, False, False)
+
+
+@kernel(nogil=True)
+def _fcfs_threshold(*contract):
+    _simulate(*_records(*contract), False, True, False)
+
+
+@kernel(nogil=True)
+def _ps(*contract):
+    _simulate(*_records(*contract), True, False, False)
+
+
+@kernel(nogil=True)
+def _ps_threshold(*contract):
+    _simulate(*_records(*contract), True, True, False)
+
+
+@kernel(nogil=True)
+def _ps_bound(*contract):
+    _simulate(*_records(*contract), True, False, True)
+
+
+def run(ints, *rest):
+    """Simulate one replication (kernel contract of :mod:`.fast`): the loop's variant
+    for the model's discipline, policy and bound system."""
     policy = ints[E.I_POLICY]
-    N = ints[E.I_N]
-    d = ints[E.I_D]
-    pools = ints[E.I_POOLS]
-    J = ints[E.I_J]
-    dep = ints[E.I_DEP]
-    xc = ints[E.I_XCODE]
-    sc = ints[E.I_SCODE]
-    check = ints[E.I_CHECK]
-    resume = ints[E.I_RESUME]
-    central = ints[E.I_QUEUEING] == E.CENTRAL
-    bound = ints[E.I_PS_BOUND] != E.BOUND_NONE
-    upper = ints[E.I_PS_BOUND] == E.BOUND_UPPER
-    p_start = ints[E.I_POOL0 : E.I_POOL2 + 1]
-    p1 = p_start[1]
-    tau0 = flts[E.F_TAU0]
-    tau1 = flts[E.F_TAU1]
-    wait = flts[E.F_MONITOR_WAIT]
-    rep = policy == policies.REP_CODE
-    kfj = ints[E.I_K]
-    early = ints[E.I_EARLY] != 0
-    multi = policy == policies.FJ_CODE and kfj > 1  # a job may need more than one completion
-
-    inv_lam = 1.0 / lam
-    total = warmup + jobs
-    inv_batch = S.N_BATCHES / max(jobs, 1)
-    n_trace = trace.shape[0]
-
-    # queues
-    if central:
-        Q = pools
-        qcap = CENTRAL_QCAP
+    threshold = policy == policies.RER_CODE or policy == policies.REP_CODE
+    if ints[E.I_PS_BOUND] != E.BOUND_NONE:
+        entry = _ps_bound
+    elif ints[E.I_DISCIPLINE] == E.PS:
+        entry = _ps_threshold if threshold else _ps
     else:
-        Q = N
-        qcap = min(MAX_QCAP, max(MIN_QCAP, REPLICA_SLOTS // N))
-    qc = np.ones(Q, dtype=np.int64)
-    if central:
-        for i in range(pools):
-            qc[i] = p_start[i + 1] - p_start[i]
-    qm = np.empty((Q, qcap), dtype=np.int64)
-    qn = np.zeros(Q, dtype=np.int64)
-    qhigh = np.zeros(Q, dtype=np.int64)
-    qserv = np.zeros(Q, dtype=np.int64)
-    qt = np.zeros(Q)
-    # the earliest queue: a linear scan with few queues, else a tournament tree
-    P = 0
-    if Q > TREE_MIN_QUEUES:
-        P = 1
-        while P < Q:
-            P *= 2
-    qnext = np.full(max(P, Q), np.inf)  # padded to P (the padding: inf)
-    tree = np.empty(2 * P, dtype=np.int64)
-    tval = np.full(2 * P, np.inf)  # the time of tree[k] (_tree_fix)
-    for i in range(P):
-        tree[P + i] = i
-    for k in range(P - 1, 0, -1):
-        tree[k] = tree[2 * k]
-    qwho = np.full(Q, -1, dtype=np.int64)
-    # PS rates 1 / n from a table: the same doubles as the division, without its
-    # latency in every event (measured: the division's stall was 4 % of ps_mm1)
-    inv_n = np.empty(qcap + 1)
-    inv_n[0] = np.inf
-    for i in range(1, qcap + 1):
-        inv_n[i] = 1.0 / i
-    qkind = np.zeros(Q, dtype=np.int64)
+        entry = _fcfs_threshold if threshold else _fcfs
+    entry(ints, *rest)
 
-    # replicas and jobs
-    R = max(d, 2)
-    RC = min(Q * qcap, REPLICA_SLOTS if not central else 2 * CENTRAL_QCAP)
-    rq = np.empty(RC, dtype=np.int64)
-    rjob = np.empty(RC, dtype=np.int64)
-    rres = np.empty(RC)
-    ratt = np.empty(RC)
-    rrate = np.zeros(RC)
-    rtau = np.empty(RC)
-    rfree = np.arange(RC - 1, -1, -1)
-    nrfree = RC
-    JC = max(16, RC // (d if d > 1 else 1))
-    jn = np.empty(JC, dtype=np.int64)
-    jt = np.empty(JC)
-    jcost = np.empty(JC)
-    jnr = np.zeros(JC, dtype=np.int64)
-    jrep = np.empty((JC, R), dtype=np.int64)
-    jq2 = np.empty(JC, dtype=np.int64)  # Rer/Rep: the queue of the second replica
-    jd2 = np.empty(JC)  # Rer/Rep: its service time
-    jneed = np.ones(JC, dtype=np.int64)  # FJ: completions still needed
-    jfree = np.arange(JC - 1, -1, -1)
-    njfree = JC
 
-    # random streams, read in blocks
-    re = rngs[0]
-    ru = rngs[1]
-    rx = rngs[2]
-    rs = rngs[3]
-    need_u = 2 + R
-    need_x = R
-    BE = block_size(1)
-    BU = block_size(need_u)
-    BX = block_size(need_x)
-    eb = np.empty(BE)
-    ub = np.empty(BU)
-    xb = np.empty(BX)
-    # the second size stream: slowdowns (sx) or the replicas after the first (iid)
-    sb = np.empty(BX if dep == SX_CODE or dep == IID_CODE else 1)
-    ei = BE
-    ui = BU
-    xi = BX
-    si = BX
-
-    perm = np.arange(N)
-    srv = np.empty(R, dtype=np.int64)
-    dur = np.empty(R)
-    scratch = np.empty(max(N, 1))
-    fbuf = np.empty(1)
-    ibuf = fbuf.view(np.int64)
-
+@kernel(nogil=True, _nrt=False)
+def _simulate(su, qu, wk, st, stats, lam, total, check, wait, ps, threshold, bound):
+    """The event loop: the next event, its kernel, the queues it changed rescheduled."""
+    perm = wk.perm
+    srv = wk.srv
+    dur = wk.dur
+    dirty = wk.dirty
+    inv_lam = 1.0 / lam
+    acc = stats.acc
+    multi = su.policy == policies.FJ_CODE and su.k > 1  # a job may need more than one completion
     t = 0.0
     t_last = 0.0
     work_done = 0.0
@@ -475,518 +1171,60 @@ def _simulate(
     next_check = check
     overflow = False
     do_check = False
-    dirty = np.empty(R + 2, dtype=np.int64)  # the queues an event changed
     nd = 0
-    if total > 0:
-        ei = refill_exponential(re, eb, ei)
-        t_arr = eb[ei] * inv_lam
-        ei += 1
-    else:
-        t_arr = np.inf
-
+    t_arr = _exponential(st) * inv_lam if total > 0 else np.inf
     while True:
-        # ------------------------------------------------ the next event
-        if P > 0:
-            qmin = tree[1]
-            tq = tval[1]
-        else:
-            tq = np.inf
-            qmin = -1
-            if Q == 1:  # one queue (M/G/1): no call
-                qmin = 0
-                tq = qnext[0]
-            else:
-                qmin = _earliest(qnext, Q)
-                if qmin >= 0:
-                    tq = qnext[qmin]
-        if tq == np.inf:
-            qmin = -1
+        qmin, tq = _next_queue(qu)
         arrival = n < total and t_arr <= tq
         if bound and (arrival or qmin >= 0):
-            # every replica's rate may change at this event: bring every queue to
-            # its time (_advance, written out: module docstring)
             t = t_arr if arrival else tq
-            for q3 in range(Q):
-                dt = t - qt[q3]
-                if dt > 0.0:
-                    for k3 in range(qserv[q3]):
-                        r3 = qm[q3, k3]
-                        a = rrate[r3] * dt
-                        rres[r3] -= a
-                        ratt[r3] += a
-                qt[q3] = t
+            for q3 in range(qu.count):
+                _advance(qu, wk, q3, t)
         if arrival:
-            # ------------------------------------------- an arrival
             t = t_arr
             t_last = t
-            if ui > BU - need_u:
-                ui = refill_uniform(ru, ub, ui)
-            if xi > BX - need_x:
-                xi = refill_family(xc, x_params, rx, xb, xi)
-            if dep == SX_CODE and si > BX - need_x:
-                si = refill_family(sc, s_params, rs, sb, si)
-            elif dep == IID_CODE and si > BX - need_x:
-                si = refill_family(xc, x_params, rs, sb, si)
-            j = 0
-            if J > 1:  # the type: from the arrivals stream (a uniform, 1 - exp(-e))
-                if ei >= BE:
-                    ei = refill_exponential(re, eb, ei)
-                ut = -np.expm1(-eb[ei])
-                ei += 1
-                while j < J - 1 and ut >= type_cdf[j]:
-                    j += 1
-            # the queues (srv) and service times (dur) of the replicas placed now
-            nr = 1
-            need = 1
-            q2 = -1
-            d2 = 0.0
-            rt = np.inf
-            if policy == policies.FRED_CODE:
-                if central:
-                    srv[0] = 0
-                    srv[1] = 1
-                else:
-                    srv[0] = int(ub[ui] * p1)
-                    srv[1] = p1 + int(ub[ui + 1] * (N - p1))
-                    ui += 2
-                if n >= warmup:  # idle evidence: what the arrival finds
-                    for r in range(2):
-                        q = srv[r]
-                        S.see(acc, r, qn[q] < qc[q] if central else qn[q] == 0)
-                nr = 2
-                x = xb[xi]
-                for r in range(2):
-                    if dep == IID_CODE and r > 0:  # the second size stream
-                        x = sb[si]
-                    du = x * inv_speeds[r, j]
-                    if dep == SX_CODE:
-                        du *= sb[si + r]
-                    dur[r] = du
-                xi += 1
-                if dep == IID_CODE:
-                    si += 1
-                elif dep == SX_CODE:
-                    si += 2
-            elif (
-                policy == policies.COC_CODE
-                or policy == policies.COS_CODE
-                or policy == policies.RIQ_CODE
-                or policy == policies.FJ_CODE
-            ):
-                # d distinct servers, then the replicas that run: CoC all d; CoS,
-                # RIQ and FJ (PS only) as below, since on PS every replica starts
-                # when it joins (module docstring)
-                for i in range(d):
-                    r = i + int(ub[ui + i] * (N - i))
-                    s = perm[r]
-                    perm[r] = perm[i]
-                    perm[i] = s
-                    srv[i] = s
-                ui += d
-                if n >= warmup:  # idle evidence: what the arrival finds
-                    for i in range(d):
-                        S.see(acc, 0 if srv[i] < p1 else 1, qn[srv[i]] == 0)
-                nr = d
-                if policy == policies.FJ_CODE:
-                    need = kfj
-                    nr = kfj if early else d  # early: the first k sampled
-                elif policy == policies.RIQ_CODE:  # the empty servers among the d (order kept)
-                    nr = 0
-                    for i in range(d):
-                        s = srv[i]
-                        if qn[s] == 0:
-                            srv[nr] = s
-                            nr += 1
-                    if nr == 0:  # none: the first sampled (srv[0] untouched)
-                        nr = 1
-                elif policy == policies.COS_CODE:  # the first sampled (a random one of the d)
-                    nr = 1
-                x0 = xb[xi]
-                x = x0
-                for r in range(nr):
-                    if dep == IID_CODE:
-                        x = x0 if r == 0 else sb[si + r - 1]
-                    du = x * inv_speeds[0 if srv[r] < p1 else 1, j]
-                    if dep == SX_CODE:
-                        du *= sb[si + r]
-                    dur[r] = du
-                # every job takes d replica sizes, whichever run (common random numbers)
-                xi += 1
-                if dep == IID_CODE:
-                    si += d - 1
-                elif dep == SX_CODE:
-                    si += d
-            else:  # ZRed, KT, Rer, Rep: a pool, then a server (or the pool's queue)
-                i = 0
-                if pools == 2:
-                    if ub[ui] >= alpha[0, j]:
-                        i = 1
-                    ui += 1
-                if central:
-                    srv[0] = i
-                else:
-                    lo = p_start[i]
-                    srv[0] = lo + int(ub[ui] * (p_start[i + 1] - lo))
-                    ui += 1
-                if n >= warmup:  # idle evidence: what the arrival finds
-                    q = srv[0]
-                    S.see(acc, i, qn[q] < qc[q] if central else qn[q] == 0)
-                if threshold:
-                    if dep == IID_CODE:  # the second replica from the second size stream
-                        x0 = xb[xi]
-                        x1 = sb[si]
-                        xi += 1
-                        si += 1
-                    elif dep == IDENTICAL_CODE:
-                        x0 = xb[xi]
-                        x1 = x0
-                        xi += 1
-                    else:
-                        x = xb[xi]
-                        xi += 1
-                        x0 = x * sb[si]
-                        x1 = x * sb[si + 1]
-                        si += 2
-                    du = x0 * inv_speeds[i, j]
-                    tau = tau0 if i == 0 else tau1
-                    if du > tau:
-                        rt = tau
-                        l = 1 - i
-                        if central:
-                            q2 = l
-                        else:
-                            lo = p_start[l]
-                            q2 = lo + int(ub[ui] * (p_start[l + 1] - lo))
-                            ui += 1
-                        if resume != 0 and not rep:
-                            d2 = (x0 - tau * speeds[i, j]) * inv_speeds[l, j]
-                        else:
-                            d2 = x1 * inv_speeds[l, j]
-                else:
-                    du = xb[xi] * inv_speeds[i, j]
-                    xi += 1
-                    if dep == SX_CODE:
-                        du *= sb[si]
-                        si += 1
-                dur[0] = du
-            # the job and its replicas
-            if njfree == 0 or nrfree < nr:
+            nd = _arrival(su, qu, wk, st, stats, t, n, perm, srv, dur, dirty, threshold)
+            if nd < 0:
                 overflow = True
-                break
-            njfree -= 1
-            js = jfree[njfree]
-            jn[js] = n
-            jt[js] = t
-            jcost[js] = 0.0
-            jnr[js] = nr
-            jneed[js] = need
-            jq2[js] = q2
-            jd2[js] = d2
-            for k in range(nr):
-                nrfree -= 1
-                r = rfree[nrfree]
-                q = srv[k]
-                # _advance and _insert (low), written out (module docstring)
-                dt = t - qt[q]
-                if dt > 0.0:
-                    for k3 in range(qserv[q]):
-                        r3 = qm[q, k3]
-                        a = rrate[r3] * dt
-                        rres[r3] -= a
-                        ratt[r3] += a
-                qt[q] = t
-                n3 = qn[q]
-                if n3 >= qcap:
-                    overflow = True
-                    break
-                qm[q, n3] = r
-                qn[q] = n3 + 1
-                rq[r] = q
-                rjob[r] = js
-                rres[r] = dur[k]
-                ratt[r] = 0.0
-                rrate[r] = 0.0
-                rtau[r] = rt
-                jrep[js, k] = r
-                if not bound:
-                    dirty[nd] = q
-                    nd += 1
-            if overflow:
                 break
             n += 1
             if n < total:
-                if ei >= BE:
-                    ei = refill_exponential(re, eb, ei)
-                t_arr = t + eb[ei] * inv_lam
-                ei += 1
+                t_arr = t + _exponential(st) * inv_lam
             if n == next_check:
                 next_check += check
                 do_check = True
         elif qmin >= 0:
-            # ------------------------------------------- a queue event
             t = tq
             q = qmin
-            if not bound:  # (bound: every queue was advanced above)
-                dt = t - qt[q]
-                if dt > 0.0:
-                    for k3 in range(qserv[q]):
-                        r3 = qm[q, k3]
-                        a = rrate[r3] * dt
-                        rres[r3] -= a
-                        ratt[r3] += a
-                qt[q] = t
-            r = qwho[q]
-            if r < 0:  # cannot happen (a finite qnext has a replica); never index with it
+            if not bound:
+                _advance(qu, wk, q, t)
+            r = qu.who[q]
+            if r < 0:  # cannot happen (a finite next event has a replica)
                 overflow = True
                 break
-            js = rjob[r]
-            if qkind[q] == 0 and multi and jneed[js] > 1:
-                # FJ: a completion before the k-th; the replica leaves
-                jneed[js] -= 1
-                jcost[js] += ratt[r]
-                n3 = qn[q]
-                p3 = 0
-                while p3 < n3 and qm[q, p3] != r:
-                    p3 += 1
-                for k3 in range(p3, n3 - 1):
-                    qm[q, k3] = qm[q, k3 + 1]
-                qn[q] = n3 - 1
-                for k3 in range(jnr[js]):
-                    if jrep[js, k3] == r:
-                        jrep[js, k3] = -1
-                rfree[nrfree] = r
-                nrfree += 1
-                dirty[nd] = q
-                nd += 1
-            elif qkind[q] == 0:
-                # a completion: the job is done, its other replicas are cancelled
-                cost = jcost[js]
-                for k in range(jnr[js]):
-                    r2 = jrep[js, k]
-                    if r2 < 0:
-                        continue
-                    q2 = rq[r2]
-                    dt = t - qt[q2]
-                    if dt > 0.0:
-                        for k3 in range(qserv[q2]):
-                            r3 = qm[q2, k3]
-                            a = rrate[r3] * dt
-                            rres[r3] -= a
-                            ratt[r3] += a
-                    qt[q2] = t
-                    cost += ratt[r2]
-                    # _remove, written out
-                    n3 = qn[q2]
-                    p3 = 0
-                    while p3 < n3 and qm[q2, p3] != r2:
-                        p3 += 1
-                    for k3 in range(p3, n3 - 1):
-                        qm[q2, k3] = qm[q2, k3 + 1]
-                    qn[q2] = n3 - 1
-                    if p3 < qhigh[q2]:
-                        qhigh[q2] -= 1
-                    if not bound:
-                        dirty[nd] = q2
-                        nd += 1
-                    rfree[nrfree] = r2
-                    nrfree += 1
-                work_done += cost
-                nj = jn[js]
-                lat = t - jt[js]
-                if nj >= warmup:
-                    S.record(acc, batches, hist, fbuf, ibuf, nj - warmup, lat, cost, inv_batch)
-                if nj < n_trace:
-                    trace[nj, 0] = lat
-                    trace[nj, 1] = cost
-                jnr[js] = 0
-                jfree[njfree] = js
-                njfree += 1
+            js = wk.job[r]
+            if qu.kind[q] == THRESHOLD:
+                nd = _threshold(su, qu, wk, t, q, r, js, dirty)
+                if nd < 0:
+                    overflow = True
+                    break
+            elif multi and wk.need[js] > 1:  # FJ: a task before the k-th
+                nd = _task_done(qu, wk, q, r, js, dirty)
             else:
-                # a threshold: Rer kills and restarts, Rep replicates
-                rtau[r] = np.inf
-                q2 = jq2[js]
-                dt = t - qt[q2]
-                if dt > 0.0:
-                    for k3 in range(qserv[q2]):
-                        r3 = qm[q2, k3]
-                        a = rrate[r3] * dt
-                        rres[r3] -= a
-                        ratt[r3] += a
-                qt[q2] = t
-                if nrfree == 0:
-                    overflow = True
-                    break
-                nrfree -= 1
-                r2 = rfree[nrfree]
-                # _remove(q, r), written out
-                n3 = qn[q]
-                p3 = 0
-                while p3 < n3 and qm[q, p3] != r:
-                    p3 += 1
-                for k3 in range(p3, n3 - 1):
-                    qm[q, k3] = qm[q, k3 + 1]
-                qn[q] = n3 - 1
-                if p3 < qhigh[q]:
-                    qhigh[q] -= 1
-                if rep:
-                    # _insert(q, r, high) (room: it was just removed)
-                    h3 = qhigh[q]
-                    for k3 in range(n3 - 1, h3, -1):
-                        qm[q, k3] = qm[q, k3 - 1]
-                    qm[q, h3] = r
-                    qhigh[q] = h3 + 1
-                    qn[q] = n3
-                else:
-                    # the killed service joins the job's cost, which enters work_done
-                    # once, when the job completes
-                    jcost[js] += ratt[r]
-                    rfree[nrfree] = r
-                    nrfree += 1
-                    jrep[js, 0] = -1
-                # _insert(q2, r2, high = rep)
-                n3 = qn[q2]
-                if n3 >= qcap:
-                    overflow = True
-                    break
-                if rep:
-                    h3 = qhigh[q2]
-                    for k3 in range(n3, h3, -1):
-                        qm[q2, k3] = qm[q2, k3 - 1]
-                    qm[q2, h3] = r2
-                    qhigh[q2] = h3 + 1
-                else:
-                    qm[q2, n3] = r2
-                qn[q2] = n3 + 1
-                rq[r2] = q2
-                rjob[r2] = js
-                rres[r2] = jd2[js]
-                ratt[r2] = 0.0
-                rrate[r2] = 0.0
-                rtau[r2] = np.inf
-                jrep[js, 1] = r2
-                jnr[js] = 2
-                if not bound:
-                    dirty[0] = q
-                    dirty[1] = q2
-                    nd = 2
+                nd, cost = _completion(su, qu, wk, stats, t, js, dirty)
+                work_done += cost
         else:
             break
-        # ------------------------------------------------ reschedule
         if bound:
-            # CoC's bound systems: every replica of a job at rate 1/min (lower) or
-            # 1/max (upper) of the lengths of its job's queues, then every queue's
-            # next completion (CoC has no threshold); written out, in one pass per
-            # queue: the rates depend only on the queue lengths, fixed by now
-            for q3 in range(Q):
-                n3 = qn[q3]
-                qserv[q3] = n3
-                best = np.inf
-                who = -1
-                for k3 in range(n3):
-                    r3 = qm[q3, k3]
-                    js3 = rjob[r3]
-                    # (every replica of a CoC job is in a queue until it completes)
-                    if upper:
-                        m3 = 0
-                        for i3 in range(jnr[js3]):
-                            m3 = max(m3, qn[rq[jrep[js3, i3]]])
-                    else:
-                        m3 = qcap
-                        for i3 in range(jnr[js3]):
-                            m3 = min(m3, qn[rq[jrep[js3, i3]]])
-                    rate = inv_n[m3]  # 1.0 / m3, the same double
-                    rrate[r3] = rate
-                    c = rres[r3]
-                    if c < 0.0:
-                        c = 0.0
-                    c = c / rate
-                    if c < best:
-                        best = c
-                        who = r3
-                qnext[q3] = qt[q3] + best
-                qwho[q3] = who
-                qkind[q3] = 0
-                if P > 0:
-                    _tree_fix(tree, tval, P, q3, qnext[q3])
+            _reschedule_bound(qu, wk, su.upper)
         else:
-            # _resched of the queues the event changed (the same result as right
-            # after each change: a queue is not advanced again at the same time
-            # t), written out in the loop: an inlined helper copies its array
-            # arguments (reference counts: atomic increments and decrements that
-            # LLVM does not always prune, measured: 40 % of the time on ps_mm1)
             for i3 in range(nd):
-                q3 = dirty[i3]
-                n3 = qn[q3]
-                if ps:
-                    m3 = n3
-                    if n3 > 0:
-                        rate = inv_n[n3]
-                        for k3 in range(n3):
-                            rrate[qm[q3, k3]] = rate
-                else:
-                    m3 = qc[q3] if qc[q3] < n3 else n3
-                    for k3 in range(m3):
-                        rrate[qm[q3, k3]] = 1.0
-                qserv[q3] = m3
-                best = np.inf
-                who = -1
-                kind = 0
-                if threshold:
-                    for k3 in range(m3):
-                        r3 = qm[q3, k3]
-                        c = rres[r3]
-                        kd = 0
-                        x = rtau[r3] - ratt[r3]
-                        if x < c:
-                            c = x
-                            kd = 1
-                        if c < 0.0:
-                            c = 0.0
-                        if c < best:
-                            best = c
-                            who = r3
-                            kind = kd
-                else:  # every rtau is inf: never the earliest
-                    for k3 in range(m3):
-                        r3 = qm[q3, k3]
-                        c = rres[r3]
-                        if c < 0.0:
-                            c = 0.0
-                        if c < best:
-                            best = c
-                            who = r3
-                if ps and n3 > 0:
-                    best *= n3  # every replica at rate 1/n
-                qnext[q3] = qt[q3] + best
-                qwho[q3] = who
-                qkind[q3] = kind
-                if P > 0:
-                    _tree_fix(tree, tval, P, q3, qnext[q3])
+                _reschedule(qu, wk, dirty[i3], ps, threshold)
             nd = 0
         if do_check:
             do_check = False
             kc += 1
-            if _checkpoint(
-                central,
-                Q,
-                pools,
-                p_start,
-                qc,
-                qn,
-                qm,
-                qt,
-                qserv,
-                rres,
-                ratt,
-                rrate,
-                t,
-                scratch,
-                mon,
-                kc,
-                work_done,
-                N,
-                wait,
-            ):
+            if _checkpoint(su, qu, wk, stats, t, kc, work_done, wait):
                 acc[S.A_STABLE] = 0.0
                 acc[S.A_REASON] = S.STOP_BACKLOG
                 break
