@@ -131,3 +131,14 @@ def test_the_recorded_bench_run_has_the_bench_s_workloads():
     out = json.loads((ROOT / _hook().BENCH_RUN).read_text())
     assert set(out["workloads"]) == {w.name for w in bench.workloads()} | {bench.BASELINE, bench.BARE}
     assert not out["quick"]
+
+
+def test_the_recorded_event_set_comparison_has_the_benchmark_s_sizes_and_structures():
+    import json
+
+    hook = _hook()
+    module = hook.event_sets_benchmark()
+    out = json.loads((ROOT / hook.EVENT_SETS).read_text())
+    assert list(out["sizes"]) == [str(q) for q in module.SIZES]
+    assert all(list(row) == list(module.STRUCTURES) for row in out["sizes"].values())
+    assert out["tree_min_queues"] == module.TREE_MIN_QUEUES

@@ -167,3 +167,18 @@ def test_the_fast_path_cost_split_runs(capsys):
     rows = capsys.readouterr().out.splitlines()[1:]
     assert len(rows) == 7 and rows[0].split()[-1] == "1.00"
     assert rows[-1].startswith("the fast path")
+
+
+def test_the_event_set_comparison_runs_and_its_structures_agree(capsys):
+    # benchmarks/event_sets.py: every structure returns the scan's winners (it raises
+    # otherwise), one row per size
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "event_sets.py"
+    spec = importlib.util.spec_from_file_location("event_sets", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--steps", "5000"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert len(rows) == len(module.SIZES) + 2 and rows[1].split()[0] == str(module.SIZES[0])

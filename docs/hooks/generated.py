@@ -188,6 +188,43 @@ def bench_run() -> str:
     )
 
 
+EVENT_SETS = "docs/validation/event-sets.json"
+"""A whole run of ``benchmarks/event_sets.py --json``, recorded on a quiet machine."""
+
+
+def event_sets_benchmark():
+    """``benchmarks/event_sets.py`` as a module (the benchmarks are scripts, not a package)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "event_sets.py"
+    spec = importlib.util.spec_from_file_location("event_sets", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def event_sets() -> str:
+    """The recorded comparison of the event engine's event sets, printed by the
+    benchmark's own table."""
+    import json
+    from pathlib import Path
+
+    out = json.loads((Path(__file__).resolve().parents[2] / EVENT_SETS).read_text())
+    versions = ", ".join(f"{k} {v}" for k, v in out["versions"].items())
+    return "\n".join(
+        [
+            f"The last recorded run (`{EVENT_SETS}`, {out['created']}, {versions}; {out['steps']:,} events "
+            f"a size, another queue touched at {out['touch']:.0%} of the events, {out['idle']:.0%} of the "
+            "new times empty):",
+            "",
+            "```text",
+            event_sets_benchmark().table(out),
+            "```",
+        ]
+    )
+
+
 SECTIONS: dict[str, Callable[[], str]] = {
     "policies": policies,
     "configuration": configuration,
@@ -196,6 +233,7 @@ SECTIONS: dict[str, Callable[[], str]] = {
     "layers": layers,
     "commands": commands,
     "bench-run": bench_run,
+    "event-sets": event_sets,
 }
 
 

@@ -45,8 +45,7 @@ Each queue is updated lazily: :func:`_advance` brings the residuals of its
 running replicas to the current time, and :func:`_reschedule` recomputes its rates
 and its next event (``Queues.next``: the first completion, or a running replica
 reaching its threshold). The next event overall is the earlier of the next arrival
-and the smallest ``Queues.next``: up to ``TREE_MIN_QUEUES`` queues a scan per
-event (:func:`_earliest`), with more a tournament tree over the queues (O(log N)
+and the smallest ``Queues.next``, kept in a tournament tree over the queues (O(log N)
 per queue change, :func:`_tree_fix`). PS costs O(jobs at the server) per event at
 that server.
 
@@ -169,10 +168,11 @@ REPLICA_SLOTS = 1 << 18
 MIN_QCAP = 64
 MAX_QCAP = 4096
 CENTRAL_QCAP = 1 << 16
-#: above this many queues the earliest is kept in a tournament tree (O(log N)
-#: per change) instead of a linear scan per event (:func:`_earliest`; measured,
-#: the scan is faster at N = 50, the tree 3.4x faster at N = 1000)
-TREE_MIN_QUEUES = 64
+#: above this many queues the earliest is kept in a tournament tree (O(log N) per
+#: change); one queue is read directly. The tree was chosen by measurement
+#: (benchmarks/event_sets.py: a scan per event, binary and 4-ary heaps; on the
+#: bench's N = 50 workloads the tree in place of the scan gave 1.03-1.27x)
+TREE_MIN_QUEUES = 1
 
 #: A piece of the event loop: inlined into it, without reference counts (the
 #: module docstring says why).
@@ -218,7 +218,7 @@ Queues = namedtuple(
     [
         "count",  # Q
         "cap",  # replicas a queue holds
-        "leaves",  # P: the tournament tree's leaves (0: a scan)
+        "leaves",  # P: the tournament tree's leaves (0: one queue, read directly)
         "servers",  # servers of a queue
         "members",  # members[q, :length[q]]: its replicas in service order
         "length",
@@ -326,51 +326,15 @@ def _tree_fix(tree, tval, P, q, v):
         k >>= 1
 
 
-@kernel(nogil=True, _nrt=False)
-def _earliest(qnext, Q):
-    """The first q with the smallest ``qnext[q]`` (-1 if all are inf): the tree's
-    winner (the leftmost on a tie). Two passes: the minimum over four
-    interleaved running minima (four independent chains of ``minsd``, no branch
-    to mispredict; one chain with the index alongside is bound by its latency),
-    then the first queue with that time (the min was a tenth of
-    ``event_coc_d2_n50``, this search another tenth, measured)."""
-    m0 = np.inf
-    m1 = np.inf
-    m2 = np.inf
-    m3 = np.inf
-    q = 0
-    while q + 4 <= Q:
-        m0 = min(m0, qnext[q])
-        m1 = min(m1, qnext[q + 1])
-        m2 = min(m2, qnext[q + 2])
-        m3 = min(m3, qnext[q + 3])
-        q += 4
-    while q < Q:
-        m0 = min(m0, qnext[q])
-        q += 1
-    m = min(min(m0, m1), min(m2, m3))
-    if m == np.inf:
-        return -1
-    q = 0
-    while q + 4 <= Q and not ((qnext[q] == m) | (qnext[q + 1] == m) | (qnext[q + 2] == m) | (qnext[q + 3] == m)):
-        q += 4
-    while qnext[q] != m:
-        q += 1
-    return q
-
-
 @event_part
 def _next_queue(qu):
     """(the queue with the earliest next event or -1, its time)."""
     if qu.leaves > 0:
         qmin = qu.tree[1]
         tq = qu.tval[1]
-    elif qu.count == 1:
+    else:  # one queue
         qmin = 0
         tq = qu.next[0]
-    else:
-        qmin = _earliest(qu.next, qu.count)
-        tq = qu.next[qmin] if qmin >= 0 else np.inf
     if tq == np.inf:
         qmin = -1
     return qmin, tq
