@@ -9,7 +9,7 @@ cancelled ones). The candidates are:
 * ``scan``: no structure; a pass over the times per event (:func:`_earliest`, the
   engine's until this comparison: four interleaved running minima, then the first
   queue with that time);
-* ``tree``: a tournament tree, one leaf per queue (``events._tree_fix``);
+* ``tree``: a tournament tree, one leaf per queue (``events.tree_fix``);
 * ``heap2`` and ``heap4``: indexed binary and 4-ary heaps (a queue's time changes in
   place, then sifts up or down).
 
@@ -40,7 +40,7 @@ from datetime import UTC, datetime
 import numba
 import numpy as np
 
-from straggler.simulation.events import TREE_MIN_QUEUES, _tree_fix
+from straggler.simulation.events import TREE_MIN_QUEUES, tree_fix
 
 SIZES = (4, 10, 50, 100, 1000, 10_000)
 STRUCTURES = ("scan", "tree", "heap2", "heap4")
@@ -119,7 +119,7 @@ def _replay_tree(keys, exps, unis, picks):
     for k in range(P - 1, 0, -1):
         tree[k] = tree[2 * k]
     for q in range(Q):
-        _tree_fix(tree, tval, P, q, keys[q])
+        tree_fix(tree, tval, P, q, keys[q])
     check = 0
     for i in range(exps.shape[0]):
         q = tree[1]
@@ -128,10 +128,10 @@ def _replay_tree(keys, exps, unis, picks):
             q = picks[i] % Q
             t = 0.0
         check += q
-        _tree_fix(tree, tval, P, q, _new_time(t, exps[i, 0], unis[i, 0], Q))
+        tree_fix(tree, tval, P, q, _new_time(t, exps[i, 0], unis[i, 0], Q))
         if unis[i, 2] < TOUCH:
             o = picks[i] % Q
-            _tree_fix(tree, tval, P, o, _new_time(t, exps[i, 1], unis[i, 1], Q))
+            tree_fix(tree, tval, P, o, _new_time(t, exps[i, 1], unis[i, 1], Q))
     return check
 
 

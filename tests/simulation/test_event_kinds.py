@@ -41,10 +41,10 @@ def _loop_with_observer(su, qu, wk, st, stats, lam, total, check, wait, h, seen)
     work_done = 0.0
     n = 0
     k = 0
-    t_arr = E._exponential(st) * inv_lam
+    t_arr = E.next_exponential(st) * inv_lam
     t_obs = h
     while True:
-        qmin, tq = E._next_queue(qu)
+        qmin, tq = E.next_queue(qu)
         t_next = min(t_arr if n < total else np.inf, tq)
         # the new kind of event (while jobs arrive: the drain after is not stationary)
         if n < total and t_obs < t_next and k < seen.shape[0]:
@@ -54,19 +54,19 @@ def _loop_with_observer(su, qu, wk, st, stats, lam, total, check, wait, h, seen)
         if n < total and t_arr <= tq:
             t = t_arr
             t_last = t
-            nd = E._arrival(su, qu, wk, st, stats, t, n, wk.perm, wk.srv, wk.dur, dirty, False)
+            nd = E.on_arrival(su, qu, wk, st, stats, t, n, wk.perm, wk.srv, wk.dur, dirty, False)
             n += 1
             if n < total:
-                t_arr = t + E._exponential(st) * inv_lam
+                t_arr = t + E.next_exponential(st) * inv_lam
         elif qmin >= 0:
             t = tq
-            E._advance(qu, wk, qmin, t)
-            nd, cost = E._completion(su, qu, wk, stats, t, wk.job[qu.who[qmin]], dirty)
+            E.advance(qu, wk, qmin, t)
+            nd, cost = E.on_completion(su, qu, wk, stats, t, wk.job[qu.who[qmin]], dirty)
             work_done += cost
         else:
             break
         for i in range(nd):
-            E._reschedule(qu, wk, dirty[i], True, False)
+            E.reschedule(qu, wk, dirty[i], True, False)
     stats.acc[S.A_ARRIVALS] = n
     stats.acc[S.A_TIME] = t_last
     stats.acc[S.A_WORK] = work_done
@@ -75,7 +75,7 @@ def _loop_with_observer(su, qu, wk, st, stats, lam, total, check, wait, h, seen)
 
 @kernel(nogil=True)
 def _run_with_observer(h, seen, *contract):
-    return _loop_with_observer(*E._records(*contract), h, seen)
+    return _loop_with_observer(*E.records(*contract), h, seen)
 
 
 def test_a_toy_event_kind_changes_nothing_and_measures_what_it_should():

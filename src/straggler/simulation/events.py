@@ -39,14 +39,14 @@ it fires; ``inf`` for none).
   every replica of a job runs at rate ``1 / min`` (lower) or ``1 / max`` (upper)
   of the queue lengths (replicas present) of that job's servers; every queue is
   advanced and every rate recomputed after every event (O(replicas in the system)
-  per event, :func:`_reschedule_bound`).
+  per event, :func:`reschedule_bound`).
 
-Each queue is updated lazily: :func:`_advance` brings the residuals of its
-running replicas to the current time, and :func:`_reschedule` recomputes its rates
+Each queue is updated lazily: :func:`advance` brings the residuals of its
+running replicas to the current time, and :func:`reschedule` recomputes its rates
 and its next event (``Queues.next``: the first completion, or a running replica
 reaching its threshold). The next event overall is the earlier of the next arrival
 and the smallest ``Queues.next``, kept in a tournament tree over the queues (O(log N)
-per queue change, :func:`_tree_fix`). PS costs O(jobs at the server) per event at
+per queue change, :func:`tree_fix`). PS costs O(jobs at the server) per event at
 that server.
 
 Events
@@ -56,22 +56,21 @@ kernel; each kernel changes the state and says which queues it changed, and the
 loop reschedules them once, at the end of the event (the same result as right
 after each change: a queue is not advanced again at the same time):
 
-=================  ==========================================================
-:func:`_arrival`   route the job (:func:`_route_one`, :func:`_route_fred`,
-                   :func:`_route_sampled`), then place it (:func:`_admit`)
-:func:`_completion`  the job is done: its other replicas are cancelled (cut)
-:func:`_task_done`   FJ: a task before the k-th leaves
-:func:`_threshold`   Rer restarts the job in the other pool, Rep replicates it
-=================  ==========================================================
+* :func:`on_arrival`: route the job (:func:`_route_one`, :func:`_route_fred`,
+  :func:`_route_sampled`), then place it (:func:`_admit`);
+* :func:`on_completion`: the job is done, its other replicas are cancelled (cut);
+* :func:`on_task_done`: FJ, a task before the k-th leaves;
+* :func:`on_threshold`: Rer restarts the job in the other pool, Rep replicates it.
 
 A new event kind is a kernel and a branch of the loop: its own time source (as the
 arrivals have ``t_arr``) or a new ``Queues.kind`` of a queue's next event (as
-``THRESHOLD``), set by :func:`_reschedule`.
+``THRESHOLD``), set by :func:`reschedule`.
 
 The state is five records (named tuples of arrays and numbers): :data:`Setup`
 (the model, read only), :data:`Queues`, :data:`Work` (replicas, jobs, the
-placement scratch), :data:`Streams`, :data:`Stats`. A number an event changes
-lives in a one-element slot of an array (``Work.free``, ``Streams.at``).
+placement scratch), :data:`Streams`, :data:`Stats`, made by :func:`records`. A
+number an event changes lives in an array (``Work.free``: the free slots' counts;
+``Streams.at``: the streams' read positions).
 
 Why it is written this way (measured on the bench's event workloads, same run):
 
@@ -80,7 +79,7 @@ Why it is written this way (measured on the bench's event workloads, same run):
   record increments and decrements the count of every array in it (atomic
   operations, which LLVM's pruning leaves in): 20x slower; a mutable
   ``structref`` record instead: 5x slower (its fields are read through the
-  runtime). The arrays are allocated by the entries (:func:`_records`), which
+  runtime). The arrays are allocated by the entries (:func:`records`), which
   keep the counts;
 * the kernels are inlined into the loop (``inline="always"``): as calls, the
   records travel as hundreds of scalar arguments (0.4-0.6 of the throughput);
@@ -305,7 +304,7 @@ AT_E, AT_U, AT_X, AT_S = range(4)
 
 
 @kernel(nogil=True, _nrt=False)
-def _tree_fix(tree, tval, P, q, v):
+def tree_fix(tree, tval, P, q, v):
     """Tournament tree over the queues' next events: leaf q's time becomes v.
 
     Node k holds the winner ``tree[k]`` of its subtree (the earlier of its two
@@ -327,7 +326,7 @@ def _tree_fix(tree, tval, P, q, v):
 
 
 @event_part
-def _next_queue(qu):
+def next_queue(qu):
     """(the queue with the earliest next event or -1, its time)."""
     if qu.leaves > 0:
         qmin = qu.tree[1]
@@ -344,7 +343,7 @@ def _next_queue(qu):
 
 
 @event_part
-def _advance(qu, wk, q, t):
+def advance(qu, wk, q, t):
     """Bring the running replicas of queue q to time t."""
     qt = qu.clock
     dt = t - qt[q]
@@ -390,7 +389,7 @@ def _insert_high(qu, q, r):
 
 
 @event_part
-def _reschedule(qu, wk, q, ps, threshold):
+def reschedule(qu, wk, q, ps, threshold):
     """Queue q's rates and next event (its membership changed)."""
     qm = qu.members
     rrate = wk.rate
@@ -443,11 +442,11 @@ def _reschedule(qu, wk, q, ps, threshold):
     qu.who[q] = who
     qu.kind[q] = kind
     if qu.leaves > 0:
-        _tree_fix(qu.tree, qu.tval, qu.leaves, q, v)
+        tree_fix(qu.tree, qu.tval, qu.leaves, q, v)
 
 
 @event_part
-def _reschedule_bound(qu, wk, upper):
+def reschedule_bound(qu, wk, upper):
     """CoC's PS bound systems: every replica of a job at rate 1/min (lower) or
     1/max (upper) of the lengths of its job's queues, then every queue's next
     completion (the rates depend only on the queue lengths, fixed by now)."""
@@ -489,7 +488,7 @@ def _reschedule_bound(qu, wk, upper):
         qu.who[q3] = who
         qu.kind[q3] = COMPLETION
         if qu.leaves > 0:
-            _tree_fix(qu.tree, qu.tval, qu.leaves, q3, v)
+            tree_fix(qu.tree, qu.tval, qu.leaves, q3, v)
 
 
 # ---------------------------------------------------------------- streams
@@ -510,7 +509,7 @@ def _refill_for_arrival(st, dep, need_u, need_x):
 
 
 @event_part
-def _exponential(st):
+def next_exponential(st):
     """The next standard exponential of the arrivals stream."""
     if st.at[AT_E] >= st.eb.shape[0]:
         st.at[AT_E] = refill_exponential(st.re, st.eb, st.at[AT_E])
@@ -527,7 +526,7 @@ def _job_type(su, st):
     """The arriving job's type (one type: 0), from the arrivals stream."""
     j = 0
     if su.J > 1:  # a uniform, 1 - exp(-e)
-        ut = -np.expm1(-_exponential(st))
+        ut = -np.expm1(-next_exponential(st))
         while j < su.J - 1 and ut >= su.type_cdf[j]:
             j += 1
     return j
@@ -707,7 +706,7 @@ def _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, srv, dur, dirty):
         wk.free[0] -= 1
         r = wk.rfree[wk.free[0]]
         q = srv[k]
-        _advance(qu, wk, q, t)
+        advance(qu, wk, q, t)
         n3 = qu.length[q]
         if n3 >= qu.cap:
             return -1
@@ -727,7 +726,7 @@ def _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, srv, dur, dirty):
 
 
 @event_part
-def _arrival(su, qu, wk, st, stats, t, n, perm, srv, dur, dirty, threshold):
+def on_arrival(su, qu, wk, st, stats, t, n, perm, srv, dur, dirty, threshold):
     """Job n arrives at t: route it, place its replicas. Returns the queues changed
     (in ``dirty``), or -1 when a table is full."""
     R = srv.shape[0]
@@ -764,7 +763,7 @@ def _arrival(su, qu, wk, st, stats, t, n, perm, srv, dur, dirty, threshold):
 
 
 @event_part
-def _task_done(qu, wk, q, r, js, dirty):
+def on_task_done(qu, wk, q, r, js, dirty):
     """FJ: a task completes before the k-th; it leaves. Returns the queues changed."""
     wk.need[js] -= 1
     wk.cost[js] += wk.attained[r]
@@ -780,7 +779,7 @@ def _task_done(qu, wk, q, r, js, dirty):
 
 
 @event_part
-def _completion(su, qu, wk, stats, t, js, dirty):
+def on_completion(su, qu, wk, stats, t, js, dirty):
     """Job js completes at t: its other replicas are cancelled (cut), its latency
     and cost recorded. Returns (the queues changed, the job's cost)."""
     cost = wk.cost[js]
@@ -790,7 +789,7 @@ def _completion(su, qu, wk, stats, t, js, dirty):
         if r2 < 0:
             continue
         q2 = wk.queue[r2]
-        _advance(qu, wk, q2, t)
+        advance(qu, wk, q2, t)
         cost += wk.attained[r2]
         _remove(qu, q2, r2)
         if not su.bound:
@@ -814,13 +813,13 @@ def _completion(su, qu, wk, stats, t, js, dirty):
 
 
 @event_part
-def _threshold(su, qu, wk, t, q, r, js, dirty):
+def on_threshold(su, qu, wk, t, q, r, js, dirty):
     """Replica r reaches its threshold: Rer kills it and restarts the job in the
     other pool, Rep replicates it there at high priority. Returns the queues
     changed, or -1 when a table is full."""
     wk.tau[r] = np.inf
     q2 = wk.second_queue[js]
-    _advance(qu, wk, q2, t)
+    advance(qu, wk, q2, t)
     if wk.free[0] == 0:
         return -1
     wk.free[0] -= 1
@@ -869,7 +868,7 @@ def _checkpoint(su, qu, wk, stats, t, kc, work_done, wait):
     scratch = stats.scratch
     mon = stats.mon
     for q in range(qu.count):
-        _advance(qu, wk, q, t)
+        advance(qu, wk, q, t)
     for pool in range(su.pools):
         cnt = 0
         if su.central:
@@ -1045,7 +1044,7 @@ def _stats(su, acc, batches, hist, mon, trace, jobs):
 
 
 @kernel(nogil=True)
-def _records(
+def records(
     ints,
     flts,
     speeds,
@@ -1080,27 +1079,27 @@ def _records(
 
 @kernel(nogil=True)
 def _fcfs(*contract):
-    _simulate(*_records(*contract), False, False, False)
+    _simulate(*records(*contract), False, False, False)
 
 
 @kernel(nogil=True)
 def _fcfs_threshold(*contract):
-    _simulate(*_records(*contract), False, True, False)
+    _simulate(*records(*contract), False, True, False)
 
 
 @kernel(nogil=True)
 def _ps(*contract):
-    _simulate(*_records(*contract), True, False, False)
+    _simulate(*records(*contract), True, False, False)
 
 
 @kernel(nogil=True)
 def _ps_threshold(*contract):
-    _simulate(*_records(*contract), True, True, False)
+    _simulate(*records(*contract), True, True, False)
 
 
 @kernel(nogil=True)
 def _ps_bound(*contract):
-    _simulate(*_records(*contract), True, False, True)
+    _simulate(*records(*contract), True, False, True)
 
 
 def run(ints, *rest):
@@ -1136,24 +1135,24 @@ def _simulate(su, qu, wk, st, stats, lam, total, check, wait, ps, threshold, bou
     overflow = False
     do_check = False
     nd = 0
-    t_arr = _exponential(st) * inv_lam if total > 0 else np.inf
+    t_arr = next_exponential(st) * inv_lam if total > 0 else np.inf
     while True:
-        qmin, tq = _next_queue(qu)
+        qmin, tq = next_queue(qu)
         arrival = n < total and t_arr <= tq
         if bound and (arrival or qmin >= 0):
             t = t_arr if arrival else tq
             for q3 in range(qu.count):
-                _advance(qu, wk, q3, t)
+                advance(qu, wk, q3, t)
         if arrival:
             t = t_arr
             t_last = t
-            nd = _arrival(su, qu, wk, st, stats, t, n, perm, srv, dur, dirty, threshold)
+            nd = on_arrival(su, qu, wk, st, stats, t, n, perm, srv, dur, dirty, threshold)
             if nd < 0:
                 overflow = True
                 break
             n += 1
             if n < total:
-                t_arr = t + _exponential(st) * inv_lam
+                t_arr = t + next_exponential(st) * inv_lam
             if n == next_check:
                 next_check += check
                 do_check = True
@@ -1161,29 +1160,29 @@ def _simulate(su, qu, wk, st, stats, lam, total, check, wait, ps, threshold, bou
             t = tq
             q = qmin
             if not bound:
-                _advance(qu, wk, q, t)
+                advance(qu, wk, q, t)
             r = qu.who[q]
             if r < 0:  # cannot happen (a finite next event has a replica)
                 overflow = True
                 break
             js = wk.job[r]
             if qu.kind[q] == THRESHOLD:
-                nd = _threshold(su, qu, wk, t, q, r, js, dirty)
+                nd = on_threshold(su, qu, wk, t, q, r, js, dirty)
                 if nd < 0:
                     overflow = True
                     break
             elif multi and wk.need[js] > 1:  # FJ: a task before the k-th
-                nd = _task_done(qu, wk, q, r, js, dirty)
+                nd = on_task_done(qu, wk, q, r, js, dirty)
             else:
-                nd, cost = _completion(su, qu, wk, stats, t, js, dirty)
+                nd, cost = on_completion(su, qu, wk, stats, t, js, dirty)
                 work_done += cost
         else:
             break
         if bound:
-            _reschedule_bound(qu, wk, su.upper)
+            reschedule_bound(qu, wk, su.upper)
         else:
             for i3 in range(nd):
-                _reschedule(qu, wk, dirty[i3], ps, threshold)
+                reschedule(qu, wk, dirty[i3], ps, threshold)
             nd = 0
         if do_check:
             do_check = False
