@@ -186,7 +186,7 @@ class PolicySpec:
     the parameter's value at the point (:mod:`straggler.grid`)."""
     config_errors: str = ""
     """The name of its parameters' check against the rest of the config in
-    :data:`straggler.config.checks.POLICY_CHECKS` ("": none)."""
+    :data:`straggler.config.checks.policies.POLICY_CHECKS` ("": none)."""
     task_law: str = ""
     """The name of the function in :data:`straggler.cell_build.TASK_LAWS` that turns the
     job-size law into the law of the tasks the policy runs (and the load unit), ""
