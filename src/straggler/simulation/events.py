@@ -1044,26 +1044,10 @@ def _stats(su, acc, batches, hist, mon, trace, jobs):
 
 
 @kernel(nogil=True)
-def records(
-    ints,
-    flts,
-    speeds,
-    inv_speeds,
-    type_cdf,
-    alpha,
-    x_params,
-    s_params,
-    lam,
-    warmup,
-    jobs,
-    acc,
-    batches,
-    hist,
-    mon,
-    trace,
-    rngs,
-):
+def records(*contract):
     """The kernel contract's arguments as the event loop's records and settings."""
+    ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params, lam, warmup, jobs = contract[:11]
+    acc, batches, hist, mon, trace, rngs = contract[11:]
     su = _setup(ints, flts, speeds, inv_speeds, type_cdf, alpha, warmup)
     qu = _queues(su)
     wk = _work(su, qu)
