@@ -40,46 +40,12 @@ from datetime import UTC, datetime
 import numba
 import numpy as np
 
-from straggler.simulation.events import TREE_MIN_QUEUES, tree_fix
+from straggler.simulation.events import TREE_MIN_QUEUES, earliest, tree_fix
 
 SIZES = (4, 10, 50, 100, 1000, 10_000)
 STRUCTURES = ("scan", "tree", "heap2", "heap4")
 TOUCH = 0.5
 IDLE = 0.3
-
-
-@numba.njit(nogil=True)
-def _earliest(qnext, Q):
-    """The first q with the smallest ``qnext[q]`` (-1 if all are inf): the tree's
-    winner (the leftmost on a tie). The engine's scan until the tree replaced it
-    (up to 64 queues). Two passes: the minimum over four
-    interleaved running minima (four independent chains of ``minsd``, no branch
-    to mispredict; one chain with the index alongside is bound by its latency),
-    then the first queue with that time (the min was a tenth of
-    ``event_coc_d2_n50``, this search another tenth, measured)."""
-    m0 = np.inf
-    m1 = np.inf
-    m2 = np.inf
-    m3 = np.inf
-    q = 0
-    while q + 4 <= Q:
-        m0 = min(m0, qnext[q])
-        m1 = min(m1, qnext[q + 1])
-        m2 = min(m2, qnext[q + 2])
-        m3 = min(m3, qnext[q + 3])
-        q += 4
-    while q < Q:
-        m0 = min(m0, qnext[q])
-        q += 1
-    m = min(min(m0, m1), min(m2, m3))
-    if m == np.inf:
-        return -1
-    q = 0
-    while q + 4 <= Q and not ((qnext[q] == m) | (qnext[q + 1] == m) | (qnext[q + 2] == m) | (qnext[q + 3] == m)):
-        q += 4
-    while qnext[q] != m:
-        q += 1
-    return q
 
 
 @numba.njit(nogil=True)
@@ -92,7 +58,7 @@ def _replay_scan(keys, exps, unis, picks):
     Q = keys.shape[0]
     check = 0
     for i in range(exps.shape[0]):
-        q = _earliest(keys, Q)
+        q = earliest(keys, Q)
         if q < 0:
             q = picks[i] % Q
             t = 0.0
@@ -239,7 +205,10 @@ def table(out: dict) -> str:
         fastest = min(row, key=row.get)
         cells = "".join(f"{row[s]:>8.1f}{'*' if s == fastest else ' '}" for s in STRUCTURES)
         lines.append(f"{Q:>8}{cells}")
-    lines.append(f"(the engine keeps a tree above {out['tree_min_queues']} queue; one queue is read directly)")
+    lines.append(
+        f"(the engine: the tree; a scan up to {out['tree_min_queues']} queues when a job places more than "
+        "two replicas, and in the bound systems)"
+    )
     return "\n".join(lines)
 
 

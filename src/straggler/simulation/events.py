@@ -46,7 +46,8 @@ running replicas to the current time, and :func:`reschedule` recomputes its rate
 and its next event (``Queues.next``: the first completion, or a running replica
 reaching its threshold). The next event overall is the earlier of the next arrival
 and the smallest ``Queues.next``, kept in a tournament tree over the queues (O(log N)
-per queue change, :func:`tree_fix`). PS costs O(jobs at the server) per event at
+per queue change, :func:`tree_fix`), or found by a scan per event where events change
+many queues (``TREE_MIN_QUEUES``). PS costs O(jobs at the server) per event at
 that server.
 
 Events
@@ -167,11 +168,14 @@ REPLICA_SLOTS = 1 << 18
 MIN_QCAP = 64
 MAX_QCAP = 4096
 CENTRAL_QCAP = 1 << 16
-#: above this many queues the earliest is kept in a tournament tree (O(log N) per
-#: change); one queue is read directly. The tree was chosen by measurement
-#: (benchmarks/event_sets.py: a scan per event, binary and 4-ary heaps; on the
-#: bench's N = 50 workloads the tree in place of the scan gave 1.03-1.27x)
-TREE_MIN_QUEUES = 1
+#: The earliest queue is kept in a tournament tree (O(log N) per change) unless an
+#: event changes many queues against their number: with up to this many queues a
+#: scan per event (:func:`earliest`) when a job places more than two replicas, and
+#: in the bound systems (every queue changes at every event). One queue is read
+#: directly. Chosen by measurement (benchmarks/event_sets.py: the tree fastest per
+#: change; on the bench, the tree in place of the scan gave 1.1-1.3x with one or
+#: two replicas at N = 50, 0.75-0.95x with 4 or 8, 0.64x in the bound systems).
+TREE_MIN_QUEUES = 64
 
 #: A piece of the event loop: inlined into it, without reference counts (the
 #: module docstring says why).
@@ -217,7 +221,7 @@ Queues = namedtuple(
     [
         "count",  # Q
         "cap",  # replicas a queue holds
-        "leaves",  # P: the tournament tree's leaves (0: one queue, read directly)
+        "leaves",  # P: the tournament tree's leaves (0: a scan, or one queue)
         "servers",  # servers of a queue
         "members",  # members[q, :length[q]]: its replicas in service order
         "length",
@@ -325,15 +329,51 @@ def tree_fix(tree, tval, P, q, v):
         k >>= 1
 
 
+@kernel(nogil=True, _nrt=False)
+def earliest(qnext, Q):
+    """The first q with the smallest ``qnext[q]`` (-1 if all are inf): the tree's
+    winner (the leftmost on a tie). Two passes: the minimum over four
+    interleaved running minima (four independent chains of ``minsd``, no branch
+    to mispredict; one chain with the index alongside is bound by its latency),
+    then the first queue with that time (the min was a tenth of
+    ``event_coc_d2_n50``, this search another tenth, measured)."""
+    m0 = np.inf
+    m1 = np.inf
+    m2 = np.inf
+    m3 = np.inf
+    q = 0
+    while q + 4 <= Q:
+        m0 = min(m0, qnext[q])
+        m1 = min(m1, qnext[q + 1])
+        m2 = min(m2, qnext[q + 2])
+        m3 = min(m3, qnext[q + 3])
+        q += 4
+    while q < Q:
+        m0 = min(m0, qnext[q])
+        q += 1
+    m = min(min(m0, m1), min(m2, m3))
+    if m == np.inf:
+        return -1
+    q = 0
+    while q + 4 <= Q and not ((qnext[q] == m) | (qnext[q + 1] == m) | (qnext[q + 2] == m) | (qnext[q + 3] == m)):
+        q += 4
+    while qnext[q] != m:
+        q += 1
+    return q
+
+
 @event_part
 def next_queue(qu):
     """(the queue with the earliest next event or -1, its time)."""
     if qu.leaves > 0:
         qmin = qu.tree[1]
         tq = qu.tval[1]
-    else:  # one queue
+    elif qu.count == 1:
         qmin = 0
         tq = qu.next[0]
+    else:
+        qmin = earliest(qu.next, qu.count)
+        tq = qu.next[qmin] if qmin >= 0 else np.inf
     if tq == np.inf:
         qmin = -1
     return qmin, tq
@@ -937,7 +977,7 @@ def _queues(su):
         for i in range(su.pools):
             qc[i] = su.p_start[i + 1] - su.p_start[i]
     P = 0
-    if Q > TREE_MIN_QUEUES:
+    if not su.bound and (Q > TREE_MIN_QUEUES or (Q > 1 and su.d <= 2)):
         P = 1
         while P < Q:
             P *= 2
