@@ -54,14 +54,14 @@ def _loop_with_observer(su, qu, wk, st, stats, lam, total, check, wait, h, seen)
         if n < total and t_arr <= tq:
             t = t_arr
             t_last = t
-            nd = E.on_arrival(su, qu, wk, st, stats, t, n, wk.perm, wk.srv, wk.dur, dirty, False)
+            nd = E.on_arrival(su, qu, wk, st, stats, t, n, False)
             n += 1
             if n < total:
                 t_arr = t + E.next_exponential(st) * inv_lam
         elif qmin >= 0:
             t = tq
             E.advance(qu, wk, qmin, t)
-            nd, cost = E.on_completion(su, qu, wk, stats, t, wk.job[qu.who[qmin]], dirty)
+            nd, cost = E.on_completion(su, qu, wk, stats, t, wk.job[qu.who[qmin]])
             work_done += cost
         else:
             break

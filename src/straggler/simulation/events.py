@@ -53,9 +53,10 @@ that server.
 Events
 ------
 The event loop, :func:`_simulate`, finds the next event and hands it to its
-kernel; each kernel changes the state and says which queues it changed, and the
-loop reschedules them once, at the end of the event (the same result as right
-after each change: a queue is not advanced again at the same time):
+kernel; each kernel changes the state and says which queues it changed (in
+``Work.dirty``), and the loop reschedules them once, at the end of the event (the
+same result as right after each change: a queue is not advanced again at the same
+time):
 
 * :func:`on_arrival`: route the job (:func:`_route_one`, :func:`_route_fred`,
   :func:`_route_sampled`), then place it (:func:`_admit`);
@@ -727,9 +728,12 @@ def _route_one(su, qu, st, stats, measured, j, srv, dur, threshold, ui, xi, si):
 
 
 @event_part
-def _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, srv, dur, dirty):
+def _admit(su, qu, wk, t, n, nr, need, q2, d2, rt):
     """A new job with replicas on queues ``srv[:nr]``: returns the queues changed
     (in ``dirty``), or -1 when a table is full."""
+    srv = wk.srv
+    dur = wk.dur
+    dirty = wk.dirty
     if wk.free[1] == 0 or wk.free[0] < nr:
         return -1
     wk.free[1] -= 1
@@ -766,9 +770,12 @@ def _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, srv, dur, dirty):
 
 
 @event_part
-def on_arrival(su, qu, wk, st, stats, t, n, perm, srv, dur, dirty, threshold):
+def on_arrival(su, qu, wk, st, stats, t, n, threshold):
     """Job n arrives at t: route it, place its replicas. Returns the queues changed
     (in ``dirty``), or -1 when a table is full."""
+    perm = wk.perm
+    srv = wk.srv
+    dur = wk.dur
     R = srv.shape[0]
     _refill_for_arrival(st, su.dep, 2 + R, R)
     j = _job_type(su, st)
@@ -799,12 +806,13 @@ def on_arrival(su, qu, wk, st, stats, t, n, perm, srv, dur, dirty, threshold):
     at[AT_U] = ui
     at[AT_X] = xi
     at[AT_S] = si
-    return _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, srv, dur, dirty)
+    return _admit(su, qu, wk, t, n, nr, need, q2, d2, rt)
 
 
 @event_part
-def on_task_done(qu, wk, q, r, js, dirty):
+def on_task_done(qu, wk, q, r, js):
     """FJ: a task completes before the k-th; it leaves. Returns the queues changed."""
+    dirty = wk.dirty
     wk.need[js] -= 1
     wk.cost[js] += wk.attained[r]
     _remove(qu, q, r)
@@ -819,9 +827,10 @@ def on_task_done(qu, wk, q, r, js, dirty):
 
 
 @event_part
-def on_completion(su, qu, wk, stats, t, js, dirty):
+def on_completion(su, qu, wk, stats, t, js):
     """Job js completes at t: its other replicas are cancelled (cut), its latency
     and cost recorded. Returns (the queues changed, the job's cost)."""
+    dirty = wk.dirty
     cost = wk.cost[js]
     nd = 0
     for k in range(wk.nrep[js]):
@@ -853,10 +862,11 @@ def on_completion(su, qu, wk, stats, t, js, dirty):
 
 
 @event_part
-def on_threshold(su, qu, wk, t, q, r, js, dirty):
+def on_threshold(su, qu, wk, t, q, r, js):
     """Replica r reaches its threshold: Rer kills it and restarts the job in the
     other pool, Rep replicates it there at high priority. Returns the queues
     changed, or -1 when a table is full."""
+    dirty = wk.dirty
     wk.tau[r] = np.inf
     q2 = wk.second_queue[js]
     advance(qu, wk, q2, t)
@@ -1143,9 +1153,6 @@ def run(ints, *rest):
 @kernel(nogil=True, _nrt=False)
 def _simulate(su, qu, wk, st, stats, lam, total, check, wait, ps, threshold, bound):
     """The event loop: the next event, its kernel, the queues it changed rescheduled."""
-    perm = wk.perm
-    srv = wk.srv
-    dur = wk.dur
     dirty = wk.dirty
     inv_lam = 1.0 / lam
     acc = stats.acc
@@ -1170,7 +1177,7 @@ def _simulate(su, qu, wk, st, stats, lam, total, check, wait, ps, threshold, bou
         if arrival:
             t = t_arr
             t_last = t
-            nd = on_arrival(su, qu, wk, st, stats, t, n, perm, srv, dur, dirty, threshold)
+            nd = on_arrival(su, qu, wk, st, stats, t, n, threshold)
             if nd < 0:
                 overflow = True
                 break
@@ -1191,14 +1198,14 @@ def _simulate(su, qu, wk, st, stats, lam, total, check, wait, ps, threshold, bou
                 break
             js = wk.job[r]
             if qu.kind[q] == THRESHOLD:
-                nd = on_threshold(su, qu, wk, t, q, r, js, dirty)
+                nd = on_threshold(su, qu, wk, t, q, r, js)
                 if nd < 0:
                     overflow = True
                     break
             elif multi and wk.need[js] > 1:  # FJ: a task before the k-th
-                nd = on_task_done(qu, wk, q, r, js, dirty)
+                nd = on_task_done(qu, wk, q, r, js)
             else:
-                nd, cost = on_completion(su, qu, wk, stats, t, js, dirty)
+                nd, cost = on_completion(su, qu, wk, stats, t, js)
                 work_done += cost
         else:
             break
