@@ -142,3 +142,18 @@ def test_the_recorded_event_set_comparison_has_the_benchmark_s_sizes_and_structu
     assert list(out["sizes"]) == [str(q) for q in module.SIZES]
     assert all(list(row) == list(module.STRUCTURES) for row in out["sizes"].values())
     assert out["tree_min_queues"] == module.TREE_MIN_QUEUES
+
+
+def test_the_running_guide_s_measured_workload_is_the_shipped_study_s():
+    """The "Your own job sizes" example is the line of config/studies/measured.yaml, and its
+    file resolves with a digest."""
+    import yaml
+
+    page = (ROOT / "docs" / "guide" / "running.md").read_text()
+    section = page.split("## Your own job sizes", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
+    study = yaml.safe_load((ROOT / "config" / "studies" / "measured.yaml").read_text())
+    assert yaml.safe_load(block)["distributions"] == study["distributions"]
+    from straggler.distributions.data_files import content_digest
+
+    assert content_digest(str(ROOT / study["distributions"]["requests"]["file"])).startswith("sha256:")

@@ -140,7 +140,7 @@ def order_statistic_moment(X: Distribution, k: int, n: int, m: int = 1) -> float
             return 2.0 * x * t if t else 0.0
 
     head = lo**m  # P(X_{k:n} > x) = 1 below the support
-    return head + integrate_resolving_start(f, lo, hi, RELATIVE_1E11, X.atoms(), X.mean())
+    return head + integrate_resolving_start(f, lo, hi, RELATIVE_1E11, X.breaks(), X.mean())
 
 
 def order_statistic_mean(X: Distribution, k: int, n: int) -> float:

@@ -50,6 +50,7 @@ from pathlib import Path
 
 import yaml
 
+from ..distributions import FAMILIES, data_file_digests
 from ..files import write_text
 from ..policies import POLICIES, canonical_policy
 from .axes import Axis, applied, apply_override, get_path
@@ -340,7 +341,8 @@ def resolve_config_cached(raw: dict, cache_dir, overrides: Mapping | None = None
 
     from ..sources import model_hash
 
-    text = json.dumps(raw, sort_keys=True, default=repr) + model_hash()
+    # the data files' contents too: a changed file resolves to a new digest
+    text = json.dumps([raw, data_file_digests(raw)], sort_keys=True, default=repr) + model_hash()
     path = Path(cache_dir) / f"resolved-{hashlib.sha256(text.encode()).hexdigest()[:20]}.yaml"
     if path.is_file():
         return ResolvedConfig.from_yaml(path.read_text())
@@ -375,7 +377,10 @@ def _normalise(cfg: dict, axes: list[tuple[Axis, list]]) -> dict:
     policies = {p: {**copy.deepcopy(POLICIES[p].parameters), **given.get(p, {})} for p in order}
 
     def dist(spec: dict) -> dict:
-        return {"family": spec["family"], **{k: v for k, v in spec.items() if k != "family"}}
+        # a law backed by a data file carries its content's digest: a cell's identity
+        # (its spec) changes with the file's content
+        extras = FAMILIES[spec["family"]].resolved_extras(spec)
+        return {"family": spec["family"], **{k: v for k, v in spec.items() if k != "family"}, **extras}
 
     distributions = {name: dist(spec) for name, spec in cfg["distributions"].items()}
     dependences = copy.deepcopy(BUILTIN_DEPENDENCES)

@@ -10,6 +10,7 @@ from importlib import resources
 
 import yaml
 
+from ..distributions import FAMILIES
 from ..policies import all_policy_names
 from ..policies import schema_entries as policy_schema_entries
 from .errors import Err, did_you_mean, fmt_path, format_value, not_allowed, one_of
@@ -18,15 +19,32 @@ from .keys import SCHEMA_RESOURCE
 
 @functools.cache
 def _schema() -> dict:
-    """The schema file, completed from the policy registry: the policy names and the
-    ``policies.<name>`` entries are generated, so a policy is declared in one place."""
+    """The schema file, completed from the policy registry and the size families: the
+    policy names and ``policies.<name>`` entries, the family names and their parameters
+    are generated, so a policy or a family is declared in one place."""
     text = resources.files("straggler").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8")
     sch = yaml.safe_load(text)
     sch["$defs"]["policy_name"]["enum"] = all_policy_names()
     policies = sch["properties"]["policies"]
     policies["properties"] = policy_schema_entries()
     policies["additionalProperties"] = False
+    law = sch["$defs"]["distribution"]
+    law["properties"]["family"]["enum"] = list(FAMILIES)
+    law["allOf"] = [_family_branch(cls) for cls in FAMILIES.values()]
     return sch
+
+
+def _family_branch(cls) -> dict:
+    """The schema of one family's parameters (``Distribution.schema``), under its name."""
+    own = {"family": {"description": "The distribution family."}, "scale_to_mean": {"$ref": "#/$defs/scale_to_mean"}}
+    return {
+        "if": {"properties": {"family": {"const": cls.family}}, "required": ["family"]},
+        "then": {
+            "additionalProperties": False,
+            "required": list(cls.config_parameters()),
+            "properties": {**own, **copy.deepcopy(cls.schema)},
+        },
+    }
 
 
 def schema() -> dict:

@@ -26,6 +26,7 @@ Families (config name, parameters in the config's spelling):
 ``uniform``                 ``low, high``                :class:`Uniform`
 ``discrete``                ``values, p`` (lists)        :class:`Discrete`
 ``lognormal``               ``mean, cv``                 :class:`Lognormal`
+``empirical``               ``file`` [``column``, ...]   :class:`Empirical`
 ==========================  ===========================  ==========================
 
 A parameter called ``mean`` in the config is stored as the field ``mean_value``
@@ -70,6 +71,7 @@ from .codes import (
     BOUNDED_PARETO_CODE,
     DETERMINISTIC_CODE,
     DISCRETE_CODE,
+    EMPIRICAL_CODE,
     ERLANG_CODE,
     EXPONENTIAL_CODE,
     HYPEREXPONENTIAL_CODE,
@@ -81,10 +83,12 @@ from .codes import (
 )
 from .families import (
     FAMILIES,
+    OPTIONAL_PARAMETERS,
     PARAMETERS,
     BoundedPareto,
     Deterministic,
     Discrete,
+    Empirical,
     Erlang,
     Exponential,
     Hyperexponential,
@@ -121,7 +125,10 @@ __all__ = [
     "Uniform",
     "Discrete",
     "Lognormal",
+    "Empirical",
     "FAMILIES",
+    "OPTIONAL_PARAMETERS",
+    "data_file_digests",
     "ParameterError",
     "PARAMETERS",
     "from_spec",
@@ -139,6 +146,7 @@ __all__ = [
     "UNIFORM_CODE",
     "DISCRETE_CODE",
     "LOGNORMAL_CODE",
+    "EMPIRICAL_CODE",
 ]
 
 
@@ -161,10 +169,13 @@ def from_spec(spec: dict) -> Distribution:
         raise ValueError(f"unknown distribution family {family!r}; allowed: {allowed_families}")
     cls = FAMILIES[family]
     params = PARAMETERS[family]
-    scale_to_mean = spec.pop("scale_to_mean", None)
-    unknown = sorted(set(spec) - set(params), key=str)
+    optional = OPTIONAL_PARAMETERS[family]
+    # a family that takes scale_to_mean itself rescales exactly (a data-backed law)
+    scale_to_mean = None if "scale_to_mean" in optional else spec.pop("scale_to_mean", None)
+    unknown = sorted(set(spec) - set(params) - set(optional), key=str)
     if unknown:
-        raise ValueError(f"{family}: unknown parameter {unknown[0]!r}; allowed: {', '.join(params)}, scale_to_mean")
+        allowed = ", ".join((*params, *optional, *(() if "scale_to_mean" in optional else ("scale_to_mean",))))
+        raise ValueError(f"{family}: unknown parameter {unknown[0]!r}; allowed: {allowed}")
     missing = [p for p in params if p not in spec]
     if missing:
         raise ValueError(f"{family}: missing parameter {missing[0]!r}; required: {', '.join(params)}")
@@ -176,3 +187,30 @@ def from_spec(spec: dict) -> Distribution:
             )
         dist = dist.scaled(float(scale_to_mean) / dist.mean())
     return dist
+
+
+def data_file_digests(config) -> list[tuple[str, str]]:
+    """``(path, content digest)`` of every data file a config's laws name (anywhere in
+    it: under ``distributions``, a dependence's inline slowdown law, a scale), in the
+    order met. A file that cannot be read is left out: the config's checks say why."""
+    found: list[tuple[str, str]] = []
+
+    def visit(node) -> None:
+        if isinstance(node, dict):
+            cls = FAMILIES.get(node.get("family")) if isinstance(node.get("family"), str) else None
+            key = cls.data_file if cls is not None else None
+            if key and isinstance(node.get(key), str):
+                from .data_files import content_digest
+
+                try:
+                    found.append((node[key], content_digest(node[key])))
+                except (ValueError, OSError):
+                    pass
+            for v in node.values():
+                visit(v)
+        elif isinstance(node, list):
+            for v in node:
+                visit(v)
+
+    visit(config)
+    return found

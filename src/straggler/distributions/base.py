@@ -97,6 +97,14 @@ class Distribution(ABC):
     code: ClassVar[int]
     # config spelling -> field name, where they differ
     _config_names: ClassVar[dict[str, str]] = {}
+    #: its parameters' JSON schema, by their config spelling (:mod:`.parameters`): the
+    #: config schema's branch for the family is built from it
+    schema: ClassVar[dict]
+    #: the parameters that may be left out (their fields' defaults), in the config's spelling
+    optional: ClassVar[tuple[str, ...]] = ()
+    #: the parameter naming the data file that backs the law (None: a parametric law);
+    #: the resolved config adds :meth:`resolved_extras` (the file's content digest)
+    data_file: ClassVar[str | None] = None
 
     # -- what every family defines -------------------------------------------------
     @abstractmethod
@@ -140,6 +148,11 @@ class Distribution(ABC):
         """Points carrying positive probability (quadrature break points)."""
         return tuple(x for x, _ in self.point_masses())
 
+    def breaks(self) -> tuple[float, ...]:
+        """Where P(X > x) is not smooth, the quadrature's break points: the atoms, and
+        the kinks of a law that has them (an interpolated sample's order statistics)."""
+        return self.atoms()
+
     # -- derived quantities, generic by quadrature ----------------------------------
     def cdf(self, x):
         return 1.0 - self.sf(x)
@@ -179,7 +192,7 @@ class Distribution(ABC):
         lo, hi = self.support()
         a = min(t, lo)
         return a + integrate_resolving_start(
-            self._sf_scalar, a, min(t, hi), RELATIVE_1E11, self.atoms(), self._scale_hint()
+            self._sf_scalar, a, min(t, hi), RELATIVE_1E11, self.breaks(), self._scale_hint()
         )
 
     def second_moment_min(self, t: float) -> float:
@@ -191,7 +204,7 @@ class Distribution(ABC):
         lo, hi = self.support()
         a = min(t, lo)
         return a * a + integrate_resolving_start(
-            lambda x: 2.0 * x * self._sf_scalar(x), a, min(t, hi), RELATIVE_1E11, self.atoms(), self._scale_hint()
+            lambda x: 2.0 * x * self._sf_scalar(x), a, min(t, hi), RELATIVE_1E11, self.breaks(), self._scale_hint()
         )
 
     def partial_mean(self, c: float) -> float:
@@ -208,7 +221,7 @@ class Distribution(ABC):
         return (
             c * self._sf_scalar(c)
             + head
-            + integrate_resolving_start(self._sf_scalar, a, hi, RELATIVE_1E11, self.atoms(), self._scale_hint())
+            + integrate_resolving_start(self._sf_scalar, a, hi, RELATIVE_1E11, self.breaks(), self._scale_hint())
         )
 
     def partial_second_moment(self, c: float) -> float:
@@ -227,7 +240,7 @@ class Distribution(ABC):
             c * c * self._sf_scalar(c)
             + head
             + integrate_resolving_start(
-                lambda x: 2.0 * x * self._sf_scalar(x), a, hi, RELATIVE_1E11, self.atoms(), self._scale_hint()
+                lambda x: 2.0 * x * self._sf_scalar(x), a, hi, RELATIVE_1E11, self.breaks(), self._scale_hint()
             )
         )
 
@@ -238,7 +251,7 @@ class Distribution(ABC):
             return self.mean()
         lo, hi = self.support()
         return lo + integrate_resolving_start(
-            lambda x: self._sf_scalar(x) ** d, lo, hi, RELATIVE_1E11, self.atoms(), self._scale_hint()
+            lambda x: self._sf_scalar(x) ** d, lo, hi, RELATIVE_1E11, self.breaks(), self._scale_hint()
         )
 
     def expect(self, g: Callable[[float], float]) -> float:
@@ -252,7 +265,7 @@ class Distribution(ABC):
                 f = self._pdf_scalar(x)
                 return 0.0 if f == 0.0 else float(g(x)) * f
 
-            total += integrate_resolving_start(integrand, lo, hi, RELATIVE_1E11, self.atoms(), self._scale_hint())
+            total += integrate_resolving_start(integrand, lo, hi, RELATIVE_1E11, self.breaks(), self._scale_hint())
         return total
 
     # -- tail shape ---------------------------------------------------------------
@@ -286,17 +299,27 @@ class Distribution(ABC):
         return {"family": self.family, **self.config_values()}
 
     def config_values(self) -> dict:
-        """The parameters in the config's spelling and meaning."""
+        """The parameters in the config's spelling and meaning (an optional one only
+        when it is not its default)."""
         values = {}
         for f in fields(self):
             v = getattr(self, f.name)
-            values[self._config_name(f.name)] = list(v) if isinstance(v, tuple) else v
+            name = self._config_name(f.name)
+            if name in self.optional and v == f.default:
+                continue
+            values[name] = list(v) if isinstance(v, tuple) else v
         return values
 
     @classmethod
     def config_parameters(cls) -> tuple[str, ...]:
-        """The family's parameters in the config's spelling, all required."""
-        return tuple(cls._config_name(f.name) for f in fields(cls))
+        """The family's required parameters in the config's spelling."""
+        return tuple(n for n in (cls._config_name(f.name) for f in fields(cls)) if n not in cls.optional)
+
+    @classmethod
+    def resolved_extras(cls, spec: dict) -> dict:
+        """Keys the resolved config adds to the config form ``spec``: nothing, but for a
+        law backed by a data file its content's digest."""
+        return {}
 
     @classmethod
     def from_config(cls, params: dict) -> Distribution:

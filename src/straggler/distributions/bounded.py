@@ -11,6 +11,7 @@ import numpy as np
 
 from .base import Distribution, check_d, check_factor, format_value, scalar_or_array
 from .codes import DETERMINISTIC_CODE, DISCRETE_CODE, UNIFORM_CODE
+from .parameters import non_negative, positive, probabilities
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,7 @@ class Deterministic(Distribution):
     value: float = 1.0
     family: ClassVar[str] = "deterministic"
     code: ClassVar[int] = DETERMINISTIC_CODE
+    schema: ClassVar[dict] = {"value": positive("The constant size.")}
 
     def __post_init__(self):
         self._positive("value")
@@ -81,6 +83,7 @@ class Uniform(Distribution):
     high: float
     family: ClassVar[str] = "uniform"
     code: ClassVar[int] = UNIFORM_CODE
+    schema: ClassVar[dict] = {"low": non_negative("Lower end (>= 0)."), "high": positive("Upper end (> low).")}
 
     def __post_init__(self):
         self._positive("low", allow_zero=True)
@@ -165,6 +168,15 @@ class Discrete(Distribution):
     p: tuple[float, ...]
     family: ClassVar[str] = "discrete"
     code: ClassVar[int] = DISCRETE_CODE
+    schema: ClassVar[dict] = {
+        "values": {
+            "description": "The possible sizes, each >= 0, one per probability.",
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "number", "minimum": 0},
+        },
+        "p": probabilities("Their probabilities (summing to 1)."),
+    }
 
     def __post_init__(self):
         raw = self.values

@@ -23,4 +23,5 @@ from __future__ import annotations
     UNIFORM_CODE,
     DISCRETE_CODE,
     LOGNORMAL_CODE,
-) = range(11)
+    EMPIRICAL_CODE,
+) = range(12)

@@ -11,6 +11,7 @@ import numpy as np
 
 from .base import Distribution, ParameterError, check_d, check_factor, format_value, is_number, scalar_or_array
 from .codes import ERLANG_CODE, EXPONENTIAL_CODE, HYPEREXPONENTIAL_CODE, SHIFTED_EXPONENTIAL_CODE
+from .parameters import non_negative, positive, positive_list, probabilities
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,7 @@ class Exponential(Distribution):
     mean_value: float = 1.0
     family: ClassVar[str] = "exponential"
     code: ClassVar[int] = EXPONENTIAL_CODE
+    schema: ClassVar[dict] = {"mean": positive("Mean.")}
     _config_names: ClassVar[dict[str, str]] = {"mean": "mean_value"}
 
     def __post_init__(self):
@@ -100,6 +102,10 @@ class ShiftedExponential(Distribution):
     tail_mean: float
     family: ClassVar[str] = "shifted_exponential"
     code: ClassVar[int] = SHIFTED_EXPONENTIAL_CODE
+    schema: ClassVar[dict] = {
+        "shift": non_negative("The constant part."),
+        "mean": positive("Mean E[X] (> shift: the exponential part has mean - shift)."),
+    }
 
     def __post_init__(self):
         self._positive("shift", allow_zero=True)
@@ -213,6 +219,10 @@ class Hyperexponential(Distribution):
     rates: tuple[float, ...]
     family: ClassVar[str] = "hyperexponential"
     code: ClassVar[int] = HYPEREXPONENTIAL_CODE
+    schema: ClassVar[dict] = {
+        "p": probabilities("Phase probabilities (summing to 1)."),
+        "rates": positive_list("Phase rates, each > 0, one per phase."),
+    }
 
     def __post_init__(self):
         p = self._probabilities("p")
@@ -324,6 +334,10 @@ class Erlang(Distribution):
     mean_value: float
     family: ClassVar[str] = "erlang"
     code: ClassVar[int] = ERLANG_CODE
+    schema: ClassVar[dict] = {
+        "k": {"type": "integer", "minimum": 1, "maximum": 1000000, "description": "Number of phases, at most 10^6."},
+        "mean": positive("Mean."),
+    }
     _config_names: ClassVar[dict[str, str]] = {"mean": "mean_value"}
 
     def __post_init__(self):

@@ -3,8 +3,8 @@ class by its config name, with its config parameters.
 
 The classes live by kind: :mod:`.exponential` (exponential, shifted exponential,
 hyperexponential, Erlang), :mod:`.power_law` (Pareto, bounded Pareto),
-:mod:`.weibull_lognormal` (Weibull, lognormal) and :mod:`.bounded` (deterministic,
-uniform, discrete). Each is a frozen dataclass with the closed forms it has; the
+:mod:`.weibull_lognormal` (Weibull, lognormal), :mod:`.bounded` (deterministic,
+uniform, discrete) and :mod:`.empirical` (a measured sample read from a file). Each is a frozen dataclass with the closed forms it has; the
 rest is the base class's quadrature.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .base import Distribution
 from .bounded import Deterministic, Discrete, Uniform
+from .empirical import Empirical
 from .exponential import Erlang, Exponential, Hyperexponential, ShiftedExponential
 from .power_law import BoundedPareto, Pareto
 from .weibull_lognormal import Lognormal, Weibull
@@ -28,8 +29,10 @@ __all__ = [
     "Uniform",
     "Discrete",
     "Lognormal",
+    "Empirical",
     "FAMILIES",
     "PARAMETERS",
+    "OPTIONAL_PARAMETERS",
 ]
 
 FAMILIES: dict[str, type[Distribution]] = {
@@ -46,9 +49,12 @@ FAMILIES: dict[str, type[Distribution]] = {
         Uniform,
         Discrete,
         Lognormal,
+        Empirical,
     )
 }
 
 # Config parameter names per family, in the config's spelling (``mean`` is stored
-# as the field ``mean_value`` because ``mean`` is a method). All are required.
+# as the field ``mean_value`` because ``mean`` is a method): those required, and those
+# that may be left out (the empirical law's column, say).
 PARAMETERS: dict[str, tuple[str, ...]] = {name: cls.config_parameters() for name, cls in FAMILIES.items()}
+OPTIONAL_PARAMETERS: dict[str, tuple[str, ...]] = {name: cls.optional for name, cls in FAMILIES.items()}

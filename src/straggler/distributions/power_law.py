@@ -10,6 +10,7 @@ import numpy as np
 
 from .base import Distribution, check_d, check_factor, expint, format_value, scalar_or_array
 from .codes import BOUNDED_PARETO_CODE, PARETO_CODE
+from .parameters import positive
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,13 @@ class Pareto(Distribution):
     alpha: float
     family: ClassVar[str] = "pareto"
     code: ClassVar[int] = PARETO_CODE
+    schema: ClassVar[dict] = {
+        "xm": positive(
+            "Scale, the smallest size; the mean is alpha xm / (alpha - 1), so for a mean m set "
+            "xm = m (alpha - 1) / alpha or add scale_to_mean: m (Pareto takes no mean)."
+        ),
+        "alpha": {"type": "number", "exclusiveMinimum": 1, "description": "Tail index; > 1 for a finite mean."},
+    }
 
     def __post_init__(self):
         self._positive("xm")
@@ -126,6 +134,11 @@ class BoundedPareto(Distribution):
     alpha: float
     family: ClassVar[str] = "bounded_pareto"
     code: ClassVar[int] = BOUNDED_PARETO_CODE
+    schema: ClassVar[dict] = {
+        "low": positive("Smallest size."),
+        "high": positive("Largest size (> low)."),
+        "alpha": positive("Tail index."),
+    }
 
     def __post_init__(self):
         self._positive("low")

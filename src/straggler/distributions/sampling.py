@@ -17,6 +17,7 @@ from .codes import (
     BOUNDED_PARETO_CODE,
     DETERMINISTIC_CODE,
     DISCRETE_CODE,
+    EMPIRICAL_CODE,
     ERLANG_CODE,
     EXPONENTIAL_CODE,
     HYPEREXPONENTIAL_CODE,
@@ -115,6 +116,18 @@ def draw_discrete(params, rng):  # [n, cumulative p..., values...]
 
 
 @kernel(inline="always")
+def draw_empirical(params, rng):  # [n, interpolate, x_(1), ..., x_(n)]
+    # O(1): an index into the sorted sample (int(u n) can round up to n when n is large)
+    n = int(params[0])
+    u = rng.random()
+    if params[1] == 0.0 or n == 1:
+        return params[2 + min(int(u * n), n - 1)]
+    at = u * (n - 1)  # the quantile function is linear between the order statistics
+    i = min(int(at), n - 2)
+    return params[2 + i] + (at - i) * (params[3 + i] - params[2 + i])
+
+
+@kernel(inline="always")
 def draw_lognormal(params, rng):  # [mu, sigma]
     return np.exp(params[0] + params[1] * rng.standard_normal())
 
@@ -148,6 +161,8 @@ def sample(code, params, rng):
         return draw_discrete(params, rng)
     elif code == LOGNORMAL_CODE:
         return draw_lognormal(params, rng)
+    elif code == EMPIRICAL_CODE:
+        return draw_empirical(params, rng)
     raise ValueError("unknown distribution code")
 
 

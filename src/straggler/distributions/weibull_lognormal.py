@@ -11,6 +11,7 @@ import numpy as np
 
 from .base import Distribution, check_d, check_factor, erfc_vec, exp_or_inf, norm_cdf, scalar_or_array
 from .codes import LOGNORMAL_CODE, WEIBULL_CODE
+from .parameters import positive
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,7 @@ class Weibull(Distribution):
     scale: float
     family: ClassVar[str] = "weibull"
     code: ClassVar[int] = WEIBULL_CODE
+    schema: ClassVar[dict] = {"shape": positive("Shape."), "scale": positive("Scale.")}
 
     def __post_init__(self):
         self._positive("shape")
@@ -129,6 +131,7 @@ class Lognormal(Distribution):
     cv: float
     family: ClassVar[str] = "lognormal"
     code: ClassVar[int] = LOGNORMAL_CODE
+    schema: ClassVar[dict] = {"mean": positive("Mean."), "cv": positive("Coefficient of variation.")}
     _config_names: ClassVar[dict[str, str]] = {"mean": "mean_value"}
 
     def __post_init__(self):

@@ -51,6 +51,7 @@ from ..distributions import sample as _sample
 from ..distributions.sampling import (
     draw_bounded_pareto,
     draw_discrete,
+    draw_empirical,
     draw_exponential,
     draw_hyperexponential,
     draw_pareto,
@@ -157,6 +158,9 @@ def refill_family(code, p, rng, buf, pos):
     elif code == D.DISCRETE_CODE:
         for i in range(i0, n):
             buf[i] = draw_discrete(p, rng)
+    elif code == D.EMPIRICAL_CODE:
+        for i in range(i0, n):
+            buf[i] = draw_empirical(p, rng)
     else:
         for i in range(i0, n):
             buf[i] = _sample(code, p, rng)

@@ -1,0 +1,294 @@
+"""The law of a measured sample, read from a data file (:mod:`.data_files`).
+
+With ``interpolate: false`` each job's size is one of the n values, each with
+probability 1/n: the sample's empirical law, atoms at the values. With
+``interpolate: true`` the quantile function is linear between the order statistics
+x_(1) <= ... <= x_(n), Q(u) = x_(i) + (u (n - 1) - (i - 1)) (x_(i+1) - x_(i)): a
+continuous law on [x_(1), x_(n)] (tied values keep an atom of mass (ties - 1) / (n - 1)).
+
+Both survival functions are piecewise linear in x (piecewise constant without
+interpolation) between consecutive order statistics, so every functional the analysis
+needs is an exact finite sum over those segments: the moments, the truncated and
+partial moments, and E[min of d copies] = int_0^inf P(X > x)^d dx, whose integrand is a
+polynomial of degree d on each segment. No quadrature: a sample of 10^6 values costs a
+few vector operations. A draw is O(1): one uniform picks an index into the sorted sample.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import math
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+import numpy as np
+
+from .base import Distribution, ParameterError, check_d, check_factor, format_value, is_number, scalar_or_array
+from .codes import EMPIRICAL_CODE
+from .data_files import DIGEST_PREFIX, content_digest, sorted_sample
+
+
+@dataclass(frozen=True)
+class Empirical(Distribution):
+    """X drawn from the values of column ``column`` of ``file`` (see the module)."""
+
+    file: str
+    column: str | int | None = None
+    interpolate: bool = False
+    scale_to_mean: float | None = None
+    digest: str = ""
+    family: ClassVar[str] = "empirical"
+    code: ClassVar[int] = EMPIRICAL_CODE
+    optional: ClassVar[tuple[str, ...]] = ("column", "interpolate", "scale_to_mean", "digest")
+    data_file: ClassVar[str | None] = "file"
+    schema: ClassVar[dict] = {
+        "file": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A file of measured sizes: .csv or .tsv with a header, .npy, or plain text with one "
+            "value a line (# starts a comment); any of them may be gzip-compressed (.gz). A relative path is "
+            "read from the directory the workflow runs in.",
+        },
+        "column": {
+            "anyOf": [{"type": "string", "minLength": 1}, {"type": "integer", "minimum": 0}],
+            "description": "The column that holds the sizes: its header in a .csv or .tsv file, or its index "
+            "from 0 (may be left out when the file has one column).",
+        },
+        "interpolate": {
+            "type": "boolean",
+            "default": False,
+            "description": "false: each size is one of the file's values, each with probability 1/n. true: the "
+            "quantile function is linear between the sorted values (a continuous law on [smallest, largest]).",
+        },
+        "digest": {
+            "type": "string",
+            "pattern": "^sha256:[0-9a-f]{64}$",
+            "description": "The file's content digest. Added when the study is resolved (a changed file changes "
+            "its cells' identity); written here, it pins the content: a file that differs is refused.",
+        },
+    }
+
+    def __post_init__(self):
+        if not isinstance(self.file, str) or not self.file:
+            raise ParameterError("file", f"file must be a path, got {format_value(self.file)}")
+        if not (self.column is None or isinstance(self.column, str) or _index(self.column)):
+            raise ParameterError(
+                "column", f"column must be a column's name or its index (>= 0), got {format_value(self.column)}"
+            )
+        if not isinstance(self.interpolate, bool):
+            raise ParameterError(
+                "interpolate", f"interpolate must be true or false, got {format_value(self.interpolate)}"
+            )
+        if self.digest:
+            if not (isinstance(self.digest, str) and self.digest.startswith(DIGEST_PREFIX)):
+                raise ParameterError(
+                    "digest", f"digest must be written {DIGEST_PREFIX}<hex>, got {format_value(self.digest)}"
+                )
+            found = content_digest(self.file)
+            if found != self.digest:
+                raise ParameterError(
+                    "file",
+                    f"file {format_value(self.file)} has changed: its content is {found}, the study was "
+                    f"resolved with {self.digest} (resolve the study again to use the new content)",
+                )
+        raw = sorted_sample(self.file, self.column)
+        base = _segment_mean(raw, self.interpolate)
+        if not base > 0:
+            raise ParameterError("file", f"file {format_value(self.file)}: every size is 0; expected a positive mean")
+        factor = 1.0
+        if self.scale_to_mean is not None:
+            m = self.scale_to_mean
+            if not (is_number(m) and math.isfinite(float(m)) and m > 0):
+                raise ParameterError(
+                    "scale_to_mean", f"scale_to_mean must be a positive finite number, got {format_value(m)}"
+                )
+            object.__setattr__(self, "scale_to_mean", float(m))
+            factor = float(m) / base
+        xs = raw * factor if factor != 1.0 else raw
+        if factor != 1.0:
+            xs.setflags(write=False)
+        object.__setattr__(self, "_xs", xs)
+
+    # -- the sample ----------------------------------------------------------------
+    @property
+    def values(self) -> np.ndarray:
+        """The law's order statistics x_(1) <= ... <= x_(n) (read only, scaled)."""
+        return self._xs  # type: ignore[attr-defined]
+
+    @property
+    def size(self) -> int:
+        return int(self.values.size)
+
+    @functools.cached_property
+    def _segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Segments [a, b] between consecutive order statistics and P(X > x) at their
+        ends (just right of a, just left of b): P(X > x) is linear on each."""
+        return _segments(self.values, self.interpolate)
+
+    def _integral(self, lo: float, hi: float, power: int = 1, weighted: bool = False) -> float:
+        """int_lo^hi P(X > x)^power dx, or int_lo^hi 2 x P(X > x) dx (``weighted``)."""
+        hi = min(hi, float(self.values[-1]))
+        if not hi > lo:
+            return 0.0
+        x0 = float(self.values[0])
+        head_hi = min(hi, x0)  # P(X > x) = 1 below the smallest value
+        head = 0.0
+        if head_hi > lo:
+            head = head_hi * head_hi - lo * lo if weighted else head_hi - lo
+        a, b, sa, sb = self._segments
+        if a.size == 0:
+            return head
+        a2, b2 = np.clip(a, lo, hi), np.clip(b, lo, hi)
+        width = b - a
+        with np.errstate(invalid="ignore", divide="ignore"):
+            slope = np.where(width > 0, (sb - sa) / np.where(width > 0, width, 1.0), 0.0)
+        s1, s2, w = sa + slope * (a2 - a), sa + slope * (b2 - a), b2 - a2
+        if weighted:  # Simpson's rule is exact for 2 x S(x), a polynomial of degree 2
+            mid = 0.5 * (a2 + b2)
+            terms = w / 6.0 * (2 * a2 * s1 + 8 * mid * (0.5 * (s1 + s2)) + 2 * b2 * s2)
+        else:  # the mean of S^p over a segment where S is linear: sum_k s1^k s2^(p-k) / (p + 1)
+            acc = np.zeros_like(s1)
+            for k in range(power + 1):
+                acc += s1**k * s2 ** (power - k)
+            terms = w * acc / (power + 1)
+        return head + math.fsum(terms)
+
+    # -- what every family defines ----------------------------------------------
+    def sf(self, x):
+        x = np.asarray(x, dtype=float)
+        return scalar_or_array(x, _sf(self.values, self.interpolate, x))
+
+    def _sf_scalar(self, x: float) -> float:
+        # the quadratures call this per point: a bisection of a list, no numpy call
+        xs, n = self._listed, self.size
+        above = n - bisect.bisect_right(xs, x)
+        if not self.interpolate or n == 1 or above == 0 or above == n:
+            return above / n
+        j = n - above - 1
+        lo, hi = xs[j], xs[j + 1]
+        return 1.0 - (j + ((x - lo) / (hi - lo) if hi > lo else 0.0)) / (n - 1)
+
+    @functools.cached_property
+    def _listed(self) -> list[float]:
+        return self.values.tolist()
+
+    def pdf(self, x):
+        x = np.asarray(x, dtype=float)
+        xs, n = self.values, self.size
+        if not self.interpolate or n == 1:
+            return scalar_or_array(x, np.zeros_like(x))
+        j = np.searchsorted(xs, x, side="right") - 1
+        inside = (j >= 0) & (j < n - 1)
+        jj = np.clip(j, 0, n - 2)
+        width = xs[jj + 1] - xs[jj]
+        with np.errstate(divide="ignore"):
+            out = np.where(inside & (width > 0), 1.0 / ((n - 1) * np.where(width > 0, width, 1.0)), 0.0)
+        return scalar_or_array(x, out)
+
+    def point_masses(self) -> tuple[tuple[float, float], ...]:
+        return self._masses
+
+    @functools.cached_property
+    def _masses(self) -> tuple[tuple[float, float], ...]:
+        xs, n = self.values, self.size
+        unique, counts = np.unique(xs, return_counts=True)
+        if n == 1:
+            return ((float(xs[0]), 1.0),)
+        if self.interpolate:
+            keep = counts > 1
+            return tuple(zip(unique[keep].tolist(), ((counts[keep] - 1) / (n - 1)).tolist()))
+        return tuple(zip(unique.tolist(), (counts / n).tolist()))
+
+    def breaks(self) -> tuple[float, ...]:
+        # interpolated, P(X > x) has a kink at every distinct value
+        return tuple(np.unique(self.values).tolist()) if self.interpolate else self.atoms()
+
+    def mean(self) -> float:
+        return self._integral(0.0, math.inf)
+
+    def second_moment(self) -> float:
+        return self._integral(0.0, math.inf, weighted=True)
+
+    def scaled(self, factor: float) -> Empirical:
+        return replace(self, scale_to_mean=self.mean() * check_factor(factor))
+
+    def sampler_params(self) -> np.ndarray:
+        # [n, interpolate, x_(1), ..., x_(n)]: a draw indexes the sorted sample in O(1)
+        return np.concatenate(([float(self.size), float(self.interpolate)], self.values)).astype(np.float64)
+
+    def support(self) -> tuple[float, float]:
+        return (float(self.values[0]), float(self.values[-1]))
+
+    # -- closed forms (exact finite sums) -----------------------------------------
+    def mean_min(self, t: float) -> float:
+        return self._integral(0.0, max(t, 0.0))
+
+    def second_moment_min(self, t: float) -> float:
+        return self._integral(0.0, max(t, 0.0), weighted=True)
+
+    def partial_mean(self, c: float) -> float:
+        c = max(float(c), 0.0)
+        if math.isinf(c):
+            return 0.0
+        return c * self._sf_scalar(c) + self._integral(c, math.inf)
+
+    def partial_second_moment(self, c: float) -> float:
+        c = max(float(c), 0.0)
+        if math.isinf(c):
+            return 0.0
+        return c * c * self._sf_scalar(c) + self._integral(c, math.inf, weighted=True)
+
+    def mean_min_of(self, d: int) -> float:
+        return self._integral(0.0, math.inf, power=check_d(d))
+
+    def tail_class(self, on_support: bool = False) -> str:
+        return "log-concave" if self.support()[0] == self.support()[1] else "neither"
+
+    # -- config form ------------------------------------------------------------------
+    @classmethod
+    def resolved_extras(cls, spec: dict) -> dict:
+        """What the resolved config adds to the spec: the file's content digest, so that a
+        cell's identity changes with the file's content."""
+        return {"digest": content_digest(spec["file"])}
+
+
+def _index(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _segments(xs: np.ndarray, interpolate: bool):
+    n = xs.size
+    if n < 2:
+        empty = np.empty(0)
+        return empty, empty, empty, empty
+    i = np.arange(n - 1, dtype=float)
+    if interpolate:
+        sa, sb = 1.0 - i / (n - 1), 1.0 - (i + 1.0) / (n - 1)
+    else:  # n - 1 - i of the n values lie above any x in [x_(i+1), x_(i+2))
+        sa = (n - 1.0 - i) / n
+        sb = sa
+    return xs[:-1], xs[1:], sa, sb
+
+
+def _segment_mean(xs: np.ndarray, interpolate: bool) -> float:
+    """The law's mean before any scaling: the sample mean, or with interpolation the
+    trapezoids' (x_(1) + 2 x_(2) + ... + 2 x_(n-1) + x_(n)) / (2 (n - 1))."""
+    n = xs.size
+    if n == 1 or not interpolate:
+        return math.fsum(xs) / n
+    return (math.fsum(xs) - 0.5 * (float(xs[0]) + float(xs[-1]))) / (n - 1)
+
+
+def _sf(xs: np.ndarray, interpolate: bool, x: np.ndarray) -> np.ndarray:
+    n = xs.size
+    above = n - np.searchsorted(xs, x, side="right")  # values > x
+    if not interpolate or n == 1:
+        return above / n
+    j = n - above - 1  # the last order statistic <= x (0-based), -1 below x_(1)
+    jj = np.clip(j, 0, n - 2)
+    lo, hi = xs[jj], xs[jj + 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        within = np.where(hi > lo, (x - lo) / np.where(hi > lo, hi - lo, 1.0), 0.0)
+    cdf = np.where(j < 0, 0.0, np.where(j >= n - 1, 1.0, (jj + within) / (n - 1)))
+    return np.clip(1.0 - cdf, 0.0, 1.0)
