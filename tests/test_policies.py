@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from straggler import config
 from straggler.analysis.cell import HANDLERS
 from straggler.engines import BY_NAME, choose
@@ -63,3 +65,78 @@ def test_every_engine_has_a_kernel_that_results_depend_on():
     assert [e.name for e in ENGINES] == list(KERNELS)
     closure = {str(p.relative_to(sources.ROOT)) for p in sources.import_closure("simulation")}
     assert {"simulation/fast.py", "simulation/events.py"} <= closure
+
+
+def test_a_toy_parametrised_policy(monkeypatch):
+    """docs/contributing.md, "Adding a policy", followed once: a spec with a parameter in
+    the registry, simulated by an existing kernel branch (CoC's). The config schema, the
+    checks, a grid axis over its parameter, the cells, the encoding of its kernel parameter,
+    the engine's choice, the simulation and the glossary all follow the spec; no other file
+    changes."""
+    import importlib
+
+    import numpy as np
+
+    from straggler import glossary, policies
+    from straggler.config import resolve_config
+    from straggler.evaluate import evaluate_cell
+    from straggler.grid import build_grid
+    from straggler.simulation.encode import F_POLICY, encode
+
+    toy = policies.PolicySpec(
+        "Toy",
+        "d copies, cancel on complete, with a knob",
+        title="a toy",
+        explanation="CoC with a knob its kernel branch may read.",
+        analysis="cancel_on_complete",  # CoC's analysis, as its kernel branch is CoC's
+        analysis_summary="None.",
+        uses_d=True,
+        two_pools=False,
+        parameters={"knob": 1.5},
+        parameter_schema={"knob": policies.swept({"type": "number", "minimum": 0}, "A knob >= 0, or a list.")},
+        kernel_parameters=("knob",),
+        kernel_code=policies.COC_CODE,
+        simulated_in={policies.FCFS_PER_SERVER: policies.ANY},
+        monotone=policies.PLACEMENT,
+    )
+    monkeypatch.setitem(POLICIES, "Toy", toy)
+    schema_module = importlib.import_module("straggler.config.schema")
+    for cached in (schema_module._schema, schema_module.family_parameters, schema_module.schema_validator):
+        cached.cache_clear()
+    try:
+        study = {
+            "study": "toy",
+            "grid": {"policy": ["Toy", "CoC"], "distribution": ["exp"], "dependence": ["iid"], "N": [4], "d": [2]},
+            "load": [0.5],
+            "distributions": {"exp": {"family": "exponential", "mean": 1}},
+            "evaluate": ["simulation"],
+            "simulation": {"jobs": 2000, "warmup": 200, "replications": 2},
+        }
+        # its parameter: checked by the schema built from its spec, swept on the grid
+        with pytest.raises(config.ConfigError, match=r"policies\.Toy\.knob: value -1"):
+            resolve_config({**study, "policies": {"Toy": {"knob": -1}}})
+        cfg = resolve_config({**study, "policies": {"Toy": {"knob": [0.5, 2.0]}}})
+        cells = build_grid(cfg).cells
+        toys = sorted(cid for cid in cells if "Toy" in cid)
+        assert len(toys) == 2 and len(cells) == 3
+        assert choose("Toy", "FCFS", "per_server").name == "fast"
+        # its kernel parameter in the policy slots, simulated by CoC's branch: CoC's numbers
+        values = [float(evaluate_cell(cfg, cid)["latency_mean"].values.ravel()[0]) for cid in toys]
+        coc = float(evaluate_cell(cfg, next(c for c in cells if "CoC" in c))["latency_mean"].values.ravel()[0])
+        assert values == [coc, coc]
+        from straggler.cell_build import build_model
+        from straggler.grid import cell_config
+
+        grid = build_grid(cfg)
+        knobs = {
+            float(encode(build_model(cell_config(cfg, grid.cells[cid]), grid.cells[cid])).flts[F_POLICY])
+            for cid in toys
+        }
+        assert knobs == {0.5, 2.0}
+        assert np.isfinite(coc)
+        # the glossary is written from the spec
+        assert "A knob >= 0, or a list." in glossary.policy_text("Toy")
+    finally:
+        monkeypatch.undo()
+        for cached in (schema_module._schema, schema_module.family_parameters, schema_module.schema_validator):
+            cached.cache_clear()

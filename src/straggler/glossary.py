@@ -13,12 +13,12 @@ import textwrap
 
 from .config.schema import deref, schema
 from .engines import settings_words, where_simulated
-from .policies import PAPERS, POLICIES, PolicySpec
+from .policies import PAPERS, POLICIES, PolicySpec, schema_name
 
 
 def _parameters(spec: PolicySpec) -> list[tuple[str, str, str]]:
     """``(name, default, meaning)`` of the policy's parameters, from the schema."""
-    definition = schema()["$defs"].get(spec.schema, {})
+    definition = schema()["$defs"].get(schema_name(spec), {})
     rows = []
     for name, default in spec.parameters.items():
         node = definition.get("properties", {}).get(name, {})

@@ -206,16 +206,14 @@ def cell_config(resolved: ResolvedConfig, cell: Cell) -> ResolvedConfig:
     return cfg
 
 
-_POLICY_NAMES = frozenset(POLICIES) | frozenset(ALIASES)
-
-
 def _policy_axis(axis: str) -> bool:
     """True for the axes that describe the policy rather than the workload: ``policy``,
     ``d``, a policy's parameter (``Rer.tau``, or a list axis such as ``tau``)."""
     if axis in ("policy", "d"):
         return True
     if "." in axis:
-        return axis.split(".", 1)[0] in _POLICY_NAMES
+        head = axis.split(".", 1)[0]
+        return head in POLICIES or head in ALIASES
     return axis not in NAMED_AXES
 
 

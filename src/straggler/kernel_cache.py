@@ -45,13 +45,13 @@ PACKAGE = Path(__file__).resolve().parent
 #: the sources kernels are compiled from (globs relative to the package): the
 #: modules that declare kernels, and those whose functions or constants a kernel
 #: reads (numba freezes a global's value into the machine code), such as the policy
-#: codes of ``policies.py``; tests/test_kernel_cache.py checks that none is missing
+#: codes of ``policies/``; tests/test_kernel_cache.py checks that none is missing
 KERNEL_SOURCES = (
     "kernel_cache.py",
     "numerics.py",
     "distributions/*.py",
     "dependence/*.py",
-    "policies.py",
+    "policies/*.py",
     "simulation/*.py",
 )
 

@@ -11,7 +11,7 @@ from importlib import resources
 import yaml
 
 from ..distributions import FAMILIES
-from ..policies import all_policy_names
+from ..policies import all_policy_names, schema_definitions
 from ..policies import schema_entries as policy_schema_entries
 from .errors import Err, did_you_mean, fmt_path, format_value, not_allowed, one_of
 from .keys import SCHEMA_RESOURCE
@@ -25,6 +25,7 @@ def _schema() -> dict:
     text = resources.files("straggler").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8")
     sch = yaml.safe_load(text)
     sch["$defs"]["policy_name"]["enum"] = all_policy_names()
+    sch["$defs"].update(schema_definitions())
     policies = sch["properties"]["policies"]
     policies["properties"] = policy_schema_entries()
     policies["additionalProperties"] = False

@@ -28,6 +28,9 @@ a handful of arrays, so that the kernels have one stable signature and policy is
     ``split: shift``: of the unsplit job, :attr:`~straggler.cell_model.CellModel.load_mean`);
     ``F_MONITOR_WAIT``: the work per server before the backlog monitor may fire
     (:func:`~straggler.simulation.statistics.monitor_wait` at the slowest speed).
+    ``F_POLICY`` .. ``F_POLICY + POLICY_SLOTS - 1``: the policy's numeric parameters
+    that its kernel branch reads, in the order of its ``PolicySpec.kernel_parameters``
+    (a new parametrised policy is encoded without code here).
 
 arrays
     ``speeds[i, j]`` = r_ij (shape ``pools x J``) and ``inv_speeds = 1 / speeds``
@@ -99,8 +102,9 @@ _BOUNDS = {None: BOUND_NONE, "none": BOUND_NONE, "lower": BOUND_LOWER, "upper": 
 ) = range(19)
 N_INTS = 19
 # ---------------------------------------------------------------- flts layout
-F_TAU0, F_TAU1, F_REPLICA_MEAN, F_MONITOR_WAIT = range(4)
-N_FLTS = 4
+F_TAU0, F_TAU1, F_REPLICA_MEAN, F_MONITOR_WAIT, F_POLICY = range(5)
+POLICY_SLOTS = 4
+N_FLTS = F_POLICY + POLICY_SLOTS
 
 
 CHECKS_PER_WAIT = 16
@@ -303,9 +307,10 @@ def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
     tasks that the analysis chose (see :func:`resolve_alpha`, :func:`resolve_tau`,
     :func:`resolve_keep`).
     """
-    if model.policy not in POLICY_CODES:
+    spec = POLICIES.get(model.policy)
+    if spec is None or spec.kernel_code is None:
         raise NotImplementedError(f"no simulation of policy {model.policy!r}")
-    code = POLICY_CODES[model.policy]
+    code = spec.kernel_code
     N = int(model.N)
     pools, pool_start, speeds, type_cdf = _pool_layout(model, code, N)
     alpha_m = _first_pool_alpha(model, code, pools, pool_start, speeds, alpha)
@@ -336,6 +341,7 @@ def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
     flts[F_TAU0], flts[F_TAU1] = tau_pair
     flts[F_REPLICA_MEAN] = float(model.load_mean)
     flts[F_MONITOR_WAIT] = wait
+    flts[F_POLICY : F_POLICY + POLICY_SLOTS] = policy_slots(model)
     speeds = np.ascontiguousarray(speeds, dtype=np.float64)
     return Encoded(
         ints=ints,
@@ -347,6 +353,21 @@ def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
         x_params=x_params,
         s_params=s_params,
     )
+
+
+def policy_slots(model) -> np.ndarray:
+    """The policy's :attr:`~straggler.policies.PolicySpec.kernel_parameters` at the cell, as
+    the kernels read them (unused slots 0)."""
+    names = POLICIES[model.policy].kernel_parameters
+    if len(names) > POLICY_SLOTS:
+        raise ValueError(f"{model.policy}: {len(names)} kernel parameters, more than the {POLICY_SLOTS} slots")
+    slots = np.zeros(POLICY_SLOTS, dtype=np.float64)
+    for i, name in enumerate(names):
+        value = model.params.get(name, POLICIES[model.policy].parameters.get(name))
+        if not isinstance(value, (int, float)):  # a flag is 0 or 1
+            raise ValueError(f"{model.policy}.{name} = {value!r}: a kernel parameter must be a number")
+        slots[i] = float(value)
+    return slots
 
 
 def _pool_layout(model, code: int, N: int) -> tuple[int, tuple[int, int, int], np.ndarray, np.ndarray]:

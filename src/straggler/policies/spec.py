@@ -1,0 +1,179 @@
+"""What a policy's spec says (:class:`PolicySpec`), and the words and settings the
+families' specs share: the settings an engine may simulate, what it may need there, the
+papers, and the hooks most policies take.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+# The settings an engine may simulate: (system.discipline, system.queueing).
+FCFS_PER_SERVER = ("FCFS", "per_server")
+PS_PER_SERVER = ("PS", "per_server")
+FCFS_CENTRAL = ("FCFS", "central")
+
+Setting = tuple[str, str]
+
+# What an engine may need to simulate a policy in a setting (``PolicySpec.simulated_in``;
+# the engines that have them: :mod:`straggler.engines`).
+WORKLOAD_RECURSION = "workload recursion"
+"""Each replica's start and end are known when its job arrives (the per-server free-time
+recursion of FCFS queues): the fast path's model."""
+EVENT_LIST = "event list"
+"""The state changes between arrivals (idle queues, timers, a central queue, PS):
+an event-driven engine."""
+PS_BOUND = "PS bound systems"
+"""The PS paper's lower and upper bound systems of a policy with a ``ps_bound``."""
+
+#: The papers the models come from, by the short name the code cites them with.
+PAPERS: dict[str, str] = {
+    "threshold": "Raaijmakers, Borst and Boxma, Threshold-based rerouting and replication for "
+    "resolving job-server affinity relations (INFOCOM 2021; arXiv 2005.13353)",
+    "speculation": "Anselmi and Walton, Stability and optimization of speculative queueing networks (arXiv 2104.10426)",
+    "PS": "Raaijmakers, Borst and Boxma, Stability of redundancy systems with processor "
+    "sharing (ValueTools 2020; arXiv 1912.00681)",
+    "fork-join": "Joshi, Soljanin and Wornell, Efficient redundancy techniques for latency "
+    "reduction in cloud systems (arXiv 1508.03599)",
+}
+
+
+def one_replica_blocks(model) -> tuple[int, int]:
+    """One replica served in full blocks its server: ``(1, 1)`` (see
+    :mod:`straggler.analysis.tails`)."""
+    return 1, 1
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """Everything the package knows about one policy, outside its analysis handler and
+    kernel branches (docs/contributing.md, "Adding a policy")."""
+
+    name: str
+    description: str
+    """One line: what happens to a job (the schema's description of the policy)."""
+    title: str = ""
+    """The policy's name in words (``cancel on complete``)."""
+    explanation: str = ""
+    """What happens to a job, for a reader who has not read the papers (the glossary)."""
+    analysis_summary: str = ""
+    """What the analysis knows about the policy: which results are exact, which are
+    bounds or approximations, and where they come from (the glossary)."""
+    papers: tuple[str, ...] = ()
+    """The papers behind the policy: keys of :data:`PAPERS`."""
+    aliases: tuple[str, ...] = ()
+    uses_d: bool = False
+    """True if the policy replicates to ``d`` servers (the grid axis ``d`` matters;
+    cells with d > N are impossible, and so is central queueing: it picks d of N)."""
+    two_pools: bool = True
+    """True if the policy chooses a pool first (needs two pools)."""
+    parameters: dict = field(default_factory=dict)
+    """Parameter name -> default value."""
+    parameter_schema: dict[str, dict] = field(default_factory=dict)
+    """Parameter name -> its JSON schema (a description, the values allowed; the default is
+    :attr:`parameters`'): the config schema's ``policies.<name>`` entry is built from it."""
+    kernel_parameters: tuple[str, ...] = ()
+    """Numeric parameters the kernels read, in order, from the encoded model's policy slots
+    (``flts[F_POLICY + i]``, :mod:`straggler.simulation.encode`): a new parametrised policy
+    needs no encoding code of its own."""
+    analysis: str = ""
+    """The name of its analysis in :data:`straggler.analysis.cell.HANDLERS` ("": none)."""
+    kernel_code: int | None = None
+    """Its code in the simulation kernels (None: not simulated)."""
+    simulated_in: dict[Setting, frozenset[str]] = field(default_factory=dict)
+    """Setting ``(discipline, queueing)`` -> what an engine needs to simulate the policy
+    there (:data:`WORKLOAD_RECURSION`, :data:`EVENT_LIST`; empty: any engine of that
+    setting); the settings it is simulated in are the keys. Which engine runs a cell is
+    :func:`straggler.engines.choose`'s."""
+    oracle: bool = False
+    """Knows each job's type or size: a benchmark, not an option (the report also
+    names the best policy without the oracles)."""
+    monotone: str = ""
+    """Why the set of stable loads is an interval (0, lambda*): the verdict is then
+    monotone in the load, and the loads above an unstable one are not simulated
+    (:func:`stability_monotone`). Empty: not known to be monotone."""
+    value_names: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Parameter name -> {value: what the value makes of the system}: the words a
+    figure's legend and the report use for a variant (``CoC.ps_bound = upper`` is the
+    simulated upper-bound system, not an analytic bound)."""
+    replicas: int = 1
+    """Replicas a job may get besides the ``d`` of a policy with ``uses_d``: every
+    job takes that many replica sizes from the random streams, whichever run, so
+    that policies compared on one workload see the same sizes
+    (:mod:`straggler.simulation.streams`)."""
+    redundancy_load: bool = False
+    """The PS paper's load rho~ = lambda d E[min(X_1..X_d)] / N (``load_basis:
+    redundancy``, section 3.5) is defined for it: d replicas, cancelled on completion."""
+
+    picks_pool: bool = False
+    """True if the simulation sends a job first to a pool drawn with ``alpha`` (one
+    uniform), then to a server of it (:mod:`straggler.simulation.encode`); FRed takes
+    one server per pool, the policies with ``uses_d`` choose among all N."""
+    type_aware_alpha: bool = False
+    """True if, without an assignment from the analysis, the simulation computes the
+    type-aware optimal one (not random dispatch over all N servers)."""
+    chosen_by_analysis: tuple[str, ...] = ()
+    """Parameters whose value ``opt`` the analysis chooses and the simulation then
+    takes from it (:mod:`straggler.evaluate`)."""
+    chosen_per_load: tuple[str, ...] = ()
+    """Those of :attr:`chosen_by_analysis` chosen at each load: with ``opt`` the
+    system changes with the load, so its verdict is not known to be monotone."""
+    grid_impossible: Callable[[Callable[[str, Any], Any], int], str | None] | None = None
+    """Why a grid point with its parameters cannot be evaluated, or None (besides
+    ``uses_d`` and ``two_pools``): ``hook(param, d)`` with ``param(name, default)``
+    the parameter's value at the point (:mod:`straggler.grid`)."""
+    config_errors: str = ""
+    """The name of its parameters' check against the rest of the config in
+    :data:`straggler.config.checks.policies.POLICY_CHECKS` ("": none)."""
+    task_law: str = ""
+    """The name of the function in :data:`straggler.cell_build.TASK_LAWS` that turns the
+    job-size law into the law of the tasks the policy runs (and the load unit), ""
+    when a replica's size is the job's (:mod:`straggler.cell_build`)."""
+    blocking_order: Callable[[Any], tuple[int, int]] = one_replica_blocks
+    """``(r, k)``: a server is blocked behind a job for the k-th smallest of r of its
+    replica sizes (the heavy-tail rule of :mod:`straggler.analysis.tails`)."""
+    concurrent_replicas: int = 1
+    """Replicas of a job in service at once besides the ``d`` of a policy with
+    ``uses_d``: the work-unit cost model's units per job (:mod:`straggler.workunits`)."""
+    analysis_seconds: float | None = None
+    """A cell's analysis, measured on threshold_r_slow (None: the work-unit plan's
+    ``OTHER_ANALYSIS_SECONDS``, 5-12 ms)."""
+    quadrature_seconds: float | None = None
+    """A cell's analysis when its replicas are not identical copies of a law that is
+    not exponential (a quadrature in every threshold trial; None: as otherwise)."""
+
+    @property
+    def analytic_only(self) -> bool:
+        """True if no engine simulates the policy (no kernel code)."""
+        return self.kernel_code is None
+
+
+#: why the stable loads of a policy with a fixed work per pool form an interval
+FIXED_WORK = (
+    "the work a job brings to each pool does not depend on the arrival rate (the "
+    "threshold and assignment are chosen once per cell), so the load condition "
+    "lambda E[B_i] / n_i < 1 (threshold paper, Props. 1-2) holds on an interval of "
+    "loads"
+)
+#: why those of a policy that places and cancels independently of the load do
+PLACEMENT = (
+    "placement and cancellation do not depend on the arrival rate, and the stability "
+    "conditions the papers give or conjecture are lambda < lambda* (PS paper, "
+    "fork-join paper, speculation paper)"
+)
+
+ANY: frozenset[str] = frozenset()
+EVERYWHERE: dict[Setting, frozenset[str]] = {FCFS_PER_SERVER: ANY, PS_PER_SERVER: ANY, FCFS_CENTRAL: ANY}
+# the d-of-N policies' FCFS per-server dynamics are the workload recursion's (the event
+# engine has no FCFS branch for them)
+D_OF_N: dict[Setting, frozenset[str]] = {FCFS_PER_SERVER: frozenset({WORKLOAD_RECURSION}), PS_PER_SERVER: ANY}
+
+
+def swept(item: dict, description: str) -> dict:
+    """The schema of a parameter that takes ``item``, or a list of such values (a dataset
+    dimension)."""
+    return {
+        "description": description,
+        "anyOf": [item, {"type": "array", "minItems": 1, "uniqueItems": True, "items": item}],
+    }
