@@ -161,7 +161,7 @@ from ..dependence import IDENTICAL_CODE, IID_CODE, SX_CODE
 from ..kernel_cache import kernel
 from . import encode as E
 from . import statistics as S
-from .streams import block_size, refill_exponential, refill_family, refill_uniform
+from .streams import block_size, distinct_servers, refill_exponential, refill_family, refill_uniform
 
 #: replica slots of one replication (per-server queue capacity: this / N, at
 #: least MIN_QCAP and at most MAX_QCAP; a central queue: CENTRAL_QCAP)
@@ -614,16 +614,8 @@ def _route_sampled(su, qu, st, stats, measured, j, perm, srv, dur, ui, xi, si):
     """CoC, CoS, RIQ, FJ: d distinct servers, then the replicas that run (CoC all
     d; CoS, RIQ and FJ, on PS, where every replica starts when it joins).
     Returns the replicas placed and the new read positions."""
-    ub = st.ub
     d = su.d
-    N = su.N
-    for i in range(d):
-        r = i + int(ub[ui + i] * (N - i))
-        s = perm[r]
-        perm[r] = perm[i]
-        perm[i] = s
-        srv[i] = s
-    ui += d
+    ui = distinct_servers(perm, su.N, d, srv, st.ub, ui)
     qn = qu.length
     if measured:
         for i in range(d):

@@ -102,22 +102,10 @@ from ..dependence import IDENTICAL_CODE, IID_CODE, SX_CODE
 from ..kernel_cache import kernel
 from . import encode as E
 from . import statistics as S
-from .streams import block_size, refill_exponential, refill_family, refill_uniform
+from .streams import block_size, distinct_servers, refill_exponential, refill_family, refill_uniform
 
 # ---------------------------------------------------------------- per-job helpers
 # (arrays and numbers only: the stream positions go in and come back out)
-
-
-@kernel(nogil=True, inline="always")
-def _distinct(perm, N, d, srv, ub, ui):
-    """d distinct servers into srv[:d] (partial Fisher-Yates on perm)."""
-    for i in range(d):
-        r = i + int(ub[ui + i] * (N - i))
-        s = perm[r]
-        perm[r] = perm[i]
-        perm[i] = s
-        srv[i] = s
-    return ui + d
 
 
 @kernel(nogil=True, inline="always")
@@ -303,7 +291,7 @@ def _chunk_cancel(
             srv[1] = p1 + int(ub[ui + 1] * (N - p1))
             ui += 2
         else:
-            ui = _distinct(perm, N, d, srv, ub, ui)
+            ui = distinct_servers(perm, N, d, srv, ub, ui)
         if n >= warmup:
             for r in range(d):
                 S.see(acc, _pool(srv[r], p1), free[srv[r]] <= t)
@@ -401,7 +389,7 @@ def _chunk_start(
             ei += 1
             while j < J - 1 and ut >= type_cdf[j]:
                 j += 1
-        ui = _distinct(perm, N, d, srv, ub, ui)
+        ui = distinct_servers(perm, N, d, srv, ub, ui)
         for r in range(d):
             a = free[srv[r]]
             if n >= warmup:
@@ -539,7 +527,7 @@ def _chunk_riq(
             ei += 1
             while j < J - 1 and ut >= type_cdf[j]:
                 j += 1
-        ui = _distinct(perm, N, d, srv, ub, ui)
+        ui = distinct_servers(perm, N, d, srv, ub, ui)
         nr = 0
         for r in range(d):
             idle = free[srv[r]] <= t

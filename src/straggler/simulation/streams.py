@@ -201,3 +201,18 @@ class PyStreams:
     def slowdown(self) -> float:
         """The next draw of the slowdown S from the second size stream (sx)."""
         return self._sample(self.s[0], self.s[1], self.rngs[SLOWDOWNS])
+
+
+@kernel(nogil=True, _nrt=False, inline="always")
+def distinct_servers(perm, N, d, srv, ub, ui):
+    """d distinct servers of N into ``srv[:d]``, from the ROUTING uniforms ``ub[ui:ui + d]``:
+    a partial Fisher-Yates shuffle of ``perm``, a permutation kept across jobs (O(d), no
+    rejection, flat in N). Every engine places a job's d replicas with it, so they read
+    the routing stream alike. Returns the new read position."""
+    for i in range(d):
+        r = i + int(ub[ui + i] * (N - i))
+        s = perm[r]
+        perm[r] = perm[i]
+        perm[i] = s
+        srv[i] = s
+    return ui + d
