@@ -95,6 +95,8 @@ loop each cost 2-60 ns a job; small inlined helpers on arrays and numbers
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from .. import policies
@@ -103,6 +105,25 @@ from ..kernel_cache import kernel
 from . import encode as E
 from . import statistics as S
 from .streams import block_size, distinct_servers, refill_exponential, refill_family, refill_uniform
+
+# ---------------------------------------------------------------- the records
+# What a chunk of jobs reads and changes, in four records (named tuples of the run's
+# arrays and numbers, built once a replication): a chunk kernel takes them and the
+# stream positions, not thirty arguments. Inside a chunk the fields are unpacked into
+# locals once, so the job loop is the code it was.
+
+Model = namedtuple(
+    "Model",
+    "policy N d k keep p1 pools p_start J type_cdf alpha inv_speeds dep inv_lam warmup inv_batch",
+)
+"""The cell's model as the chunks read it (``ints`` and ``flts`` decoded, see
+:mod:`.encode`), and the run's rate, warm-up and batch scale."""
+Blocks = namedtuple("Blocks", "eb ub xb sb")
+"""The blocks of the four random streams (arrivals, routing, sizes, second sizes)."""
+Servers = namedtuple("Servers", "free perm srv ksrv st fin dur sel")
+"""The servers' free times, the placement permutation and one job's replica scratch."""
+Out = namedtuple("Out", "acc batches hist fbuf ibuf trace n_trace")
+"""The statistics a job's latency and cost are recorded in (:mod:`.statistics`)."""
 
 # ---------------------------------------------------------------- per-job helpers
 # (arrays and numbers only: the stream positions go in and come back out)
@@ -162,39 +183,23 @@ def _checkpoint(free, t, pools, p_start, scratch, mon, kc, work, N, wait):
 
 
 @kernel(nogil=True)
-def _chunk_one(
-    n0,
-    n1,
-    t,
-    work,
-    inv_lam,
-    eb,
-    ei,
-    ub,
-    ui,
-    xb,
-    xi,
-    sb,
-    si,
-    dep,
-    type_cdf,
-    J,
-    alpha,
-    pools,
-    p_start,
-    inv_speeds,
-    free,
-    warmup,
-    acc,
-    batches,
-    hist,
-    fbuf,
-    ibuf,
-    inv_batch,
-    trace,
-    n_trace,
-):
+def _chunk_one(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     """ZRed, KT: one replica on a random server of the pool drawn from alpha."""
+    pools, p_start, J, type_cdf, alpha, inv_speeds, dep, inv_lam, warmup, inv_batch = (
+        m.pools,
+        m.p_start,
+        m.J,
+        m.type_cdf,
+        m.alpha,
+        m.inv_speeds,
+        m.dep,
+        m.inv_lam,
+        m.warmup,
+        m.inv_batch,
+    )
+    eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
+    free = sv.free
+    acc, batches, hist, fbuf, ibuf, trace, n_trace = o.acc, o.batches, o.hist, o.fbuf, o.ibuf, o.trace, o.n_trace
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -236,47 +241,25 @@ def _chunk_one(
 
 
 @kernel(nogil=True)
-def _chunk_cancel(
-    n0,
-    n1,
-    t,
-    work,
-    inv_lam,
-    eb,
-    ei,
-    ub,
-    ui,
-    xb,
-    xi,
-    sb,
-    si,
-    dep,
-    type_cdf,
-    J,
-    fred,
-    N,
-    d,
-    k,
-    p1,
-    inv_speeds,
-    free,
-    perm,
-    srv,
-    st,
-    fin,
-    dur,
-    sel,
-    warmup,
-    acc,
-    batches,
-    hist,
-    fbuf,
-    ibuf,
-    inv_batch,
-    trace,
-    n_trace,
-):
+def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     """CoC, FRed, FJ: d replicas, done at the k-th completion, the rest cancelled."""
+    N, d, k, p1, J, type_cdf, inv_speeds, dep, inv_lam, warmup, inv_batch = (
+        m.N,
+        m.d,
+        m.k,
+        m.p1,
+        m.J,
+        m.type_cdf,
+        m.inv_speeds,
+        m.dep,
+        m.inv_lam,
+        m.warmup,
+        m.inv_batch,
+    )
+    eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
+    free, perm, srv, st, fin, dur, sel = sv.free, sv.perm, sv.srv, sv.st, sv.fin, sv.dur, sv.sel
+    acc, batches, hist, fbuf, ibuf, trace, n_trace = o.acc, o.batches, o.hist, o.fbuf, o.ibuf, o.trace, o.n_trace
+    fred = m.policy == policies.FRED_CODE
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -335,51 +318,28 @@ def _chunk_cancel(
 
 
 @kernel(nogil=True)
-def _chunk_start(
-    n0,
-    n1,
-    t,
-    work,
-    inv_lam,
-    eb,
-    ei,
-    ub,
-    ui,
-    xb,
-    xi,
-    sb,
-    si,
-    dep,
-    type_cdf,
-    J,
-    N,
-    d,
-    k,
-    keep,
-    p1,
-    inv_speeds,
-    free,
-    perm,
-    srv,
-    ksrv,
-    st,
-    fin,
-    dur,
-    sel,
-    warmup,
-    acc,
-    batches,
-    hist,
-    fbuf,
-    ibuf,
-    inv_batch,
-    trace,
-    n_trace,
-):
+def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     """CoS, FJ with cancel on start: of d replicas the ``keep`` that start first run
     (ties: sampling order), the q-th to start with the q-th size; done when k of
     them finish, the others cut then (fork-join paper section 8.1, (n, r_f = d,
     r = keep, k)). keep = k (CoS, ``early``) needs no cut: all kept run to the end."""
+    N, d, k, keep, p1, J, type_cdf, inv_speeds, dep, inv_lam, warmup, inv_batch = (
+        m.N,
+        m.d,
+        m.k,
+        m.keep,
+        m.p1,
+        m.J,
+        m.type_cdf,
+        m.inv_speeds,
+        m.dep,
+        m.inv_lam,
+        m.warmup,
+        m.inv_batch,
+    )
+    eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
+    free, perm, srv, ksrv, st, fin, dur, sel = sv.free, sv.perm, sv.srv, sv.ksrv, sv.st, sv.fin, sv.dur, sv.sel
+    acc, batches, hist, fbuf, ibuf, trace, n_trace = o.acc, o.batches, o.hist, o.fbuf, o.ibuf, o.trace, o.n_trace
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -478,46 +438,24 @@ def _chunk_start(
 
 
 @kernel(nogil=True)
-def _chunk_riq(
-    n0,
-    n1,
-    t,
-    work,
-    inv_lam,
-    eb,
-    ei,
-    ub,
-    ui,
-    xb,
-    xi,
-    sb,
-    si,
-    dep,
-    type_cdf,
-    J,
-    N,
-    d,
-    p1,
-    inv_speeds,
-    free,
-    perm,
-    srv,
-    ksrv,
-    st,
-    fin,
-    dur,
-    warmup,
-    acc,
-    batches,
-    hist,
-    fbuf,
-    ibuf,
-    inv_batch,
-    trace,
-    n_trace,
-):
+def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     """RIQ: replicas on the idle servers among d sampled, cancel on complete;
     none idle: one replica on the first sampled."""
+    N, d, p1, J, type_cdf, inv_speeds, dep, inv_lam, warmup, inv_batch = (
+        m.N,
+        m.d,
+        m.p1,
+        m.J,
+        m.type_cdf,
+        m.inv_speeds,
+        m.dep,
+        m.inv_lam,
+        m.warmup,
+        m.inv_batch,
+    )
+    eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
+    free, perm, srv, ksrv, st, fin, dur = sv.free, sv.perm, sv.srv, sv.ksrv, sv.st, sv.fin, sv.dur
+    acc, batches, hist, fbuf, ibuf, trace, n_trace = o.acc, o.batches, o.hist, o.fbuf, o.ibuf, o.trace, o.n_trace
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -642,54 +580,29 @@ def run(
 
     free = np.zeros(N)
     scratch = np.empty(N)
-    m = max(d, 2)
-    sz = np.empty(m)
+    slots = max(d, 2)  # one job's replicas
+    sz = np.empty(slots)
     fbuf = np.empty(1)
     ibuf = fbuf.view(np.int64)
 
+    m = Model(
+        policy, N, d, k, keep, p1, pools, p_start, J, type_cdf, alpha, inv_speeds, dep, inv_lam, warmup, inv_batch
+    )
+    b = Blocks(eb, ub, xb, sb)
+    o = Out(acc, batches, hist, fbuf, ibuf, trace, n_trace)
     if policy == policies.RER_CODE:
-        _run_rer(
-            ints,
-            flts,
-            speeds,
-            inv_speeds,
-            type_cdf,
-            alpha,
-            x_params,
-            s_params,
-            inv_lam,
-            warmup,
-            total,
-            inv_batch,
-            acc,
-            batches,
-            hist,
-            mon,
-            trace,
-            re,
-            ru,
-            rx,
-            rs,
-            eb,
-            ub,
-            xb,
-            sb,
-            free,
-            scratch,
-            sz,
-            fbuf,
-            ibuf,
-        )
+        _run_rer(ints, flts, speeds, x_params, s_params, total, mon, rngs, m, b, o, free, scratch, sz)
         return
 
     perm = np.arange(N)
-    srv = np.empty(m, dtype=np.int64)
-    ksrv = np.empty(m, dtype=np.int64)
-    st = np.empty(m)
-    fin = np.empty(m)
-    dur = np.empty(m)
-    sel = np.empty(m)
+    srv = np.empty(slots, dtype=np.int64)
+    ksrv = np.empty(slots, dtype=np.int64)
+    st = np.empty(slots)
+    fin = np.empty(slots)
+    dur = np.empty(slots)
+    sel = np.empty(slots)
 
+    sv = Servers(free, perm, srv, ksrv, st, fin, dur, sel)
     t = 0.0
     work = 0.0
     kc = 0
@@ -713,164 +626,17 @@ def run(
             if dep == SX_CODE or dep == IID_CODE:
                 n1 = min(n1, n + (BX - si) // need_x)
             if policy == policies.ZRED_CODE or policy == policies.KT_CODE:
-                t, work, ei, ui, xi, si = _chunk_one(
-                    n,
-                    n1,
-                    t,
-                    work,
-                    inv_lam,
-                    eb,
-                    ei,
-                    ub,
-                    ui,
-                    xb,
-                    xi,
-                    sb,
-                    si,
-                    dep,
-                    type_cdf,
-                    J,
-                    alpha,
-                    pools,
-                    p_start,
-                    inv_speeds,
-                    free,
-                    warmup,
-                    acc,
-                    batches,
-                    hist,
-                    fbuf,
-                    ibuf,
-                    inv_batch,
-                    trace,
-                    n_trace,
-                )
+                t, work, ei, ui, xi, si = _chunk_one(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
             elif (
                 policy == policies.COC_CODE
                 or policy == policies.FRED_CODE
                 or (policy == policies.FJ_CODE and early == 0)
             ):
-                t, work, ei, ui, xi, si = _chunk_cancel(
-                    n,
-                    n1,
-                    t,
-                    work,
-                    inv_lam,
-                    eb,
-                    ei,
-                    ub,
-                    ui,
-                    xb,
-                    xi,
-                    sb,
-                    si,
-                    dep,
-                    type_cdf,
-                    J,
-                    policy == policies.FRED_CODE,
-                    N,
-                    d,
-                    k,
-                    p1,
-                    inv_speeds,
-                    free,
-                    perm,
-                    srv,
-                    st,
-                    fin,
-                    dur,
-                    sel,
-                    warmup,
-                    acc,
-                    batches,
-                    hist,
-                    fbuf,
-                    ibuf,
-                    inv_batch,
-                    trace,
-                    n_trace,
-                )
+                t, work, ei, ui, xi, si = _chunk_cancel(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
             elif policy == policies.COS_CODE or policy == policies.FJ_CODE:
-                t, work, ei, ui, xi, si = _chunk_start(
-                    n,
-                    n1,
-                    t,
-                    work,
-                    inv_lam,
-                    eb,
-                    ei,
-                    ub,
-                    ui,
-                    xb,
-                    xi,
-                    sb,
-                    si,
-                    dep,
-                    type_cdf,
-                    J,
-                    N,
-                    d,
-                    k,
-                    keep,
-                    p1,
-                    inv_speeds,
-                    free,
-                    perm,
-                    srv,
-                    ksrv,
-                    st,
-                    fin,
-                    dur,
-                    sel,
-                    warmup,
-                    acc,
-                    batches,
-                    hist,
-                    fbuf,
-                    ibuf,
-                    inv_batch,
-                    trace,
-                    n_trace,
-                )
+                t, work, ei, ui, xi, si = _chunk_start(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
             else:
-                t, work, ei, ui, xi, si = _chunk_riq(
-                    n,
-                    n1,
-                    t,
-                    work,
-                    inv_lam,
-                    eb,
-                    ei,
-                    ub,
-                    ui,
-                    xb,
-                    xi,
-                    sb,
-                    si,
-                    dep,
-                    type_cdf,
-                    J,
-                    N,
-                    d,
-                    p1,
-                    inv_speeds,
-                    free,
-                    perm,
-                    srv,
-                    ksrv,
-                    st,
-                    fin,
-                    dur,
-                    warmup,
-                    acc,
-                    batches,
-                    hist,
-                    fbuf,
-                    ibuf,
-                    inv_batch,
-                    trace,
-                    n_trace,
-                )
+                t, work, ei, ui, xi, si = _chunk_riq(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
             n = n1
         # checkpoint (a partial last one only if it covers a quarter interval)
         if end - (kc * check) >= check // 4 or end % check == 0:
@@ -942,38 +708,18 @@ RER_HEAP_CAP = 1 << 21
 
 
 @kernel(nogil=True)
-def _run_rer(
-    ints,
-    flts,
-    speeds,
-    inv_speeds,
-    type_cdf,
-    alpha,
-    x_params,
-    s_params,
-    inv_lam,
-    warmup,
-    total,
-    inv_batch,
-    acc,
-    batches,
-    hist,
-    mon,
-    trace,
-    re,
-    ru,
-    rx,
-    rs,
-    eb,
-    ub,
-    xb,
-    sb,
-    free,
-    scratch,
-    sz,
-    fbuf,
-    ibuf,
-):
+def _run_rer(ints, flts, speeds, x_params, s_params, total, mon, rngs, m, b, o, free, scratch, sz):
+    inv_speeds, type_cdf, alpha, inv_lam, warmup, inv_batch = (
+        m.inv_speeds,
+        m.type_cdf,
+        m.alpha,
+        m.inv_lam,
+        m.warmup,
+        m.inv_batch,
+    )
+    eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
+    acc, batches, hist, trace, fbuf, ibuf = o.acc, o.batches, o.hist, o.trace, o.fbuf, o.ibuf
+    re, ru, rx, rs = rngs[0], rngs[1], rngs[2], rngs[3]
     N = ints[E.I_N]
     pools = ints[E.I_POOLS]
     J = ints[E.I_J]
