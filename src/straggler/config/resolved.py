@@ -5,6 +5,8 @@ their defaults and allowed values: a config is validated and normalised as a dic
 and only then built into these classes. :meth:`ResolvedConfig.to_dict` gives back
 that dict exactly (same keys, same key order, the config's own literals), because
 the dataset's ``config`` text, the cell ids and the store's hashes are made from it.
+The dict form is written once (:class:`Section`), from each field's order and its
+metadata (:func:`held`): a new key is a field, not four lines of serialisation.
 
 Lists become tuples here; the free-form parts (each policy's parameters, each
 distribution's and dependence's spec) stay the dicts the schema describes, and are
@@ -16,14 +18,71 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from .keys import NAMED_AXES
 
+# How a field is held in the resolved dict (its metadata ``form``): the serialisation
+# below is written once, from the fields, for every section.
+LIST = "list"
+"""A list in the dict, a tuple here."""
+MAPPING = "mapping"
+"""A free-form mapping (a policy's parameters, a law's spec), copied both ways."""
+OPTIONAL = "optional"
+"""Left out of the dict when None (a key older studies do not have keeps their text)."""
+
+
+def held(form: str = "", section: type | None = None, **kwargs):
+    """A field held in the dict as ``form``, or as the nested ``section``."""
+    return field(metadata={"form": form, "section": section}, **kwargs)
+
 
 def _listed(values) -> list:
     return [copy.deepcopy(v) for v in values]
+
+
+class Section:
+    """A frozen section of the resolved config whose dict form its fields say: the keys
+    in field order, lists as tuples, nested sections, optional keys left out when None."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The section as the resolved dict holds it."""
+        out: dict[str, Any] = {}
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            form, section = f.metadata.get("form", ""), f.metadata.get("section")
+            if value is None and form == OPTIONAL:
+                continue
+            if section is not None and value is not None:
+                out[f.name] = value.to_dict()
+            elif form == LIST:
+                out[f.name] = _listed(value)
+            else:
+                out[f.name] = copy.deepcopy(dict(value) if form == MAPPING else value)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]):
+        """The section from its dict (the schema has filled every key's default)."""
+        values: dict[str, Any] = {}
+        for f in fields(cls):  # type: ignore[arg-type]
+            form, section = f.metadata.get("form", ""), f.metadata.get("section")
+            if f.name not in data:
+                if form != OPTIONAL:
+                    raise KeyError(f.name)
+                continue
+            value = data[f.name]
+            if section is not None and value is not None:
+                value = section.from_dict(value)
+            elif form == LIST:
+                value = tuple(copy.deepcopy(value))
+            elif form == MAPPING:
+                value = copy.deepcopy(dict(value))
+            else:
+                value = copy.deepcopy(value)
+            values[f.name] = value
+        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -46,7 +105,7 @@ class GridConfig:
         return out
 
     def to_dict(self) -> dict[str, list]:
-        """The section as the resolved dict holds it."""
+        """The section as the resolved dict holds it (the extra axes as keys of their own)."""
         return self.axes()
 
     @classmethod
@@ -58,188 +117,82 @@ class GridConfig:
 
 
 @dataclass(frozen=True)
-class TypesConfig:
+class TypesConfig(Section):
     """``system.types``: the job types' probabilities, what the dispatcher knows, its belief."""
 
-    p: tuple[Any, ...]
-    knowledge: str
-    belief: Any
-
-    def to_dict(self) -> dict[str, Any]:
-        """The section as the resolved dict holds it."""
-        return {"p": _listed(self.p), "knowledge": self.knowledge, "belief": self.belief}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TypesConfig:
-        """The section from its dict."""
-        return cls(p=tuple(copy.deepcopy(data["p"])), knowledge=data["knowledge"], belief=data["belief"])
+    p: tuple[Any, ...] = held(LIST)
+    knowledge: str = held()
+    belief: Any = held()
 
 
 @dataclass(frozen=True)
-class SystemConfig:
+class SystemConfig(Section):
     """The ``system`` section: discipline, queueing, pools, speeds and job types."""
 
-    discipline: str
-    queueing: str
-    pools: Any
+    discipline: str = held()
+    queueing: str = held()
+    pools: Any = held()
     """The two pools' sizes (a list), or None: N split evenly."""
-    speeds: Any
+    speeds: Any = held()
     """The servers' speeds as the config gives them, or None: every server at speed 1."""
-    types: TypesConfig
-
-    def to_dict(self) -> dict[str, Any]:
-        """The section as the resolved dict holds it."""
-        return {
-            "discipline": self.discipline,
-            "queueing": self.queueing,
-            "pools": copy.deepcopy(self.pools),
-            "speeds": copy.deepcopy(self.speeds),
-            "types": self.types.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SystemConfig:
-        """The section from its dict."""
-        return cls(
-            discipline=data["discipline"],
-            queueing=data["queueing"],
-            pools=copy.deepcopy(data["pools"]),
-            speeds=copy.deepcopy(data["speeds"]),
-            types=TypesConfig.from_dict(data["types"]),
-        )
+    types: TypesConfig = held(section=TypesConfig)
 
 
 @dataclass(frozen=True)
-class SimulationConfig:
+class SimulationConfig(Section):
     """The ``simulation`` section: run length, replications, confidence, optional sequential stopping."""
 
-    jobs: int
-    warmup: int
-    replications: int
-    confidence: float
-    precision: float | None = None
+    jobs: int = held()
+    warmup: int = held()
+    replications: int = held()
+    confidence: float = held()
+    precision: float | None = held(OPTIONAL, default=None)
     """Absent (None) unless given: older studies resolve to the same text."""
-    max_jobs: int | None = None
+    max_jobs: int | None = held(OPTIONAL, default=None)
     """Absent (None) unless given."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """The section as the resolved dict holds it (``precision``, ``max_jobs`` only when given)."""
-        out: dict[str, Any] = {
-            "jobs": self.jobs,
-            "warmup": self.warmup,
-            "replications": self.replications,
-            "confidence": self.confidence,
-        }
-        if self.precision is not None:
-            out["precision"] = self.precision
-        if self.max_jobs is not None:
-            out["max_jobs"] = self.max_jobs
-        return out
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SimulationConfig:
-        """The section from its dict."""
-        return cls(
-            jobs=data["jobs"],
-            warmup=data["warmup"],
-            replications=data["replications"],
-            confidence=data["confidence"],
-            precision=data.get("precision"),
-            max_jobs=data.get("max_jobs"),
-        )
-
 
 @dataclass(frozen=True)
-class ExecutionConfig:
+class ExecutionConfig(Section):
     """The ``execution`` section: how the work is cut into jobs (it never changes a result)."""
 
-    target_seconds: Any
-    cells_per_job: Any
+    target_seconds: Any = held()
+    cells_per_job: Any = held()
     """``"auto"`` or a number of cells."""
-    replications_per_job: Any
+    replications_per_job: Any = held()
     """``"auto"`` or a number of replications."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """The section as the resolved dict holds it."""
-        return {
-            "target_seconds": self.target_seconds,
-            "cells_per_job": self.cells_per_job,
-            "replications_per_job": self.replications_per_job,
-        }
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ExecutionConfig:
-        """The section from its dict (the schema fills every key's default)."""
-        return cls(
-            target_seconds=data["target_seconds"],
-            cells_per_job=data["cells_per_job"],
-            replications_per_job=data["replications_per_job"],
-        )
+@dataclass(frozen=True, kw_only=True)
+class ResolvedConfig(Section):
+    """A validated, normalised study config: the study's name, scale and seed, then its
+    sections, in the order of the resolved dict (:meth:`to_dict`: the dataset's ``config``
+    text, the cell ids and the store's hashes are made from it)."""
 
-
-@dataclass(frozen=True)
-class ResolvedConfig:
-    """A validated, normalised study config: the study's name, scale and seed, then its sections."""
-
-    study: str
-    seed: int
-    grid: GridConfig
-    load: tuple[Any, ...]
-    policies: Mapping[str, dict[str, Any]]
-    """Canonical policy name -> its parameters, completed from the policy registry."""
-    distributions: Mapping[str, dict[str, Any]]
-    """Name -> spec (``family`` first, then its parameters)."""
-    dependences: Mapping[str, dict[str, Any]]
-    """Name -> spec (``kind`` and its parameters), the built-in ``identical`` and ``iid`` included."""
-    system: SystemConfig
-    evaluate: tuple[str, ...]
-    simulation: SimulationConfig
-    execution: ExecutionConfig | None = None
-    """None in a result config (:func:`straggler.grid.result_config`): it never changes a number."""
-    scale: str | None = None
+    study: str = held()
+    scale: str | None = held(OPTIONAL, default=None)
     """None when the study defines no scales (or in a result config)."""
-    load_basis: str | None = None
+    seed: int = held()
+    grid: GridConfig = held(section=GridConfig)
+    load: tuple[Any, ...] = held(LIST)
+    load_basis: str | None = held(OPTIONAL, default=None)
     """None for the default basis (``nominal``), which is left out of the dict."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The resolved dict: the keys, their order and the literals the resolver produced."""
-        out: dict[str, Any] = {"study": self.study}
-        if self.scale is not None:
-            out["scale"] = self.scale
-        out["seed"] = self.seed
-        out["grid"] = self.grid.to_dict()
-        out["load"] = _listed(self.load)
-        if self.load_basis is not None:
-            out["load_basis"] = self.load_basis
-        out["policies"] = copy.deepcopy(dict(self.policies))
-        out["distributions"] = copy.deepcopy(dict(self.distributions))
-        out["dependences"] = copy.deepcopy(dict(self.dependences))
-        out["system"] = self.system.to_dict()
-        out["evaluate"] = list(self.evaluate)
-        out["simulation"] = self.simulation.to_dict()
-        if self.execution is not None:
-            out["execution"] = self.execution.to_dict()
-        return out
+    policies: Mapping[str, dict[str, Any]] = held(MAPPING)
+    """Canonical policy name -> its parameters, completed from the policy registry."""
+    distributions: Mapping[str, dict[str, Any]] = held(MAPPING)
+    """Name -> spec (``family`` first, then its parameters)."""
+    dependences: Mapping[str, dict[str, Any]] = held(MAPPING)
+    """Name -> spec (``kind`` and its parameters), the built-in ``identical`` and ``iid`` included."""
+    system: SystemConfig = held(section=SystemConfig)
+    evaluate: tuple[str, ...] = held(LIST)
+    simulation: SimulationConfig = held(section=SimulationConfig)
+    execution: ExecutionConfig | None = held(OPTIONAL, section=ExecutionConfig, default=None)
+    """None in a result config (:func:`straggler.grid.result_config`): it never changes a number."""
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ResolvedConfig:
         """The config from a resolved dict (one :meth:`to_dict` gave, or its YAML read back)."""
-        execution = data.get("execution")
-        return cls(
-            study=data["study"],
-            scale=data.get("scale"),
-            seed=data["seed"],
-            grid=GridConfig.from_dict(data["grid"]),
-            load=tuple(copy.deepcopy(data["load"])),
-            load_basis=data.get("load_basis"),
-            policies=copy.deepcopy(dict(data["policies"])),
-            distributions=copy.deepcopy(dict(data["distributions"])),
-            dependences=copy.deepcopy(dict(data["dependences"])),
-            system=SystemConfig.from_dict(data["system"]),
-            evaluate=tuple(data["evaluate"]),
-            simulation=SimulationConfig.from_dict(data["simulation"]),
-            execution=None if execution is None else ExecutionConfig.from_dict(execution),
-        )
+        return super().from_dict(data)
 
     @functools.cached_property
     def shared_dict(self) -> dict[str, Any]:
