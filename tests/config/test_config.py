@@ -817,3 +817,27 @@ def test_a_typed_override_is_the_dict_round_trip_it_replaces(study):
         assert yaml.safe_dump(typed.to_dict(), sort_keys=False) == yaml.safe_dump(dict_route.to_dict(), sort_keys=False)
     swept = [a for a in axes_of(resolved) if a not in ("policy", "distribution", "dependence", "r_slow", "d", "N")]
     assert bool(overrides) == bool(swept), (study, swept)  # where a study sweeps one, the comparison ran
+
+
+def test_the_resolved_sections_are_the_schema_s_keys():
+    """The schema describes the keys a user writes; the typed sections hold them resolved,
+    in the order of the resolved dict: the same keys, so the two cannot drift apart."""
+    from dataclasses import fields
+
+    from straggler.config import resolved as R
+    from straggler.config.keys import KEY_ORDER
+
+    top = C.schema()["properties"]
+    assert [f.name for f in fields(R.ResolvedConfig)] == [k for k in KEY_ORDER if k != "scales"]
+    assert set(top) == set(KEY_ORDER)
+    sections = {
+        ("system",): R.SystemConfig,
+        ("simulation",): R.SimulationConfig,
+        ("execution",): R.ExecutionConfig,
+        ("system", "types"): R.TypesConfig,
+    }
+    for path, cls in sections.items():
+        node = top[path[0]]
+        for key in path[1:]:
+            node = C.deref(node)["properties"][key]
+        assert list(C.deref(node)["properties"]) == [f.name for f in fields(cls)], path
