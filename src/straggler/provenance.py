@@ -33,6 +33,8 @@ def provenance(resolved: ResolvedConfig, config_text: str) -> dict:
         # the per-replication means of two policies are paired
         "common_random_numbers": "true",
         "load_basis": resolved.basis,
+        # the measured samples the size laws are read from, by their content
+        "data_files": data_files(resolved),
         "straggler_version": __version__,
         # the code the numbers depend on (straggler.sources.model_hash)
         "source_hash": model_hash(),
@@ -46,6 +48,23 @@ def provenance(resolved: ResolvedConfig, config_text: str) -> dict:
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "Conventions": "CF-1.10",
     }
+
+
+def data_files(resolved: ResolvedConfig) -> str:
+    """The data files the study's laws are read from, ``name: path (digest)`` separated by
+    ``; `` ("" when every law is parametric): what, beside the config, its numbers come from."""
+    from .distributions import FAMILIES
+
+    laws = dict(resolved.distributions)
+    for name, dep in resolved.dependences.items():
+        if isinstance(dep.get("slowdown"), dict):  # an inline slowdown law
+            laws[f"{name}.slowdown"] = dep["slowdown"]
+    found = []
+    for name, spec in laws.items():
+        key = FAMILIES[spec["family"]].data_file if spec.get("family") in FAMILIES else None
+        if key and "digest" in spec:
+            found.append(f"{name}: {spec[key]} ({spec['digest']})")
+    return "; ".join(found)
 
 
 def _installed(distribution: str) -> str:

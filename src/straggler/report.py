@@ -310,6 +310,7 @@ def _provenance_rows(ds: xr.Dataset) -> list[tuple[str, str]]:
         ("source hash", "source_hash"),
         ("git commit", "git_commit"),
         ("config sha256", "config_sha256"),
+        ("data files", "data_files"),
         ("load basis", "load_basis"),
         ("python", "python_version"),
         ("numpy", "numpy_version"),
@@ -330,7 +331,7 @@ def _provenance_rows(ds: xr.Dataset) -> list[tuple[str, str]]:
             if scale:
                 rows.append((label, str(scale)))
             continue
-        if key in a:
+        if a.get(key, "") != "":  # (a study without data files has none to name)
             rows.append((label, str(a[key])))
     impossible = json.loads(a.get("impossible_cells", "[]"))
     notes = json.loads(a.get("cell_notes", "{}"))

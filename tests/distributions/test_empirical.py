@@ -171,6 +171,10 @@ def test_the_file_content_is_in_the_cell_identity(files, tmp_path):
     again = resolve_config(_study(str(path)))
     assert result_spec(again, cell) != spec
     assert store_key(again, cell, {"alpha": None, "tau": None, "keep": None}) != key
+    # the dataset's provenance names the file by its content
+    from straggler.provenance import data_files
+
+    assert data_files(again) == f"trace: {path} ({content_digest(str(path))})"
     # a cell planned before the change refuses the new content rather than mix the two
     with pytest.raises(ParameterError, match="has changed"):
         from_spec(first.distributions["trace"])
