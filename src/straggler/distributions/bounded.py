@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 from typing import ClassVar
@@ -191,6 +192,11 @@ class Discrete(Distribution):
 
     def point_masses(self) -> tuple[tuple[float, float], ...]:
         """Distinct values with positive probability, sorted, with their masses."""
+        return self._masses
+
+    @functools.cached_property
+    def _masses(self) -> tuple[tuple[float, float], ...]:
+        # built once: the quadratures ask for P(X > x) at every point, which reads them
         masses: dict[float, float] = {}
         for v, q in zip(self.values, self.p):
             if q > 0:
