@@ -1089,7 +1089,8 @@ def _stats(su, acc, batches, hist, mon, trace, jobs):
 def records(*contract):
     """The kernel contract's arguments as the event loop's records and settings."""
     ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params, lam, warmup, jobs = contract[:11]
-    acc, batches, hist, mon, trace, rngs = contract[11:]
+    out, rngs = contract[11:]
+    acc, batches, hist, mon, trace = out
     su = _setup(ints, flts, speeds, inv_speeds, type_cdf, alpha, warmup)
     qu = _queues(su)
     wk = _work(su, qu)

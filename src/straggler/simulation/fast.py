@@ -60,8 +60,8 @@ engine that wants to be compared job by job). Per arrival:
   the same arrivals, types and sizes (:mod:`.streams`).
 
 Kernel contract (every engine): ``run(*encoded.kernel_args(), lam, warmup, jobs,
-acc, batches, hist, mon, trace, rngs)``, a numba function (``nogil``) that
-returns nothing and
+out, rngs)``, with ``out = (acc, batches, hist, mon, trace)`` the statistics it writes
+into, a numba function (``nogil``) that returns nothing and
 
 * simulates ``warmup + jobs`` Poisson arrivals at rate ``lam`` from an empty
   system (``encoded``: :class:`.encode.Encoded`; ``rngs``: the tuple of
@@ -529,14 +529,11 @@ def run(
     lam,
     warmup,
     jobs,
-    acc,
-    batches,
-    hist,
-    mon,
-    trace,
+    out,
     rngs,
 ):
     """Simulate one replication (see the module docstring for the contract)."""
+    acc, batches, hist, mon, trace = out
     policy = ints[E.I_POLICY]
     N = ints[E.I_N]
     d = ints[E.I_D]
