@@ -19,7 +19,7 @@ from straggler.dependence import SX
 from straggler.evaluate import evaluate_cell
 from straggler.grid import build_grid
 from straggler.policies import POLICIES, stability_monotone
-from straggler.simulation import encode_model, engine_for, run_replication, simulate
+from straggler.simulation import KnownStability, encode_model, engine_for, run_replication, simulate
 from straggler.simulation import statistics as S
 from straggler.simulation.driver import replications_for
 from straggler.simulation.encode import F_MONITOR_WAIT, I_CHECK
@@ -403,7 +403,7 @@ def test_precision_runs_the_first_replications_of_the_fixed_length():
     """The paper scale's premise: a load that stops at R replications has the fixed
     length's first R (the same streams), so a load that runs to the cap is the fixed run."""
     m = make_model("ZRed", 4, [0.3, 0.7], two_pools=False)
-    length = dict(jobs=20_000, warmup=2_000, confidence=0.95, stable_below=0.9)  # stable_below: the analysis's
+    length = dict(jobs=20_000, warmup=2_000, confidence=0.95, known=KnownStability(stable_below=0.9))  # the analysis's
     seq = simulate(m, np.random.SeedSequence(3), replications=3, precision=0.02, max_jobs=200_000, **length)
     fixed = simulate(m, np.random.SeedSequence(3), replications=10, **length)
     reps = seq.replications.astype(int).tolist()
@@ -480,7 +480,7 @@ def test_verdicts_are_monotone_where_no_theory_says_so(policy, kw):
         0.95,
         alpha=a.alpha,
         tau=tau,
-        monotone=False,
+        known=KnownStability(monotone=False),
     )
     verdict = res.verdict.tolist()
     assert not res.skipped.any()

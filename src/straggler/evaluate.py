@@ -143,7 +143,6 @@ def evaluate_cell(resolved: ResolvedConfig, cell_id: str, store_root=None, stats
                 model,
                 c.seed,
                 confidence=float(run.confidence),
-                stable_below=(result.lambda_sufficient if math.isfinite(result.lambda_sufficient) else None),
                 precision=run.precision,
                 max_jobs=run.max_jobs,
                 store=c.store,
@@ -219,6 +218,7 @@ def _simulation_settings(model, analysis, notes: list[str], monotone: bool, run:
     """The simulation's settings shared by whole cells and shards, or None with a note
     when the cell is not simulated."""
     from .policies import POLICIES
+    from .simulation.run_length import KnownStability
 
     if POLICIES[model.policy].analytic_only:
         notes.append(f"{model.policy} is analytic only: {POLICIES[model.policy].description}")
@@ -238,6 +238,9 @@ def _simulation_settings(model, analysis, notes: list[str], monotone: bool, run:
         alpha=analysis.alpha,
         tau=chosen["tau"],
         keep=chosen["keep"],
-        monotone=monotone,
-        unstable_from=verdict.first_unstable_load(model.loads, analysis.lambda_max, analysis.lambda_max_kind),
+        known=KnownStability(
+            monotone=monotone,
+            unstable_from=verdict.first_unstable_load(model.loads, analysis.lambda_max, analysis.lambda_max_kind),
+            stable_below=analysis.lambda_sufficient if math.isfinite(analysis.lambda_sufficient) else None,
+        ),
     )

@@ -69,11 +69,12 @@ from .engines import ENGINES, Engine, coverage, engine_for
 from .load import load_jobs_for_verdict, load_verdict, monitor_scale
 from .replication import run_replication
 from .result import VERDICTS, SimulationResult
-from .run_length import MAX_ROUNDS, VERDICT_FACTOR, RunLength
+from .run_length import MAX_ROUNDS, VERDICT_FACTOR, KnownStability, RunLength
 from .statistics import QUANTILES
 from .streams import load_seed_sequence, replication_seeds
 
 __all__ = [
+    "KnownStability",
     "simulate",
     "simulate_shard",
     "SimulationResult",

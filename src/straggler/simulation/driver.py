@@ -15,7 +15,7 @@ from .engines import Engine, engine_for
 from .load import Load, load_jobs_for_verdict, load_verdict, monitor_scale
 from .replication import run_replication
 from .result import SimulationResult
-from .run_length import MAX_ROUNDS, RunLength
+from .run_length import MAX_ROUNDS, NOTHING_KNOWN, KnownStability, RunLength
 from .statistics import QUANTILES
 from .store import Replications, Store
 from .streams import replication_seeds
@@ -207,9 +207,7 @@ def simulate(
     workers: int = 1,
     engine: str | None = None,
     keep=None,
-    unstable_from: float | None = None,
-    stable_below: float | None = None,
-    monotone: bool = True,
+    known: KnownStability = NOTHING_KNOWN,
     precision: float | None = None,
     max_jobs: int | None = None,
     store=None,
@@ -225,13 +223,13 @@ def simulate(
     read instead of run (e.g. the shards of :func:`simulate_shard`), the others are
     run and written to it.
 
-    Loads run in increasing order. With ``monotone`` (the policy's stability is
-    monotone in the load: :func:`straggler.policies.stability_monotone`), the
-    loads above the first one found unstable, and those above ``unstable_from``
-    (the smallest load the analysis proves unstable, which is itself simulated), are
-    not simulated (``skipped``). ``stable_below``: the analysis proves loads below it
-    stable (``lambda_sufficient``), so precision mode does not lengthen their runs
-    for a verdict.
+    Loads run in increasing order. ``known`` is what the analysis knows of their
+    stability (:class:`.run_length.KnownStability`). With ``known.monotone`` (the
+    policy's stability is monotone in the load), the loads above the first one found
+    unstable, and those above ``known.unstable_from`` (the smallest load the analysis
+    proves unstable, which is itself simulated), are not simulated (``skipped``).
+    ``known.stable_below``: the analysis proves loads below it stable, so precision
+    mode does not lengthen their runs for a verdict.
 
     ``precision`` (relative CI half-width of the mean latency) turns on sequential
     stopping: a load whose verdict is undetermined reruns its replications longer
@@ -253,10 +251,12 @@ def simulate(
     chosen, loads = _loads(model, seed_sequence, alpha, tau, keep, engine)
     driver = _Driver(chosen, length, workers, store)
     order = list(np.argsort([ld.value for ld in loads], kind="stable"))
-    records, summaries, skipped = _run_in_order(driver, loads, order, monotone, unstable_from, stable_below)
+    records, summaries, skipped = _run_in_order(
+        driver, loads, order, known.monotone, known.unstable_from, known.stable_below
+    )
     extended = np.full(len(loads), math.nan)
     if length.precision is None:
-        extended = _extend_undetermined(driver, loads, order, records, summaries, monotone, stable_below)
+        extended = _extend_undetermined(driver, loads, order, records, summaries, known.monotone, known.stable_below)
     return _result(loads, records, summaries, skipped, extended, length, chosen.name, driver.fresh_jobs)
 
 
@@ -401,14 +401,13 @@ def simulate_shard(
     tau=None,
     engine: str | None = None,
     keep=None,
-    unstable_from: float | None = None,
-    monotone: bool = True,
+    known: KnownStability = NOTHING_KNOWN,
 ) -> int:
     """Run replications ``first .. stop - 1`` of every load into ``store`` (a shard of
     :func:`simulate`, which then reads them); returns the measured jobs simulated.
 
-    Loads run in increasing order; with ``monotone`` a load above ``unstable_from``
-    or above a load where one of these replications fired is not run: such a load is
+    Loads run in increasing order; with ``known.monotone`` a load above
+    ``known.unstable_from`` or above a load where one of these replications fired is not run: such a load is
     above the cell's first unstable load whatever the other shards find, so
     :func:`simulate` skips it too. Precision mode is sequential and is never split.
     """
@@ -419,9 +418,9 @@ def simulate_shard(
     driver = _Driver(chosen, length, 1, store)
     for li in np.argsort([ld.value for ld in loads], kind="stable"):
         load = loads[li]
-        if monotone and unstable_from is not None and load.value > unstable_from:
+        if known.monotone and known.unstable_from is not None and load.value > known.unstable_from:
             continue
         rec = driver.fixed(load, first, stop)
-        if monotone and rec.fired():
+        if known.monotone and rec.fired():
             break
     return driver.fresh_jobs

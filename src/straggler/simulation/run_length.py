@@ -45,6 +45,25 @@ class RunLength:
         return int(self.max_jobs)
 
 
+@dataclass(frozen=True)
+class KnownStability:
+    """What the analysis knows of a cell's stability, which spares the simulation runs
+    (see :func:`.driver.simulate`)."""
+
+    monotone: bool = True
+    """The stable loads form an interval (:func:`straggler.policies.stability_monotone`):
+    the loads above an unstable one are not run."""
+    unstable_from: float | None = None
+    """The smallest load the analysis proves unstable (simulated; those above it are not)."""
+    stable_below: float | None = None
+    """The analysis proves the loads below it stable (``lambda_sufficient``): precision
+    mode does not lengthen their runs for a verdict."""
+
+
+NOTHING_KNOWN = KnownStability()
+"""The default: stable loads form an interval, nothing proven (the loads above the first
+one found unstable are not run)."""
+
 MAX_ROUNDS = 12
 """Precision mode: at most this many rounds of lengthening or adding replications."""
 
