@@ -31,7 +31,7 @@ def _observe(qu, seen, k):
 
 
 @kernel(nogil=True, _nrt=False)
-def _loop_with_observer(su, qu, wk, st, stats, lam, total, check, wait, h, seen):
+def _loop_with_observer(su, qu, wk, st, stats, cur, lam, total, check, wait, h, seen):
     """The engine's loop for per-server queues without thresholds (events._simulate),
     plus the toy event: its time ``t_obs``, its branch, and nothing to reschedule."""
     dirty = wk.dirty
@@ -41,7 +41,8 @@ def _loop_with_observer(su, qu, wk, st, stats, lam, total, check, wait, h, seen)
     work_done = 0.0
     n = 0
     k = 0
-    t_arr = E.next_exponential(st) * inv_lam
+    v, cur = E.next_exponential(st, cur)
+    t_arr = v * inv_lam
     t_obs = h
     while True:
         qmin, tq = E.next_queue(qu)
@@ -54,14 +55,15 @@ def _loop_with_observer(su, qu, wk, st, stats, lam, total, check, wait, h, seen)
         if n < total and t_arr <= tq:
             t = t_arr
             t_last = t
-            nd = E.on_arrival(su, qu, wk, st, stats, t, n, False)
+            nd, cur = E.on_arrival(su, qu, wk, st, stats, t, n, False, cur)
             n += 1
             if n < total:
-                t_arr = t + E.next_exponential(st) * inv_lam
+                v, cur = E.next_exponential(st, cur)
+                t_arr = t + v * inv_lam
         elif qmin >= 0:
             t = tq
             E.advance(qu, wk, qmin, t)
-            nd, cost = E.on_completion(su, qu, wk, stats, t, wk.job[qu.who[qmin]])
+            nd, cost, cur = E.on_completion(su, qu, wk, stats, t, wk.job[qu.who[qmin]], cur)
             work_done += cost
         else:
             break
