@@ -325,6 +325,7 @@ def test_every_subcommand_has_examples():
     assert set(epilogs()) == {
         "policies",
         "check-config",
+        "schema",
         "cells",
         "evaluate",
         "plan",
@@ -337,6 +338,19 @@ def test_every_subcommand_has_examples():
         assert epilog.startswith("examples:\n"), command
         assert examples(command) and all(f"{e} ".startswith(f"straggler {command} ") for e in examples(command))
     assert all("--quick" in e for e in examples("bench"))  # a minute, not ten
+
+
+def test_the_schema_command_prints_a_schema_that_checks_a_study_file(capsys):
+    from jsonschema import Draft202012Validator
+
+    assert main(["schema"]) == 0
+    sch = yaml.safe_load(capsys.readouterr().out)
+    Draft202012Validator.check_schema(sch)
+    study = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    assert not list(Draft202012Validator(sch).iter_errors(study))
+    study["simulation"] = {"jobs": 0}
+    (error,) = Draft202012Validator(sch).iter_errors(study)
+    assert list(error.path) == ["simulation", "jobs"]
 
 
 def test_help_shows_the_examples_as_written(capsys):
@@ -362,7 +376,7 @@ def study_folder(path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("command", ["policies", "check-config", "cells", "evaluate", "plan", "bench"])
+@pytest.mark.parametrize("command", ["policies", "check-config", "schema", "cells", "evaluate", "plan", "bench"])
 def test_the_examples_run(tmp_path, command):
     """The examples that need no results, in a folder holding config/."""
     run_examples(examples(command), study_folder(tmp_path))

@@ -32,15 +32,6 @@ def test_the_schema_is_completed_from_the_registry():
         assert entry["$ref"].removeprefix("#/$defs/") in schema["$defs"], name
 
 
-def test_the_schema_file_names_no_policy():
-    """The names live in the registry only; the file gets them when it is loaded."""
-    from importlib import resources
-
-    text = resources.files("straggler").joinpath("schemas/config.schema.yaml").read_text()
-    named = [name for name in list(POLICIES) + list(ALIASES) if f" {name}:" in text or f"[{name}," in text]
-    assert named == []
-
-
 def test_the_hooks_named_by_a_spec_exist():
     """A hook that lives above the registry is named by the spec and looked up there."""
     from straggler.cell_build import TASK_LAWS

@@ -159,6 +159,13 @@ def _check_config(args) -> int:
     return 0
 
 
+def _schema(args) -> int:
+    from .config.schema import schema_text
+
+    print(schema_text(), end="")
+    return 0
+
+
 def _cells(args) -> int:
     from .grid import build_grid
 
@@ -373,6 +380,14 @@ def _study_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     )
     p.add_argument("file", help="a study file, e.g. config/config.yaml")
     p.set_defaults(func=_check_config)
+    p = command(
+        "schema",
+        "print the JSON schema of a study file (YAML): every key, its default and what it allows",
+        "straggler schema > config.schema.yaml",
+        "(an editor's YAML language server completes and checks a study file with it:",
+        " # yaml-language-server: $schema=config.schema.yaml)",
+    )
+    p.set_defaults(func=_schema)
     p = command(
         "cells",
         "list the distinct cells of a config's grid",

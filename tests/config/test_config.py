@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 from pathlib import Path
 
 import pytest
@@ -675,11 +674,23 @@ def test_dump_round_trip(tmp_path, resolved):
 # --------------------------------------------------------------------------- the schema file
 
 
-def test_schema_symlink():
-    link = REPO / "workflow" / "schemas" / "config.schema.yaml"
-    assert link.is_symlink()
-    assert os.readlink(link) == "../../src/straggler/schemas/config.schema.yaml"
-    assert link.resolve() == (REPO / "src" / "straggler" / "schemas" / "config.schema.yaml").resolve()
+def test_the_workflow_s_schema_file_is_the_generated_schema():
+    """workflow/schemas/config.schema.yaml is `straggler schema`'s output, read back as the schema."""
+    from straggler.config.schema import SCHEMA_FILE, schema_text
+
+    text = (REPO / SCHEMA_FILE).read_text(encoding="utf-8")
+    assert text == schema_text(), "regenerate it: straggler schema > " + SCHEMA_FILE
+    assert yaml.safe_load(text) == C.schema()
+
+
+def test_the_schema_s_defaults_are_the_typed_config_s():
+    """A section built from nothing but its dataclass defaults is what the schema fills in."""
+    from straggler.config import resolved as R
+
+    filled = resolve_config(minimal())
+    assert R.SystemConfig() == filled.system
+    assert R.SimulationConfig() == filled.simulation
+    assert R.ExecutionConfig() == filled.execution
 
 
 def test_schema_is_valid_draft_2020_12():
@@ -825,7 +836,7 @@ def test_the_resolved_sections_are_the_schema_s_keys():
     from dataclasses import fields
 
     from straggler.config import resolved as R
-    from straggler.config.keys import KEY_ORDER
+    from straggler.config.resolved import KEY_ORDER
 
     top = C.schema()["properties"]
     assert [f.name for f in fields(R.ResolvedConfig)] == [k for k in KEY_ORDER if k != "scales"]

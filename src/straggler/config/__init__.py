@@ -1,7 +1,9 @@
 """The study configuration: loading, validation, defaults and normalisation.
 
-Every key is described in the schema (``schemas/config.schema.yaml``), from which the
-configuration reference (docs/reference/configuration.md) is generated. A study file
+Every key is described once, as a field of the typed config (:mod:`.resolved`: its
+type, default, allowed values and meaning), from which the JSON schema (:mod:`.schema`,
+``straggler schema``) and the configuration reference (docs/reference/configuration.md)
+are generated. A study file
 is read by :func:`load_config`, bounded
 (:mod:`.loader`: no YAML anchors or aliases, no repeated key, UTF-8, at most
 :data:`.limits.MAX_DEPTH` levels and :data:`.limits.MAX_CONFIG_BYTES`), by
@@ -12,8 +14,7 @@ scale its file defines, after its grid's size is checked from the axis lengths a
 range expanded (:mod:`.numbers`: ``1e5`` is an integer where one is expected;
 :mod:`.ranges`: ``load: {start, stop, step}`` is its list):
 
-1. JSON-schema validation against ``schemas/config.schema.yaml`` (which also
-   documents every key and declares the defaults), filling in the defaults;
+1. JSON-schema validation against that schema, filling in the defaults;
 2. semantic checks that a schema cannot express: names defined where they are
    used, probabilities summing to 1, N even when the pools differ, distribution
    parameters accepted by :func:`straggler.distributions.from_spec`, every value
@@ -58,13 +59,11 @@ from .checks import extra_axes, under, validate
 from .errors import ConfigError, Err, did_you_mean, fmt_path, format_value, not_allowed, one_of
 from .keys import (
     BUILTIN_DEPENDENCES,
-    KEY_ORDER,
     MISSING,
     NAMED_AXES,
     PROBABILITY_TOLERANCE,
     SCALES,
     SYSTEM_AXES,
-    TOP_LEVEL_ORDER,
 )
 from .limits import MAX_GRID_POINTS, cell_id_errors, size_errors
 from .loader import load_config, merge
@@ -72,6 +71,8 @@ from .numbers import normalise_axis_values, normalise_numbers
 from .overrides import read_overrides, read_study_files, with_override_hints
 from .ranges import expand_load
 from .resolved import (
+    KEY_ORDER,
+    TOP_LEVEL_ORDER,
     ExecutionConfig,
     GridConfig,
     ResolvedConfig,

@@ -1,30 +1,10 @@
-"""The config's keys: named axes, top-level order, scales, built-in dependences, system axes."""
+"""The config's names: named axes, scales, built-in dependences, system axes (the keys
+themselves, their order and their defaults are the typed config's: :mod:`.resolved`)."""
 
 from __future__ import annotations
 
 NAMED_AXES: tuple[str, ...] = ("policy", "distribution", "dependence", "r_slow", "d", "N")
 """The six named grid axes, in dataset dimension order."""
-
-TOP_LEVEL_ORDER: tuple[str, ...] = (
-    "study",
-    "seed",
-    "grid",
-    "load",
-    "policies",
-    "distributions",
-    "dependences",
-    "system",
-    "evaluate",
-    "simulation",
-    "execution",
-)
-
-KEY_ORDER: tuple[str, ...] = (
-    ("study", "scale") + TOP_LEVEL_ORDER[1:4] + ("load_basis",) + TOP_LEVEL_ORDER[4:] + ("scales",)
-)
-"""Every top-level key, in dump order: ``load_basis`` is in a resolved config only when
-it is not the default (``nominal``), and ``scale`` only when the study defines scales,
-so TOP_LEVEL_ORDER (always present) leaves them out; ``scales`` is applied and dropped."""
 
 SCALES: tuple[str, ...] = ("quick", "paper")
 """Run scales a study file may define under ``scales`` and select with ``scale``."""
@@ -43,5 +23,4 @@ SYSTEM_AXES: dict[str, tuple[str, ...]] = {
 
 PROBABILITY_TOLERANCE = 1e-9
 
-SCHEMA_RESOURCE = "schemas/config.schema.yaml"
 MISSING = object()

@@ -21,8 +21,8 @@ from pathlib import Path
 import yaml
 
 from .errors import ConfigError, fmt_path, format_value
-from .keys import KEY_ORDER
 from .limits import MAX_CONFIG_BYTES, MAX_DEPTH, MAX_SCALAR_CHARS
+from .resolved import KEY_ORDER
 
 
 class _Loader(yaml.SafeLoader):
