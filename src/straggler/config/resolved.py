@@ -155,110 +155,79 @@ class Section:
         return cls(**values)
 
 
+def axis_schema(description: str, items: dict, unique: bool = True) -> dict:
+    """The schema of a grid axis: a list of 1 to 1000 values (distinct: ``unique``)."""
+    out = {"description": description, "type": "array", "minItems": 1, "maxItems": 1000}
+    return {**out, "uniqueItems": True, "items": items} if unique else {**out, "items": items}
+
+
 @dataclass(frozen=True, kw_only=True)
 class GridConfig(Section):
     """The ``grid`` section: the six named axes, then the extra (dotted) axes in config order."""
 
     policy: tuple[str, ...] = held(
         LIST,
-        schema={
-            "description": (
-                "Policies to compare (canonical names or aliases; aliases are "
-                "reported by their canonical name and duplicates removed)."
-            ),
-            "type": "array",
-            "minItems": 1,
-            "maxItems": 1000,
-            "items": {"$ref": "#/$defs/policy_name"},
-        },
+        schema=axis_schema(
+            "Policies to compare (canonical names or aliases; aliases are reported by their "
+            "canonical name and duplicates removed).",
+            {"$ref": "#/$defs/policy_name"},
+            unique=False,
+        ),
     )
     distribution: tuple[str, ...] = held(
         LIST,
-        schema={
-            "description": "Job-size distributions, by their names under distributions.",
-            "type": "array",
-            "minItems": 1,
-            "maxItems": 1000,
-            "uniqueItems": True,
-            "items": {"$ref": "#/$defs/name"},
-        },
+        schema=axis_schema(
+            "Job-size distributions, by their names under distributions.",
+            {"$ref": "#/$defs/name"},
+        ),
     )
     dependence: tuple[str, ...] = held(
         LIST,
         default=("identical",),
-        schema={
-            "description": (
-                "Replica dependences, by their names under dependences, where "
-                "identical and iid always exist. Default [identical]: every replica "
-                "of a job has the same size."
-            ),
-            "type": "array",
-            "minItems": 1,
-            "maxItems": 1000,
-            "uniqueItems": True,
-            "items": {"$ref": "#/$defs/name"},
-        },
+        schema=axis_schema(
+            "Replica dependences, by their names under dependences, where identical and iid "
+            "always exist. Default [identical]: every replica of a job has the same size.",
+            {"$ref": "#/$defs/name"},
+        ),
     )
     r_slow: tuple[Any, ...] = held(
         LIST,
         default=(1.0,),
-        schema={
-            "description": ("Speed of a job in its slow pool, each in (0, 1] (default [1.0], the homogeneous system)."),
-            "type": "array",
-            "minItems": 1,
-            "maxItems": 1000,
-            "uniqueItems": True,
-            "items": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-        },
+        schema=axis_schema(
+            "Speed of a job in its slow pool, each in (0, 1] (default [1.0], the homogeneous system).",
+            {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+        ),
     )
     d: tuple[Any, ...] = held(
         LIST,
         default=(2,),
-        schema={
-            "description": (
-                "Number of replicas (or tasks) for the policies that place d of them "
-                "(uses_d in straggler.policies), each an integer in [1, 10000] "
-                "(default [2]); cells with d > N are left NaN."
-            ),
-            "type": "array",
-            "minItems": 1,
-            "maxItems": 1000,
-            "uniqueItems": True,
-            "items": {"type": "integer", "minimum": 1, "maximum": 10000},
-        },
+        schema=axis_schema(
+            "Number of replicas (or tasks) for the policies that place d of them (uses_d in "
+            "straggler.policies), each an integer in [1, 10000] (default [2]); cells with d > N "
+            "are left NaN.",
+            {"type": "integer", "minimum": 1, "maximum": 10000},
+        ),
     )
     N: tuple[Any, ...] = held(
         LIST,
         default=(10,),
-        schema={
-            "description": (
-                "Number of servers, each an integer in [1, 10000] (default [10]; the "
-                "papers use at most 50). N must be even when some r_slow < 1 (two "
-                "equal pools), unless system.pools is given."
-            ),
-            "type": "array",
-            "minItems": 1,
-            "maxItems": 1000,
-            "uniqueItems": True,
-            "items": {"type": "integer", "minimum": 1, "maximum": 10000},
-        },
+        schema=axis_schema(
+            "Number of servers, each an integer in [1, 10000] (default [10]; the papers use at "
+            "most 50). N must be even when some r_slow < 1 (two equal pools), unless "
+            "system.pools is given.",
+            {"type": "integer", "minimum": 1, "maximum": 10000},
+        ),
     )
     extra: tuple[tuple[str, tuple[Any, ...]], ...] = held(schema=None, default=())
     """``(axis, values)`` of every extra axis (``Rer.tau``, ``types.p1``, ...), in order."""
 
     SCHEMA_EXTRA: ClassVar[dict] = {
         "patternProperties": {
-            "\\.": {
-                "description": (
-                    "An extra axis: the values of one dotted parameter path, each "
-                    "becoming a coordinate of the dataset dimension of that name."
-                ),
-                "type": "array",
-                "minItems": 1,
-                "maxItems": 1000,
-                "uniqueItems": True,
-                "items": {"type": ["number", "string", "boolean"]},
-            },
+            "\\.": axis_schema(
+                "An extra axis: the values of one dotted parameter path, each becoming a "
+                "coordinate of the dataset dimension of that name.",
+                {"type": ["number", "string", "boolean"]},
+            ),
         },
     }
 
@@ -406,7 +375,7 @@ class SystemConfig(Section):
         section=TypesConfig,
         default_factory=TypesConfig,
         schema={
-            "description": ("Job types and what the dispatcher knows about them (every key has a default)."),
+            "description": "Job types and what the dispatcher knows about them (every key has a default).",
         },
     )
 
@@ -529,7 +498,7 @@ class ExecutionConfig(Section):
     cells_per_job: Any = held(
         default="auto",
         schema={
-            "description": ("auto (the default: batches of about target_seconds) or a number of cells per job."),
+            "description": "auto (the default: batches of about target_seconds) or a number of cells per job.",
             "anyOf": [
                 {"const": "auto"},
                 {"type": "integer", "minimum": 1, "maximum": 100000},
@@ -704,7 +673,7 @@ class ResolvedConfig(Section):
         MAPPING,
         default_factory=dict,
         schema={
-            "description": ("Named replica dependences, used by grid.dependence; identical and iid exist by default."),
+            "description": "Named replica dependences, used by grid.dependence; identical and iid exist by default.",
             "type": "object",
             "propertyNames": {"$ref": "#/$defs/name"},
             "additionalProperties": {"$ref": "#/$defs/dependence"},
@@ -722,7 +691,7 @@ class ResolvedConfig(Section):
         LIST,
         default=("analytic", "simulation"),
         schema={
-            "description": ("Which answers to compute in each cell: analytic, simulation or both (the default)."),
+            "description": "Which answers to compute in each cell: analytic, simulation or both (the default).",
             "type": "array",
             "minItems": 1,
             "uniqueItems": True,
