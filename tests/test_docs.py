@@ -8,6 +8,7 @@ import importlib.util
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from doc_pages import run_page
 
@@ -157,3 +158,14 @@ def test_the_running_guide_s_measured_workload_is_the_shipped_study_s():
     from straggler.distributions.data_files import content_digest
 
     assert content_digest(str(ROOT / study["distributions"]["requests"]["file"])).startswith("sha256:")
+    # the quantile table is the trace's own quantiles, to the 0.1 ms it is written in, and
+    # the page's figures are the two laws'
+    from straggler.distributions import from_spec
+
+    trace = from_spec(study["distributions"]["requests"])
+    table = study["distributions"]["requests_p"]["quantiles"]
+    np.testing.assert_allclose(list(table.values()), np.quantile(trace.values, list(table)), atol=0.05 + 1e-9)
+    summary = from_spec(study["distributions"]["requests_p"])
+    scv = [law.second_moment() / law.mean() ** 2 - 1 for law in (summary, trace)]
+    assert f"its scv {scv[0]:.2f} against {scv[1]:.2f}" in section.replace("\n  ", " ")
+    assert f"its mean is {round(100 * (summary.mean() / trace.mean() - 1))} % above" in section.replace("\n  ", " ")

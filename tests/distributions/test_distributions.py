@@ -29,6 +29,7 @@ from straggler.distributions import (
     Hyperexponential,
     Lognormal,
     Pareto,
+    Quantiles,
     ShiftedExponential,
     Uniform,
     Weibull,
@@ -71,6 +72,9 @@ CASES = [
     Lognormal(1.0, 0.3),
     Empirical(TRACE, "duration_ms"),
     Empirical(TRACE, "duration_ms", interpolate=True, scale_to_mean=1.0),
+    Quantiles({0: 0.1, 0.5: 1.0, 0.9: 4.0, 0.99: 12.0, 1: 40.0}),
+    # a flat step (an atom of 0.3 at 2) and a probability written as a string
+    Quantiles({0: 0.0, "0.2": 2.0, 0.5: 2.0, 1: 5.0}, scale_to_mean=1.0),
 ]
 
 
@@ -113,6 +117,8 @@ EXPECTED_TAIL = {
     "Lognormal(mean_value=1.0, cv=0.3)": "neither",
     "Empirical(request_ms.csv, interpolate=False, scale_to_mean=None)": "neither",
     "Empirical(request_ms.csv, interpolate=True, scale_to_mean=1.0)": "neither",
+    "Quantiles(quantiles=((0.0, 0.1), (0.5, 1.0), (0.9, 4.0), (0.99, 12.0), (1.0, 40.0)), scale_to_mean=None)": "neither",
+    "Quantiles(quantiles=((0.0, 0.0), (0.2, 2.0), (0.5, 2.0), (1.0, 5.0)), scale_to_mean=1.0)": "neither",
 }
 # where the shape on the support differs from the shape on x >= 0
 EXPECTED_TAIL_ON_SUPPORT = {
@@ -382,6 +388,7 @@ def test_spec_spelling():
         "discrete": ("values", "p"),
         "lognormal": ("mean", "cv"),
         "empirical": ("file",),
+        "quantiles": ("quantiles",),
     }
     # lists are stored as tuples: hashable
     d = Discrete([1, 2], [0.5, 0.5])

@@ -42,6 +42,7 @@ FAMILIES = [
     D.Uniform(low=0.5, high=2.0),
     D.Discrete(values=(1.0, 2.0, 10.0), p=(0.5, 0.3, 0.2)),
     D.Lognormal(mean_value=1.0, cv=2.0),
+    D.Quantiles({0: 0.1, 0.5: 1.0, 0.9: 4.0, 0.99: 12.0, 1: 40.0}),
 ]
 
 

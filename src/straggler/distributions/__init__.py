@@ -27,6 +27,7 @@ Families (config name, parameters in the config's spelling):
 ``discrete``                ``values, p`` (lists)        :class:`Discrete`
 ``lognormal``               ``mean, cv``                 :class:`Lognormal`
 ``empirical``               ``file`` [``column``, ...]   :class:`Empirical`
+``quantiles``               ``quantiles`` ({p: size})    :class:`Quantiles`
 ==========================  ===========================  ==========================
 
 A parameter called ``mean`` in the config is stored as the field ``mean_value``
@@ -77,6 +78,7 @@ from .codes import (
     HYPEREXPONENTIAL_CODE,
     LOGNORMAL_CODE,
     PARETO_CODE,
+    QUANTILES_CODE,
     SHIFTED_EXPONENTIAL_CODE,
     UNIFORM_CODE,
     WEIBULL_CODE,
@@ -94,6 +96,7 @@ from .families import (
     Hyperexponential,
     Lognormal,
     Pareto,
+    Quantiles,
     ShiftedExponential,
     Uniform,
     Weibull,
@@ -126,6 +129,7 @@ __all__ = [
     "Discrete",
     "Lognormal",
     "Empirical",
+    "Quantiles",
     "FAMILIES",
     "OPTIONAL_PARAMETERS",
     "data_file_digests",
@@ -147,6 +151,7 @@ __all__ = [
     "DISCRETE_CODE",
     "LOGNORMAL_CODE",
     "EMPIRICAL_CODE",
+    "QUANTILES_CODE",
 ]
 
 

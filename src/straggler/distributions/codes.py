@@ -24,4 +24,5 @@ from __future__ import annotations
     DISCRETE_CODE,
     LOGNORMAL_CODE,
     EMPIRICAL_CODE,
-) = range(12)
+    QUANTILES_CODE,
+) = range(13)

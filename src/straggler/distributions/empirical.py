@@ -1,4 +1,5 @@
-"""The law of a measured sample, read from a data file (:mod:`.data_files`).
+"""Laws from measurements: a measured sample read from a data file (:class:`Empirical`,
+:mod:`.data_files`) and a table of quantiles as monitoring prints them (:class:`Quantiles`).
 
 With ``interpolate: false`` each job's size is one of the n values, each with
 probability 1/n: the sample's empirical law, atoms at the values. With
@@ -12,6 +13,11 @@ needs is an exact finite sum over those segments: the moments, the truncated and
 partial moments, and E[min of d copies] = int_0^inf P(X > x)^d dx, whose integrand is a
 polynomial of degree d on each segment. No quadrature: a sample of 10^6 values costs a
 few vector operations. A draw is O(1): one uniform picks an index into the sorted sample.
+
+A table of quantiles {p_0 = 0: x_0, p_1: x_1, ..., p_m = 1: x_m} is the law whose quantile
+function is linear between the points given: uniform on each [x_i, x_(i+1)] with mass
+p_(i+1) - p_i (an atom at x_i when x_(i+1) = x_i). P(X > x) is linear between the x_i, so
+the same sums are exact for it; a draw is a bisection over the table's probabilities.
 """
 
 from __future__ import annotations
@@ -25,12 +31,90 @@ from typing import ClassVar
 import numpy as np
 
 from .base import Distribution, ParameterError, check_d, check_factor, format_value, is_number, scalar_or_array
-from .codes import EMPIRICAL_CODE
+from .codes import EMPIRICAL_CODE, QUANTILES_CODE
 from .data_files import DIGEST_PREFIX, content_digest, sorted_sample
 
 
+class SegmentLaw(Distribution):
+    """A law whose P(X > x) is linear (or constant) between knots: its moments, truncated
+    and partial moments and E[min of d] are exact sums over the segments between them.
+    A subclass gives ``values`` (the sorted knots: the support's ends are the first and
+    the last), ``_segments`` (each segment's ends and P(X > x) just right of its start
+    and just left of its end) and ``_sf_scalar``."""
+
+    @property
+    def values(self) -> np.ndarray:
+        raise NotImplementedError
+
+    @functools.cached_property
+    def _segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def _integral(self, lo: float, hi: float, power: int = 1, weighted: bool = False) -> float:
+        """int_lo^hi P(X > x)^power dx, or int_lo^hi 2 x P(X > x) dx (``weighted``)."""
+        hi = min(hi, float(self.values[-1]))
+        if not hi > lo:
+            return 0.0
+        x0 = float(self.values[0])
+        head_hi = min(hi, x0)  # P(X > x) = 1 below the smallest value
+        head = 0.0
+        if head_hi > lo:
+            head = head_hi * head_hi - lo * lo if weighted else head_hi - lo
+        a, b, sa, sb = self._segments
+        if a.size == 0:
+            return head
+        a2, b2 = np.clip(a, lo, hi), np.clip(b, lo, hi)
+        width = b - a
+        with np.errstate(invalid="ignore", divide="ignore"):
+            slope = np.where(width > 0, (sb - sa) / np.where(width > 0, width, 1.0), 0.0)
+        s1, s2, w = sa + slope * (a2 - a), sa + slope * (b2 - a), b2 - a2
+        if weighted:  # Simpson's rule is exact for 2 x S(x), a polynomial of degree 2
+            mid = 0.5 * (a2 + b2)
+            terms = w / 6.0 * (2 * a2 * s1 + 8 * mid * (0.5 * (s1 + s2)) + 2 * b2 * s2)
+        else:  # the mean of S^p over a segment where S is linear: sum_k s1^k s2^(p-k) / (p + 1)
+            acc = np.zeros_like(s1)
+            for k in range(power + 1):
+                acc += s1**k * s2 ** (power - k)
+            terms = w * acc / (power + 1)
+        return head + math.fsum(terms)
+
+    def mean(self) -> float:
+        return self._integral(0.0, math.inf)
+
+    def second_moment(self) -> float:
+        return self._integral(0.0, math.inf, weighted=True)
+
+    def support(self) -> tuple[float, float]:
+        return (float(self.values[0]), float(self.values[-1]))
+
+    # -- closed forms (exact finite sums) -----------------------------------------
+    def mean_min(self, t: float) -> float:
+        return self._integral(0.0, max(t, 0.0))
+
+    def second_moment_min(self, t: float) -> float:
+        return self._integral(0.0, max(t, 0.0), weighted=True)
+
+    def partial_mean(self, c: float) -> float:
+        c = max(float(c), 0.0)
+        if math.isinf(c):
+            return 0.0
+        return c * self._sf_scalar(c) + self._integral(c, math.inf)
+
+    def partial_second_moment(self, c: float) -> float:
+        c = max(float(c), 0.0)
+        if math.isinf(c):
+            return 0.0
+        return c * c * self._sf_scalar(c) + self._integral(c, math.inf, weighted=True)
+
+    def mean_min_of(self, d: int) -> float:
+        return self._integral(0.0, math.inf, power=check_d(d))
+
+    def tail_class(self, on_support: bool = False) -> str:
+        return "log-concave" if self.support()[0] == self.support()[1] else "neither"
+
+
 @dataclass(frozen=True)
-class Empirical(Distribution):
+class Empirical(SegmentLaw):
     """X drawn from the values of column ``column`` of ``file`` (see the module)."""
 
     file: str
@@ -126,34 +210,6 @@ class Empirical(Distribution):
         ends (just right of a, just left of b): P(X > x) is linear on each."""
         return _segments(self.values, self.interpolate)
 
-    def _integral(self, lo: float, hi: float, power: int = 1, weighted: bool = False) -> float:
-        """int_lo^hi P(X > x)^power dx, or int_lo^hi 2 x P(X > x) dx (``weighted``)."""
-        hi = min(hi, float(self.values[-1]))
-        if not hi > lo:
-            return 0.0
-        x0 = float(self.values[0])
-        head_hi = min(hi, x0)  # P(X > x) = 1 below the smallest value
-        head = 0.0
-        if head_hi > lo:
-            head = head_hi * head_hi - lo * lo if weighted else head_hi - lo
-        a, b, sa, sb = self._segments
-        if a.size == 0:
-            return head
-        a2, b2 = np.clip(a, lo, hi), np.clip(b, lo, hi)
-        width = b - a
-        with np.errstate(invalid="ignore", divide="ignore"):
-            slope = np.where(width > 0, (sb - sa) / np.where(width > 0, width, 1.0), 0.0)
-        s1, s2, w = sa + slope * (a2 - a), sa + slope * (b2 - a), b2 - a2
-        if weighted:  # Simpson's rule is exact for 2 x S(x), a polynomial of degree 2
-            mid = 0.5 * (a2 + b2)
-            terms = w / 6.0 * (2 * a2 * s1 + 8 * mid * (0.5 * (s1 + s2)) + 2 * b2 * s2)
-        else:  # the mean of S^p over a segment where S is linear: sum_k s1^k s2^(p-k) / (p + 1)
-            acc = np.zeros_like(s1)
-            for k in range(power + 1):
-                acc += s1**k * s2 ** (power - k)
-            terms = w * acc / (power + 1)
-        return head + math.fsum(terms)
-
     # -- what every family defines ----------------------------------------------
     def sf(self, x):
         x = np.asarray(x, dtype=float)
@@ -204,12 +260,6 @@ class Empirical(Distribution):
         # interpolated, P(X > x) has a kink at every distinct value
         return tuple(np.unique(self.values).tolist()) if self.interpolate else self.atoms()
 
-    def mean(self) -> float:
-        return self._integral(0.0, math.inf)
-
-    def second_moment(self) -> float:
-        return self._integral(0.0, math.inf, weighted=True)
-
     def scaled(self, factor: float) -> Empirical:
         return replace(self, scale_to_mean=self.mean() * check_factor(factor))
 
@@ -217,40 +267,203 @@ class Empirical(Distribution):
         # [n, interpolate, x_(1), ..., x_(n)]: a draw indexes the sorted sample in O(1)
         return np.concatenate(([float(self.size), float(self.interpolate)], self.values)).astype(np.float64)
 
-    def support(self) -> tuple[float, float]:
-        return (float(self.values[0]), float(self.values[-1]))
-
-    # -- closed forms (exact finite sums) -----------------------------------------
-    def mean_min(self, t: float) -> float:
-        return self._integral(0.0, max(t, 0.0))
-
-    def second_moment_min(self, t: float) -> float:
-        return self._integral(0.0, max(t, 0.0), weighted=True)
-
-    def partial_mean(self, c: float) -> float:
-        c = max(float(c), 0.0)
-        if math.isinf(c):
-            return 0.0
-        return c * self._sf_scalar(c) + self._integral(c, math.inf)
-
-    def partial_second_moment(self, c: float) -> float:
-        c = max(float(c), 0.0)
-        if math.isinf(c):
-            return 0.0
-        return c * c * self._sf_scalar(c) + self._integral(c, math.inf, weighted=True)
-
-    def mean_min_of(self, d: int) -> float:
-        return self._integral(0.0, math.inf, power=check_d(d))
-
-    def tail_class(self, on_support: bool = False) -> str:
-        return "log-concave" if self.support()[0] == self.support()[1] else "neither"
-
     # -- config form ------------------------------------------------------------------
     @classmethod
     def resolved_extras(cls, spec: dict) -> dict:
         """What the resolved config adds to the spec: the file's content digest, so that a
         cell's identity changes with the file's content."""
         return {"digest": content_digest(spec["file"])}
+
+
+@dataclass(frozen=True)
+class Quantiles(SegmentLaw):
+    """The law of a quantile table {p: x}, linear between its points (see the module)."""
+
+    quantiles: tuple[tuple[float, float], ...]
+    scale_to_mean: float | None = None
+    family: ClassVar[str] = "quantiles"
+    code: ClassVar[int] = QUANTILES_CODE
+    optional: ClassVar[tuple[str, ...]] = ("scale_to_mean",)
+    schema: ClassVar[dict] = {
+        "quantiles": {
+            "type": "object",
+            "minProperties": 2,
+            "maxProperties": 10000,
+            "additionalProperties": {"type": "number", "minimum": 0},
+            "description": "Probability -> the size at that quantile, e.g. {0: 0.1, 0.5: 1.0, 0.99: 12.0, 1: "
+            "40.0}: the probabilities in [0, 1], 0 and 1 among them; the sizes >= 0, not decreasing as the "
+            "probability grows. The quantile function is linear between the points: the size is uniform "
+            "between two consecutive ones.",
+        },
+    }
+
+    def __post_init__(self):
+        points = _quantile_points(self.quantiles)
+        ps = np.array([p for p, _ in points])
+        xs = np.array([x for _, x in points])
+        base = float(np.sum(np.diff(ps) * 0.5 * (xs[:-1] + xs[1:])))
+        if not base > 0:
+            raise ParameterError("quantiles", f"quantiles must have a positive mean, got {_table(points)}")
+        if self.scale_to_mean is not None:
+            m = self.scale_to_mean
+            if not (is_number(m) and math.isfinite(float(m)) and m > 0):
+                raise ParameterError(
+                    "scale_to_mean", f"scale_to_mean must be a positive finite number, got {format_value(m)}"
+                )
+            object.__setattr__(self, "scale_to_mean", float(m))
+            xs = xs * (float(m) / base)
+        object.__setattr__(self, "quantiles", tuple((float(p), float(x)) for p, x in points))
+        ps.setflags(write=False)
+        xs.setflags(write=False)
+        object.__setattr__(self, "_ps", ps)
+        object.__setattr__(self, "_xs", xs)
+
+    @property
+    def values(self) -> np.ndarray:
+        """The sizes at the table's probabilities, scaled (the knots of P(X > x))."""
+        return self._xs  # type: ignore[attr-defined]
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """The table's probabilities, 0 first and 1 last."""
+        return self._ps  # type: ignore[attr-defined]
+
+    @functools.cached_property
+    def _segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        xs, ps = self.values, self.probabilities
+        return xs[:-1], xs[1:], 1.0 - ps[:-1], 1.0 - ps[1:]
+
+    def sf(self, x):
+        x = np.asarray(x, dtype=float)
+        xs, ps = self.values, self.probabilities
+        j = np.searchsorted(xs, x, side="right") - 1  # the last knot <= x
+        jj = np.clip(j, 0, xs.size - 2)
+        lo, hi = xs[jj], xs[jj + 1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            within = np.where(hi > lo, (x - lo) / np.where(hi > lo, hi - lo, 1.0), 0.0)
+        cdf = ps[jj] + within * (ps[jj + 1] - ps[jj])
+        cdf = np.where(j < 0, 0.0, np.where(j >= xs.size - 1, 1.0, cdf))
+        return scalar_or_array(x, np.clip(1.0 - cdf, 0.0, 1.0))
+
+    def _sf_scalar(self, x: float) -> float:
+        xs, ps = self._listed
+        j = bisect.bisect_right(xs, x) - 1
+        if j < 0:
+            return 1.0
+        if j >= len(xs) - 1:
+            return 0.0
+        lo, hi = xs[j], xs[j + 1]  # lo <= x < hi
+        return 1.0 - (ps[j] + (x - lo) / (hi - lo) * (ps[j + 1] - ps[j]))
+
+    @functools.cached_property
+    def _listed(self) -> tuple[list[float], list[float]]:
+        return self.values.tolist(), self.probabilities.tolist()
+
+    def pdf(self, x):
+        x = np.asarray(x, dtype=float)
+        xs, ps = self.values, self.probabilities
+        j = np.searchsorted(xs, x, side="right") - 1
+        inside = (j >= 0) & (j < xs.size - 1)
+        jj = np.clip(j, 0, xs.size - 2)
+        width = xs[jj + 1] - xs[jj]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(inside & (width > 0), (ps[jj + 1] - ps[jj]) / np.where(width > 0, width, 1.0), 0.0)
+        return scalar_or_array(x, out)
+
+    def point_masses(self) -> tuple[tuple[float, float], ...]:
+        return self._masses
+
+    @functools.cached_property
+    def _masses(self) -> tuple[tuple[float, float], ...]:
+        # a flat step of the table (x_(i+1) = x_i) is an atom of its probability
+        masses: dict[float, float] = {}
+        xs, ps = self._listed
+        for i in range(len(xs) - 1):
+            if xs[i + 1] == xs[i] and ps[i + 1] > ps[i]:
+                masses[xs[i]] = masses.get(xs[i], 0.0) + ps[i + 1] - ps[i]
+        return tuple(sorted(masses.items()))
+
+    def breaks(self) -> tuple[float, ...]:
+        return tuple(np.unique(self.values).tolist())
+
+    def scaled(self, factor: float) -> Quantiles:
+        # the table itself scaled: every size exactly factor times this law's
+        f = check_factor(factor)
+        table = tuple(zip(self.probabilities.tolist(), (self.values * f).tolist()))
+        return replace(self, quantiles=table, scale_to_mean=None)
+
+    def sampler_params(self) -> np.ndarray:
+        # [m, p_0 .. p_(m-1), x_0 .. x_(m-1)]
+        return np.concatenate(([float(self.values.size)], self.probabilities, self.values)).astype(np.float64)
+
+    def config_values(self) -> dict:
+        values: dict = {"quantiles": {_key(p): x for p, x in self.quantiles}}  # as given, before any scaling
+        if self.scale_to_mean is not None:
+            values["scale_to_mean"] = self.scale_to_mean
+        return values
+
+
+def _key(p: float) -> float | int:
+    return int(p) if p in (0.0, 1.0) else p
+
+
+def _table(points) -> str:
+    return "{" + ", ".join(f"{format_value(p)}: {format_value(x)}" for p, x in points) + "}"
+
+
+def _quantile_points(table) -> list[tuple[float, float]]:
+    """The table's (probability, size) points sorted by probability, checked: a mapping
+    (or pairs) of probabilities in [0, 1], 0 and 1 among them, to sizes >= 0 that do not
+    decrease. A probability may be written as a number or a string of one."""
+    pairs = list(table.items()) if isinstance(table, dict) else list(table) if isinstance(table, tuple | list) else None
+    if not pairs or not all(isinstance(pair, tuple | list) and len(pair) == 2 for pair in pairs):
+        raise ParameterError(
+            "quantiles",
+            f"quantiles must map probabilities to sizes, e.g. {{0: 0.1, 0.5: 1, 1: 40}}, got {format_value(table)}",
+        )
+    points: dict[float, float] = {}
+    for key, size in pairs:
+        p = _probability(key)
+        if p is None:
+            raise ParameterError(
+                "quantiles", f"quantiles: {format_value(key)} is not a probability; expected a number in [0, 1]"
+            )
+        if not (is_number(size) and math.isfinite(float(size)) and size >= 0):
+            raise ParameterError(
+                "quantiles",
+                f"quantiles: the size at {format_value(key)} must be a finite number >= 0, got {format_value(size)}",
+            )
+        if p in points:
+            raise ParameterError("quantiles", f"quantiles: probability {format_value(key)} is given twice")
+        points[p] = float(size)
+    missing = [end for end in (0.0, 1.0) if end not in points]
+    if missing:
+        raise ParameterError(
+            "quantiles",
+            f"quantiles must include probabilities 0 and 1 (the smallest and the largest size), "
+            f"missing {' and '.join(str(int(m)) for m in missing)}",
+        )
+    ordered = sorted(points.items())
+    for (p0, x0), (p1, x1) in zip(ordered, ordered[1:]):
+        if x1 < x0:
+            raise ParameterError(
+                "quantiles",
+                f"quantiles must not decrease: the size at {format_value(_key(p1))} ({format_value(x1)}) is "
+                f"below the size at {format_value(_key(p0))} ({format_value(x0)})",
+            )
+    return ordered
+
+
+def _probability(key) -> float | None:
+    if isinstance(key, str):
+        try:
+            key = float(key)
+        except ValueError:
+            return None
+    if not is_number(key):
+        return None
+    p = float(key)
+    return p if 0.0 <= p <= 1.0 else None
 
 
 def _index(v) -> bool:

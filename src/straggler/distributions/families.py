@@ -4,7 +4,8 @@ class by its config name, with its config parameters.
 The classes live by kind: :mod:`.exponential` (exponential, shifted exponential,
 hyperexponential, Erlang), :mod:`.power_law` (Pareto, bounded Pareto),
 :mod:`.weibull_lognormal` (Weibull, lognormal), :mod:`.bounded` (deterministic,
-uniform, discrete) and :mod:`.empirical` (a measured sample read from a file). Each is a frozen dataclass with the closed forms it has; the
+uniform, discrete) and :mod:`.empirical` (a measured sample read from a file, a table of
+quantiles). Each is a frozen dataclass with the closed forms it has; the
 rest is the base class's quadrature.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from .base import Distribution
 from .bounded import Deterministic, Discrete, Uniform
-from .empirical import Empirical
+from .empirical import Empirical, Quantiles
 from .exponential import Erlang, Exponential, Hyperexponential, ShiftedExponential
 from .power_law import BoundedPareto, Pareto
 from .weibull_lognormal import Lognormal, Weibull
@@ -30,6 +31,7 @@ __all__ = [
     "Discrete",
     "Lognormal",
     "Empirical",
+    "Quantiles",
     "FAMILIES",
     "PARAMETERS",
     "OPTIONAL_PARAMETERS",
@@ -50,6 +52,7 @@ FAMILIES: dict[str, type[Distribution]] = {
         Discrete,
         Lognormal,
         Empirical,
+        Quantiles,
     )
 }
 

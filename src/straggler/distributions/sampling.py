@@ -23,6 +23,7 @@ from .codes import (
     HYPEREXPONENTIAL_CODE,
     LOGNORMAL_CODE,
     PARETO_CODE,
+    QUANTILES_CODE,
     SHIFTED_EXPONENTIAL_CODE,
     UNIFORM_CODE,
     WEIBULL_CODE,
@@ -128,6 +129,25 @@ def draw_empirical(params, rng):  # [n, interpolate, x_(1), ..., x_(n)]
 
 
 @kernel(inline="always")
+def draw_quantiles(params, rng):  # [m, p_0 .. p_(m-1), x_0 .. x_(m-1)], p_0 = 0, p_(m-1) = 1
+    # the quantile function, linear between the table's points: a bisection for the
+    # segment p_i <= u < p_(i+1), then its line
+    m = int(params[0])
+    u = rng.random()
+    lo = 0
+    hi = m - 1
+    while hi - lo > 1:
+        mid = (lo + hi) >> 1
+        if params[1 + mid] <= u:
+            lo = mid
+        else:
+            hi = mid
+    p0 = params[1 + lo]
+    x0 = params[1 + m + lo]
+    return x0 + (u - p0) / (params[2 + lo] - p0) * (params[2 + m + lo] - x0)
+
+
+@kernel(inline="always")
 def draw_lognormal(params, rng):  # [mu, sigma]
     return np.exp(params[0] + params[1] * rng.standard_normal())
 
@@ -163,6 +183,8 @@ def sample(code, params, rng):
         return draw_lognormal(params, rng)
     elif code == EMPIRICAL_CODE:
         return draw_empirical(params, rng)
+    elif code == QUANTILES_CODE:
+        return draw_quantiles(params, rng)
     raise ValueError("unknown distribution code")
 
 

@@ -55,6 +55,7 @@ from ..distributions.sampling import (
     draw_exponential,
     draw_hyperexponential,
     draw_pareto,
+    draw_quantiles,
     draw_shifted_exponential,
     draw_uniform,
     draw_weibull,
@@ -161,6 +162,9 @@ def refill_family(code, p, rng, buf, pos):
     elif code == D.EMPIRICAL_CODE:
         for i in range(i0, n):
             buf[i] = draw_empirical(p, rng)
+    elif code == D.QUANTILES_CODE:
+        for i in range(i0, n):
+            buf[i] = draw_quantiles(p, rng)
     else:
         for i in range(i0, n):
             buf[i] = _sample(code, p, rng)
