@@ -325,6 +325,7 @@ def test_every_subcommand_has_examples():
     assert set(epilogs()) == {
         "policies",
         "check-config",
+        "fit",
         "schema",
         "cells",
         "evaluate",
@@ -376,7 +377,7 @@ def study_folder(path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("command", ["policies", "check-config", "schema", "cells", "evaluate", "plan", "bench"])
+@pytest.mark.parametrize("command", ["policies", "check-config", "fit", "schema", "cells", "evaluate", "plan", "bench"])
 def test_the_examples_run(tmp_path, command):
     """The examples that need no results, in a folder holding config/."""
     run_examples(examples(command), study_folder(tmp_path))

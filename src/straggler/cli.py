@@ -166,6 +166,88 @@ def _schema(args) -> int:
     return 0
 
 
+def _fit(args) -> int:
+    import yaml
+
+    from .distributions import ParameterError
+    from .distributions.data_files import sorted_sample
+    from .distributions.fitting import describe, fit_families
+
+    column = int(args.column) if args.column is not None and args.column.isdigit() else args.column
+    try:
+        xs = sorted_sample(args.file, column)
+    except ParameterError as err:
+        raise _Failure(str(err)) from None
+    summary = describe(xs)
+    fits = fit_families(xs)
+    print(fit_report(args.file, column, summary, fits), end="")
+    snippet = fit_snippet(args.file, column, [f for f in fits if f.law is not None][: args.keep])
+    if args.output:
+        from .files import write_text
+
+        write_text(args.output, snippet)
+        print(f"# the study-file snippet: {args.output}")
+    else:
+        print()
+        print(snippet, end="")
+    yaml.safe_load(snippet)  # what it printed is YAML
+    return 0
+
+
+def fit_report(file: str, column, summary, fits) -> str:
+    """``straggler fit``'s table: the sample, then every family's fit, best first."""
+    from .config.errors import format_value
+
+    where = f"{file}" + (f", column {column}" if column is not None else "")
+    q = summary.quantiles
+    lines = [
+        f"{where}: {summary.n} values",
+        f"  mean {summary.mean:.4g}, scv {summary.scv:.3g}; min {summary.minimum:.4g}, "
+        + ", ".join(f"p{100 * p:g} {v:.4g}" for p, v in q.items())
+        + f", max {summary.maximum:.4g}",
+        f"  tail: Hill estimate of the tail index {summary.hill_alpha:.3g} from the largest "
+        f"{summary.hill_k} values (P(X > x) ~ x^-alpha; alpha < 2: infinite variance)",
+        "",
+        f"  {'family':<20}{'KS':>8}{'W1':>10}  parameters",
+    ]
+    for f in fits:
+        if f.law is None:
+            lines.append(f"  {f.family:<20}{'-':>8}{'-':>10}  not fitted: {f.why_not}")
+            continue
+        params = ", ".join(f"{k} {format_value(_rounded(v))}" for k, v in f.law.config_values().items())
+        lines.append(f"  {f.family:<20}{f.ks:>8.4f}{f.wasserstein:>10.4g}  {params}")
+    lines.append("  (KS: the largest gap between the distribution functions; W1: the area between them)")
+    return "\n".join(lines) + "\n"
+
+
+def _rounded(value):
+    """A parameter to 6 significant digits (lists element by element)."""
+    if isinstance(value, list | tuple):
+        return [_rounded(v) for v in value]
+    return float(f"{value:.6g}") if isinstance(value, float) else value
+
+
+def fit_snippet(file: str, column, fits) -> str:
+    """A study-file snippet: the trace and the closest fits side by side on the
+    distribution axis."""
+    import yaml
+
+    trace = {"family": "empirical", "file": file, **({"column": column} if column is not None else {})}
+    laws = {"trace": trace}
+    for f in fits:
+        laws[f"fit_{f.family}"] = {"family": f.law.family, **_rounded_spec(f.law.config_values())}
+    text = yaml.safe_dump({"grid": {"distribution": list(laws)}, "distributions": laws}, sort_keys=False)
+    head = (
+        "# The trace beside its closest parametric fits (parameters to 6 significant digits):\n"
+        "# merge into a study file: its grid then compares the policies on each of these laws.\n"
+    )
+    return head + text
+
+
+def _rounded_spec(values: dict) -> dict:
+    return {k: _rounded(v) for k, v in values.items()}
+
+
 def _cells(args) -> int:
     from .grid import build_grid
 
@@ -380,6 +462,17 @@ def _study_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     )
     p.add_argument("file", help="a study file, e.g. config/config.yaml")
     p.set_defaults(func=_check_config)
+    p = command(
+        "fit",
+        "describe a file of measured job sizes and fit the parametric families to it, with their distances",
+        "straggler fit config/data/requests_ms.csv --column duration_ms",
+        "straggler fit config/data/requests_ms.csv --column duration_ms -o fits.yaml",
+    )
+    p.add_argument("file", help="a file of sizes: .csv/.tsv with a header, .npy or one value a line (.gz too)")
+    p.add_argument("--column", help="the column that holds the sizes: its header or its index from 0")
+    p.add_argument("--keep", type=_positive_int, default=2, help="fits put beside the trace in the snippet")
+    p.add_argument("-o", "--output", help="write the study-file snippet here instead of printing it")
+    p.set_defaults(func=_fit)
     p = command(
         "schema",
         "print the JSON schema of a study file (YAML): every key, its default and what it allows",
