@@ -468,3 +468,40 @@ def test_the_git_commit_names_the_package_checkout_from_any_working_directory(tm
         pytest.skip("the tests do not run from a git checkout")
     monkeypatch.chdir(tmp_path)
     assert git_commit().removesuffix("-dirty") == head.stdout.strip()
+
+
+# ---------------------------------------------------------------- a measured trace
+
+
+def test_the_trace_a_study_read_is_archived_and_verified(tmp_path, capsys, quiet_tmp):
+    """A study whose law is read from a file: the archive holds the file, the manifest says
+    which law it is and the digest the study ran with, verify checks both; a trace changed
+    since the run is refused, and so is a forged one, even with its manifest entry."""
+    trace = tmp_path / "trace.txt"
+    trace.write_text("".join(f"{v}\n" for v in (0.2, 0.5, 0.9, 1.4, 2.0, 3.5)))
+    config = dict(MINI, study="mini-trace", distributions={"exp": {"family": "empirical", "file": str(trace)}})
+    root = build_results(tmp_path / "results", config)
+    out = archive.create("mini-trace", results_root=root, project_root=ROOT, output=tmp_path / "t.tar.gz")
+    manifest = json.loads(members(out)[0][1])
+    member = f"mini-trace/data/exp/{trace.name}"
+    assert manifest["data_files"]["exp"] == {
+        "law": "exp",
+        "path": str(trace),
+        "digest": "sha256:" + hashlib.sha256(trace.read_bytes()).hexdigest(),
+        "member": member,
+    }
+    assert dict((i.name, d) for i, d in members(out))[member] == trace.read_bytes()
+    moved = trace.rename(tmp_path / "elsewhere.txt")  # verified from the archive's copy alone
+    assert main(["verify", str(out), "--rerun", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "1 data file(s) of the study's laws, each the content it ran with" in printed
+    assert printed.splitlines()[-1] == "OK"
+    moved.rename(trace)
+
+    forged = edited(out, tmp_path, member, lambda data: data.replace(b"3.5", b"9.5"))
+    assert main(["verify", str(forged)]) == 1
+    assert f"the data file of law 'exp' ({member}) is not the content the study ran with" in capsys.readouterr().out
+
+    trace.write_text("1\n2\n")  # the same path, another content
+    with pytest.raises(archive.ArchiveError, match=r"trace\.txt' has changed: its content is sha256:"):
+        archive.create("mini-trace", results_root=root, project_root=ROOT, output=tmp_path / "u.tar.gz")

@@ -196,16 +196,43 @@ def create(
     members = {f"{study}/results/{rel}": path.read_bytes() for rel, path in files.items()}
     root = Path(project_root)
     members.update({f"{study}/project/{p.relative_to(root).as_posix()}": p.read_bytes() for p in _project_files(root)})
+    traces = _trace_members(study, results / "config.yaml", root)
+    members.update({member: data for member, (_, data) in traces.items()})
     manifest = {
         "format": FORMAT,
         "study": study,
         "provenance": _global_attributes(files[f"{study}.nc"]),
         "packages": _installed_packages(),
         "files": {name: {"sha256": _sha256(data), "size": len(data)} for name, data in sorted(members.items())},
+        "data_files": {entry["law"]: {**entry, "member": member} for member, (entry, _) in sorted(traces.items())},
     }
     members[f"{study}/{MANIFEST}"] = (json.dumps(manifest, indent=1, sort_keys=True) + "\n").encode()
     _write_tar(output, members)
     return output
+
+
+def _trace_members(study: str, config: Path, root: Path) -> dict[str, tuple[dict, bytes]]:
+    """The data files the study's laws were read from (a measured trace), as archive
+    members ``<study>/data/<law>/<file name>`` -> (what the manifest says of it, its
+    bytes); refused when a file is gone or its content is not the one the study ran with."""
+    from .distributions.data_files import DIGEST_PREFIX
+    from .provenance import data_file_entries
+
+    out = {}
+    for law, path, digest, _ in data_file_entries(ResolvedConfig.from_yaml(config.read_text())):
+        where = Path(path) if Path(path).is_absolute() else root / path
+        if not where.is_file():
+            raise ArchiveError(
+                f"the data file of law {law!r}, {path}, is missing: the archive would not hold its trace"
+            )
+        data = where.read_bytes()
+        if DIGEST_PREFIX + _sha256(data) != digest:
+            raise ArchiveError(
+                f"the data file of law {law!r}, {path}, has changed since the study ran (its content is not "
+                f"{digest}); rerun the study ({_rerun_hint(study)})"
+            )
+        out[f"{study}/data/{law}/{Path(path).name}"] = ({"law": law, "path": path, "digest": digest}, data)
+    return out
 
 
 def _write_tar(output: Path, members: dict[str, bytes]) -> None:
@@ -289,7 +316,7 @@ def prove_result_set(study: str, files: Mapping[str, Path]) -> str:
     for name in ("config.yaml", f"{study}.nc"):
         if name not in files:
             raise ArchiveError(f"the result set has no {name}")
-    resolved = _archived_config(files["config.yaml"])
+    resolved = _archived_config(files["config.yaml"], _trace_copies(files))
     grid = _reading("config.yaml", build_grid, resolved)
     with tempfile.TemporaryDirectory(prefix="straggler-rebuild-") as tmp:
         # a private copy: netCDF4 crashes (HDF5 shares the open file) reading strings
@@ -297,22 +324,42 @@ def prove_result_set(study: str, files: Mapping[str, Path]) -> str:
         dataset = Path(shutil.copyfile(files[f"{study}.nc"], Path(tmp) / "archived.nc"))
         code = str(_reading(f"{study}.nc", _global_attributes, dataset).get("source_hash", "?"))
         cells = _cell_files(files, resolved, grid, code)
-        rebuilt = _rebuild(resolved, grid, cells, Path(tmp) / "rebuilt.nc")
+        rebuilt = _rebuild(resolved, grid, cells, Path(tmp) / "rebuilt.nc", _trace_copies(files))
         diffs = _reading(f"{study}.nc", _differences, dataset, rebuilt)
     if diffs:
         raise ArchiveError(f"{study}.nc is not the aggregate of its cells: it differs in {_few(diffs, 5)}")
     return f"{study}.nc is the aggregate of its {len(cells)} cells, rebuilt and compared bit for bit"
 
 
-def _archived_config(path: Path) -> ResolvedConfig:
+def _trace_copies(files: Mapping[str, Path]) -> dict[str, Path]:
+    """Law name -> the local copy of the trace it is read from (``data/<law>/<file>``)."""
+    return {rel.split("/")[1]: path for rel, path in files.items() if rel.startswith("data/")}
+
+
+def _on_copies(resolved: ResolvedConfig, traces: Mapping[str, Path]) -> ResolvedConfig:
+    """``resolved`` with each law read from a data file read from the archive's copy (the
+    same content: its digest is checked when the law is built)."""
+    from dataclasses import replace
+
+    if not traces:
+        return resolved
+    laws = {k: dict(v, file=str(traces[k])) if k in traces else v for k, v in resolved.distributions.items()}
+    return replace(resolved, distributions=laws)
+
+
+def _archived_config(path: Path, traces: Mapping[str, Path] | None = None) -> ResolvedConfig:
     """The resolved config as the pipeline used it (it is not resolved again: that would
-    rename a paper-scale study), after checking that it is one."""
+    rename a paper-scale study), after checking that it is one; a law read from a file is
+    checked on the archive's copy of it (``traces``: law -> copy), wherever the original is."""
     from .config import resolve_config
 
     resolved = _reading("config.yaml", lambda: yaml.safe_load(path.read_text()))
     # a resolved config says which scale it was resolved at, but holds no scales any more:
     # it is checked as the config of its own (only) scale
     checked = {k: v for k, v in resolved.items() if k != "scale"} if isinstance(resolved, dict) else resolved
+    if traces and isinstance(checked, dict) and isinstance(checked.get("distributions"), dict):
+        laws = {k: dict(v, file=str(traces[k])) if k in traces else v for k, v in checked["distributions"].items()}
+        checked = dict(checked, distributions=laws)
     _reading("config.yaml is not a valid config", resolve_config, checked)
     return _reading("config.yaml", ResolvedConfig.from_dict, resolved)
 
@@ -338,10 +385,13 @@ def _cell_files(files: Mapping[str, Path], resolved: ResolvedConfig, grid, code:
     return {cid: (rel, files[rel]) for rel, cid in expected.items()}
 
 
-def _rebuild(resolved: ResolvedConfig, grid, cells: dict[str, tuple[str, Path]], out: Path) -> Path:
+def _rebuild(
+    resolved: ResolvedConfig, grid, cells: dict[str, tuple[str, Path]], out: Path, traces: Mapping[str, Path]
+) -> Path:
     """The study dataset from ``cells``, as :func:`straggler.pipeline.aggregate`
     makes and writes it (cells keyed by the id they hold, the config recorded without
-    the keys that never change a number), written to ``out``."""
+    the keys that never change a number), written to ``out`` (``traces``: the archive's
+    copies of the laws' data files)."""
     from .config import dump_config
     from .dataset import aggregate, read_cell, write_netcdf
     from .grid import result_config
@@ -354,7 +404,8 @@ def _rebuild(resolved: ResolvedConfig, grid, cells: dict[str, tuple[str, Path]],
             raise ArchiveError(f"{rel} holds the cell {record.attrs.get('cell_id')!r}, not {cid!r}")
         records[cid] = record
     recorded = dump_config(result_config(resolved))
-    study = _reading("the cells", aggregate, grid, records, provenance(ResolvedConfig.from_yaml(recorded), recorded))
+    attrs = provenance(ResolvedConfig.from_yaml(recorded), recorded, traces)
+    study = _reading("the cells", aggregate, grid, records, attrs)
     write_netcdf(study, out)
     return out
 
@@ -429,6 +480,10 @@ def verify(path, rerun: int = 0, verdict: Verdict | None = None) -> Verdict:
         manifest, results = _check_members(path, Path(tmp), verdict)
         if not verdict.ok:
             verdict.note("the result set is not rebuilt: the archive does not match its manifest")
+            return verdict
+        _check_traces(manifest, results, verdict)
+        if not verdict.ok:
+            verdict.note("the result set is not rebuilt: its laws' data files are not the ones it ran with")
             return verdict
         try:
             verdict.note(prove_result_set(manifest["study"], results))
@@ -511,7 +566,9 @@ def _unread(info: tarfile.TarInfo, entry: dict | None) -> tuple[str, str] | None
 
 def _needed(name: str, study: str) -> str | None:
     """The result-relative name of a member a result-set proof reads (the config, the
-    dataset, a cell), else None."""
+    dataset, a cell), or ``data/<law>/<file>`` for a trace a law is read from, else None."""
+    if name.startswith(f"{study}/data/") and name.count("/") == 3:
+        return name[len(study) + 1 :]
     prefix = f"{study}/results/"
     rel = name[len(prefix) :] if name.startswith(prefix) else ""
     return rel if rel in ("config.yaml", f"{study}.nc") or _is_cell(rel) else None
@@ -546,6 +603,30 @@ def _read_manifest(tar: tarfile.TarFile) -> dict:
         return _parsed_manifest(tar.extractfile(info).read(), study)
     except ArchiveError as err:
         raise ArchiveError(f"malformed {info.name}: {err}") from None
+
+
+def _check_traces(manifest: dict, results: Mapping[str, Path], verdict: Verdict) -> None:
+    """Every data file the archived config's laws were read from is in the archive, with
+    the content digest the study ran with (its member matched the manifest already)."""
+    from .provenance import data_file_entries
+
+    if "config.yaml" not in results:
+        return  # the result-set proof says so
+    packed = manifest.get("data_files", {})
+    if not isinstance(packed, dict):
+        verdict.fail("'data_files' of the manifest is not a mapping")
+        return
+    used = data_file_entries(ResolvedConfig.from_yaml(results["config.yaml"].read_text()))
+    for law, path, digest, _ in used:
+        entry = packed.get(law)
+        member = entry.get("member") if isinstance(entry, dict) else None
+        listed = manifest["files"].get(member) if isinstance(member, str) else None
+        if listed is None:
+            verdict.fail(f"the data file of law {law!r} ({path}) is not in the archive")
+        elif entry.get("digest") != digest or "sha256:" + listed["sha256"] != digest:
+            verdict.fail(f"the data file of law {law!r} ({member}) is not the content the study ran with ({digest})")
+    if used:
+        verdict.note(f"{len(used)} data file(s) of the study's laws, each the content it ran with")
 
 
 def _parsed_manifest(data: bytes, study: str) -> dict:
@@ -605,7 +686,7 @@ def _rerun(manifest: dict, results: dict[str, Path], count: int, verdict: Verdic
             f"run's ({archived}): a difference below may come from that"
         )
     # the config as the pipeline evaluated it (straggler.pipeline.evaluate_batch)
-    resolved = ResolvedConfig.from_yaml(results["config.yaml"].read_text())
+    resolved = _on_copies(ResolvedConfig.from_yaml(results["config.yaml"].read_text()), _trace_copies(results))
     cells = sorted(rel for rel in results if _is_cell(rel))
     # K cells spread evenly over the sorted ids: deterministic, and covering the grid
     picks = sorted({cells[int(i)] for i in np.linspace(0, len(cells) - 1, min(count, len(cells)))})

@@ -45,6 +45,7 @@ warm-up call before timing).
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json as _json
 import math
 import platform
@@ -83,6 +84,13 @@ GOALS: dict[str, float] = {"fast_coc_d2_n50": 1000.0, "event_coc_d2_n50": 250.0,
 BARE = "bare_coc_d2_n50"
 """The fast path's model as a bare loop (:mod:`straggler.simulation.bare`), run with
 ``fast_coc_d2_n50`` and as many jobs."""
+EMPIRICAL_SAMPLE = 10_000
+"""The empirical-size workloads draw from a sample of this many exponential(1) values
+(seed 0), written to a temporary file: the same law as their exponential twins but for
+the sampling, so the two throughputs compare the samplers."""
+EMPIRICAL_SHARE_GOAL = 0.8
+"""Each engine's throughput on CoC d = 2, N = 50 with empirical sizes should be at least
+this share of its throughput with exponential sizes in the same run."""
 BARE_SHARE_GOAL = 0.7
 """The fast path's throughput on CoC d = 2, N = 50 should be at least this share of the
 bare loop's in the same run (the rest is what its statistics and streams cost)."""
@@ -126,7 +134,9 @@ class Workload:
     load: float | None = None
     """None: :func:`stable_load`."""
     group: str = "policies"
-    """``policies``, ``N`` or ``d`` (the scaling rows), ``PS bound`` or ``M/M/1``."""
+    """``policies``, ``N`` or ``d`` (the scaling rows), ``PS bound``, ``sizes`` or ``M/M/1``."""
+    sizes: str = "exponential"
+    """``exponential`` (mean 1) or ``empirical`` (:func:`empirical_sizes`)."""
 
     def model(self, load: float):
         from .policies import POLICIES
@@ -136,12 +146,33 @@ class Workload:
             self.policy,
             self.N,
             [load],
+            size=empirical_sizes() if self.sizes == "empirical" else None,
             d=self.d,
             params=self.params,
             two_pools=self.N > 1 and not POLICIES[self.policy].uses_d,
             discipline=self.discipline,
             queueing=self.queueing,
         )
+
+
+@functools.cache
+def empirical_sizes():
+    """The empirical law of :data:`EMPIRICAL_SAMPLE` exponential(1) draws (seed 0), read
+    from a .npy file written once per process to a temporary folder."""
+    import atexit
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from .distributions import Empirical
+
+    folder = Path(tempfile.mkdtemp(prefix="straggler-bench-"))
+    atexit.register(shutil.rmtree, folder, True)
+    path = folder / "sizes.npy"
+    np.save(path, np.random.default_rng(0).exponential(1.0, EMPIRICAL_SAMPLE))
+    return Empirical(str(path), scale_to_mean=1.0)
 
 
 def stable_load(model) -> float:
@@ -190,12 +221,12 @@ def workloads(quick: bool = False) -> list[Workload]:
     for engine, (discipline, queueing), prefix, _ in _settings():
         jobs = _timed_jobs(engine) // f
 
-        def add(policy, N, d, group="policies", params=None, variant="", n_jobs=jobs):
+        def add(policy, N, d, group="policies", params=None, variant="", n_jobs=jobs, sizes="exponential", load=None):
             spec = POLICIES[policy]
             name = _name(prefix, policy, N, d, variant)
             n_jobs *= HEADLINE_FACTOR if name in GOALS else 1
             p = _params(spec) if params is None else params
-            out.append(Workload(name, engine.name, discipline, queueing, policy, N, d, n_jobs, p, None, group))
+            out.append(Workload(name, engine.name, discipline, queueing, policy, N, d, n_jobs, p, load, group, sizes))
 
         simulated = [n for n, s in POLICIES.items() if engine.simulates(s, (discipline, queueing))]
         for policy in simulated:
@@ -205,6 +236,10 @@ def workloads(quick: bool = False) -> list[Workload]:
                 for value in POLICIES[policy].value_names["ps_bound"]:
                     if value != "none":
                         add(policy, N_POLICY, D, "PS bound", {"ps_bound": value}, value, SLOW_JOBS // f)
+        if coc in simulated and (discipline, queueing) == FCFS_PER_SERVER:
+            # at its exponential twin's load (LOAD: the analysis of the empirical law, which
+            # knows less, would choose a lower one)
+            add(coc, N_POLICY, D, "sizes", variant="empirical", sizes="empirical", load=LOAD)
         if coc in simulated:
             for N in N_SCALING:
                 if N != N_POLICY:
@@ -274,6 +309,7 @@ def measure(w: Workload, repeat: int = 3) -> dict:
         "params": dict(w.params),
         "load": load,
         "group": w.group,
+        "sizes": w.sizes,
         **result,
     }
 
@@ -429,6 +465,7 @@ def run_bench(json: bool = False, quick: bool = False, file=None, only=None) -> 
         bare_share = head["jobs_per_second"] / results[BARE]["jobs_per_second"]
     out = {
         "workloads": {name: {k: _finite(v) for k, v in r.items()} for name, r in results.items()},
+        "empirical_shares": empirical_shares(results),
         "baseline": BASELINE,
         "ratio": None if head is None else head["x_simpy"],
         "goals": goals,
@@ -445,6 +482,25 @@ def run_bench(json: bool = False, quick: bool = False, file=None, only=None) -> 
     else:
         print(table(out), file=file)
     return out
+
+
+def empirical_shares(results: dict) -> dict:
+    """Per engine: its throughput with empirical sizes as a share of its throughput with
+    exponential sizes (CoC d = 2, N = 50, FCFS), against :data:`EMPIRICAL_SHARE_GOAL`."""
+    shares = {}
+    for name, r in results.items():
+        twin = name.replace("_empirical", "")
+        if r.get("sizes") != "empirical" or twin not in results:
+            continue
+        a, b = r["jobs_per_second"], results[twin]["jobs_per_second"]
+        share = None if a is None or b is None else a / b
+        shares[name] = {
+            "of": twin,
+            "share": share,
+            "goal": EMPIRICAL_SHARE_GOAL,
+            "met": (share or 0.0) >= EMPIRICAL_SHARE_GOAL,
+        }
+    return shares
 
 
 def table(out: dict) -> str:
@@ -493,12 +549,19 @@ def table(out: dict) -> str:
             f"the fast path's share of the bare loop (fast_coc_d2_n50 / {BARE}): {value}  "
             f"goal >= {share['goal']}  {'met' if share['met'] else 'not met'}"
         )
+    for name, e in out.get("empirical_shares", {}).items():
+        value = "stopped" if e["share"] is None else f"{e['share']:.2f}"
+        lines.append(
+            f"empirical sizes' share of exponential ({name} / {e['of']}): {value}  "
+            f"goal >= {e['goal']}  {'met' if e['met'] else 'not met'}"
+        )
     lines.append(f"{len(rows)} workloads in {out['seconds']:.0f} s{' (--quick)' if out['quick'] else ''}")
     return "\n".join(lines)
 
 
 _GROUP_TITLES = {
     "PS bound": "PS bound systems, ps_bound lower and upper",
+    "sizes": f"empirical sizes: a sample of {EMPIRICAL_SAMPLE:,} exponential(1) values",
     "N": "scaling with N, d = 2",
     "d": "scaling with d, N = 50",
     "M/M/1": "M/M/1-PS, load 0.7",

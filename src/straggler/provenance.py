@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import platform
 import subprocess
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -19,8 +20,9 @@ from .config.resolved import ResolvedConfig
 from .sources import model_hash
 
 
-def provenance(resolved: ResolvedConfig, config_text: str) -> dict:
-    """Global attributes that make a result set reproducible."""
+def provenance(resolved: ResolvedConfig, config_text: str, traces: Mapping[str, Path] | None = None) -> dict:
+    """Global attributes that make a result set reproducible (``traces``: law name -> where
+    its data file is read from, when not at its path: an archive's copy)."""
     # the installed versions from their metadata: importing numba, scipy and snakemake
     # only to read their __version__ would be most of the aggregate job's start-up
     numba_version, scipy_version, snakemake_version = (_installed(name) for name in ("numba", "scipy", "snakemake"))
@@ -34,7 +36,7 @@ def provenance(resolved: ResolvedConfig, config_text: str) -> dict:
         "common_random_numbers": "true",
         "load_basis": resolved.basis,
         # the measured samples the size laws are read from, by their content
-        "data_files": data_files(resolved),
+        "data_files": data_files(resolved, traces),
         "straggler_version": __version__,
         # the code the numbers depend on (straggler.sources.model_hash)
         "source_hash": model_hash(),
@@ -50,9 +52,9 @@ def provenance(resolved: ResolvedConfig, config_text: str) -> dict:
     }
 
 
-def data_files(resolved: ResolvedConfig) -> str:
-    """The data files the study's laws are read from, ``name: path (digest)`` separated by
-    ``; `` ("" when every law is parametric): what, beside the config, its numbers come from."""
+def data_file_entries(resolved: ResolvedConfig) -> list[tuple[str, str, str, str | int | None]]:
+    """``(law name, path, digest, column)`` of every data file the study's laws are read
+    from (an inline slowdown law of a dependence named ``<dependence>.slowdown``)."""
     from .distributions import FAMILIES
 
     laws = dict(resolved.distributions)
@@ -63,8 +65,21 @@ def data_files(resolved: ResolvedConfig) -> str:
     for name, spec in laws.items():
         key = FAMILIES[spec["family"]].data_file if spec.get("family") in FAMILIES else None
         if key and "digest" in spec:
-            found.append(f"{name}: {spec[key]} ({spec['digest']})")
-    return "; ".join(found)
+            found.append((name, spec[key], spec["digest"], spec.get("column")))
+    return found
+
+
+def data_files(resolved: ResolvedConfig, traces: Mapping[str, Path] | None = None) -> str:
+    """The data files the study's laws are read from, ``name: path (digest, n values)``
+    separated by ``; `` ("" when every law is parametric): what, beside the config, its
+    numbers come from (``traces``: as for :func:`provenance`)."""
+    from .distributions.data_files import read_sample
+
+    where = traces or {}
+    return "; ".join(
+        f"{name}: {path} ({digest}, {read_sample(str(where.get(name, path)), column).size} values)"
+        for name, path, digest, column in data_file_entries(resolved)
+    )
 
 
 def _installed(distribution: str) -> str:

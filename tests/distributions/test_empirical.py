@@ -174,7 +174,7 @@ def test_the_file_content_is_in_the_cell_identity(files, tmp_path):
     # the dataset's provenance names the file by its content
     from straggler.provenance import data_files
 
-    assert data_files(again) == f"trace: {path} ({content_digest(str(path))})"
+    assert data_files(again) == f"trace: {path} ({content_digest(str(path))}, 3 values)"
     # a cell planned before the change refuses the new content rather than mix the two
     with pytest.raises(ParameterError, match="has changed"):
         from_spec(first.distributions["trace"])
