@@ -343,8 +343,28 @@ def _on_copies(resolved: ResolvedConfig, traces: Mapping[str, Path]) -> Resolved
 
     if not traces:
         return resolved
-    laws = {k: dict(v, file=str(traces[k])) if k in traces else v for k, v in resolved.distributions.items()}
-    return replace(resolved, distributions=laws)
+    laws, deps = _laws_on_copies(resolved.distributions, resolved.dependences, traces)
+    return replace(resolved, distributions=laws, dependences=deps)
+
+
+def _laws_on_copies(distributions: Mapping, dependences: Mapping, traces: Mapping[str, Path]) -> tuple[dict, dict]:
+    """The named laws and the dependences with each data file at its copy in ``traces``
+    (keyed as :func:`straggler.provenance.data_file_entries` names the laws: an inline
+    slowdown law ``<dependence>.slowdown``)."""
+    from .distributions import FAMILIES
+
+    def moved(name: str, spec):
+        key = FAMILIES[spec["family"]].data_file if isinstance(spec, dict) and spec.get("family") in FAMILIES else None
+        return dict(spec, **{key: str(traces[name])}) if key and name in traces else spec
+
+    laws = {name: moved(name, spec) for name, spec in distributions.items()}
+    deps = {
+        name: dict(dep, slowdown=moved(f"{name}.slowdown", dep["slowdown"]))
+        if isinstance(dep, dict) and "slowdown" in dep
+        else dep
+        for name, dep in dependences.items()
+    }
+    return laws, deps
 
 
 def _archived_config(path: Path, traces: Mapping[str, Path] | None = None) -> ResolvedConfig:
@@ -357,9 +377,9 @@ def _archived_config(path: Path, traces: Mapping[str, Path] | None = None) -> Re
     # a resolved config says which scale it was resolved at, but holds no scales any more:
     # it is checked as the config of its own (only) scale
     checked = {k: v for k, v in resolved.items() if k != "scale"} if isinstance(resolved, dict) else resolved
-    if traces and isinstance(checked, dict) and isinstance(checked.get("distributions"), dict):
-        laws = {k: dict(v, file=str(traces[k])) if k in traces else v for k, v in checked["distributions"].items()}
-        checked = dict(checked, distributions=laws)
+    if traces and isinstance(checked, dict):
+        laws, deps = _laws_on_copies(checked.get("distributions") or {}, checked.get("dependences") or {}, traces)
+        checked = dict(checked, distributions=laws, dependences=deps)
     _reading("config.yaml is not a valid config", resolve_config, checked)
     return _reading("config.yaml", ResolvedConfig.from_dict, resolved)
 
