@@ -169,3 +169,24 @@ def test_the_running_guide_s_measured_workload_is_the_shipped_study_s():
     scv = [law.second_moment() / law.mean() ** 2 - 1 for law in (summary, trace)]
     assert f"its scv {scv[0]:.2f} against {scv[1]:.2f}" in section.replace("\n  ", " ")
     assert f"its mean is {round(100 * (summary.mean() / trace.mean() - 1))} % above" in section.replace("\n  ", " ")
+
+
+def test_the_workload_guide_s_figures_are_the_trace_s():
+    """The numbers the workload guide's prose reads off the generated `straggler fit`
+    output are the trace's, and its quantile table's mean is the one it states."""
+    import yaml
+
+    from straggler.distributions import from_spec
+    from straggler.distributions.data_files import sorted_sample
+    from straggler.distributions.fitting import describe, fit_families
+
+    page = " ".join((ROOT / "docs" / "guide" / "workload.md").read_text().split())
+    xs = sorted_sample(str(ROOT / "config/data/requests_ms.csv"), "duration_ms")
+    summary, best = describe(xs), fit_families(xs)[0]
+    assert f"The trace's {summary.scv:.3g} is far above" in page
+    assert f"the closest has a KS of {best.ks:.2f}" in page
+    study = yaml.safe_load((ROOT / "config" / "studies" / "measured.yaml").read_text())
+    trace, table = (from_spec(study["distributions"][k]) for k in ("requests", "requests_p"))
+    assert f"has a mean {round(100 * (table.mean() / trace.mean() - 1))} % above" in page
+    line = re.search(r"requests_p: \{.*\}\}", page).group(0)
+    assert yaml.safe_load(line)["requests_p"] == study["distributions"]["requests_p"]

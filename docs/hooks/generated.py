@@ -5,7 +5,8 @@ what :data:`SECTIONS` writes for NAME, from the tables the code itself runs on: 
 policy registry (the glossary), the config schema (the configuration reference), the
 dataset's variable table and the figure catalog (the outputs), the declared layers
 (the architecture), the command's argument parser (the command reference) and the
-bench's own table over a recorded run (contributing). So the
+bench's own table over a recorded run (contributing), and ``straggler fit`` run on the
+shipped trace (the workload guide). So the
 reference cannot drift from the code; a marker with no writer fails the build.
 """
 
@@ -225,6 +226,26 @@ def event_sets() -> str:
     )
 
 
+FIT_EXAMPLE = ("config/data/requests_ms.csv", "duration_ms")
+"""The trace and column of the workload guide's ``straggler fit`` example."""
+
+
+def fit_example() -> str:
+    """``straggler fit`` on the shipped trace, as the command prints it (run at build time)."""
+    from pathlib import Path
+
+    from straggler.cli import main
+
+    root = Path(__file__).resolve().parents[2]
+    file, column = FIT_EXAMPLE
+    out = io.StringIO()
+    with contextlib.chdir(root), contextlib.redirect_stdout(out):
+        status = main(["fit", file, "--column", column])
+    if status != 0:
+        raise RuntimeError(f"straggler fit {file} --column {column} exited with {status}")
+    return "\n".join([f"```text\n$ straggler fit {file} --column {column}", out.getvalue().rstrip(), "```"])
+
+
 SECTIONS: dict[str, Callable[[], str]] = {
     "policies": policies,
     "configuration": configuration,
@@ -234,6 +255,7 @@ SECTIONS: dict[str, Callable[[], str]] = {
     "commands": commands,
     "bench-run": bench_run,
     "event-sets": event_sets,
+    "fit-example": fit_example,
 }
 
 

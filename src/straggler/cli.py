@@ -205,14 +205,15 @@ def fit_report(file: str, column, summary, fits) -> str:
         f"  mean {summary.mean:.4g}, scv {summary.scv:.3g}; min {summary.minimum:.4g}, "
         + ", ".join(f"p{100 * p:g} {v:.4g}" for p, v in q.items())
         + f", max {summary.maximum:.4g}",
-        f"  tail: Hill estimate of the tail index {summary.hill_alpha:.3g} from the largest "
-        f"{summary.hill_k} values (P(X > x) ~ x^-alpha; alpha < 2: infinite variance)",
+        f"  tail index (Hill, largest {summary.hill_k} values) {summary.hill_alpha:.3g}: "
+        "P(X > x) ~ x^-alpha, below 2 infinite variance",
         "",
         f"  {'family':<20}{'KS':>8}{'W1':>10}  parameters",
     ]
     for f in fits:
         if f.law is None:
-            lines.append(f"  {f.family:<20}{'-':>8}{'-':>10}  not fitted: {f.why_not}")
+            why = f.why_not.removeprefix(f"{f.family}: ")
+            lines.append(f"  {f.family:<20}{'-':>8}{'-':>10}  not fitted: {why}")
             continue
         params = ", ".join(f"{k} {format_value(_rounded(v))}" for k, v in f.law.config_values().items())
         lines.append(f"  {f.family:<20}{f.ks:>8.4f}{f.wasserstein:>10.4g}  {params}")
