@@ -50,6 +50,18 @@ class SegmentLaw(Distribution):
     def _segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         raise NotImplementedError
 
+    def _checked_scale_to_mean(self) -> float | None:
+        """The field ``scale_to_mean`` checked and stored as a float (None: not scaled)."""
+        m = self.scale_to_mean  # type: ignore[attr-defined]
+        if m is None:
+            return None
+        if not (is_number(m) and math.isfinite(float(m)) and m > 0):
+            raise ParameterError(
+                "scale_to_mean", f"scale_to_mean must be a positive finite number, got {format_value(m)}"
+            )
+        object.__setattr__(self, "scale_to_mean", float(m))
+        return float(m)
+
     def _integral(self, lo: float, hi: float, power: int = 1, weighted: bool = False) -> float:
         """int_lo^hi P(X > x)^power dx, or int_lo^hi 2 x P(X > x) dx (``weighted``)."""
         hi = min(hi, float(self.values[-1]))
@@ -180,15 +192,8 @@ class Empirical(SegmentLaw):
         base = _segment_mean(raw, self.interpolate)
         if not base > 0:
             raise ParameterError("file", f"file {format_value(self.file)}: every size is 0; expected a positive mean")
-        factor = 1.0
-        if self.scale_to_mean is not None:
-            m = self.scale_to_mean
-            if not (is_number(m) and math.isfinite(float(m)) and m > 0):
-                raise ParameterError(
-                    "scale_to_mean", f"scale_to_mean must be a positive finite number, got {format_value(m)}"
-                )
-            object.__setattr__(self, "scale_to_mean", float(m))
-            factor = float(m) / base
+        target = self._checked_scale_to_mean()
+        factor = 1.0 if target is None else target / base
         xs = raw * factor if factor != 1.0 else raw
         if factor != 1.0:
             xs.setflags(write=False)
@@ -304,14 +309,9 @@ class Quantiles(SegmentLaw):
         base = float(np.sum(np.diff(ps) * 0.5 * (xs[:-1] + xs[1:])))
         if not base > 0:
             raise ParameterError("quantiles", f"quantiles must have a positive mean, got {_table(points)}")
-        if self.scale_to_mean is not None:
-            m = self.scale_to_mean
-            if not (is_number(m) and math.isfinite(float(m)) and m > 0):
-                raise ParameterError(
-                    "scale_to_mean", f"scale_to_mean must be a positive finite number, got {format_value(m)}"
-                )
-            object.__setattr__(self, "scale_to_mean", float(m))
-            xs = xs * (float(m) / base)
+        target = self._checked_scale_to_mean()
+        if target is not None:
+            xs = xs * (target / base)
         object.__setattr__(self, "quantiles", tuple((float(p), float(x)) for p, x in points))
         ps.setflags(write=False)
         xs.setflags(write=False)
