@@ -7,6 +7,7 @@ import numpy as np
 import xarray as xr
 from synthetic import study
 
+from straggler import report
 from straggler.report import SECTIONS, best_at, html, markdown, summary, write_report
 from straggler.winners import recommendations, winners
 
@@ -191,3 +192,28 @@ def test_best_at_a_point_and_off_the_grid():
     assert not ok and "distribution needs a value" in "\n".join(lines)
     lines, ok = best_at(ds, dict(point, load="0.8"))
     assert ok and "undetermined" in "\n".join(lines)  # ZRed undetermined there
+
+
+def test_the_report_says_where_the_size_law_changes_the_answer():
+    """A trace (a law read from a file) beside another law: a sentence per law, and a row
+    for every (setting, load) point where its recommendation is not the trace's; none
+    when no law of the axis is a trace."""
+    ds = study(policies=("ZRed", "CoC"), distributions=("trace", "fit"), dependences=("iid",), r_slow=(1.0,), seed=4)
+    config = {"distributions": {"trace": {"family": "empirical", "file": "t.csv"}, "fit": {"family": "exponential"}}}
+    ds.attrs["config"] = json.dumps(config)  # JSON is YAML
+    rec = recommendations(ds)
+    said, rows = report.law_differences(ds, rec)
+    by_law = rec.set_index(["distribution", "load"])["recommended"]
+    differ = [load for load in ds["load"].values if by_law[("trace", load)] != by_law[("fit", load)]]
+    assert said == [
+        f"On fit the recommendation differs from that on the trace trace at {len(differ)} of 3 (setting, load) points."
+    ]
+    assert len(differ) == 1 and list(rows["load"]) == differ  # seed 4: one point differs
+    assert rows.iloc[0]["on the trace"] == by_law[("trace", differ[0])]
+    text = markdown(ds)
+    assert "## Where the size law changes the answer" in text and said[0] in text
+    ds.attrs["config"] = json.dumps(
+        {"distributions": {"trace": {"family": "exponential"}, "fit": {"family": "exponential"}}}
+    )
+    assert report.law_differences(ds, rec)[0] == []
+    assert "## Where the size law changes the answer" not in markdown(ds)

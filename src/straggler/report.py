@@ -135,6 +135,51 @@ def recommendation_table(ds: xr.Dataset, rec: pd.DataFrame | None = None) -> pd.
     return out
 
 
+def measured_laws(ds: xr.Dataset) -> list[str]:
+    """The laws of the dataset's distribution axis that are read from a data file (a
+    measured trace), by the config the dataset records."""
+    import yaml
+
+    from .distributions import FAMILIES
+
+    if "distribution" not in ds.dims:
+        return []
+    laws = (yaml.safe_load(ds.attrs.get("config", "")) or {}).get("distributions", {})
+    return [
+        str(name)
+        for name in ds["distribution"].values
+        if FAMILIES.get(laws.get(str(name), {}).get("family", "")) is not None
+        and FAMILIES[laws[str(name)]["family"]].data_file
+    ]
+
+
+def law_differences(ds: xr.Dataset, rec: pd.DataFrame) -> tuple[list[str], pd.DataFrame]:
+    """Where the size law changes the answer: for each measured trace of the distribution
+    axis and each other law, a sentence (at how many points the two recommendations
+    differ) and a row for every such point. Empty when there is no trace to compare."""
+    traces = measured_laws(ds)
+    laws = [str(d) for d in ds["distribution"].values] if "distribution" in ds.dims else []
+    if not traces or len(laws) < 2:
+        return [], pd.DataFrame()
+    key = [c for c in _swept(ds) if c != "distribution"] + ["load"]
+    sentences, rows = [], []
+    for trace in traces:
+        base = rec[rec["distribution"] == trace].set_index(key)["recommended"]
+        for law in (name for name in laws if name != trace):
+            other = rec[rec["distribution"] == law].set_index(key)["recommended"]
+            differ = [k for k in base.index if k in other.index and other[k] != base[k]]
+            sentences.append(
+                f"On {law} the recommendation differs from that on the trace {trace} at "
+                f"{len(differ)} of {len(base)} (setting, load) points."
+            )
+            for k in differ:
+                point = dict(zip(key, k if isinstance(k, tuple) else (k,)))
+                rows.append(
+                    {**point, "trace": trace, "on the trace": base[k] or "-", "law": law, "on the law": other[k] or "-"}
+                )
+    return sentences, pd.DataFrame(rows)
+
+
 def criterion_table(ds: xr.Dataset, table: pd.DataFrame, criterion: str) -> pd.DataFrame:
     """The rows of ``winners.csv`` for one criterion, for display (intervals in words)."""
     rows = table[table["criterion"] == criterion]
@@ -374,6 +419,15 @@ def markdown(
         "no other is proven cheaper than). `margin`: how far the runner-up's E[T] interval starts "
         "above the recommendation's best end.",
         "",
+    ]
+    said, differences = law_differences(ds, rec)
+    if said:
+        lines += ["", "## Where the size law changes the answer", ""]
+        lines += [f"- {s}" for s in said]
+        if not differences.empty:
+            lines += ["", _markdown_table(differences)]
+    lines += [
+        "",
         "## Stability: the largest stable load",
         "",
         _markdown_table(criterion_table(ds, table, "stability")),
@@ -442,6 +496,7 @@ def html(
     for name, path in (figures or {}).items():
         figs[figure_section(name)].append({"name": name, "uri": _data_uri(path), "caption": figure_caption(name)})
     simulated = "latency_mean" in ds and bool(np.isfinite(np.asarray(ds["latency_mean"].values, float)).any())
+    said, differences = law_differences(ds, rec)
     context = {
         "study": ds.attrs.get("study", "?"),
         "recommendation": _table_html(recommendation_table(ds, rec), 400),
@@ -459,6 +514,8 @@ def html(
         "config": ds.attrs.get("config", ""),
         "simulated": simulated,
         "frontier": frontier_counts(ds, points),
+        "law_sentences": said,
+        "law_table": _table_html(differences, 200),
     }
     return env.get_template("report.html.j2").render(**context)
 
