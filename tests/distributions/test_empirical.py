@@ -203,6 +203,34 @@ def test_a_measured_workload_is_analysed_and_simulated(tmp_path):
     assert abs(float(ds["latency_mean"].values[0]) - pk) <= half
 
 
+def test_full_replication_on_a_trace_is_one_m_g_1_queue(files):
+    """CoC with d = N and i.i.d. replicas from a trace: every job occupies all N servers
+    at once and leaves at its first copy's end, so the system is one M/G/1 queue whose
+    service time is the minimum of N copies. Pollaczek-Khinchine with that minimum's two
+    moments, summed over all 6^3 triples of the sample (independent of the law's sums),
+    lies within the simulation's interval."""
+    xs = np.array(VALUES)
+    mins = np.array([min(t) for t in itertools.product(xs, repeat=3)])
+    m1, m2 = mins.mean(), (mins**2).mean()
+    cfg = resolve_config(
+        {
+            "study": "full",
+            "grid": {"policy": ["CoC"], "distribution": ["trace"], "dependence": ["iid"], "N": [3], "d": [3]},
+            "load": [0.5],
+            "distributions": {"trace": {"family": "empirical", "file": files["one.txt"]}},
+            "simulation": {"jobs": 40000, "warmup": 4000, "replications": 4},
+        }
+    )
+    (cell,) = build_grid(cfg).cells
+    ds = evaluate_cell(cfg, cell)
+    lam = 0.5 * 3 / xs.mean()  # load = lambda E[X] / N
+    assert lam * m1 < 1
+    pk = m1 + lam * m2 / (2 * (1 - lam * m1))
+    assert float(ds["latency_approx"].values[0]) == pytest.approx(pk, rel=1e-12)
+    half = float(ds["latency_mean_ci"].values[0])
+    assert abs(float(ds["latency_mean"].values[0]) - pk) <= half, (float(ds["latency_mean"].values[0]), pk, half)
+
+
 # ------------------------------------------------------------------- a toy data-backed family
 
 
