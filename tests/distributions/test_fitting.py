@@ -89,6 +89,9 @@ def test_describe_and_the_ranking():
     with_zero = np.concatenate(([0.0], xs))
     reasons = {f.family: f.why_not for f in fit_families(with_zero) if f.law is None}
     assert "sizes > 0" in reasons["lognormal"] and "sizes > 0" in reasons["pareto"]
+    heavy = np.sort(stats.pareto.rvs(0.6, size=5000, random_state=11))
+    (pareto,) = [f for f in fit_families(heavy) if f.family == "pareto"]
+    assert pareto.law is None and "at most 1: a Pareto law this heavy has no mean" in pareto.why_not
 
 
 def test_the_command_prints_the_table_and_a_snippet_a_study_accepts(tmp_path, capsys):

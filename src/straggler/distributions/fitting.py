@@ -130,7 +130,10 @@ def fit_pareto(xs: np.ndarray) -> Pareto:
     total = float(np.sum(np.log(xs / xm)))
     if not total > 0:
         raise ValueError("a Pareto law needs more than one distinct value")
-    return Pareto(xm, xs.size / total)
+    alpha = xs.size / total
+    if not alpha > 1:
+        raise ValueError(f"the maximum-likelihood alpha is {alpha:.3g}, at most 1: a Pareto law this heavy has no mean")
+    return Pareto(xm, alpha)
 
 
 def fit_bounded_pareto(xs: np.ndarray) -> BoundedPareto:
