@@ -184,7 +184,7 @@ def test_the_workload_guide_s_figures_are_the_trace_s():
     xs = sorted_sample(str(ROOT / "config/data/requests_ms.csv"), "duration_ms")
     summary, best = describe(xs), fit_families(xs)[0]
     assert f"The trace's {summary.scv:.3g} is far above" in page
-    assert f"the closest has a KS of {best.ks:.2f}" in page
+    assert f"the closest has a K-S of {best.ks:.2f}" in page
     study = yaml.safe_load((ROOT / "config" / "studies" / "measured.yaml").read_text())
     trace, table = (from_spec(study["distributions"][k]) for k in ("requests", "requests_p"))
     assert f"has a mean {round(100 * (table.mean() / trace.mean() - 1))} % above" in page

@@ -38,6 +38,11 @@ ALLOWED: dict[str, tuple[frozenset[str] | None, str]] = {
         "user-visible figure captions: FJ.k is the example of a swept axis; the oracles named",
     ),
     "config/schema.py": (frozenset({"Rer"}), "user-visible help: Rer.tau is the example of a dotted grid axis"),
+    "config/resolved.py": (
+        frozenset({"Rer", "CoC"}),
+        "the keys' descriptions: Rer.tau is the example of a dotted grid axis; load_basis redundancy is CoC's",
+    ),
+    "config/definitions.py": (frozenset({"Rep", "FRed"}), "the threshold's description: Rep with tau 0 is FRed"),
     "variables.py": (frozenset({"FJ"}), "user-visible description of keep_opt, FJ's chosen tasks"),
 }
 

@@ -208,7 +208,7 @@ def fit_report(file: str, column, summary, fits) -> str:
         f"  tail index (Hill, largest {summary.hill_k} values) {summary.hill_alpha:.3g}: "
         "P(X > x) ~ x^-alpha, below 2 infinite variance",
         "",
-        f"  {'family':<20}{'KS':>8}{'W1':>10}  parameters",
+        f"  {'family':<20}{'K-S':>8}{'W1':>10}  parameters",
     ]
     for f in fits:
         if f.law is None:
@@ -217,7 +217,9 @@ def fit_report(file: str, column, summary, fits) -> str:
             continue
         params = ", ".join(f"{k} {format_value(_rounded(v))}" for k, v in f.law.config_values().items())
         lines.append(f"  {f.family:<20}{f.ks:>8.4f}{f.wasserstein:>10.4g}  {params}")
-    lines.append("  (KS: the largest gap between the distribution functions; W1: the area between them)")
+    lines.append(
+        "  (K-S: Kolmogorov-Smirnov, the largest gap between the distribution functions; W1: the area between them)"
+    )
     return "\n".join(lines) + "\n"
 
 
