@@ -20,6 +20,7 @@ from ..distributions import (
     ShiftedExponential,
     Uniform,
     Weibull,
+    pieces,
 )
 from ..numerics import RELATIVE_1E11, integrate_resolving_start
 
@@ -96,7 +97,9 @@ def order_statistic_moment(X: Distribution, k: int, n: int, m: int = 1) -> float
     exponential's); deterministic; uniform (Beta order statistics); Pareto type I
     (``xm^m n! Gamma(n-k+1-m/alpha) / ((n-k)! Gamma(n+1-m/alpha))``, ``inf`` when
     ``(n-k+1) alpha <= m``); Weibull minima; ``k = 1, m = 1`` through
-    :meth:`Distribution.mean_min_of`. Purely atomic laws: an exact finite sum.
+    :meth:`Distribution.mean_min_of`. Purely atomic laws: an exact finite sum; laws
+    with a piecewise linear quantile function (an interpolated sample, a quantile
+    table): an exact sum over its pieces (:func:`..distributions.pieces.order_statistic_moment`).
     Otherwise ``int_0^inf m x^(m-1) P(X_{k:n} > x) dx`` by adaptive quadrature with
     the numerically stable form
 
@@ -121,6 +124,9 @@ def order_statistic_moment(X: Distribution, k: int, n: int, m: int = 1) -> float
         cdf_y = 1.0 - betainc(n - k + 1, k, sf_after)  # P(X_{k:n} <= v_j)
         mass = np.diff(np.concatenate(([0.0], cdf_y)))
         return float(np.dot(mass, v**m))
+    linear = X.quantile_pieces()
+    if linear is not None:  # a tabulated law: an exact sum over its quantile function's pieces
+        return pieces.order_statistic_moment(linear, k, n, m)
 
     def tail(x: float) -> float:
         s = X._sf_scalar(x)

@@ -52,6 +52,7 @@ import numpy as np
 
 from ..dependence import IID, SX, Dependence, Identical, survival
 from ..distributions import Distribution
+from ..distributions.pieces import integrate_between_breaks
 from ..numerics import RELATIVE_1E10, integrate_split
 
 #: relative gap under which a lower and an upper bound are reported as exact
@@ -130,8 +131,11 @@ def mean_sum_smallest(Y: Distribution, groups, k: int) -> float:
     m_g)``, ``m_g`` independent copies of ``Y >= 0`` scaled by ``c_g >= 0``.
 
     ``sum_{i<=k} Z_(i) = int_0^inf (k - N_t)^+ dt`` with ``N_t = #{s: Z_s <= t}``, a
-    sum of independent binomials ``Bin(m_g, F(t / c_g))``; integrated by adaptive
-    quadrature split at the scaled atoms of ``Y``.
+    sum of independent binomials ``Bin(m_g, F(t / c_g))``. For a tabulated law (a
+    sample, a quantile table, a discrete law: :meth:`Distribution.quantile_pieces`)
+    every F(t / c_g) is linear between the scaled break points, so the integrand is a
+    polynomial of degree sum m_g there, integrated exactly (:mod:`..distributions.pieces`).
+    Otherwise by adaptive quadrature split at the scaled atoms of ``Y``.
     """
     groups = [(float(c), int(m)) for c, m in groups if m > 0]
     total = sum(m for _, m in groups)
@@ -142,8 +146,16 @@ def mean_sum_smallest(Y: Distribution, groups, k: int) -> float:
         return 0.0
     k -= zero
     groups = [(c, m) for c, m in groups if c > 0.0]
-    atoms = [float(v) for v, q in Y.point_masses() if q > 0]
     lo = Y.support()[0]
+    below = k * min(c for c, _ in groups) * lo  # no replica can finish before its scaled lower end
+    start = min(c for c, _ in groups) * lo
+    q = Y.quantile_pieces()
+    if q is not None:
+        knots = np.unique(np.concatenate((q.x0, q.x1)))
+        breaks = np.unique(np.concatenate([c * knots for c, _ in groups] + [[start]]))
+        degree = sum(m for _, m in groups)
+        return below + integrate_between_breaks(lambda t: _shortfall(Y, groups, k, t), breaks[breaks >= start], degree)
+    atoms = [float(v) for v, q in Y.point_masses() if q > 0]
     points = [c * v for c, _ in groups for v in atoms]
     scale = max(c for c, _ in groups) * Y.mean()
 
@@ -160,9 +172,24 @@ def mean_sum_smallest(Y: Distribution, groups, k: int) -> float:
             pmf = np.convolve(pmf, b)[:k]
         return float(np.dot(k - np.arange(k), pmf))
 
-    below = k * min(c for c, _ in groups) * lo  # no replica can finish before its scaled lower end
-    start = min(c for c, _ in groups) * lo
     return below + integrate_split(shortfall, start, math.inf, RELATIVE_1E10, points, scale=scale)
+
+
+def _shortfall(Y: Distribution, groups, k: int, t: np.ndarray) -> np.ndarray:
+    """E[(k - N_t)^+] at each of the times ``t`` (:func:`mean_sum_smallest`), vectorised:
+    the pmf of N_t truncated at k, one binomial convolved in per group."""
+    pmf = np.zeros((t.size, k))
+    pmf[:, 0] = 1.0
+    for c, m in groups:
+        s = np.asarray(Y.sf(t / c), dtype=float)
+        f = 1.0 - s
+        top = min(m, k - 1)
+        binom = np.stack([math.comb(m, j) * f**j * s ** (m - j) for j in range(top + 1)], axis=1)
+        mixed = np.zeros_like(pmf)
+        for j in range(top + 1):
+            mixed[:, j:] += pmf[:, : k - j] * binom[:, j : j + 1]
+        pmf = mixed
+    return pmf @ (k - np.arange(k, dtype=float))
 
 
 def scaled_sum(X: Distribution, dep: Dependence, groups, k: int) -> float:

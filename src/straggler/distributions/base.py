@@ -17,6 +17,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..numerics import RELATIVE_1E11, integrate_resolving_start
+from .pieces import QuantilePieces
 
 # Tolerance on sum(p) == 1 for probability vectors.
 PROBABILITY_SUM_TOLERANCE = 1e-9
@@ -152,6 +153,12 @@ class Distribution(ABC):
         """Where P(X > x) is not smooth, the quadrature's break points: the atoms, and
         the kinks of a law that has them (an interpolated sample's order statistics)."""
         return self.atoms()
+
+    def quantile_pieces(self) -> QuantilePieces | None:
+        """The quantile function as linear pieces (:mod:`.pieces`) when it is piecewise
+        linear: then order statistics and replica sums are exact finite sums. None for
+        the other laws."""
+        return None
 
     # -- derived quantities, generic by quadrature ----------------------------------
     def cdf(self, x):

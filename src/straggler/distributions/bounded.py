@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 from dataclasses import dataclass, replace
@@ -13,6 +14,7 @@ import numpy as np
 from .base import Distribution, check_d, check_factor, format_value, scalar_or_array
 from .codes import DETERMINISTIC_CODE, DISCRETE_CODE, UNIFORM_CODE
 from .parameters import non_negative, positive, probabilities
+from .pieces import QuantilePieces, pieces
 
 
 @dataclass(frozen=True)
@@ -203,15 +205,28 @@ class Discrete(Distribution):
                 masses[v] = masses.get(v, 0.0) + q
         return tuple(sorted(masses.items()))
 
+    @functools.cached_property
+    def _tails(self) -> tuple[np.ndarray, list[float]]:
+        """The distinct values, sorted, and P(X >= v_j) for each, then 0: each tail the
+        correctly rounded sum of its masses (what ``math.fsum`` gives), all of them in
+        O(n), so that P(X > x) is a bisection and the sums below are O(n), not O(n^2)."""
+        pm = self.point_masses()
+        tails = [min(t, 1.0) for t in _exact_suffix_sums([q for _, q in pm])]
+        return np.array([v for v, _ in pm]), tails + [0.0]
+
     def sf(self, x):
         x = np.asarray(x, dtype=float)
-        out = np.zeros_like(x)
-        for v, q in self.point_masses():
-            out = out + q * (x < v)
-        return scalar_or_array(x, np.clip(out, 0.0, 1.0))
+        values, tails = self._tails
+        out = np.asarray(tails)[np.searchsorted(values, x, side="right")]
+        return scalar_or_array(x, out)
 
     def _sf_scalar(self, x: float) -> float:
-        return min(1.0, math.fsum(q for v, q in self.point_masses() if x < v))
+        # the quadratures call this per point: a bisection of a list, no numpy call
+        return self._tails[1][bisect.bisect_right(self._value_list, x)]
+
+    @functools.cached_property
+    def _value_list(self) -> list[float]:
+        return [v for v, _ in self.point_masses()]
 
     def pdf(self, x):
         x = np.asarray(x, dtype=float)
@@ -262,15 +277,35 @@ class Discrete(Distribution):
     def mean_min_of(self, d: int) -> float:
         # int_0^inf P(X > x)^d dx, with P(X > x) = P(X >= v_j) on [v_{j-1}, v_j)
         d = check_d(d)
-        pm = self.point_masses()
         prev = 0.0
         terms = []
-        for j, (v, _) in enumerate(pm):
-            tail = min(math.fsum(q for _, q in pm[j:]), 1.0)  # P(X >= v_j)
+        for v, tail in zip(self._value_list, self._tails[1]):
             terms.append((v - prev) * tail**d)
             prev = v
         return math.fsum(terms)
 
+    def quantile_pieces(self) -> QuantilePieces:
+        # each distinct value an atom: Q(u) = v_j for P(X < v_j) < u <= P(X <= v_j)
+        values, tails = self._tails
+        below = 1.0 - np.asarray(tails)
+        return pieces(below[:-1], below[1:], values, values)
+
     def tail_class(self, on_support: bool = False) -> str:
         # one value is deterministic; with several, log P(X > x) is a staircase
         return "log-concave" if len(self.point_masses()) == 1 else "neither"
+
+
+def _exact_suffix_sums(q: list[float]) -> list[float]:
+    """The sums q[j] + ... + q[n-1] for every j, each correctly rounded (as ``math.fsum``
+    rounds it), in O(n): every float is an integer over a power of 2, so the suffix sums
+    are exact integers over the largest of those powers, and Python divides two integers
+    with correct rounding."""
+    ratios = [float(v).as_integer_ratio() for v in q]
+    den = max((r[1] for r in ratios), default=1)
+    out = [0.0] * len(q)
+    acc = 0
+    for j in range(len(q) - 1, -1, -1):
+        num, d = ratios[j]
+        acc += num * (den // d)
+        out[j] = acc / den
+    return out

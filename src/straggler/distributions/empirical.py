@@ -33,6 +33,7 @@ import numpy as np
 from .base import Distribution, ParameterError, check_d, check_factor, format_value, is_number, scalar_or_array
 from .codes import EMPIRICAL_CODE, QUANTILES_CODE
 from .data_files import DIGEST_PREFIX, content_digest, sorted_sample
+from .pieces import QuantilePieces, pieces
 
 
 class SegmentLaw(Distribution):
@@ -265,6 +266,15 @@ class Empirical(SegmentLaw):
         # interpolated, P(X > x) has a kink at every distinct value
         return tuple(np.unique(self.values).tolist()) if self.interpolate else self.atoms()
 
+    def quantile_pieces(self) -> QuantilePieces:
+        # each value an atom of mass 1/n, or Q linear from x_(i) at i/(n-1) to x_(i+1)
+        xs, n = self.values, self.size
+        if not self.interpolate or n == 1:
+            i = np.arange(n, dtype=float)
+            return pieces(i / n, (i + 1.0) / n, xs, xs)
+        i = np.arange(n - 1, dtype=float)
+        return pieces(i / (n - 1), (i + 1.0) / (n - 1), xs[:-1], xs[1:])
+
     def scaled(self, factor: float) -> Empirical:
         return replace(self, scale_to_mean=self.mean() * check_factor(factor))
 
@@ -385,6 +395,10 @@ class Quantiles(SegmentLaw):
 
     def breaks(self) -> tuple[float, ...]:
         return tuple(np.unique(self.values).tolist())
+
+    def quantile_pieces(self) -> QuantilePieces:
+        xs, ps = self.values, self.probabilities
+        return pieces(ps[:-1], ps[1:], xs[:-1], xs[1:])
 
     def scaled(self, factor: float) -> Quantiles:
         # the table itself scaled: every size exactly factor times this law's
