@@ -183,10 +183,30 @@ def test_the_workload_guide_s_figures_are_the_trace_s():
     page = " ".join((ROOT / "docs" / "guide" / "workload.md").read_text().split())
     xs = sorted_sample(str(ROOT / "config/data/requests_ms.csv"), "duration_ms")
     summary, best = describe(xs), fit_families(xs)[0]
-    assert f"The trace's {summary.scv:.3g} is far above" in page
+    assert f"The trace's scv, {summary.scv:.3g}, is far above" in page
     assert f"the closest has a K-S of {best.ks:.2f}" in page
     study = yaml.safe_load((ROOT / "config" / "studies" / "measured.yaml").read_text())
     trace, table = (from_spec(study["distributions"][k]) for k in ("requests", "requests_p"))
     assert f"has a mean {round(100 * (table.mean() / trace.mean() - 1))} % above" in page
     line = re.search(r"requests_p: \{.*\}\}", page).group(0)
     assert yaml.safe_load(line)["requests_p"] == study["distributions"]["requests_p"]
+
+
+def test_the_workload_page_s_bootstrap_line_resamples_the_trace():
+    """The line of "How sure the answer is" in the measured study: the trace and B
+    resamples on the axis requests.resample."""
+    import yaml
+
+    from straggler.config import resolve_config
+    from straggler.grid import build_grid
+
+    page = (ROOT / "docs" / "guide" / "workload.md").read_text()
+    section = page.split("## 5. How sure the answer is")[1].split("\n## ")[0]
+    (block,) = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
+    law = yaml.safe_load(block)
+    study = yaml.safe_load((ROOT / "config" / "studies" / "measured.yaml").read_text())
+    study["distributions"].update(law)
+    cfg = resolve_config(study)
+    bootstrap = law["requests"]["bootstrap"]
+    assert build_grid(cfg).axes["requests.resample"] == list(range(bootstrap + 1))
+    assert f"bootstrap: {bootstrap}" in block and "`requests.resample`" in section

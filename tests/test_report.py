@@ -217,3 +217,40 @@ def test_the_report_says_where_the_size_law_changes_the_answer():
     )
     assert report.law_differences(ds, rec)[0] == []
     assert "## Where the size law changes the answer" not in markdown(ds)
+
+
+def test_the_report_says_how_sure_the_answer_is_over_the_trace_s_resamples():
+    """A trace with resamples (the axis ``trace.resample``): a sentence, and a row per
+    (setting, load) point with the share of resamples that give the trace's recommendation;
+    robust only where the trace's is one decided policy and every resample decides it.
+    The other tables show the trace itself, once."""
+    ds = study(
+        policies=("ZRed", "CoC"),
+        distributions=("trace",),
+        dependences=("iid",),
+        r_slow=(1.0,),
+        seed=10,
+        extra={"trace.resample": [0, 1, 2, 3]},
+    )
+    rec = recommendations(ds)
+    said, rows = report.resample_agreement(ds, rec)
+    assert len(rows) == 3  # one row per load
+    for _, row in rows.iterrows():
+        at = rec[rec["load"] == row["load"]].set_index("trace.resample")
+        same = int((at.loc[[1, 2, 3], "recommended"] == at.loc[0, "recommended"]).sum())
+        assert row["resamples agreeing"] == f"{same} of 3"
+        decided = (at["basis"] == "E[T]").all()
+        assert (row["robust"] == "yes") == bool(decided and same == 3)
+    robust = int((rows["robust"] == "yes").sum())
+    assert said == [
+        f"The trace trace and 3 resamples of it (n values drawn with replacement): at {robust} of 3 (setting, load) "
+        "points every resample decides the trace's recommendation (robust); the table gives the share that agree "
+        "at each point."
+    ]
+    # seed 10: robust at two loads; at the third every resample agrees, on a tie: not robust
+    assert robust == 2 and "3 of 3" in set(rows.loc[rows["robust"] == "no", "resamples agreeing"])
+    text = markdown(ds)
+    assert "## How sure the answer is: resamples of the trace" in text and said[0] in text
+    recommendation = text.split("## Recommendation")[1].split("\n\n")[1]
+    assert "trace.resample" not in recommendation and len(recommendation.splitlines()) == 2 + 3
+    assert report.resample_agreement(study(), recommendations(study()))[0] == []

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .config.axes import apply_override, axes_of, literal
+from .distributions import FAMILIES
 from .policies import ALIASES, POLICIES, canonical_policy
 
 if TYPE_CHECKING:
@@ -255,7 +256,9 @@ def cell_spec(resolved: ResolvedConfig, cell: Cell, shared: bool = False) -> dic
     used_distributions: set[str] = {str(coords["distribution"])}
     if isinstance(dep, dict) and isinstance(dep.get("slowdown"), str):
         used_distributions.add(dep["slowdown"])
-    spec["distributions"] = {name: dup(data["distributions"][name]) for name in sorted(used_distributions)}
+    spec["distributions"] = {
+        name: _law_of_cell(data["distributions"][name], dup) for name in sorted(used_distributions)
+    }
     spec["dependences"] = {dep_name: dep}
     policy_params = dict(dup(data["policies"].get(cell.policy, {})))
     grid: dict = {}
@@ -272,6 +275,17 @@ def cell_spec(resolved: ResolvedConfig, cell: Cell, shared: bool = False) -> dic
     spec["grid"] = grid
     spec["policies"] = {cell.policy: policy_params}
     return spec
+
+
+def _law_of_cell(spec, dup):
+    """A law's entry in a cell's spec: without the keys that only shape the grid (a
+    trace's ``bootstrap``: the cell has its own resample, and a larger B reruns none of
+    the cells it had)."""
+    family = FAMILIES.get(spec.get("family")) if isinstance(spec, dict) else None
+    drop = getattr(family, "grid_only", ()) if family is not None else ()
+    if not any(key in spec for key in drop):
+        return dup(spec)
+    return {k: dup(v) for k, v in spec.items() if k not in drop}
 
 
 NON_RESULT_KEYS = ("execution", "scale")

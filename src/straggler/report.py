@@ -114,6 +114,11 @@ def _swept(ds: xr.Dataset) -> list[str]:
     return [d for d in setting_dims(ds) if ds.sizes[d] > 1]
 
 
+def _shown(ds: xr.Dataset, rows: pd.DataFrame) -> list[str]:
+    """The swept axes that ``rows`` has as columns (:func:`at_the_trace` drops the resamples')."""
+    return [d for d in _swept(ds) if d in rows.columns]
+
+
 def _fmt_value(v) -> str:
     return f"{v:g}" if isinstance(v, (float, np.floating)) else str(v)
 
@@ -127,7 +132,7 @@ def recommendation_table(ds: xr.Dataset, rec: pd.DataFrame | None = None) -> pd.
     policy or tie set, its E[T] and E[C] intervals with their evidence, the runner-up
     and the margin (by how much the runner-up's E[T] interval starts above)."""
     rec = recommendations(ds) if rec is None else rec
-    keep = [*_swept(ds), "load", "recommended", "basis", "E[T]", "E[T] evidence", "E[C]", "E[C] evidence"]
+    keep = [*_shown(ds, rec), "load", "recommended", "basis", "E[T]", "E[T] evidence", "E[C]", "E[C] evidence"]
     out = rec[keep].copy()
     out["runner_up"] = rec["runner_up"]
     out["margin"] = [("" if not np.isfinite(m) else f"{m:.3g}") for m in rec["margin"].astype(float)]
@@ -161,7 +166,7 @@ def law_differences(ds: xr.Dataset, rec: pd.DataFrame) -> tuple[list[str], pd.Da
     laws = [str(d) for d in ds["distribution"].values] if "distribution" in ds.dims else []
     if not traces or len(laws) < 2:
         return [], pd.DataFrame()
-    key = [c for c in _swept(ds) if c != "distribution"] + ["load"]
+    key = [c for c in _shown(ds, rec) if c != "distribution"] + ["load"]
     sentences, rows = [], []
     for trace in traces:
         base = rec[rec["distribution"] == trace].set_index(key)["recommended"]
@@ -180,10 +185,69 @@ def law_differences(ds: xr.Dataset, rec: pd.DataFrame) -> tuple[list[str], pd.Da
     return sentences, pd.DataFrame(rows)
 
 
+def resample_axes(ds: xr.Dataset) -> list[str]:
+    """The axes of a trace's bootstrap resamples (``<law>.resample``: 0 the trace itself)."""
+    return [str(d) for d in ds.dims if str(d).endswith(".resample")]
+
+
+def at_the_trace(ds: xr.Dataset, rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the traces themselves (resample 0), without the resample columns: what
+    the report's tables show, the resamples being summarised by :func:`resample_agreement`."""
+    for axis in resample_axes(ds):
+        if axis in rows.columns:
+            rows = rows[rows[axis].astype(int) == 0].drop(columns=axis)
+    return rows
+
+
+def resample_agreement(ds: xr.Dataset, rec: pd.DataFrame) -> tuple[list[str], pd.DataFrame]:
+    """How sure the answer is, the trace being a sample: for each trace evaluated with its
+    bootstrap resamples and each (setting, load) point, the trace's recommendation and how
+    many resamples give the same. ``robust``: the trace's recommendation is one policy,
+    decided (basis E[T]), and every resample decides the same. A sentence per trace and a
+    row per point."""
+    sentences, rows = [], []
+    for axis in resample_axes(ds):
+        law = axis.rsplit(".", 1)[0]
+        if axis not in rec.columns:
+            continue
+        mine = rec[rec["distribution"] == law] if "distribution" in rec.columns else rec
+        if mine.empty:  # the law is a slowdown: every row depends on it
+            mine = rec
+        key = [c for c in _swept(ds) if c != axis] + ["load"]
+        robust_points = 0
+        for point, group in mine.groupby(key, sort=False, dropna=False):
+            at = group[axis].astype(int)
+            trace = group[at == 0].iloc[0]
+            resamples = group[at != 0]
+            same = resamples["recommended"] == trace["recommended"]
+            decided = trace["basis"] == "E[T]" and bool((resamples["basis"] == "E[T]").all())
+            robust = bool(decided and same.all())
+            robust_points += robust
+            others = resamples.loc[~same, "recommended"].replace("", "none").value_counts()
+            rows.append(
+                {
+                    **dict(zip(key, point if isinstance(point, tuple) else (point,))),
+                    "on the trace": trace["recommended"] or "-",
+                    "basis": trace["basis"],
+                    "resamples agreeing": f"{int(same.sum())} of {len(resamples)}",
+                    "robust": "yes" if robust else "no",
+                    "other answers": "; ".join(f"{name} ({n})" for name, n in others.items()),
+                }
+            )
+        points = len(mine.groupby(key, sort=False, dropna=False))
+        count = ds.sizes[axis] - 1
+        sentences.append(
+            f"The trace {law} and {_plural(count, 'resample')} of it (n values drawn with replacement): at "
+            f"{robust_points} of {points} (setting, load) points every resample decides the trace's "
+            "recommendation (robust); the table gives the share that agree at each point."
+        )
+    return sentences, pd.DataFrame(rows)
+
+
 def criterion_table(ds: xr.Dataset, table: pd.DataFrame, criterion: str) -> pd.DataFrame:
     """The rows of ``winners.csv`` for one criterion, for display (intervals in words)."""
     rows = table[table["criterion"] == criterion]
-    keep = [*_swept(ds), *([] if criterion == "stability" else ["load"])]
+    keep = [*_shown(ds, rows), *([] if criterion == "stability" else ["load"])]
     out = rows[keep].copy()
     out["winners"] = rows["winners"].replace("", "-")
     out["decided"] = rows["decided"]
@@ -398,6 +462,8 @@ def markdown(
     table = winners(ds, points) if table is None else table
     rec = recommendations(ds, points) if rec is None else rec
     claims = claims_table(ds) if claims is None else claims
+    sure, agreement = resample_agreement(ds, rec)
+    table, rec = at_the_trace(ds, table), at_the_trace(ds, rec)
     attrs = ds.attrs
     lines = [
         f"# Study `{attrs.get('study', '?')}`: which policy to use",
@@ -426,6 +492,10 @@ def markdown(
         lines += [f"- {s}" for s in said]
         if not differences.empty:
             lines += ["", _markdown_table(differences)]
+    if sure:
+        lines += ["", "## How sure the answer is: resamples of the trace", ""]
+        lines += [f"- {s}" for s in sure]
+        lines += ["", _markdown_table(agreement)]
     lines += [
         "",
         "## Stability: the largest stable load",
@@ -484,6 +554,8 @@ def html(
     table = winners(ds, points) if table is None else table
     rec = recommendations(ds, points)
     claims = claims_table(ds) if claims is None else claims
+    sure, agreement = resample_agreement(ds, rec)
+    table, rec = at_the_trace(ds, table), at_the_trace(ds, rec)
     counts_v, need, flagged = verdict_summary(ds)
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("straggler", "templates"),
@@ -516,6 +588,8 @@ def html(
         "frontier": frontier_counts(ds, points),
         "law_sentences": said,
         "law_table": _table_html(differences, 200),
+        "resample_sentences": sure,
+        "resample_table": _table_html(agreement, 200),
     }
     return env.get_template("report.html.j2").render(**context)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import importlib
 import itertools
+import json
 import math
 from dataclasses import dataclass
 from typing import ClassVar
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 
 import straggler.distributions as D
+from straggler.cell_build import build_model
 from straggler.config import ConfigError, resolve_config
 from straggler.distributions import Discrete, Empirical, from_spec, sample_many
 from straggler.distributions.base import ParameterError
@@ -344,3 +346,67 @@ def test_a_trace_of_a_known_family_gives_the_family_s_winners(tmp_path, ci_scale
             if row.decided_y == "true":
                 assert row.winners_x == row.winners_y, row.to_dict()
     assert decided >= 3  # the check is not empty
+
+
+def test_a_resample_is_the_trace_drawn_again_from_the_study_s_seed(files):
+    """Resample r: n values drawn with replacement from the trace, sorted; the same for
+    the same seed, file and r (whatever process builds it), another for another r or
+    seed; the trace's own scale factor (a resample keeps its own mean)."""
+    trace = Empirical(files["t.csv"], column="seconds")
+    one = Empirical(files["t.csv"], column="seconds", resample=1, seed=7)
+    assert one.size == trace.size and set(one.values) <= set(trace.values)
+    assert np.array_equal(one.values, np.sort(one.values))
+    again = Empirical(files["t.csv"], column="seconds", resample=1, seed=7, bootstrap=5)
+    assert np.array_equal(again.values, one.values)  # bootstrap shapes the grid, not the law
+    draws = {
+        tuple(Empirical(files["t.csv"], column="seconds", resample=r, seed=s).values.tolist())
+        for r, s in [(1, 7), (2, 7), (3, 7), (1, 8)]
+    }
+    assert len(draws) == 4
+    # the stream: the seed, the file's content and r (numpy's PCG64, fixed by the pins)
+    rng = np.random.default_rng(np.random.SeedSequence(7, spawn_key=(0x5EEDB007, int(trace_digest(files), 16), 1)))
+    assert np.array_equal(one.values, np.sort(np.sort(VALUES)[rng.integers(0, 6, 6)]))  # indices into the sorted trace
+    scaled = Empirical(files["t.csv"], column="seconds", resample=1, seed=7, scale_to_mean=1.0)
+    np.testing.assert_allclose(scaled.values, one.values / trace.mean(), rtol=1e-15)
+    with pytest.raises(ParameterError, match="resample 1 needs the study's seed: give the law bootstrap: B"):
+        Empirical(files["t.csv"], column="seconds", resample=1)
+    with pytest.raises(ParameterError, match="bootstrap must be an integer >= 0, got -1"):
+        Empirical(files["t.csv"], column="seconds", bootstrap=-1)
+
+
+def trace_digest(files) -> str:
+    return content_digest(files["t.csv"]).removeprefix("sha256:")[:16]
+
+
+def test_bootstrap_is_an_axis_of_resamples_that_a_larger_b_extends(files):
+    """bootstrap: B gives the grid the axis trace.resample = 0..B (0 the trace); the
+    resolved law carries the study's seed; a cell's spec has its resample and not B, so
+    B = 4 reruns none of B = 2's cells; a law the grid does not use adds no axis."""
+    cfg = resolve_config({**_study(files["t.csv"], column="seconds", bootstrap=2), "seed": 9})
+    assert cfg.distributions["trace"]["seed"] == 9
+    grid = build_grid(cfg)
+    assert grid.axes["trace.resample"] == [0, 1, 2]
+    assert len(grid.cells) == 2 * 3
+    bigger = resolve_config({**_study(files["t.csv"], column="seconds", bootstrap=4), "seed": 9})
+    big_grid = build_grid(bigger)
+    specs = {json.dumps(result_spec(cfg, c), sort_keys=True) for c in grid.cells.values()}
+    big_specs = {json.dumps(result_spec(bigger, c), sort_keys=True) for c in big_grid.cells.values()}
+    assert specs < big_specs and len(big_specs) == 2 * 5
+    cell = next(c for c in grid.cells.values() if dict(c.coords)["trace.resample"] == 2)
+    assert "bootstrap" not in result_spec(cfg, cell)["distributions"]["trace"]
+    model = build_model(cfg, cell)
+    assert model.size.values.tolist() == Empirical(files["t.csv"], "seconds", resample=2, seed=9).values.tolist()
+    # the trace itself without bootstrap: no seed, no axis, its cells as before
+    plain = resolve_config(_study(files["t.csv"], column="seconds"))
+    assert "seed" not in plain.distributions["trace"] and "trace.resample" not in build_grid(plain).axes
+    unused = _study(files["t.csv"], column="seconds", bootstrap=2)
+    unused["distributions"]["other"] = unused["distributions"].pop("trace")
+    unused["distributions"]["trace"] = {"family": "exponential", "mean": 1}
+    assert "other.resample" not in build_grid(resolve_config(unused)).axes
+    twice = _study(files["t.csv"], column="seconds", bootstrap=2)
+    twice["grid"]["trace.resample"] = [0, 1]
+    with pytest.raises(ConfigError, match="the law's bootstrap makes the axis of its resamples; drop it from the grid"):
+        resolve_config(twice)
+    del twice["distributions"]["trace"]["bootstrap"]
+    with pytest.raises(ConfigError, match="'resample' of distribution trace .* cannot be swept on the grid; write "):
+        resolve_config(twice)

@@ -17,7 +17,6 @@ from scipy import integrate, stats
 from straggler.analysis.order_statistics import order_statistic_moment
 from straggler.analysis.replica_bounds import mean_sum_smallest
 from straggler.distributions import Discrete, Distribution, Empirical, Quantiles, sample_many
-from straggler.distributions.bounded import _exact_suffix_sums
 
 SAMPLE = [0.5, 1.5, 1.5, 2.0, 9.0]  # a tie: an atom of the interpolated law
 TABLE = {0: 0.1, 0.5: 1.0, 0.9: 4.0, 0.99: 12.0, 1: 40.0}
@@ -145,12 +144,16 @@ def test_a_large_discrete_law_is_analysed_in_sums_not_quadratures():
     print(f"two replica sums over 10^4 atoms: {elapsed:.3f} s")
     assert pair == pytest.approx(law.mean_min_of(2), rel=1e-13)
     assert both == pytest.approx(2.0 * law.mean(), rel=1e-13)  # the sum of both copies
-    masses = [q for _, q in law.point_masses()]
-    tails = _exact_suffix_sums(masses)
-    for j in (0, 1, 17, len(masses) // 2, len(masses) - 2, len(masses) - 1):
-        assert tails[j] == math.fsum(masses[j:])
-    wide = (rng.random(500) * 10.0 ** rng.integers(-300, 0, 500)).tolist()  # magnitudes 1e-300 to 1
-    assert _exact_suffix_sums(wide) == [math.fsum(wide[j:]) for j in range(len(wide))]
+    atoms = law.point_masses()
+    for j in (0, 1, 17, len(atoms) // 2, len(atoms) - 2, len(atoms) - 1):
+        below = np.nextafter(atoms[j][0], 0.0)  # P(X > x) just below atom j: its tail
+        assert law.sf(below) == min(1.0, math.fsum(q for _, q in atoms[j:]))
+    # masses over 300 orders of magnitude: every tail is fsum's correctly rounded sum
+    wide = rng.random(500) * 10.0 ** rng.integers(-300, 0, 500)
+    spread = Discrete(tuple(range(1, 501)), tuple((wide / wide.sum()).tolist()))
+    masses = spread.point_masses()
+    tails = spread.sf(np.array([v for v, _ in masses]) - 0.5)
+    assert tails.tolist() == [min(1.0, math.fsum(q for _, q in masses[j:])) for j in range(len(masses))]
     x = float(np.sort(values)[4321])
     assert law.sf(x) == law._sf_scalar(x) == min(1.0, math.fsum(q for v, q in law.point_masses() if v > x))
 

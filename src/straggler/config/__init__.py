@@ -381,6 +381,8 @@ def _normalise(cfg: dict, axes: list[tuple[Axis, list]]) -> dict:
         # a law backed by a data file carries its content's digest: a cell's identity
         # (its spec) changes with the file's content
         extras = FAMILIES[spec["family"]].resolved_extras(spec)
+        if spec.get("bootstrap"):  # its resamples are drawn from the study's seed
+            extras["seed"] = cfg["seed"]
         return {"family": spec["family"], **{k: v for k, v in spec.items() if k != "family"}, **extras}
 
     distributions = {name: dist(spec) for name, spec in cfg["distributions"].items()}

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
+from ..distributions import FAMILIES
 from ..policies import ALIASES, POLICIES, canonical_policy
 from .errors import did_you_mean, one_of
 from .keys import MISSING, SYSTEM_AXES
@@ -90,6 +91,14 @@ def axis_of(key: str, cfg: dict) -> Axis:
     spec = dists[head]
     family = spec.get("family") if isinstance(spec, dict) else None
     known = () if family is None else family_parameters().get(family, ())
+    fixed = getattr(FAMILIES.get(family or ""), "unswept", ())
+    if rest == "resample" and isinstance(spec, dict) and spec.get("bootstrap"):  # the axis that bootstrap: B makes
+        return Axis(key, key, ("distributions", head, rest))
+    if rest in fixed:
+        raise ValueError(
+            f"{rest!r} of distribution {head} (family {family}) cannot be swept on the grid"
+            + ("; write bootstrap: B on the law (its axis of resamples)" if rest == "resample" else "")
+        )
     params = list(known) + ["scale_to_mean"]
     if rest not in params:
         raise ValueError(
@@ -194,12 +203,33 @@ def _policy_list_axes(resolved: ResolvedConfig) -> dict[str, list]:
     return axes
 
 
+def _resample_axes(resolved: ResolvedConfig) -> dict[str, list]:
+    """A trace with ``bootstrap: B`` that the grid uses becomes the axis
+    ``<law>.resample`` = 0 (the trace itself), 1, ..., B (its resamples)."""
+    used = set(resolved.grid.distribution)
+    for name in resolved.grid.dependence:
+        dep = resolved.dependences.get(name)
+        if isinstance(dep, dict) and isinstance(dep.get("slowdown"), str):
+            used.add(dep["slowdown"])
+    return {
+        f"{name}.resample": list(range(int(spec["bootstrap"]) + 1))
+        for name, spec in resolved.distributions.items()
+        if name in used and isinstance(spec, dict) and spec.get("bootstrap")
+    }
+
+
 def axes_of(resolved: ResolvedConfig) -> dict[str, list]:
     """The grid's axes, named and extra (dotted) ones, with the policies' list-valued
-    parameters as axes of their own."""
+    parameters and the traces' resamples as axes of their own."""
     axes = resolved.grid.axes()
     for name, values in _policy_list_axes(resolved).items():
         if name in axes:
             raise ValueError(f"grid axis {name!r} is defined twice (grid and policies)")
+        axes[name] = values
+    for name, values in _resample_axes(resolved).items():
+        if name in axes:
+            raise ValueError(
+                f"grid axis {name!r} is defined twice (grid and the law's bootstrap); drop it from the grid"
+            )
         axes[name] = values
     return axes

@@ -48,6 +48,10 @@ k >= 2, which use the base-class quadrature. The quadrature integrates power-law
 tails on a logarithmic scale, so it stays accurate for heavy tails such as
 Pareto(1, 10/9) (mean 10, infinite variance).
 
+The tabulated laws (``empirical``, ``quantiles``, ``discrete``) have a piecewise linear
+quantile function (:meth:`Distribution.quantile_pieces`): their order statistics and the
+replica sums of the cost bounds are exact finite sums too (:mod:`.pieces`).
+
 Tail classes (:meth:`Distribution.tail_class`) describe log P(X > x) on the
 half-line x >= 0, the convention of the fork-join paper: a Pareto type I is
 "neither" there (it is log-convex only on its support, ``on_support=True``).

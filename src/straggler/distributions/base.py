@@ -106,6 +106,11 @@ class Distribution(ABC):
     #: the parameter naming the data file that backs the law (None: a parametric law);
     #: the resolved config adds :meth:`resolved_extras` (the file's content digest)
     data_file: ClassVar[str | None] = None
+    #: parameters that shape the study's grid, not the law (a trace's ``bootstrap``): a
+    #: cell's spec leaves them out
+    grid_only: ClassVar[tuple[str, ...]] = ()
+    #: parameters that a grid axis may not sweep (set by the study itself)
+    unswept: ClassVar[tuple[str, ...]] = ()
 
     # -- what every family defines -------------------------------------------------
     @abstractmethod

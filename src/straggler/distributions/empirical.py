@@ -14,6 +14,12 @@ partial moments, and E[min of d copies] = int_0^inf P(X > x)^d dx, whose integra
 polynomial of degree d on each segment. No quadrature: a sample of 10^6 values costs a
 few vector operations. A draw is O(1): one uniform picks an index into the sorted sample.
 
+A trace is a sample, so ``bootstrap: B`` asks how much the answer hangs on it: the study
+evaluates the trace and B resamples of it (its n values drawn again with replacement,
+``resample: r``, from a stream of the study's seed, the file's content and r alone), on the
+grid axis ``<law>.resample`` (:func:`straggler.config.axes.axes_of`); the report says where
+every resample decides the trace's recommendation.
+
 A table of quantiles {p_0 = 0: x_0, p_1: x_1, ..., p_m = 1: x_m} is the law whose quantile
 function is linear between the points given: uniform on each [x_i, x_(i+1)] with mass
 p_(i+1) - p_i (an atom at x_i when x_(i+1) = x_i). P(X > x) is linear between the x_i, so
@@ -34,6 +40,9 @@ from .base import Distribution, ParameterError, check_d, check_factor, format_va
 from .codes import EMPIRICAL_CODE, QUANTILES_CODE
 from .data_files import DIGEST_PREFIX, content_digest, sorted_sample
 from .pieces import QuantilePieces, pieces
+
+RESAMPLE_STREAM = 0x5EED_B007
+"""The spawn key's first word for a trace's resamples: apart from every simulation stream."""
 
 
 class SegmentLaw(Distribution):
@@ -135,10 +144,23 @@ class Empirical(SegmentLaw):
     interpolate: bool = False
     scale_to_mean: float | None = None
     digest: str = ""
+    bootstrap: int = 0
+    resample: int = 0
+    seed: int | None = None
     family: ClassVar[str] = "empirical"
     code: ClassVar[int] = EMPIRICAL_CODE
-    optional: ClassVar[tuple[str, ...]] = ("column", "interpolate", "scale_to_mean", "digest")
+    optional: ClassVar[tuple[str, ...]] = (
+        "column",
+        "interpolate",
+        "scale_to_mean",
+        "digest",
+        "bootstrap",
+        "resample",
+        "seed",
+    )
     data_file: ClassVar[str | None] = "file"
+    grid_only: ClassVar[tuple[str, ...]] = ("bootstrap",)
+    unswept: ClassVar[tuple[str, ...]] = ("bootstrap", "resample", "seed", "digest")
     schema: ClassVar[dict] = {
         "file": {
             "type": "string",
@@ -157,6 +179,27 @@ class Empirical(SegmentLaw):
             "default": False,
             "description": "false: each size is one of the file's values, each with probability 1/n. true: the "
             "quantile function is linear between the sorted values (a continuous law on [smallest, largest]).",
+        },
+        "bootstrap": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1000,
+            "description": "How sure the answer is, given that the trace is a sample: B > 0 evaluates the trace "
+            "and B resamples of it (n values drawn with replacement, from the study's seed), as the grid axis "
+            "<law>.resample (0: the trace itself, 1..B: the resamples). The report says at which points every "
+            "resample gives the trace's recommendation.",
+        },
+        "resample": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Which resample of the trace this law is (0: the trace itself). Set by bootstrap's grid "
+            "axis; needs seed.",
+        },
+        "seed": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "The seed the resamples are drawn from. Added when the study is resolved with "
+            "bootstrap (the study's seed).",
         },
         "digest": {
             "type": "string",
@@ -189,16 +232,41 @@ class Empirical(SegmentLaw):
                     f"file {format_value(self.file)} has changed: its content is {found}, the study was "
                     f"resolved with {self.digest} (resolve the study again to use the new content)",
                 )
+        for name in ("bootstrap", "resample"):
+            if not _index(getattr(self, name)):
+                raise ParameterError(name, f"{name} must be an integer >= 0, got {format_value(getattr(self, name))}")
+        if self.seed is not None and not _index(self.seed):
+            raise ParameterError("seed", f"seed must be an integer >= 0, got {format_value(self.seed)}")
         raw = sorted_sample(self.file, self.column)
         base = _segment_mean(raw, self.interpolate)
         if not base > 0:
             raise ParameterError("file", f"file {format_value(self.file)}: every size is 0; expected a positive mean")
         target = self._checked_scale_to_mean()
+        # the trace's own factor: a resample keeps its own mean, which is part of its sampling error
         factor = 1.0 if target is None else target / base
+        if self.resample:
+            raw = self._resampled(raw)
         xs = raw * factor if factor != 1.0 else raw
-        if factor != 1.0:
+        if factor != 1.0 or self.resample:
             xs.setflags(write=False)
         object.__setattr__(self, "_xs", xs)
+
+    def _resampled(self, raw: np.ndarray) -> np.ndarray:
+        """Resample ``resample`` of the sorted sample: n values drawn with replacement,
+        sorted. Its stream comes from the study's seed, the file's content and the
+        resample's number alone, so it is the same on every machine and in every job."""
+        if self.seed is None:
+            raise ParameterError(
+                "resample",
+                f"resample {self.resample} needs the study's seed: give the law bootstrap: B instead "
+                "(the study then adds its seed and the axis of resamples)",
+            )
+        digest = self.digest or content_digest(self.file)
+        content = int(digest.removeprefix(DIGEST_PREFIX)[:16], 16)
+        rng = np.random.default_rng(
+            np.random.SeedSequence(self.seed, spawn_key=(RESAMPLE_STREAM, content, self.resample))
+        )
+        return np.sort(raw[rng.integers(0, raw.size, raw.size)])
 
     # -- the sample ----------------------------------------------------------------
     @property

@@ -65,6 +65,15 @@ def extra_axes(cfg: dict) -> tuple[list[tuple[Axis, list]], list[Err]]:
                 Err(("grid", key), f"{fmt_path(('grid', key))}: key {format_value(key, 60)} is not allowed: {exc}")
             )
             continue
+        if axis.target[0] == "distributions" and axis.target[-1] == "resample":
+            errs.append(
+                Err(
+                    ("grid", key),
+                    f"grid.{key}: key {key!r} is not allowed: the law's bootstrap makes the axis of its "
+                    "resamples; drop it from the grid",
+                )
+            )
+            continue
         if axis.canonical in by_name:
             errs.append(
                 Err(
