@@ -320,8 +320,9 @@ def test_sampler_params_and_codes():
     # [n, probs..., rates...], the discrete law's [n, cumulative probs..., values...]
     p = Hyperexponential([0.5, 0.0, 0.5], [1.0, 2.0, 3.0]).sampler_params()
     assert list(p) == [2.0, 0.5, 0.5, 1.0, 3.0]
+    # (then its guide table: m = n buckets, g_0 = 0, g_1 = the first i with c_i > 0)
     p = Discrete([2.0, 1.0], [0.4, 0.6]).sampler_params()
-    assert list(p) == [2.0, 0.6, 0.6 + 0.4, 1.0, 2.0]
+    assert list(p) == [2.0, 0.6, 0.6 + 0.4, 1.0, 2.0, 2.0, 0.0, 0.0]
 
 
 # ----------------------------------------------------------------------------------
@@ -738,7 +739,8 @@ def test_property_lognormal(m, cv, tf, d):
 def test_discrete_draws_by_binary_search_pick_what_a_scan_of_the_probabilities_picks():
     # the sampler searches the cumulative sums; the scan it replaced summed the p_i as it
     # went: the same index for every u, at and around each cumulative sum too
-    from straggler.distributions.sampling import pick_component, pick_cumulative
+    # (and the guide table the sampler now starts from picks it too)
+    from straggler.distributions.sampling import pick_component, pick_cumulative, pick_guided
 
     rng = np.random.default_rng(8)
     for n in (1, 2, 3, 7, 64, 999):
@@ -752,3 +754,158 @@ def test_discrete_draws_by_binary_search_pick_what_a_scan_of_the_probabilities_p
         for u in us:
             if u < 1.0:
                 assert pick_cumulative(cumulative, n, u) == pick_component(masses, n, u), (n, u)
+                assert pick_guided(cumulative, n, u) == pick_component(masses, n, u), (n, u)
+
+
+# ----------------------------------------------------------------------------------
+# the discrete law's guide table: the binary search's index, for every u
+# ----------------------------------------------------------------------------------
+
+
+def _guide_laws() -> dict[str, Discrete]:
+    rng = np.random.default_rng(20260)
+    big = rng.random(10_000)
+    geometric = [2.0**-i for i in range(1, 70)]  # the last sums round to 1: ties, one bucket holds most
+    geometric[-1] *= 2.0
+    return {
+        "two": Discrete((1.0, 10.0), (0.99, 0.01)),
+        "two_even": Discrete((1.0, 2.0), (0.5, 0.5)),
+        "three_inexact": Discrete((1.0, 2.0, 3.0), (0.1, 0.2, 0.7)),  # c_2 = 0.30000000000000004
+        "three_below_one": Discrete((1.0, 2.0, 3.0), (0.7, 0.2, 0.1)),  # c_3 = 1 - 2^-53: u can pass it
+        "zero_masses": Discrete((1.0, 2.0, 3.0, 4.0, 5.0, 6.0), (0.3, 0.0, 0.0, 0.2, 0.0, 0.5)),
+        "one": Discrete((2.0,), (1.0,)),
+        "geometric": Discrete(tuple(float(v) for v in range(1, 70)), tuple(geometric)),
+        "random_10000": Discrete(tuple(float(v) for v in range(1, 10_001)), tuple((big / big.sum()).tolist())),
+    }
+
+
+def _raw_guided_params(masses) -> np.ndarray:
+    """The discrete layout over probabilities as given, zeros kept (ties among the c_i)."""
+    from straggler.distributions.bounded import discrete_guide_table
+
+    cumulative, acc = [], 0.0
+    for q in masses:
+        acc += q
+        cumulative.append(acc)
+    n = len(cumulative)
+    guide = discrete_guide_table(cumulative, n)
+    return np.array([n, *cumulative, *range(1, n + 1), len(guide), *guide], dtype=np.float64)
+
+
+def _adversarial_uniforms(params: np.ndarray) -> np.ndarray:
+    """0, the largest float below 1, every bucket boundary j / m and every c_i, each with
+    the floats two steps either side: the values in [0, 1)."""
+    n = int(params[0])
+    m = int(params[1 + 2 * n])
+    points = np.concatenate([np.arange(m + 1) / m, params[1 : 1 + n], [0.0, 1.0]])
+    around = [points]
+    for direction in (0.0, 2.0):
+        step = points
+        for _ in range(2):
+            step = np.nextafter(step, direction)
+            around.append(step)
+    u = np.unique(np.concatenate(around))
+    return u[(u >= 0.0) & (u < 1.0)]
+
+
+def _indices_by_guide_and_by_binary_search(params, us):
+    import numba
+
+    from straggler.distributions.sampling import pick_cumulative, pick_guided
+
+    @numba.njit
+    def both(params, us):
+        n = int(params[0])
+        guided = np.empty(us.shape[0], dtype=np.int64)
+        binary = np.empty(us.shape[0], dtype=np.int64)
+        for k in range(us.shape[0]):
+            guided[k] = pick_guided(params, n, us[k])
+            binary[k] = pick_cumulative(params, n, us[k])
+        return guided, binary
+
+    return both(params, us)
+
+
+def _check_guide_against_binary_search(params: np.ndarray, seed: int) -> np.ndarray:
+    n = int(params[0])
+    cumulative = params[1 : 1 + n]
+    adversarial = _adversarial_uniforms(params)
+    for us in (np.random.default_rng(seed).random(10**6), adversarial):
+        guided, binary = _indices_by_guide_and_by_binary_search(params, us)
+        searched = np.minimum(np.searchsorted(cumulative, us, side="right"), n - 1)
+        np.testing.assert_array_equal(binary, searched)
+        bad = np.flatnonzero(guided != binary)
+        assert bad.size == 0, [(float(us[k]), int(guided[k]), int(binary[k])) for k in bad[:5]]
+    return adversarial
+
+
+def test_discrete_guide_table_picks_the_binary_search_index_for_every_u():
+    """A million uniforms and the adversarial ones (bucket boundaries, the cumulative sums,
+    their float neighbours, 0 and 1^-) pick the binary search's index through the guide
+    table, over the laws' sampler_params and over raw tables with zero masses kept (ties).
+    Among the adversarial u are some whose bucket int(u m) rounds up past floor(u m): the
+    case the table's one-bucket margin is for."""
+    from fractions import Fraction
+
+    rounded_up = 0
+    tables = {name: law.sampler_params() for name, law in _guide_laws().items()}
+    tables["raw_zero_masses"] = _raw_guided_params([0.3, 0.0, 0.0, 0.2, 0.0, 0.5])
+    tables["raw_zeros_at_the_ends"] = _raw_guided_params([0.0, 0.0, 0.25, 0.25, 0.5, 0.0, 0.0])
+    for seed, (name, params) in enumerate(tables.items()):
+        n = int(params[0])
+        m = int(params[1 + 2 * n])
+        assert m == n and len(params) == 2 + 2 * n + m, name
+        adversarial = _check_guide_against_binary_search(params, seed)
+        rounded_up += sum(int(u * m) > math.floor(Fraction(float(u)) * m) for u in adversarial)
+    assert rounded_up > 0
+
+
+def test_discrete_guide_table_is_exact_at_its_boundaries():
+    """g_j is the first i with c_i > (j - 1) / m in exact arithmetic (n - 1 if none), g_0 = 0."""
+    from fractions import Fraction
+
+    from straggler.distributions.bounded import discrete_guide_table
+
+    for law in _guide_laws().values():
+        params = law.sampler_params()
+        n = int(params[0])
+        cumulative = [float(c) for c in params[1 : 1 + n]]
+        guide = discrete_guide_table(cumulative, n)
+        assert list(params[2 + 2 * n :]) == guide
+        assert guide[0] == 0
+        for j in range(1, n, max(1, n // 500)):
+            want = next((i for i, c in enumerate(cumulative) if Fraction(c) * n > j - 1), n - 1)
+            assert guide[j] == want, (n, j)
+    # a c_i that sits on a boundary (c_i = (j - 1) / m exactly) is skipped, the next is not
+    assert discrete_guide_table([0.25, 0.5, 0.75, 1.0], 4) == [0, 0, 1, 2]
+    assert discrete_guide_table([1.0], 1) == [0]
+    with pytest.raises(ValueError, match="guide table"):
+        discrete_guide_table([], 1)
+
+
+def _old_rule_draws(law: Discrete, n_draws: int, seed: int) -> np.ndarray:
+    """The draws before the guide table: values[first i with u < c_i] by a search of the
+    cumulative sums (summed in order, as sampler_params sums them), from the uniforms the
+    sampler reads."""
+    masses = law.point_masses()
+    cumulative, acc = [], 0.0
+    for _, q in masses:
+        acc += q
+        cumulative.append(acc)
+    values = np.array([v for v, _ in masses])
+    u = np.random.default_rng(seed).random(n_draws)
+    return values[np.minimum(np.searchsorted(np.array(cumulative), u, side="right"), len(masses) - 1)]
+
+
+@pytest.mark.parametrize("name", list(_guide_laws()))
+def test_discrete_sample_many_draws_what_the_binary_search_drew(name):
+    """sample_many and the kernels' block refill draw, for a fixed seed, the same array as
+    the binary search did (bit for bit: the shipped results do not move)."""
+    from straggler.simulation.streams import refill_family
+
+    law = _guide_laws()[name]
+    want = _old_rule_draws(law, 200_000, 31)
+    np.testing.assert_array_equal(sample_many(law, 200_000, np.random.default_rng(31)), want)
+    buf = np.empty(200_000)
+    refill_family(law.code, law.sampler_params(), np.random.default_rng(31), buf, buf.shape[0])
+    np.testing.assert_array_equal(buf, want)

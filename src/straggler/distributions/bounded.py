@@ -163,6 +163,27 @@ class Uniform(Distribution):
         return "log-concave"
 
 
+def discrete_guide_table(cumulative, m: int) -> list[int]:
+    """The guide table of m buckets over the nondecreasing floats ``cumulative`` (c_0..c_(n-1)):
+    g_0 = 0 and g_j the first i with c_i > (j - 1) / m, n - 1 if none.
+
+    The comparisons are exact (c_i = a / b as integers: c_i > (j - 1) / m iff a m > (j - 1) b):
+    a float c_i * m can round onto the boundary, and the sampler's proof needs every index
+    skipped to have c_i <= (j - 1) / m exactly (``sampling.pick_guided``)."""
+    n = len(cumulative)
+    if n < 1 or m < 1:
+        raise ValueError(f"a guide table needs n >= 1 and m >= 1, got n={n}, m={m}")
+    ratios = [float(c).as_integer_ratio() for c in cumulative]
+    guide = [0] * m
+    i = 0
+    for j in range(1, m):
+        # the thresholds rise with j and the c_i with i: one forward pass
+        while i < n - 1 and ratios[i][0] * m <= (j - 1) * ratios[i][1]:
+            i += 1
+        guide[j] = i
+    return guide
+
+
 @dataclass(frozen=True)
 class Discrete(Distribution):
     """X = ``values[i]`` with probability ``p[i]`` (e.g. the bimodal slowdown)."""
@@ -246,15 +267,27 @@ class Discrete(Distribution):
         return replace(self, values=tuple(v * f for v in self.values))
 
     def sampler_params(self) -> np.ndarray:
-        # [n, c_1..c_n, value_1..value_n] over the distinct values with p > 0, c_i the
-        # cumulative probabilities summed in order (the sampler's binary search then picks
-        # the index that scanning and summing the p_i picks: the same draws)
+        # [n, c_1..c_n, value_1..value_n, m, g_0..g_(m-1)] over the distinct values with
+        # p > 0: c_i the cumulative probabilities summed in order (the first i with u < c_i
+        # is then the index that scanning and summing the p_i picks: the same draws), and
+        # a guide table (Chen and Asau's indexed search) of m = n buckets, g_j the first
+        # index with c_i > (j - 1) / m (n - 1 if none; g_0 = 0), as integers stored as
+        # floats (exact below 2^53). The sampler (sampling.pick_guided) starts its scan
+        # for u in bucket j at g_j: why that is the binary search's index is said there.
+        return self._sampler_params.copy()
+
+    @functools.cached_property
+    def _sampler_params(self) -> np.ndarray:
         pm = self.point_masses()
         cumulative, acc = [], 0.0
         for _, q in pm:
             acc += q
             cumulative.append(acc)
-        return np.array([len(pm), *cumulative, *(v for v, _ in pm)], dtype=np.float64)
+        guide = discrete_guide_table(cumulative, len(cumulative))
+        return np.array(
+            [len(pm), *cumulative, *(v for v, _ in pm), len(guide), *guide],
+            dtype=np.float64,
+        )
 
     def support(self) -> tuple[float, float]:
         pm = self.point_masses()

@@ -55,7 +55,9 @@ def pick_cumulative(params, n, u):
     """The first index i with ``u < params[1 + i]``, the cumulative probabilities
     params[1:1+n] (n - 1 if none): a binary search, the same index as a scan that
     accumulates the probabilities when the sums are formed in the same order
-    (:meth:`straggler.distributions.Discrete.sampler_params`)."""
+    (:meth:`straggler.distributions.Discrete.sampler_params`). The discrete law draws
+    with :func:`pick_guided`, which returns this index for every u; this is its
+    reference (the tests compare the two)."""
     lo = 0
     hi = n - 1
     while lo < hi:
@@ -65,6 +67,29 @@ def pick_cumulative(params, n, u):
         else:
             lo = mid + 1
     return lo
+
+
+@kernel(inline="always")
+def pick_guided(params, n, u):
+    """:func:`pick_cumulative`'s index (the first i with ``u < c_i``, n - 1 if none),
+    found from the guide table after the values: params[1 + 2n] = m buckets,
+    params[2 + 2n + j] = g_j (:meth:`straggler.distributions.Discrete.sampler_params`).
+    Expected O(1): the c_i the scan steps over lie in ((j - 1) / m, u], less than two
+    buckets wide, so a uniform u steps over at most 2 n / m of them on average."""
+    # Why this is the binary search's index. u in [0, 1): j = int(u m) in floating point
+    # may exceed floor(u m) by one when u m rounds up to an integer (never more: rounding
+    # is monotone and integers below 2^53 are floats), and is clamped to m - 1 (a product
+    # that rounds up to m stays in the table). So u >= (j - 1) / m exactly, and g_j, the
+    # first i with c_i > (j - 1) / m computed exactly (g_0 = 0), is at most the answer:
+    # the c_i it skips are <= (j - 1) / m <= u. The scan then steps over the c_i <= u and
+    # stops at the first c_i > u (or at n - 1), the first i with u < c_i since the c_i
+    # are nondecreasing: the index the binary search finds.
+    m = params[1 + 2 * n]
+    j = min(int(u * m), int(m) - 1)
+    i = int(params[2 + 2 * n + j])
+    while i < n - 1 and u >= params[1 + i]:
+        i += 1
+    return i
 
 
 @kernel(inline="always")
@@ -111,9 +136,11 @@ def draw_uniform(params, rng):  # [low, high]
 
 
 @kernel(inline="always")
-def draw_discrete(params, rng):  # [n, cumulative p..., values...]
+def draw_discrete(params, rng):  # [n, c_1..c_n, value_1..value_n, m, g_0..g_(m-1)]
+    # c_i the cumulative probabilities, then the guide table of m buckets: the value of
+    # the first i with u < c_i (the last if none), found by :func:`pick_guided`
     n = int(params[0])
-    return params[1 + n + pick_cumulative(params, n, rng.random())]
+    return params[1 + n + pick_guided(params, n, rng.random())]
 
 
 @kernel(inline="always")
