@@ -233,12 +233,18 @@ def _from_table(text: str, delimiter: str, file: str, column: str | int | None) 
     header = [h.strip() for h in header]
     index = _column_index(header, file, column)
     out = []
-    for line, record in enumerate(rows, start=2):
-        if not record or all(not c.strip() for c in record):
-            continue
-        if index >= len(record):
-            raise ParameterError("file", f"file {format_value(file)}, line {line}: no column {header[index]!r}")
-        out.append(_number(record[index], file, line))
+    try:
+        for line, record in enumerate(rows, start=2):
+            if not record or all(not c.strip() for c in record):
+                continue
+            if index >= len(record):
+                raise ParameterError("file", f"file {format_value(file)}, line {line}: no column {header[index]!r}")
+            out.append(_number(record[index], file, line))
+    except csv.Error as exc:
+        what = "a carriage return alone inside a record" if "new-line character" in str(exc) else str(exc)
+        raise ParameterError(
+            "file", f"file {format_value(file)}, line {rows.line_num}: {what}; expected lines ending in \\n or \\r\\n"
+        ) from None
     return np.array(out, dtype=np.float64)
 
 
