@@ -165,3 +165,30 @@ def test_a_two_atom_law_keeps_its_numbers():
     assert law.sf(5.0) == 0.99 + 0.01 and law.sf(10.0) == 0.01 and law.sf(1000.0) == 0.0
     for d in (1, 2, 4):
         assert law.mean_min_of(d) == math.fsum([10.0 * min(0.99 + 0.01, 1.0) ** d, 990.0 * 0.01**d])
+
+
+@pytest.mark.parametrize("kind", ["sample", "interpolated", "quantiles", "discrete"])
+def test_the_load_ratio_over_a_grid_of_timeouts_is_the_pointwise_one(sample_file, kind):
+    """The speculation paper's L(tau) for a whole grid at once (prefix sums over the
+    pieces) against L at each tau, with identical and i.i.d. replicas; for a sample the
+    optimal timeout is the best atom, as evaluating L at every value of the sample says."""
+    from straggler.analysis import speculation
+    from straggler.dependence import IID, Identical
+
+    law = {
+        "sample": lambda: Empirical(sample_file),
+        "interpolated": lambda: Empirical(sample_file, interpolate=True),
+        "quantiles": lambda: Quantiles(TABLE),
+        "discrete": lambda: Discrete((10.0, 1000.0, 3.0), (0.7, 0.01, 0.29)),
+    }[kind]()
+    q = law.quantile_pieces()
+    knots = np.unique(np.concatenate((q.x0, q.x1)))
+    taus = np.concatenate((knots, np.nextafter(knots, 0.0), np.geomspace(0.01, 2000.0, 41), [0.0, math.inf]))
+    for dep in (IID(), Identical()):
+        curve = speculation.load_ratio_curve(taus, law, dep)
+        pointwise = [speculation.load_ratio(t, law, dep) for t in taus]
+        np.testing.assert_allclose(curve, pointwise, rtol=1e-13)
+    if kind == "sample":
+        best = min(SAMPLE, key=lambda v: speculation.load_ratio(v, law, IID()))
+        found = speculation.optimal_timeout(law, IID())
+        assert found.tau == best and found.L == speculation.load_ratio(best, law, IID())

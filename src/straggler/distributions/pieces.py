@@ -92,3 +92,30 @@ def integrate_between_breaks(f: Callable[[np.ndarray], np.ndarray], breaks: np.n
     t, w = gauss_legendre(lo, hi, degree)
     values = np.asarray(f(t.ravel()), dtype=float).reshape(t.shape)
     return math.fsum(np.sum(w * values, axis=1).tolist())
+
+
+def truncated_curves(q: QuantilePieces, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(E[min(X, t)], E[X 1{X > t}])`` at every ``t`` at once, O((n + len(t)) log n):
+    the pieces wholly below t, wholly above it (prefix and suffix sums) and the one piece
+    that straddles it, where Q(u) = t at u_c (the speculation paper's load ratio L(tau)
+    on a whole grid of timeouts)."""
+    t = np.asarray(t, dtype=float)
+    width = q.u1 - q.u0
+    means = 0.5 * (q.x0 + q.x1) * width  # int Q over each piece
+    below_sum = np.concatenate(([0.0], np.cumsum(means)))
+    above_width = np.concatenate((np.cumsum(width[::-1])[::-1], [0.0]))
+    above_sum = np.concatenate((np.cumsum(means[::-1])[::-1], [0.0]))
+    below = np.searchsorted(q.x1, t, side="right")  # pieces 0..below-1 end at or below t
+    above = np.searchsorted(q.x0, t, side="right")  # pieces above..n-1 start above t
+    mean_min = below_sum[below] + t * above_width[above]
+    partial = above_sum[above].copy()
+    # pieces below..above-1 straddle t (x0 <= t < x1): at most one, Q being monotone
+    mid = below < above
+    if mid.any():
+        i = below[mid]
+        tt = t[mid]
+        x0, x1, u0, u1 = q.x0[i], q.x1[i], q.u0[i], q.u1[i]
+        uc = u0 + (tt - x0) / (x1 - x0) * (u1 - u0)
+        mean_min[mid] += 0.5 * (x0 + tt) * (uc - u0) + tt * (u1 - uc)
+        partial[mid] += 0.5 * (tt + x1) * (u1 - uc)
+    return mean_min, partial
