@@ -110,7 +110,7 @@ def test_errors_name_the_parameter_the_value_and_what_is_allowed(files, tmp_path
     assert e.parameter == "column" and "6 x 2 array" in str(e)
 
 
-# Text files the C reader (data_files._parsed_in_c) may read: each is read as the line
+# Text files the C reader (data_files.values_in_c) may read: each is read as the line
 # parser reads it, the same values or the same error (None: the line parser's outcome is
 # expected from both, and the C reader must have declined or agreed).
 _TABLE = "id,host,seconds\n"
@@ -187,14 +187,14 @@ def _outcome(read):
 def test_the_c_reader_reads_what_the_line_parser_reads(tmp_path, name, content, column, in_c):
     """The fast path through numpy's reader gives the values the line-by-line parser gives,
     or declines, and the error is the line parser's, line and value named."""
-    from straggler.distributions.data_files import _from_text, _parsed_in_c
+    from straggler.distributions.data_files import values_by_line, values_in_c
 
     path = tmp_path / name
     data = content if isinstance(content, bytes) else content.encode()
     path.write_bytes(data)
     suffix = path.suffix
-    precise = _outcome(lambda: _from_text(data, suffix, str(path), column))
-    fast = _parsed_in_c(data, suffix, str(path), column)
+    precise = _outcome(lambda: values_by_line(data, suffix, str(path), column))
+    fast = values_in_c(data, suffix, str(path), column)
     if in_c is not None:
         assert (fast is not None) == in_c
     if fast is not None:
@@ -232,9 +232,9 @@ def test_decimal_strings_read_in_c_are_the_doubles_float_gives(tmp_path):
         path = tmp_path / f"decimals{suffix}"
         path.write_text(body)
         column = "size" if suffix == ".csv" else None
-        from straggler.distributions.data_files import _parsed_in_c
+        from straggler.distributions.data_files import values_in_c
 
-        assert _parsed_in_c(path.read_bytes(), suffix, str(path), column) is not None
+        assert values_in_c(path.read_bytes(), suffix, str(path), column) is not None
         assert read_sample(str(path), column).tolist() == expected
 
 

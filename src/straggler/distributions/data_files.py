@@ -94,16 +94,16 @@ def _read(path: str, _mtime_ns: int, _size: int, file: str, column: str | int | 
     if suffix == ".npy":
         values = _from_npy(data, file, column)
     else:
-        values = _parsed_in_c(data, suffix, file, column)
+        values = values_in_c(data, suffix, file, column)
         if values is None:
-            values = _from_text(data, suffix, file, column)
+            values = values_by_line(data, suffix, file, column)
     if values.size == 0:
         raise ParameterError("file", f"file {format_value(file)} holds no values")
     values.setflags(write=False)
     return values
 
 
-def _from_text(data: bytes, suffix: str, file: str, column: str | int | None) -> np.ndarray:
+def values_by_line(data: bytes, suffix: str, file: str, column: str | int | None) -> np.ndarray:
     """The values of a text file read line by line, each checked: an error names the line
     and the value."""
     try:
@@ -149,10 +149,10 @@ def _from_lines(text: str, file: str) -> np.ndarray:
 _SPLITLINES_ONLY = tuple(c.encode() for c in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 
 
-def _parsed_in_c(data: bytes, suffix: str, file: str, column: str | int | None) -> np.ndarray | None:
+def values_in_c(data: bytes, suffix: str, file: str, column: str | int | None) -> np.ndarray | None:
     """The values of a text file read by numpy's C reader, when the file has the plain
     form on which it reads exactly the records and fields of the parsers below and every
-    value is allowed; None otherwise (:func:`_from_text` then reads it, and names any
+    value is allowed; None otherwise (:func:`values_by_line` then reads it, and names any
     problem)."""
     if b"\0" in data:
         return None
