@@ -545,7 +545,8 @@ def _check_each(tar: tarfile.TarFile, manifest: dict, workdir: Path, verdict: Ve
             verdict.note(unread[1])
             return copies
         rel = _needed(info.name, study)
-        copy = workdir / str(len(copies)) if rel is not None else None
+        # the copy keeps the member's file name: a trace's reader goes by its suffix (.csv, .gz)
+        copy = workdir / f"{len(copies)}-{Path(info.name).name}" if rel is not None else None
         if (entry["sha256"], entry["size"]) != _hash(tar.extractfile(info), copy):
             verdict.fail(f"altered: {info.name}")
             altered += 1
