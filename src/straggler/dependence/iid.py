@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import distributions as _distributions
 from ..distributions import Distribution, Exponential
+from ..distributions.pieces import integrate_between_breaks
 from ..numerics import RELATIVE_1E10, integrate_split
 from .base import IID_CODE, Dependence, MarginalAX
 from .expectations import atomic_law, check_moment_order, check_threshold, survival, zero_safe_product
@@ -39,6 +40,20 @@ def _exponential_phases(X: Distribution) -> list[tuple[float, float]] | None:
     return None
 
 
+FEW_ATOMS = 256
+"""An atomic law with at most this many atoms takes the exact double sum over them (O(n^2));
+a law with more, or any other tabulated law, the exact sum over its knots (O(n log n))."""
+
+
+def _sf_knots(X: Distribution) -> np.ndarray | None:
+    """The points between which ``P(X > x)`` is linear or constant (a tabulated law's
+    quantile pieces' ends), or None for a law without them."""
+    q = X.quantile_pieces()
+    if q is None:
+        return None
+    return np.unique(np.concatenate((q.x0, q.x1)))
+
+
 def _kappa(m: int, y: float, alpha, beta):
     """``min(alpha - y, beta)^m 1{alpha > y}``: ``k`` for deterministic sizes (vectorised)."""
     alpha = np.asarray(alpha, dtype=float)
@@ -55,7 +70,8 @@ class IIDPair(MarginalAX):
     - ``k^m(y) = int_0^inf m s^(m-1) P(X > (y+s)/a) P(X > s/b) ds``: closed form for
       exponential ``X`` with mean ``mu`` (``theta = 1/(a mu) + 1/(b mu)``):
       ``k^m(y) = m! e^(-y/(a mu)) / theta^m``, and its double sum over the phases
-      for a hyperexponential; an exact double sum for atomic ``X``;
+      for a hyperexponential; an exact double sum for ``X`` with few atoms; an exact
+      sum over the knots of a tabulated ``X`` (a trace, a quantile table, many atoms);
       otherwise one adaptive quadrature split at the atoms and support ends.
       ``k^2`` is finite whenever ``E[X]`` is (``s P(X > s) -> 0``).
     - ``E[min(A, B)] = k^1(0)``; exponential: ``mu a b / (a + b)``.
@@ -93,7 +109,7 @@ class IIDPair(MarginalAX):
                 for pj, mj in phases:
                     total += head * pj / (1.0 / (a * mi) + 1.0 / (b * mj)) ** m
             return total
-        law = atomic_law(X)
+        law = atomic_law(X) if len(X.point_masses()) <= FEW_ATOMS else None
         if law is not None:
             v, p = law
             kap = _kappa(m, y, a * v[:, None], b * v[None, :])
@@ -102,6 +118,18 @@ class IIDPair(MarginalAX):
         upper = min(a * hi - y, b * hi)
         if not upper > 0:
             return 0.0
+        knots = _sf_knots(X)
+        if knots is not None:
+            # P(X > x) is linear (or constant) between the knots, so the integrand is a
+            # polynomial of degree m + 1 between the points where (y + s) / a or s / b
+            # crosses one: Gauss-Legendre is exact there, O(n log n) for n knots
+            cuts = np.concatenate(([0.0, upper], a * knots - y, b * knots))
+            cuts = np.unique(cuts[(cuts >= 0.0) & (cuts <= upper)])
+
+            def g(s: np.ndarray) -> np.ndarray:
+                return m * s ** (m - 1) * np.asarray(X.sf((y + s) / a)) * np.asarray(X.sf(s / b))
+
+            return integrate_between_breaks(g, cuts, m + 1)
         pts: list[float] = [a * lo - y, b * lo]
         for atom in X.atoms():
             pts += [a * atom - y, b * atom]
