@@ -461,3 +461,46 @@ def test_sampler_structure():
     assert set(np.round(np.unique(ratios), 12)) <= {0.25, 1.0, 4.0}
     dummy = dm.sampler_args(IID(), X)
     assert dummy[3] == dd.Deterministic.code
+
+
+@pytest.mark.parametrize("m, y", [(1, 0.0), (1, 3.0), (2, 0.0), (2, 25.0)])
+@pytest.mark.parametrize("a, b", [(1.0, 2.0), (2.0, 1.0)])
+def test_iid_k_on_a_trace_is_the_double_sum_over_its_atoms(monkeypatch, a, b, m, y):
+    """A trace with more atoms than the double sum takes (O(n^2)) is summed over its knots
+    (O(n log n)): the same value, to rounding. The 300-value trace has ties, so both its
+    atoms and the pieces between them matter."""
+    from pathlib import Path
+
+    from straggler.dependence import iid
+    from straggler.distributions import Empirical
+
+    trace = Empirical(str(Path(__file__).parents[1] / "data" / "request_ms.csv"), "duration_ms")
+    assert len(trace.point_masses()) > 100
+    monkeypatch.setattr(iid, "FEW_ATOMS", 100)
+    knots = iid.IIDPair(trace, a, b).k(m, y)
+    monkeypatch.setattr(iid, "FEW_ATOMS", 10**6)
+    double_sum = iid.IIDPair(trace, a, b).k(m, y)
+    assert knots == pytest.approx(double_sum, rel=1e-13, abs=1e-300)
+
+
+def test_iid_k_on_a_quantile_table_is_the_quadrature():
+    """A continuous tabulated law: the sum over its knots against the adaptive quadrature
+    (its own tolerance, 1e-10)."""
+    from straggler.dependence import iid
+    from straggler.distributions import Quantiles
+
+    law = Quantiles({0: 5.0, 0.5: 30.0, 0.9: 80.0, 0.99: 250.0, 1: 400.0})
+    for a, b, m, y in [(1.0, 2.0, 1, 0.0), (2.0, 1.0, 2, 25.0), (1.0, 1.0, 1, 100.0)]:
+        knots = iid.IIDPair(law, a, b).k(m, y)
+        quadrature = iid.IIDPair(_without_pieces(law), a, b).k(m, y)
+        assert knots == pytest.approx(quadrature, rel=1e-9)
+
+
+def _without_pieces(law):
+    """The same law with no quantile pieces (the quadrature's path)."""
+
+    class Plain(type(law)):
+        def quantile_pieces(self):
+            return None
+
+    return Plain(law.quantiles)
