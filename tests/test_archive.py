@@ -505,3 +505,31 @@ def test_the_trace_a_study_read_is_archived_and_verified(tmp_path, capsys, quiet
     trace.write_text("1\n2\n")  # the same path, another content
     with pytest.raises(archive.ArchiveError, match=r"trace\.txt' has changed: its content is sha256:"):
         archive.create("mini-trace", results_root=root, project_root=ROOT, output=tmp_path / "u.tar.gz")
+
+
+def test_a_csv_trace_inside_a_law_per_type_is_archived_and_verified(tmp_path, capsys, quiet_tmp):
+    """A type's law read from a gzip-compressed CSV column inside a law per job type: the
+    archive holds the file under ``<law>.laws.<j>``, and verify reads the archive's copy
+    as the study read the original (by its suffixes: .csv.gz, a header)."""
+    import gzip
+
+    trace = tmp_path / "reads.csv.gz"
+    trace.write_bytes(gzip.compress(b"host,ms\n" + b"".join(b"a,%g\n" % v for v in (0.2, 0.5, 0.9, 1.4, 2.0, 3.5))))
+    law = {
+        "family": "by_type",
+        "laws": [
+            {"family": "empirical", "file": str(trace), "column": "ms"},
+            {"family": "quantiles", "quantiles": {0: 1.0, 0.5: 2.0, 1: 6.0}},
+        ],
+    }
+    config = dict(MINI, study="mini-types", distributions={"exp": law})
+    root = build_results(tmp_path / "results", config)
+    out = archive.create("mini-types", results_root=root, project_root=ROOT, output=tmp_path / "t.tar.gz")
+    manifest = json.loads(members(out)[0][1])
+    assert manifest["data_files"]["exp.laws.0"]["member"] == f"mini-types/data/exp.laws.0/{trace.name}"
+    moved = trace.rename(tmp_path / "elsewhere.csv.gz")  # verified from the archive's copy alone
+    assert main(["verify", str(out), "--rerun", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "1 data file(s) of the study's laws, each the content it ran with" in printed
+    assert printed.splitlines()[-1] == "OK"
+    moved.rename(trace)

@@ -246,6 +246,41 @@ def fit_example() -> str:
     return "\n".join([f"```text\n$ straggler fit {file} --column {column}", out.getvalue().rstrip(), "```"])
 
 
+BY_TYPE_STUDY = "config/studies/measured_types.yaml"
+"""The study of the workload guide's "Job types with sizes of their own"."""
+
+
+def by_type_example() -> str:
+    """The analytic stability bound of each analysed policy in the study of a law per job
+    type, beside its law for every type: a Markdown table (analysed at build time)."""
+    from pathlib import Path
+
+    import yaml
+
+    from straggler.analysis.cell import analyze
+    from straggler.cell_build import build_model
+    from straggler.config import resolve_config
+    from straggler.grid import build_grid
+
+    root = Path(__file__).resolve().parents[2]
+    with contextlib.chdir(root):
+        resolved = resolve_config(yaml.safe_load((root / BY_TYPE_STUDY).read_text()))
+        values: dict[tuple[str, str], dict[str, float]] = {}
+        for cell in build_grid(resolved).cells.values():
+            result = analyze(build_model(resolved, cell))
+            if result.lambda_max == result.lambda_max:  # analysed (not NaN)
+                key = (cell.policy, str(cell["dependence"]))
+                values.setdefault(key, {})[str(cell["distribution"])] = float(result.lambda_max)
+    rows = [
+        "| policy | dependence | largest stable load, by_type | reads_only |",
+        "|---|---|---:|---:|",
+    ]
+    for (policy, dependence), by_law in values.items():
+        shown = [f"{by_law[law]:.3f}" if law in by_law else "simulated only" for law in ("by_type", "reads_only")]
+        rows.append(f"| {policy} | {dependence} | {shown[0]} | {shown[1]} |")
+    return "\n".join(rows)
+
+
 SECTIONS: dict[str, Callable[[], str]] = {
     "policies": policies,
     "configuration": configuration,
@@ -256,6 +291,7 @@ SECTIONS: dict[str, Callable[[], str]] = {
     "bench-run": bench_run,
     "event-sets": event_sets,
     "fit-example": fit_example,
+    "by-type-example": by_type_example,
 }
 
 

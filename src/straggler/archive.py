@@ -351,11 +351,14 @@ def _laws_on_copies(distributions: Mapping, dependences: Mapping, traces: Mappin
     """The named laws and the dependences with each data file at its copy in ``traces``
     (keyed as :func:`straggler.provenance.data_file_entries` names the laws: an inline
     slowdown law ``<dependence>.slowdown``)."""
-    from .distributions import FAMILIES
+    from .distributions import FAMILIES, replace_within
 
-    def moved(name: str, spec):
+    def moved_one(name: str, spec):
         key = FAMILIES[spec["family"]].data_file if isinstance(spec, dict) and spec.get("family") in FAMILIES else None
         return dict(spec, **{key: str(traces[name])}) if key and name in traces else spec
+
+    def moved(name: str, spec):  # the law, and each law inside it (a law per job type's)
+        return replace_within(name, spec, moved_one)
 
     laws = {name: moved(name, spec) for name, spec in distributions.items()}
     deps = {

@@ -33,11 +33,13 @@ def build_model(resolved: ResolvedConfig, cell: Cell) -> CellModel:
     into a :class:`~straggler.cell_model.CellModel`."""
     cfg = cell_config(resolved, cell)
     named = named_distributions(cfg)
-    size = named[cell["distribution"]]
-    dep_name = cell["dependence"]
-    dep = dependence_mod.from_spec(cfg.dependences[dep_name], named)
     system_cfg = cfg.system
     types = system_cfg.types
+    size = named[cell["distribution"]]
+    if isinstance(size, distributions.ByType):  # this cell's types' probabilities (an axis may set them)
+        size = size.with_types(types.p)
+    dep_name = cell["dependence"]
+    dep = dependence_mod.from_spec(cfg.dependences[dep_name], named)
     N = int(cell["N"])
     r_slow = float(cell["r_slow"])
     pools = system_cfg.pools

@@ -54,18 +54,19 @@ def provenance(resolved: ResolvedConfig, config_text: str, traces: Mapping[str, 
 
 def data_file_entries(resolved: ResolvedConfig) -> list[tuple[str, str, str, str | int | None]]:
     """``(law name, path, digest, column)`` of every data file the study's laws are read
-    from (an inline slowdown law of a dependence named ``<dependence>.slowdown``)."""
-    from .distributions import FAMILIES
+    from (an inline slowdown law of a dependence named ``<dependence>.slowdown``, a type's
+    law within a law per job type ``<law>.laws.<j>``)."""
+    from .distributions import FAMILIES, laws_within
 
     laws = dict(resolved.distributions)
     for name, dep in resolved.dependences.items():
         if isinstance(dep.get("slowdown"), dict):  # an inline slowdown law
             laws[f"{name}.slowdown"] = dep["slowdown"]
     found = []
-    for name, spec in laws.items():
-        key = FAMILIES[spec["family"]].data_file if spec.get("family") in FAMILIES else None
-        if key and "digest" in spec:
-            found.append((name, spec[key], spec["digest"], spec.get("column")))
+    for label, law in (inner for name, spec in laws.items() for inner in laws_within(name, spec)):
+        key = FAMILIES[law["family"]].data_file if law.get("family") in FAMILIES else None
+        if key and "digest" in law:
+            found.append((label, law[key], law["digest"], law.get("column")))
     return found
 
 

@@ -145,17 +145,19 @@ def measured_laws(ds: xr.Dataset) -> list[str]:
     measured trace), by the config the dataset records."""
     import yaml
 
-    from .distributions import FAMILIES
+    from .distributions import FAMILIES, laws_within
 
     if "distribution" not in ds.dims:
         return []
     laws = (yaml.safe_load(ds.attrs.get("config", "")) or {}).get("distributions", {})
-    return [
-        str(name)
-        for name in ds["distribution"].values
-        if FAMILIES.get(laws.get(str(name), {}).get("family", "")) is not None
-        and FAMILIES[laws[str(name)]["family"]].data_file
-    ]
+
+    def measured(name: str) -> bool:  # read from a file, itself or a type's law within it
+        return any(
+            FAMILIES.get(spec.get("family", "")) is not None and FAMILIES[spec["family"]].data_file
+            for _, spec in laws_within(name, laws.get(name, {}))
+        )
+
+    return [str(name) for name in ds["distribution"].values if measured(str(name))]
 
 
 def law_differences(ds: xr.Dataset, rec: pd.DataFrame) -> tuple[list[str], pd.DataFrame]:

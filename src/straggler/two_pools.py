@@ -105,8 +105,9 @@ def assignment_fractions(system: TwoPoolSystem, q) -> np.ndarray:
 
 
 def replica_work(system: TwoPoolSystem, X: Distribution, dep: Dependence) -> np.ndarray:
-    """w_ij = E[X_i / r_ij]: the work of a type-j job that runs to completion in pool i."""
-    m = dep.replica_mean(X)
+    """w_ij = E[X_i / r_ij]: the work of a type-j job that runs to completion in pool i
+    (X_i a replica of the type's size law, :meth:`Distribution.of_type`)."""
+    m = np.array([dep.replica_mean(X.of_type(j)) for j in range(system.n_types)])
     r = np.asarray(system.speeds, dtype=float)
     return m / r
 

@@ -20,6 +20,7 @@ from straggler.distributions import (
     FAMILIES,
     PARAMETERS,
     BoundedPareto,
+    ByType,
     Deterministic,
     Discrete,
     Distribution,
@@ -75,6 +76,17 @@ CASES = [
     Quantiles({0: 0.1, 0.5: 1.0, 0.9: 4.0, 0.99: 12.0, 1: 40.0}),
     # a flat step (an atom of 0.3 at 2) and a probability written as a string
     Quantiles({0: 0.0, "0.2": 2.0, 0.5: 2.0, 1: 5.0}, scale_to_mean=1.0),
+    # a law per job type, as one law (the mixture): every family a type may have, atoms
+    # (discrete, deterministic) inside a continuous part (quantiles, uniform)
+    ByType(
+        (
+            Quantiles({0: 0.1, 0.5: 1.0, 0.9: 4.0, 1: 10.0}),
+            Discrete([0.5, 2.0, 7.0], [0.5, 0.3, 0.2]),
+            Uniform(1.0, 3.0),
+            Deterministic(2.0),
+        ),
+        p=(0.4, 0.3, 0.2, 0.1),
+    ),
 ]
 
 
@@ -82,6 +94,8 @@ def case_id(d: Distribution) -> str:
     # a data-backed law by its file's name: the same id on every machine
     if isinstance(d, Empirical):
         return f"Empirical({Path(d.file).name}, interpolate={d.interpolate}, scale_to_mean={d.scale_to_mean})"
+    if isinstance(d, ByType):
+        return f"ByType({', '.join(law.family for law in d.laws)}, p={d.p})"
     return repr(d)
 
 
@@ -119,6 +133,7 @@ EXPECTED_TAIL = {
     "Empirical(request_ms.csv, interpolate=True, scale_to_mean=1.0)": "neither",
     "Quantiles(quantiles=((0.0, 0.1), (0.5, 1.0), (0.9, 4.0), (0.99, 12.0), (1.0, 40.0)), scale_to_mean=None)": "neither",
     "Quantiles(quantiles=((0.0, 0.0), (0.2, 2.0), (0.5, 2.0), (1.0, 5.0)), scale_to_mean=1.0)": "neither",
+    "ByType(quantiles, discrete, uniform, deterministic, p=(0.4, 0.3, 0.2, 0.1))": "neither",
 }
 # where the shape on the support differs from the shape on x >= 0
 EXPECTED_TAIL_ON_SUPPORT = {
@@ -390,6 +405,7 @@ def test_spec_spelling():
         "lognormal": ("mean", "cv"),
         "empirical": ("file",),
         "quantiles": ("quantiles",),
+        "by_type": ("laws",),
     }
     # lists are stored as tuples: hashable
     d = Discrete([1, 2], [0.5, 0.5])
@@ -467,7 +483,10 @@ BAD = [
     ({"family": "discrete", "values": [0, 0], "p": [0.5, 0.5]}, r"values must have a positive mean"),
     ({"family": "discrete", "values": [1, math.nan], "p": [0.5, 0.5]}, r"values must be a list of finite numbers"),
     ({"family": "lognormal", "mean": 1, "cv": 0}, r"cv must be a positive"),
-    ({"family": "gamma", "shape": 2}, r"unknown distribution family 'gamma'; allowed: bounded_pareto, deterministic"),
+    (
+        {"family": "gamma", "shape": 2},
+        r"unknown distribution family 'gamma'; allowed: bounded_pareto, by_type, deterministic",
+    ),
     ({"mean": 1}, r"missing 'family'"),
     (
         {"family": "exponential", "mean": 1, "rate": 2},

@@ -56,7 +56,14 @@ def analyze(model: CellModel) -> AnalyticResult:
     if model.load_basis != "nominal":
         nominal = replace(model, loads=model.nominal_loads, load_basis="nominal")
     handler = HANDLERS.get(POLICIES[model.policy].analysis) if model.policy in POLICIES else None
-    if handler is None:
+    if handler is not None and model.size.per_type and not POLICIES[model.policy].sizes_by_type:
+        result = AnalyticResult(nominal.loads)
+        result.add_note(
+            f"lambda_max, cost and latency_approx are NaN: the analysis of {model.policy} has one size law for "
+            "every job type; with a law per type (by_type) the cell is simulated only",
+            about=("lambda_max", "cost", "latency_approx"),
+        )
+    elif handler is None:
         result = AnalyticResult(nominal.loads)
         result.add_note(
             f"lambda_max, cost and latency_approx are NaN: no analysis of {model.policy} yet",

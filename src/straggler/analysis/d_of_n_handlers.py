@@ -30,6 +30,15 @@ def analyze_rerouting(model: CellModel) -> AnalyticResult:
             )
             return result
         return threshold_policy(model, "rerouting")
+    if model.size.per_type and isinstance(model.dependence, IID):
+        result = AnalyticResult(model.loads)
+        result.add_note(
+            "lambda_max, cost and latency_approx are NaN: on identical servers Rer is the speculation "
+            "paper's, whose restarted copy is a fresh draw of one size law; with a law per job type and "
+            "i.i.d. replicas it is a draw of the job's own type's law (the cell is simulated only)",
+            about=("lambda_max", "cost", "latency_approx"),
+        )
+        return result
     X, dep, N = model.size, model.dependence, model.N
     resume = bool(model.params.get("resume", False))
     bound = speculation.stability_bound(

@@ -43,7 +43,7 @@ def expected_work_full_redundancy(system, X, dep) -> np.ndarray:
     the work is the same in both pools and independent of the assignment.
     """
     r = system.speeds
-    per_type = [pair(dep, X, 1.0 / r[0][j], 1.0 / r[1][j]).mean_min_AB() for j in range(system.n_types)]
+    per_type = [pair(dep, X.of_type(j), 1.0 / r[0][j], 1.0 / r[1][j]).mean_min_AB() for j in range(system.n_types)]
     work = float(np.dot(system.p, per_type))
     return np.array([work, work])
 
@@ -103,9 +103,12 @@ def _check_alpha(system: TwoPoolSystem, alpha) -> np.ndarray:
 
 
 def _pairs(system: TwoPoolSystem, X: Distribution, dep: Dependence):
-    """``P[i][j] = pair(dep, X, 1/r_ij, 1/r_lj)``: A = A_ij (pool i), B = A_lj."""
+    """``P[i][j] = pair(dep, X_j, 1/r_ij, 1/r_lj)``: A = A_ij (pool i), B = A_lj, X_j the
+    type's size law (:meth:`Distribution.of_type`)."""
     r = system.speeds
-    return [[pair(dep, X, 1.0 / r[i][j], 1.0 / r[1 - i][j]) for j in range(system.n_types)] for i in range(2)]
+    return [
+        [pair(dep, X.of_type(j), 1.0 / r[i][j], 1.0 / r[1 - i][j]) for j in range(system.n_types)] for i in range(2)
+    ]
 
 
 def _profile(P, policy: str, i: int, tau: float, moment: int = 1, per_job: bool = False):
@@ -488,7 +491,7 @@ class ThresholdOptimiser:
         self.n = np.asarray(system.n, dtype=float)
         self.cache: list[dict[float, tuple[np.ndarray, np.ndarray]]] = [{}, {}]
         r = np.asarray(system.speeds, dtype=float)
-        m = dep.replica_mean(X)
+        m = np.array([dep.replica_mean(X.of_type(j)) for j in range(system.n_types)])
         # natural time scale per pool: geometric mean of E[A_ij] over the types
         self.scale = [float(np.exp(np.mean(np.log(m / r[i])))) for i in range(2)]
         self.evaluations = 0
@@ -515,15 +518,15 @@ class ThresholdOptimiser:
 
     def candidates(self, i) -> np.ndarray:
         """0, inf, support ends and atoms of every A_ij (the 'rational' points where
-        the load has kinks or jumps) and a geometric grid, ~7 points per decade
+        the load has kinks or jumps; a trace's many atoms thinned, :func:`_replica_points`)
+        and a geometric grid, ~7 points per decade
         from 1e-4 to 1e5 times the pool's time scale."""
         r = np.asarray(self.system.speeds, dtype=float)
         pts = {0.0, math.inf}
         s = self.scale[i]
         pts.update(float(x) for x in s * np.logspace(-4, 5, 64))
-        sizes = _replica_points(self.X, self.dep)
         for j in range(self.system.n_types):
-            for v in sizes:
+            for v in _replica_points(self.X.of_type(j), self.dep):
                 if 0 < v < math.inf:
                     pts.add(float(v / r[i][j]))
         return np.array(sorted(pts))
@@ -568,12 +571,53 @@ class ThresholdOptimiser:
             t, v = self.polish(t, v, minimize_scalar)
             if v < best_v:
                 best_v, best_t = v, t
+        if self._thinned():
+            best_t, best_v = self.snap_to_atoms(best_t, best_v)
         # prefer the plain policies on (numerical) ties: ZRed (inf, inf), then FRed (0, 0)
         for simple in ((math.inf, math.inf), (0.0, 0.0)):
             if self.value(*simple) <= best_v * (1.0 + 1e-10):
                 best_t = simple
                 break
         return self.finish(best_t)
+
+    def snap_to_atoms(self, t, v) -> tuple[tuple[float, float], float]:
+        """The best point so far against the atoms the first grid left out near it: in
+        each pool its threshold, 0, inf and the atoms between the two grid points around
+        it, every pair of them (a kink of the load sits on an atom, where the zoom only
+        comes within its tolerance; the other pool's threshold may move with it)."""
+        near = []
+        for i in range(2):
+            grid = self._grid_tau[i]
+            k = int(np.searchsorted(grid, t[i]))
+            lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]
+            atoms = self._atoms(i)
+            near.append(np.unique(np.concatenate(([t[i], 0.0, math.inf], atoms[(atoms > lo) & (atoms < hi)]))))
+        V = self.values(near[0].tolist(), near[1].tolist())
+        a, b = np.unravel_index(int(np.argmin(V)), V.shape)
+        if V[a, b] < v:
+            return (float(near[0][a]), float(near[1][b])), float(V[a, b])
+        return (float(t[0]), float(t[1])), v
+
+    def _thinned(self) -> bool:
+        """Whether the first grid left atoms out (a law with more than
+        :data:`CANDIDATE_ATOMS`: :func:`_replica_points`)."""
+        from ..dependence import SX
+
+        laws = [self.X.of_type(j) for j in range(self.system.n_types)]
+        if isinstance(self.dep, SX):
+            laws.append(self.dep.slowdown)
+        return any(len(law.atoms()) > CANDIDATE_ATOMS for law in laws)
+
+    def _atoms(self, i) -> np.ndarray:
+        """Every atom of every A_ij (unthinned), sorted."""
+        r = np.asarray(self.system.speeds, dtype=float)
+        pts = {
+            float(x / r[i][j])
+            for j in range(self.system.n_types)
+            for x in _replica_points(self.X.of_type(j), self.dep, thin=False)
+            if 0 < x < math.inf
+        }
+        return np.array(sorted(pts))
 
     def values(self, t0s, t1s) -> np.ndarray:
         """V on the grid t0s x t1s (profiles computed once per coordinate)."""
@@ -663,13 +707,24 @@ class ThresholdOptimiser:
         )
 
 
-def _replica_points(X: Distribution, dep: Dependence) -> list[float]:
-    """Support ends and atoms of a replica size X_i (speed 1)."""
+CANDIDATE_ATOMS = 256
+"""At most this many of a law's atoms are starting points of the threshold search: a trace
+has one atom per distinct value, and the search's first grid has every pair of candidates
+(quadratic in their number); with more atoms, every k-th in order (support ends kept). The
+zoom and polish that follow search between them."""
+
+
+def _replica_points(X: Distribution, dep: Dependence, thin: bool = True) -> list[float]:
+    """Support ends and atoms of a replica size X_i (speed 1): with ``thin``, at most
+    :data:`CANDIDATE_ATOMS` of a law's atoms, evenly spaced in rank."""
     from ..dependence import SX
 
     def ends(D):
         lo, hi = D.support()
-        return [lo, hi, *D.atoms()]
+        atoms = D.atoms()
+        if thin and len(atoms) > CANDIDATE_ATOMS:
+            atoms = atoms[:: -(-len(atoms) // CANDIDATE_ATOMS)]
+        return [lo, hi, *atoms]
 
     xs = ends(X)
     if isinstance(dep, SX):

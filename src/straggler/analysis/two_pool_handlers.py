@@ -229,11 +229,12 @@ def _random_dispatch_latency(model, system, alpha, lam: float) -> float:
     """Exact mean response time of random dispatch to per-server queues.
 
     By Poisson thinning each server of pool i is an M/G/1 queue with rate
-    lambda sum_j p_j alpha_ij / n_i and a service time that is X_i / r_ij with
-    probability proportional to p_j alpha_ij; Pollaczek-Khinchine (FCFS) or the
+    lambda sum_j p_j alpha_ij / n_i and a service time that is X_i / r_ij (X the type's
+    own law when each type has one) with probability proportional to p_j alpha_ij; Pollaczek-Khinchine (FCFS) or the
     M/G/1-PS slowdown 1 / (1 - rho) gives each type's response time.
     """
-    m1, m2 = model.dependence.replica_marginal_moments(model.size)
+    moments = [model.dependence.replica_marginal_moments(model.size.of_type(j)) for j in range(system.n_types)]
+    m1, m2 = (np.array(m) for m in zip(*moments))
     p = np.asarray(system.p)
     r = np.asarray(system.speeds)
     total = 0.0
@@ -244,9 +245,9 @@ def _random_dispatch_latency(model, system, alpha, lam: float) -> float:
             continue
         lam_i = lam * share / system.n[i]
         used = weights > 0  # 0 * inf (an infinite second moment) must not become nan
-        s1 = float(np.dot(weights[used], m1 / r[i][used]) / share)
-        s2 = float(np.dot(weights[used], m2 / r[i][used] ** 2) / share)
+        s1 = float(np.dot(weights[used], m1[used] / r[i][used]) / share)
+        s2 = float(np.dot(weights[used], m2[used] / r[i][used] ** 2) / share)
         for j in range(system.n_types):
             if weights[j] > 0:
-                total += weights[j] * queues.mg1_response(lam_i, s1, s2, m1 / r[i][j], model.discipline)
+                total += weights[j] * queues.mg1_response(lam_i, s1, s2, m1[j] / r[i][j], model.discipline)
     return total

@@ -383,6 +383,8 @@ def _normalise(cfg: dict, axes: list[tuple[Axis, list]]) -> dict:
         extras = FAMILIES[spec["family"]].resolved_extras(spec)
         if spec.get("bootstrap"):  # its resamples are drawn from the study's seed
             extras["seed"] = cfg["seed"]
+        if FAMILIES[spec["family"]].per_type:  # its mixture's weights are the types' probabilities
+            extras["p"] = list(cfg["system"]["types"]["p"])
         return {"family": spec["family"], **{k: v for k, v in spec.items() if k != "family"}, **extras}
 
     distributions = {name: dist(spec) for name, spec in cfg["distributions"].items()}

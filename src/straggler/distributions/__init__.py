@@ -74,6 +74,7 @@ import math
 from .base import Distribution, ParameterError, format_value, is_number
 from .codes import (
     BOUNDED_PARETO_CODE,
+    BY_TYPE_CODE,
     DETERMINISTIC_CODE,
     DISCRETE_CODE,
     EMPIRICAL_CODE,
@@ -92,6 +93,7 @@ from .families import (
     OPTIONAL_PARAMETERS,
     PARAMETERS,
     BoundedPareto,
+    ByType,
     Deterministic,
     Discrete,
     Empirical,
@@ -108,7 +110,7 @@ from .families import (
 
 #: the numba samplers, loaded from :mod:`.sampling` when first asked for (importing
 #: numba is most of an analytic job's start-up, and only a simulation needs them)
-_SAMPLERS = ("pick_component", "sample", "sample_many")
+_SAMPLERS = ("pick_component", "sample", "sample_many", "size_of_type")
 
 
 def __getattr__(name: str):
@@ -134,9 +136,12 @@ __all__ = [
     "Lognormal",
     "Empirical",
     "Quantiles",
+    "ByType",
     "FAMILIES",
     "OPTIONAL_PARAMETERS",
     "data_file_digests",
+    "laws_within",
+    "replace_within",
     "ParameterError",
     "PARAMETERS",
     "from_spec",
@@ -156,6 +161,7 @@ __all__ = [
     "LOGNORMAL_CODE",
     "EMPIRICAL_CODE",
     "QUANTILES_CODE",
+    "BY_TYPE_CODE",
 ]
 
 
@@ -196,6 +202,30 @@ def from_spec(spec: dict) -> Distribution:
             )
         dist = dist.scaled(float(scale_to_mean) / dist.mean())
     return dist
+
+
+def laws_within(name: str, spec) -> list[tuple[str, dict]]:
+    """``(label, spec)`` of the law ``name`` and of every law inside it, in order: a law per
+    job type's laws are ``<name>.laws.<j>``."""
+    if not isinstance(spec, dict):
+        return []
+    found = [(name, spec)]
+    cls = FAMILIES.get(spec.get("family")) if isinstance(spec.get("family"), str) else None
+    if cls is not None and cls.per_type and isinstance(spec.get("laws"), list):
+        for j, law in enumerate(spec["laws"]):
+            found += laws_within(f"{name}.laws.{j}", law)
+    return found
+
+
+def replace_within(name: str, spec, change) -> dict:
+    """``spec`` with every law ``(label, law)`` of :func:`laws_within` replaced by
+    ``change(label, law)``, inner laws first."""
+    if not isinstance(spec, dict):
+        return spec
+    cls = FAMILIES.get(spec.get("family")) if isinstance(spec.get("family"), str) else None
+    if cls is not None and cls.per_type and isinstance(spec.get("laws"), list):
+        spec = dict(spec, laws=[replace_within(f"{name}.laws.{j}", law, change) for j, law in enumerate(spec["laws"])])
+    return change(name, spec)
 
 
 def data_file_digests(config) -> list[tuple[str, str]]:

@@ -111,6 +111,8 @@ class Distribution(ABC):
     grid_only: ClassVar[tuple[str, ...]] = ()
     #: parameters that a grid axis may not sweep (set by the study itself)
     unswept: ClassVar[tuple[str, ...]] = ()
+    #: True for a law per job type (:mod:`.by_type`): :meth:`of_type` differs by type
+    per_type: ClassVar[bool] = False
 
     # -- what every family defines -------------------------------------------------
     @abstractmethod
@@ -158,6 +160,10 @@ class Distribution(ABC):
         """Where P(X > x) is not smooth, the quadrature's break points: the atoms, and
         the kinks of a law that has them (an interpolated sample's order statistics)."""
         return self.atoms()
+
+    def of_type(self, j: int) -> Distribution:
+        """The size law of a type-``j`` job: this law, but for a law per job type."""
+        return self
 
     def quantile_pieces(self) -> QuantilePieces | None:
         """The quantile function as linear pieces (:mod:`.pieces`) when it is piecewise

@@ -25,4 +25,5 @@ from __future__ import annotations
     LOGNORMAL_CODE,
     EMPIRICAL_CODE,
     QUANTILES_CODE,
-) = range(13)
+    BY_TYPE_CODE,
+) = range(14)

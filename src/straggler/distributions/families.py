@@ -5,14 +5,15 @@ The classes live by kind: :mod:`.exponential` (exponential, shifted exponential,
 hyperexponential, Erlang), :mod:`.power_law` (Pareto, bounded Pareto),
 :mod:`.weibull_lognormal` (Weibull, lognormal), :mod:`.bounded` (deterministic,
 uniform, discrete) and :mod:`.empirical` (a measured sample read from a file, a table of
-quantiles). Each is a frozen dataclass with the closed forms it has; the
-rest is the base class's quadrature.
+quantiles); :mod:`.by_type` gives each job type a law of its own. Each is a frozen
+dataclass with the closed forms it has; the rest is the base class's quadrature.
 """
 
 from __future__ import annotations
 
 from .base import Distribution
 from .bounded import Deterministic, Discrete, Uniform
+from .by_type import ByType
 from .empirical import Empirical, Quantiles
 from .exponential import Erlang, Exponential, Hyperexponential, ShiftedExponential
 from .power_law import BoundedPareto, Pareto
@@ -32,6 +33,7 @@ __all__ = [
     "Lognormal",
     "Empirical",
     "Quantiles",
+    "ByType",
     "FAMILIES",
     "PARAMETERS",
     "OPTIONAL_PARAMETERS",
@@ -53,6 +55,7 @@ FAMILIES: dict[str, type[Distribution]] = {
         Lognormal,
         Empirical,
         Quantiles,
+        ByType,
     )
 }
 

@@ -13,8 +13,10 @@ import numpy as np
 
 from ..kernel_cache import kernel
 from .base import Distribution
+from .by_type import ByType
 from .codes import (
     BOUNDED_PARETO_CODE,
+    BY_TYPE_CODE,
     DETERMINISTIC_CODE,
     DISCRETE_CODE,
     EMPIRICAL_CODE,
@@ -130,24 +132,37 @@ def draw_weibull(params, rng):  # [shape, scale]
     return params[1] * rng.standard_exponential() ** (1.0 / params[0])
 
 
-@kernel(inline="always")
-def draw_uniform(params, rng):  # [low, high]
-    return params[0] + (params[1] - params[0]) * rng.random()
+# The tabulated laws draw by their quantile function at one uniform (``*_at``): a law per
+# job type (:func:`size_of_type`) calls the same functions once the job's type is known.
 
 
 @kernel(inline="always")
-def draw_discrete(params, rng):  # [n, c_1..c_n, value_1..value_n, m, g_0..g_(m-1)]
+def uniform_at(params, u):  # [low, high]
+    return params[0] + (params[1] - params[0]) * u
+
+
+@kernel(inline="always")
+def draw_uniform(params, rng):
+    return uniform_at(params, rng.random())
+
+
+@kernel(inline="always")
+def discrete_at(params, u):  # [n, c_1..c_n, value_1..value_n, m, g_0..g_(m-1)]
     # c_i the cumulative probabilities, then the guide table of m buckets: the value of
     # the first i with u < c_i (the last if none), found by :func:`pick_guided`
     n = int(params[0])
-    return params[1 + n + pick_guided(params, n, rng.random())]
+    return params[1 + n + pick_guided(params, n, u)]
 
 
 @kernel(inline="always")
-def draw_empirical(params, rng):  # [n, interpolate, x_(1), ..., x_(n)]
+def draw_discrete(params, rng):
+    return discrete_at(params, rng.random())
+
+
+@kernel(inline="always")
+def empirical_at(params, u):  # [n, interpolate, x_(1), ..., x_(n)]
     # O(1): an index into the sorted sample (int(u n) can round up to n when n is large)
     n = int(params[0])
-    u = rng.random()
     if params[1] == 0.0 or n == 1:
         return params[2 + min(int(u * n), n - 1)]
     at = u * (n - 1)  # the quantile function is linear between the order statistics
@@ -156,11 +171,20 @@ def draw_empirical(params, rng):  # [n, interpolate, x_(1), ..., x_(n)]
 
 
 @kernel(inline="always")
-def draw_quantiles(params, rng):  # [m, p_0 .. p_(m-1), x_0 .. x_(m-1)], p_0 = 0, p_(m-1) = 1
+def draw_empirical(params, rng):
+    return empirical_at(params, rng.random())
+
+
+@kernel(inline="always")
+def draw_quantiles(params, rng):
+    return quantiles_at(params, rng.random())
+
+
+@kernel(inline="always")
+def quantiles_at(params, u):  # [m, p_0 .. p_(m-1), x_0 .. x_(m-1)], p_0 = 0, p_(m-1) = 1
     # the quantile function, linear between the table's points: a bisection for the
     # segment p_i <= u < p_(i+1), then its line
     m = int(params[0])
-    u = rng.random()
     lo = 0
     hi = m - 1
     while hi - lo > 1:
@@ -177,6 +201,28 @@ def draw_quantiles(params, rng):  # [m, p_0 .. p_(m-1), x_0 .. x_(m-1)], p_0 = 0
 @kernel(inline="always")
 def draw_lognormal(params, rng):  # [mu, sigma]
     return np.exp(params[0] + params[1] * rng.standard_normal())
+
+
+@kernel(inline="always")
+def size_of_type(code, params, j, x):
+    """A type-``j`` job's size from the value ``x`` its size stream holds: ``x`` itself,
+    but for a law per job type (:data:`BY_TYPE_CODE`), whose streams hold uniforms: type
+    j's quantile function at ``x``. ``params``: ``[J, start_0.., code_0.., the laws'
+    parameters]`` (:meth:`straggler.distributions.ByType.sampler_params`)."""
+    if code != BY_TYPE_CODE:
+        return x
+    J = int(params[0])
+    own = params[int(params[1 + j]) :]
+    c = int(params[1 + J + j])
+    if c == EMPIRICAL_CODE:
+        return empirical_at(own, x)
+    elif c == QUANTILES_CODE:
+        return quantiles_at(own, x)
+    elif c == DISCRETE_CODE:
+        return discrete_at(own, x)
+    elif c == UNIFORM_CODE:
+        return uniform_at(own, x)
+    return own[0]  # deterministic
 
 
 @kernel()
@@ -212,6 +258,8 @@ def sample(code, params, rng):
         return draw_empirical(params, rng)
     elif code == QUANTILES_CODE:
         return draw_quantiles(params, rng)
+    elif code == BY_TYPE_CODE:  # the uniform that size_of_type turns into a size
+        return rng.random()
     raise ValueError("unknown distribution code")
 
 
@@ -229,4 +277,22 @@ def sample_many(dist: Distribution, n: int, rng: np.random.Generator | int | Non
     ``rng`` is a ``numpy.random.Generator`` (or a seed for ``default_rng``)."""
     if not isinstance(rng, np.random.Generator):
         rng = np.random.default_rng(rng)
+    if isinstance(dist, ByType):  # the mixture: a type, then its size
+        cumulative = np.cumsum(np.asarray(dist._weights(), dtype=float))
+        return _sample_by_type(dist.sampler_params(), cumulative, int(n), rng)
     return _sample_many(dist.code, dist.sampler_params(), int(n), rng)
+
+
+@kernel()
+def _sample_by_type(params, cumulative, n, rng):
+    """``n`` draws of a law per job type as one law: each a type j (from one uniform
+    against the types' cumulative probabilities), then its size (:func:`size_of_type`)."""
+    out = np.empty(n, dtype=np.float64)
+    J = cumulative.shape[0]
+    for i in range(n):
+        u = rng.random()
+        j = 0
+        while j < J - 1 and u >= cumulative[j]:
+            j += 1
+        out[i] = size_of_type(BY_TYPE_CODE, params, j, rng.random())
+    return out

@@ -110,6 +110,10 @@ class PolicySpec:
     """True if the simulation sends a job first to a pool drawn with ``alpha`` (one
     uniform), then to a server of it (:mod:`straggler.simulation.encode`); FRed takes
     one server per pool, the policies with ``uses_d`` choose among all N."""
+    sizes_by_type: bool = False
+    """True if its analysis sums over the job types with each type's own size law (the
+    threshold paper's eqs. 4-6: a ``by_type`` law is analysed exactly); otherwise a cell
+    with a law per type is simulated only."""
     type_aware_alpha: bool = False
     """True if, without an assignment from the analysis, the simulation computes the
     type-aware optimal one (not random dispatch over all N servers)."""

@@ -374,7 +374,13 @@ def _pool_layout(model, code: int, N: int) -> tuple[int, tuple[int, int, int], n
     """``(pools, pool_start, speeds, type_cdf)`` of the model's servers, checked
     against what the policy needs."""
     system = model.system
-    if system is None:
+    if system is None and model.size.per_type:  # one pool; the types differ in size only
+        pools = 1
+        pool_start = (0, N, N)
+        speeds = np.ones((1, model.size.types))
+        type_cdf = np.cumsum(np.asarray(model.size.p, dtype=float))
+        type_cdf[-1] = 1.0
+    elif system is None:
         pools = 1
         pool_start = (0, N, N)
         speeds = np.ones((1, 1))
@@ -395,6 +401,14 @@ def _pool_layout(model, code: int, N: int) -> tuple[int, tuple[int, int, int], n
         raise ValueError(f"{model.policy} needs at least one server in each pool")
     if np.any(speeds <= 0) or not np.all(np.isfinite(speeds)):
         raise ValueError(f"speeds must be finite and > 0, got {speeds.tolist()}")
+    if model.size.per_type and (model.size.types != speeds.shape[1] or model.size.p is None):
+        # the kernels index the law's types by the system's: the two must be one list
+        raise ValueError(
+            f"the size law has {model.size.types} types (p = {model.size.p}) and the system "
+            f"{speeds.shape[1]} (p = {None if system is None else system.p}): give the law one size law per job type"
+        )
+    if model.size.per_type and system is not None and tuple(model.size.p) != tuple(system.p):
+        raise ValueError(f"the size law's type probabilities {model.size.p} are not the system's {system.p}")
     return pools, pool_start, speeds, type_cdf
 
 

@@ -161,6 +161,7 @@ import numpy as np
 
 from .. import policies
 from ..dependence import IDENTICAL_CODE, IID_CODE, SX_CODE
+from ..distributions.sampling import size_of_type
 from ..kernel_cache import kernel
 from . import encode as E
 from . import statistics as S
@@ -601,10 +602,10 @@ def _route_fred(su, qu, st, stats, measured, j, srv, dur, ui, xi, si):
     if measured:
         for r in range(2):
             S.see(stats.acc, r, _idle(qu, su.central, srv[r]))
-    x = st.xb[xi]
+    x = size_of_type(st.xc, st.x_params, j, st.xb[xi])
     for r in range(2):
         if su.dep == IID_CODE and r > 0:
-            x = st.sb[si]
+            x = size_of_type(st.xc, st.x_params, j, st.sb[si])
         du = x * su.inv_speeds[r, j]
         if su.dep == SX_CODE:
             du *= st.sb[si + r]
@@ -643,11 +644,11 @@ def _route_sampled(su, qu, st, stats, measured, j, perm, srv, dur, ui, xi, si):
             nr = 1
     elif policy == policies.COS_CODE:
         nr = 1
-    x0 = st.xb[xi]
+    x0 = size_of_type(st.xc, st.x_params, j, st.xb[xi])
     x = x0
     for r in range(nr):
         if su.dep == IID_CODE:
-            x = x0 if r == 0 else st.sb[si + r - 1]
+            x = x0 if r == 0 else size_of_type(st.xc, st.x_params, j, st.sb[si + r - 1])
         du = x * su.inv_speeds[0 if srv[r] < su.p1 else 1, j]
         if su.dep == SX_CODE:
             du *= st.sb[si + r]
@@ -685,16 +686,16 @@ def _route_one(su, qu, st, stats, measured, j, srv, dur, threshold, ui, xi, si):
     d2 = 0.0
     if threshold:
         if su.dep == IID_CODE:
-            x0 = st.xb[xi]
-            x1 = st.sb[si]
+            x0 = size_of_type(st.xc, st.x_params, j, st.xb[xi])
+            x1 = size_of_type(st.xc, st.x_params, j, st.sb[si])
             xi += 1
             si += 1
         elif su.dep == IDENTICAL_CODE:
-            x0 = st.xb[xi]
+            x0 = size_of_type(st.xc, st.x_params, j, st.xb[xi])
             x1 = x0
             xi += 1
         else:
-            x = st.xb[xi]
+            x = size_of_type(st.xc, st.x_params, j, st.xb[xi])
             xi += 1
             x0 = x * st.sb[si]
             x1 = x * st.sb[si + 1]
@@ -715,7 +716,7 @@ def _route_one(su, qu, st, stats, measured, j, srv, dur, threshold, ui, xi, si):
             else:
                 d2 = x1 * su.inv_speeds[l, j]
     else:
-        du = st.xb[xi] * su.inv_speeds[i, j]
+        du = size_of_type(st.xc, st.x_params, j, st.xb[xi]) * su.inv_speeds[i, j]
         xi += 1
         if su.dep == SX_CODE:
             du *= st.sb[si]

@@ -57,7 +57,11 @@ engine that wants to be compared job by job). Per arrival:
   (sx) or the sizes of the replicas after the first (iid). Replica r gets the
   r-th size (RIQ: of the idle ones; CoS, FJ cancelling on start: in start order).
   With the streams seeded by the workload, policies compared on one workload see
-  the same arrivals, types and sizes (:mod:`.streams`).
+  the same arrivals, types and sizes (:mod:`.streams`). A law per job type
+  (:class:`~straggler.distributions.ByType`) fills SIZES (and SLOWDOWNS under iid)
+  with uniforms: each value of X read is passed through
+  :func:`~straggler.distributions.sampling.size_of_type` with the job's type (the
+  identity for every other law; never a slowdown S).
 
 Kernel contract (every engine): ``run(*encoded.kernel_args(), lam, warmup, jobs,
 out, rngs)``, with ``out = (acc, batches, hist, mon, trace)`` the statistics it writes
@@ -101,6 +105,7 @@ import numpy as np
 
 from .. import policies
 from ..dependence import IDENTICAL_CODE, IID_CODE, SX_CODE
+from ..distributions.sampling import size_of_type
 from ..kernel_cache import kernel
 from . import encode as E
 from . import statistics as S
@@ -114,10 +119,12 @@ from .streams import block_size, distinct_servers, refill_exponential, refill_fa
 
 Model = namedtuple(
     "Model",
-    "policy N d k keep p1 pools p_start J type_cdf alpha inv_speeds dep inv_lam warmup inv_batch",
+    "policy N d k keep p1 pools p_start J type_cdf alpha inv_speeds dep xc x_params inv_lam warmup inv_batch",
 )
 """The cell's model as the chunks read it (``ints`` and ``flts`` decoded, see
-:mod:`.encode`), and the run's rate, warm-up and batch scale."""
+:mod:`.encode`; ``xc``, ``x_params``: the size law's code and sampler parameters, which
+:func:`~straggler.distributions.sampling.size_of_type` reads), and the run's rate,
+warm-up and batch scale."""
 Blocks = namedtuple("Blocks", "eb ub xb sb")
 """The blocks of the four random streams (arrivals, routing, sizes, second sizes)."""
 Servers = namedtuple("Servers", "free perm srv ksrv st fin dur sel")
@@ -185,7 +192,7 @@ def _checkpoint(free, t, pools, p_start, scratch, mon, kc, work, N, wait):
 @kernel(nogil=True)
 def _chunk_one(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     """ZRed, KT: one replica on a random server of the pool drawn from alpha."""
-    pools, p_start, J, type_cdf, alpha, inv_speeds, dep, inv_lam, warmup, inv_batch = (
+    pools, p_start, J, type_cdf, alpha, inv_speeds, dep, xc, x_params, inv_lam, warmup, inv_batch = (
         m.pools,
         m.p_start,
         m.J,
@@ -193,6 +200,8 @@ def _chunk_one(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         m.alpha,
         m.inv_speeds,
         m.dep,
+        m.xc,
+        m.x_params,
         m.inv_lam,
         m.warmup,
         m.inv_batch,
@@ -219,7 +228,7 @@ def _chunk_one(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         ui += 1
         if n >= warmup:
             S.see(acc, i, free[s] <= t)
-        x = xb[xi]
+        x = size_of_type(xc, x_params, j, xb[xi])
         xi += 1
         if dep == SX_CODE:
             x *= sb[si]
@@ -243,7 +252,7 @@ def _chunk_one(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
 @kernel(nogil=True)
 def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     """CoC, FRed, FJ: d replicas, done at the k-th completion, the rest cancelled."""
-    N, d, k, p1, J, type_cdf, inv_speeds, dep, inv_lam, warmup, inv_batch = (
+    N, d, k, p1, J, type_cdf, inv_speeds, dep, xc, x_params, inv_lam, warmup, inv_batch = (
         m.N,
         m.d,
         m.k,
@@ -252,6 +261,8 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         m.type_cdf,
         m.inv_speeds,
         m.dep,
+        m.xc,
+        m.x_params,
         m.inv_lam,
         m.warmup,
         m.inv_batch,
@@ -279,11 +290,11 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
             for r in range(d):
                 S.see(acc, _pool(srv[r], p1), free[srv[r]] <= t)
         c = np.inf
-        x0 = xb[xi]
+        x0 = size_of_type(xc, x_params, j, xb[xi])
         for r in range(d):
             x = x0
             if dep == IID_CODE and r > 0:  # replicas after the first: the second stream
-                x = sb[si + r - 1]
+                x = size_of_type(xc, x_params, j, sb[si + r - 1])
             s = srv[r]
             du = x * inv_speeds[_pool(s, p1), j]
             if dep == SX_CODE:
@@ -323,7 +334,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     (ties: sampling order), the q-th to start with the q-th size; done when k of
     them finish, the others cut then (fork-join paper section 8.1, (n, r_f = d,
     r = keep, k)). keep = k (CoS, ``early``) needs no cut: all kept run to the end."""
-    N, d, k, keep, p1, J, type_cdf, inv_speeds, dep, inv_lam, warmup, inv_batch = (
+    N, d, k, keep, p1, J, type_cdf, inv_speeds, dep, xc, x_params, inv_lam, warmup, inv_batch = (
         m.N,
         m.d,
         m.k,
@@ -333,6 +344,8 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         m.type_cdf,
         m.inv_speeds,
         m.dep,
+        m.xc,
+        m.x_params,
         m.inv_lam,
         m.warmup,
         m.inv_batch,
@@ -388,7 +401,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
                     fin[pos] = a
                     ksrv[pos] = srv[r]
                     q += 1
-        x0 = xb[xi]
+        x0 = size_of_type(xc, x_params, j, xb[xi])
         x = x0
         if keep == k:
             # every kept replica must finish: no cut, so this stays the exact
@@ -397,7 +410,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
             last = t
             for q in range(k):
                 if dep == IID_CODE:
-                    x = x0 if q == 0 else sb[si + q - 1]
+                    x = x0 if q == 0 else size_of_type(xc, x_params, j, sb[si + q - 1])
                 s = ksrv[q]
                 du = x * inv_speeds[_pool(s, p1), j]
                 if dep == SX_CODE:
@@ -410,7 +423,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         else:
             for q in range(keep):
                 if dep == IID_CODE:
-                    x = x0 if q == 0 else sb[si + q - 1]
+                    x = x0 if q == 0 else size_of_type(xc, x_params, j, sb[si + q - 1])
                 du = x * inv_speeds[_pool(ksrv[q], p1), j]
                 if dep == SX_CODE:
                     du *= sb[si + q]
@@ -441,7 +454,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
 def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     """RIQ: replicas on the idle servers among d sampled, cancel on complete;
     none idle: one replica on the first sampled."""
-    N, d, p1, J, type_cdf, inv_speeds, dep, inv_lam, warmup, inv_batch = (
+    N, d, p1, J, type_cdf, inv_speeds, dep, xc, x_params, inv_lam, warmup, inv_batch = (
         m.N,
         m.d,
         m.p1,
@@ -449,6 +462,8 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         m.type_cdf,
         m.inv_speeds,
         m.dep,
+        m.xc,
+        m.x_params,
         m.inv_lam,
         m.warmup,
         m.inv_batch,
@@ -478,11 +493,11 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
             ksrv[0] = srv[0]
             nr = 1
         c = np.inf
-        x0 = xb[xi]
+        x0 = size_of_type(xc, x_params, j, xb[xi])
         x = x0
         for r in range(nr):
             if dep == IID_CODE:
-                x = x0 if r == 0 else sb[si + r - 1]
+                x = x0 if r == 0 else size_of_type(xc, x_params, j, sb[si + r - 1])
             s = ksrv[r]
             du = x * inv_speeds[_pool(s, p1), j]
             if dep == SX_CODE:
@@ -583,12 +598,29 @@ def run(
     ibuf = fbuf.view(np.int64)
 
     m = Model(
-        policy, N, d, k, keep, p1, pools, p_start, J, type_cdf, alpha, inv_speeds, dep, inv_lam, warmup, inv_batch
+        policy,
+        N,
+        d,
+        k,
+        keep,
+        p1,
+        pools,
+        p_start,
+        J,
+        type_cdf,
+        alpha,
+        inv_speeds,
+        dep,
+        xc,
+        x_params,
+        inv_lam,
+        warmup,
+        inv_batch,
     )
     b = Blocks(eb, ub, xb, sb)
     o = Out(acc, batches, hist, fbuf, ibuf, trace, n_trace)
     if policy == policies.RER_CODE:
-        _run_rer(ints, flts, speeds, x_params, s_params, total, mon, rngs, m, b, o, free, scratch, sz)
+        _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scratch, sz)
         return
 
     perm = np.arange(N)
@@ -705,11 +737,13 @@ RER_HEAP_CAP = 1 << 21
 
 
 @kernel(nogil=True)
-def _run_rer(ints, flts, speeds, x_params, s_params, total, mon, rngs, m, b, o, free, scratch, sz):
-    inv_speeds, type_cdf, alpha, inv_lam, warmup, inv_batch = (
+def _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scratch, sz):
+    inv_speeds, type_cdf, alpha, xc, x_params, inv_lam, warmup, inv_batch = (
         m.inv_speeds,
         m.type_cdf,
         m.alpha,
+        m.xc,
+        m.x_params,
         m.inv_lam,
         m.warmup,
         m.inv_batch,
@@ -721,7 +755,6 @@ def _run_rer(ints, flts, speeds, x_params, s_params, total, mon, rngs, m, b, o, 
     pools = ints[E.I_POOLS]
     J = ints[E.I_J]
     dep = ints[E.I_DEP]
-    xc = ints[E.I_XCODE]
     sc = ints[E.I_SCODE]
     check = ints[E.I_CHECK]
     resume = ints[E.I_RESUME]
@@ -809,16 +842,16 @@ def _run_rer(ints, flts, speeds, x_params, s_params, total, mon, rngs, m, b, o, 
         s = lo + int(ub[ui] * (p_start[i + 1] - lo))
         ui += 1
         if dep == IID_CODE:  # the second replica from the second size stream
-            sz[0] = xb[xi]
-            sz[1] = sb[si]
+            sz[0] = size_of_type(xc, x_params, j, xb[xi])
+            sz[1] = size_of_type(xc, x_params, j, sb[si])
             xi += 1
             si += 1
         elif dep == IDENTICAL_CODE:
-            sz[0] = xb[xi]
+            sz[0] = size_of_type(xc, x_params, j, xb[xi])
             sz[1] = sz[0]
             xi += 1
         else:
-            x = xb[xi]
+            x = size_of_type(xc, x_params, j, xb[xi])
             xi += 1
             sz[0] = x * sb[si]
             sz[1] = x * sb[si + 1]

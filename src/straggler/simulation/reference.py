@@ -26,8 +26,11 @@ import numpy as np
 
 from .. import policies
 from ..dependence import IDENTICAL_CODE, IID_CODE
+from ..distributions.sampling import size_of_type
 from . import encode as E
 from .streams import PyStreams
+
+_size_of_type_py = size_of_type.py_func
 
 ARRIVAL, COMPLETE, KILL, DECIDE = 0, 1, 2, 3
 
@@ -81,19 +84,29 @@ class _Replica:
         self.first_run = False  # Rer: the run that may be killed after tau
 
 
-def _replica_sizes(enc, n, streams):
-    """The first ``n`` of the job's replica sizes (the contract of :mod:`.fast`:
-    every job takes the sizes of all the replicas its policy may place, whichever
-    run, so that policies compared on one workload see the same sizes)."""
+def _size_of_type(enc, jtype, x):
+    """A type-``jtype`` job's size from the value ``x`` of its size stream: the
+    kernels' :func:`~straggler.distributions.sampling.size_of_type` (its Python
+    function, which calls the same numba quantile functions): ``x`` itself but for
+    a law per job type, whose streams hold uniforms."""
+    return _size_of_type_py(int(enc.ints[E.I_XCODE]), enc.x_params, jtype, x)
+
+
+def _replica_sizes(enc, n, streams, jtype):
+    """The first ``n`` of the type-``jtype`` job's replica sizes (the contract of
+    :mod:`.fast`: every job takes the sizes of all the replicas its policy may place,
+    whichever run, so that policies compared on one workload see the same sizes).
+    Each value of X read is turned into the type's size (:func:`_size_of_type`);
+    a slowdown S is not."""
     dep = int(enc.ints[E.I_DEP])
     every = E.replicas_per_job(enc)
     if dep == IDENTICAL_CODE:
-        x = streams.size()
+        x = _size_of_type(enc, jtype, streams.size())
         return [x] * n
     if dep == IID_CODE:
         sizes = [streams.size()] + [streams.extra_size() for _ in range(every - 1)]
-        return sizes[:n]
-    x = streams.size()
+        return [_size_of_type(enc, jtype, x) for x in sizes[:n]]
+    x = _size_of_type(enc, jtype, streams.size())
     return [x * streams.slowdown() for _ in range(every)][:n]
 
 
@@ -214,7 +227,7 @@ class ReferenceSimulator:
                 pool = 0 if streams.uniform() < enc.alpha[0, jtype] else 1
             s = bounds[pool] + int(streams.uniform() * (bounds[pool + 1] - bounds[pool]))
             if policy == policies.RER_CODE:
-                sizes = _replica_sizes(enc, 2, streams)
+                sizes = _replica_sizes(enc, 2, streams, jtype)
                 rep = _Replica(job, s, self._dur(sizes[0], s, jtype))
                 rep.first_run = True
                 tau = float(enc.flts[E.F_TAU0 + pool])
@@ -229,7 +242,7 @@ class ReferenceSimulator:
                     job.rer_dur = rest * enc.inv_speeds[other, jtype]
                     job.rer_tau = tau
             else:
-                sizes = _replica_sizes(enc, 1, streams)
+                sizes = _replica_sizes(enc, 1, streams, jtype)
                 rep = _Replica(job, s, self._dur(sizes[0], s, jtype))
             job.replicas = [rep]
             self._join(rep)
@@ -251,11 +264,11 @@ class ReferenceSimulator:
         if policy == policies.COS_CODE or (policy == policies.FJ_CODE and ints[E.I_EARLY]):
             job.k = 1 if policy == policies.COS_CODE else ints[E.I_K]
             job.keep = ints[E.I_KEEP]
-            job.sizes = _replica_sizes(enc, job.keep, streams)
+            job.sizes = _replica_sizes(enc, job.keep, streams, jtype)
             job.replicas = [_Replica(job, s, None) for s in servers]
         else:
             job.k = ints[E.I_K] if policy == policies.FJ_CODE else 1
-            sizes = _replica_sizes(enc, len(servers), streams)
+            sizes = _replica_sizes(enc, len(servers), streams, jtype)
             job.replicas = [_Replica(job, s, self._dur(x, s, jtype)) for s, x in zip(servers, sizes)]
         for rep in job.replicas:
             if rep.state == "waiting":  # not cancelled on start by an earlier sibling
@@ -422,7 +435,7 @@ class PSReferenceSimulator:
                 pool = 0 if streams.uniform() < enc.alpha[0, jtype] else 1
             s = bounds[pool] + int(streams.uniform() * (bounds[pool + 1] - bounds[pool]))
             if policy in (policies.RER_CODE, policies.REP_CODE):
-                sizes = _replica_sizes(enc, 2, streams)
+                sizes = _replica_sizes(enc, 2, streams, jtype)
                 tau = float(enc.flts[E.F_TAU0 + pool])
                 first = _PSReplica(job, s, self._dur(sizes[0], s, jtype))
                 if first.dur > tau:
@@ -436,7 +449,7 @@ class PSReferenceSimulator:
                     job.rer_dur = rest * enc.inv_speeds[other, jtype]
                 self._join(first)
             else:
-                x = _replica_sizes(enc, 1, streams)[0]
+                x = _replica_sizes(enc, 1, streams, jtype)[0]
                 self._join(_PSReplica(job, s, self._dur(x, s, jtype)))
             return
         if policy == policies.FRED_CODE:
@@ -456,7 +469,7 @@ class PSReferenceSimulator:
         elif policy == policies.RIQ_CODE:
             idle = [s for s in servers if not self.servers[s]]
             servers = idle if idle else servers[:1]
-        sizes = _replica_sizes(enc, len(servers), streams)
+        sizes = _replica_sizes(enc, len(servers), streams, jtype)
         for s, x in zip(servers, sizes):
             self._join(_PSReplica(job, s, self._dur(x, s, jtype)))
 

@@ -165,6 +165,9 @@ def refill_family(code, p, rng, buf, pos):
     elif code == D.QUANTILES_CODE:
         for i in range(i0, n):
             buf[i] = draw_quantiles(p, rng)
+    elif code == D.BY_TYPE_CODE:  # uniforms: size_of_type reads them once a job's type is known
+        for i in range(i0, n):
+            buf[i] = rng.random()
     else:
         for i in range(i0, n):
             buf[i] = _sample(code, p, rng)

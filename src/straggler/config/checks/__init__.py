@@ -11,7 +11,7 @@ from ..errors import Err
 from ..keys import BUILTIN_DEPENDENCES
 from ..nodes import section
 from ..schema import schema_errors
-from .distributions import named_spec_errors
+from .distributions import named_spec_errors, per_type_errors
 from .grid import duplicate_policy_errors, extra_axes, grid_name_errors
 from .policies import POLICY_CHECKS, policy_errors
 from .rates import rate_errors
@@ -33,6 +33,7 @@ def _semantic_errors(cfg: dict) -> list[Err]:
     types = section(system, "types")
 
     errs += named_spec_errors(dists, user_deps)
+    errs += per_type_errors(cfg, dists, user_deps, types)
     errs += grid_name_errors(grid, dists, deps)
     errs += duplicate_policy_errors(cfg)
     errs += pool_errors(grid, system)

@@ -34,6 +34,8 @@ def _check_distribution(spec, path: tuple) -> list[Err]:
     if not isinstance(spec, dict) or not schema_validator("distribution").is_valid(copy.deepcopy(spec)):
         return []  # the schema errors say what is wrong
     family = spec["family"]
+    if family == "by_type":
+        return _by_type_errors(spec, path)
     errs: list[Err] = []
     if family in ("hyperexponential", "discrete"):
         errs += check_probabilities(spec["p"], path + ("p",))
@@ -78,6 +80,78 @@ def _check_distribution(spec, path: tuple) -> list[Err]:
         where, value = (path + (key,), spec[key]) if key else (path, spec)
         return [not_allowed(where, value, f"a distribution whose mean is in {range_text()} (its mean is {mean!r})")]
     return []
+
+
+def _by_type_errors(spec: dict, path: tuple) -> list[Err]:
+    """A law per job type: each type's law checked as a law of its own (and of a family
+    the engines draw by its quantile function)."""
+    from ...distributions.by_type import TYPE_LAW_FAMILIES
+
+    errs: list[Err] = []
+    for k, law in enumerate(spec["laws"]):
+        where = path + ("laws", k)
+        if law.get("family") not in TYPE_LAW_FAMILIES:
+            errs.append(not_allowed(where + ("family",), law.get("family"), f"one of {one_of(TYPE_LAW_FAMILIES)}"))
+        elif law.get("bootstrap"):
+            errs.append(
+                not_allowed(
+                    where + ("bootstrap",),
+                    law["bootstrap"],
+                    "0: a type's trace is not resampled inside by_type (give the trace a law of its own to "
+                    "bootstrap it)",
+                )
+            )
+        else:
+            errs += _check_distribution(law, where)
+    return errs
+
+
+def per_type_errors(cfg: dict, dists: dict, user_deps: dict, types: dict) -> list[Err]:
+    """A law per job type against the rest of the study: one law per type of
+    system.types.p, whose probabilities are the law's (a ``p`` it carries is theirs); not a slowdown (a slowdown has no type); not with the redundancy
+    load basis (its rho~ takes E[min of d] of one law)."""
+    p = types.get("p", [0.5, 0.5])
+    J = len(p) if isinstance(p, list) else None
+    errs: list[Err] = []
+    per_type = [name for name, spec in dists.items() if isinstance(spec, dict) and spec.get("family") == "by_type"]
+    for name in per_type:
+        if "p" in dists[name] and dists[name]["p"] != p:  # a resolved study carries system.types.p
+            errs.append(
+                not_allowed(
+                    ("distributions", name, "p"),
+                    dists[name]["p"],
+                    f"nothing, or system.types.p ({format_value(p)}): the types' probabilities are the "
+                    "system's (the study copies them here when it is resolved)",
+                )
+            )
+        laws = dists[name].get("laws")
+        if J is not None and isinstance(laws, list) and len(laws) != J:
+            errs.append(
+                not_allowed(
+                    ("distributions", name, "laws"),
+                    f"{len(laws)} laws",
+                    f"{J} laws, one per job type of system.types.p ({format_value(p)})",
+                )
+            )
+    for name, dep in user_deps.items():
+        slowdown = dep.get("slowdown") if isinstance(dep, dict) else None
+        if slowdown in per_type or (isinstance(slowdown, dict) and slowdown.get("family") == "by_type"):
+            errs.append(
+                not_allowed(
+                    ("dependences", name, "slowdown"),
+                    slowdown,
+                    "a law with no job types (a slowdown multiplies the job's own size, whatever its type)",
+                )
+            )
+    if per_type and cfg.get("load_basis") == "redundancy":
+        errs.append(
+            not_allowed(
+                ("load_basis",),
+                "redundancy",
+                f"'nominal' with a law per job type ({one_of(per_type)}): rho~ takes E[min of d] of one size law",
+            )
+        )
+    return errs
 
 
 def range_text() -> str:
