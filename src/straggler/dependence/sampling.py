@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..distributions import Distribution
+from ..distributions import ByType, Distribution
 from ..distributions import sample as _sample
 from ..kernel_cache import kernel
 from .base import IDENTICAL_CODE, IID_CODE, Dependence
@@ -52,7 +52,15 @@ def _fill_jobs(dep_code, x_code, x_params, s_code, s_params, out, rng):
 
 
 def sample_jobs(dep: Dependence, X: Distribution, n_jobs: int, n_replicas: int, rng: np.random.Generator) -> np.ndarray:
-    """``(n_jobs, n_replicas)`` replica sizes at speed 1 (tests and checks)."""
+    """``(n_jobs, n_replicas)`` replica sizes at speed 1 (tests and checks). A law per job
+    type: each job's type drawn first, its replicas from its type's law."""
     out = np.empty((int(n_jobs), int(n_replicas)), dtype=np.float64)
+    if isinstance(X, ByType):
+        p = np.asarray(X.type_probabilities(), dtype=float)
+        types = rng.choice(p.size, size=int(n_jobs), p=p / p.sum())
+        for j in range(p.size):
+            rows = np.flatnonzero(types == j)
+            out[rows] = sample_jobs(dep, X.of_type(j), rows.size, n_replicas, rng)
+        return out
     _fill_jobs(*sampler_args(dep, X), out, rng)
     return out

@@ -134,7 +134,9 @@ class ByType(SegmentLaw):
         """The same laws with the types' probabilities ``p`` (a cell's system.types.p)."""
         return replace(self, p=tuple(float(x) for x in p))
 
-    def _weights(self) -> np.ndarray:
+    def type_probabilities(self) -> np.ndarray:
+        """The types' probabilities p_j (refused while the law has none: before the study
+        is resolved)."""
         if self.p is None:
             raise ParameterError(
                 "p",
@@ -149,7 +151,7 @@ class ByType(SegmentLaw):
         """The knots k_0 < ... < k_m (every type's breaks and support ends), P(X >= k_i)
         and P(X > k_i): between two knots every type's P(X > x) is linear, so the
         mixture's is too."""
-        w = self._weights()
+        w = self.type_probabilities()
         points: set[float] = set()
         for law in self.laws:
             lo, hi = law.support()

@@ -278,7 +278,7 @@ def sample_many(dist: Distribution, n: int, rng: np.random.Generator | int | Non
     if not isinstance(rng, np.random.Generator):
         rng = np.random.default_rng(rng)
     if isinstance(dist, ByType):  # the mixture: a type, then its size
-        cumulative = np.cumsum(np.asarray(dist._weights(), dtype=float))
+        cumulative = np.cumsum(np.asarray(dist.type_probabilities(), dtype=float))
         return _sample_by_type(dist.sampler_params(), cumulative, int(n), rng)
     return _sample_many(dist.code, dist.sampler_params(), int(n), rng)
 
