@@ -558,6 +558,13 @@ def _refill_for_arrival(st, dep, need_u, need_x, ui, xi, si):
 
 
 @event_part
+def _size(st, j, v):
+    """A type-``j`` job's size from the value ``v`` of a size stream (the value itself
+    but for a law per job type: :func:`~straggler.distributions.sampling.size_of_type`)."""
+    return size_of_type(st.xc, st.x_params, j, v)
+
+
+@event_part
 def next_exponential(st, cur):
     """The next standard exponential of the arrivals stream: (it, the cursor after)."""
     e = cur.e
@@ -602,10 +609,10 @@ def _route_fred(su, qu, st, stats, measured, j, srv, dur, ui, xi, si):
     if measured:
         for r in range(2):
             S.see(stats.acc, r, _idle(qu, su.central, srv[r]))
-    x = size_of_type(st.xc, st.x_params, j, st.xb[xi])
+    x = _size(st, j, st.xb[xi])
     for r in range(2):
         if su.dep == IID_CODE and r > 0:
-            x = size_of_type(st.xc, st.x_params, j, st.sb[si])
+            x = _size(st, j, st.sb[si])
         du = x * su.inv_speeds[r, j]
         if su.dep == SX_CODE:
             du *= st.sb[si + r]
@@ -644,11 +651,11 @@ def _route_sampled(su, qu, st, stats, measured, j, perm, srv, dur, ui, xi, si):
             nr = 1
     elif policy == policies.COS_CODE:
         nr = 1
-    x0 = size_of_type(st.xc, st.x_params, j, st.xb[xi])
+    x0 = _size(st, j, st.xb[xi])
     x = x0
     for r in range(nr):
         if su.dep == IID_CODE:
-            x = x0 if r == 0 else size_of_type(st.xc, st.x_params, j, st.sb[si + r - 1])
+            x = x0 if r == 0 else _size(st, j, st.sb[si + r - 1])
         du = x * su.inv_speeds[0 if srv[r] < su.p1 else 1, j]
         if su.dep == SX_CODE:
             du *= st.sb[si + r]
@@ -686,16 +693,16 @@ def _route_one(su, qu, st, stats, measured, j, srv, dur, threshold, ui, xi, si):
     d2 = 0.0
     if threshold:
         if su.dep == IID_CODE:
-            x0 = size_of_type(st.xc, st.x_params, j, st.xb[xi])
-            x1 = size_of_type(st.xc, st.x_params, j, st.sb[si])
+            x0 = _size(st, j, st.xb[xi])
+            x1 = _size(st, j, st.sb[si])
             xi += 1
             si += 1
         elif su.dep == IDENTICAL_CODE:
-            x0 = size_of_type(st.xc, st.x_params, j, st.xb[xi])
+            x0 = _size(st, j, st.xb[xi])
             x1 = x0
             xi += 1
         else:
-            x = size_of_type(st.xc, st.x_params, j, st.xb[xi])
+            x = _size(st, j, st.xb[xi])
             xi += 1
             x0 = x * st.sb[si]
             x1 = x * st.sb[si + 1]
@@ -716,7 +723,7 @@ def _route_one(su, qu, st, stats, measured, j, srv, dur, threshold, ui, xi, si):
             else:
                 d2 = x1 * su.inv_speeds[l, j]
     else:
-        du = size_of_type(st.xc, st.x_params, j, st.xb[xi]) * su.inv_speeds[i, j]
+        du = _size(st, j, st.xb[xi]) * su.inv_speeds[i, j]
         xi += 1
         if su.dep == SX_CODE:
             du *= st.sb[si]
