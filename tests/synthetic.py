@@ -9,6 +9,8 @@ import json
 import numpy as np
 import xarray as xr
 
+from straggler.quantiles import QUANTILES
+
 GRID_DIMS = ("policy", "distribution", "dependence", "r_slow", "d", "N")
 
 
@@ -55,7 +57,7 @@ def study(
     est = np.where(verdict == "stable", lat, np.nan)
     approx = lat * (1.0 + 0.05 * rng.standard_normal(lat.shape))
     approx_kind = np.where(kind == "exact", "exact", "upper_bound").astype(object)
-    q = np.stack([est * 0.8, est * 1.5, est * 3.0], axis=-1)
+    q = np.stack([est * 0.8, est * 1.5, est * 2.0, est * 3.0, est * 5.0], axis=-1)  # at QUANTILES
     ds = xr.Dataset(
         {
             "lambda_max": (dims, lam),
@@ -77,7 +79,7 @@ def study(
             "jobs_to_verdict": (dims + ("load",), np.where(verdict == "undetermined", 2e5, np.nan)),
             "latency_mean_kind": (dims + ("load",), np.where(verdict == "stable", "estimate", "").astype(object)),
         },
-        coords={**coords, "load": load, "quantile": [0.5, 0.9, 0.99]},
+        coords={**coords, "load": load, "quantile": list(QUANTILES)},
         attrs={
             "study": name,
             "seed": 1,

@@ -212,7 +212,8 @@ def test_estimates_are_kept_only_where_stable():
     values = {
         "latency_mean": np.array([1.0, 2.0, 3.0, 4.0]),
         "latency_mean_ci": np.full(4, 0.1),
-        "latency_quantile": np.ones((4, 3)),
+        "latency_quantile": np.ones((4, 5)),
+        "latency_replication_quantile": np.ones((4, 5, 2)),
         "cost_mean": np.full(4, 1.5),
         "cost_mean_ci": np.full(4, 0.01),
         "precision_achieved": np.full(4, 0.1),
@@ -224,6 +225,8 @@ def test_estimates_are_kept_only_where_stable():
     out = V.apply(values, v)
     assert out["latency_mean"][0] == 1.0 and np.isnan(out["latency_mean"][1:]).all()
     assert np.isnan(out["latency_quantile"][1:]).all() and np.isnan(out["cost_mean"][1:]).all()
+    assert (out["latency_replication_quantile"][0] == 1.0).all()
+    assert np.isnan(out["latency_replication_quantile"][1:]).all()
     assert out["latency_sample_mean"].tolist() == [1.0, 2.0, 3.0, 4.0]
     assert out["stable"][:1].tolist() == [1.0] and np.isnan(out["stable"][1])
     assert out["stable"][2:].tolist() == [0.0, 0.0]

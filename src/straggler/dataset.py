@@ -52,10 +52,14 @@ def _annotate(ds: xr.Dataset) -> xr.Dataset:
 
 
 def cell_dataset(loads, values: dict, attrs: dict) -> xr.Dataset:
-    """A cell's results on dims (load, quantile); absent variables are NaN / ''."""
+    """A cell's results on dims (load, quantile, replication); absent variables are NaN / ''."""
     loads = np.asarray(loads, dtype=float)
     replications = max(
-        [np.shape(values[v.name])[1] for v in VARIABLES if "replication" in v.dims and values.get(v.name) is not None]
+        [
+            np.shape(values[v.name])[v.dims.index("replication")]
+            for v in VARIABLES
+            if "replication" in v.dims and values.get(v.name) is not None
+        ]
         + [1]
     )
     sizes = {"load": len(loads), "quantile": len(QUANTILES), "replication": replications}
@@ -127,9 +131,15 @@ def aggregate(grid: Grid, cell_datasets: dict, attrs: dict) -> xr.Dataset:
     loads = any_cell["load"].values
     axis_names = list(grid.axes)
     grid_shape = tuple(len(v) for v in grid.axes.values())
-    replicated = [v.name for v in VARIABLES if "replication" in v.dims]
+    replicated = [v for v in VARIABLES if "replication" in v.dims]
     replications = max(
-        [np.shape(ds[name].values)[-1] for ds in cell_datasets.values() for name in replicated if _has(ds, name)] + [1]
+        [
+            np.shape(ds[var.name].values)[var.dims.index("replication")]
+            for ds in cell_datasets.values()
+            for var in replicated
+            if _has(ds, var.name)
+        ]
+        + [1]
     )
     extra_sizes = {"load": len(loads), "quantile": len(QUANTILES), "replication": replications}
     arrays = {var.name: _fill(var, grid_shape + tuple(extra_sizes[d] for d in var.dims)) for var in VARIABLES}
@@ -143,6 +153,8 @@ def aggregate(grid: Grid, cell_datasets: dict, attrs: dict) -> xr.Dataset:
             if not _has(ds, var.name):
                 continue  # a cell file written before the variable existed
             values = np.asarray(ds[var.name].values)
+            if "quantile" in var.dims and values.shape[var.dims.index("quantile")] != len(QUANTILES):
+                continue  # written for other quantile levels: their columns are not these
             arrays[var.name][where + tuple(slice(0, n) for n in values.shape)] = values
     data = {var.name: (tuple(axis_names) + var.dims, arrays[var.name]) for var in VARIABLES}
     coords = {name: _coord(values) for name, values in grid.axes.items()}

@@ -125,7 +125,7 @@ def evaluate_cell(resolved: ResolvedConfig, cell_id: str, store_root=None, stats
 
     c = _prepare(resolved, cell_id, store_root)
     model, result = c.model, c.analysis
-    values: dict = {}
+    values: dict = {"size_mean": size_mean(model)}
     notes: list[str] = []
     if "analytic" in resolved.evaluate:
         values.update({name: getattr(result, name) for name in ANALYTIC_VARIABLES})
@@ -178,6 +178,21 @@ def evaluate_cell(resolved: ResolvedConfig, cell_id: str, store_root=None, stats
         "load_basis": model.load_basis,
     }
     return dataset.cell_dataset(model.loads, values, attrs)
+
+
+def size_mean(model: CellModel) -> float:
+    """E[X], the dataset's ``size_mean``: the mean size of one copy of the job at speed 1,
+    whatever the analysis or the simulation evaluate. A ``by_type`` law is the mixture
+    under the cell's types' probabilities (:meth:`~straggler.distributions.ByType.with_types`,
+    applied by :func:`~straggler.cell_build.build_model`); under an ``sx`` dependence it
+    is the job's X, not a replica's X S; for FJ with ``split: shift`` (``model.size`` is
+    then a task's law) the unsplit job's, whose replica mean is the load unit."""
+    from .distributions import Deterministic
+
+    if model.unit_mean is not None:
+        # unit_mean = E[X_i] of the unsplit law = E[X] times E[S] (sx) or 1: E[X] back
+        return float(model.unit_mean / model.dependence.replica_mean(Deterministic(1.0)))
+    return float(model.size.mean())
 
 
 def simulate_cell_shard(resolved: ResolvedConfig, cell_id: str, first: int, stop: int, store_root) -> int:

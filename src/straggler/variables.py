@@ -17,7 +17,7 @@ class Variable:
 
     name: str
     dims: tuple[str, ...]
-    """Dimensions beyond the grid's (``load``, ``quantile``)."""
+    """Dimensions beyond the grid's (``load``, ``quantile``, ``replication``)."""
     long_name: str
     units: str
     kind: str = "float"  # float | str
@@ -43,6 +43,13 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("cost_kind", (), "kind of analytic cost", "1", "str"),
     Variable("cost_lower", (), "analytic lower bound on the expected server time per job", "time"),
     Variable("cost_upper", (), "analytic upper bound on the expected server time per job", "time"),
+    Variable(
+        "size_mean",
+        (),
+        "mean job size E[X] of the cell's size law: one copy of the job at speed 1 (by_type: the mixture "
+        "over the job types; sx: the job's X, not a replica's X S; FJ with split: shift: the unsplit job's)",
+        "time",
+    ),
     Variable("latency_approx", ("load",), "analytic mean response time", "time"),
     Variable("latency_approx_kind", (), "kind of analytic mean response time", "1", "str"),
     Variable("latency_lower", ("load",), "analytic lower bound on the mean response time", "time"),
@@ -129,6 +136,13 @@ VARIABLES: tuple[Variable, ...] = (
         "cost_replication_mean",
         ("load", "replication"),
         "server time per job of each replication (stable loads; for paired comparisons)",
+        "time",
+    ),
+    Variable(
+        "latency_replication_quantile",
+        ("load", "quantile", "replication"),
+        "response-time quantile of each replication (stable loads; for paired comparisons; "
+        "latency_quantile_ci is their Student t spread)",
         "time",
     ),
 )

@@ -309,7 +309,7 @@ def test_result_shapes_and_values_for_the_dataset():
     # 0.2 they span 3.5 waits of time, and the servers idled 80 % of it: stable; at 0.5
     # 1.4 waits, too short: no verdict, an estimate of the jobs needed
     res = simulate(m, np.random.SeedSequence(0), 5_000, 500, 2, 0.95, max_jobs=10_000)
-    assert res.latency_quantile.shape == (2, 3)
+    assert res.latency_quantile.shape == (2, len(S.QUANTILES))
     assert res.jobs.tolist() == [10_000, 10_000]
     assert res.verdict.tolist() == ["stable", "undetermined"]
     assert res.evidence.tolist() == ["idle", "short"]
@@ -322,7 +322,7 @@ def test_result_shapes_and_values_for_the_dataset():
     assert longer.jobs[1] > 10_000 and longer.extended_jobs[1] > 5_000
     assert (longer.idle_fraction > 0.1).all()
     # the quantiles' CI over the replications' own quantiles: it covers the pooled one
-    assert longer.latency_quantile_ci.shape == (2, 3) and np.isfinite(longer.latency_quantile_ci).all()
+    assert longer.latency_quantile_ci.shape == (2, len(S.QUANTILES)) and np.isfinite(longer.latency_quantile_ci).all()
     assert (longer.latency_quantile_ci > 0).all()
     v = res.values()
     assert set(v) == {
@@ -340,8 +340,10 @@ def test_result_shapes_and_values_for_the_dataset():
         "latency_quantile_ci",
         "latency_replication_mean",
         "cost_replication_mean",
+        "latency_replication_quantile",
     }
     assert v["latency_replication_mean"].shape == (2, 2)
+    assert v["latency_replication_quantile"].shape == (2, len(S.QUANTILES), 2)
     assert res.engine == "fast"
 
 

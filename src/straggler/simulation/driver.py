@@ -356,6 +356,7 @@ def _result(
     nreps = np.zeros(L, dtype=np.int64)
     width = max([len(r) for r in records.values()] + [int(length.replications)])
     means = np.full((L, width, 2), math.nan)
+    rep_quant = np.full((L, len(QUANTILES), width), math.nan)
     for li, s in summaries.items():
         for name in ("latency_mean", "latency_mean_ci", "cost_mean", "cost_mean_ci", "jobs_to_verdict"):
             out[name][li] = s[name]
@@ -370,6 +371,7 @@ def _result(
         positions = rec.index.astype(int)
         ok = positions < width
         means[li, positions[ok]] = statistics.replication_means(rec)[ok]
+        rep_quant[li][:, positions[ok]] = statistics.replication_quantiles(rec)[ok].T
     return SimulationResult(
         loads=np.array([ld.value for ld in loads]),
         latency_quantile=quant,
@@ -381,6 +383,7 @@ def _result(
         reason=reason,
         evidence=evidence,
         replication_means=means,
+        replication_quantiles=rep_quant,
         extended_jobs=extended,
         engine=engine,
         fresh_jobs=fresh_jobs,

@@ -27,7 +27,7 @@ class SimulationResult:
     latency_mean: np.ndarray
     latency_mean_ci: np.ndarray
     latency_quantile: np.ndarray
-    """shape (loads, 3): the quantiles :data:`QUANTILES` (0.5, 0.9, 0.99)"""
+    """shape (loads, len(QUANTILES)): the quantiles at the levels :data:`QUANTILES`"""
     cost_mean: np.ndarray
     cost_mean_ci: np.ndarray
     verdict: np.ndarray
@@ -56,13 +56,18 @@ class SimulationResult:
     servers idled, :func:`.statistics.idle_evidence`), ``capacity``, ``cost``, ``short``
     or ``""``"""
     latency_quantile_ci: np.ndarray = field(default_factory=lambda: np.zeros((0, len(QUANTILES))))
-    """(loads, 3): CI half-widths of the quantiles, over the replications' own"""
+    """(loads, len(QUANTILES)): CI half-widths of the quantiles, over the replications' own
+    (:attr:`replication_quantiles`)"""
     idle_fraction: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """per load, the smallest over replications of the busiest pool's idle fraction
     as the measured arrivals found it"""
     replication_means: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 2)))
     """(loads, replications, 2): each replication's mean latency and mean server time
     per job (NaN where a replication does not exist), for paired comparisons"""
+    replication_quantiles: np.ndarray = field(default_factory=lambda: np.zeros((0, len(QUANTILES), 0)))
+    """(loads, len(QUANTILES), replications): each replication's latency quantiles (NaN
+    where a replication does not exist), for paired comparisons; their Student-t spread
+    over the replications is :attr:`latency_quantile_ci`"""
     extended_jobs: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """per load, the measured jobs per replication of a run lengthened for a verdict
     (NaN: not lengthened)"""
@@ -94,4 +99,5 @@ class SimulationResult:
             "latency_quantile_ci": self.latency_quantile_ci,
             "latency_replication_mean": self.replication_means[:, :, 0],
             "cost_replication_mean": self.replication_means[:, :, 1],
+            "latency_replication_quantile": self.replication_quantiles,
         }

@@ -200,7 +200,7 @@ def _write(path: Path, rec: Replications) -> None:
 def _read(path: Path) -> Replications | None:
     try:
         with np.load(path) as z:
-            return Replications(
+            rec = Replications(
                 z["index"].astype(np.int64),
                 z["acc"],
                 z["batches"],
@@ -214,3 +214,17 @@ def _read(path: Path) -> Replications | None:
         # a truncated or damaged file (the zip's CRC-32 catches a changed byte): recomputed
         log.warning("replications %s are unreadable (%s: %s): simulated again", path, type(err).__name__, err)
         return None
+    if rec.quantiles is not None and np.shape(rec.quantiles) != (len(rec), len(S.QUANTILES)):
+        # kept by code that estimated other quantile levels (a store key covers the
+        # levels, straggler.sources.simulation_hash, so only a store shared by hand
+        # holds one): its columns are not these levels
+        log.warning(
+            "replications %s hold quantiles of shape %s, not (%d, %d) (levels %s): simulated again",
+            path,
+            np.shape(rec.quantiles),
+            len(rec),
+            len(S.QUANTILES),
+            S.QUANTILES,
+        )
+        return None
+    return rec
