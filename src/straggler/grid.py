@@ -207,6 +207,17 @@ def cell_config(resolved: ResolvedConfig, cell: Cell) -> ResolvedConfig:
     return cfg
 
 
+def is_policy_axis(axis: str) -> bool:
+    """True for ``d`` and a policy's parameter axis (``Rer.tau``, ``tau``): the axes
+    that describe the policy, over which a recommendation chooses."""
+    return axis != "policy" and _policy_axis(axis)
+
+
+def policy_uses_axis(policy: str, axis: str, resolved: ResolvedConfig) -> bool:
+    """Does ``policy``'s model depend on the policy ``axis`` (ZRed does not on ``d``)?"""
+    return _axis_applies(axis, {"policy": policy}, resolved)
+
+
 def _policy_axis(axis: str) -> bool:
     """True for the axes that describe the policy rather than the workload: ``policy``,
     ``d``, a policy's parameter (``Rer.tau``, or a list axis such as ``tau``)."""
@@ -250,7 +261,10 @@ def cell_spec(resolved: ResolvedConfig, cell: Cell, shared: bool = False) -> dic
     dup = (lambda x: x) if shared else copy.deepcopy
     coords = dict(cell.coords)
     data = resolved.shared_dict
-    spec = {k: dup(v) for k, v in data.items() if k not in ("grid", "policies", "distributions", "dependences")}
+    # the operator's decision weighs the results and changes none: a new SLO reruns no cell
+    spec = {
+        k: dup(v) for k, v in data.items() if k not in ("grid", "policies", "distributions", "dependences", "decision")
+    }
     dep_name = coords["dependence"]
     dep = dup(data["dependences"][dep_name])
     used_distributions: set[str] = {str(coords["distribution"])}

@@ -358,6 +358,16 @@ def resolve_config_cached(raw: dict, cache_dir, overrides: Mapping | None = None
     return resolved
 
 
+def _decision(decision: dict) -> dict:
+    """``decision`` in its sections' key order (``slo``: quantile, target, mean)."""
+    out: dict = {}
+    if isinstance(decision.get("slo"), dict):
+        out["slo"] = {k: decision["slo"][k] for k in ("quantile", "target", "mean") if k in decision["slo"]}
+    if isinstance(decision.get("budget"), dict):
+        out["budget"] = dict(decision["budget"])
+    return out
+
+
 def _normalise(cfg: dict, axes: list[tuple[Axis, list]]) -> dict:
     grid_in = cfg["grid"]
     policy_axis: list[str] = []
@@ -425,6 +435,9 @@ def _normalise(cfg: dict, axes: list[tuple[Axis, list]]) -> dict:
             "simulation": {
                 k: sim[k] for k in ("jobs", "warmup", "replications", "confidence", "precision", "max_jobs") if k in sim
             },
+            # the operator's question, in the key order of its sections; never part of a
+            # cell's spec (it weighs the results and changes none)
+            **({"decision": _decision(cfg["decision"])} if isinstance(cfg.get("decision"), dict) else {}),
             # how work is cut: never part of a cell's spec or of the dataset's config text
             "execution": dict(cfg["execution"]),
         }

@@ -44,6 +44,7 @@ from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any, ClassVar
 
+from ..quantiles import QUANTILES
 from .keys import NAMED_AXES
 
 # How a field is held in the resolved dict (its metadata ``form``): the serialisation
@@ -56,11 +57,12 @@ OPTIONAL = "optional"
 """Left out of the dict when None (a key older studies do not have keeps their text)."""
 
 
-def held(form: str = "", section: type | None = None, *, schema: dict | None, **kwargs):
+def held(form: str = "", section: type | None = None, *, schema: dict | None, filled: bool = True, **kwargs):
     """A field held in the dict as ``form``, or as the nested ``section``, whose key has
     the JSON ``schema`` (its default comes from the field's; None: a field of the
-    typed config that is no key of the file)."""
-    return field(metadata={"form": form, "section": section, "schema": schema}, **kwargs)
+    typed config that is no key of the file). A nested section is filled with its keys'
+    defaults when the file leaves it out, unless not ``filled`` (it stays absent)."""
+    return field(metadata={"form": form, "section": section, "schema": schema, "filled": filled}, **kwargs)
 
 
 def _listed(values) -> list:
@@ -72,7 +74,8 @@ def _schema_default(f) -> Any:
     if f.default is MISSING and f.default_factory is MISSING:
         return MISSING
     if f.metadata.get("section") is not None:
-        return {}  # the section is filled, then each of its keys
+        # the section is filled, then each of its keys (an unfilled one stays absent)
+        return {} if f.metadata.get("filled", True) else MISSING
     if f.metadata.get("form") == OPTIONAL:
         return MISSING  # absent unless given
     value = f.default if f.default is not MISSING else f.default_factory()
@@ -479,6 +482,105 @@ class SimulationConfig(Section):
 
 
 @dataclass(frozen=True, kw_only=True)
+class SloConfig(Section):
+    """``decision.slo``: a response-time quantile at most a target, or the mean at most one."""
+
+    quantile: float | None = held(
+        OPTIONAL,
+        default=None,
+        schema={
+            "description": (
+                "The response-time quantile the target bounds, one of the levels the "
+                "simulation estimates (default 0.99 when a target is given)."
+            ),
+            "enum": list(QUANTILES),
+        },
+    )
+    target: float | None = held(
+        OPTIONAL,
+        default=None,
+        schema={
+            "description": "The largest acceptable value of that quantile, > 0, in the job sizes' unit.",
+            "type": "number",
+            "exclusiveMinimum": 0,
+        },
+    )
+    mean: float | None = held(
+        OPTIONAL,
+        default=None,
+        schema={
+            "description": (
+                "Instead of a quantile and a target: the largest acceptable mean response "
+                "time E[T], > 0, in the job sizes' unit."
+            ),
+            "type": "number",
+            "exclusiveMinimum": 0,
+        },
+    )
+
+    SCHEMA_EXTRA: ClassVar[dict] = {
+        # the default level applies to a target only: {mean: 2} stays as it is written
+        "if": {"required": ["target"]},
+        "then": {"properties": {"quantile": {"default": 0.99}}},
+    }
+
+    @property
+    def level(self) -> float | None:
+        """The quantile level the SLO bounds, or None for the mean."""
+        return None if self.mean is not None else self.quantile
+
+    @property
+    def bound(self) -> float:
+        """The target value (of the quantile, or of the mean)."""
+        return float(self.mean if self.mean is not None else self.target)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BudgetConfig(Section):
+    """``decision.budget``: the server time a policy may spend beyond one copy of each job."""
+
+    extra_load: float = held(
+        schema={
+            "description": (
+                "The largest acceptable extra load E[C] / E[X] - 1, >= 0: the server time "
+                "per job E[C] relative to one copy of the job at full speed (0.1: at most "
+                "10 % more server time than running each job once, on a fast server)."
+            ),
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1000,
+        },
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class DecisionConfig(Section):
+    """The ``decision`` section: the operator's constraints, which the report's answer and
+    ``winners.csv`` weigh (they change no simulated or analytic number)."""
+
+    slo: SloConfig | None = held(
+        OPTIONAL,
+        section=SloConfig,
+        filled=False,
+        default=None,
+        schema={
+            "description": (
+                "The service-level objective: {quantile: q, target: t} (P_q of the response "
+                "time at most t; q defaults to 0.99) or {mean: t} (E[T] at most t). Absent: "
+                "no SLO."
+            ),
+        },
+    )
+    budget: BudgetConfig | None = held(
+        OPTIONAL,
+        section=BudgetConfig,
+        filled=False,
+        default=None,
+        schema={"description": "The cost budget: {extra_load: b}. Absent: no budget."},
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
 class ExecutionConfig(Section):
     """The ``execution`` section: how the work is cut into jobs (it never changes a result)."""
 
@@ -708,6 +810,21 @@ class ResolvedConfig(Section):
             ),
         },
     )
+    decision: DecisionConfig | None = held(
+        OPTIONAL,
+        section=DecisionConfig,
+        filled=False,
+        default=None,
+        schema={
+            "description": (
+                "The operator's question (optional): an SLO on the response time and a "
+                "budget on the extra load. With it, winners.csv adds the criteria slo and "
+                "budget and the report opens with the constrained answer; it changes no "
+                "cell's numbers (docs/guide/decisions.md)."
+            ),
+        },
+    )
+    """None when the study states no constraint."""
     execution: ExecutionConfig | None = held(
         OPTIONAL,
         section=ExecutionConfig,

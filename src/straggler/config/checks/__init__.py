@@ -2,7 +2,8 @@
 step 2), one module per section: the size laws and dependences (:mod:`.distributions`),
 the grid (:mod:`.grid`), the servers (:mod:`.system`), the policies' own checks
 (:mod:`.policies`), the run length (:mod:`.run_length`), the loads and arrival rates
-(:mod:`.rates`), and what every value must be (:mod:`.values`).
+(:mod:`.rates`), the operator's SLO (:mod:`.decision`), and what every value must be
+(:mod:`.values`).
 :func:`validate` runs the schema, then these in the order of the sections."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from ..errors import Err
 from ..keys import BUILTIN_DEPENDENCES
 from ..nodes import section
 from ..schema import schema_errors
+from .decision import decision_errors
 from .distributions import named_spec_errors, per_type_errors
 from .grid import duplicate_policy_errors, extra_axes, grid_name_errors
 from .policies import POLICY_CHECKS, policy_errors
@@ -44,6 +46,7 @@ def _semantic_errors(cfg: dict) -> list[Err]:
     errs += policy_errors(cfg, grid, dists, system)
     errs += check_run_length(cfg)
     errs += rate_errors(cfg, grid, dists, deps, system)
+    errs += decision_errors(cfg)
     errs += non_finite_errors(cfg)
     return errs
 
