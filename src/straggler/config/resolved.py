@@ -521,7 +521,7 @@ class SloConfig(Section):
     SCHEMA_EXTRA: ClassVar[dict] = {
         # the default level applies to a target only: {mean: 2} stays as it is written
         "if": {"required": ["target"]},
-        "then": {"properties": {"quantile": {"default": 0.99}}},
+        "then": {"properties": {"quantile": {"description": "0.99 unless given, with a target.", "default": 0.99}}},
     }
 
     @property
@@ -893,7 +893,7 @@ class ResolvedConfig(Section):
 KEY_ORDER: tuple[str, ...] = tuple(f.name for f in fields(ResolvedConfig)) + tuple(ResolvedConfig.FILE_ONLY)
 """Every top-level key, in dump order (``scales``, applied and dropped, last)."""
 
-TOP_LEVEL_ORDER: tuple[str, ...] = tuple(k for k in KEY_ORDER if k not in ("scale", "load_basis", "scales"))
+TOP_LEVEL_ORDER: tuple[str, ...] = tuple(k for k in KEY_ORDER if k not in ("scale", "load_basis", "decision", "scales"))
 """The top-level keys of a study's resolved config, in order: ``load_basis`` is there
 only when it is not the default (``nominal``), ``scale`` only when the study defines
-scales."""
+scales, ``decision`` only when the study states one."""
