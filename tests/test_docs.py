@@ -232,3 +232,26 @@ def test_the_workload_page_s_law_per_type_is_the_shipped_study_s():
     assert value[("KT", "iid")][0] > value[("KT", "iid")][1]
     assert value[("Rer", "iid")][0] > value[("Rer", "iid")][1]
     assert value[("CoC", "iid")][0] is None  # simulated only
+
+
+def test_the_decision_guide_s_section_is_the_shipped_study_s():
+    """The page's `decision` block is config/studies/slo_budget.yaml's, which is the default
+    study with that section, and each of its keys is one the schema describes."""
+    import yaml
+
+    from straggler.config import resolve_config
+    from straggler.config.loader import load_config
+
+    page = (ROOT / "docs" / "guide" / "decisions.md").read_text()
+    block = re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)[0]
+    shown = yaml.safe_load(block)
+    study = load_config(ROOT / "config" / "studies" / "slo_budget.yaml")
+    assert shown["decision"] == study["decision"]
+    default = load_config(ROOT / "config" / "config.yaml")
+    assert {k: v for k, v in study.items() if k not in ("study", "decision")} == {
+        k: v for k, v in default.items() if k != "study"
+    }
+    resolved = resolve_config(study)
+    assert resolved.decision is not None and resolved.decision.budget.extra_load == 0.1
+    for key in ("slo.quantile", "slo.target", "slo.mean", "budget.extra_load"):
+        assert f"| `{key}` |" in page

@@ -8,8 +8,9 @@ import xarray as xr
 from synthetic import study
 
 from straggler import report
+from straggler.decision import recommendations
 from straggler.report import SECTIONS, best_at, html, markdown, summary, write_report
-from straggler.winners import recommendations, winners
+from straggler.winners import winners
 
 
 def dataset():
@@ -172,7 +173,7 @@ def test_write_report_writes_the_four_files(tmp_path):
     head = (tmp_path / "winners.csv").read_text().splitlines()[0]
     assert head == (
         "distribution,dependence,r_slow,d,N,load,criterion,winners,decided,low,high,evidence,"
-        "runner_up,margin,undetermined,winners_with_oracles"
+        "runner_up,margin,undetermined,winners_with_oracles,extra_load_low,extra_load_high"
     )
 
 
@@ -185,7 +186,7 @@ def test_best_at_a_point_and_off_the_grid():
     assert lines[1].startswith("  recommended: ")
     assert "stability (lambda_max):" in text and "latency (E[T]):" in text and "cost (E[C]):" in text
     assert "with the oracles: KT" in text and "KT (oracle):" in text
-    assert "every policy" in text and "(simulation)" in text
+    assert "every contender" in text and "(simulation)" in text
     lines, ok = best_at(ds, dict(point, load="0.6"))
     assert not ok and "load = 0.6 is not one of its values (0.2, 0.5, 0.8)" in "\n".join(lines)
     lines, ok = best_at(ds, {"r_slow": "0.3", "load": "0.2"})

@@ -377,6 +377,31 @@ def tail_intervals(ds: xr.Dataset, level: float = 0.99) -> xr.Dataset:
     return _as_dataset(like, low, high, estimate, evidence)
 
 
+def size_mean(ds: xr.Dataset) -> xr.DataArray:
+    """E[X] per grid point (``size_mean``, one copy of the job at full speed); NaN
+    where the dataset does not have it (a dataset older than the variable)."""
+    like = ds["lambda_max"]
+    if "size_mean" not in ds:
+        return xr.full_like(like, np.nan, dtype=float)
+    return ds["size_mean"].broadcast_like(like).transpose(*like.dims)
+
+
+def extra_load_intervals(ds: xr.Dataset) -> xr.Dataset:
+    """``low``, ``high``, ``estimate``, ``evidence`` of the extra load E[C] / E[X] - 1
+    per policy, setting and load: the E[C] interval (:func:`cost_intervals`) in units
+    of E[X] (``size_mean``), less the one copy every policy runs. Its evidence is E[C]'s:
+    E[X] is exact. Negative where the copies together spend less than one full copy
+    (cancelled early: i.i.d. heavy-tailed replicas)."""
+    cost = cost_intervals(ds)
+    mean = size_mean(ds).broadcast_like(cost["low"]).transpose(*cost["low"].dims)
+    out = cost.copy()
+    for key in ("low", "high", "estimate"):
+        out[key] = cost[key] / mean - 1.0
+    unknown = ~np.isfinite(mean.values)
+    out["evidence"] = (cost["evidence"].dims, np.where(unknown, NOTHING, cost["evidence"].values).astype(object))
+    return out
+
+
 def intervals(ds: xr.Dataset) -> dict[str, xr.Dataset]:
     """The intervals of every criterion (:data:`CRITERIA`), each a dataset with
     ``low``, ``high``, ``estimate`` and ``evidence``; latency and cost also carry
@@ -412,4 +437,20 @@ def fmt_interval(low: float, high: float, digits: int = 4) -> str:
         return f">= {f(low)}" if low > 0 else "unknown"
     if low <= 0:
         return f"<= {f(high)}"
+    return f"[{f(low)}, {f(high)}]"
+
+
+def fmt_signed(low: float, high: float, digits: int = 4) -> str:
+    """An interval whose ends may be negative (the extra load): ``[-0.02, 0.01]``, a point,
+    ``>= -0.5`` for an open top, ``""`` when unknown."""
+
+    def f(x):
+        return f"{x:.{digits}g}"
+
+    if np.isnan(low) or np.isnan(high):
+        return ""
+    if low == high:
+        return f(low)
+    if np.isinf(high):
+        return "inf" if np.isinf(low) else f">= {f(low)}"
     return f"[{f(low)}, {f(high)}]"

@@ -22,7 +22,7 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("config",),),
     (("grid", "cell_build", "workunits", "bound_checks", "verdict", "claims", "glossary"),),
     (("variables", "provenance", "dataset", "evaluate", "archive", "bench", "pilot"),),
-    (("intervals", "winners", "figures", "report"),),
+    (("intervals", "winners", "decision", "figures", "report"),),
     (("pipeline", "cli"),),
 )
 

@@ -22,9 +22,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .decision import Constraints, changed, constraints, decision_table, recommendations, winners_table
 from .files import write_text
-from .intervals import CRITERIA, UNITS, fmt_interval, tail_intervals
-from .winners import ORACLES, PointTable, dominated, recommend, recommendations, setting_dims, winners
+from .intervals import CRITERIA, UNITS, fmt_interval, fmt_signed
+from .winners import NONE_STABLE, ORACLES, PointTable, dominated, setting_dims
 
 
 def verdict_summary(ds: xr.Dataset) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
@@ -129,14 +130,62 @@ def _plural(n: int, word: str) -> str:
 
 def recommendation_table(ds: xr.Dataset, rec: pd.DataFrame | None = None) -> pd.DataFrame:
     """The recommendation rows for display: the swept axes, the load, the recommended
-    policy or tie set, its E[T] and E[C] intervals with their evidence, the runner-up
-    and the margin (by how much the runner-up's E[T] interval starts above)."""
+    contender or tie set, its E[T] interval with its evidence, its tail and extra load,
+    its E[C], the runner-up and the margin, and (with constraints) the one that binds."""
     rec = recommendations(ds) if rec is None else rec
-    keep = [*_shown(ds, rec), "load", "recommended", "basis", "E[T]", "E[T] evidence", "E[C]", "E[C] evidence"]
-    out = rec[keep].copy()
+    c = constraints(ds)
+    tail = metric_label(c)
+    keep = [*_shown(ds, rec), "load", "recommended", "basis", "E[T]", "E[T] evidence", "tail", "extra load", "E[C]"]
+    out = rec[keep].copy().rename(columns={"tail": tail})
     out["runner_up"] = rec["runner_up"]
     out["margin"] = [("" if not np.isfinite(m) else f"{m:.3g}") for m in rec["margin"].astype(float)]
+    if c.any:
+        out["what would change it"] = rec["what would change it"]
     out["recommended"] = out["recommended"].replace("", "-")
+    return out
+
+
+def metric_label(c: Constraints) -> str:
+    """The tail column's name: ``P99`` (the SLO's quantile)."""
+    from .decision import metric_name
+
+    return metric_name(c.tail_level)
+
+
+def answer_sentences(ds: xr.Dataset, rec: pd.DataFrame, table: PointTable) -> list[str]:
+    """The constrained answer in words, for the report's first screen: what was asked,
+    where a contender qualifies, where none does and which constraint binds, and at how
+    many points the constraints change the E[T]-alone recommendation. Empty without
+    constraints."""
+    c = constraints(ds)
+    if not c.any or rec.empty:
+        return []
+    asked = " and ".join(w for w in (c.slo_words(), c.budget_words()) if w)
+    n = len(rec)
+    one = int(((rec["recommended"] != "") & rec["decided"].astype(bool)).sum())
+    unstable = int((rec["basis"] == NONE_STABLE).sum())
+    none = int((rec["recommended"] == "").sum()) - unstable
+    out = [
+        f"Asked: {asked} (extra load: server time per job E[C] / E[X] - 1, against one copy at full speed).",
+        f"One contender is the answer at {one} of {n} (setting, load) points"
+        + (f", a tie set or an undetermined one at {n - one - none - unstable}" if n - one - none - unstable else "")
+        + (f"; none qualifies at {none}" if none else "")
+        + (f"; no policy is stable at {unstable}" if unstable else "")
+        + ".",
+    ]
+    binds = rec["binding"].value_counts().to_dict()
+    words = {"slo": "the SLO", "budget": "the budget", "both": "both"}
+    said = [f"{words[k]} at {v}" for k, v in binds.items() if k in words]
+    if said:
+        out.append("What rules out faster contenders: " + ", ".join(said) + ".")
+    k, m = changed(ds, table)
+    out.append(f"Against E[T] alone, the constraints change the recommendation at {k} of {m} points.")
+    counts_by = rec.loc[rec["recommended"] != "", "recommended"].value_counts()
+    if len(counts_by):
+        top = ", ".join(
+            f"{name if ',' not in name else '{' + name + '}'} ({v})" for name, v in counts_by.head(4).items()
+        )
+        out.append(f"Most often recommended: {top}.")
     return out
 
 
@@ -205,7 +254,7 @@ def resample_agreement(ds: xr.Dataset, rec: pd.DataFrame) -> tuple[list[str], pd
     """How sure the answer is, the trace being a sample: for each trace evaluated with its
     bootstrap resamples and each (setting, load) point, the trace's recommendation and how
     many resamples give the same. ``robust``: the trace's recommendation is one policy,
-    decided (basis E[T]), and every resample decides the same. A sentence per trace and a
+    decided, and every resample decides the same. A sentence per trace and a
     row per point."""
     sentences, rows = [], []
     for axis in resample_axes(ds):
@@ -222,7 +271,7 @@ def resample_agreement(ds: xr.Dataset, rec: pd.DataFrame) -> tuple[list[str], pd
             trace = group[at == 0].iloc[0]
             resamples = group[at != 0]
             same = resamples["recommended"] == trace["recommended"]
-            decided = trace["basis"] == "E[T]" and bool((resamples["basis"] == "E[T]").all())
+            decided = bool(trace["decided"]) and bool(resamples["decided"].astype(bool).all())
             robust = bool(decided and same.all())
             robust_points += robust
             others = resamples.loc[~same, "recommended"].replace("", "none").value_counts()
@@ -290,7 +339,7 @@ def summary(
 ) -> list[str]:
     """Short sentences under the recommendation: how much is decided, what keeps the
     rest open, what the decisions rest on."""
-    table = winners(ds) if table is None else table
+    table = winners_table(ds) if table is None else table
     rec = recommendations(ds) if rec is None else rec
     out = []
     oracles = [str(p) for p in ds["policy"].values if p in ORACLES]
@@ -344,7 +393,7 @@ def frontier_counts(ds: xr.Dataset, points: PointTable | None = None) -> tuple[d
     over every (setting, load) point with two or more contenders."""
     if "latency_mean" not in ds:
         return None
-    points = PointTable(ds) if points is None else points
+    points = decision_table(ds) if points is None else points
     tally: dict[str, int] = {}
     total = 0
     for index, li in points.points():
@@ -460,8 +509,8 @@ def markdown(
     """``report.md``: the recommendation first (a row per setting and load), a few
     sentences, the winners on stability per setting, the stability verdicts, theory
     against simulation, the claims, the provenance."""
-    points = PointTable(ds)
-    table = winners(ds, points) if table is None else table
+    points = decision_table(ds)
+    table = winners_table(ds, points) if table is None else table
     rec = recommendations(ds, points) if rec is None else rec
     claims = claims_table(ds) if claims is None else claims
     sure, agreement = resample_agreement(ds, rec)
@@ -474,20 +523,20 @@ def markdown(
         "policy is named alone only when its interval beats every other contender's, else the tie "
         "set is listed. `winners.csv` has every criterion at every point, `report.html` the figures.",
         "",
+    ]
+    answer = answer_sentences(ds, rec, points)
+    if answer:
+        lines += ["## The answer to the study's question", ""]
+        lines += [f"- {s}" for s in answer]
+        lines += [""]
+    lines += [
         "## Recommendation",
         "",
         _markdown_table(recommendation_table(ds, rec)),
         "",
     ]
     lines += [f"- {s}" for s in summary(ds, table, rec, claims)]
-    lines += [
-        "",
-        "`basis`: what picked the recommendation (`E[T]`: it beats every other E[T] interval; "
-        "`E[T] tie`: the policies that could be fastest; `E[T] tie, then E[C]`: of those, the ones "
-        "no other is proven cheaper than). `margin`: how far the runner-up's E[T] interval starts "
-        "above the recommendation's best end.",
-        "",
-    ]
+    lines += ["", BASIS_WORDS, ""]
     said, differences = law_differences(ds, rec)
     if said:
         lines += ["", "## Where the size law changes the answer", ""]
@@ -517,6 +566,18 @@ def markdown(
     lines += ["", "## Provenance", ""]
     lines += [f"- {k}: `{v}`" for k, v in _provenance_rows(ds)]
     return "\n".join(lines) + "\n"
+
+
+BASIS_WORDS = (
+    "`basis`: what picked the recommendation (`E[T]`: it beats every other E[T] interval; "
+    "`E[T] tie`: the contenders that could be fastest; `E[T] tie, then E[C]`: of those, the ones "
+    "no other is proven cheaper than; with an SLO or a budget, the fastest on the SLO's metric "
+    "among the contenders that meet both). `tail`: the response-time quantile at the SLO's level "
+    "(P99 without one); `extra load`: E[C] / E[X] - 1, the server time beyond one copy of each job "
+    "at full speed. `margin`: how far the runner-up's interval starts above the recommendation's "
+    "best end. `binding`: the constraint that rules out a faster contender."
+)
+"""The legend under the recommendation table."""
 
 
 SECTIONS = ("summary", "stability", "latency", "cost", "tradeoffs", "theory", "claims", "provenance")
@@ -552,8 +613,8 @@ def html(
 
     from .catalog import figure_caption, figure_section
 
-    points = PointTable(ds)
-    table = winners(ds, points) if table is None else table
+    points = decision_table(ds)
+    table = winners_table(ds, points) if table is None else table
     rec = recommendations(ds, points)
     claims = claims_table(ds) if claims is None else claims
     sure, agreement = resample_agreement(ds, rec)
@@ -566,7 +627,8 @@ def html(
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    figs: dict[str, list] = {s: [] for s in SECTIONS}
+    # the decision figures sit under the answer, on the first screen of the summary
+    figs: dict[str, list] = {s: [] for s in (*SECTIONS, "decision")}
     for name, path in (figures or {}).items():
         figs[figure_section(name)].append({"name": name, "uri": _data_uri(path), "caption": figure_caption(name)})
     simulated = "latency_mean" in ds and bool(np.isfinite(np.asarray(ds["latency_mean"].values, float)).any())
@@ -574,6 +636,8 @@ def html(
     context = {
         "study": ds.attrs.get("study", "?"),
         "recommendation": _table_html(recommendation_table(ds, rec), 400),
+        "answer": answer_sentences(ds, rec, points),
+        "basis_words": BASIS_WORDS.replace("`", ""),
         "summary": summary(ds, table, rec, claims),
         "figures": figs,
         "stability_table": _table_html(criterion_table(ds, table, "stability"), 200),
@@ -607,8 +671,8 @@ def write_report(
 ) -> None:
     """Write ``report.md``, ``winners.csv`` and, when given paths, ``report.html`` (with
     ``figures`` embedded) and ``claims.csv``."""
-    points = PointTable(ds)
-    table = winners(ds, points)
+    points = decision_table(ds)
+    table = winners_table(ds, points)
     claims = claims_table(ds)
     write_text(csv_path, table.to_csv(index=False))
     write_text(markdown_path, markdown(ds, table, claims, recommendations(ds, points)))
@@ -652,11 +716,17 @@ def _match(ds: xr.Dataset, dim: str, text: str):
 
 
 def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
-    """The answer at ``point`` (axis -> value, ``load`` included): the recommendation,
-    then each criterion's winner or tie set with its interval and evidence, then every
-    policy's intervals and verdict; False when the point is not on the grid (the lines
-    then say which values exist)."""
+    """The answer at ``point`` (axis -> value, ``load`` included): the recommendation
+    (the constrained answer when the study states an SLO or a budget), then each
+    criterion's winner or tie set with its interval and evidence, then every
+    contender's intervals and verdict; False when the point is not on the grid (the
+    lines then say which values exist). A swept policy axis (``d``, a policy's
+    parameter) left out of the point is answered over: ``CoC d=3`` is a contender."""
+    from .decision import answer, constraints, criteria, decide_criterion, metric_name
+    from .winners import candidate_axes
+
     dims = setting_dims(ds) + ["load"]
+    over = candidate_axes(ds)
     sel, problems = {}, []
     for key, text in point.items():
         if key not in dims:
@@ -670,31 +740,41 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
             problems.append(f"{key} = {text} is not one of its values ({have})")
             continue
         sel[key] = value
-    free = [d for d in dims if d not in point and ds.sizes[d] > 1]
+    free = [d for d in dims if d not in point and ds.sizes[d] > 1 and d not in over]
     problems += [f"{d} needs a value (one of {', '.join(_fmt_value(v) for v in ds[d].values)})" for d in free]
     if problems:
         return ["the point is not on the grid:"] + [f"  {p}" for p in problems], False
-    for d in dims:
+    # a policy axis the point fixes is no longer chosen over
+    ds = ds.sel({a: [sel[a]] for a in over if a in sel})
+    points = decision_table(ds)
+    for d in points.dims + ["load"]:
         sel.setdefault(d, ds[d].values[0])
-    index = tuple(list(ds[d].values).index(sel[d]) for d in setting_dims(ds))
+    index = tuple(list(ds[d].values).index(sel[d]) for d in points.dims)
     li = list(ds["load"].values).index(sel["load"])
-    points = PointTable(ds)
-    where = ", ".join(f"{k} = {_fmt_value(v)}" for k, v in sel.items() if ds.sizes[k] > 1 or k in point)
-    r = recommend(points, index, li)
+    c = constraints(ds)
+    shown = [k for k in (*points.dims, "load") if ds.sizes[k] > 1 or k in point]
+    where = ", ".join(f"{k} = {_fmt_value(sel[k])}" for k in shown)
+    if points.candidate_axes:
+        where += f" (over {', '.join(points.candidate_axes)})"
+    r = answer(points, index, li)
+    tail_name = metric_name(c.tail_level)
     lines = [f"At {where}:"]
     if r["recommended"]:
         text = f"  recommended: {r['recommended']} ({r['basis']})"
         text += f", E[T] {r['E[T]'] or 'unknown'} ({r['E[T] evidence'] or '-'})"
-        text += f", E[C] {r['E[C]'] or 'unknown'} ({r['E[C] evidence'] or '-'})"
+        text += f", {tail_name} {r['tail'] or 'unknown'}, extra load {r['extra load'] or 'unknown'}"
+        text += f", E[C] {r['E[C]'] or 'unknown'}"
         if r["runner_up"] and np.isfinite(r["margin"]):
-            text += f"; runner-up {r['runner_up']}, E[T] margin {r['margin']:.3g}"
+            text += f"; runner-up {r['runner_up']}, margin {r['margin']:.3g}"
+        if r["binding"]:
+            text += f"; binding: {r['binding']}"
         lines.append(text)
     else:
         lines.append(f"  recommended: none ({r['basis']})")
-    for crit in CRITERIA:
+    for crit in (*CRITERIA, *criteria(c, "latency_quantile" in ds)):
         at = index if crit == "stability" else (*index, li)
-        dec = points.decide(crit, at)
-        label = f"{crit} ({UNITS[crit]})"
+        dec = points.decide(crit, at) if crit in CRITERIA else decide_criterion(points, crit, at)
+        label = f"{crit} ({UNITS.get(crit) or _criterion_unit(crit, c)})"
         if not dec.winners:
             lines.append(f"  {label}: no winner ({dec.evidence})")
             continue
@@ -705,29 +785,36 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
         if dec.undetermined:
             text += f"; undetermined: {', '.join(dec.undetermined)}"
         lines.append(text)
-        oracles = [p for p in points.policies if p in ORACLES]
-        if oracles:
+        if crit in CRITERIA and any(p in ORACLES for p in points.policy_of):
             w = points.decide(crit, at, with_oracles=True)
             if w.winners != dec.winners:
                 lines.append(f"    with the oracles: {', '.join(w.winners)} ({fmt_interval(w.low, w.high)})")
-    lines.append("  every policy (stability; E[T]; E[C]; p99 of T at this load; verdict):")
-    tail = tail_intervals(ds)
+    lines.append(f"  every contender (stability; E[T]; extra load; E[C]; {tail_name} of T at this load; verdict):")
+    source = points.flat(ds["verdict_source"], [*points.dims, "load"]) if "verdict_source" in ds else None
     for k, p in enumerate(points.policies):
         if not bool(points.arrays["stability"]["present"][(*index, k)]):
             lines.append(f"    {p}: not evaluated here")
             continue
         parts = []
-        for crit in CRITERIA:
+        for crit in ("stability", "latency", "extra_load", "cost", "tail"):
             a = points.arrays[crit]
             at = (*index, k) if crit == "stability" else (*index, li, k)
-            iv = fmt_interval(float(a["low"][at]), float(a["high"][at])) or "unknown"
+            fmt = fmt_signed if crit == "extra_load" else fmt_interval
+            iv = fmt(float(a["low"][at]), float(a["high"][at])) or "unknown"
             parts.append(f"{iv} ({a['evidence'][at]})")
-        t = tail.sel({**sel, "policy": p})
-        parts.append(f"{fmt_interval(float(t['low']), float(t['high'])) or 'unknown'} ({t['evidence'].values.item()})")
         v = points.arrays["latency"]["verdict"][(*index, li, k)] or "no verdict"
-        src = ""
-        if "verdict_source" in ds:
-            src = str(ds["verdict_source"].sel({**sel, "policy": p}).values.item())
-        tag = " (oracle)" if p in ORACLES else ""
+        src = "" if source is None else str(source[(*index, li, k)])
+        tag = " (oracle)" if points.policy_of[k] in ORACLES else ""
         lines.append(f"    {p}{tag}: " + "; ".join(parts) + f"; {v}" + (f" ({src})" if src else ""))
     return lines, True
+
+
+def _criterion_unit(crit: str, c: Constraints) -> str:
+    """How ``best`` names a decision criterion's value."""
+    from .decision import metric_name
+
+    if crit == "tail":
+        return metric_name(c.tail_level)
+    if crit == "slo":
+        return f"E[C] among {c.slo_words()}"
+    return f"{metric_name(c.level)} within {c.budget_words()}"

@@ -27,6 +27,7 @@ set unless it is beaten; it never blanks the point.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -137,25 +138,36 @@ def _hull(cands: list[Candidate]) -> tuple[float, float]:
 
 
 def decide(
-    candidates: list[Candidate], criterion: str, level: float = 0.95, paired: bool = False, minimise=None
+    candidates: list[Candidate],
+    criterion: str,
+    level: float = 0.95,
+    paired: bool = False,
+    minimise=None,
+    sure: set[str] | None = None,
 ) -> Decision:
-    """The winner or the tie set among ``candidates`` (see the module docstring)."""
+    """The winner or the tie set among ``candidates`` (see the module docstring).
+
+    ``sure``: the names of the contenders known to qualify (the others may or may not:
+    a policy whose SLO is undetermined). Only a sure contender rules another out, so
+    the tie set keeps every contender that could be the answer, and the point is
+    decided only when that is one sure contender. None: every contender is sure."""
     minimise = MINIMISE[criterion] if minimise is None else minimise
     names = tuple(c.name for c in candidates)
     if not candidates:
         return Decision(criterion, (), False, math.nan, math.nan, "no contender", contenders=names)
     n = len(candidates)
+    is_sure = np.array([sure is None or c.name in sure for c in candidates], dtype=bool)
     win = np.zeros((n, n), dtype=bool)
     how = np.full((n, n), "", dtype=object)
     for i, a in enumerate(candidates):
         for j, b in enumerate(candidates):
-            if i != j:
+            if i != j and is_sure[i]:
                 win[i, j], how[i, j] = beats(a, b, minimise, level, paired)
-    unbeaten = [j for j in range(n) if not win[:, j].any()]
+    unbeaten = [j for j in range(n) if is_sure[j] and not win[:, j].any()]
     ties = list(range(n)) if not unbeaten else [j for j in range(n) if not win[unbeaten, j].any()]
     tied = [candidates[k] for k in ties]
-    decided = len(ties) == 1
-    undetermined = tuple(c.name for c in tied if c.verdict == "undetermined")
+    decided = len(ties) == 1 and bool(is_sure[ties[0]])
+    undetermined = tuple(c.name for c in tied if c.verdict == "undetermined" or not is_sure[candidates.index(c)])
     others = [c for k, c in enumerate(candidates) if k not in ties]
     low, high = _hull(tied)
     runner, margin = "", math.nan
@@ -196,41 +208,120 @@ def _paired_flag(ds: xr.Dataset) -> bool:
     return str(ds.attrs.get("common_random_numbers", "")).strip().lower() == "true"
 
 
-class PointTable:
-    """The intervals of a dataset as arrays indexed by (setting..., [load], policy),
-    to build the :class:`Candidate` lists of a point quickly."""
+def candidate_axes(ds: xr.Dataset) -> list[str]:
+    """The swept axes that describe the policy rather than the workload (``d``, a
+    policy's parameter such as ``Rer.tau`` or ``tau``): a (policy, d) or (policy,
+    parameter) pair is a contender of its own, so these axes are chosen over, not fixed."""
+    from .grid import is_policy_axis
 
-    def __init__(self, ds: xr.Dataset):
+    return [d for d in setting_dims(ds) if ds.sizes[d] > 1 and is_policy_axis(d)]
+
+
+def _uses_axis(ds: xr.Dataset):
+    """``(policy, axis) -> bool``: does the policy's model depend on the axis (ZRed
+    ignores d)? From the study's config; every axis counts without one."""
+    import yaml
+
+    from .config.resolved import ResolvedConfig
+    from .grid import policy_uses_axis
+
+    try:
+        resolved = ResolvedConfig.from_dict(yaml.safe_load(ds.attrs["config"]))
+    except Exception:  # noqa: BLE001 - a dataset without its config (synthetic data)
+        return lambda policy, axis: True
+
+    def uses(policy: str, axis: str) -> bool:
+        try:
+            return policy_uses_axis(policy, axis, resolved)
+        except KeyError:  # a name outside the registry
+            return True
+
+    return uses
+
+
+def candidate_name(policy: str, values: dict) -> str:
+    """``CoC d=3``, ``Rer d=2 tau=0.5``: a policy and the values of its swept axes."""
+    return " ".join([policy, *(f"{a}={plain(v)!s}" for a, v in values.items())])
+
+
+class PointTable:
+    """The intervals of a dataset as arrays indexed by (setting..., [load], contender),
+    to build the :class:`Candidate` lists of a point quickly.
+
+    A contender is a policy, or with ``over_candidates`` (the default) a policy with a
+    value of each swept policy axis (:func:`candidate_axes`) that it depends on: with
+    ``d: [2, 3]`` the contenders are ``CoC d=2``, ``CoC d=3`` and ``ZRed`` (once), and
+    the setting is the other axes. The cells of one workload share its random streams
+    whatever d and the policy's parameters are, so every pair is compared paired."""
+
+    def __init__(self, ds: xr.Dataset, over_candidates: bool = True):
         self.ds = ds
-        self.policies = [str(p) for p in ds["policy"].values]
-        self.dims = setting_dims(ds)
+        self.candidate_axes = candidate_axes(ds) if over_candidates else []
+        self.dims = [d for d in setting_dims(ds) if d not in self.candidate_axes]
         self.iv = intervals(ds)
         self.level = confidence(ds)
         self.paired = _paired_flag(ds)
+        self._contenders()
         self.arrays: dict[str, dict[str, np.ndarray]] = {}
         for crit, iv in self.iv.items():
-            order = [*self.dims, *(["load"] if crit != "stability" else []), "policy"]
-            arrays = {k: iv[k].transpose(*order).values for k in ("low", "high", "estimate", "evidence", "present")}
-            if "verdict" in iv:
-                arrays["verdict"] = iv["verdict"].transpose(*order).values
             rep = REPLICATION_VARS.get(crit)
-            if rep and rep in ds:
-                arrays["replications"] = ds[rep].transpose(*order, "replication").values
-            self.arrays[crit] = arrays
+            self.add(crit, iv, ds[rep] if rep and rep in ds else None)
+
+    def _contenders(self) -> None:
+        """The contenders (names, policies, the flat positions in policy x candidate
+        axes they are read from): one per distinct model, in policy order."""
+        ds, axes = self.ds, self.candidate_axes
+        uses = _uses_axis(ds) if axes else None
+        names, policies, positions, seen = [], [], [], set()
+        values = [list(ds[a].values) for a in axes]
+        for k, p in enumerate(str(x) for x in ds["policy"].values):
+            for j, combo in enumerate(itertools.product(*values)):
+                own = {a: v for a, v in zip(axes, combo) if uses is not None and uses(p, a)}
+                key = (p, tuple(own.items()))
+                if key in seen:
+                    continue
+                seen.add(key)
+                names.append(candidate_name(p, own))
+                policies.append(p)
+                positions.append(k * max(1, math.prod(len(v) for v in values)) + j)
+        self.policies = names
+        """The contenders' names (the policies' names without swept policy axes)."""
+        self.policy_of = policies
+        self._positions = np.asarray(positions, dtype=int)
+
+    def flat(self, array: xr.DataArray, lead: list[str], trail: tuple[str, ...] = ()) -> np.ndarray:
+        """``array`` as (lead..., contender, trail...)."""
+        order = [*lead, "policy", *self.candidate_axes, *trail]
+        values = array.transpose(*order).values
+        nlead = len(lead)
+        shape = values.shape
+        flat = values.reshape(shape[:nlead] + (-1,) + shape[nlead + 1 + len(self.candidate_axes) :])
+        return np.take(flat, self._positions, axis=nlead)
+
+    def add(self, crit: str, iv: xr.Dataset, replications: xr.DataArray | None = None) -> None:
+        """Index the intervals ``iv`` (with ``low``, ``high``, ``estimate``, ``evidence``,
+        ``present`` and, per load, ``verdict``) of a criterion, and the per-replication
+        values that pair its comparisons."""
+        lead = [*self.dims, *(["load"] if "load" in iv["low"].dims else [])]
+        keys = ("low", "high", "estimate", "evidence", "present", "verdict")
+        arrays = {k: self.flat(iv[k], lead) for k in keys if k in iv}
+        if replications is not None:
+            arrays["replications"] = self.flat(replications.broadcast_like(iv["low"]), lead, ("replication",))
+        self.arrays[crit] = arrays
 
     def candidates(self, crit: str, index: tuple, with_oracles: bool = False) -> list[Candidate]:
         a = self.arrays[crit]
         out = []
         for k, p in enumerate(self.policies):
             at = (*index, k)
-            if not bool(a["present"][at]) or (p in ORACLES and not with_oracles):
+            if not bool(a["present"][at]) or (self.policy_of[k] in ORACLES and not with_oracles):
                 continue
             verdict = str(a["verdict"][at]) if "verdict" in a else ""
             if crit != "stability" and verdict == "unstable":
                 continue  # cannot win E[T] or E[C] at this load
             low, high = float(a["low"][at]), float(a["high"][at])
-            if crit == "latency" and math.isinf(low):
-                continue  # an infinite mean cannot win
+            if crit in MINIMISED_TIMES and math.isinf(low):
+                continue  # an infinite mean or quantile cannot win
             reps = a["replications"][at] if "replications" in a else None
             if reps is not None and not np.isfinite(np.asarray(reps, dtype=float)).any():
                 reps = None
@@ -241,7 +332,7 @@ class PointTable:
         cands = self.candidates(crit, index, with_oracles)
         if among is not None:
             cands = [c for c in cands if c.name in among]
-        d = decide(cands, crit, self.level, self.paired)
+        d = decide(cands, crit, self.level, self.paired, minimise=MINIMISE.get(crit, True))
         if not cands and crit != "stability" and self.arrays[crit]["present"][index].any():
             d = Decision(crit, (), False, math.nan, math.nan, NONE_STABLE)
         return d
@@ -256,6 +347,10 @@ class PointTable:
             yield index, None
             for li in range(self.ds.sizes["load"]):
                 yield index, li
+
+
+MINIMISED_TIMES = ("latency", "tail")
+"""Criteria on a response time: an infinite lower end (unstable, an infinite mean) cannot win."""
 
 
 COLUMNS = (

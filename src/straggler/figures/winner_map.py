@@ -28,7 +28,7 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
     """The ``winners_<axis>`` figures: which policy wins where, over ``axis`` and the
     load (what it shows, in words: its kind's caption in
     :data:`straggler.catalog.FIGURE_KINDS`)."""
-    from ..winners import ORACLES, winners
+    from ..winners import ORACLES, PointTable, winners
 
     rows_dims = [d for d in CASE_DIMS if d != axis]
     fixed, where = fixed_elsewhere(ds, {axis})
@@ -37,7 +37,8 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
         np.isfinite(np.asarray(sub["latency_mean"].values, float)).any()
         or ("verdict" in sub and (np.asarray(sub["verdict"].values).astype(str) != "").any())
     )
-    table = winners(sub)
+    # the map's axis may be d: each policy is drawn at each d, not chosen over it
+    table = winners(sub, PointTable(sub, over_candidates=False))
     oracles = [p for p in ds["policy"].values if p in ORACLES]
     ys = list(ds[axis].values)
     loads = np.sort(ds["load"].values)

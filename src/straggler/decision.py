@@ -1,0 +1,470 @@
+"""The operator's question: which policy, with which d, meets an SLO within a budget.
+
+A study's ``decision`` section states the constraints (:class:`Constraints`): an SLO on
+the response time (a quantile at most a target, or the mean at most one) and a budget on
+the extra load E[C] / E[X] - 1, the server time per job relative to one copy of the job
+at full speed (:func:`straggler.intervals.extra_load_intervals`). Each is checked with
+the three-valued logic of the stability verdicts, on intervals:
+
+- a contender **meets** a constraint when its whole interval (the quantile's CI, E[T]'s
+  or the extra load's) is at most the bound, **fails** it when the whole interval is
+  above, and is **undetermined** otherwise;
+- a contender that fails is out; one that is undetermined may still be the answer, so it
+  stays in the tie set unless a contender that surely qualifies beats it, and it never
+  wins alone (:func:`straggler.winners.decide` with ``sure``).
+
+Three criteria join those of :mod:`straggler.winners` in ``winners.csv``:
+
+``tail``
+    the smallest response-time quantile at the SLO's level (p99 without one), paired on
+    the replications' own quantiles under common random numbers;
+``slo``
+    the cheapest contender (on E[C], paired) that meets the SLO; ``none meets`` when
+    every one fails;
+``budget``
+    the fastest contender within the budget, on the SLO's quantile when one is given,
+    otherwise on E[T]; ``none within budget`` when every one is over.
+
+The answer (:func:`answer`) joins both constraints: the fastest contender, on the SLO's
+quantile (E[T] for a mean SLO or none), among those that meet the SLO and keep within
+the budget, a tie narrowed by E[C] among the tied; when none qualifies it says which
+constraint binds. A contender is a policy, or a (policy, d) or (policy, parameter) pair
+where the study sweeps d or a parameter (:class:`straggler.winners.PointTable`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .intervals import extra_load_intervals, fmt_interval, fmt_signed, size_mean, tail_intervals
+from .winners import COLUMNS, NONE_STABLE, Decision, PointTable, decide, evidence_words, plain, winners
+
+DEFAULT_TAIL = 0.99
+"""The quantile of the ``tail`` criterion when no SLO names one."""
+
+MEETS, FAILS, UNDETERMINED = "meets", "fails", "undetermined"
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """A study's ``decision`` section: the SLO (``level`` None: on the mean) and the budget."""
+
+    target: float | None = None
+    """The SLO's bound (None: no SLO)."""
+    level: float | None = None
+    """The quantile the SLO bounds (None: the mean)."""
+    budget: float | None = None
+    """The largest extra load (None: no budget)."""
+
+    @property
+    def any(self) -> bool:
+        return self.target is not None or self.budget is not None
+
+    @property
+    def tail_level(self) -> float:
+        """The quantile of the ``tail`` criterion: the SLO's, else p99."""
+        return self.level if self.level is not None else DEFAULT_TAIL
+
+    @property
+    def slo_criterion(self) -> str:
+        """The criterion the SLO is read on: ``tail`` (a quantile) or ``latency`` (E[T])."""
+        return "latency" if self.level is None else "tail"
+
+    def slo_words(self) -> str:
+        """``P99 <= 10``, ``E[T] <= 2``."""
+        if self.target is None:
+            return ""
+        return f"{metric_name(self.level)} <= {self.target:g}"
+
+    def budget_words(self) -> str:
+        """``extra load <= 0.1``."""
+        return "" if self.budget is None else f"extra load <= {self.budget:g}"
+
+
+def metric_name(level: float | None) -> str:
+    """``P99``, ``P99.9``, ``P50``; ``E[T]`` for None."""
+    if level is None:
+        return "E[T]"
+    return f"P{100 * level:g}"
+
+
+def constraints(ds: xr.Dataset) -> Constraints:
+    """The constraints of the study that made ``ds`` (its config's ``decision``)."""
+    import yaml
+
+    try:
+        decision = (yaml.safe_load(ds.attrs["config"]) or {}).get("decision") or {}
+    except (KeyError, TypeError, ValueError, AttributeError, yaml.YAMLError):
+        return Constraints()
+    return constraints_of(decision)
+
+
+def constraints_of(decision: dict) -> Constraints:
+    """:class:`Constraints` from a resolved ``decision`` section (a dict)."""
+    slo = decision.get("slo") or {}
+    budget = decision.get("budget") or {}
+    if "mean" in slo:
+        target, level = float(slo["mean"]), None
+    elif "target" in slo:
+        target, level = float(slo["target"]), float(slo.get("quantile", DEFAULT_TAIL))
+    else:
+        target, level = None, None
+    extra = budget.get("extra_load")
+    return Constraints(target, level, None if extra is None else float(extra))
+
+
+def status(low: float, high: float, bound: float) -> str:
+    """``meets`` (the whole interval at most ``bound``), ``fails`` (all above) or
+    ``undetermined``."""
+    if high <= bound:
+        return MEETS
+    if low > bound:
+        return FAILS
+    return UNDETERMINED
+
+
+# ------------------------------------------------------------------ the table's criteria
+
+
+def _with_place(iv: xr.Dataset, table: PointTable) -> xr.Dataset:
+    """``iv`` with the ``present`` and ``verdict`` of the latency intervals."""
+    lat = table.iv["latency"]
+    return iv.assign(present=lat["present"], verdict=lat["verdict"])
+
+
+def decision_table(ds: xr.Dataset, c: Constraints | None = None) -> PointTable:
+    """The :class:`PointTable` of ``ds`` with the criteria ``tail`` (at the SLO's level,
+    paired on the replications' quantiles) and ``extra_load`` added."""
+    c = constraints(ds) if c is None else c
+    table = PointTable(ds)
+    tail = _with_place(tail_intervals(ds, c.tail_level), table)
+    reps = None
+    if "latency_replication_quantile" in ds and "quantile" in ds.dims:
+        reps = ds["latency_replication_quantile"].sel(quantile=c.tail_level, method="nearest").drop_vars("quantile")
+    table.add("tail", tail, reps)
+    extra = _with_place(extra_load_intervals(ds), table)
+    reps = None
+    if "cost_replication_mean" in ds:
+        reps = ds["cost_replication_mean"] / size_mean(ds) - 1.0
+    table.add("extra_load", extra, reps)
+    table.constraints = c  # type: ignore[attr-defined]
+    return table
+
+
+def _statuses(table: PointTable, crit: str, at: tuple, bound: float) -> dict[str, str]:
+    return {x.name: status(x.low, x.high, bound) for x in table.candidates(crit, at)}
+
+
+def slo_statuses(table: PointTable, c: Constraints, at: tuple) -> dict[str, str]:
+    """Per contender (stable at the load), whether it meets the SLO."""
+    if c.target is None:
+        return {}
+    return _statuses(table, c.slo_criterion, at, c.target)
+
+
+def budget_statuses(table: PointTable, c: Constraints, at: tuple) -> dict[str, str]:
+    """Per contender, whether its extra load keeps within the budget."""
+    if c.budget is None:
+        return {}
+    return _statuses(table, "extra_load", at, c.budget)
+
+
+def _constrained(
+    table: PointTable, crit: str, at: tuple, allowed: dict[str, str], label: str, none_word: str
+) -> Decision:
+    """The decision on ``crit`` among the contenders ``allowed`` does not rule out
+    (``meets`` ones sure, ``undetermined`` ones possible)."""
+    every = table.candidates(crit, at)
+    cands = [x for x in every if allowed.get(x.name, FAILS) != FAILS]
+    if not cands:
+        stable = every or not table.arrays[crit]["present"][at].any()
+        return Decision(label, (), False, math.nan, math.nan, none_word if stable else NONE_STABLE)
+    sure = {n for n, s in allowed.items() if s == MEETS}
+    d = decide(cands, label, table.level, table.paired, minimise=True, sure=sure)
+    if not sure:
+        d = Decision(
+            label,
+            d.winners,
+            False,
+            d.low,
+            d.high,
+            f"{none_word} surely; undetermined: " + evidence_words(x.evidence for x in cands),
+            d.runner_up,
+            d.margin,
+            d.undetermined,
+            d.contenders,
+        )
+    return d
+
+
+def _joined(*maps: dict[str, str]) -> dict[str, str]:
+    """Contenders' statuses under several constraints: fails if any fails, meets if all
+    meet, else undetermined (a contender missing from a map fails it)."""
+    names = set(maps[0]).intersection(*maps[1:]) if maps else set()
+    out = {}
+    for n in names:
+        s = [m[n] for m in maps]
+        out[n] = FAILS if FAILS in s else MEETS if all(x == MEETS for x in s) else UNDETERMINED
+    return out
+
+
+def decide_criterion(table: PointTable, crit: str, at: tuple) -> Decision:
+    """One of ``tail``, ``slo``, ``budget`` at a (setting, load) point."""
+    c: Constraints = table.constraints  # type: ignore[attr-defined]
+    if crit == "tail":
+        return table.decide("tail", at)
+    if crit == "slo":
+        return _constrained(table, "cost", at, slo_statuses(table, c, at), "slo", "none meets")
+    if crit == "budget":
+        return _constrained(table, c.slo_criterion, at, budget_statuses(table, c, at), "budget", "none within budget")
+    raise ValueError(f"not a decision criterion: {crit}")
+
+
+def criteria(c: Constraints, simulated: bool = True) -> tuple[str, ...]:
+    """The decision criteria of a study with constraints ``c``: ``tail`` when the
+    quantiles were simulated, ``slo`` and ``budget`` when stated."""
+    stated = {"tail": simulated, "slo": c.target is not None, "budget": c.budget is not None}
+    return tuple(name for name, given in stated.items() if given)
+
+
+def _extra_hull(table: PointTable, at: tuple, names) -> tuple[float, float]:
+    xs = [x for x in table.candidates("extra_load", at, with_oracles=True) if x.name in set(names)]
+    if not xs:
+        return math.nan, math.nan
+    return min(x.low for x in xs), max(x.high for x in xs)
+
+
+DECISION_COLUMNS = (*COLUMNS, "extra_load_low", "extra_load_high")
+"""The columns of ``winners.csv`` after the setting's axes: :data:`straggler.winners.COLUMNS`
+and the extra load of the winners (the hull of their intervals; empty for stability)."""
+
+
+def _simulated(ds: xr.Dataset) -> bool:
+    return "latency_quantile" in ds and bool(np.isfinite(np.asarray(ds["latency_quantile"].values, float)).any())
+
+
+def winners_table(ds: xr.Dataset, table: PointTable | None = None) -> pd.DataFrame:
+    """``winners.csv``: every criterion of :func:`straggler.winners.winners`, then
+    ``tail``, ``slo`` and ``budget`` per load (:func:`criteria`), each row with the
+    extra load of its winners."""
+    table = decision_table(ds) if table is None else table
+    c: Constraints = table.constraints  # type: ignore[attr-defined]
+    base = winners(ds, table)
+    extra = []
+    for r in base.to_dict("records"):
+        if r["load"] == "" or not r["winners"]:
+            extra.append((math.nan, math.nan))
+            continue
+        index = tuple(list(ds[d].values).index(r[d]) for d in table.dims)
+        li = list(ds["load"].values).index(r["load"])
+        extra.append(_extra_hull(table, (*index, li), r["winners"].split(", ")))
+    base["extra_load_low"] = [e[0] for e in extra]
+    base["extra_load_high"] = [e[1] for e in extra]
+    rows = []
+    for crit in criteria(c, _simulated(ds)):
+        for index, li in table.points():
+            if li is None:
+                continue
+            at = (*index, li)
+            d = decide_criterion(table, crit, at)
+            row = dict(table.setting(index))
+            row["load"] = plain(ds["load"].values[li])
+            lo, hi = _extra_hull(table, at, d.winners)
+            row.update(
+                criterion=crit,
+                winners=", ".join(d.winners),
+                decided="true" if d.decided else "false",
+                low=d.low,
+                high=d.high,
+                evidence=d.evidence,
+                runner_up=d.runner_up,
+                margin=d.margin,
+                undetermined=", ".join(d.undetermined),
+                winners_with_oracles="",
+                extra_load_low=lo,
+                extra_load_high=hi,
+            )
+            rows.append(row)
+    out = pd.concat([base, pd.DataFrame(rows)], ignore_index=True) if rows else base
+    return out.reindex(columns=[*table.dims, *DECISION_COLUMNS])
+
+
+# ------------------------------------------------------------------ the answer
+
+
+ANSWER_COLUMNS = (
+    "load",
+    "recommended",
+    "basis",
+    "E[T]",
+    "E[T] evidence",
+    "tail",
+    "extra load",
+    "E[C]",
+    "E[C] evidence",
+    "runner_up",
+    "margin",
+    "binding",
+    "what would change it",
+    "decided",
+    "undetermined",
+)
+"""The columns of :func:`recommendations` after the setting's axes: the E[T]-alone
+recommendation's (:data:`straggler.winners.REC_COLUMNS`) with the tail, the extra load,
+the constraint that binds and whether the answer is decided."""
+
+
+def _hull(table: PointTable, crit: str, at: tuple, names) -> tuple[str, str]:
+    """The hull of the intervals of ``names`` on ``crit``, and their evidence."""
+    xs = [x for x in table.candidates(crit, at, with_oracles=True) if x.name in set(names)]
+    if not xs:
+        return "", ""
+    fmt = fmt_signed if crit == "extra_load" else fmt_interval
+    return fmt(min(x.low for x in xs), max(x.high for x in xs)), evidence_words(x.evidence for x in xs)
+
+
+def _what_would_change(table: PointTable, at: tuple, metric: str, slo, budget, chosen: list[str]) -> str:
+    """In words, what would change the answer: the fastest contender a constraint rules
+    out and by how much it misses; where none qualifies, the nearest miss of each
+    constraint (the cheapest contender that meets the SLO, the fastest within the budget)."""
+    c: Constraints = table.constraints  # type: ignore[attr-defined]
+    name = metric_name(c.level) if metric == "tail" else "E[T]"
+    speed = {x.name: x for x in table.candidates(metric, at)}
+    extra = {x.name: x for x in table.candidates("extra_load", at)}
+    if chosen:
+        best = min((speed[n].high for n in chosen if n in speed), default=math.inf)
+        for x in sorted((x for n, x in speed.items() if n not in chosen and x.high < best), key=lambda x: x.high):
+            why = []
+            if slo is not None and slo.get(x.name) == FAILS:
+                why.append(f"its {name} {fmt_interval(x.low, x.high)} is above {c.target:g}")
+            if budget is not None and budget.get(x.name) == FAILS and x.name in extra:
+                e = extra[x.name]
+                why.append(f"its extra load {fmt_signed(e.low, e.high)} is above {c.budget:g}")
+            if why:
+                return f"{x.name} is faster, but " + " and ".join(why)
+        return ""
+    if not speed:
+        return ""  # no policy stable: no constraint to relax
+    out = []
+    if slo is not None:
+        d = _constrained(table, "cost", at, slo, "slo", "none meets")
+        verb = "meets" if len(d.winners) == 1 else "meet"
+        at_most = f"extra load {_hull(table, 'extra_load', at, d.winners)[0]}"
+        out.append(f"{', '.join(d.winners)} {verb} the SLO at {at_most}" if d.winners else "none meets the SLO")
+    if budget is not None:
+        d = _constrained(table, metric, at, budget, "budget", "none within budget")
+        verb = "keeps" if len(d.winners) == 1 else "keep"
+        value = f"{name} {_hull(table, metric, at, d.winners)[0]}"
+        out.append(
+            f"{', '.join(d.winners)} {verb} within the budget at {value}"
+            if d.winners
+            else "none keeps within the budget"
+        )
+    return "; ".join(out)
+
+
+def answer(table: PointTable, index: tuple, li: int) -> dict:
+    """The answer at one setting and load (see the module docstring): the recommended
+    contender or tie set, what picked it, its E[T], tail, extra-load and E[C]
+    intervals, the runner-up and its margin on the deciding metric, and the constraint
+    that binds (``slo``, ``budget``, ``both``: what rules out the faster contenders).
+    Without constraints, the E[T] recommendation (:func:`straggler.winners.recommend`)."""
+    from .winners import recommend
+
+    c: Constraints = table.constraints  # type: ignore[attr-defined]
+    at = (*index, li)
+    row = dict(table.setting(index))
+    row["load"] = plain(table.ds["load"].values[li])
+    slo = slo_statuses(table, c, at) if c.target is not None else None
+    budget = budget_statuses(table, c, at) if c.budget is not None else None
+    maps = [m for m in (slo, budget) if m is not None]
+    if not maps:
+        base = recommend(table, index, li)
+        chosen = [n for n in base["recommended"].split(", ") if n]
+        row.update(base)
+        row["decided"] = base["basis"] == "E[T]"
+        row["binding"] = row["what would change it"] = ""
+    else:
+        metric = c.slo_criterion
+        words = " and ".join(w for w in (c.slo_words(), c.budget_words()) if w)
+        d = _constrained(table, metric, at, _joined(*maps), "answer", "none qualifies")
+        chosen = list(d.winners)
+        basis = f"fastest {metric_name(c.level) if metric == 'tail' else 'E[T]'} with {words}"
+        if len(chosen) > 1:
+            cost = table.decide("cost", at, among=set(chosen))
+            if cost.winners and len(cost.winners) < len(chosen):
+                chosen = list(cost.winners)
+                basis += ", a tie narrowed by E[C]"
+            else:
+                basis += " (tie)"
+        row["recommended"] = ", ".join(chosen)
+        row["basis"] = basis if chosen else d.evidence
+        row["decided"] = bool(d.decided)
+        row["E[T]"], row["E[T] evidence"] = _hull(table, "latency", at, chosen)
+        row["E[C]"], row["E[C] evidence"] = _hull(table, "cost", at, chosen)
+        row["runner_up"] = d.runner_up
+        row["margin"] = d.margin
+        row["undetermined"] = ", ".join(d.undetermined)
+        row["binding"] = _binding(table, at, metric, slo, budget, chosen)
+        row["what would change it"] = _what_would_change(table, at, metric, slo, budget, chosen)
+    row["tail"] = _hull(table, "tail", at, chosen)[0]
+    row["extra load"] = _hull(table, "extra_load", at, chosen)[0]
+    return row
+
+
+def _binding(table, at, metric, slo, budget, chosen) -> str:
+    """Which constraint rules out the contenders faster than the answer (on
+    ``metric``): ``slo``, ``budget``, ``both``, or ``""`` when none is faster."""
+    cands = {x.name: x for x in table.candidates(metric, at)}
+    if not cands:
+        return ""
+    best_high = min((cands[n].high for n in chosen if n in cands), default=math.inf)
+    faster = [n for n, x in cands.items() if n not in chosen and x.high < best_high]
+    by = set()
+    for n in faster:
+        if slo is not None and slo.get(n) == FAILS:
+            by.add("slo")
+        if budget is not None and budget.get(n) == FAILS:
+            by.add("budget")
+    if not by:
+        if not chosen:
+            failing = {"slo" for s in (slo or {}).values() if s == FAILS}
+            failing |= {"budget" for s in (budget or {}).values() if s == FAILS}
+            by = failing
+        else:
+            return ""
+    return "both" if by == {"slo", "budget"} else by.pop()
+
+
+def recommendations(ds: xr.Dataset, table: PointTable | None = None) -> pd.DataFrame:
+    """One :func:`answer` row per setting and load (:data:`ANSWER_COLUMNS`)."""
+    table = decision_table(ds) if table is None else table
+    rows = [answer(table, index, li) for index, li in table.points() if li is not None]
+    return pd.DataFrame(rows, columns=[*table.dims, *ANSWER_COLUMNS])
+
+
+def candidate_parts(name: str) -> tuple[str, dict[str, str]]:
+    """``"CoC d=3"`` -> ``("CoC", {"d": "3"})``."""
+    policy, *rest = name.split(" ")
+    return policy, dict(part.split("=", 1) for part in rest if "=" in part)
+
+
+def changed(ds: xr.Dataset, table: PointTable | None = None) -> tuple[int, int]:
+    """(points whose recommendation the constraints change, points): the answer
+    against the E[T]-alone recommendation at every (setting, load)."""
+    from .winners import recommend
+
+    table = decision_table(ds) if table is None else table
+    n = k = 0
+    for index, li in table.points():
+        if li is None:
+            continue
+        n += 1
+        if answer(table, index, li)["recommended"] != recommend(table, index, li)["recommended"]:
+            k += 1
+    return k, n
