@@ -234,3 +234,18 @@ def test_policy_and_d_pairs_are_contenders():
     assert rec["recommended"].iloc[0] in ("CoC d=2", "CoC d=3")
     tail = decide_criterion(table, "tail", (*(0,) * len(table.dims), 0))
     assert tail.winners == ("CoC d=3",), tail
+
+
+def test_best_answers_over_d_when_the_point_leaves_it_out():
+    from straggler.report import best_at
+
+    ds = _study(grid={"d": [2, 3]}, load=[0.5], decision={"slo": {"target": 6}, "budget": {"extra_load": 0.1}})
+    lines, ok = best_at(ds, {"load": "0.5"})
+    text = "\n".join(lines)
+    assert ok and "(over d)" in lines[0], text
+    assert "CoC d=3:" in text and "CoC d=2:" in text and "ZRed:" in text
+    assert "extra load" in lines[1] and "P99" in lines[1]
+    assert any(line.startswith("  slo (") for line in lines) and any(line.startswith("  budget (") for line in lines)
+    lines, ok = best_at(ds, {"load": "0.5", "d": "2"})
+    text = "\n".join(lines)
+    assert ok and "CoC:" in text and "d=3" not in text

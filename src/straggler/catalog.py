@@ -83,6 +83,8 @@ class FigureKind:
     args: tuple[str, ...] = ()
     simulated: bool = False
     """Drawn only when the study simulates."""
+    decision: bool = False
+    """Drawn only for a study with a ``decision`` section (an SLO, a budget)."""
     axes: Callable[[dict[str, list]], list[str]] | None = None
     """A per-axis kind: the axes of a grid that get one."""
     when: Callable[[dict[str, list]], bool] | None = None
@@ -173,6 +175,31 @@ FIGURE_KINDS: tuple[FigureKind, ...] = (
             "estimate at a load gets its verdict mark (x unstable, ? undetermined) at the foot of the panel, "
             "at its analytic E[C]. Other system axes (r_slow, N, ...) are taken at the value where the "
             "simulation has the most estimates; the title says which."
+        ),
+    ),
+    FigureKind(
+        "decision",
+        "decision:decision_figure",
+        decision=True,
+        section="decision",
+        family="decision",
+        caption=(
+            "Drawn for a study with a decision section: its question, answered per setting: the SLO's "
+            "metric (its quantile, e.g. P99, or E[T] for a mean SLO or none; log scale) against the extra load E[C]/E[X] - 1 (server time per job "
+            "beyond one copy of the job at full speed), a point per contender (a policy, or a policy and its "
+            "d) in its policy's colour and marker, named beside it, with the intervals the answer is decided "
+            "on as bars (the simulation's CIs, analytic bounds or exact values; the oracles KT and KS are not "
+            "contenders). The SLO target is the dashed horizontal line, the budget the dotted vertical one, "
+            "and the corner that meets both is shaded; the answer (the fastest contender that qualifies) is "
+            "ringed and named in the panel's title (a tie: every member ringed; none: no contender "
+            "qualifies, and which constraint binds). One panel is one setting at one load, since the answer "
+            "changes with the load and a marker per load would cross the bars of one panel: with at most "
+            "four settings, a column per setting and a row per load (at most four, evenly spread); with "
+            "more, each setting at the highest load at which a contender qualifies (else its lowest load "
+            "with a point), the cases down and the other setting axes across (at most 24 panels; further "
+            "axes at the value with the most estimates, as the title says). A contender unstable (x), "
+            "undetermined (?) or without a finite interval (∞) at that load is left out and named in the "
+            "panel's corner; a row or column without a point is left out, as the title says."
         ),
     ),
     FigureKind(
@@ -314,10 +341,16 @@ FIGURE_KINDS: tuple[FigureKind, ...] = (
 """Every kind of figure, in the order of a study's figures."""
 
 
-def figure_names(axes: dict[str, list], simulated: bool = True) -> list[str]:
+def figure_names(axes: dict[str, list], simulated: bool = True, decision: bool = False) -> list[str]:
     """Names of the figures of a study whose grid has these axes. ``simulated``: the
-    study's ``evaluate`` includes the simulation (adds the kinds that need it)."""
-    return [name for kind in FIGURE_KINDS if simulated or not kind.simulated for name in kind.names(axes)]
+    study's ``evaluate`` includes the simulation (adds the kinds that need it);
+    ``decision``: the study has a ``decision`` section (adds the decision figure)."""
+    return [
+        name
+        for kind in FIGURE_KINDS
+        if (simulated or not kind.simulated) and (decision or not kind.decision)
+        for name in kind.names(axes)
+    ]
 
 
 def figure_kind(name: str) -> FigureKind | None:

@@ -174,10 +174,11 @@ def answer_sentences(ds: xr.Dataset, rec: pd.DataFrame, table: PointTable) -> li
         + ".",
     ]
     binds = rec["binding"].value_counts().to_dict()
-    words = {"slo": "the SLO", "budget": "the budget", "both": "both"}
-    said = [f"{words[k]} at {v}" for k, v in binds.items() if k in words]
-    if said:
-        out.append("What rules out faster contenders: " + ", ".join(said) + ".")
+    if any(binds.get(k) for k in ("slo", "budget", "both")):
+        out.append(
+            "The constraint that rules out faster contenders (see "what would change it"): the SLO alone at "
+            f"{binds.get('slo', 0)} points, the budget alone at {binds.get('budget', 0)}, both at {binds.get('both', 0)}."
+        )
     k, m = changed(ds, table)
     out.append(f"Against E[T] alone, the constraints change the recommendation at {k} of {m} points.")
     counts_by = rec.loc[rec["recommended"] != "", "recommended"].value_counts()
@@ -306,6 +307,9 @@ def criterion_table(ds: xr.Dataset, table: pd.DataFrame, criterion: str) -> pd.D
         fmt_interval(lo, hi) for lo, hi in zip(rows["low"].astype(float), rows["high"].astype(float))
     ]
     out["evidence"] = rows["evidence"]
+    if criterion != "stability" and "extra_load_low" in rows:
+        lows, highs = rows["extra_load_low"].astype(float), rows["extra_load_high"].astype(float)
+        out["extra load"] = [fmt_signed(lo, hi) for lo, hi in zip(lows, highs)]
     out["runner_up"] = rows["runner_up"]
     out["margin"] = [("" if not np.isfinite(m) else f"{m:.3g}") for m in rows["margin"].astype(float)]
     if (rows["winners_with_oracles"] != rows["winners"]).any():

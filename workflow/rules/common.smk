@@ -46,7 +46,7 @@ RESULT_YAML = dump_config(result_config(RESOLVED))
 MODEL_HASH = model_hash()
 PLOTS_HASH = figures_hash()
 REPORT_HASH = presentation_hash()
-FIGURE_NAMES = figure_names(GRID.axes, "simulation" in RESOLVED.evaluate)
+FIGURE_NAMES = figure_names(GRID.axes, "simulation" in RESOLVED.evaluate, RESOLVED.decision is not None)
 FIGURE_PARTS = figure_parts(FIGURE_NAMES)
 PLAN = plan(RESOLVED, GRID, MODEL_HASH)
 # A cell file that does not match its checksum (truncated, changed, written by a killed

@@ -35,6 +35,7 @@ from ..catalog import figure_caption, figure_names, map_axes
 from .against_axis import against_axis_figure
 from .by_variant import by_variant_figure
 from .cost import cost_figure
+from .decision import decision_figure
 from .latency import latency_figure, tail_figure
 from .latency_by_distribution import latency_by_distribution_figure
 from .latency_vs import latency_vs_figure
@@ -48,7 +49,7 @@ from .style import KIND_STYLE, VERDICT_MARKS, kind_label, policy_colours, policy
 from .theory_vs_simulation import relative_error, theory_vs_simulation_figure
 from .tradeoff import frontier_of_boxes, pareto_front, tradeoff_figure
 from .winner_map import winner_map_figure
-from .writer import make_figure, simulated, write_figures
+from .writer import has_decision, make_figure, simulated, write_figures
 
 __all__ = [
     "KIND_STYLE",
@@ -56,10 +57,12 @@ __all__ = [
     "against_axis_figure",
     "by_variant_figure",
     "cost_figure",
+    "decision_figure",
     "draw_analytic",
     "figure_caption",
     "figure_names",
     "frontier_of_boxes",
+    "has_decision",
     "kind_label",
     "latency_by_distribution_figure",
     "latency_figure",

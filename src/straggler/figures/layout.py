@@ -252,7 +252,7 @@ def log_y(axes) -> None:
             # panels that share the y axis share its ticks: label by the whole row's span
             siblings = ax.get_shared_y_axes().get_siblings(ax)
             values = np.concatenate([positive(a) for a in siblings])
-            _plain_log_labels(ax, values)
+            plain_log_labels(ax, values)
             # the range of the values and of the CIs near them: a CI reaching 0 (or a
             # decade beyond the values) runs off the panel instead of stretching it
             lo, hi = values.min(), values.max()
@@ -262,7 +262,7 @@ def log_y(axes) -> None:
             ax.set_ylim(lo / 1.15, hi * 1.15)
 
 
-def _plain_log_labels(ax, values) -> None:
+def plain_log_labels(ax, values) -> None:
     """Tick labels 2, 5, 10, 200 rather than 2 x 10^0; the minor ticks labelled too when
     the panel spans less than a decade (else there would be one label or none)."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter

@@ -38,6 +38,16 @@ def simulated(ds: xr.Dataset) -> bool:
         return bool("jobs" in ds and np.isfinite(np.asarray(ds["jobs"].values, float)).any())
 
 
+def has_decision(ds: xr.Dataset) -> bool:
+    """Whether the study behind ``ds`` has a ``decision`` section (its config's)."""
+    import yaml
+
+    try:
+        return (yaml.safe_load(ds.attrs["config"]) or {}).get("decision") is not None
+    except (KeyError, TypeError, AttributeError, yaml.YAMLError):
+        return False
+
+
 def write_figures(ds: xr.Dataset, outdir, names=None) -> list[Path]:
     """Write the figures as PNG and SVG into ``outdir``; return the paths."""
     plt = backend()
@@ -45,7 +55,9 @@ def write_figures(ds: xr.Dataset, outdir, names=None) -> list[Path]:
     outdir.mkdir(parents=True, exist_ok=True)
     if names is None:
         names = figure_names(
-            {d: list(ds[d].values) for d in ["policy", "distribution", "dependence", *grid_dims(ds)]}, simulated(ds)
+            {d: list(ds[d].values) for d in ["policy", "distribution", "dependence", *grid_dims(ds)]},
+            simulated(ds),
+            has_decision(ds),
         )
     written = []
     for name in names:
