@@ -176,7 +176,7 @@ def answer_sentences(ds: xr.Dataset, rec: pd.DataFrame, table: PointTable) -> li
     binds = rec["binding"].value_counts().to_dict()
     if any(binds.get(k) for k in ("slo", "budget", "both")):
         out.append(
-            "The constraint that rules out faster contenders (see "what would change it"): the SLO alone at "
+            "The constraint that rules out faster contenders (see 'what would change it'): the SLO alone at "
             f"{binds.get('slo', 0)} points, the budget alone at {binds.get('budget', 0)}, both at {binds.get('both', 0)}."
         )
     k, m = changed(ds, table)
