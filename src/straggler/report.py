@@ -2,9 +2,11 @@
 
 Every value is an interval from its best evidence (:mod:`straggler.intervals`) and a
 policy wins only by dominance (:mod:`straggler.winners`): ties are reported as tie
-sets. The report opens with the recommendation at every setting and load (the E[T]
-winner or tie set, a tie narrowed by E[C] among the tied, with both intervals, the
-runner-up and the margin), then a few sentences, then the detail: winners per
+sets. The report opens with the answer to the study's question when it states an SLO
+or a budget (:mod:`straggler.decision`), then the recommendation at every setting and
+load (the constrained answer, or else the E[T] winner or tie set, a tie narrowed by E[C]
+among the tied, with its E[T], tail, extra-load and E[C] intervals, the runner-up and the
+margin), then a few sentences, then the detail: winners per
 criterion, the stability verdicts (counts by source, undetermined loads with the
 jobs that would decide them, contradictions), theory against simulation, the claims
 and the provenance. Written as ``winners.csv`` (one row per setting, load and

@@ -22,7 +22,13 @@ point (a setting, and a load for E[T] and E[C]) and for one criterion:
 Contenders: the policies evaluated at the setting (oracles left out unless asked
 for, :data:`ORACLES`); for E[T] and E[C] not those whose verdict at the load is
 ``unstable`` (they cannot win there). An ``undetermined`` contender stays in the tie
-set unless it is beaten; it never blanks the point.
+set unless it is beaten; it never blanks the point. Where the study sweeps ``d`` or a
+policy's parameter, a (policy, value) pair is a contender of its own (``CoC d=3``,
+:class:`PointTable`), and the axis is chosen over rather than fixed.
+
+A contender may also be known to qualify or not (an SLO met or undetermined,
+:mod:`straggler.decision`): then only a contender known to qualify rules another out
+(:func:`decide` with ``sure``).
 """
 
 from __future__ import annotations
@@ -385,7 +391,7 @@ def _row(table: PointTable, index, li, crit: str) -> dict:
         margin=d.margin,
         undetermined=", ".join(d.undetermined),
     )
-    oracles = [p for p in table.policies if p in ORACLES]
+    oracles = [p for p in table.policy_of if p in ORACLES]
     if oracles:
         w = table.decide(crit, at, with_oracles=True)
         row["winners_with_oracles"] = ", ".join(w.winners)
