@@ -334,6 +334,7 @@ def test_every_subcommand_has_examples():
         "archive",
         "verify",
         "best",
+        "recommend",
     }
     for command, epilog in epilogs().items():
         assert epilog.startswith("examples:\n"), command

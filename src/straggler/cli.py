@@ -13,11 +13,13 @@ error it was:
 - 0: done (``verify``: the archive checks out);
 - 1: a failure: a file that is missing, a directory, unreadable or not what it should
   be (a config, a study dataset, an archive), a config refused, an archive refused,
-  a verification that failed, an output that cannot be written;
+  a verification that failed, an output that cannot be written, a study run by
+  ``recommend`` that failed or was interrupted (the same command then resumes it);
 - 2: a usage error: the arguments name something that does not exist, the files being
   fine: what argparse refuses (an unknown option, a missing argument), a cell id not
   in the config's grid, a ``best --at`` point that is malformed or not on the
-  dataset's grid (one line per problem);
+  dataset's grid (one line per problem), a question that ``recommend`` refuses (one
+  line per problem, in the question's own key paths, before anything runs);
 - 141 (128 + SIGPIPE, what a shell reports for a command killed by a closed pipe):
   stdout was closed before the output was written, as in
   ``straggler cells config/config.yaml | head -1``; nothing is printed on stderr.
@@ -46,6 +48,7 @@ BROKEN_PIPE = 141
 CONFIG_EXPECTED = "expected a YAML study file, e.g. config/config.yaml"
 DATASET_EXPECTED = "expected the dataset of a finished study, e.g. results/default/default.nc"
 ARCHIVE_EXPECTED = "expected an archive written by straggler archive, e.g. archives/default.tar.gz"
+QUESTION_EXPECTED = "expected a YAML question file, e.g. config/questions/example.yaml"
 
 
 class _Refused(Exception):
@@ -289,11 +292,27 @@ def _evaluate(args) -> int:
 
 
 def _plan(args) -> int:
+    resolved = _resolve(args.file, args.scale)
+    _print_estimate(resolved)
+    if args.pilot:
+        from .pilot import comparison_text, run_pilot
+
+        def progress(done: int, total: int) -> None:
+            print(f"\rpilot: {done}/{total} cells", end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+        pilot = run_pilot(resolved, args.pilot_jobs, args.pilot_replications, progress)
+        print(file=sys.stderr)
+        for line in comparison_text(pilot, resolved):
+            print(line)
+    return 0
+
+
+def _print_estimate(resolved: ResolvedConfig) -> None:
+    """The plan of a resolved study: its cells and jobs, and the estimated CPU time."""
     from .grid import build_grid
     from .sources import model_hash
     from .workunits import plan
 
-    resolved = _resolve(args.file, args.scale)
     grid = build_grid(resolved)
     p = plan(resolved, grid, model_hash())
     sim = resolved.simulation
@@ -320,17 +339,6 @@ def _plan(args) -> int:
             else ")"
         )
     )
-    if args.pilot:
-        from .pilot import comparison_text, run_pilot
-
-        def progress(done: int, total: int) -> None:
-            print(f"\rpilot: {done}/{total} cells", end="\n" if done == total else "", file=sys.stderr, flush=True)
-
-        pilot = run_pilot(resolved, args.pilot_jobs, args.pilot_replications, progress)
-        print(file=sys.stderr)
-        for line in comparison_text(pilot, resolved):
-            print(line)
-    return 0
 
 
 def _bench(args) -> int:
@@ -430,6 +438,156 @@ def _policies(args) -> int:
             ) from None
     print("\n".join(policy_text(name) for name in names), end="")
     return 0
+
+
+def _repository() -> Path:
+    """The folder of the package's checkout that holds the Snakefile (``src/straggler``'s
+    grandparent): where a study runs by default."""
+    import straggler
+
+    return Path(straggler.__file__).resolve().parents[2]
+
+
+def _run_folder(results: str | None) -> Path:
+    """The folder Snakemake runs in: the repository's, or the parent of ``--results``
+    (Snakemake writes ``results/<study>`` under the folder it runs in, so the option
+    names a folder called ``results``)."""
+    if results is None:
+        return _repository()
+    folder = Path(results)
+    if folder.name != "results":
+        raise _Usage(
+            f"--results {results}: a folder named {folder.name!r} is not allowed; expected a folder named "
+            f"results (the study runs in its parent folder and writes results/<name>/ there), e.g. /scratch/results"
+        )
+    if folder.exists() and not folder.is_dir():
+        raise _Failure(f"--results {results} is not a directory; expected a folder for the results")
+    return folder.absolute().parent
+
+
+def _snakemake(snakefile: Path, folder: Path, study: Path, cores: str, profile: str | None) -> int:
+    """Run Snakemake on ``study`` in ``folder`` with this interpreter, its output going to
+    the terminal; its exit status. An interrupt (Ctrl-C reaches both processes) waits
+    for Snakemake to stop its jobs and remove its lock, so that a rerun resumes."""
+    import subprocess
+
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(snakefile),
+        "--directory",
+        str(folder),
+        "--configfile",
+        str(study.absolute()),
+        "--cores",
+        cores,
+        # the project's own lines (the plan's estimate, the time left, each cell done), the
+        # progress and the errors stay; each job's block of inputs and outputs goes
+        "--quiet",
+        "rules",
+        "host",
+    ]
+    if profile is not None:
+        # a profile given by its path is found from the caller's folder, not the run's
+        command += ["--profile", str(Path(profile).absolute()) if Path(profile).exists() else profile]
+    sys.stdout.flush()  # what was printed comes before Snakemake's output
+    process = subprocess.Popen(command, cwd=folder)
+    try:
+        return process.wait()
+    except KeyboardInterrupt:
+        while process.poll() is None:  # a second Ctrl-C reaches Snakemake too: keep waiting
+            try:
+                process.wait()
+            except KeyboardInterrupt:
+                continue
+        raise _Failure(
+            "interrupted; run the same command again to resume (only the cells without a result are computed)"
+        ) from None
+
+
+def _shown(path: Path) -> Path:
+    """``path`` as the user sees it: from the current folder when under it."""
+    absolute = Path(os.path.abspath(path))
+    return absolute.relative_to(Path.cwd()) if absolute.is_relative_to(Path.cwd()) else absolute
+
+
+def _locks_of(folder: Path, study: str) -> list[Path]:
+    """The Snakemake lock files in ``folder`` that hold ``results/<study>/``. Snakemake
+    removes its own when it stops, so after a run those left are another run's or a
+    killed run's. (Runs of other studies lock other files: Snakemake lets runs with
+    disjoint outputs share a folder.)"""
+    locks = folder / ".snakemake" / "locks"
+    prefix = f"results/{study}/"
+    found = []
+    for lock in sorted(locks.glob("*.lock")) if locks.is_dir() else []:
+        try:
+            if any(line.startswith(prefix) for line in lock.read_text().splitlines()):
+                found.append(lock)
+        except OSError:
+            continue  # removed meanwhile: its run has stopped
+    return found
+
+
+def _recommend(args) -> int:
+    import xarray as xr
+
+    from .config import ConfigError
+    from .files import write_text
+    from .question import answer_lines, read_question, study_text
+
+    _readable(args.question, QUESTION_EXPECTED)
+    folder = _run_folder(args.results)
+    try:
+        question = read_question(args.question, folder)
+    except ConfigError as err:
+        raise _Usage(*(f"{args.question}: {line}" for line in err.errors)) from None
+    text = study_text(question)
+    results = _shown(folder / "results" / question.name)
+    if args.dry_run:
+        print(text, end="")
+        print(f"# the plan (nothing run; the results would go to {results}):")
+        _print_estimate(question.resolved)
+        return 0
+    snakefile = _repository() / "Snakefile"
+    if not snakefile.is_file():
+        raise _Failure(
+            f"cannot find the workflow: {snakefile} does not exist; expected straggler installed from its "
+            "repository (pip install -e .), whose root holds the Snakefile"
+        )
+    _writable(str(question.study_path), "study file")
+    try:
+        write_text(question.study_path, text)
+    except OSError as err:
+        raise _Failure(f"cannot write {question.study_path} ({_os_reason(err)}); expected a writable folder") from None
+    print(f"study file: {_shown(question.study_path)}; results: {results}")
+    status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile)
+    if status != 0:
+        locks = _locks_of(folder, question.name)
+        if locks:
+            raise _Failure(
+                f"{results} is locked: another run is writing it (this question, or one of the same name), or a "
+                f"run killed without warning left its lock; when no such run is going, remove the lock "
+                f"(rm {' '.join(str(p) for p in locks)}) and run the same command again: it resumes"
+            )
+        raise _Failure(
+            f"snakemake stopped with exit status {status} (its messages above say why); once that is "
+            "fixed, the same command resumes: only the cells without a result are computed"
+        )
+    dataset = results / f"{question.name}.nc"
+    try:
+        with xr.open_dataset(dataset, engine="netcdf4") as ds:
+            lines = answer_lines(ds.load(), report=str(results / "report.html"))
+    except (OSError, ValueError) as err:
+        raise _Failure(f"cannot read {dataset} ({err}); {DATASET_EXPECTED}") from None
+    print("\n".join(lines))
+    return 0
+
+
+def _cores(text: str) -> str:
+    """``--cores``: ``all`` or a whole number >= 1."""
+    return text if text == "all" else str(_positive_int(text))
 
 
 def _examples(*lines: str) -> str:
@@ -591,6 +749,34 @@ def _result_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.set_defaults(func=_best)
 
 
+def _question_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """The command on an operator's question: recommend."""
+    p = command(
+        "recommend",
+        "answer an operator's question (a system, a workload, loads, an SLO and a budget): write it as a "
+        "study file beside it, run the study and print which policy to run, in at most ten lines",
+        "straggler recommend config/questions/example.yaml --dry-run",
+        "straggler recommend config/questions/example.yaml --cores 2",
+        "(--dry-run prints the study file and the plan's estimate and runs nothing; without it the",
+        " example runs in a few minutes on two cores, and a rerun after an interruption resumes)",
+    )
+    p.add_argument("question", help="a question file, e.g. config/questions/example.yaml")
+    p.add_argument("--cores", type=_cores, default="all", metavar="N", help="cores Snakemake uses (default: all)")
+    p.add_argument(
+        "--profile", metavar="DIR", help="a Snakemake profile (a folder with config.yaml, e.g. profiles/slurm)"
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="print the study file and the plan's estimate; write and run nothing"
+    )
+    p.add_argument(
+        "--results",
+        metavar="DIR",
+        help="the results folder, named results (default: results/ of the repository): the study runs in its "
+        "parent and writes DIR/<name>/",
+    )
+    p.set_defaults(func=_recommend)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``straggler`` parser: a subparser per command, each with its examples."""
     parser = argparse.ArgumentParser(
@@ -613,6 +799,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _study_commands(command)
     _result_commands(command)
+    _question_commands(command)
     return parser
 
 

@@ -313,10 +313,12 @@ ANSWER_COLUMNS = (
     "what would change it",
     "decided",
     "undetermined",
+    "tied",
 )
 """The columns of :func:`recommendations` after the setting's axes: the E[T]-alone
 recommendation's (:data:`straggler.winners.REC_COLUMNS`) with the tail, the extra load,
-the constraint that binds and whether the answer is decided."""
+the constraint that binds and what would change the answer, whether it is decided, and
+the tie set before E[C] narrowed it (``tied``)."""
 
 
 def _hull(table: PointTable, crit: str, at: tuple, names) -> tuple[str, str]:
@@ -346,7 +348,7 @@ def _what_would_change(table: PointTable, at: tuple, metric: str, slo, budget, c
                 e = extra[x.name]
                 why.append(f"its extra load {fmt_signed(e.low, e.high)} is above {c.budget:g}")
             if why:
-                return f"{x.name} is faster, but " + " and ".join(why)
+                return f"{x.name} is faster ({name} {fmt_interval(x.low, x.high)}), but " + " and ".join(why)
         return ""
     if not speed:
         return ""  # no policy stable: no constraint to relax
@@ -387,6 +389,7 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
         base = recommend(table, index, li)
         chosen = [n for n in base["recommended"].split(", ") if n]
         row.update(base)
+        row["tied"] = ", ".join(table.decide("latency", at).winners)
         row["decided"] = base["basis"] == "E[T]"
         row["binding"] = row["what would change it"] = ""
     else:
@@ -394,6 +397,7 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
         words = " and ".join(w for w in (c.slo_words(), c.budget_words()) if w)
         d = _constrained(table, metric, at, _joined(*maps), "answer", "none qualifies")
         chosen = list(d.winners)
+        row["tied"] = ", ".join(chosen)
         basis = f"fastest {metric_name(c.level) if metric == 'tail' else 'E[T]'} with {words}"
         if len(chosen) > 1:
             cost = table.decide("cost", at, among=set(chosen))

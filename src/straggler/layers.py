@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("grid", "cell_build", "workunits", "bound_checks", "verdict", "claims", "glossary"),),
     (("variables", "provenance", "dataset", "evaluate", "archive", "bench", "pilot"),),
     (("intervals", "winners", "decision", "figures", "report"),),
-    (("pipeline", "cli"),),
+    (("pipeline", "cli", "question"),),
 )
 
 
