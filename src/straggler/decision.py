@@ -42,7 +42,17 @@ import pandas as pd
 import xarray as xr
 
 from .intervals import extra_load_intervals, fmt_interval, fmt_signed, size_mean, tail_intervals
-from .winners import COLUMNS, NONE_STABLE, Decision, PointTable, decide, evidence_words, plain, winners
+from .winners import (
+    COLUMNS,
+    NONE_STABLE,
+    Decision,
+    PointTable,
+    decide,
+    decision_row,
+    evidence_words,
+    plain,
+    winners,
+)
 
 DEFAULT_TAIL = 0.99
 """The quantile of the ``tail`` criterion when no SLO names one."""
@@ -272,23 +282,9 @@ def winners_table(ds: xr.Dataset, table: PointTable | None = None) -> pd.DataFra
                 continue
             at = (*index, li)
             d = decide_criterion(table, crit, at)
-            row = dict(table.setting(index))
-            row["load"] = plain(ds["load"].values[li])
+            row = decision_row(table, index, li, d)
             lo, hi = _extra_hull(table, at, d.winners)
-            row.update(
-                criterion=crit,
-                winners=", ".join(d.winners),
-                decided="true" if d.decided else "false",
-                low=d.low,
-                high=d.high,
-                evidence=d.evidence,
-                runner_up=d.runner_up,
-                margin=d.margin,
-                undetermined=", ".join(d.undetermined),
-                winners_with_oracles="",
-                extra_load_low=lo,
-                extra_load_high=hi,
-            )
+            row.update(criterion=crit, winners_with_oracles="", extra_load_low=lo, extra_load_high=hi)
             rows.append(row)
     out = pd.concat([base, pd.DataFrame(rows)], ignore_index=True) if rows else base
     return out.reindex(columns=[*table.dims, *DECISION_COLUMNS])

@@ -375,13 +375,13 @@ COLUMNS = (
 """The columns of :func:`winners` after the setting's axes (docs/reference/verdicts.md, "Winners and ties")."""
 
 
-def _row(table: PointTable, index, li, crit: str) -> dict:
-    at = index if li is None else (*index, li)
-    d = table.decide(crit, at)
+def decision_row(table: PointTable, index, li, d: Decision) -> dict:
+    """A row of :func:`winners` (:data:`COLUMNS` but the oracles'): the setting, the
+    load (``""`` for none) and the decision ``d``."""
     row = dict(table.setting(index))
     row["load"] = "" if li is None else plain(table.ds["load"].values[li])
     row.update(
-        criterion=crit,
+        criterion=d.criterion,
         winners=", ".join(d.winners),
         decided="true" if d.decided else "false",
         low=d.low,
@@ -391,6 +391,13 @@ def _row(table: PointTable, index, li, crit: str) -> dict:
         margin=d.margin,
         undetermined=", ".join(d.undetermined),
     )
+    return row
+
+
+def _row(table: PointTable, index, li, crit: str) -> dict:
+    at = index if li is None else (*index, li)
+    d = table.decide(crit, at)
+    row = decision_row(table, index, li, d)
     oracles = [p for p in table.policy_of if p in ORACLES]
     if oracles:
         w = table.decide(crit, at, with_oracles=True)
