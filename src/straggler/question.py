@@ -23,6 +23,7 @@ question                  study
 ``slo``, ``budget``       ``decision.slo``, ``decision.budget``
 ``seed``, ``evaluate``    the same keys
 ``simulation``            ``simulation`` (default :data:`DEFAULT_SIMULATION`)
+``execution``             ``execution`` (how the work is cut into jobs)
 ========================  =====================================================
 
 A question is checked by translating it and resolving the study with the study's own
@@ -74,6 +75,7 @@ QUESTION_KEYS = (
     "seed",
     "simulation",
     "evaluate",
+    "execution",
 )
 """Every key of a question, in the order a question is written."""
 
@@ -369,6 +371,8 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
     study["simulation"] = raw["simulation"] if "simulation" in raw else dict(DEFAULT_SIMULATION)
     if decision:
         study["decision"] = decision
+    if "execution" in raw:  # how the work is cut into jobs (a cluster's job length)
+        study["execution"] = raw["execution"]
     t.study = study
     t.paths += [
         ("study", "name"),

@@ -133,7 +133,15 @@ def test_an_interrupted_run_resumes_with_the_cells_it_lacks(tmp_path):
     (tmp_path / "slow.yaml").write_text(yaml.safe_dump(question))
     command = [STRAGGLER, "recommend", "slow.yaml", "--cores", "1", "--results", str(tmp_path / "results")]
     process = subprocess.Popen(
-        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        command,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        # a shell runs a background job with SIGINT ignored, which its children inherit
+        # (Python then installs no KeyboardInterrupt handler): as from a terminal, by default
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     total, seen = None, []
     for line in process.stderr:

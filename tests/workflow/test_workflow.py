@@ -107,9 +107,11 @@ def test_outputs_exist(tiny_study):
     assert (out / "report.html").read_text().startswith("<!DOCTYPE html>")
     assert (out / "claims.csv").read_text().startswith("claim,source,statement,test,verdict")
     winners = (out / "winners.csv").read_text().splitlines()
-    assert winners[0].startswith("distribution,dependence,r_slow,d,N,load,criterion,winners,decided")
-    loads = ds.sizes["load"]  # a stability row per setting, E[T] and E[C] rows per load
-    assert len(winners) == 1 + 2 * 2 * 2 * 2 * (1 + 2 * loads)
+    # d is swept: (policy, d) pairs are contenders ("CoC d=2"), so d is no setting axis
+    assert winners[0].startswith("distribution,dependence,r_slow,N,load,criterion,winners,decided")
+    loads = ds.sizes["load"]  # a stability row per setting, E[T] and E[C] rows per load (no tail: analytic)
+    assert len(winners) == 1 + 2 * 2 * 2 * (1 + 2 * loads)
+    assert "CoC d=2" in "\n".join(winners) and "CoC d=20" not in "\n".join(winners)
     for name in ("stability", "load", "cost", "latency", "tradeoff", "winners_d"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 1000
         assert (out / "figures" / f"{name}.svg").stat().st_size > 1000
