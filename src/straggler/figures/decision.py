@@ -4,8 +4,8 @@ with the operator's SLO and budget (the study's ``decision`` section) and the an
 
 One panel holds one setting at one load: a marker per load in one panel would put up to
 five points per contender there, their bars crossing, while the answer itself changes
-with the load. A study of at most :data:`_GRID_SETTINGS` settings gets a column per
-setting and a row per load (at most four, evenly spread, as the other figures). A larger
+with the load. A study of one setting (an operator's question) gets a column per load; one
+of at most :data:`_GRID_SETTINGS` settings gets a column per setting and a row per load (at most four, evenly spread, as the other figures). A larger
 one gets a panel per setting at its deciding load (:func:`deciding_load`: the highest
 load at which a contender qualifies), in a grid of its setting axes (the last ones that
 fit in :data:`_COLUMNS` columns across, e.g. r_slow, the cases down), else wrapped
@@ -262,7 +262,15 @@ def layout(ds: xr.Dataset, table: PointTable, settings: list[tuple], by_setting:
     sizes = {d: len({s[k] for s in settings}) for k, d in enumerate(table.dims)}
     varying = [d for d in table.dims if sizes[d] > 1]
     split = _split_dims({d: sizes[d] for d in varying})
-    if len(settings) <= _GRID_SETTINGS:
+    if len(settings) == 1:  # one system, as an operator's question: the loads across
+        shown = [loads.index(v) for v in shown_loads(ds)]
+        (only,) = settings
+        lay = Layout(
+            [[by_setting[only][li] for li in shown]],
+            [dim_words(ds, varying, dict(zip(table.dims, only)))] if varying else [],
+            [f"{lname} = {fmt_value(loads[li])}" for li in shown],
+        )
+    elif len(settings) <= _GRID_SETTINGS:
         shown = [loads.index(v) for v in shown_loads(ds)]
         lay = Layout(
             [[by_setting[s][li] for s in settings] for li in shown],
