@@ -144,8 +144,9 @@ def test_unstable_nan_and_infinite_contenders_are_left_out_and_named(one_setting
             assert np.isfinite(np.asarray(line.get_ydata(), float)).all()
     notes = " ".join(t.get_text() for ax in fig.axes for t in ax.texts)
     assert "CoC d=3" in notes and "CoS d=3" in notes
-    rows = {ax.get_subplotspec().rowspan.start for ax in axes_with_points(fig)}
-    assert len(rows) == 2 and len(fig.axes) == 2  # the load at which nothing is stable has no row
+    # one setting: the loads across, and the load at which nothing is stable has no column
+    columns = {ax.get_subplotspec().colspan.start for ax in axes_with_points(fig)}
+    assert len(columns) == 2 and len(fig.axes) == 2
     assert "no point at load = 0.8" in fig._suptitle.get_text()  # and the title says so
     plt.close(fig)
 
