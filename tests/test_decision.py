@@ -249,3 +249,33 @@ def test_best_answers_over_d_when_the_point_leaves_it_out():
     lines, ok = best_at(ds, {"load": "0.5", "d": "2"})
     text = "\n".join(lines)
     assert ok and "CoC:" in text and "d=3" not in text
+
+
+def test_policy_and_parameter_pairs_are_contenders():
+    """A policy's parameter swept on the grid (Rer.tau) makes (policy, value) pairs
+    contenders; the other policies, which ignore it, are one each."""
+    resolved = resolve_config(
+        {
+            "grid": {
+                "policy": ["ZRed", "Rer"],
+                "distribution": ["exp"],
+                "dependence": ["iid"],
+                "r_slow": [0.5],
+                "d": [1],
+                "N": [4],
+                "Rer.tau": [1.0, 2.0],
+            },
+            "load": [0.3],
+            "distributions": {"exp": {"family": "exponential", "mean": 1}},
+            "evaluate": ["analytic"],
+            "decision": {"slo": {"mean": 10}},
+        }
+    )
+    grid = build_grid(resolved)
+    cells = {cid: evaluate_cell(resolved, cid) for cid in grid.cells}
+    ds = aggregate(grid, cells, {"config": yaml.safe_dump(resolved.to_dict(), sort_keys=False)})
+    table = decision_table(ds)
+    assert table.policies == ["ZRed", "Rer tau=1", "Rer tau=2"]
+    assert "Rer.tau" not in table.dims
+    rec = recommendations(ds)
+    assert rec["recommended"].iloc[0] in table.policies

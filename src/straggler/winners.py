@@ -246,8 +246,17 @@ def _uses_axis(ds: xr.Dataset):
 
 
 def candidate_name(policy: str, values: dict) -> str:
-    """``CoC d=3``, ``Rer d=2 tau=0.5``: a policy and the values of its swept axes."""
-    return " ".join([policy, *(f"{a}={plain(v)!s}" for a, v in values.items())])
+    """``CoC d=3``, ``Rer tau=0.5``: a policy and the values of its swept axes (a
+    parameter axis ``Rer.tau`` named by its parameter, a number as ``%g`` writes it)."""
+
+    def key(axis: str) -> str:
+        return axis.split(".", 1)[1] if "." in axis else axis
+
+    def value(v) -> str:
+        v = plain(v)
+        return f"{v:g}" if isinstance(v, float) else str(v)
+
+    return " ".join([policy, *(f"{key(a)}={value(v)}" for a, v in values.items())])
 
 
 class PointTable:
