@@ -26,7 +26,7 @@ import xarray as xr
 from ..catalog import CASE_DIMS
 from ..decision import Constraints, answer, constraints, decision_table, metric_name
 from ..winners import ORACLES, PointTable
-from .layout import WIDTH, backend, empty_figure, finish, load_label, plain_log_labels
+from .layout import ESTIMATE_BARS, WIDTH, backend, empty_figure, finish, load_label, plain_log_labels, side_label
 from .selection import fmt_value, shown_loads
 from .style import style_of
 
@@ -388,15 +388,7 @@ def _draw(c: Constraints, lay: Layout, title: str, table: PointTable):
                 ax.set_ylabel(ylabel)
         if lay.row_labels:
             last = max(k for k, p in enumerate(row) if p is not None)
-            axes[i, last].annotate(
-                lay.row_labels[i],
-                xy=(1.04, 0.5),
-                xycoords="axes fraction",
-                rotation=-90,
-                va="center",
-                ha="left",
-                fontsize=7,
-            )
+            side_label(axes[i, last], lay.row_labels[i])
     finish(fig, title, [])
     _legend(fig, _handles(c, seen, table))
     for ax, items in labels:
@@ -481,11 +473,7 @@ def _draw_panel(ax, panel: Panel, c: Constraints, seen: _Seen) -> list:
             yerr=[[p.y - p.y_low], [p.y_high - p.y]],
             color=s["colour"],
             marker=s["marker"],
-            ms=4.5,
-            ls="none",
-            elinewidth=0.7,
-            capsize=1.5,
-            zorder=4,
+            **ESTIMATE_BARS,
         )
         if p.name in chosen:
             ax.scatter([p.x], [p.y], s=95, facecolors="none", edgecolors="black", lw=1.1, zorder=5)

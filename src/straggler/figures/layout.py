@@ -125,6 +125,15 @@ def case_facets(cases: list, cols: list, col: str | None):
     return fig, axes, cells, label
 
 
+def side_label(ax, text: str, x: float = 1.04) -> None:
+    """A row's label, turned, to the right of its last panel ``ax``."""
+    ax.annotate(text, xy=(x, 0.5), xycoords="axes fraction", rotation=-90, va="center", ha="left", fontsize=7)
+
+
+ESTIMATE_BARS = {"ms": 4.5, "ls": "none", "elinewidth": 0.7, "capsize": 1.5, "zorder": 4}
+"""How a point with its intervals as error bars is drawn (``ax.errorbar`` keywords)."""
+
+
 def finish(fig, title: str, handles: list, n_legend_cols: int | None = None) -> None:
     """Suptitle on top and one legend under the panels."""
     fig.suptitle(title, y=1.0, va="bottom")

@@ -9,7 +9,16 @@ import numpy as np
 import xarray as xr
 
 from ..catalog import CASE_DIMS
-from .layout import empty_figure, finish, kind_handles, label_grid, load_label, make_panels, policy_handles
+from .layout import (
+    ESTIMATE_BARS,
+    empty_figure,
+    finish,
+    kind_handles,
+    label_grid,
+    load_label,
+    make_panels,
+    policy_handles,
+)
 from .primitives import draw_verdicts
 from .selection import (
     case_name,
@@ -222,11 +231,7 @@ def _tradeoff_point(ax, estimates: tuple, policy, short: str | None, seen: _Draw
             yerr=[np.nan_to_num(tci)],
             color=s["colour"],
             marker=s["marker"],
-            ms=4.5,
-            ls="none",
-            elinewidth=0.7,
-            capsize=1.5,
-            zorder=4,
+            **ESTIMATE_BARS,
         )
         seen.simulated = True
     else:

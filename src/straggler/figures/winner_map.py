@@ -8,7 +8,7 @@ import numpy as np
 import xarray as xr
 
 from ..catalog import CASE_DIMS
-from .layout import WIDTH, finish, load_label, make_panels, policy_handles
+from .layout import WIDTH, finish, load_label, make_panels, policy_handles, side_label
 from .selection import fixed_elsewhere, fmt_value
 from .style import style_of
 
@@ -59,15 +59,7 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
             _map_ticks(ax, metric, ys, loads, xlabel, title=i == 0)
         axes[i, 0].set_ylabel(axis)
         if key:
-            axes[i, -1].annotate(
-                ", ".join(str(k) for k in key),
-                xy=(1.08, 0.5),
-                xycoords="axes fraction",
-                rotation=-90,
-                va="center",
-                ha="left",
-                fontsize=7,
-            )
+            side_label(axes[i, -1], ", ".join(str(k) for k in key), x=1.08)
     title = f"Which policy wins where, by {axis} and load" + where
     if oracles:
         title += f"\n(decided by dominance of intervals; the oracles {', '.join(map(str, oracles))} left out)"
