@@ -390,11 +390,11 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
         row["binding"] = row["what would change it"] = ""
     else:
         metric = c.slo_criterion
-        words = " and ".join(w for w in (c.slo_words(), c.budget_words()) if w)
         d = _constrained(table, metric, at, _joined(*maps), "answer", "none qualifies")
         chosen = list(d.winners)
         row["tied"] = ", ".join(chosen)
-        basis = f"fastest {metric_name(c.level) if metric == 'tail' else 'E[T]'} with {words}"
+        # the constraints themselves are stated once, above the rows (report, best)
+        basis = f"fastest {metric_name(c.level) if metric == 'tail' else 'E[T]'} that qualifies"
         if len(chosen) > 1:
             cost = table.decide("cost", at, among=set(chosen))
             if cost.winners and len(cost.winners) < len(chosen):

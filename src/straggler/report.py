@@ -581,7 +581,8 @@ BASIS_WORDS = (
     "among the contenders that meet both). `tail`: the response-time quantile at the SLO's level "
     "(P99 without one); `extra load`: E[C] / E[X] - 1, the server time beyond one copy of each job "
     "at full speed. `margin`: how far the runner-up's interval starts above the recommendation's "
-    "best end. `binding`: the constraint that rules out a faster contender."
+    "best end. `what would change it`: the fastest contender a constraint rules out and by how "
+    "much it misses; where none qualifies, the nearest miss of each constraint."
 )
 """The legend under the recommendation table."""
 
@@ -765,6 +766,8 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
     r = answer(points, index, li)
     tail_name = metric_name(c.tail_level)
     lines = [f"At {where}:"]
+    if c.any:
+        lines.append("  asked: " + " and ".join(w for w in (c.slo_words(), c.budget_words()) if w))
     if r["recommended"]:
         text = f"  recommended: {r['recommended']} ({r['basis']})"
         text += f", E[T] {r['E[T]'] or 'unknown'} ({r['E[T] evidence'] or '-'})"
