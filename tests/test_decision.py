@@ -244,7 +244,8 @@ def test_best_answers_over_d_when_the_point_leaves_it_out():
     text = "\n".join(lines)
     assert ok and "(over d)" in lines[0], text
     assert "CoC d=3:" in text and "CoC d=2:" in text and "ZRed:" in text
-    assert "extra load" in lines[1] and "P99" in lines[1]
+    assert lines[1] == "  asked: P99 <= 6 and extra load <= 0.1"
+    assert lines[2].startswith("  recommended: ") and "extra load" in lines[2] and "P99" in lines[2]
     assert any(line.startswith("  slo (") for line in lines) and any(line.startswith("  budget (") for line in lines)
     lines, ok = best_at(ds, {"load": "0.5", "d": "2"})
     text = "\n".join(lines)
