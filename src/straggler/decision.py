@@ -242,11 +242,18 @@ def criteria(c: Constraints, simulated: bool = True) -> tuple[str, ...]:
     return tuple(name for name, given in stated.items() if given)
 
 
-def _extra_hull(table: PointTable, at: tuple, names) -> tuple[float, float]:
-    xs = [x for x in table.candidates("extra_load", at, with_oracles=True) if x.name in set(names)]
+def _span(table: PointTable, crit: str, at: tuple, names) -> tuple[float, float, str]:
+    """The hull (low, high) of the intervals of ``names`` on ``crit``, and their
+    evidence; NaN and ``""`` without one."""
+    xs = [x for x in table.candidates(crit, at, with_oracles=True) if x.name in set(names)]
     if not xs:
-        return math.nan, math.nan
-    return min(x.low for x in xs), max(x.high for x in xs)
+        return math.nan, math.nan, ""
+    return min(x.low for x in xs), max(x.high for x in xs), evidence_words(x.evidence for x in xs)
+
+
+def _extra_hull(table: PointTable, at: tuple, names) -> tuple[float, float]:
+    low, high, _ = _span(table, "extra_load", at, names)
+    return low, high
 
 
 DECISION_COLUMNS = (*COLUMNS, "extra_load_low", "extra_load_high")
@@ -318,12 +325,12 @@ the tie set before E[C] narrowed it (``tied``)."""
 
 
 def _hull(table: PointTable, crit: str, at: tuple, names) -> tuple[str, str]:
-    """The hull of the intervals of ``names`` on ``crit``, and their evidence."""
-    xs = [x for x in table.candidates(crit, at, with_oracles=True) if x.name in set(names)]
-    if not xs:
+    """The hull of the intervals of ``names`` on ``crit`` in words, and their evidence."""
+    low, high, evidence = _span(table, crit, at, names)
+    if not evidence and math.isnan(low):
         return "", ""
     fmt = fmt_signed if crit == "extra_load" else fmt_interval
-    return fmt(min(x.low for x in xs), max(x.high for x in xs)), evidence_words(x.evidence for x in xs)
+    return fmt(low, high), evidence
 
 
 def _what_would_change(table: PointTable, at: tuple, metric: str, slo, budget, chosen: list[str]) -> str:
@@ -454,17 +461,15 @@ def candidate_parts(name: str) -> tuple[str, dict[str, str]]:
     return policy, dict(part.split("=", 1) for part in rest if "=" in part)
 
 
-def changed(ds: xr.Dataset, table: PointTable | None = None) -> tuple[int, int]:
-    """(points whose recommendation the constraints change, points): the answer
-    against the E[T]-alone recommendation at every (setting, load)."""
+def changed(table: PointTable, rec: pd.DataFrame) -> tuple[int, int]:
+    """(points whose recommendation the constraints change, points): the answers
+    ``rec`` (rows of :func:`recommendations`) against the E[T]-alone recommendation."""
     from .winners import recommend
 
-    table = decision_table(ds) if table is None else table
-    n = k = 0
-    for index, li in table.points():
-        if li is None:
-            continue
-        n += 1
-        if answer(table, index, li)["recommended"] != recommend(table, index, li)["recommended"]:
-            k += 1
-    return k, n
+    loads = list(table.ds["load"].values)
+    k = 0
+    for row in rec.to_dict("records"):
+        # an axis the rows leave out (a trace's resamples: the trace's own rows) is at 0
+        index = tuple(list(table.ds[d].values).index(row[d]) if d in row else 0 for d in table.dims)
+        k += row["recommended"] != recommend(table, index, loads.index(row["load"]))["recommended"]
+    return k, len(rec)

@@ -181,7 +181,7 @@ def answer_sentences(ds: xr.Dataset, rec: pd.DataFrame, table: PointTable) -> li
             "The constraint that rules out faster contenders (see 'what would change it'): the SLO alone at "
             f"{binds.get('slo', 0)} points, the budget alone at {binds.get('budget', 0)}, both at {binds.get('both', 0)}."
         )
-    k, m = changed(ds, table)
+    k, m = changed(table, rec)
     out.append(f"Against E[T] alone, the constraints change the recommendation at {k} of {m} points.")
     counts_by = rec.loc[rec["recommended"] != "", "recommended"].value_counts()
     if len(counts_by):
