@@ -23,6 +23,7 @@ include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/plots.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/frontiers.smk"
 include: "workflow/rules/archive.smk"
 
 

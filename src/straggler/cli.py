@@ -400,7 +400,13 @@ def _best(args) -> int:
             raise _Failure(
                 f"{args.dataset} is not a study dataset (no lambda_max by policy, no load); {DATASET_EXPECTED}"
             )
-        lines, on_grid = best_at(ds.load(), point)
+        study = ds.load()
+    located = Path(args.dataset).parent / "capacity.csv"
+    if located.is_file():  # a study with decision.resolution: its located frontiers too
+        from .frontier import attach, read_capacity
+
+        study = attach(study, read_capacity(located))
+    lines, on_grid = best_at(study, point)
     if not on_grid:  # lines: "the point is not on the grid:", then one problem a line
         raise _Usage(*(f"the point is not on the grid: {line.strip()}" for line in lines[1:]))
     print("\n".join(lines))

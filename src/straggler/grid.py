@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from .config.axes import apply_override, axes_of, literal
 from .distributions import FAMILIES
-from .policies import ALIASES, POLICIES, canonical_policy
+from .policies import ALIASES, POLICIES, canonical_policy, impossible_reason
 
 if TYPE_CHECKING:
     from .config.resolved import ResolvedConfig
@@ -142,10 +142,9 @@ def _impossible_reason(point: dict, resolved: ResolvedConfig) -> str | None:
     N = point["N"]
     if spec.uses_d and point["d"] > N:
         return f"d = {point['d']} > N = {N}"
-    if spec.grid_impossible is not None:
-        reason = spec.grid_impossible(lambda name, default: _policy_param(point, resolved, name, default), point["d"])
-        if reason is not None:
-            return reason
+    reason = impossible_reason(policy, lambda name, default: _policy_param(point, resolved, name, default), point["d"])
+    if reason is not None:
+        return reason
     if spec.two_pools and resolved.system.pools is None and N % 2 == 1:
         return f"{policy} needs two pools and N = {N} is odd (set system.pools)"
     system = resolved.system
@@ -227,6 +226,30 @@ def _policy_axis(axis: str) -> bool:
         head = axis.split(".", 1)[0]
         return head in POLICIES or head in ALIASES
     return axis not in NAMED_AXES
+
+
+def settings(grid: Grid) -> list[dict]:
+    """The settings of a grid that have a cell: its points without the policy's axes
+    (``policy``, ``d``, a policy's parameter), in grid order. A study with
+    ``decision.resolution`` searches each one in a job of its own (:mod:`.frontier`)."""
+    out, seen = [], set()
+    for point, cid in grid.point_cells.items():
+        if cid is None:
+            continue
+        setting = {a: v for a, v in zip(grid.axes, point) if not _policy_axis(a)}
+        key = setting_key(setting)
+        if key not in seen:
+            seen.add(key)
+            out.append(setting)
+    return out
+
+
+def setting_key(setting: dict) -> str:
+    """A short name of a setting that a rerun gives again (a file name)."""
+    import json
+
+    text = json.dumps({k: literal(v) for k, v in setting.items()}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def workload_id(cell: Cell) -> str:

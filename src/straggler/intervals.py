@@ -60,6 +60,8 @@ UNITS = {"stability": "lambda_max", "latency": "E[T]", "cost": "E[C]"}
 """How the report names each criterion's value."""
 
 EXACT, BOUND, SIMULATION, HEAVY, VERDICTS = "exact", "bound", "simulation", "simulation (heavy tail)", "verdicts"
+LOCATED = "located"
+"""Evidence of a stability end found between the grid's loads (:mod:`straggler.frontier`)."""
 UNDETERMINED, UNSTABLE, INFINITE, ESTIMATE_ONLY, NOTHING = (
     "undetermined",
     "unstable",
@@ -68,7 +70,7 @@ UNDETERMINED, UNSTABLE, INFINITE, ESTIMATE_ONLY, NOTHING = (
     "no evidence",
 )
 CONFLICT = "conflict"
-_ORDER = (EXACT, BOUND, VERDICTS, SIMULATION, HEAVY)
+_ORDER = (EXACT, BOUND, VERDICTS, LOCATED, SIMULATION, HEAVY)
 
 
 def setting_dims(ds: xr.Dataset) -> list[str]:
@@ -271,7 +273,18 @@ def stability_intervals(ds: xr.Dataset) -> xr.Dataset:
         # end is open: nudged up by one ulp, a policy stable at l beats one unstable at l
         sim_low = np.where(mono & np.isfinite(stable_max), np.nextafter(stable_max, np.inf), np.nan)
         sim_high = np.where(mono & np.isfinite(unstable_min), unstable_min, np.nan)
-    low, high, evidence = _combine(ends, sim_low, sim_high, VERDICTS)
+    src = np.full(like.shape, VERDICTS, dtype=object)
+    if "located_stability_low" in ds:
+        # a search between the grid's loads (straggler.frontier.attach): stable at its
+        # low end, unstable at its high end, both probed like the grid's loads
+        said = _strings(ds, "located_stability_evidence", like)
+        found = np.char.startswith(said.astype(str), "located") | np.char.startswith(said.astype(str), "undetermined")
+        loc_low = np.where(found, np.nextafter(_floats(ds, "located_stability_low", like), np.inf), np.nan)
+        loc_high = np.where(found, _floats(ds, "located_stability_high", like), np.nan)
+        sim_low = np.fmax(sim_low, loc_low)
+        sim_high = np.fmin(sim_high, loc_high)
+        src = np.where(found, LOCATED, src)
+    low, high, evidence = _combine(ends, sim_low, sim_high, src)
     evidence = np.where(evidence == "", np.where(estimate_only, ESTIMATE_ONLY, NOTHING), evidence)
     return _as_dataset(like, low, high, estimate, evidence)
 

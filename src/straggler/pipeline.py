@@ -175,25 +175,72 @@ def _prune(cell_paths: list[str]) -> None:
                 checksum.unlink()
 
 
-def figures(nc_path, outdir, names=None) -> None:
+def search(resolved_yaml: str, nc_path, setting: dict, store_root, out_json) -> None:
+    """The frontiers and crossovers of one setting (:mod:`.frontier`), probed into the
+    cells' stores under ``store_root``, as JSON."""
+    import xarray as xr
+
+    from .config.resolved import ResolvedConfig
+    from .frontier import SettingSearch
+    from .grid import build_grid
+
+    resolved = ResolvedConfig.from_yaml(resolved_yaml)
+    with xr.open_dataset(nc_path, engine="netcdf4") as ds:
+        grid_ds = ds.load()
+    found = SettingSearch(resolved, build_grid(resolved), setting, store_root, dict(grid_ds.attrs)).run(grid_ds)
+    log.info("%s: %d evaluations, %d jobs simulated", setting, found["evaluations"], found["simulated_jobs"])
+    write_text(out_json, json.dumps(found, indent=1, default=str))
+
+
+def locate(search_paths: list[str], capacity_csv, crossovers_csv, figure_dir=None) -> None:
+    """``capacity.csv`` and ``crossovers.csv`` from the settings' searches (and, given
+    ``figure_dir``, the capacity figure)."""
+    from .frontier import capacity_table, crossover_table
+
+    found = [json.loads(Path(p).read_text()) for p in search_paths]
+    capacity = capacity_table(found)
+    write_text(capacity_csv, capacity.to_csv(index=False))
+    write_text(crossovers_csv, crossover_table(found).to_csv(index=False))
+    if figure_dir is not None:
+        from .figures.capacity import write_capacity_figure
+
+        write_capacity_figure(capacity, figure_dir)
+
+
+def figures(nc_path, outdir, names=None, capacity_csv=None) -> None:
+    """The figures ``names`` of a dataset (all by default); given ``capacity_csv``, with
+    the located frontiers (:func:`straggler.frontier.attach`)."""
     import xarray as xr
 
     from .figures import write_figures
 
     with xr.open_dataset(nc_path, engine="netcdf4") as ds:
-        write_figures(ds.load(), outdir, names)
+        study = ds.load()
+    if capacity_csv is not None:
+        from .frontier import attach, read_capacity
+
+        study = attach(study, read_capacity(capacity_csv))
+    write_figures(study, outdir, names)
 
 
-def report(nc_path, markdown_path, csv_path, html_path=None, claims_path=None, figure_paths=()) -> None:
+def report(
+    nc_path, markdown_path, csv_path, html_path=None, claims_path=None, figure_paths=(), capacity_csv=None
+) -> None:
     """report.md, winners.csv and, given their paths, report.html (the figures at
-    ``figure_paths`` embedded) and claims.csv."""
+    ``figure_paths`` embedded) and claims.csv; given ``capacity_csv``, with the located
+    frontiers (:func:`straggler.frontier.attach`)."""
     import xarray as xr
 
     from .report import write_report
 
     figs = {Path(p).stem: Path(p) for p in figure_paths}
     with xr.open_dataset(nc_path, engine="netcdf4") as ds:
-        write_report(ds.load(), markdown_path, csv_path, html_path, claims_path, figs)
+        study = ds.load()
+    if capacity_csv is not None:
+        from .frontier import attach, read_capacity
+
+        study = attach(study, read_capacity(capacity_csv))
+    write_report(study, markdown_path, csv_path, html_path, claims_path, figs)
 
 
 def main(argv=None) -> int:

@@ -815,7 +815,36 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
         src = "" if source is None else str(source[(*index, li, k)])
         tag = " (oracle)" if points.policy_of[k] in ORACLES else ""
         lines.append(f"    {p}{tag}: " + "; ".join(parts) + f"; {v}" + (f" ({src})" if src else ""))
+    lines += located_lines(points, index, c)
     return lines, True
+
+
+def located_lines(points, index: tuple, c: Constraints) -> list[str]:
+    """The located frontiers of each contender at a setting (a dataset with
+    ``capacity.csv`` attached, :func:`straggler.frontier.attach`), for ``best``."""
+    ds = points.ds
+    if "located_stability_low" not in ds:
+        return []
+    got = {
+        name: points.flat(ds[f"located_{name}"], points.dims)
+        for name in ("stability_low", "stability_high", "stability_evidence", "slo_low", "slo_high", "slo_evidence")
+    }
+    lines = [
+        "  located between the grid's loads (capacity.csv: stable at the low end, not at the high one"
+        + (f"; {c.slo_words()} met at the low end, not at the high one" if c.target is not None else "")
+        + "):"
+    ]
+    for k, p in enumerate(points.policies):
+        at = (*index, k)
+        low, high = float(got["stability_low"][at]), float(got["stability_high"][at])
+        if math.isnan(low) and math.isnan(high):
+            continue
+        text = f"    {p}: stability frontier {fmt_interval(low, high)} ({got['stability_evidence'][at]})"
+        s_low, s_high = float(got["slo_low"][at]), float(got["slo_high"][at])
+        if c.target is not None and not (math.isnan(s_low) and math.isnan(s_high)):
+            text += f"; {c.slo_words()} up to {fmt_interval(s_low, s_high)} ({got['slo_evidence'][at]})"
+        lines.append(text)
+    return lines
 
 
 def _criterion_unit(crit: str, c: Constraints) -> str:

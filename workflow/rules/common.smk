@@ -9,9 +9,10 @@ from snakemake.exceptions import WorkflowError
 from straggler.catalog import figure_names, figure_parts
 from straggler.config import ConfigError, dump_config, read_study_files, resolve_config_cached
 from straggler.files import restore_previous
-from straggler.grid import build_grid
+from straggler.grid import build_grid, setting_key
+from straggler.grid import settings as grid_settings
 from straggler.sources import figures_hash, model_hash, presentation_hash
-from straggler.workunits import plan, result_config, runtime_minutes
+from straggler.workunits import plan, result_config, runtime_minutes, search_hash
 
 # One reading of a study file: the files given with --configfile are read again by the
 # package's loader, as `straggler check-config` reads them, and Snakemake's reading is
@@ -60,6 +61,16 @@ for _path, _why in DAMAGED.items():
 # replication's monitor history); a job that ran out gets more on its next attempt.
 MEM_MB = 1000
 PENDING = PLAN.pending(RESULTS, DAMAGED)
+# Answers between the grid's loads (decision.resolution): a search job per setting
+# (straggler.frontier), named by the setting and by what its answers depend on beyond the
+# dataset (the decision section and the code), so a new SLO or resolution searches again.
+SEARCHED = (
+    RESOLVED.decision is not None
+    and RESOLVED.decision.resolution is not None
+    and "simulation" in RESOLVED.evaluate
+)
+SETTINGS = {setting_key(s): s for s in grid_settings(GRID)} if SEARCHED else {}
+SEARCH_HASH = search_hash(RESOLVED, MODEL_HASH) if SEARCHED else ""
 # one caption per kind of figure (workflow/report/figures/<family>.rst; the family is
 # the kind's, in catalog.FIGURE_KINDS)
 def figure_caption(name):
@@ -84,6 +95,7 @@ wildcard_constraints:
     cellkey=r"[^/]+@[0-9a-f]+",
     first=r"\d+",
     stop=r"\d+",
+    setting=r"[0-9a-f]{16}",
 
 
 def cell_path(cell_id):
@@ -111,7 +123,19 @@ def study_outputs():
     figures = [f"{RESULTS}/figures/{n}.{ext}" for n in FIGURE_NAMES for ext in ("png", "svg")]
     summary = [f"{RESULTS}/report.md", f"{RESULTS}/winners.csv", f"{RESULTS}/report.html",
                f"{RESULTS}/claims.csv"]
-    return [f"{RESULTS}/{STUDY}.nc", f"{RESULTS}/config.yaml", *figures, *summary]
+    return [f"{RESULTS}/{STUDY}.nc", f"{RESULTS}/config.yaml", *figures, *summary, *located_outputs()]
+
+
+def search_path(key):
+    return f"{RESULTS}/search/{key}~{SEARCH_HASH}.json"
+
+
+def located_outputs(wildcards=None):
+    """capacity.csv, crossovers.csv and the capacity figure (a study with a resolution)."""
+    if not SEARCHED:
+        return []
+    return [f"{RESULTS}/capacity.csv", f"{RESULTS}/crossovers.csv",
+            f"{RESULTS}/figures/capacity.png", f"{RESULTS}/figures/capacity.svg"]
 
 
 # ------------------------------------------------------------------ what the console says

@@ -7,6 +7,8 @@ for _part, _names in enumerate(FIGURE_PARTS):
             f"figures_{_part}"
         input:
             f"{RESULTS}/{STUDY}.nc",
+            # with decision.resolution: the winners map's stability column is located
+            located=located_outputs()[:1],
         output:
             png=[
                 report(

@@ -4,6 +4,8 @@ rule report:
     input:
         dataset=f"{RESULTS}/{STUDY}.nc",
         figures=[f"{RESULTS}/figures/{name}.png" for name in FIGURE_NAMES],
+        # with decision.resolution: the located frontiers and their figure
+        located=located_outputs(),
     output:
         html=report(f"{RESULTS}/report.html", caption="../report/report_html.rst",
                     category="Report"),

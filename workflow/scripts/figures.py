@@ -6,4 +6,9 @@ logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
 from straggler.pipeline import figures
 
-figures(snakemake.input[0], Path(snakemake.output.png[0]).parent, list(snakemake.params.names))
+figures(
+    snakemake.input[0],
+    Path(snakemake.output.png[0]).parent,
+    list(snakemake.params.names),
+    capacity_csv=snakemake.input.located[0] if snakemake.input.located else None,
+)

@@ -11,5 +11,6 @@ report(
     snakemake.output.table,
     snakemake.output.html,
     snakemake.output.claims,
-    list(snakemake.input.figures),
+    [*snakemake.input.figures, *[p for p in snakemake.input.located if p.endswith(".png")]],
+    capacity_csv=next((p for p in snakemake.input.located if p.endswith("capacity.csv")), None),
 )

@@ -365,6 +365,8 @@ def _decision(decision: dict) -> dict:
         out["slo"] = {k: decision["slo"][k] for k in ("quantile", "target", "mean") if k in decision["slo"]}
     if isinstance(decision.get("budget"), dict):
         out["budget"] = dict(decision["budget"])
+    if "resolution" in decision:
+        out["resolution"] = decision["resolution"]
     return out
 
 

@@ -70,6 +70,12 @@ def write_figures(ds: xr.Dataset, outdir, names=None) -> list[Path]:
     return written
 
 
+def save_figure(fig, path: Path) -> None:
+    """Write ``fig`` to ``path`` (its suffix: png or svg) as every figure is written:
+    atomically, without timestamps."""
+    atomic_write(path, functools.partial(_save, fig, path.suffix[1:]))
+
+
 def _save(fig, ext: str, path: Path) -> None:
     fig.savefig(path, format=ext, dpi=200, bbox_inches="tight", metadata=_metadata(ext))
 

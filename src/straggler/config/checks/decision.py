@@ -11,6 +11,27 @@ def decision_errors(cfg: dict) -> list[Err]:
     """The SLO's form, and what answering it needs."""
     if not isinstance(cfg.get("decision"), dict):
         return []
+    errs = _resolution_errors(cfg)
+    return errs or _slo_errors(cfg)
+
+
+def _resolution_errors(cfg: dict) -> list[Err]:
+    """Located frontiers are searched by simulation: a resolution needs it."""
+    decision = section(cfg, "decision")
+    evaluate = cfg.get("evaluate")
+    if "resolution" in decision and isinstance(evaluate, list) and "simulation" not in evaluate:
+        return [
+            not_allowed(
+                ("evaluate",),
+                evaluate,
+                "a list with simulation: decision.resolution locates frontiers with simulated probes "
+                "between the grid's loads (or remove decision.resolution)",
+            )
+        ]
+    return []
+
+
+def _slo_errors(cfg: dict) -> list[Err]:
     slo = section(section(cfg, "decision"), "slo")
     if not slo and "slo" not in section(cfg, "decision"):
         return []

@@ -1,0 +1,541 @@
+"""Answers between the grid's loads: frontiers located and crossovers found by bisection.
+
+A study with ``decision.resolution`` asks, per setting (the grid's point without the
+load and the policy's axes), three questions whose answers lie between the loads of
+its grid:
+
+- each contender's **stability frontier**: the load lambda* with every lower load
+  stable and every higher one unstable;
+- each contender's **SLO frontier** (the SLO of ``decision.slo``): the load up to which
+  the SLO is met;
+- per criterion (``latency``, ``tail`` and, with constraints, ``answer``: the
+  recommendation), the **crossovers**: where the winner changes between two adjacent
+  grid loads.
+
+Each is located by bisection (:func:`locate`) on a *judge* that says, of one load,
+whether the answer there is the low side's, the high side's, or cannot be told. A
+probe is the contender's cell evaluated at the grid's loads and the probes so far
+(:func:`straggler.evaluate.evaluate_cell` with another load list): its analysis,
+its simulation on the workload's random numbers (a load's stream depends on the load
+and the workload only, :mod:`straggler.simulation.streams`) and the verdicts that
+weigh both. The replications go to the cell's store, keyed by load: a rerun, or a
+search killed midway and started again, reads them back and takes the same decisions,
+so the answer is bit for bit the same on any number of cores and however the work is
+cut; a damaged file of the store is simulated again.
+
+The bracket a search starts from is the tightest one proven: the analysis's bounds
+(``lambda_max`` when necessary or exact, ``lambda_sufficient``) and the grid's
+verdicts; an exact analytic stability frontier is taken as it is. Probes are on the
+resolution's lattice (multiples of it), so a rerun with another bracket reuses them.
+The search stops when the interval is at most the resolution wide, or when the loads
+still inside cannot be told apart (undetermined: the simulation's evidence cannot
+separate them), and its ``evidence`` says which. Stability is searched only where it
+is monotone in the load (:func:`straggler.policies.stability_monotone`); an SLO is
+assumed monotone in the load (a response time grows with the load), and a frontier
+found otherwise would be one of several.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import xarray as xr
+
+from .decision import FAILS, MEETS, Constraints, constraints_of, decision_table, status
+from .grid import Grid, is_policy_axis, policy_uses_axis
+from .intervals import stability_intervals
+from .winners import candidate_name, plain
+
+BELOW, ABOVE, UNKNOWN = "below", "above", "undetermined"
+"""What a judge says of a load: the frontier lies above it (the low side's answer
+holds there), below it (the high side's), or cannot be told."""
+
+OPEN_TOP = 2.0
+"""Where a search with no proven upper end stops looking for one: loads up to twice
+the capacity of N servers of full speed (a policy whose replicas are cancelled can be
+stable above load 1, none measured here beyond 2)."""
+
+CAPACITY_COLUMNS = (
+    "policy",
+    "stability_low",
+    "stability_high",
+    "stability_evidence",
+    "slo_low",
+    "slo_high",
+    "slo_evidence",
+    "probes",
+)
+"""The columns of ``capacity.csv`` after the setting's axes and the contender's own
+policy axes (``d``, a parameter)."""
+
+CROSSOVER_COLUMNS = ("criterion", "low", "high", "below", "above", "evidence", "probes")
+"""The columns of ``crossovers.csv`` after the setting's axes: between ``low`` (where
+the winners are ``below``) and ``high`` (where they are ``above``) the answer changes."""
+
+
+@dataclass
+class Located:
+    """A frontier located in ``[low, high]``: the low side's answer holds at ``low``, the
+    high side's at ``high`` (NaN: no such load known), and why the search stopped."""
+
+    low: float
+    high: float
+    evidence: str
+    probes: list[float] = field(default_factory=list)
+
+
+def lattice(x: float, resolution: float) -> float:
+    """``x`` rounded to the nearest multiple of ``resolution`` (its repr kept short: the
+    load names the folder of its replications)."""
+    return round(round(x / resolution) * resolution, 10)
+
+
+def _midpoint(lo: float, hi: float, resolution: float) -> float:
+    """A load strictly inside ``(lo, hi)``: the lattice point nearest the middle, or the
+    middle itself when no lattice point lies inside."""
+    mid = lattice(0.5 * (lo + hi), resolution)
+    if lo < mid < hi:
+        return mid
+    for x in (lattice(lo, resolution) + resolution, lattice(hi, resolution) - resolution):
+        x = round(x, 10)
+        if lo < x < hi:
+            return x
+    return 0.5 * (lo + hi)
+
+
+def locate(
+    lo: float,
+    hi: float,
+    judge: Callable[[float], str],
+    resolution: float,
+    top: float = OPEN_TOP,
+    max_probes: int = 40,
+) -> Located:
+    """Bisect ``[lo, hi]`` (``lo``: the low side's answer holds; ``hi``: the high side's,
+    ``inf`` when none is known) with ``judge`` until the interval is at most
+    ``resolution`` wide or its undetermined loads leave no gap wider than it.
+
+    An open top is first closed by probing upwards (``lo`` doubled, at most ``top``).
+    Loads the judge cannot tell split the bracket in two gaps, each searched on: the
+    answer is then the last load of the low side and the first of the high side, and
+    the evidence names the undetermined stretch between them."""
+    probes: list[float] = []
+    undetermined: list[float] = []
+
+    def ask(x: float) -> str:
+        probes.append(x)
+        verdict = judge(x)
+        nonlocal lo, hi, undetermined
+        if verdict == BELOW:
+            lo = max(lo, x)
+            undetermined = [u for u in undetermined if u > x]
+        elif verdict == ABOVE:
+            hi = min(hi, x)
+            undetermined = [u for u in undetermined if u < x]
+        else:
+            undetermined.append(x)
+        return verdict
+
+    step = max(lo, resolution)
+    while math.isinf(hi):
+        x = lattice(min(max(2.0 * lo, lo + step), top), resolution)
+        if x <= lo or len(probes) >= max_probes:
+            return Located(lo, math.inf, f"the low side's answer holds up to {lo:g}: no upper end found", probes)
+        if ask(x) == UNKNOWN:
+            break
+        step *= 2.0
+    while len(probes) < max_probes:
+        if not undetermined:
+            gaps = [(lo, hi)]
+        else:
+            gaps = [(lo, min(undetermined)), (max(undetermined), hi)]
+        wide = [g for g in gaps if math.isfinite(g[1]) and g[1] - g[0] > resolution * (1 + 1e-9)]
+        if not wide:
+            break
+        a, b = max(wide, key=lambda g: g[1] - g[0])
+        ask(_midpoint(a, b, resolution))
+    if math.isinf(hi):
+        return Located(lo, hi, f"undetermined above {max(undetermined):g}", probes)
+    if hi - lo <= resolution * (1 + 1e-9):
+        return Located(lo, hi, "located", probes)
+    if undetermined:
+        a, b = min(undetermined), max(undetermined)
+        where = f"at {a:g}" if a == b else f"from {a:g} to {b:g}"
+        return Located(lo, hi, f"undetermined {where}: the simulation cannot tell the two sides apart there", probes)
+    return Located(lo, hi, f"stopped after {len(probes)} probes", probes)
+
+
+# ------------------------------------------------------------------ one setting
+
+
+@dataclass
+class Contender:
+    """A contender of the setting: its name in the report, its cell, and its own
+    values of the policy axes (``policy``, ``d``, a parameter)."""
+
+    name: str
+    cell: str
+    axes: dict
+
+
+class SettingSearch:
+    """The searches of one setting (see the module docstring)."""
+
+    def __init__(self, resolved, grid: Grid, setting: dict, store_root, attrs: dict):
+        self.resolved = resolved
+        self.setting = dict(setting)
+        self.store_root = store_root
+        self.attrs = dict(attrs)
+        decision = resolved.decision.to_dict() if resolved.decision is not None else {}
+        self.resolution = float(decision.get("resolution") or 0.01)
+        self.constraints: Constraints = constraints_of(decision)
+        self.grid_loads = [float(x) for x in resolved.load]
+        axes = {a: ([setting[a]] if a in setting else list(v)) for a, v in grid.axes.items()}
+        points = {p: grid.point_cells.get(p) for p in itertools.product(*axes.values())}
+        cells = {cid: grid.cells[cid] for cid in points.values() if cid is not None}
+        impossible = {p: grid.impossible[p] for p, c in points.items() if c is None and p in grid.impossible}
+        self.grid = Grid(axes, cells, points, impossible)
+        self.contenders = self._contenders()
+        self.simulated_jobs = 0
+        self.evaluations = 0
+        self._cache: dict[tuple, xr.Dataset] = {}
+        self._tables: dict[tuple, tuple] = {}
+
+    def _contenders(self) -> list[Contender]:
+        out, seen = [], set()
+        names = list(self.grid.axes)
+        for point, cid in self.grid.point_cells.items():
+            if cid is None:
+                continue
+            values = dict(zip(names, point))
+            policy = str(values["policy"])
+            own = {
+                a: v
+                for a, v in values.items()
+                if is_policy_axis(a) and len(self.grid.axes[a]) > 1 and policy_uses_axis(policy, a, self.resolved)
+            }
+            name = candidate_name(policy, own)
+            if name not in seen:
+                seen.add(name)
+                out.append(Contender(name, cid, {"policy": policy, **own}))
+        return out
+
+    # -------------------------------------------------------------- probes
+
+    def evaluate(self, cell: str, loads) -> xr.Dataset:
+        """The cell's dataset at ``loads`` (sorted, distinct), its replications read from
+        the store where it holds them."""
+        from .evaluate import evaluate_cell
+
+        key = (cell, tuple(loads))
+        if key not in self._cache:
+            stats: dict = {}
+            resolved = replace(self.resolved, load=tuple(loads))
+            self._cache[key] = evaluate_cell(resolved, cell, self.store_root, stats)
+            self.simulated_jobs += int(stats.get("simulated_jobs", 0))
+            self.evaluations += 1
+        return self._cache[key]
+
+    def study(self, contenders: list[Contender], loads) -> xr.Dataset:
+        """A study dataset of the setting: ``contenders`` at ``loads`` (the other
+        contenders' cells absent), as the aggregation builds it."""
+        from .dataset import aggregate
+
+        wanted = {c.cell for c in contenders}
+        loads = sorted(set(loads))
+        cells = {cid: self.evaluate(cid, loads) for cid in wanted}
+        points = {p: (c if c in wanted else None) for p, c in self.grid.point_cells.items()}
+        impossible = {p: "not probed" for p, c in points.items() if c is None}
+        grid = Grid(self.grid.axes, {c: self.grid.cells[c] for c in wanted}, points, impossible)
+        return aggregate(grid, cells, self.attrs)
+
+    def _table(self, contenders: list[Contender], loads):
+        key = (tuple(c.name for c in contenders), tuple(sorted(set(loads))))
+        if key not in self._tables:
+            ds = self.study(contenders, loads)
+            self._tables = {key: (ds, decision_table(ds, self.constraints))}  # the last one only
+        return self._tables[key]
+
+    def _at(self, table, x: float) -> tuple:
+        """The table's point of the setting at load ``x``."""
+        index = tuple(0 for _ in table.dims)
+        return (*index, list(np.asarray(table.ds["load"].values, float)).index(x))
+
+    # -------------------------------------------------------------- frontiers
+
+    def observe(self, c: Contender, probes: list[float]) -> dict[float, tuple[str, str]]:
+        """(verdict, SLO status) of the contender at the grid's loads and ``probes``. One
+        evaluation serves both searches: a load probed for stability tightens the SLO's
+        bracket too."""
+        from .intervals import latency_intervals, tail_intervals
+
+        loads = sorted({*self.grid_loads, *probes})
+        ds = self.study([c], loads)
+        verdicts = [str(v) for v in self._of(c, ds["verdict"]).values]
+        if self.constraints.target is None:
+            slo = ["" for _ in loads]
+        else:
+            iv = latency_intervals(ds) if self.constraints.level is None else tail_intervals(ds, self.constraints.level)
+            low, high = self._of(c, iv["low"]).values, self._of(c, iv["high"]).values
+            slo = [status(float(a), float(b), self.constraints.target) for a, b in zip(low, high)]
+        return {
+            float(x): (v, FAILS if v == "unstable" else s)
+            for x, v, s in zip(np.asarray(ds["load"].values, float), verdicts, slo)
+        }
+
+    def frontiers(self, c: Contender, grid_ds: xr.Dataset) -> tuple[Located, Located]:
+        """The contender's stability and SLO frontiers."""
+        probes: list[float] = []
+        seen: dict[float, tuple[str, str]] = dict(self.observe(c, []))
+
+        def look(x: float) -> tuple[str, str]:
+            if x not in seen:
+                probes.append(x)
+                seen.update(self.observe(c, probes))
+            return seen[x]
+
+        stability = self.stability(c, grid_ds, lambda x: look(x)[0])
+        if self.constraints.target is None:
+            return stability, Located(math.nan, math.nan, "")
+        return stability, self.slo(seen, stability, lambda x: look(x)[1])
+
+    def stability(self, c: Contender, grid_ds: xr.Dataset, verdict_at: Callable[[float], str]) -> Located:
+        """The contender's stability frontier, from the grid's bracket (analysis and
+        verdicts, :func:`straggler.intervals.stability_intervals`)."""
+        from .policies import stability_monotone
+
+        iv = stability_intervals(grid_ds)
+        low, high = float(self._of(c, iv["low"])), float(self._of(c, iv["high"]))
+        evidence = str(self._of(c, iv["evidence"]).values)
+        if low == high:
+            return Located(low, high, "exact (analysis)" if evidence == "exact" else evidence)
+        if not stability_monotone(c.axes["policy"], self._params(c)):
+            return Located(low, high, f"not searched: stability not known to be monotone in the load ({evidence})")
+        # the interval's low end is open (stable at l: lambda* > l), nudged up by an ulp
+        lo = 0.0 if not math.isfinite(low) else float(np.nextafter(low, -np.inf)) if low > 0 else low
+
+        def judge(x: float) -> str:
+            v = verdict_at(x)
+            return BELOW if v == "stable" else ABOVE if v == "unstable" else UNKNOWN
+
+        return locate(lo, high if math.isfinite(high) else math.inf, judge, self.resolution)
+
+    def slo(self, seen: dict, stability: Located, status_at: Callable[[float], str]) -> Located:
+        """The SLO frontier, bracketed by every load seen so far (the grid's and the
+        stability search's probes)."""
+        if all(seen[x][1] == UNKNOWN for x in self.grid_loads):
+            return Located(math.nan, math.nan, "not searched: undetermined at every grid load")
+        fails = [x for x, (_, s) in seen.items() if s == FAILS]
+        hi = min(fails, default=stability.high)
+        lo = max([x for x, (_, s) in seen.items() if s == MEETS and x < hi], default=0.0)
+
+        def judge(x: float) -> str:
+            st = status_at(x)
+            return BELOW if st == MEETS else ABOVE if st == FAILS else UNKNOWN
+
+        found = locate(lo, hi if math.isfinite(hi) else math.inf, judge, self.resolution)
+        if found.low == 0.0 and not any(s == MEETS for _, s in seen.values()):
+            found.evidence = f"not met at any load probed: fails from {found.high:g}"
+        return found
+
+    def _of(self, c: Contender, array: xr.DataArray) -> xr.DataArray:
+        """``array`` at the contender's point of the setting (an axis it ignores at its
+        first value: its cell is the same along it)."""
+        point = {a: v for a, v in {**self.setting, **c.axes}.items() if a in array.dims}
+        out = array.sel(point)
+        return out.isel({d: 0 for d in out.dims if d not in ("load", "quantile", "replication")})
+
+    def _params(self, c: Contender) -> dict:
+        params = dict(self.resolved.shared_dict.get("policies", {}).get(c.axes["policy"], {}) or {})
+        params.update({a.split(".", 1)[-1]: v for a, v in c.axes.items() if a not in ("policy", "d")})
+        return params
+
+    # -------------------------------------------------------------- crossovers
+
+    def crossovers(self) -> list[dict]:
+        """Per criterion, where the winners change between adjacent grid loads."""
+        loads = list(self.grid_loads)
+        probes: list[float] = []
+        rows = []
+        for crit in self._criteria():
+            winners = {x: self._winners(crit, loads, x, self.contenders) for x in loads}
+            for a, b in itertools.pairwise(sorted(loads)):
+                if winners[a] == winners[b]:
+                    continue
+                below, above = winners[a], winners[b]
+
+                among = self._named({*below.split(", "), *above.split(", ")} - {""})
+
+                def judge(x: float, crit=crit, below=below, above=above, among=among) -> str:
+                    if x not in probes:
+                        probes.append(x)
+                    w = self._winners(crit, sorted({*loads, *probes}), x, among)
+                    return BELOW if w == below else ABOVE if w == above else UNKNOWN
+
+                found = locate(a, b, judge, self.resolution)
+                rows.append(
+                    dict(
+                        criterion=crit,
+                        low=found.low,
+                        high=found.high,
+                        below=below or "none",
+                        above=above or "none",
+                        evidence=found.evidence,
+                        probes=len(found.probes),
+                    )
+                )
+        return rows
+
+    def _criteria(self) -> tuple[str, ...]:
+        out = ["latency", "tail"]
+        if self.constraints.any:
+            out.append("answer")
+        return tuple(out)
+
+    def _named(self, names: set[str]) -> list[Contender]:
+        """The contenders called ``names`` (tie sets' members), in contender order."""
+        return [c for c in self.contenders if c.name in names]
+
+    def _winners(self, crit: str, loads, x: float, among: list[Contender]) -> str:
+        """The winners on ``crit`` at ``x`` among ``among``: between two loads the search
+        weighs the contenders that win at either end (a third that wins only between
+        them is not looked for)."""
+        from .decision import answer
+
+        if not among:
+            return ""
+        _, table = self._table(among, loads)
+        at = self._at(table, x)
+        if crit == "answer":
+            return str(answer(table, at[:-1], at[-1])["recommended"])
+        return ", ".join(table.decide(crit, at).winners)
+
+    # -------------------------------------------------------------- all of it
+
+    def run(self, grid_ds: xr.Dataset) -> dict:
+        """Every frontier and crossover of the setting, and what they cost."""
+        start = time.process_time()
+        capacity = []
+        for c in self.contenders:
+            stab, slo = self.frontiers(c, grid_ds)
+            capacity.append(
+                {
+                    **{a: plain(v) for a, v in self.setting.items()},
+                    **{a: plain(v) for a, v in c.axes.items()},
+                    "stability_low": stab.low,
+                    "stability_high": stab.high,
+                    "stability_evidence": stab.evidence,
+                    "slo_low": slo.low,
+                    "slo_high": slo.high,
+                    "slo_evidence": slo.evidence,
+                    "probes": len(stab.probes) + len(slo.probes),
+                }
+            )
+        crossovers = [{**{a: plain(v) for a, v in self.setting.items()}, **row} for row in self.crossovers()]
+        return {
+            "setting": {a: plain(v) for a, v in self.setting.items()},
+            "capacity": capacity,
+            "crossovers": crossovers,
+            "evaluations": self.evaluations,
+            "simulated_jobs": self.simulated_jobs,
+            "cpu_seconds": time.process_time() - start,
+        }
+
+
+# ------------------------------------------------------------------ the tables
+
+
+def capacity_table(found: list[dict]):
+    """``capacity.csv``: a row per setting and contender (:data:`CAPACITY_COLUMNS`
+    after the axes), from the searches' results."""
+    import pandas as pd
+
+    rows = [row for f in found for row in f["capacity"]]
+    frame = pd.DataFrame(rows)
+    lead = [c for c in frame.columns if c not in CAPACITY_COLUMNS]
+    policy_axes = [c for c in lead if _policy_axis(c)]
+    setting = [c for c in lead if c not in policy_axes]
+    return frame.reindex(
+        columns=[*setting, *CAPACITY_COLUMNS[:1], *[c for c in policy_axes if c != "policy"], *CAPACITY_COLUMNS[1:]]
+    )
+
+
+def crossover_table(found: list[dict]):
+    """``crossovers.csv``: a row per setting, criterion and change of winners
+    (:data:`CROSSOVER_COLUMNS` after the setting's axes)."""
+    import pandas as pd
+
+    rows = [row for f in found for row in f["crossovers"]]
+    setting = list(found[0]["setting"]) if found else []
+    return pd.DataFrame(rows, columns=[*setting, *CROSSOVER_COLUMNS])
+
+
+def _policy_axis(axis: str) -> bool:
+    return axis == "policy" or is_policy_axis(axis)
+
+
+def read_capacity(path):
+    """``capacity.csv`` as a table (empty ends are NaN, evidence text kept)."""
+    import pandas as pd
+
+    return pd.read_csv(
+        path,
+        keep_default_na=False,
+        na_values={"stability_low": [""], "stability_high": [""], "slo_low": [""], "slo_high": [""]},
+    )
+
+
+LOCATED = ("stability_low", "stability_high", "stability_evidence", "slo_low", "slo_high", "slo_evidence")
+"""The columns of ``capacity.csv`` that :func:`attach` adds to a study dataset, as
+``located_<column>``."""
+
+
+def attach(ds: xr.Dataset, capacity) -> xr.Dataset:
+    """``ds`` with the located frontiers of ``capacity`` (a :func:`capacity_table`) as
+    variables ``located_stability_low`` ... (dims of ``lambda_max``): the winners'
+    stability intervals (:func:`straggler.intervals.stability_intervals`) then start
+    from them, and the report and ``best`` print them."""
+    like = ds["lambda_max"]
+    arrays = {
+        name: np.full(
+            like.shape,
+            np.nan if not name.endswith("evidence") else "",
+            dtype=float if not name.endswith("evidence") else object,
+        )
+        for name in LOCATED
+    }
+    dims = list(like.dims)
+    coords = {d: [plain(v) for v in ds[d].values] for d in dims}
+    for row in capacity.to_dict("records"):
+        where: list[int | slice] = []
+        for d in dims:
+            value = row.get(d, "")
+            if value == "" or (isinstance(value, float) and math.isnan(value)):
+                where.append(slice(None))  # an axis the contender ignores: all its values
+                continue
+            match = [i for i, v in enumerate(coords[d]) if _same(v, value)]
+            if not match:
+                break
+            where.append(match[0])
+        else:
+            for name in LOCATED:
+                arrays[name][tuple(where)] = row[name]
+    out = ds.copy()
+    for name, values in arrays.items():
+        out[f"located_{name}"] = (dims, values)
+    return out
+
+
+def _same(coord, value) -> bool:
+    """A coordinate and a CSV cell name the same value (``0.3`` and ``"0.3"``)."""
+    if isinstance(coord, (int, float)) and not isinstance(coord, bool):
+        try:
+            return math.isclose(float(coord), float(value), rel_tol=1e-12, abs_tol=0.0)
+        except (TypeError, ValueError):
+            return False
+    return str(coord) == str(value)

@@ -1,0 +1,217 @@
+"""Answers between the grid's loads (straggler.frontier): the bisection itself, frontiers
+against exact results and bounds, and searches that resume bit for bit."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import yaml
+
+from straggler.config import ConfigError, resolve_config
+from straggler.dataset import aggregate
+from straggler.evaluate import evaluate_cell
+from straggler.frontier import ABOVE, BELOW, UNKNOWN, SettingSearch, attach, capacity_table, lattice, locate
+from straggler.grid import build_grid, settings
+from straggler.intervals import stability_intervals
+
+# ------------------------------------------------------------------ the bisection
+
+
+def test_locate_brackets_a_sharp_frontier_within_the_resolution():
+    seen = []
+
+    def judge(x):
+        seen.append(x)
+        return BELOW if x < 0.5395 else ABOVE
+
+    found = locate(0.3, 0.7, judge, 0.01)
+    assert found.low < 0.5395 <= found.high
+    assert found.high - found.low <= 0.01 + 1e-12
+    assert found.evidence == "located"
+    assert all(x == lattice(x, 0.01) for x in seen)  # probes on the resolution's lattice
+    assert len(seen) <= math.ceil(math.log2(0.4 / 0.01)) + 1
+
+
+def test_locate_says_where_the_evidence_cannot_separate():
+    """Loads in [0.5, 0.6] cannot be told: the answer is the last load below and the first
+    above that zone, and the evidence names it."""
+
+    def judge(x):
+        return BELOW if x < 0.5 else ABOVE if x > 0.6 else UNKNOWN
+
+    found = locate(0.1, 0.9, judge, 0.01)
+    assert 0.49 <= found.low < 0.5 and 0.6 < found.high <= 0.61
+    assert found.evidence.startswith("undetermined from 0.5")
+
+
+def test_locate_closes_an_open_top_by_probing_upwards():
+    found = locate(0.9, math.inf, lambda x: BELOW if x < 1.37 else ABOVE, 0.01)
+    assert found.low < 1.37 <= found.high and found.high - found.low <= 0.01 + 1e-12
+    nothing = locate(0.9, math.inf, lambda x: BELOW, 0.01, top=1.5)
+    assert math.isinf(nothing.high) and "no upper end" in nothing.evidence
+
+
+# ------------------------------------------------------------------ config
+
+
+def _raw(**override):
+    raw = {
+        "study": "frontier",
+        "seed": 2024,
+        "grid": {
+            "policy": ["ZRed"],
+            "distribution": ["exp"],
+            "dependence": ["iid"],
+            "r_slow": [1],
+            "d": [2],
+            "N": [4],
+        },
+        "load": [0.3, 0.7],
+        "distributions": {"exp": {"family": "exponential", "mean": 1}},
+        "evaluate": ["analytic", "simulation"],
+        "simulation": {"jobs": 20000, "warmup": 2000, "replications": 4, "confidence": 0.95},
+        "decision": {"slo": {"quantile": 0.99, "target": 10}, "resolution": 0.02},
+    }
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(raw.get(key), dict):
+            raw[key] = {**raw[key], **value}
+        else:
+            raw[key] = value
+    return raw
+
+
+def test_a_resolution_needs_the_simulation_and_a_positive_value():
+    with pytest.raises(ConfigError, match="decision.resolution"):
+        resolve_config(_raw(evaluate=["analytic"], decision={"resolution": 0.01}))
+    with pytest.raises(ConfigError, match="resolution"):
+        resolve_config(_raw(decision={"resolution": 0}))
+    assert resolve_config(_raw()).decision.resolution == 0.02
+
+
+def test_a_resolution_changes_no_cell():
+    """The searches come after the cells: a resolution reruns none of them."""
+    from straggler.grid import cell_spec
+
+    with_it, without = resolve_config(_raw()), resolve_config(_raw(decision={"slo": {"target": 10}}))
+    grid = build_grid(with_it)
+    assert list(grid.cells) == list(build_grid(without).cells)
+    for cell in grid.cells.values():
+        assert cell_spec(with_it, cell) == cell_spec(without, cell)
+
+
+# ------------------------------------------------------------------ searches
+
+
+def _search(raw, store, setting_index=0):
+    resolved = resolve_config(raw)
+    grid = build_grid(resolved)
+    cells = {cid: evaluate_cell(resolved, cid, store) for cid in grid.cells}
+    attrs = {"config": yaml.safe_dump(resolved.to_dict(), sort_keys=False), "common_random_numbers": "true"}
+    ds = aggregate(grid, cells, attrs)
+    search = SettingSearch(resolved, grid, settings(grid)[setting_index], store, dict(ds.attrs))
+    return ds, search.run(ds)
+
+
+def _row(found, policy):
+    return next(r for r in found["capacity"] if r["policy"] == policy)
+
+
+def _same(a, b):
+    skip = {"cpu_seconds", "evaluations", "simulated_jobs"}
+    return {k: v for k, v in a.items() if k not in skip} == {k: v for k, v in b.items() if k not in skip}
+
+
+def test_zred_p99_capacity_contains_the_mm1_frontier(tmp_path):
+    """ZRed on N identical FCFS servers with exponential sizes is N M/M/1 queues: the
+    response time is exponential with rate 1 - rho, so P99 = ln(100) / (1 - rho) <= 10
+    exactly up to rho = 1 - ln(100)/10 = 0.5395. The located SLO capacity contains it
+    within the resolution, and the exact stability frontier (1) is taken as it is."""
+    raw = _raw(
+        load=[0.1, 0.3, 0.5, 0.7, 0.9],
+        simulation={"jobs": 200000, "warmup": 20000, "replications": 8, "confidence": 0.95},
+        decision={"slo": {"quantile": 0.99, "target": 10}, "resolution": 0.01},
+    )
+    _, found = _search(raw, tmp_path / "sim")
+    row = _row(found, "ZRed")
+    frontier = 1 - math.log(100) / 10
+    assert row["slo_low"] - 0.01 <= frontier <= row["slo_high"] + 0.01, row
+    assert row["slo_evidence"] == "located" or row["slo_evidence"].startswith("undetermined"), row
+    if row["slo_evidence"] == "located":
+        assert row["slo_high"] - row["slo_low"] <= 0.01 + 1e-12
+    assert row["stability_low"] == row["stability_high"] == 1.0
+    assert row["stability_evidence"] == "exact (analysis)"
+
+
+def test_an_exact_frontier_is_taken_and_a_bounded_one_located_between_its_bounds(tmp_path):
+    """ZRed's lambda_max is exact (the two pools' capacities); Rer's is known by a
+    sufficient and a necessary bound here: its located frontier lies between them."""
+    raw = _raw(
+        grid={"policy": ["ZRed", "Rer"], "dependence": ["identical"], "r_slow": [0.3], "N": [10]},
+        load=[0.1, 0.3, 0.5, 0.7],
+        policies={"Rer": {"tau": "opt"}},
+        decision={"resolution": 0.02},
+    )
+    ds, found = _search(raw, tmp_path / "sim")
+    zred, rer = _row(found, "ZRed"), _row(found, "Rer")
+    exact = float(ds["lambda_max"].sel(policy="ZRed").values.ravel()[0])
+    assert zred["stability_low"] == zred["stability_high"] == pytest.approx(exact, rel=1e-12)
+    kind = str(ds["lambda_max_kind"].sel(policy="Rer").values.ravel()[0])
+    necessary = float(ds["lambda_max"].sel(policy="Rer").values.ravel()[0])
+    sufficient = float(ds["lambda_sufficient"].sel(policy="Rer").values.ravel()[0])
+    assert kind == "necessary"
+    assert rer["stability_high"] <= necessary * (1 + 1e-12)
+    if math.isfinite(sufficient):
+        assert rer["stability_low"] >= sufficient * (1 - 1e-9) - 0.02
+    assert rer["stability_evidence"] == "located" or rer["stability_evidence"].startswith("undetermined")
+    assert rer["stability_high"] - rer["stability_low"] <= 0.02 + 1e-12 or "undetermined" in rer["stability_evidence"]
+
+
+def test_two_master_seeds_give_overlapping_frontiers(tmp_path):
+    raw = _raw(grid={"policy": ["FRed"], "r_slow": [0.5]}, load=[0.2, 0.5, 0.8])
+    _, one = _search(raw, tmp_path / "a")
+    _, two = _search({**raw, "seed": 99}, tmp_path / "b")
+    a, b = _row(one, "FRed"), _row(two, "FRed")
+    for what in ("stability", "slo"):
+        assert max(a[f"{what}_low"], b[f"{what}_low"]) <= min(a[f"{what}_high"], b[f"{what}_high"]), (a, b)
+
+
+def test_a_search_resumes_from_its_probes_and_recomputes_a_damaged_one(tmp_path):
+    """A rerun reads every probe back (nothing simulated) and answers the same; a search
+    stopped after one contender and started again answers as one that ran through; a
+    damaged probe file is simulated again, to the same answer."""
+    raw = _raw(grid={"policy": ["ZRed", "FRed"], "r_slow": [0.5]}, load=[0.2, 0.5, 0.8])
+    _, whole = _search(raw, tmp_path / "one")
+    resolved = resolve_config(raw)
+    grid = build_grid(resolved)
+    ds, again = _search(raw, tmp_path / "one")
+    assert _same(whole, again) and again["simulated_jobs"] == 0
+    # killed after the first contender: its probes are in the store, the rest is not
+    partial = SettingSearch(resolved, grid, settings(grid)[0], tmp_path / "two", dict(ds.attrs))
+    for cid in grid.cells:
+        evaluate_cell(resolved, cid, tmp_path / "two")
+    partial.frontiers(partial.contenders[0], ds)
+    _, resumed = _search(raw, tmp_path / "two")
+    assert _same(whole, resumed)
+    # a damaged probe: a load the grid does not have
+    probes = [p for p in (tmp_path / "one").rglob("*.npz") if not any(f"load={x!r}" in str(p) for x in raw["load"])]
+    assert probes
+    probes[0].write_bytes(b"not an npz")
+    _, repaired = _search(raw, tmp_path / "one")
+    assert _same(whole, repaired) and repaired["simulated_jobs"] > 0
+    assert json.dumps(whole["capacity"], default=str) == json.dumps(repaired["capacity"], default=str)
+
+
+def test_located_frontiers_decide_the_stability_winner(tmp_path):
+    """Attached to the dataset, a located frontier narrows the stability interval the
+    winners are decided on (to the resolution, where the grid left 0.3 wide)."""
+    raw = _raw(grid={"policy": ["ZRed", "FRed"], "r_slow": [0.5], "N": [10]}, load=[0.2, 0.5, 0.8])
+    ds, found = _search(raw, tmp_path / "sim")
+    before = stability_intervals(ds)
+    after = stability_intervals(attach(ds, capacity_table([found])))
+    width = lambda iv: (iv["high"] - iv["low"]).values  # noqa: E731
+    assert np.all(width(after) <= width(before) + 1e-12)
+    assert np.nanmax(width(after)[np.isfinite(width(after))]) <= 0.02 + 1e-9 or any(
+        "undetermined" in r["stability_evidence"] for r in found["capacity"]
+    )
+    assert "located" in set(np.asarray(after["evidence"].values, dtype=str).ravel())

@@ -1,0 +1,14 @@
+# Run by `rule locate`; the work is in straggler.pipeline.locate.
+import logging
+from pathlib import Path
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
+
+from straggler.pipeline import locate
+
+locate(
+    list(snakemake.input),
+    snakemake.output.capacity,
+    snakemake.output.crossovers,
+    Path(snakemake.output.figure[0]).parent,
+)
