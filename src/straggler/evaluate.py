@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import xarray as xr
 
-from . import dataset, verdict
+from . import dataset, tuning, verdict
 from .grid import build_grid, seed_sequence, workload_id
+from .policies import POLICIES, tuned_parameters, tuned_range
 
 if TYPE_CHECKING:  # imported where used: the analysis costs start-up time
     from .analysis.cell import AnalyticResult
@@ -123,6 +124,11 @@ def evaluate_cell(resolved: ResolvedConfig, cell_id: str, store_root=None, stats
     of the grid is :class:`straggler.grid.UnknownCell` (a KeyError)."""
     from .analysis.tails import latency_tail
 
+    if any(tuned_parameters(params) for params in resolved.policies.values()):
+        cell = build_grid(resolved).cell(cell_id)
+        knob = tuned_knob(resolved, cell)
+        if knob is not None:
+            return _evaluate_tuned(resolved, cell, knob, store_root, stats)
     c = _prepare(resolved, cell_id, store_root)
     model, result = c.model, c.analysis
     values: dict = {"size_mean": size_mean(model)}
@@ -200,6 +206,9 @@ def simulate_cell_shard(resolved: ResolvedConfig, cell_id: str, first: int, stop
     see :mod:`straggler.workunits`); returns the measured jobs run."""
     from . import simulation
 
+    if any(tuned_parameters(params) for params in resolved.policies.values()):
+        if tuned_knob(resolved, build_grid(resolved).cell(cell_id)) is not None:
+            return 0  # a tuned cell is never sharded (workunits): its evaluation runs every value
     c = _prepare(resolved, cell_id, store_root)
     if c.settings is None or c.store is None:
         return 0
@@ -258,4 +267,208 @@ def _simulation_settings(model, analysis, notes: list[str], monotone: bool, run:
             unstable_from=verdict.first_unstable_load(model.loads, analysis.lambda_max, analysis.lambda_max_kind),
             stable_below=analysis.lambda_sufficient if math.isfinite(analysis.lambda_sufficient) else None,
         ),
+    )
+
+
+# ----------------------------------------------------------------------- tuned knobs
+
+
+def tuned_knob(resolved: ResolvedConfig, cell: Cell) -> tuple[str, float, float] | None:
+    """``(parameter, lo, hi)`` of the cell's tuned parameter ``{tune: [lo, hi]}``, or
+    None (the config allows one per policy, never on a grid axis)."""
+    params = resolved.policies.get(cell.policy) or {}
+    for name in tuned_parameters(params):
+        pair = tuned_range(params[name])
+        if pair is not None and name in POLICIES[cell.policy].tunable:
+            return name, pair[0], pair[1]
+    return None
+
+
+def _own_config(resolved: ResolvedConfig, cell: Cell) -> ResolvedConfig:
+    """The cell's self-contained config (:func:`straggler.grid.cell_spec`): a search
+    evaluates the cell at tens of values and loads, and each evaluation builds the
+    grid of its config, one cell here rather than the study's. The study's config when
+    the two would not give the cell the same spec (then not the same results)."""
+    from .config.resolved import ResolvedConfig
+    from .grid import cell_spec, result_spec
+
+    own = ResolvedConfig.from_dict(cell_spec(resolved, cell))
+    if cell.id in build_grid(own).cells and result_spec(own, cell) == result_spec(resolved, cell):
+        return own
+    return resolved
+
+
+def analysis_optimum(name: str, model, analysis, notes: list[str]) -> np.ndarray:
+    """The analysis's optimum of the tuned parameter ``name`` at each load (NaN where it
+    has none): ``tau_opt`` (one threshold for both pools: a pair chosen per pool is no
+    value of the knob, a note says so), ``keep_opt``; NaN for a parameter the analysis
+    does not choose."""
+    out = np.full(len(model.loads), math.nan)
+    if name not in POLICIES[model.policy].chosen_by_analysis or name not in ANALYSIS_CHOICES:
+        return out
+    value, missing = ANALYSIS_CHOICES[name](model, analysis)
+    if value is None:
+        notes.append(missing)
+        return out
+    if name == "tau":
+        first, second = value
+        if not math.isclose(first, second, rel_tol=1e-6):  # the pools' optima found apart agree to 1e-6
+            notes.append(
+                f"{model.policy}: the analysis chose a threshold per pool ({first:.6g}, {second:.6g}); the tuned "
+                f"tau is one threshold for both pools, so the analysis's optimum is not one of its values"
+            )
+            return out
+        out[:] = first
+        return out
+    out[:] = np.asarray(value, dtype=float)
+    return out
+
+
+def _evaluate_tuned(
+    resolved: ResolvedConfig, cell: Cell, knob: tuple[str, float, float], store_root, stats: dict | None
+) -> xr.Dataset:
+    """A cell with a tuned parameter (docs/guide/tuning.md): at each load, the search of
+    :mod:`straggler.tuning`, each value a whole evaluation of the cell at that load
+    (:func:`evaluate_cell`, its replications in their own store under ``store_root``);
+    the cell's dataset holds, per load, the results at the chosen value, and its
+    analytic variables are the analysis's with the value :meth:`PolicySpec.analysis_value`
+    (``opt`` where the analysis chooses the parameter)."""
+    from dataclasses import replace
+
+    from .analysis.cell import analyze
+    from .cell_build import build_model
+    from .config.axes import apply_override
+    from .grid import cell_config
+    from .policies import impossible_reason
+    from .variables import VARIABLES
+
+    name, lo, hi = knob
+    policy = cell.policy
+    spec = POLICIES[policy]
+    integer = spec.tunable[name].integer
+    own = _own_config(resolved, cell)
+    chosen = spec.analysis_value(name, lo, hi)
+    base = apply_override(own, f"{policy}.{name}", chosen)
+    model = build_model(base, cell)
+    result = analyze(model)
+    notes: list[str] = []
+    values: dict = {"size_mean": size_mean(model)}
+    if "analytic" in resolved.evaluate:
+        values.update({n: getattr(result, n) for n in ANALYTIC_VARIABLES})
+        notes.extend(result.notes)
+    optimum = analysis_optimum(name, model, result, notes)
+    params = cell_config(base, cell).policies.get(policy, {})
+    d = int(cell.get("d", 1))
+
+    def feasible(value) -> bool:
+        return impossible_reason(policy, lambda n, default: value if n == name else params.get(n, default), d) is None
+
+    jobs = 0
+    confidence = float(resolved.simulation.confidence)
+    per_load: list[xr.Dataset] = []
+    choices: list[tuning.Choice] = []
+    for i, load in enumerate(own.load):
+        at_load = replace(own, load=(load,))
+        datasets: dict = {}
+
+        def run(value, at_load=at_load, datasets=datasets) -> tuning.Outcome:
+            nonlocal jobs
+            own_stats: dict = {}
+            ds = evaluate_cell(apply_override(at_load, f"{policy}.{name}", value), cell.id, store_root, own_stats)
+            jobs += int(own_stats.get("simulated_jobs", 0))
+            datasets[value] = ds
+            return tuning.Outcome(
+                mean=float(ds["latency_mean"].values[0]),
+                replications=ds["latency_replication_mean"].values[0].tolist(),
+                stable=bool(ds["stable"].values[0] == 1),
+            )
+
+        x = float(optimum[i])
+        choice = tuning.search(lo, hi, integer, run, confidence, None if math.isnan(x) else x, feasible)
+        choices.append(choice)
+        if choice.best is not None:
+            per_load.append(datasets[choice.best])
+        elif datasets:  # nothing stable: the load's verdicts and evidence at the first value tried
+            per_load.append(next(iter(datasets.values())))
+        else:
+            per_load.append(None)
+            notes.append(f"{policy}.{name}: no value of [{lo}, {hi}] can be evaluated at load {load}")
+    if stats is not None:
+        stats["simulated_jobs"] = jobs
+    analytic = set(ANALYTIC_VARIABLES) if "analytic" in resolved.evaluate else set()
+    for var in VARIABLES:
+        if "load" not in var.dims or var.name in analytic or var.name in values:
+            continue
+        rows = [None if ds is None or var.name not in ds else ds[var.name].values[0] for ds in per_load]
+        values[var.name] = _stack(rows, var.kind)
+    values["tuned_value"] = np.array([_number(c.best) for c in choices])
+    values["tuned_low"] = np.array([_number(c.low) for c in choices])
+    values["tuned_high"] = np.array([_number(c.high) for c in choices])
+    values["tuned_analysis"] = optimum
+    # each load's own notes (its verdict's, its value's analysis's), with where they hold
+    where: dict[str, list[str]] = {}
+    for load, choice, ds in zip(own.load, choices, per_load):
+        value = "none stable" if choice.best is None else f"{name} = {choice.best:.6g}"
+        for note in [] if ds is None else json.loads(ds.attrs.get("notes", "[]")):
+            if note not in notes:
+                where.setdefault(note, []).append(f"{load} ({value})")
+    notes.extend(f"at load {', '.join(at)}: {note}" for note, at in where.items())
+    verdicts = [tuning.agreement(float(x), c, lo, hi) for x, c in zip(optimum, choices)]
+    notes.append(_tuning_note(spec, name, lo, hi, own.load, choices, optimum, verdicts))
+    seed = seed_sequence(int(resolved.seed), workload_id(cell))
+    attrs = {
+        "cell_id": cell.id,
+        "cell": json.dumps(dict(cell.coords), default=str),
+        "notes": json.dumps(notes),
+        "cell_entropy": str(seed.entropy),
+        "cell_spawn_key": json.dumps(list(seed.spawn_key)),
+        "load_basis": model.load_basis,
+        "tuned_parameter": f"{policy}.{name}",
+        "tuned_range": json.dumps([lo, hi]),
+        "tuned_agreement": json.dumps(verdicts),
+    }
+    return dataset.cell_dataset(model.loads, values, attrs)
+
+
+def _number(value) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _stack(rows: list, kind: str) -> np.ndarray:
+    """One load's values per row into the cell's (load, ...) array: a missing row and a
+    shorter replication axis (precision mode) are left NaN (or "")."""
+    present = [np.asarray(r) for r in rows if r is not None]
+    shape = tuple(max(r.shape[k] for r in present) for k in range(present[0].ndim)) if present else ()
+    out = np.full((len(rows), *shape), "" if kind == "str" else math.nan, dtype=object if kind == "str" else float)
+    for i, row in enumerate(rows):
+        if row is not None:
+            row = np.asarray(row)
+            if row.ndim == 0:  # a scalar, not a 0-d array, in an object (string) array
+                out[i] = row.item()
+            else:
+                out[i][tuple(slice(0, n) for n in row.shape)] = row
+    return out
+
+
+def _tuning_note(spec, name: str, lo, hi, loads, choices, optimum, verdicts) -> str:
+    """The cell's note on its tuned knob: what was searched, what won, what the analysis
+    took, and whether the simulation agrees with the analysis's optimum."""
+    tried = max((len(c.tried) for c in choices), default=0)
+    best = ", ".join(
+        f"{load}: {'none stable' if c.best is None else f'{c.best:.6g}'}" for load, c in zip(loads, choices)
+    )
+    text = (
+        f"{spec.name}.{name} tuned by simulation over [{lo}, {hi}] for the least mean response time, per load "
+        f"(up to {tried} values, common random numbers); best by load: {best}; the analysis (analytic "
+        f"variables) took {spec.analysis_value_words(name)}"
+    )
+    if np.isnan(optimum).all():
+        return text + "; the analysis gives no optimum to compare with"
+    words = sorted(set(verdicts), key=verdicts.index)
+    by_word = {w: [str(load) for load, v in zip(loads, verdicts) if v == w] for w in words}
+    said = "; ".join(f"{w} at load {', '.join(ls)}" for w, ls in by_word.items())
+    return (
+        text + f"; the analysis's optimum ({name} = {optimum[0]:.6g}"
+        f"{'' if np.all(optimum == optimum[0]) else ', ...'}) against the values the simulation cannot "
+        f"tell from its best: {said}"
     )

@@ -20,9 +20,9 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("policies", "engines"),),
     (("analysis",), ("simulation",)),
     (("config",),),
-    (("grid", "cell_build", "workunits", "bound_checks", "verdict", "claims", "glossary"),),
+    (("grid", "cell_build", "workunits", "tuning", "bound_checks", "verdict", "claims", "glossary"),),
     (("variables", "provenance", "dataset", "evaluate", "archive", "bench", "pilot"),),
-    (("intervals", "winners", "decision", "figures", "report"),),
+    (("intervals", "winners", "decision", "frontier", "figures", "report"),),
     (("pipeline", "cli", "question"),),
 )
 

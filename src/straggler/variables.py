@@ -145,6 +145,31 @@ VARIABLES: tuple[Variable, ...] = (
         "latency_quantile_ci is their Student t spread)",
         "time",
     ),
+    Variable(
+        "tuned_value",
+        ("load",),
+        "value of the tuned policy parameter ({tune: [lo, hi]}) with the least simulated mean response "
+        "time among the stable ones (NaN: not tuned, or none stable)",
+        "the tuned parameter's (time for tau, 1 for k and keep)",
+    ),
+    Variable(
+        "tuned_low",
+        ("load",),
+        "least value tried whose paired CI of the mean response time difference to tuned_value contains 0",
+        "the tuned parameter's",
+    ),
+    Variable(
+        "tuned_high",
+        ("load",),
+        "largest value tried whose paired CI of the mean response time difference to tuned_value contains 0",
+        "the tuned parameter's",
+    ),
+    Variable(
+        "tuned_analysis",
+        ("load",),
+        "the analysis's optimum of the tuned parameter (tau_opt, keep_opt; NaN where it has none)",
+        "the tuned parameter's",
+    ),
 )
 
 VARIABLE_BY_NAME = {v.name: v for v in VARIABLES}

@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING
 from .engines import EngineSpec, choose
 from .files import damage
 from .grid import Cell, Grid, cell_spec, result_config, result_spec  # noqa: F401
-from .policies import POLICIES
+from .policies import POLICIES, tuned_parameters, tuned_range
+from .tuning import candidate_count
 
 if TYPE_CHECKING:
     from .config.resolved import ResolvedConfig
@@ -93,6 +94,9 @@ class Cost:
     replications: int
     sequential: bool
     """precision mode: replications are added one round after another"""
+    tuned: bool = False
+    """a tuned knob (docs/guide/tuning.md): the cell runs every value its search tries,
+    each a whole cell at one load, and is never sharded"""
 
     @property
     def simulation(self) -> float:
@@ -156,12 +160,34 @@ def estimate(resolved: ResolvedConfig, cell: Cell) -> Cost:
     per_job = seconds_per_job(resolved, cell)
     jobs = int(sim.jobs) + int(sim.warmup)
     replication = loads * (jobs * per_job + LOAD_SECONDS)
+    values = tuned_values(resolved, cell)
+    if values:
+        # each value tried at each load is a cell of its own: its analysis and its replications
+        tuned_reps = int(sim.replications) if sim.precision is None else _precision_replications(sim)
+        return Cost(analysis * (1 + values * loads), replication * values, tuned_reps, sim.precision is not None, True)
     if sim.precision is None:
         return Cost(analysis, replication, int(sim.replications), False)
-    # precision mode adds replications up to its budget of measured jobs, the estimate's cap
-    # (simulation.run_length.RunLength.budget's rule; that package is too heavy for the parse)
+    return Cost(analysis, replication, _precision_replications(sim), True)
+
+
+def _precision_replications(sim) -> int:
+    """The replications precision mode may reach: it adds them up to its budget of
+    measured jobs, the estimate's cap (simulation.run_length.RunLength.budget's rule; that
+    package is too heavy for the parse)."""
     budget = int(sim.max_jobs) if sim.max_jobs is not None else 100 * int(sim.jobs) * int(sim.replications)
-    return Cost(analysis, replication, max(int(sim.replications), budget // int(sim.jobs)), True)
+    return max(int(sim.replications), budget // int(sim.jobs))
+
+
+def tuned_values(resolved: ResolvedConfig, cell: Cell) -> int:
+    """At most how many values the search of the cell's tuned knob runs per load
+    (:func:`straggler.tuning.candidate_count`), 0 when the cell has none."""
+    params = resolved.policies.get(cell.policy) or {}
+    spec = POLICIES[cell.policy]
+    for name in tuned_parameters(params):
+        pair = tuned_range(params[name])
+        if pair is not None and name in spec.tunable:
+            return candidate_count(pair[0], pair[1], spec.tunable[name].integer)
+    return 0
 
 
 # ----------------------------------------------------------------------- the plan
@@ -255,7 +281,7 @@ class Plan:
 
 def _shard_sizes(cost: Cost, setting, target: float) -> list[tuple[int, int]]:
     reps = cost.replications
-    if reps <= 1 or cost.sequential:
+    if reps <= 1 or cost.sequential or cost.tuned:
         return []
     if setting == "auto":
         if cost.simulation <= target:
@@ -499,6 +525,14 @@ class Progress:
     def stop(self) -> None:
         """End :meth:`watch`."""
         self._stop.set()
+
+
+def search_hash(resolved: ResolvedConfig, code: str) -> str:
+    """What a setting's search depends on beyond the study dataset: the ``decision``
+    section (SLO, budget, resolution) and the model's code."""
+    decision = resolved.decision.to_dict() if resolved.decision is not None else {}
+    text = json.dumps([decision, code], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def runtime_minutes(seconds: float, attempt: int = 1) -> int:

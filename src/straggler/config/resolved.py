@@ -578,6 +578,22 @@ class DecisionConfig(Section):
         default=None,
         schema={"description": "The cost budget: {extra_load: b}. Absent: no budget."},
     )
+    resolution: float | None = held(
+        OPTIONAL,
+        default=None,
+        schema={
+            "description": (
+                "The load resolution of located answers (e.g. 0.01): with it the study "
+                "searches, per setting, each policy's stability and SLO frontiers and the "
+                "loads where the recommendation changes, between the grid's loads, and "
+                "writes capacity.csv and crossovers.csv (docs/guide/frontiers.md). Absent: "
+                "answers only at the grid's loads."
+            ),
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "maximum": 0.5,
+        },
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 
 from ..distributions import FAMILIES
-from ..policies import all_policy_names, schema_definitions
+from ..policies import TUNE, all_policy_names, is_tuned, schema_definitions, tunable_names
 from ..policies import schema_entries as policy_schema_entries
 from .definitions import DEFINITIONS
 from .errors import Err, did_you_mean, fmt_path, format_value, not_allowed, one_of
@@ -230,7 +230,9 @@ def _describe(sch) -> str:
             parts.append(text)
         elif t == "object":
             props = [k for k in sch.get("properties", {})]
-            if props and sch.get("additionalProperties") is False:
+            if props == [TUNE]:
+                parts.append("{tune: [lo, hi]} (lo < hi)")
+            elif props and sch.get("additionalProperties") is False:
                 parts.append("a mapping with keys among " + ", ".join(props))
             else:
                 parts.append("a mapping")
@@ -348,7 +350,20 @@ def _translate(error) -> list[Err]:
             seen.append(x)
     if kw == "enum" and isinstance(inst, str):
         hint = did_you_mean(inst, error.validator_value)
+    if is_tuned(inst):
+        hint = _tune_hint(path)
     return [not_allowed(path, inst, _describe(sch), hint)]
+
+
+def _tune_hint(path: tuple) -> str:
+    """Why ``{tune: ...}`` is refused where it stands: in a list, or on a parameter that
+    is not a number."""
+    if path and isinstance(path[-1], int) and not isinstance(path[-1], bool):
+        return (
+            "; {tune: [lo, hi]} is a parameter's whole value (the search picks one value per setting and load), "
+            "never an item of a list or of a grid axis"
+        )
+    return f"; {{tune: [lo, hi]}} tunes a numeric policy parameter only: {tunable_names()}"
 
 
 def schema_errors(cfg: dict) -> list[Err]:

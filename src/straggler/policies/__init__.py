@@ -37,6 +37,9 @@ simulate it (and in the reference simulator), its analysis handler, its tests
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from . import d_of_n, fork_join, two_pools
 from .d_of_n import COC_CODE, COS_CODE, RIQ_CODE, first_of_d_blocks
 from .fork_join import FJ_CODE, fork_join_blocks, fork_join_impossible
@@ -52,11 +55,17 @@ from .spec import (
     PLACEMENT,
     PS_BOUND,
     PS_PER_SERVER,
+    TUNE,
     WORKLOAD_RECURSION,
     PolicySpec,
     Setting,
+    Tunable,
+    is_tuned,
     one_replica_blocks,
     swept,
+    tunable_schema,
+    tuned_parameters,
+    tuned_range,
 )
 from .two_pools import FRED_CODE, KT_CODE, REP_CODE, RER_CODE, ZRED_CODE, first_of_pools_blocks
 
@@ -84,6 +93,8 @@ __all__ = [
     "RER_CODE",
     "RIQ_CODE",
     "Setting",
+    "TUNE",
+    "Tunable",
     "WORKLOAD_RECURSION",
     "ZRED_CODE",
     "PolicySpec",
@@ -93,6 +104,8 @@ __all__ = [
     "first_of_pools_blocks",
     "fork_join_blocks",
     "fork_join_impossible",
+    "impossible_reason",
+    "is_tuned",
     "names_using_d",
     "one_replica_blocks",
     "ps_bound_policies",
@@ -101,6 +114,11 @@ __all__ = [
     "schema_name",
     "stability_monotone",
     "swept",
+    "tunable_names",
+    "tunable_schema",
+    "tuned_parameters",
+    "tuned_range",
+    "tuned_values",
     "value_name",
 ]
 
@@ -131,7 +149,45 @@ def stability_monotone(policy: str, params: dict | None = None) -> str:
     spec = POLICIES[policy]
     if any(params.get(name) == "opt" for name in spec.chosen_per_load):
         return ""
+    if tuned_parameters(params):  # the search picks a value per load: another system at each
+        return ""
     return spec.monotone
+
+
+def tunable_names() -> str:
+    """Every parameter that ``{tune: [lo, hi]}`` may search, for messages: "Rer.tau, ..."."""
+    return ", ".join(f"{name}.{param}" for name, spec in POLICIES.items() for param in spec.tunable)
+
+
+def tuned_values(spec: PolicySpec, name: str, lo: float, hi: float, limit: int = 10001) -> list:
+    """Every value of a tuned integer parameter's range (at most ``limit``), or ``[lo]``
+    for a number: what :func:`impossible_reason` tries."""
+    if not spec.tunable[name].integer:
+        return [lo]
+    first = int(-(-lo // 1))
+    return list(range(first, min(int(hi // 1), first + limit - 1) + 1))
+
+
+def impossible_reason(policy: str, param: Callable[[str, Any], Any], d: int) -> str | None:
+    """Why a grid point of ``policy`` cannot be evaluated by its spec's
+    ``grid_impossible`` (``param(name, default)``: its parameters at the point), or None.
+    A tuned parameter is possible when one value of its range is (the search tries only
+    those: :mod:`straggler.tuning`)."""
+    spec = POLICIES[policy]
+    if spec.grid_impossible is None:
+        return None
+    tuned = [n for n in spec.parameters if is_tuned(param(n, spec.parameters[n]))]
+    pair = tuned_range(param(tuned[0], None)) if tuned and tuned[0] in spec.tunable else None
+    if pair is None:
+        return spec.grid_impossible(param, d)
+    name = tuned[0]
+    reasons = []
+    for value in tuned_values(spec, name, *pair):
+        reason = spec.grid_impossible(lambda n, default: value if n == name else param(n, default), d)
+        if reason is None:
+            return None
+        reasons.append(reason)
+    return f"no value of the tuned {name} in {list(pair)} is possible ({reasons[0]}, ...)"
 
 
 def value_name(axis: str, value) -> str:
@@ -175,12 +231,18 @@ def schema_definitions() -> dict[str, dict]:
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                name: {**spec.parameter_schema[name], "default": default} for name, default in spec.parameters.items()
+                name: {**_parameter_schema(spec, name), "default": default} for name, default in spec.parameters.items()
             },
         }
         for spec in POLICIES.values()
         if spec.parameters
     }
+
+
+def _parameter_schema(spec: PolicySpec, name: str) -> dict:
+    """A parameter's schema: its own, with ``{tune: [lo, hi]}`` where it is tunable."""
+    own = spec.parameter_schema[name]
+    return tunable_schema(own, spec.tunable[name]) if name in spec.tunable else own
 
 
 def schema_entries() -> dict[str, dict]:

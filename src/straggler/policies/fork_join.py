@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .spec import D_OF_N, PLACEMENT, PolicySpec, swept
+from .spec import D_OF_N, PLACEMENT, PolicySpec, Tunable, swept
 
 # its code in the simulation kernels (PolicySpec.kernel_code)
 FJ_CODE = 6
@@ -36,6 +36,8 @@ def fork_join_impossible(param: Callable[[str, Any], Any], d: int) -> str | None
     keep = param("keep", "d")
     if isinstance(keep, int) and keep > d:
         return f"keep = {keep} > d = {d}"
+    if isinstance(keep, int) and keep < k:  # a config error, unless one of them is tuned
+        return f"keep = {keep} < k = {k}"
     return None
 
 
@@ -100,6 +102,11 @@ SPECS: tuple[PolicySpec, ...] = (
         parameter_schema=PARAMETER_SCHEMA,
         chosen_by_analysis=("keep",),
         chosen_per_load=("keep",),
+        tunable={
+            "k": Tunable(integer=True, minimum=1, maximum=10000),
+            "keep": Tunable(integer=True, minimum=1, maximum=10000),
+            "cost_limit": Tunable(minimum=0, exclusive=True),
+        },
         grid_impossible=fork_join_impossible,
         config_errors="fork_join_errors",
         task_law="fork_join_tasks",

@@ -5,7 +5,7 @@ papers, and the hooks most policies take.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +43,83 @@ def one_replica_blocks(model) -> tuple[int, int]:
     """One replica served in full blocks its server: ``(1, 1)`` (see
     :mod:`straggler.analysis.tails`)."""
     return 1, 1
+
+
+TUNE = "tune"
+"""The key of a tuned knob: ``{tune: [lo, hi]}`` in place of a parameter's value
+(docs/guide/tuning.md; the search: :mod:`straggler.tuning`)."""
+
+
+@dataclass(frozen=True)
+class Tunable:
+    """What ``{tune: [lo, hi]}`` may search for a numeric parameter: integers or
+    numbers, and the smallest value the parameter takes (the schema's)."""
+
+    integer: bool = False
+    minimum: float = 0.0
+    exclusive: bool = False
+    """The minimum itself is not allowed (``cost_limit > 0``)."""
+    maximum: float | None = None
+
+    def schema(self) -> dict:
+        """The JSON schema of ``{tune: [lo, hi]}`` for this parameter (``lo < hi`` and
+        finiteness are the config checks', :mod:`straggler.config.checks.policies`)."""
+        bound = {"exclusiveMinimum" if self.exclusive else "minimum": self.minimum}
+        if self.maximum is not None:
+            bound["maximum"] = self.maximum
+        item = {"type": "integer" if self.integer else "number", **bound}
+        return {
+            "type": "object",
+            "additionalProperties": False,
+            "required": [TUNE],
+            "properties": {
+                TUNE: {
+                    "description": "[lo, hi], lo < hi: the range the study searches by simulation, per setting "
+                    "and per load" + (" (integers)" if self.integer else "") + ".",
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 2,
+                    "items": item,
+                }
+            },
+        }
+
+
+TUNE_TEXT = (
+    "Or {tune: [lo, hi]}: the study searches the range by simulation, per setting and per load, for the "
+    "least mean response time (docs/guide/tuning.md)."
+)
+
+
+def tunable_schema(schema: dict, tunable: Tunable) -> dict:
+    """A parameter's schema that also takes ``{tune: [lo, hi]}``: its own values, or the
+    tuned range (:meth:`Tunable.schema`)."""
+    own = {k: v for k, v in schema.items() if k != "description"}
+    text = schema.get("description", "")
+    return {"description": f"{text} {TUNE_TEXT}".strip(), "anyOf": [own, tunable.schema()]}
+
+
+def tuned_range(value) -> tuple[float, float] | None:
+    """``(lo, hi)`` of a tuned value ``{tune: [lo, hi]}``, or None for any other value
+    (or a malformed one, which the config's checks name)."""
+    if not isinstance(value, Mapping) or set(value) != {TUNE}:
+        return None
+    pair = value[TUNE]
+    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+        return None
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in pair):
+        return None
+    return pair[0], pair[1]
+
+
+def is_tuned(value) -> bool:
+    """Is ``value`` a tuned knob, ``{tune: ...}`` (well formed or not)?"""
+    return isinstance(value, Mapping) and TUNE in value
+
+
+def tuned_parameters(params: Mapping | None) -> list[str]:
+    """The names of ``params`` whose value is ``{tune: ...}``, in order."""
+    return [name for name, value in (params or {}).items() if is_tuned(value)]
 
 
 @dataclass(frozen=True)
@@ -123,6 +200,10 @@ class PolicySpec:
     chosen_per_load: tuple[str, ...] = ()
     """Those of :attr:`chosen_by_analysis` chosen at each load: with ``opt`` the
     system changes with the load, so its verdict is not known to be monotone."""
+    tunable: dict[str, Tunable] = field(default_factory=dict)
+    """The numeric parameters a config may give as ``{tune: [lo, hi]}`` (searched by
+    simulation per setting and per load, :mod:`straggler.tuning`); their schema takes
+    the tuned range besides their own values (:func:`tunable_schema`)."""
     grid_impossible: Callable[[Callable[[str, Any], Any], int], str | None] | None = None
     """Why a grid point with its parameters cannot be evaluated, or None (besides
     ``uses_d`` and ``two_pools``): ``hook(param, d)`` with ``param(name, default)``
@@ -151,6 +232,23 @@ class PolicySpec:
     def analytic_only(self) -> bool:
         """True if no engine simulates the policy (no kernel code)."""
         return self.kernel_code is None
+
+    def analysis_value(self, name: str, lo: float, hi: float):
+        """The value the analysis of a cell takes for its tuned parameter ``name``:
+        ``opt`` where the analysis chooses it (:attr:`chosen_by_analysis`: its optimum,
+        which the search also tries), else ``lo`` for an integer (the smallest is
+        feasible whenever one is: k of FJ) and the midpoint for a number."""
+        if name in self.chosen_by_analysis:
+            return "opt"
+        if self.tunable[name].integer:
+            return int(lo)
+        return lo + (hi - lo) / 2
+
+    def analysis_value_words(self, name: str) -> str:
+        """What :meth:`analysis_value` takes, in words (a cell's note)."""
+        if name in self.chosen_by_analysis:
+            return f"{name}: opt (the analysis's optimum)"
+        return f"{name} = lo, the smallest of the range" if self.tunable[name].integer else f"{name} = (lo + hi) / 2"
 
 
 #: why the stable loads of a policy with a fixed work per pool form an interval

@@ -4,7 +4,7 @@ known sizes). Their analyses: :mod:`straggler.analysis.two_pool_handlers`."""
 
 from __future__ import annotations
 
-from .spec import EVENT_LIST, EVERYWHERE, FIXED_WORK, PolicySpec
+from .spec import EVENT_LIST, EVERYWHERE, FIXED_WORK, PolicySpec, Tunable
 
 # their codes in the simulation kernels (PolicySpec.kernel_code; plain ints, so that numba
 # compiles a comparison with one as a constant)
@@ -17,7 +17,14 @@ def first_of_pools_blocks(model) -> tuple[int, int]:
 
 
 #: Rer's and Rep's threshold (the schema's ``$defs/tau``: a number, opt, or a list)
-TAU = {"$ref": "#/$defs/tau"}
+TAU = {
+    "$ref": "#/$defs/tau",
+    "description": "Threshold (time of processing after which the job is rerouted or replicated): a number "
+    "in [0, .inf] as in the threshold paper, opt (the default: the analysis chooses it) or a list of those "
+    "(a dataset dimension).",
+}
+#: the threshold searched by simulation (``{tune: [lo, hi]}``): any time >= 0
+TAU_TUNE = {"tau": Tunable(minimum=0)}
 
 SPECS: tuple[PolicySpec, ...] = (
     PolicySpec(
@@ -92,6 +99,7 @@ SPECS: tuple[PolicySpec, ...] = (
         },
         picks_pool=True,
         chosen_by_analysis=("tau",),
+        tunable=TAU_TUNE,
         analysis_seconds=0.03,
         analysis="rerouting",
         sizes_by_type=True,
@@ -117,6 +125,7 @@ SPECS: tuple[PolicySpec, ...] = (
         parameter_schema={"tau": TAU},
         picks_pool=True,
         chosen_by_analysis=("tau",),
+        tunable=TAU_TUNE,
         concurrent_replicas=2,
         blocking_order=first_of_pools_blocks,
         analysis_seconds=0.03,

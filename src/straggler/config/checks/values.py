@@ -34,7 +34,10 @@ def _walk(node, path=()):
 
 
 def _infinity_allowed(path) -> bool:
-    """tau may be .inf (never reroute or replicate), FJ's cost_limit too (no limit)."""
+    """tau may be .inf (never reroute or replicate), FJ's cost_limit too (no limit);
+    not the bounds of a range they are tuned over (a search spans a finite range)."""
+    if "tune" in path:
+        return False
     if len(path) >= 3 and path[0] == "policies" and path[2] in ("tau", "cost_limit"):
         return True
     if len(path) >= 2 and path[0] == "grid" and str(path[1]).endswith(".cost_limit"):
