@@ -215,3 +215,20 @@ def test_located_frontiers_decide_the_stability_winner(tmp_path):
         "undetermined" in r["stability_evidence"] for r in found["capacity"]
     )
     assert "located" in set(np.asarray(after["evidence"].values, dtype=str).ravel())
+
+
+def test_best_and_recommend_print_the_located_values(tmp_path):
+    from straggler.question import answer_lines
+    from straggler.report import best_at
+
+    raw = _raw(grid={"policy": ["ZRed", "FRed"], "r_slow": [0.5], "N": [10]}, load=[0.2, 0.5, 0.8])
+    ds, found = _search(raw, tmp_path / "sim")
+    located = attach(ds, capacity_table([found]))
+    fred = _row(found, "FRed")
+    lines, ok = best_at(located, {"load": "0.2"})
+    assert ok
+    text = "\n".join(lines)
+    assert "located between the grid's loads" in text
+    assert f"FRed: stability frontier [{fred['stability_low']:.4g}, {fred['stability_high']:.4g}]" in text
+    answer = "\n".join(answer_lines(located))
+    assert "Located (P99 <= 10 holds at the low end, not at the high one)" in answer

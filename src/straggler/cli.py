@@ -584,7 +584,12 @@ def _recommend(args) -> int:
     dataset = results / f"{question.name}.nc"
     try:
         with xr.open_dataset(dataset, engine="netcdf4") as ds:
-            lines = answer_lines(ds.load(), report=str(results / "report.html"))
+            study = ds.load()
+        if (results / "capacity.csv").is_file():
+            from .frontier import attach, read_capacity
+
+            study = attach(study, read_capacity(results / "capacity.csv"))
+        lines = answer_lines(study, report=str(results / "report.html"))
     except (OSError, ValueError) as err:
         raise _Failure(f"cannot read {dataset} ({err}); {DATASET_EXPECTED}") from None
     print("\n".join(lines))

@@ -72,6 +72,7 @@ QUESTION_KEYS = (
     "parameters",
     "slo",
     "budget",
+    "resolution",
     "seed",
     "simulation",
     "evaluate",
@@ -345,7 +346,7 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
         policies = practical_policies(str(discipline), str(queueing))
         if not policies:  # a discipline or queueing the study refuses: its error says so
             t.said.add("policies")
-    decision = {k: raw[k] for k in ("slo", "budget") if raw.get(k) is not None}
+    decision = {k: raw[k] for k in ("slo", "budget", "resolution") if raw.get(k) is not None}
     study: dict[str, Any] = {"study": raw.get("name", study_name(Path(source).stem))}
     if "seed" in raw:
         study["seed"] = raw["seed"]
@@ -389,6 +390,7 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
         (f"distributions.{WORKLOAD}", WORKLOAD),
         ("decision.slo", "slo"),
         ("decision.budget", "budget"),
+        ("decision.resolution", "resolution"),
         ("decision", "slo"),
         ("policies", "parameters"),
     ]
@@ -594,6 +596,27 @@ def _policy_words(names) -> list[str]:
     return [f"{p}: {POLICIES[p].title}: {POLICIES[p].description}." for p in policies if p in POLICIES]
 
 
+def _located_line(table, named: list[str], c) -> list[str]:
+    """With ``resolution`` (capacity.csv attached, :func:`straggler.frontier.attach`): up
+    to what load each recommended contender keeps the SLO (or stays stable), located."""
+    from .intervals import fmt_interval
+
+    ds = table.ds
+    # one setting (a question's usual one): with several, capacity.csv has every row
+    if "located_stability_low" not in ds or not named or any(ds.sizes[d] > 1 for d in table.dims):
+        return []
+    what = "slo" if c.target is not None else "stability"
+    low = table.flat(ds[f"located_{what}_low"], table.dims)
+    high = table.flat(ds[f"located_{what}_high"], table.dims)
+    parts = []
+    for k, name in enumerate(table.policies):
+        if name in named:
+            at = (*(0 for _ in table.dims), k)
+            parts.append(f"{name} {fmt_interval(float(low[at]), float(high[at])) or 'unknown'}")
+    label = f"{c.slo_words()} holds" if c.target is not None else "stable"
+    return [f"Located ({label} at the low end, not at the high one): " + "; ".join(parts) + "."]
+
+
 def answer_lines(ds: xr.Dataset, report: str | None = None) -> list[str]:
     """The answer of a finished question's dataset in at most :data:`MAX_ANSWER_LINES`
     lines: what was asked; per (setting and) load the policy to run, its E[T], tail and
@@ -627,5 +650,6 @@ def answer_lines(ds: xr.Dataset, report: str | None = None) -> list[str]:
         blocks.append(block)
     where = report or "the study's report"
     tail = [f"Every contender at every load, with the evidence: {where}"] if report else []
+    tail = _located_line(table, named, c) + tail
     more = "... and {n} more loads: see " + where
     return _fit(head, blocks, tail, more, _policy_words(named))
