@@ -232,3 +232,24 @@ def test_best_and_recommend_print_the_located_values(tmp_path):
     assert f"FRed: stability frontier [{fred['stability_low']:.4g}, {fred['stability_high']:.4g}]" in text
     answer = "\n".join(answer_lines(located))
     assert "Located (P99 <= 10 holds at the low end, not at the high one)" in answer
+
+
+def test_locate_writes_the_tables_and_the_capacity_figure(tmp_path):
+    """The `locate` rule's step: capacity.csv (a row per contender, the setting's axes
+    first), crossovers.csv and the capacity figure, from the settings' search files."""
+    import pandas as pd
+
+    from straggler.frontier import CAPACITY_COLUMNS, CROSSOVER_COLUMNS, read_capacity
+    from straggler.pipeline import locate as locate_step
+
+    raw = _raw(grid={"policy": ["ZRed", "FRed"], "r_slow": [0.5], "N": [10]}, load=[0.2, 0.5, 0.8])
+    _, found = _search(raw, tmp_path / "sim")
+    (tmp_path / "s.json").write_text(json.dumps(found, default=str))
+    locate_step([str(tmp_path / "s.json")], tmp_path / "capacity.csv", tmp_path / "crossovers.csv", tmp_path / "fig")
+    capacity = read_capacity(tmp_path / "capacity.csv")
+    assert list(capacity.columns) == ["distribution", "dependence", "r_slow", "N", *CAPACITY_COLUMNS]
+    assert list(capacity["policy"]) == ["ZRed", "FRed"]
+    crossovers = pd.read_csv(tmp_path / "crossovers.csv")
+    assert list(crossovers.columns) == ["distribution", "dependence", "r_slow", "N", *CROSSOVER_COLUMNS]
+    for ext in ("png", "svg"):
+        assert (tmp_path / "fig" / f"capacity.{ext}").stat().st_size > 1000

@@ -18,22 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from ..catalog import CASE_DIMS
+from ..frontier import CAPACITY_COLUMNS
 from .layout import WIDTH, backend, finish
 from .style import style_of
 
 NAME = "capacity"
 """The figure's file name (``figures/capacity.png``, ``.svg``)."""
-
-_CONTENDER_COLUMNS = (
-    "policy",
-    "stability_low",
-    "stability_high",
-    "stability_evidence",
-    "slo_low",
-    "slo_high",
-    "slo_evidence",
-    "probes",
-)
 
 
 def _finite_or(value: float, fallback: float) -> float:
@@ -48,7 +38,7 @@ def capacity_figure(capacity):
         frame[col] = frame[col].astype(float)
     has_slo = bool(np.isfinite(frame["slo_high"]).any() or np.isfinite(frame["slo_low"]).any())
     cases = [c for c in CASE_DIMS if c in frame.columns]
-    rest = [c for c in frame.columns if c not in (*cases, *_CONTENDER_COLUMNS) and not _own_axis(frame, c)]
+    rest = [c for c in frame.columns if c not in (*cases, *CAPACITY_COLUMNS) and not _own_axis(frame, c)]
     own = [c for c in frame.columns if _own_axis(frame, c)]
     groups = list(frame.groupby(cases, sort=False)) if cases else [((), frame)]
     ncols = min(2, len(groups))
