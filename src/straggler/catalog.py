@@ -85,6 +85,9 @@ class FigureKind:
     """Drawn only when the study simulates."""
     decision: bool = False
     """Drawn only for a study with a ``decision`` section (an SLO, a budget)."""
+    located: bool = False
+    """Drawn from ``capacity.csv`` by the ``locate`` rule (a study with
+    ``decision.resolution``, :mod:`straggler.frontier`), never by the figures rules."""
     axes: Callable[[dict[str, list]], list[str]] | None = None
     """A per-axis kind: the axes of a grid that get one."""
     when: Callable[[dict[str, list]], bool] | None = None
@@ -175,6 +178,22 @@ FIGURE_KINDS: tuple[FigureKind, ...] = (
             "estimate at a load gets its verdict mark (x unstable, ? undetermined) at the foot of the panel, "
             "at its analytic E[C]. Other system axes (r_slow, N, ...) are taken at the value where the "
             "simulation has the most estimates; the title says which."
+        ),
+    ),
+    FigureKind(
+        "capacity",
+        "capacity:capacity_figure",
+        located=True,
+        section="decision",
+        family="capacity",
+        caption=(
+            "Drawn for a study with decision.resolution: per setting (a panel per case, the other "
+            "setting axes down), each contender's largest load under the SLO as the interval the search "
+            "located between the grid's loads, a bar from the last load where the SLO is met (marked) "
+            "to the first where it fails; a bar wider than the resolution is a stretch where the "
+            "simulation could not tell (capacity.csv's slo_evidence says so). Behind it, faint, the "
+            "contender's located stability frontier (a tick where the analysis knows it exactly). "
+            "Without an SLO the bars are the stability frontiers."
         ),
     ),
     FigureKind(
@@ -349,7 +368,7 @@ def figure_names(axes: dict[str, list], simulated: bool = True, decision: bool =
     return [
         name
         for kind in FIGURE_KINDS
-        if (simulated or not kind.simulated) and (decision or not kind.decision)
+        if (simulated or not kind.simulated) and (decision or not kind.decision) and not kind.located
         for name in kind.names(axes)
     ]
 

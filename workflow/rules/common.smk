@@ -12,7 +12,7 @@ from straggler.files import restore_previous
 from straggler.grid import build_grid, setting_key
 from straggler.grid import settings as grid_settings
 from straggler.sources import figures_hash, model_hash, presentation_hash
-from straggler.workunits import plan, result_config, runtime_minutes, search_hash
+from straggler.workunits import plan, result_config, runtime_minutes, search_hash, search_seconds
 
 # One reading of a study file: the files given with --configfile are read again by the
 # package's loader, as `straggler check-config` reads them, and Snakemake's reading is

@@ -4,6 +4,10 @@
 # killed midway, reads them back); `locate` gathers the settings into capacity.csv,
 # crossovers.csv and the capacity figure. A setting, not a cell, is the unit: its
 # crossovers compare its contenders on the workload's common random numbers.
+# A cluster job's time: the plan's estimate of the costliest setting's search.
+SEARCH_SECONDS = search_seconds(PLAN, GRID, list(SETTINGS.values()))
+
+
 rule search:
     """The frontiers and crossovers of one setting, probed between the grid's loads."""
     input:
@@ -18,7 +22,10 @@ rule search:
     benchmark:
         f"{RESULTS}/benchmarks/search/{{setting}}.tsv"
     resources:
-        mem_mb=MEM_MB,
+        # a search probes a few loads per contender: minutes, not hours, on the default
+        # study's run lengths; a cluster job that ran out gets twice the time on its retry
+        runtime=lambda wc, attempt: runtime_minutes(SEARCH_SECONDS, attempt),
+        mem_mb=lambda wc, attempt: MEM_MB * attempt,
     script:
         "../scripts/search.py"
 
@@ -30,7 +37,13 @@ rule locate:
     output:
         capacity=f"{RESULTS}/capacity.csv",
         crossovers=f"{RESULTS}/crossovers.csv",
-        figure=multiext(f"{RESULTS}/figures/capacity", ".png", ".svg"),
+        png=report(
+            f"{RESULTS}/figures/capacity.png",
+            caption="../report/figures/capacity.rst",
+            category="Figures",
+            labels={"figure": "capacity"},
+        ),
+        svg=f"{RESULTS}/figures/capacity.svg",
     params:
         code=PLOTS_HASH,
     log:

@@ -10,5 +10,5 @@ locate(
     list(snakemake.input),
     snakemake.output.capacity,
     snakemake.output.crossovers,
-    Path(snakemake.output.figure[0]).parent,
+    Path(snakemake.output.png).parent,
 )

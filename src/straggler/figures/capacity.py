@@ -65,7 +65,9 @@ def capacity_figure(capacity):
                 st = style_of(r["policy"])
                 colour = st["colour"]
                 s_low, s_high = r["stability_low"], r["stability_high"]
-                if math.isfinite(s_low):
+                if math.isfinite(s_low) and s_low == s_high:  # exact: a tick, not a bar
+                    ax.plot([s_low], [y], marker="|", ms=7, mew=2.5, color=colour, alpha=0.35, ls="none")
+                elif math.isfinite(s_low):
                     ax.plot(
                         [s_low, _finite_or(s_high, top)],
                         [y, y],
