@@ -253,3 +253,19 @@ def test_locate_writes_the_tables_and_the_capacity_figure(tmp_path):
     assert list(crossovers.columns) == ["distribution", "dependence", "r_slow", "N", *CROSSOVER_COLUMNS]
     for ext in ("png", "svg"):
         assert (tmp_path / "fig" / f"capacity.{ext}").stat().st_size > 1000
+
+
+def test_the_report_shows_the_located_frontiers(tmp_path):
+    from straggler.report import located_table, markdown
+
+    raw = _raw(grid={"policy": ["ZRed", "FRed"], "r_slow": [0.5], "N": [10]}, load=[0.2, 0.5, 0.8])
+    ds, found = _search(raw, tmp_path / "sim")
+    located = attach(ds, capacity_table([found]))
+    table = located_table(located)
+    assert list(table["policy"]) == ["ZRed", "FRed"]
+    assert list(table["stability evidence"])[0] == "exact (analysis)"
+    assert "P99 <= 10 up to" in table.columns
+    text = markdown(located)
+    assert "## Located frontiers" in text
+    assert "The stability winner is decided at 1 of 1 settings on the located frontiers." in text
+    assert "## Located frontiers" not in markdown(ds)

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+import yaml
 
 from straggler import tuning, workunits
 from straggler.config import ConfigError, apply_override, resolve_config
@@ -185,6 +186,21 @@ def test_the_study_dataset_has_the_tuned_variables_nan_for_an_untuned_cell(rer_s
     assert study["tuned_value"].dims == (*grid.axes, "load")
     assert np.all(study["tuned_value"].sel(policy="Rer").values == 1.0)
     assert np.isnan(study["tuned_value"].sel(policy="ZRed").values).all()
+
+
+def test_the_report_says_whether_the_simulation_agrees_with_the_analysis(rer_study, rer_cell):
+    from straggler.report import markdown, tuned_table
+
+    cid, store, _, ds = rer_cell
+    grid = build_grid(rer_study)
+    other = next(c for c in grid.cells if c != cid)
+    config = yaml.safe_dump(rer_study.to_dict(), sort_keys=False)
+    study = aggregate(grid, {cid: ds, other: evaluate_cell(rer_study, other, store)}, {"config": config})
+    table = tuned_table(study)
+    assert list(table["policy"]) == ["Rer", "Rer"] and list(table["load"]) == [0.3, 0.6]
+    assert list(table["simulation agrees"]) == ["yes", "yes"]
+    assert list(table["analysis's optimum"]) == ["1", "1"]
+    assert "## Tuned knobs" in markdown(study)
 
 
 # --------------------------------------------------------------------------- integers, work units

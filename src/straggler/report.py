@@ -189,6 +189,35 @@ def answer_sentences(ds: xr.Dataset, rec: pd.DataFrame, table: PointTable) -> li
             f"{name if ',' not in name else '{' + name + '}'} ({v})" for name, v in counts_by.head(4).items()
         )
         out.append(f"Most often recommended: {top}.")
+    return out + located_sentences(ds, table)
+
+
+def located_sentences(ds: xr.Dataset, table: PointTable) -> list[str]:
+    """How far the search between the grid's loads got (a dataset with ``capacity.csv``
+    attached): frontiers exact, located to the resolution, or left wider where the
+    simulation cannot tell, and at how many settings the stability winner is decided."""
+    if "located_stability_evidence" not in ds:
+        return []
+    out = []
+    for what, label in (("stability", "stability frontiers"), ("slo", "SLO capacities")):
+        said = [str(v) for v in np.asarray(ds[f"located_{what}_evidence"].values, dtype=object).ravel() if v]
+        if not said:
+            continue
+        counts = {
+            "exact": sum(v.startswith("exact") for v in said),
+            "located": sum(v == "located" for v in said),
+            "wider": sum(v.startswith("undetermined") for v in said),
+            "never": sum(v.startswith("not met") for v in said),
+        }
+        never = f", {counts['never']} not met at any load probed" if what == "slo" else ""
+        out.append(
+            f"Between the grid's loads ({label}, capacity.csv): {counts['located']} located to the "
+            f"resolution, {counts['exact']} exact from the analysis, {counts['wider']} wider where "
+            f"the simulation cannot tell{never} (dataset points; see Located frontiers)."
+        )
+    settings = [index for index, li in table.points() if li is None]
+    decided = sum(table.decide("stability", index).decided for index in settings)
+    out.append(f"The stability winner is decided at {decided} of {len(settings)} settings on the located frontiers.")
     return out
 
 
@@ -393,6 +422,52 @@ def summary(
     return out
 
 
+def located_table(ds: xr.Dataset) -> pd.DataFrame:
+    """Each contender's located frontiers per setting (a dataset with ``capacity.csv``
+    attached, :func:`straggler.frontier.attach`; empty without): the stability frontier
+    and the load up to which the SLO holds, as intervals with their evidence."""
+    if "located_stability_low" not in ds:
+        return pd.DataFrame()
+    c = constraints(ds)
+    names = ["stability_low", "stability_high", "stability_evidence", "slo_low", "slo_high", "slo_evidence"]
+    frame = xr.Dataset({n: ds[f"located_{n}"] for n in names}).to_dataframe().reset_index()
+    frame = frame[frame["stability_low"].notna() | frame["stability_high"].notna()]
+    dims = [d for d in ds["located_stability_low"].dims if ds.sizes[d] > 1 or d == "policy"]
+    dims = [d for d in dims if d != "policy"] + ["policy"]  # the setting, then the contender
+    order = {str(p): i for i, p in enumerate(ds["policy"].values)}
+    out = frame.sort_values(
+        dims, kind="stable", key=lambda col: col.astype(str).map(order) if col.name == "policy" else col
+    )[dims].copy()
+    frame = frame.loc[out.index]
+    out["stability frontier"] = [fmt_interval(a, b) for a, b in zip(frame["stability_low"], frame["stability_high"])]
+    out["stability evidence"] = list(frame["stability_evidence"])
+    if c.target is not None:
+        out[f"{c.slo_words()} up to"] = [fmt_interval(a, b) for a, b in zip(frame["slo_low"], frame["slo_high"])]
+        out["SLO evidence"] = list(frame["slo_evidence"])
+    return out.drop_duplicates().reset_index(drop=True)
+
+
+def tuned_table(ds: xr.Dataset) -> pd.DataFrame:
+    """The tuned knobs ({tune: [lo, hi]}, :mod:`straggler.tuning`) per setting and load:
+    the best value, the values the data cannot tell from it, the analysis's optimum and
+    whether the simulation agrees with it (the optimum inside that range)."""
+    if "tuned_value" not in ds or not np.isfinite(np.asarray(ds["tuned_value"].values, float)).any():
+        return pd.DataFrame()
+    names = ["tuned_value", "tuned_low", "tuned_high", "tuned_analysis"]
+    frame = xr.Dataset({n: ds[n] for n in names}).to_dataframe().reset_index()
+    frame = frame[frame["tuned_value"].notna() | frame["tuned_low"].notna()]
+    dims = [d for d in ds["tuned_value"].dims if ds.sizes[d] > 1 or d in ("policy", "load")]
+    out = frame[dims].copy()
+    out["best"] = [f"{v:.4g}" for v in frame["tuned_value"]]
+    out["cannot be told from it"] = [fmt_interval(a, b) for a, b in zip(frame["tuned_low"], frame["tuned_high"])]
+    out["analysis's optimum"] = [f"{v:.4g}" if np.isfinite(v) else "" for v in frame["tuned_analysis"]]
+    out["simulation agrees"] = [
+        "" if not np.isfinite(x) else "yes" if lo <= x <= hi else "no"
+        for x, lo, hi in zip(frame["tuned_analysis"], frame["tuned_low"], frame["tuned_high"])
+    ]
+    return out.drop_duplicates().reset_index(drop=True)
+
+
 def frontier_counts(ds: xr.Dataset, points: PointTable | None = None) -> tuple[dict, int] | None:
     """How often each policy is on the latency-cost frontier (no other policy's E[T]
     and E[C] intervals both lie below its own, :func:`straggler.winners.dominated`),
@@ -560,6 +635,12 @@ def markdown(
         _markdown_table(criterion_table(ds, table, "stability")),
     ]
     lines += _verdict_lines(ds)
+    located = located_table(ds)
+    if not located.empty:
+        lines += ["", "## Located frontiers", "", LOCATED_WORDS, "", _markdown_table(located)]
+    tuned = tuned_table(ds)
+    if not tuned.empty:
+        lines += ["", "## Tuned knobs", "", TUNED_WORDS, "", _markdown_table(tuned)]
     theory = theory_table(ds)
     if not theory.empty:
         lines += ["", "## Theory against simulation", "", _markdown_table(theory)]
@@ -586,6 +667,20 @@ BASIS_WORDS = (
 )
 """The legend under the recommendation table."""
 
+
+LOCATED_WORDS = (
+    "Searched between the grid's loads (decision.resolution): stable at a frontier's low end and "
+    "not at its high end, the SLO met at the low end and not at the high end. An interval wider "
+    "than the resolution says where the simulation could not tell (capacity.csv has every row, "
+    "crossovers.csv the loads where the winners change)."
+)
+
+TUNED_WORDS = (
+    "Each tuned knob was searched per setting and load on the workload's common random numbers: "
+    "the best value has the least simulated E[T]; the range holds the values whose paired "
+    "difference from it the simulation cannot tell from 0. The simulation agrees with the "
+    "analysis's optimum where that optimum lies in the range."
+)
 
 SECTIONS = ("summary", "stability", "latency", "cost", "tradeoffs", "theory", "claims", "provenance")
 """The sections of ``report.html``, in order."""
@@ -663,6 +758,10 @@ def html(
         "law_table": _table_html(differences, 200),
         "resample_sentences": sure,
         "resample_table": _table_html(agreement, 200),
+        "located_words": LOCATED_WORDS,
+        "located_table": _table_html(located_table(ds), 400),
+        "tuned_words": TUNED_WORDS,
+        "tuned_table": _table_html(tuned_table(ds), 400),
     }
     return env.get_template("report.html.j2").render(**context)
 
