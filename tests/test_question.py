@@ -155,7 +155,8 @@ def test_an_unknown_key_is_named_with_the_closest_one(tmp_path):
     lines = problems(write(tmp_path, dict(SMALL, polices=["CoC"], system={"N": 10, "r_slw": 1})), tmp_path)
     assert lines == [
         "polices: key 'polices' is not allowed; expected one of name, system, workload, dependence, load, "
-        "policies, d, parameters, slo, budget, seed, simulation, evaluate, execution; did you mean 'policies'?",
+        "policies, d, parameters, slo, budget, resolution, seed, simulation, evaluate, execution; did you mean "
+        "'policies'?",
         "system.r_slw: key 'r_slw' is not allowed; expected one of N, r_slow, pools, speeds, discipline, "
         "queueing, types; did you mean 'r_slow'?",
     ]
@@ -221,8 +222,8 @@ def test_a_bad_question_is_one_line_per_problem_status_2_and_runs_nothing(tmp_pa
     out, err = capsys.readouterr()
     assert out == "" and err.splitlines() == [
         f"straggler recommend: {path}: worklaod: key 'worklaod' is not allowed; expected one of name, system, "
-        "workload, dependence, load, policies, d, parameters, slo, budget, seed, simulation, evaluate, execution; "
-        "did you mean 'workload'?"
+        "workload, dependence, load, policies, d, parameters, slo, budget, resolution, seed, simulation, evaluate, "
+        "execution; did you mean 'workload'?"
     ]
     assert not path.with_name("q.study.yaml").exists()
 

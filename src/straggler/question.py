@@ -21,6 +21,7 @@ question                  study
 ``d``                     ``grid.d`` (default ``[2, 3, 4]``)
 ``parameters``            ``policies``
 ``slo``, ``budget``       ``decision.slo``, ``decision.budget``
+``resolution``            ``decision.resolution`` (answers between the loads)
 ``seed``, ``evaluate``    the same keys
 ``simulation``            ``simulation`` (default :data:`DEFAULT_SIMULATION`)
 ``execution``             ``execution`` (how the work is cut into jobs)
