@@ -363,3 +363,14 @@ def test_snakemake_reads_the_study_file_as_check_config_does(tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     resolved = yaml.safe_load(next((tmp_path / ".snakemake" / "straggler").glob("resolved-*.yaml")).read_text())
     assert resolved["load"] == [0.3] and resolved["study"] == "other"
+
+
+def test_a_study_without_its_grid_is_refused_with_every_problem_named():
+    """A study file of a name and one section (a grid forgotten) is a list of problems,
+    not a KeyError from the checks that try each axis value."""
+
+    with pytest.raises(ConfigError) as err:
+        resolve_config({"study": "bad", "decision": {"resolution": -0.1}})
+    text = str(err.value)
+    assert "grid: missing" in text and "load: missing" in text
+    assert "decision.resolution: value -0.1 is not allowed; expected a number in (0, 0.5]" in text

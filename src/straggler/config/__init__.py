@@ -315,7 +315,10 @@ def _axis_value_errors(cfg: dict, axes: list[tuple[Axis, list]], base_texts: set
     each (validating the whole grid again per value would be quadratic: minutes for 10^4
     values)."""
     errs: list[Err] = []
-    lean = {**cfg, "grid": {**cfg["grid"], **{a.key: v[:1] for a, v in axes}}}
+    if not axes:  # nothing to try (and a config may lack its grid: validate said so)
+        return errs
+    grid = cfg.get("grid") if isinstance(cfg.get("grid"), dict) else {}
+    lean = {**cfg, "grid": {**grid, **{a.key: v[:1] for a, v in axes}}}
     for axis, values in axes:
         for i, value in enumerate(values):
             where = f"grid.{axis.key}[{i}]"
