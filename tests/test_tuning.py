@@ -239,3 +239,22 @@ def test_a_tuned_cell_is_never_sharded_and_costs_each_value(rer_study):
     assert any(shard.cell != tuned for shard in plan.shards.values())  # the plain cell is
     plain = workunits.estimate(apply_override(cfg, "Rer.tau", 1.0), grid.cells[tuned])
     assert plan.costs[tuned].simulation == pytest.approx(18 * plain.simulation)
+
+
+def test_the_plan_counts_every_value_a_tuned_knob_runs(tmp_path, capsys):
+    """`straggler plan`: a tuned cell simulates each value its search tries."""
+    from straggler import cli
+
+    study = raw(grid={**raw()["grid"], "policy": ["Rer", "ZRed"]}, load=[0.3, 0.6])
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(study))
+    assert cli.main(["plan", str(path)]) == 0
+    out = capsys.readouterr().out
+    sim = study["simulation"]
+    values = workunits.tuned_values(
+        resolve_config(study),
+        build_grid(resolve_config(study)).cells["policy=Rer__distribution=two__dependence=iid__r_slow=1.0__N=2"],
+    )
+    runs = int(sim["replications"]) * (values + 1)
+    expected = runs * 2 * (int(sim["jobs"]) + int(sim["warmup"]))
+    assert f"simulated jobs (all loads and replications): {expected:.3g}" in out

@@ -311,13 +311,15 @@ def _print_estimate(resolved: ResolvedConfig) -> None:
     """The plan of a resolved study: its cells and jobs, and the estimated CPU time."""
     from .grid import build_grid
     from .sources import model_hash
-    from .workunits import plan
+    from .workunits import plan, tuned_values
 
     grid = build_grid(resolved)
     p = plan(resolved, grid, model_hash())
     sim = resolved.simulation
     simulated = [c for c in p.costs.values() if c.replications]
-    jobs = sum(c.replications for c in simulated) * len(resolved.load) * (int(sim.jobs) + int(sim.warmup))
+    # a tuned knob runs each value its search tries (at most tuned_values per load)
+    runs = sum(c.replications * max(1, tuned_values(resolved, grid.cells[cid])) for cid, c in p.costs.items())
+    jobs = runs * len(resolved.load) * (int(sim.jobs) + int(sim.warmup))
     seconds = p.cpu_seconds()
     print(
         f"study {resolved.study}: {len(grid.cells)} cells ({len(simulated)} simulated), "
