@@ -317,7 +317,7 @@ def _axis_value_errors(cfg: dict, axes: list[tuple[Axis, list]], base_texts: set
     errs: list[Err] = []
     if not axes:  # nothing to try (and a config may lack its grid: validate said so)
         return errs
-    grid = cfg.get("grid") if isinstance(cfg.get("grid"), dict) else {}
+    grid: dict = cfg["grid"] if isinstance(cfg.get("grid"), dict) else {}
     lean = {**cfg, "grid": {**grid, **{a.key: v[:1] for a, v in axes}}}
     for axis, values in axes:
         for i, value in enumerate(values):
