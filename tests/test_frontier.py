@@ -267,6 +267,10 @@ def test_locate_writes_the_tables_and_the_capacity_figure(tmp_path):
     assert list(crossovers.columns) == ["distribution", "dependence", "r_slow", "N", *CROSSOVER_COLUMNS]
     for ext in ("png", "svg"):
         assert (tmp_path / "fig" / f"capacity.{ext}").stat().st_size > 1000
+    # each change is its own row: the winners at low are `below`, at high `above`
+    for row in crossovers.to_dict("records"):
+        assert row["below"] != row["above"] and row["low"] < row["high"]
+        assert row["evidence"] == "located" or row["high"] - row["low"] <= 0.02 + 1e-9, row
 
 
 def test_the_report_shows_the_located_frontiers(tmp_path):

@@ -14,8 +14,8 @@ its grid:
 
 Each is located by bisection (:func:`locate`) on a *judge* that says, of one load,
 whether the answer there is the low side's, the high side's, or cannot be told. A
-probe is the contender's cell evaluated at the grid's loads and the probes so far
-(:func:`straggler.evaluate.evaluate_cell` with another load list): its analysis,
+probe is the contender's cell evaluated at the probed load alone
+(:func:`straggler.evaluate.evaluate_cell` with that load as its list): its analysis,
 its simulation on the workload's random numbers (a load's stream depends on the load
 and the workload only, :mod:`straggler.simulation.streams`) and the verdicts that
 weigh both. The replications go to the cell's store, keyed by load: a rerun, or a
@@ -216,6 +216,9 @@ class SettingSearch:
         self.evaluations = 0
         self._cache: dict[tuple, xr.Dataset] = {}
         self._tables: dict[tuple, tuple] = {}
+        self._stability: xr.Dataset | None = None
+        self.level = float(resolved.simulation.confidence)
+        self.paired = str(self.attrs.get("common_random_numbers", "")).strip().lower() == "true"
 
     def _contenders(self) -> list[Contender]:
         out, seen = [], set()
@@ -272,7 +275,7 @@ class SettingSearch:
         key = (tuple(c.name for c in contenders), tuple(sorted(set(loads))))
         if key not in self._tables:
             ds = self.study(contenders, loads)
-            self._tables = {key: (ds, decision_table(ds, self.constraints))}  # the last one only
+            self._tables[key] = (ds, decision_table(ds, self.constraints))
         return self._tables[key]
 
     def _at(self, table, x: float) -> tuple:
@@ -282,37 +285,41 @@ class SettingSearch:
 
     # -------------------------------------------------------------- frontiers
 
-    def observe(self, c: Contender, probes: list[float]) -> dict[float, tuple[str, str]]:
-        """(verdict, SLO status) of the contender at the grid's loads and ``probes``. One
+    def observe(self, c: Contender, loads) -> dict[float, tuple[str, str]]:
+        """(verdict, SLO status) of the contender at ``loads``: the grid's loads together
+        (as the study evaluated them), or one probe alone. A probe lies between a load
+        known below the frontier and one known above it, where the other loads would add
+        nothing to its verdict (:mod:`straggler.verdict`: a stable load decides the loads
+        below it, an unstable one those above); alone it costs one load's evaluation. One
         evaluation serves both searches: a load probed for stability tightens the SLO's
         bracket too."""
-        return self._statuses(c, self.study([c], sorted({*self.grid_loads, *probes})))
+        return self._statuses(self.evaluate(c.cell, sorted(set(loads))))
 
-    def _statuses(self, c: Contender, ds: xr.Dataset) -> dict[float, tuple[str, str]]:
-        """(verdict, SLO status) of the contender at each load of ``ds``."""
+    def _statuses(self, cell: xr.Dataset) -> dict[float, tuple[str, str]]:
+        """(verdict, SLO status) at each load of a cell's dataset (the intervals of a cell
+        are those of its points in the study: :mod:`straggler.intervals` reads either)."""
         from .intervals import latency_intervals, tail_intervals
 
-        verdicts = [str(v) for v in self._of(c, ds["verdict"]).values]
+        verdicts = [str(v) for v in np.asarray(cell["verdict"].values).ravel()]
         if self.constraints.target is None:
             slo = ["" for _ in verdicts]
         else:
-            iv = latency_intervals(ds) if self.constraints.level is None else tail_intervals(ds, self.constraints.level)
-            low, high = self._of(c, iv["low"]).values, self._of(c, iv["high"]).values
-            slo = [status(float(a), float(b), self.constraints.target) for a, b in zip(low, high)]
+            c = self.constraints
+            iv = latency_intervals(cell) if c.level is None else tail_intervals(cell, c.level)
+            low, high = np.ravel(iv["low"].values), np.ravel(iv["high"].values)
+            slo = [status(float(a), float(b), c.target) for a, b in zip(low, high)]
         return {
             float(x): (v, FAILS if v == "unstable" else s)
-            for x, v, s in zip(np.asarray(ds["load"].values, float), verdicts, slo)
+            for x, v, s in zip(np.asarray(cell["load"].values, float), verdicts, slo)
         }
 
     def frontiers(self, c: Contender, grid_ds: xr.Dataset) -> tuple[Located, Located]:
         """The contender's stability and SLO frontiers."""
-        probes: list[float] = []
-        seen: dict[float, tuple[str, str]] = dict(self.observe(c, []))
+        seen: dict[float, tuple[str, str]] = dict(self.observe(c, self.grid_loads))
 
         def look(x: float) -> tuple[str, str]:
             if x not in seen:
-                probes.append(x)
-                seen.update(self.observe(c, probes))
+                seen.update(self.observe(c, [x]))
             return seen[x]
 
         def slo_at(x: float) -> str:
@@ -321,7 +328,7 @@ class SettingSearch:
                 return st
             # the quantile's CI straddles the target: judged again on more replications
             # at this load alone (its own store: the first ones are run again)
-            more = self._statuses(c, self.study([c], [x], self.reinforced))
+            more = self._statuses(self.evaluate(c.cell, [x], self.reinforced))
             return more[x][1]
 
         stability = self.stability(c, grid_ds, lambda x: look(x)[0])
@@ -334,7 +341,9 @@ class SettingSearch:
         verdicts, :func:`straggler.intervals.stability_intervals`)."""
         from .policies import stability_monotone
 
-        iv = stability_intervals(grid_ds)
+        if self._stability is None:  # once per setting: the whole study's intervals
+            self._stability = stability_intervals(grid_ds)
+        iv = self._stability
         low, high = float(self._of(c, iv["low"])), float(self._of(c, iv["high"]))
         evidence = str(self._of(c, iv["evidence"]).values)
         if low == high:
@@ -383,26 +392,22 @@ class SettingSearch:
     # -------------------------------------------------------------- crossovers
 
     def crossovers(self) -> list[dict]:
-        """Per criterion, where the winners change between adjacent grid loads."""
+        """Per criterion, where the winners change between adjacent grid loads. A probe
+        whose winners are neither side's splits the pair in two changes, each located in
+        turn: the winners change in steps (``FRed`` to ``FRed, Rep`` to ``Rep``)."""
         loads = list(self.grid_loads)
-        probes: list[float] = []
         rows = []
         for crit in self._criteria():
             winners = {x: self._winners(crit, loads, x, self.contenders) for x in loads}
-            for a, b in itertools.pairwise(sorted(loads)):
-                if winners[a] == winners[b]:
+            pairs = [(a, b, winners[a], winners[b]) for a, b in itertools.pairwise(sorted(loads))]
+            todo = [p for p in pairs if p[2] != p[3]]
+            while todo:
+                a, b, below, above = todo.pop(0)
+                found, third = self._crossover(crit, a, b, below, above)
+                if third is not None:
+                    x, w = third
+                    todo[:0] = [(a, x, below, w), (x, b, w, above)]
                     continue
-                below, above = winners[a], winners[b]
-
-                among = self._named({*below.split(", "), *above.split(", ")} - {""})
-
-                def judge(x: float, crit=crit, below=below, above=above, among=among) -> str:
-                    if x not in probes:
-                        probes.append(x)
-                    w = self._winners(crit, sorted({*loads, *probes}), x, among)
-                    return BELOW if w == below else ABOVE if w == above else UNKNOWN
-
-                found = locate(a, b, judge, self.resolution)
                 rows.append(
                     dict(
                         criterion=crit,
@@ -415,6 +420,25 @@ class SettingSearch:
                     )
                 )
         return rows
+
+    def _crossover(self, crit: str, a: float, b: float, below: str, above: str):
+        """(the change from ``below`` to ``above`` located in ``[a, b]``, None), or (None,
+        (load, winners)) at the first probe whose winners are neither."""
+        among = self._named({*below.split(", "), *above.split(", ")} - {""})
+        third: list[tuple[float, str]] = []
+
+        def judge(x: float) -> str:
+            # the contenders at the probe alone, as a frontier's probe
+            w = self._winners(crit, [x], x, among) if crit == "answer" else self._probe_winners(crit, x, among)
+            if w not in (below, above):
+                third.append((x, w))
+                raise _Elsewhere
+            return BELOW if w == below else ABOVE
+
+        try:
+            return locate(a, b, judge, self.resolution), None
+        except _Elsewhere:
+            return None, third[0]
 
     def _criteria(self) -> tuple[str, ...]:
         out = ["latency", "tail"]
@@ -439,6 +463,36 @@ class SettingSearch:
         if crit == "answer":
             return str(answer(table, at[:-1], at[-1])["recommended"])
         return ", ".join(table.decide(crit, at).winners)
+
+    def _probe_winners(self, crit: str, x: float, among: list[Contender]) -> str:
+        """The winners on ``latency`` or ``tail`` at a probe, decided as the study decides
+        them (:func:`straggler.winners.decide` on each contender's interval, paired on its
+        replications) from the contenders' cells at ``x`` directly: a study dataset and its
+        table for one load and two contenders cost ten times the decision."""
+        from .intervals import latency_intervals, tail_intervals
+        from .winners import ORACLES, Candidate, decide
+
+        level = self.constraints.tail_level
+        candidates = []
+        for c in among:
+            if c.axes["policy"] in ORACLES:
+                continue
+            cell = self.evaluate(c.cell, [x])
+            if crit == "latency":
+                iv, reps = latency_intervals(cell), cell["latency_replication_mean"]
+            else:
+                iv = tail_intervals(cell, level)
+                reps = cell["latency_replication_quantile"].sel(quantile=level, method="nearest")
+            verdict = str(np.asarray(cell["verdict"].values).ravel()[0])
+            low, high = float(np.ravel(iv["low"].values)[0]), float(np.ravel(iv["high"].values)[0])
+            if verdict == "unstable" or math.isinf(low):
+                continue  # cannot win at this load (as PointTable.candidates)
+            per = np.asarray(reps.values, dtype=float).ravel()
+            evidence, estimate = str(np.ravel(iv["evidence"].values)[0]), float(np.ravel(iv["estimate"].values)[0])
+            candidates.append(
+                Candidate(c.name, low, high, evidence, estimate, verdict, per if np.isfinite(per).any() else None)
+            )
+        return ", ".join(decide(candidates, crit, self.level, self.paired, minimise=True).winners)
 
     # -------------------------------------------------------------- all of it
 
@@ -470,6 +524,10 @@ class SettingSearch:
             "simulated_jobs": self.simulated_jobs,
             "cpu_seconds": time.process_time() - start,
         }
+
+
+class _Elsewhere(Exception):
+    """A crossover's probe found winners that are neither side's."""
 
 
 # ------------------------------------------------------------------ the tables

@@ -132,8 +132,10 @@ def model_hash() -> str:
     return _digest(import_closure("evaluate", "dataset") + _data(DATA_SUFFIXES))
 
 
+@functools.cache
 def simulation_hash() -> str:
-    """Hash of the sources a simulated replication depends on."""
+    """Hash of the sources a simulated replication depends on (read once a process: every
+    cell's store key takes it, and a search evaluates cells by the hundred)."""
     return _digest(import_closure("simulation", "cell_build", "grid") + _data(DATA_SUFFIXES))
 
 
