@@ -27,9 +27,7 @@ The bracket a search starts from is the tightest one proven: the analysis's boun
 (``lambda_max`` when necessary or exact, ``lambda_sufficient``) and the grid's
 verdicts; an exact analytic stability frontier is taken as it is. Probes are on the
 resolution's lattice (multiples of it), so a rerun with another bracket reuses them.
-An SLO probe whose interval straddles the target is judged again on :data:`REINFORCE`
-times the replications at that load alone. The search stops when the interval is at
-most the resolution wide, or when the loads still inside cannot be told apart
+The search stops when the interval is at most the resolution wide, or when the loads still inside cannot be told apart
 (undetermined: the simulation's evidence cannot separate them), and its ``evidence``
 says which. Stability is searched only where it
 is monotone in the load (:func:`straggler.policies.stability_monotone`); an SLO is
@@ -61,11 +59,6 @@ OPEN_TOP = 2.0
 """Where a search with no proven upper end stops looking for one: loads up to twice
 the capacity of N servers of full speed (a policy whose replicas are cancelled can be
 stable above load 1, none measured here beyond 2)."""
-
-REINFORCE = 4
-"""An SLO probe whose interval straddles the target is judged again on this many times
-the study's replications, at that load alone: the quantile's CI narrows about threefold
-(Student's t of 15 degrees of freedom instead of 3, and twice the square root)."""
 
 CAPACITY_COLUMNS = (
     "policy",
@@ -202,10 +195,6 @@ class SettingSearch:
         self.resolution = float(decision.get("resolution") or 0.01)
         self.constraints: Constraints = constraints_of(decision)
         self.grid_loads = [float(x) for x in resolved.load]
-        sim = resolved.simulation
-        self.reinforced = None if sim.precision is not None else REINFORCE * int(sim.replications)
-        """Replications an SLO probe that its CI leaves undetermined is judged on again
-        (None in precision mode: there the replications follow the CI already)."""
         axes = {a: ([setting[a]] if a in setting else list(v)) for a, v in grid.axes.items()}
         points = {p: grid.point_cells.get(p) for p in itertools.product(*axes.values())}
         cells = {cid: grid.cells[cid] for cid in points.values() if cid is not None}
@@ -322,19 +311,10 @@ class SettingSearch:
                 seen.update(self.observe(c, [x]))
             return seen[x]
 
-        def slo_at(x: float) -> str:
-            verdict, st = look(x)
-            if st != UNKNOWN or verdict != "stable" or self.reinforced is None:
-                return st
-            # the quantile's CI straddles the target: judged again on more replications
-            # at this load alone (its own store: the first ones are run again)
-            more = self._statuses(self.evaluate(c.cell, [x], self.reinforced))
-            return more[x][1]
-
         stability = self.stability(c, grid_ds, lambda x: look(x)[0])
         if self.constraints.target is None:
             return stability, Located(math.nan, math.nan, "")
-        return stability, self.slo(seen, stability, slo_at)
+        return stability, self.slo(seen, stability, lambda x: look(x)[1])
 
     def stability(self, c: Contender, grid_ds: xr.Dataset, verdict_at: Callable[[float], str]) -> Located:
         """The contender's stability frontier, from the grid's bracket (analysis and
