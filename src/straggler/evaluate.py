@@ -333,7 +333,6 @@ def _evaluate_tuned(
     the cell's dataset holds, per load, the results at the chosen value, and its
     analytic variables are the analysis's with the value :meth:`PolicySpec.analysis_value`
     (``opt`` where the analysis chooses the parameter)."""
-    from dataclasses import replace
 
     from .analysis.cell import analyze
     from .cell_build import build_model
@@ -363,36 +362,7 @@ def _evaluate_tuned(
     def feasible(value) -> bool:
         return impossible_reason(policy, lambda n, default: value if n == name else params.get(n, default), d) is None
 
-    jobs = 0
-    confidence = float(resolved.simulation.confidence)
-    per_load: list[xr.Dataset] = []
-    choices: list[tuning.Choice] = []
-    for i, load in enumerate(own.load):
-        at_load = replace(own, load=(load,))
-        datasets: dict = {}
-
-        def run(value, at_load=at_load, datasets=datasets) -> tuning.Outcome:
-            nonlocal jobs
-            own_stats: dict = {}
-            ds = evaluate_cell(apply_override(at_load, f"{policy}.{name}", value), cell.id, store_root, own_stats)
-            jobs += int(own_stats.get("simulated_jobs", 0))
-            datasets[value] = ds
-            return tuning.Outcome(
-                mean=float(ds["latency_mean"].values[0]),
-                replications=ds["latency_replication_mean"].values[0].tolist(),
-                stable=bool(ds["stable"].values[0] == 1),
-            )
-
-        x = float(optimum[i])
-        choice = tuning.search(lo, hi, integer, run, confidence, None if math.isnan(x) else x, feasible)
-        choices.append(choice)
-        if choice.best is not None:
-            per_load.append(datasets[choice.best])
-        elif datasets:  # nothing stable: the load's verdicts and evidence at the first value tried
-            per_load.append(next(iter(datasets.values())))
-        else:
-            per_load.append(None)
-            notes.append(f"{policy}.{name}: no value of [{lo}, {hi}] can be evaluated at load {load}")
+    choices, per_load, jobs = _tune_each_load(own, cell, knob, integer, optimum, feasible, store_root, notes)
     if stats is not None:
         stats["simulated_jobs"] = jobs
     analytic = set(ANALYTIC_VARIABLES) if "analytic" in resolved.evaluate else set()
@@ -472,3 +442,48 @@ def _tuning_note(spec, name: str, lo, hi, loads, choices, optimum, verdicts) -> 
         f"{'' if np.all(optimum == optimum[0]) else ', ...'}) against the values the simulation cannot "
         f"tell from its best: {said}"
     )
+
+
+def _tune_each_load(
+    own, cell: Cell, knob: tuple[str, float, float], integer: bool, optimum, feasible, store_root, notes
+):
+    """(the search's choice, the cell's dataset at the chosen value or None, simulated
+    jobs) per load of ``own``: each value tried is a whole evaluation of the cell at that
+    load alone (:func:`evaluate_cell`), on the workload's common random numbers."""
+    from dataclasses import replace
+
+    from .config.axes import apply_override
+
+    name, lo, hi = knob
+    policy = cell.policy
+    jobs = 0
+    confidence = float(own.simulation.confidence)
+    per_load: list[xr.Dataset | None] = []
+    choices: list[tuning.Choice] = []
+    for i, load in enumerate(own.load):
+        at_load = replace(own, load=(load,))
+        datasets: dict = {}
+
+        def run(value, at_load=at_load, datasets=datasets) -> tuning.Outcome:
+            nonlocal jobs
+            own_stats: dict = {}
+            ds = evaluate_cell(apply_override(at_load, f"{policy}.{name}", value), cell.id, store_root, own_stats)
+            jobs += int(own_stats.get("simulated_jobs", 0))
+            datasets[value] = ds
+            return tuning.Outcome(
+                mean=float(ds["latency_mean"].values[0]),
+                replications=ds["latency_replication_mean"].values[0].tolist(),
+                stable=bool(ds["stable"].values[0] == 1),
+            )
+
+        x = float(optimum[i])
+        choice = tuning.search(lo, hi, integer, run, confidence, None if math.isnan(x) else x, feasible)
+        choices.append(choice)
+        if choice.best is not None:
+            per_load.append(datasets[choice.best])
+        elif datasets:  # nothing stable: the load's verdicts and evidence at the first value tried
+            per_load.append(next(iter(datasets.values())))
+        else:
+            per_load.append(None)
+            notes.append(f"{policy}.{name}: no value of [{lo}, {hi}] can be evaluated at load {load}")
+    return choices, per_load, jobs
