@@ -403,11 +403,10 @@ def _best(args) -> int:
                 f"{args.dataset} is not a study dataset (no lambda_max by policy, no load); {DATASET_EXPECTED}"
             )
         study = ds.load()
-    located = Path(args.dataset).parent / "capacity.csv"
-    if located.is_file():  # a study with decision.resolution: its located frontiers too
-        from .frontier import attach, read_capacity
+    from .frontier import with_located
 
-        study = attach(study, read_capacity(located))
+    # a study with decision.resolution: its located frontiers too
+    study = with_located(study, Path(args.dataset).parent / "capacity.csv")
     lines, on_grid = best_at(study, point)
     if not on_grid:  # lines: "the point is not on the grid:", then one problem a line
         raise _Usage(*(f"the point is not on the grid: {line.strip()}" for line in lines[1:]))
@@ -587,10 +586,9 @@ def _recommend(args) -> int:
     try:
         with xr.open_dataset(dataset, engine="netcdf4") as ds:
             study = ds.load()
-        if (results / "capacity.csv").is_file():
-            from .frontier import attach, read_capacity
+        from .frontier import with_located
 
-            study = attach(study, read_capacity(results / "capacity.csv"))
+        study = with_located(study, results / "capacity.csv")
         lines = answer_lines(study, report=str(results / "report.html"))
     except (OSError, ValueError) as err:
         raise _Failure(f"cannot read {dataset} ({err}); {DATASET_EXPECTED}") from None

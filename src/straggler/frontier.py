@@ -230,31 +230,28 @@ class SettingSearch:
 
     # -------------------------------------------------------------- probes
 
-    def evaluate(self, cell: str, loads, replications: int | None = None) -> xr.Dataset:
+    def evaluate(self, cell: str, loads) -> xr.Dataset:
         """The cell's dataset at ``loads`` (sorted, distinct), its replications read from
-        the store where it holds them; with ``replications``, that many instead of the
-        study's (a store of their own: the cell's spec names its replications)."""
+        the store where it holds them."""
         from .evaluate import evaluate_cell
 
-        key = (cell, tuple(loads), replications)
+        key = (cell, tuple(loads))
         if key not in self._cache:
             stats: dict = {}
             resolved = replace(self.resolved, load=tuple(loads))
-            if replications is not None:
-                resolved = replace(resolved, simulation=replace(resolved.simulation, replications=replications))
             self._cache[key] = evaluate_cell(resolved, cell, self.store_root, stats)
             self.simulated_jobs += int(stats.get("simulated_jobs", 0))
             self.evaluations += 1
         return self._cache[key]
 
-    def study(self, contenders: list[Contender], loads, replications: int | None = None) -> xr.Dataset:
+    def study(self, contenders: list[Contender], loads) -> xr.Dataset:
         """A study dataset of the setting: ``contenders`` at ``loads`` (the other
         contenders' cells absent), as the aggregation builds it."""
         from .dataset import aggregate
 
         wanted = {c.cell for c in contenders}
         loads = sorted(set(loads))
-        cells = {cid: self.evaluate(cid, loads, replications) for cid in wanted}
+        cells = {cid: self.evaluate(cid, loads) for cid in wanted}
         points = {p: (c if c in wanted else None) for p, c in self.grid.point_cells.items()}
         impossible = {p: "not probed" for p, c in points.items() if c is None}
         grid = Grid(self.grid.axes, {c: self.grid.cells[c] for c in wanted}, points, impossible)
@@ -592,6 +589,17 @@ def attach(ds: xr.Dataset, capacity) -> xr.Dataset:
     for name, values in arrays.items():
         out[f"located_{name}"] = (dims, values)
     return out
+
+
+def with_located(ds: xr.Dataset, capacity_csv) -> xr.Dataset:
+    """``ds`` with the located frontiers of the ``capacity.csv`` at ``capacity_csv``
+    attached (:func:`attach`), or ``ds`` itself when there is none (no path, no file: a
+    study without ``decision.resolution``)."""
+    from pathlib import Path
+
+    if capacity_csv is None or not Path(capacity_csv).is_file():
+        return ds
+    return attach(ds, read_capacity(capacity_csv))
 
 
 def _same(coord, value) -> bool:

@@ -216,10 +216,9 @@ def figures(nc_path, outdir, names=None, capacity_csv=None) -> None:
 
     with xr.open_dataset(nc_path, engine="netcdf4") as ds:
         study = ds.load()
-    if capacity_csv is not None:
-        from .frontier import attach, read_capacity
+    from .frontier import with_located
 
-        study = attach(study, read_capacity(capacity_csv))
+    study = with_located(study, capacity_csv)
     write_figures(study, outdir, names)
 
 
@@ -236,10 +235,9 @@ def report(
     figs = {Path(p).stem: Path(p) for p in figure_paths}
     with xr.open_dataset(nc_path, engine="netcdf4") as ds:
         study = ds.load()
-    if capacity_csv is not None:
-        from .frontier import attach, read_capacity
+    from .frontier import with_located
 
-        study = attach(study, read_capacity(capacity_csv))
+    study = with_located(study, capacity_csv)
     write_report(study, markdown_path, csv_path, html_path, claims_path, figs)
 
 
