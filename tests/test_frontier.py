@@ -282,3 +282,15 @@ def test_the_report_shows_the_located_frontiers(tmp_path):
     assert "## Located frontiers" in text
     assert "The stability winner is decided at 1 of 1 settings on the located frontiers." in text
     assert "## Located frontiers" not in markdown(ds)
+
+
+def test_the_guides_decision_section_is_a_valid_study():
+    """docs/guide/frontiers.md's YAML block, over the default study, resolves."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    block = re.search(r"```yaml\n(.*?)```", (root / "docs/guide/frontiers.md").read_text(), re.DOTALL).group(1)
+    study = {**yaml.safe_load((root / "config/config.yaml").read_text()), **yaml.safe_load(block)}
+    resolved = resolve_config(study)
+    assert resolved.decision.resolution == 0.01 and resolved.decision.slo.target == 10
