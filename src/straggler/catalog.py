@@ -13,6 +13,7 @@ library, and names the drawing functions rather than importing them.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,11 +32,16 @@ def numeric(values) -> bool:
 
 
 def _extra_axes(axes: dict[str, list]) -> list[str]:
-    """The swept numeric axes but r_slow (which the base figures have on their x axis)."""
+    """The swept numeric axes but r_slow (which the base figures have on their x axis);
+    an axis with an infinite value (a budget of .inf) has no place on an x axis: its
+    values are variants."""
     return [
         name
         for name, values in axes.items()
-        if name not in ("policy", "distribution", "dependence", "r_slow") and len(values) > 1 and numeric(values)
+        if name not in ("policy", "distribution", "dependence", "r_slow")
+        and len(values) > 1
+        and numeric(values)
+        and all(math.isfinite(v) for v in values)
     ]
 
 

@@ -16,7 +16,7 @@ from . import dependence as dependence_mod
 from . import distributions
 from .cell_model import CellModel
 from .grid import Cell, cell_config
-from .policies import POLICIES
+from .policies import POLICIES, delay_quantile
 from .two_pools import TwoPoolSystem
 
 if TYPE_CHECKING:
@@ -57,9 +57,11 @@ def build_model(resolved: ResolvedConfig, cell: Cell) -> CellModel:
         )
     params = dict(cfg.policies.get(cell.policy, {}))
     unit_mean = None
-    task_law = POLICIES[cell.policy].task_law
-    if task_law:
-        size, unit_mean = TASK_LAWS[task_law](cell.policy, size, dep, params)
+    spec = POLICIES[cell.policy]
+    if spec.task_law:
+        size, unit_mean = TASK_LAWS[spec.task_law](cell.policy, size, dep, params)
+    if spec.parameter_values:
+        params = PARAMETER_VALUES[spec.parameter_values](size, params)
     return CellModel(
         policy=cell.policy,
         params=params,
@@ -73,6 +75,7 @@ def build_model(resolved: ResolvedConfig, cell: Cell) -> CellModel:
         queueing=system_cfg.queueing,
         loads=np.asarray(cfg.load, dtype=float),
         unit_mean=unit_mean,
+        cancel_delay=float(system_cfg.cancel_delay or 0.0),
         load_basis=cfg.basis,
     )
 
@@ -106,3 +109,18 @@ def split_shift(size: distributions.Distribution, k: int, policy: str = "") -> d
 TASK_LAWS = {"fork_join_tasks": fork_join_tasks}
 """``PolicySpec.task_law`` -> the function ``(policy, size, dependence, params) -> (task law,
 load unit or None)`` that :func:`build_model` applies."""
+
+
+def hedge_delay(size: distributions.Distribution, params: dict) -> dict:
+    """Hedge's parameters with its delay a number: ``{quantile: q}`` or ``p<100 q>`` is the
+    q-quantile of the job-size law (:meth:`~straggler.distributions.Distribution.quantile`),
+    kept in words as ``delay_given`` for the notes."""
+    q = delay_quantile(params.get("delay"))
+    if q is None:
+        return params
+    return {**params, "delay": float(size.quantile(q)), "delay_given": params["delay"]}
+
+
+PARAMETER_VALUES = {"hedge_delay": hedge_delay}
+"""``PolicySpec.parameter_values`` -> the function ``(size law, params) -> params`` with the
+parameters given relative to the law made numbers (:func:`build_model`)."""

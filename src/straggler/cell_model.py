@@ -40,6 +40,9 @@ class CellModel:
     unit_mean: float | None = None
     """The load unit E[X] when it is not the replica mean: FJ with ``split: shift``
     keeps the unsplit job's mean, so that one load is one arrival rate for every k."""
+    cancel_delay: float = 0.0
+    """Time a cancelled copy in service keeps its server (``system.cancel_delay``; 0:
+    instant cancellation, the papers' assumption)."""
     load_basis: str = "nominal"
     """What ``loads`` mean: ``nominal`` (docs/background/model.md: lambda E[X_i] / N) or ``redundancy``
     (the PS paper's rho~ = lambda d E[min(X_1..X_d)] / N, CoC only; see :attr:`load_factor`)."""

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .config.axes import apply_override, axes_of, literal
+from .config.keys import CANCEL_DELAY, SYSTEM_AXES
 from .distributions import FAMILIES
 from .policies import ALIASES, POLICIES, canonical_policy, impossible_reason
 
@@ -109,6 +110,8 @@ def _axis_applies(axis: str, point: dict, resolved: ResolvedConfig) -> bool:
         return True
     if axis == "d":
         return spec.uses_d
+    if axis == CANCEL_DELAY:  # a policy that cancels nothing is the same system at every delay
+        return spec.cancels
     if "." in axis:
         head = axis.split(".", 1)[0]
         if head in POLICIES or head in ALIASES:
@@ -199,7 +202,7 @@ def cell_config(resolved: ResolvedConfig, cell: Cell) -> ResolvedConfig:
     """The resolved config with the cell's extra-axis values applied."""
     cfg = resolved
     for axis, value in cell.coords:
-        if "." in axis:
+        if "." in axis or axis in SYSTEM_AXES:
             cfg = apply_override(cfg, axis, value)
         elif axis not in NAMED_AXES:  # a policy parameter list axis such as tau
             cfg = apply_override(cfg, f"{cell.policy}.{axis}", value)
@@ -225,7 +228,7 @@ def _policy_axis(axis: str) -> bool:
     if "." in axis:
         head = axis.split(".", 1)[0]
         return head in POLICIES or head in ALIASES
-    return axis not in NAMED_AXES
+    return axis not in NAMED_AXES and axis not in SYSTEM_AXES
 
 
 def settings(grid: Grid) -> list[dict]:
@@ -253,11 +256,13 @@ def setting_key(setting: dict) -> str:
 
 
 def workload_id(cell: Cell) -> str:
-    """What identifies the cell's workload: its id without the policy, ``d`` and the
-    policy's parameters. Cells of one workload draw their arrivals, types and job sizes
-    from the same streams (common random numbers: :mod:`.simulation.streams`), so the
-    difference of two policies' results gets a paired confidence interval."""
-    return cell_id((a, v) for a, v in cell.coords if not _policy_axis(a))
+    """What identifies the cell's workload: its id without the policy, ``d``, the
+    policy's parameters and the cancellation delay (the system's, not the workload's).
+    Cells of one workload draw their arrivals, types and job sizes from the same streams
+    (common random numbers: :mod:`.simulation.streams`), so the difference of two
+    policies' results gets a paired confidence interval, and so does a policy's at two
+    cancellation delays."""
+    return cell_id((a, v) for a, v in cell.coords if not _policy_axis(a) and a != CANCEL_DELAY)
 
 
 def seed_sequence(master_seed: int, cid: str):
@@ -305,7 +310,7 @@ def cell_spec(resolved: ResolvedConfig, cell: Cell, shared: bool = False) -> dic
     for axis, value in coords.items():
         if axis in NAMED_AXES:
             continue
-        if "." in axis:
+        if "." in axis or axis in SYSTEM_AXES:
             grid[axis] = [value]
         else:  # a policy parameter list axis such as tau
             policy_params[axis] = [value]

@@ -72,6 +72,13 @@ VARIABLES: tuple[Variable, ...] = (
     ),
     Variable("cost_mean", ("load",), "simulated server time per job", "time"),
     Variable("cost_mean_ci", ("load",), "confidence-interval half-width of cost_mean", "time"),
+    Variable(
+        "copies_mean",
+        ("load",),
+        "simulated copies a job launched (sent to a server, whether it ran or was cancelled first)",
+        "1",
+    ),
+    Variable("copies_mean_ci", ("load",), "confidence-interval half-width of copies_mean", "1"),
     Variable("stable", ("load",), "stability verdict (1 stable, 0 unstable, NaN undetermined; see verdict)", "1"),
     Variable("jobs", ("load",), "jobs measured by the simulation", "1"),
     Variable(

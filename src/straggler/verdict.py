@@ -220,6 +220,8 @@ ESTIMATES = (
     "latency_quantile_ci",
     "cost_mean",
     "cost_mean_ci",
+    "copies_mean",
+    "copies_mean_ci",
     "precision_achieved",
     "latency_replication_mean",
     "cost_replication_mean",

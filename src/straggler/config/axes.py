@@ -167,6 +167,8 @@ def apply_override(resolved: ResolvedConfig, path: str, value) -> ResolvedConfig
             system = replace(system, discipline=new)
         elif rest == ["queueing"]:
             system = replace(system, queueing=new)
+        elif rest == ["cancel_delay"]:
+            system = replace(system, cancel_delay=new)
         else:
             raise ValueError(f"{path!r}: no typed override for system path {'.'.join(rest)}")
         return replace(resolved, system=replace(system, types=types))

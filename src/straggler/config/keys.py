@@ -11,12 +11,16 @@ SCALES: tuple[str, ...] = ("quick", "paper")
 
 BUILTIN_DEPENDENCES: dict[str, dict] = {"identical": {"kind": "identical"}, "iid": {"kind": "iid"}}
 
+CANCEL_DELAY = "cancel_delay"
+"""The grid axis of ``system.cancel_delay`` (no dot: the issue's and the docs' spelling)."""
+
 SYSTEM_AXES: dict[str, tuple[str, ...]] = {
     "types.p1": ("system", "types", "p"),
     "types.belief": ("system", "types", "belief"),
     "types.knowledge": ("system", "types", "knowledge"),
     "system.discipline": ("system", "discipline"),
     "system.queueing": ("system", "queueing"),
+    CANCEL_DELAY: ("system", "cancel_delay"),
 }
 """Dotted system paths that may be swept under ``grid`` -> the key they set.
 ``types.p1: v`` sets ``system.types.p = [v, 1 - v]``."""

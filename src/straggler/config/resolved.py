@@ -224,6 +224,17 @@ class GridConfig(Section):
     extra: tuple[tuple[str, tuple[Any, ...]], ...] = held(schema=None, default=())
     """``(axis, values)`` of every extra axis (``Rer.tau``, ``types.p1``, ...), in order."""
 
+    # an extra axis without a dot: held in ``extra`` like the dotted ones
+    FILE_ONLY: ClassVar[dict[str, tuple[str, dict]]] = {
+        "cancel_delay": (
+            "N",
+            axis_schema(
+                "Cancellation delays to sweep (system.cancel_delay), each a number >= 0: a dataset "
+                "dimension of the policies that cancel copies (the others ignore it).",
+                {"type": "number", "minimum": 0},
+            ),
+        )
+    }
     SCHEMA_EXTRA: ClassVar[dict] = {
         "patternProperties": {
             "\\.": axis_schema(
@@ -374,6 +385,22 @@ class SystemConfig(Section):
         },
     )
     """The servers' speeds as the config gives them, or None: every server at speed 1."""
+    cancel_delay: Any = held(
+        OPTIONAL,
+        default=None,
+        schema={
+            "description": (
+                "Time a copy in service keeps its server after it is cancelled (a job's other copy "
+                "finished, it was killed by a timeout, or a copy started elsewhere), in the time "
+                "units of the job sizes; its cost counts it. A copy still waiting is removed at "
+                "once. A number >= 0; absent or 0 (the default): cancellation is instant, as in "
+                "the papers. Swept on the grid as cancel_delay: [...]."
+            ),
+            "type": "number",
+            "minimum": 0,
+        },
+    )
+    """Seconds a cancelled copy in service keeps its server, or None: instant (0)."""
     types: TypesConfig = held(
         section=TypesConfig,
         default_factory=TypesConfig,

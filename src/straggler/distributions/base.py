@@ -171,6 +171,29 @@ class Distribution(ABC):
         the other laws."""
         return None
 
+    def quantile(self, q: float) -> float:
+        """The q-quantile, ``inf {x : P(X <= x) >= q}`` for 0 < q < 1, by bisection on the
+        survival function (exact to the float's resolution; an atom is hit exactly)."""
+        if not 0.0 < q < 1.0:
+            raise ValueError(f"a quantile level must be in (0, 1), got {q!r}")
+        lo, hi = (float(v) for v in self.support())
+        lo = max(lo, 0.0)
+        if not math.isfinite(hi):
+            hi = max(2.0 * self.mean(), 1.0) if math.isfinite(self.mean()) else 1.0
+            while self._sf_scalar(hi) > 1.0 - q:
+                hi *= 2.0
+        if self._sf_scalar(lo) <= 1.0 - q:
+            return lo
+        for _ in range(200):  # P(X > lo) > 1 - q >= P(X > hi)
+            mid = lo + (hi - lo) / 2
+            if mid in (lo, hi):
+                break
+            if self._sf_scalar(mid) <= 1.0 - q:
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
     # -- derived quantities, generic by quadrature ----------------------------------
     def cdf(self, x):
         return 1.0 - self.sf(x)

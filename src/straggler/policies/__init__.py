@@ -26,7 +26,8 @@ written from the specs' words (:attr:`PolicySpec.title`, :attr:`PolicySpec.expla
 (:mod:`straggler.glossary`), so that it cannot drift from what the code does.
 
 The specs live by family, one module each: :mod:`.two_pools` (the threshold paper's two
-pools), :mod:`.d_of_n` (copies on d of the N servers), :mod:`.fork_join`; what a spec says
+pools), :mod:`.d_of_n` (copies on d of the N servers), :mod:`.fork_join`, :mod:`.hedging`
+(hedged requests); what a spec says
 and the words they share, :mod:`.spec`. Here the registry is assembled, in the order the
 families and their policies are listed (the order of legends, tables and the schema).
 
@@ -40,9 +41,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import d_of_n, fork_join, two_pools
+from . import d_of_n, fork_join, hedging, two_pools
 from .d_of_n import COC_CODE, COS_CODE, RIQ_CODE, first_of_d_blocks
 from .fork_join import FJ_CODE, fork_join_blocks, fork_join_impossible
+from .hedging import HEDGE_CODE, delay_quantile
 from .spec import (
     ANY,
     D_OF_N,
@@ -81,6 +83,7 @@ __all__ = [
     "FCFS_PER_SERVER",
     "FIXED_WORK",
     "FJ_CODE",
+    "HEDGE_CODE",
     "FRED_CODE",
     "KT_CODE",
     "ORACLES",
@@ -100,6 +103,7 @@ __all__ = [
     "PolicySpec",
     "all_policy_names",
     "canonical_policy",
+    "delay_quantile",
     "first_of_d_blocks",
     "first_of_pools_blocks",
     "fork_join_blocks",
@@ -109,6 +113,7 @@ __all__ = [
     "names_using_d",
     "one_replica_blocks",
     "ps_bound_policies",
+    "redundancy_kind",
     "schema_definitions",
     "schema_entries",
     "schema_name",
@@ -122,7 +127,9 @@ __all__ = [
     "value_name",
 ]
 
-POLICIES: dict[str, PolicySpec] = {spec.name: spec for spec in (*two_pools.SPECS, *d_of_n.SPECS, *fork_join.SPECS)}
+POLICIES: dict[str, PolicySpec] = {
+    spec.name: spec for spec in (*two_pools.SPECS, *d_of_n.SPECS, *fork_join.SPECS, *hedging.SPECS)
+}
 """Every policy by its canonical name, in the order of the families and their modules."""
 
 ALIASES: dict[str, str] = {alias: spec.name for spec in POLICIES.values() for alias in spec.aliases}
@@ -138,6 +145,16 @@ def canonical_policy(name: str) -> str:
     if name in ALIASES:
         return ALIASES[name]
     raise KeyError(name)
+
+
+def redundancy_kind(policy: str) -> str:
+    """What a policy does with copies, in the words of an operator's choice: ``one copy``
+    (it cancels nothing), ``hedge`` (copies after a delay: :mod:`.hedging`) or
+    ``replicate`` (copies at arrival, or after a timeout in the other pool)."""
+    spec = POLICIES[policy]
+    if not spec.cancels:
+        return "one copy"
+    return "hedge" if spec in hedging.SPECS else "replicate"
 
 
 def stability_monotone(policy: str, params: dict | None = None) -> str:

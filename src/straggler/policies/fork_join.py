@@ -113,6 +113,7 @@ SPECS: tuple[PolicySpec, ...] = (
         blocking_order=fork_join_blocks,
         analysis="fork_join",
         kernel_code=FJ_CODE,
+        cancels=True,
         simulated_in=D_OF_N,
         monotone=PLACEMENT,
     ),

@@ -34,6 +34,8 @@ PAPERS: dict[str, str] = {
     "speculation": "Anselmi and Walton, Stability and optimization of speculative queueing networks (arXiv 2104.10426)",
     "PS": "Raaijmakers, Borst and Boxma, Stability of redundancy systems with processor "
     "sharing (ValueTools 2020; arXiv 1912.00681)",
+    "tail at scale": "Dean and Barroso, The tail at scale (Communications of the ACM 56(2), 2013): hedged "
+    "and tied requests, as production systems run them",
     "fork-join": "Joshi, Soljanin and Wornell, Efficient redundancy techniques for latency "
     "reduction in cloud systems (arXiv 1508.03599)",
 }
@@ -215,6 +217,14 @@ class PolicySpec:
     """The name of the function in :data:`straggler.cell_build.TASK_LAWS` that turns the
     job-size law into the law of the tasks the policy runs (and the load unit), ""
     when a replica's size is the job's (:mod:`straggler.cell_build`)."""
+    parameter_values: str = ""
+    """The name of the function in :data:`straggler.cell_build.PARAMETER_VALUES` that turns
+    parameters given relative to the cell's law into the numbers the kernels read
+    (Hedge's ``delay: {quantile: 0.95}``), "" when they are numbers already."""
+    cancels: bool = False
+    """It cancels copies (of a job that completed, started, or timed out): a copy in
+    service when it is cancelled holds its server ``system.cancel_delay`` longer, so the
+    ``cancel_delay`` axis applies to it (docs/guide/hedging.md)."""
     blocking_order: Callable[[Any], tuple[int, int]] = one_replica_blocks
     """``(r, k)``: a server is blocked behind a job for the k-th smallest of r of its
     replica sizes (the heavy-tail rule of :mod:`straggler.analysis.tails`)."""

@@ -342,6 +342,8 @@ def _result(
             "latency_mean_ci",
             "cost_mean",
             "cost_mean_ci",
+            "copies_mean",
+            "copies_mean_ci",
             "jobs_to_verdict",
             "precision_achieved",
             "idle_fraction",
@@ -358,7 +360,15 @@ def _result(
     means = np.full((L, width, 2), math.nan)
     rep_quant = np.full((L, len(QUANTILES), width), math.nan)
     for li, s in summaries.items():
-        for name in ("latency_mean", "latency_mean_ci", "cost_mean", "cost_mean_ci", "jobs_to_verdict"):
+        for name in (
+            "latency_mean",
+            "latency_mean_ci",
+            "cost_mean",
+            "cost_mean_ci",
+            "copies_mean",
+            "copies_mean_ci",
+            "jobs_to_verdict",
+        ):
             out[name][li] = s[name]
         mean, half = s["latency_mean"], s["latency_mean_ci"]
         out["precision_achieved"][li] = half / mean if mean > 0 else math.nan

@@ -30,7 +30,8 @@ a handful of arrays, so that the kernels have one stable signature and policy is
     (:func:`~straggler.simulation.statistics.monitor_wait` at the slowest speed).
     ``F_POLICY`` .. ``F_POLICY + POLICY_SLOTS - 1``: the policy's numeric parameters
     that its kernel branch reads, in the order of its ``PolicySpec.kernel_parameters``
-    (a new parametrised policy is encoded without code here).
+    (a new parametrised policy is encoded without code here); ``F_CANCEL_DELAY`` the time
+    a cancelled copy in service keeps its server (``system.cancel_delay``, 0: instant).
 
 arrays
     ``speeds[i, j]`` = r_ij (shape ``pools x J``) and ``inv_speeds = 1 / speeds``
@@ -104,7 +105,8 @@ N_INTS = 19
 # ---------------------------------------------------------------- flts layout
 F_TAU0, F_TAU1, F_REPLICA_MEAN, F_MONITOR_WAIT, F_POLICY = range(5)
 POLICY_SLOTS = 4
-N_FLTS = F_POLICY + POLICY_SLOTS
+F_CANCEL_DELAY = F_POLICY + POLICY_SLOTS
+N_FLTS = F_CANCEL_DELAY + 1
 
 
 CHECKS_PER_WAIT = 16
@@ -193,6 +195,11 @@ class Encoded:
     def tau(self) -> tuple[float, float]:
         """The thresholds by a job's first pool (``inf``: never)."""
         return float(self.flts[F_TAU0]), float(self.flts[F_TAU1])
+
+    @property
+    def cancel_delay(self) -> float:
+        """The time a cancelled copy in service keeps its server (``F_CANCEL_DELAY``)."""
+        return float(self.flts[F_CANCEL_DELAY])
 
     @property
     def replica_mean(self) -> float:
@@ -342,6 +349,7 @@ def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
     flts[F_REPLICA_MEAN] = float(model.load_mean)
     flts[F_MONITOR_WAIT] = wait
     flts[F_POLICY : F_POLICY + POLICY_SLOTS] = policy_slots(model)
+    flts[F_CANCEL_DELAY] = _cancel_delay(model, bound)
     speeds = np.ascontiguousarray(speeds, dtype=np.float64)
     return Encoded(
         ints=ints,
@@ -446,6 +454,8 @@ def _replica_counts(model, code: int, N: int, keep) -> tuple[int, int, int, int]
         if not 1 <= d <= N:
             raise ValueError(f"{model.policy}: d = {d} must be in 1..N = {N}")
         kept = 1 if code == policies.COS_CODE else d
+        if code == policies.HEDGE_CODE and not _hedges(model):
+            kept = 1  # a hedge that never fires is ZRed, down to the monitor's checkpoints
         if code == policies.FJ_CODE:
             k = int(model.params.get("k", 1))
             if not 1 <= k <= d:
@@ -457,6 +467,14 @@ def _replica_counts(model, code: int, N: int, keep) -> tuple[int, int, int, int]
     else:
         kept = 1
     return d, k, early, kept
+
+
+def _hedges(model) -> bool:
+    """Can a Hedge model send a second copy (a finite delay, a budget above 0, d > 1)?"""
+    params = POLICIES[model.policy].parameters
+    delay = float(model.params.get("delay", params["delay"]))
+    budget = float(model.params.get("max_extra_load", params["max_extra_load"]))
+    return math.isfinite(delay) and budget > 0.0 and int(model.d) > 1
 
 
 def _policy_flags(model, code: int) -> tuple[int, str | None]:
@@ -471,6 +489,18 @@ def _policy_flags(model, code: int) -> tuple[int, str | None]:
     if model.queueing not in _QUEUEING:
         raise ValueError(f"queueing must be per_server or central, got {model.queueing!r}")
     return resume, bound
+
+
+def _cancel_delay(model, bound) -> float:
+    """The cancellation delay, checked: a number >= 0, and 0 in CoC's PS bound systems
+    (their rates are defined by the queue lengths of a job's servers, which a cancelled
+    copy has left)."""
+    delay = float(getattr(model, "cancel_delay", 0.0))
+    if not delay >= 0.0 or not np.isfinite(delay):
+        raise ValueError(f"cancel_delay must be a finite number >= 0, got {delay!r}")
+    if delay > 0.0 and bound not in (None, "none"):
+        raise ValueError(f"{model.policy} ps_bound = {bound}: the PS bound systems have no cancellation delay")
+    return delay
 
 
 def _monitor(model, N: int, speeds: np.ndarray, kept: int) -> tuple[int, float]:

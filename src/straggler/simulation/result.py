@@ -68,6 +68,10 @@ class SimulationResult:
     """(loads, len(QUANTILES), replications): each replication's latency quantiles (NaN
     where a replication does not exist), for paired comparisons; their Student-t spread
     over the replications is :attr:`latency_quantile_ci`"""
+    copies_mean: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """per load, the mean number of copies a job launched (sent to a server)"""
+    copies_mean_ci: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """its confidence-interval half-width"""
     extended_jobs: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """per load, the measured jobs per replication of a run lengthened for a verdict
     (NaN: not lengthened)"""
@@ -90,6 +94,8 @@ class SimulationResult:
             "latency_quantile": self.latency_quantile,
             "cost_mean": self.cost_mean,
             "cost_mean_ci": self.cost_mean_ci,
+            "copies_mean": self.copies_mean,
+            "copies_mean_ci": self.copies_mean_ci,
             "stable": self.stable,
             "jobs": self.jobs.astype(float),
             "replications": self.replications.astype(float),

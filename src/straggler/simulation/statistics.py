@@ -5,7 +5,8 @@ Nothing here keeps an array per job. One replication of one load fills an
 
 ``acc`` (float64[ACC_SIZE])
     running sums over the measured jobs (``A_N`` count, ``A_SUM_T`` / ``A_SUM_T2``
-    latency and its square, ``A_SUM_C`` / ``A_SUM_C2`` cost), and the run's
+    latency and its square, ``A_SUM_C`` / ``A_SUM_C2`` cost, ``A_SUM_COPIES`` the
+    copies each job launched), and the run's
     state: ``A_STABLE`` (1.0 until the backlog monitor fires), ``A_ARRIVALS``
     (jobs that arrived, warm-up included), ``A_TIME`` (simulated time at the end),
     ``A_WORK`` (server time brought by all arrived jobs, the monitor's
@@ -13,8 +14,8 @@ Nothing here keeps an array per job. One replication of one load fills an
     ``STOP_CAPACITY``: an engine's bounded buffer, e.g. Rer's restart heap, is
     full), and the idle evidence: ``A_SEEN0`` / ``A_SEEN1`` servers of pool 0 / 1
     that measured arrivals sampled, ``A_IDLE0`` / ``A_IDLE1`` how many were idle.
-``batches`` (float64[N_BATCHES, 3])
-    count, latency sum and cost sum of the measured jobs in each of
+``batches`` (float64[N_BATCHES, B_COLUMNS])
+    count, latency sum, cost sum and copies sum of the measured jobs in each of
     ``N_BATCHES`` consecutive batches (by measured-job index): batch means give
     a confidence interval from a single replication.
 ``hist`` (int64[HIST_BINS])
@@ -90,11 +91,13 @@ from ..quantiles import QUANTILES
 # ---------------------------------------------------------------- acc layout
 A_N, A_SUM_T, A_SUM_C, A_SUM_T2, A_SUM_C2, A_STABLE, A_ARRIVALS, A_TIME, A_WORK, A_REASON = range(10)
 A_IDLE0, A_IDLE1, A_SEEN0, A_SEEN1 = range(10, 14)
-ACC_SIZE = 14
+A_SUM_COPIES = 14
+ACC_SIZE = 15
 STOP_DONE, STOP_BACKLOG, STOP_CAPACITY = 0, 1, 2
 
 N_BATCHES = 32
-B_COUNT, B_SUM_T, B_SUM_C = 0, 1, 2
+B_COUNT, B_SUM_T, B_SUM_C, B_SUM_COPIES = 0, 1, 2, 3
+B_COLUMNS = 4
 
 HIST_SUB_BITS = 8
 HIST_MIN_EXP = -30
@@ -147,7 +150,7 @@ def new_accumulator() -> Accumulator:
     """An empty :class:`Accumulator`: zero sums, ``A_STABLE`` 1 (the monitor has not fired)."""
     acc = np.zeros(ACC_SIZE, dtype=np.float64)
     acc[A_STABLE] = 1.0
-    return Accumulator(acc, np.zeros((N_BATCHES, 3), dtype=np.float64), np.zeros(HIST_BINS, dtype=np.int64))
+    return Accumulator(acc, np.zeros((N_BATCHES, B_COLUMNS), dtype=np.float64), np.zeros(HIST_BINS, dtype=np.int64))
 
 
 def batch_scale(jobs: int) -> float:
@@ -177,19 +180,22 @@ def hist_index(x, fbuf, ibuf):
 
 
 @kernel(nogil=True, inline="always")
-def record(acc, batches, hist, fbuf, ibuf, m, latency, cost, inv_batch):
-    """Add measured job number ``m`` (0-based after the warm-up)."""
+def record(acc, batches, hist, fbuf, ibuf, m, latency, cost, copies, inv_batch):
+    """Add measured job number ``m`` (0-based after the warm-up), which launched ``copies``
+    copies (sent to a server, whether they ran or not)."""
     acc[A_N] += 1.0
     acc[A_SUM_T] += latency
     acc[A_SUM_C] += cost
     acc[A_SUM_T2] += latency * latency
     acc[A_SUM_C2] += cost * cost
+    acc[A_SUM_COPIES] += copies
     b = int(m * inv_batch)
     if b >= N_BATCHES:
         b = N_BATCHES - 1
     batches[b, B_COUNT] += 1.0
     batches[b, B_SUM_T] += latency
     batches[b, B_SUM_C] += cost
+    batches[b, B_SUM_COPIES] += copies
     hist[hist_index(latency, fbuf, ibuf)] += 1
 
 
@@ -432,7 +438,8 @@ def summarize(replications, confidence: float) -> dict:
 
     Returns ``latency_mean``, ``latency_mean_ci``, ``latency_quantile`` (for
     :data:`QUANTILES`) and ``latency_quantile_ci`` (Student t over the replications'
-    own quantiles; NaN with one), ``cost_mean``, ``cost_mean_ci``, ``fired`` (the monitor
+    own quantiles; NaN with one), ``cost_mean``, ``cost_mean_ci``, ``copies_mean``,
+    ``copies_mean_ci`` (the copies a job launched), ``fired`` (the monitor
     fired, or a buffer overflowed, in some replication) and ``jobs`` (measured
     jobs, all replications). Means are pooled over all measured jobs, whatever
     the verdict (the caller decides what they mean: :func:`simulation_verdict`);
@@ -452,6 +459,8 @@ def summarize(replications, confidence: float) -> dict:
         latency_quantile=np.full(len(QUANTILES), nan),
         cost_mean=nan,
         cost_mean_ci=nan,
+        copies_mean=nan,
+        copies_mean_ci=nan,
         latency_quantile_ci=np.full(len(QUANTILES), nan),
         fired=fired,
         jobs=jobs,
@@ -462,17 +471,21 @@ def summarize(replications, confidence: float) -> dict:
     sum_c = sum(r[A_SUM_C] for r in rows)
     out["latency_mean"] = sum_t / jobs
     out["cost_mean"] = sum_c / jobs
+    out["copies_mean"] = sum(r[A_SUM_COPIES] for r in rows) / jobs
     if len(rows) >= 2:
         ok = n > 0
         t_means = np.array([r[A_SUM_T] for r in rows])[ok] / n[ok]
         c_means = np.array([r[A_SUM_C] for r in rows])[ok] / n[ok]
+        k_means = np.array([r[A_SUM_COPIES] for r in rows])[ok] / n[ok]
     else:
         b = batches[0]
         ok = b[:, B_COUNT] > 0
         t_means = b[ok, B_SUM_T] / b[ok, B_COUNT]
         c_means = b[ok, B_SUM_C] / b[ok, B_COUNT]
+        k_means = b[ok, B_SUM_COPIES] / b[ok, B_COUNT]
     out["latency_mean_ci"] = _ci(t_means, confidence)
     out["cost_mean_ci"] = _ci(c_means, confidence)
+    out["copies_mean_ci"] = _ci(k_means, confidence)
     out["latency_quantile"] = hist_quantiles(hist)
     per_replication = replication_quantiles(replications)
     out["latency_quantile_ci"] = np.array(

@@ -42,7 +42,7 @@ class Replications:
     acc: np.ndarray
     """(R, ACC_SIZE): each replication's running sums and state (statistics.A_*)"""
     batches: np.ndarray
-    """(R, N_BATCHES, 3): each replication's batch sums (CI of a single replication)"""
+    """(R, N_BATCHES, B_COLUMNS): each replication's batch sums (CI of a single replication)"""
     hist: np.ndarray
     """the latency histogram of all replications together (int64)"""
     jobs: int
@@ -76,7 +76,7 @@ class Replications:
         return cls(
             np.zeros(0, dtype=np.int64),
             np.zeros((0, S.ACC_SIZE)),
-            np.zeros((0, S.N_BATCHES, 3)),
+            np.zeros((0, S.N_BATCHES, S.B_COLUMNS)),
             np.zeros(S.HIST_BINS, dtype=np.int64),
             int(jobs),
             np.zeros((0, len(S.QUANTILES))),

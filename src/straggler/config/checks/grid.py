@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...policies import ALIASES, POLICIES, canonical_policy
 from ..axes import Axis, axis_of
 from ..errors import Err, did_you_mean, fmt_path, format_value, not_allowed, one_of
+from ..keys import SYSTEM_AXES
 from ..nodes import section
 
 
@@ -56,7 +57,7 @@ def extra_axes(cfg: dict) -> tuple[list[tuple[Axis, list]], list[Err]]:
     by_name: dict[str, str] = {}
     policies = section(cfg, "policies")
     for key, values in grid.items():
-        if not isinstance(key, str) or "." not in key:
+        if not isinstance(key, str) or ("." not in key and key not in SYSTEM_AXES):
             continue
         try:
             axis = axis_of(key, cfg)

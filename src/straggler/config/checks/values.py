@@ -33,16 +33,19 @@ def _walk(node, path=()):
             yield from _walk(v, path + (i,))
 
 
+#: the policy parameters that may be .inf: tau (never reroute or replicate), FJ's
+#: cost_limit (no limit), Hedge's delay (never hedge) and max_extra_load (no budget)
+INFINITE_PARAMETERS = ("tau", "cost_limit", "delay", "max_extra_load")
+
+
 def _infinity_allowed(path) -> bool:
-    """tau may be .inf (never reroute or replicate), FJ's cost_limit too (no limit);
-    not the bounds of a range they are tuned over (a search spans a finite range)."""
+    """A parameter of :data:`INFINITE_PARAMETERS` may be .inf, not the bounds of a range
+    it is tuned over (a search spans a finite range)."""
     if "tune" in path:
         return False
-    if len(path) >= 3 and path[0] == "policies" and path[2] in ("tau", "cost_limit"):
+    if len(path) >= 3 and path[0] == "policies" and path[2] in INFINITE_PARAMETERS:
         return True
-    if len(path) >= 2 and path[0] == "grid" and str(path[1]).endswith(".cost_limit"):
-        return True
-    return len(path) >= 2 and path[0] == "grid" and str(path[1]).endswith(".tau")
+    return len(path) >= 2 and path[0] == "grid" and str(path[1]).rpartition(".")[2] in INFINITE_PARAMETERS
 
 
 def non_finite_errors(cfg: dict) -> list[Err]:
