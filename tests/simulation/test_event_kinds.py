@@ -63,7 +63,7 @@ def _loop_with_observer(su, qu, wk, st, stats, cur, lam, total, check, wait, h, 
         elif qmin >= 0:
             t = tq
             E.advance(qu, wk, qmin, t)
-            nd, cost, cur = E.on_completion(su, qu, wk, stats, t, wk.job[qu.who[qmin]], cur)
+            nd, cost, cur = E.on_completion(su, qu, wk, stats, t, wk.job[qu.who[qmin]], qu.who[qmin], cur)
             work_done += cost
         else:
             break

@@ -331,6 +331,8 @@ def test_result_shapes_and_values_for_the_dataset():
         "latency_quantile",
         "cost_mean",
         "cost_mean_ci",
+        "copies_mean",
+        "copies_mean_ci",
         "stable",
         "jobs",
         "replications",

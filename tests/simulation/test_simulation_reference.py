@@ -61,7 +61,7 @@ CASES = {
 def build(case):
     c = dict(case)
     params = {}
-    for key in ("k", "early", "keep", "resume"):
+    for key in ("k", "early", "keep", "resume", "delay", "max_extra_load"):
         if key in c:
             params[key] = c.pop(key)
     alpha = c.pop("alpha", None)
@@ -123,6 +123,10 @@ PS_CASES = {
     "ps-riq-d3-affinity-identical": dict(policy="RIQ", N=6, d=3, r_slow=0.1, dependence="identical", load=0.08),
     "ps-riq-d3-affinity-sx": dict(policy="RIQ", N=6, d=3, r_slow=0.1, dependence=SX_BIMODAL, load=0.05),
     "ps-fj-k2-d4": dict(policy="FJ", N=6, d=4, k=2, load=0.3, two_pools=False),
+    "ps-hedge-d3-budget": dict(policy="Hedge", N=6, d=3, delay=0.4, max_extra_load=0.3, load=0.4, two_pools=False),
+    "ps-hedge-affinity-sx": dict(
+        policy="Hedge", N=6, d=2, delay=0.5, max_extra_load=float("inf"), r_slow=0.3, dependence=SX_EXP, load=0.1
+    ),
     "ps-fj-k3-d4-affinity-sx": dict(policy="FJ", N=6, d=4, k=3, r_slow=0.1, dependence=SX_EXP, load=0.02),
     "ps-fj-k2-d3-affinity-identical": dict(policy="FJ", N=6, d=3, k=2, r_slow=0.1, dependence="identical", load=0.03),
     "ps-fj-early-k2-d4-identical": dict(

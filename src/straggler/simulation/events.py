@@ -186,6 +186,16 @@ TREE_MIN_QUEUES = 64
 #: module docstring says why).
 event_part = kernel(nogil=True, _nrt=False, inline="always")
 
+#: Hedge's bucket holds the tokens of this many jobs (at least one token): Finagle's
+#: budget keeps a window of deposits, and a bucket of a hundred jobs lets a burst of
+#: slow jobs hedge while the long-run share stays at most the budget
+HEDGE_BUCKET_JOBS = 100.0
+
+#: A cancelled replica with at most this share of its attained service left has
+#: finished with the winner (identical copies that started together end together, up
+#: to the rounding of their residuals): no cancellation delay, as in the fast path
+DONE_TOLERANCE = 1e-9
+
 #: what a queue's next event is (``Queues.kind``)
 COMPLETION = 0
 THRESHOLD = 1
@@ -216,6 +226,12 @@ Setup = namedtuple(
         "type_cdf",
         "alpha",
         "warmup",
+        "ps",  # PS servers (FCFS otherwise)
+        "cancel_delay",  # a cancelled copy in service keeps its server this long
+        "hedge",  # Hedge: a copy every hdelay after the arrival, up to d
+        "hdelay",
+        "budget",  # Hedge's tokens per job (inf: no budget)
+        "bcap",  # the bucket's capacity
     ],
 )
 
@@ -266,6 +282,13 @@ Work = namedtuple(
         "srv",  # the queues of the replicas an arrival places
         "dur",  # and their service times
         "dirty",  # the queues an event changed
+        "hsize",  # Hedge: the job's size X (before the server's speed)
+        "jtype",  # and its type
+        "timer_t",  # Hedge's timers, a ring in time order: when
+        "timer_j",  # the job slot
+        "timer_n",  # and its arrival number (a timer of a job gone is skipped)
+        "ring",  # [head, count] of the timers
+        "tokens",  # [the budget's bucket]
     ],
 )
 
@@ -432,6 +455,29 @@ def _insert_high(qu, q, r):
     qm[q, h3] = r
     qu.high[q] = h3 + 1
     qu.length[q] = n3 + 1
+
+
+@event_part
+def _position(qu, q, r):
+    """Replica r's place in queue q's service order."""
+    qm = qu.members
+    n3 = qu.length[q]
+    p3 = 0
+    while p3 < n3 and qm[q, p3] != r:
+        p3 += 1
+    return p3
+
+
+@event_part
+def _orphan(qu, wk, q, r, delay):
+    """Replica r, in service on queue q, is cancelled with a delay: it keeps its server
+    for ``delay`` of service, belongs to no job (``job`` -1) and, at the front of the
+    high priority replicas, is never preempted (:func:`on_orphan_done` frees it)."""
+    _remove(qu, q, r)
+    _insert_high(qu, q, r)  # room: it was just removed
+    wk.job[r] = -1
+    wk.residual[r] = delay
+    wk.tau[r] = np.inf
 
 
 @event_part
@@ -775,6 +821,27 @@ def _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, free_r, free_j):
         if not su.bound:
             dirty[nd] = q
             nd += 1
+    if su.ps and su.cancel_delay > 0.0 and (su.policy == policies.COS_CODE or su.policy == policies.FJ_CODE):
+        # under PS every sampled copy starts at once: those not kept are cancelled in service
+        for k in range(nr, su.d):
+            if free_r == 0:
+                return -1, free_r, free_j
+            free_r -= 1
+            r = wk.rfree[free_r]
+            q = srv[k]
+            advance(qu, wk, q, t)
+            n3 = qu.length[q]
+            if n3 >= qu.cap:
+                return -1, free_r, free_j
+            qu.members[q, n3] = r
+            qu.length[q] = n3 + 1
+            wk.queue[r] = q
+            wk.attained[r] = 0.0
+            wk.rate[r] = 0.0
+            _orphan(qu, wk, q, r, su.cancel_delay)
+            wk.cost[js] += su.cancel_delay
+            dirty[nd] = q
+            nd += 1
     return nd, free_r, free_j
 
 
@@ -794,6 +861,7 @@ def on_arrival(su, qu, wk, st, stats, t, n, threshold, cur):
     d2 = 0.0
     rt = np.inf
     policy = su.policy
+    x0 = _size(st, j, st.xb[xi]) if su.hedge else 0.0  # the job's X, which identical hedges copy
     if policy == policies.FRED_CODE:
         nr, ui, xi, si = _route_fred(su, qu, st, stats, measured, j, srv, dur, ui, xi, si)
     elif (
@@ -809,6 +877,14 @@ def on_arrival(su, qu, wk, st, stats, t, n, threshold, cur):
         nr = 1
         rt, q2, d2, ui, xi, si = _route_one(su, qu, st, stats, measured, j, srv, dur, threshold, ui, xi, si)
     nd, free_r, free_j = _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, cur.free_r, cur.free_j)
+    if su.hedge and nd >= 0:
+        js = wk.jfree[free_j]  # the slot the job took
+        wk.hsize[js] = x0
+        wk.jtype[js] = j
+        if su.budget < np.inf:
+            wk.tokens[0] = min(su.bcap, wk.tokens[0] + su.budget)
+        if su.d > 1 and su.hdelay < np.inf and su.budget > 0.0 and not _timer_push(wk, t + su.hdelay, js, n):
+            nd = -1
     return nd, Cursor(cur.e, ui, xi, si, free_r, free_j)
 
 
@@ -830,13 +906,16 @@ def on_task_done(qu, wk, q, r, js, cur):
 
 
 @event_part
-def on_completion(su, qu, wk, stats, t, js, cur):
-    """Job js completes at t: its other replicas are cancelled (cut), its latency
-    and cost recorded. Returns the queues changed, the job's cost and the cursor
-    after it."""
+def on_completion(su, qu, wk, stats, t, js, winner, cur):
+    """Job js completes at t (its replica ``winner`` finished): its other replicas are
+    cancelled, its latency and cost recorded. A cancelled replica in service keeps its
+    server ``cancel_delay`` longer (:func:`_orphan`; one within a billionth of its end
+    has finished with the winner: identical copies started together), a waiting one,
+    or one that has had no service yet (it starts at this instant), is dropped. Returns the queues changed, the job's cost and the cursor after it."""
     dirty = wk.dirty
     cost = wk.cost[js]
     free_r = cur.free_r
+    delay = su.cancel_delay
     nd = 0
     for k in range(wk.nrep[js]):
         r2 = wk.replicas[js, k]
@@ -845,17 +924,39 @@ def on_completion(su, qu, wk, stats, t, js, cur):
         q2 = wk.queue[r2]
         advance(qu, wk, q2, t)
         cost += wk.attained[r2]
-        _remove(qu, q2, r2)
+        if (
+            delay > 0.0
+            and r2 != winner
+            and wk.attained[r2] > 0.0  # one that starts at this instant has had no service: dropped
+            and wk.residual[r2] > DONE_TOLERANCE * wk.attained[r2]
+            and _position(qu, q2, r2) < qu.running[q2]
+        ):
+            cost += delay
+            _orphan(qu, wk, q2, r2, delay)
+        else:
+            _remove(qu, q2, r2)
+            wk.rfree[free_r] = r2
+            free_r += 1
         if not su.bound:
             dirty[nd] = q2
             nd += 1
-        wk.rfree[free_r] = r2
-        free_r += 1
     nj = wk.number[js]
     lat = t - wk.arrived[js]
+    copies = float(wk.nrep[js])
+    if su.policy == policies.COS_CODE or su.policy == policies.FJ_CODE:
+        copies = float(su.d)  # every one sent, those cancelled on start too (as the fast path counts)
     if nj >= su.warmup:
         S.record(
-            stats.acc, stats.batches, stats.hist, stats.fbuf, stats.ibuf, nj - su.warmup, lat, cost, stats.inv_batch
+            stats.acc,
+            stats.batches,
+            stats.hist,
+            stats.fbuf,
+            stats.ibuf,
+            nj - su.warmup,
+            lat,
+            cost,
+            copies,
+            stats.inv_batch,
         )
     if nj < stats.trace.shape[0]:
         stats.trace[nj, 0] = lat
@@ -863,6 +964,161 @@ def on_completion(su, qu, wk, stats, t, js, cur):
     wk.nrep[js] = 0
     wk.jfree[cur.free_j] = js
     return nd, cost, Cursor(cur.e, cur.u, cur.x, cur.s, free_r, cur.free_j + 1)
+
+
+@event_part
+def on_orphan_done(qu, wk, q, r, cur):
+    """A cancelled replica's delay is over: it leaves its server. Returns the queues
+    changed and the cursor after it."""
+    _remove(qu, q, r)
+    wk.rfree[cur.free_r] = r
+    wk.dirty[0] = q
+    return 1, Cursor(cur.e, cur.u, cur.x, cur.s, cur.free_r + 1, cur.free_j)
+
+
+# ---------------------------------------------------------------- hedges
+
+
+@kernel(nogil=True, _nrt=False)
+def _timer_compact(wk):
+    """Drop the timers of jobs gone (rare: when the ring is full), keeping the order."""
+    ring = wk.ring
+    TC = wk.timer_t.shape[0]
+    head = ring[0]
+    w = 0
+    for k in range(ring[1]):
+        i = head + k
+        if i >= TC:
+            i -= TC
+        js = wk.timer_j[i]
+        if wk.number[js] == wk.timer_n[i] and wk.nrep[js] > 0:
+            o = head + w
+            if o >= TC:
+                o -= TC
+            wk.timer_t[o] = wk.timer_t[i]
+            wk.timer_j[o] = js
+            wk.timer_n[o] = wk.timer_n[i]
+            w += 1
+    ring[1] = w
+
+
+@event_part
+def _timer_push(wk, t, js, n):
+    """Arm a timer of job slot js (arrival number n) at t, behind the others (timers
+    are armed at event times plus one delay, so the ring stays in time order); False
+    when the ring is full of live timers."""
+    ring = wk.ring
+    TC = wk.timer_t.shape[0]
+    if ring[1] == TC:
+        _timer_compact(wk)
+        if ring[1] == TC:
+            return False
+    i = ring[0] + ring[1]
+    if i >= TC:
+        i -= TC
+    wk.timer_t[i] = t
+    wk.timer_j[i] = js
+    wk.timer_n[i] = n
+    ring[1] += 1
+    return True
+
+
+@event_part
+def _next_timer(wk):
+    """The time of the earliest timer (inf: none)."""
+    if wk.ring[1] == 0:
+        return np.inf
+    return wk.timer_t[wk.ring[0]]
+
+
+@event_part
+def _hedge_server(su, wk, js, j, c, u):
+    """The server of job js's copy c + 1 from the uniform u: with two pools whose speeds
+    differ for its type j, its first hedge goes to a server of the other pool; otherwise
+    the int(u (N - c))-th of the servers without a copy of it, in server order."""
+    first = wk.queue[wk.replicas[js, 0]]
+    if su.pools == 2 and c == 1 and su.inv_speeds[0, j] != su.inv_speeds[1, j]:
+        l = 1 if first < su.p1 else 0
+        lo = su.p_start[l]
+        return lo + int(u * (su.p_start[l + 1] - lo))
+    used = wk.srv  # its copies' servers, ascending (c <= d: a few)
+    for k in range(c):
+        v = wk.queue[wk.replicas[js, k]]
+        p = k
+        while p > 0 and used[p - 1] > v:
+            used[p] = used[p - 1]
+            p -= 1
+        used[p] = v
+    s = int(u * (su.N - c))
+    for k in range(c):
+        if used[k] <= s:
+            s += 1
+    return s
+
+
+@event_part
+def on_timer(su, qu, wk, st, t, cur):
+    """Hedge: a timer fires at t. If its job is still in the system and the budget has a
+    token, a copy joins a server without one (a ROUTING uniform; identical: the job's X,
+    iid: a size, sx: a slowdown of the second stream, read now), and the timer is armed
+    again a delay later while the job has fewer than d copies. Returns the queues
+    changed (-1 when a table is full) and the cursor after it."""
+    ring = wk.ring
+    i = ring[0]
+    js = wk.timer_j[i]
+    nn = wk.timer_n[i]
+    i += 1
+    ring[0] = 0 if i >= wk.timer_t.shape[0] else i
+    ring[1] -= 1
+    if wk.number[js] != nn or wk.nrep[js] == 0:  # done already
+        return 0, cur
+    if su.budget < np.inf:
+        if wk.tokens[0] < 1.0:  # the budget is spent: the job hedges no more
+            return 0, cur
+        wk.tokens[0] -= 1.0
+    if cur.free_r == 0:
+        return -1, cur
+    ui = cur.u
+    if ui >= st.ub.shape[0]:
+        ui = refill_uniform(st.ru, st.ub, ui)
+    c = wk.nrep[js]
+    j = wk.jtype[js]
+    s = _hedge_server(su, wk, js, j, c, st.ub[ui])
+    ui += 1
+    x = wk.hsize[js]
+    si = cur.s
+    if su.dep == IID_CODE:
+        if si >= st.sb.shape[0]:
+            si = refill_family(st.xc, st.x_params, st.rs, st.sb, si)
+        x = _size(st, j, st.sb[si])
+        si += 1
+    du = x * su.inv_speeds[0 if s < su.p1 else 1, j]
+    if su.dep == SX_CODE:
+        if si >= st.sb.shape[0]:
+            si = refill_family(st.sc, st.s_params, st.rs, st.sb, si)
+        du *= st.sb[si]
+        si += 1
+    free_r = cur.free_r - 1
+    r = wk.rfree[free_r]
+    cur = Cursor(cur.e, ui, cur.x, si, free_r, cur.free_j)
+    advance(qu, wk, s, t)
+    n3 = qu.length[s]
+    if n3 >= qu.cap:
+        return -1, cur
+    qu.members[s, n3] = r
+    qu.length[s] = n3 + 1
+    wk.queue[r] = s
+    wk.job[r] = js
+    wk.residual[r] = du
+    wk.attained[r] = 0.0
+    wk.rate[r] = 0.0
+    wk.tau[r] = np.inf
+    wk.replicas[js, c] = r
+    wk.nrep[js] = c + 1
+    if c + 1 < su.d and not _timer_push(wk, t + su.hdelay, js, nn):
+        return -1, cur
+    wk.dirty[0] = s
+    return 1, cur
 
 
 @event_part
@@ -886,8 +1142,14 @@ def on_threshold(su, qu, wk, t, q, r, js, cur):
         # the killed service joins the job's cost, which enters the work done
         # once, when the job completes
         wk.cost[js] += wk.attained[r]
-        wk.rfree[free_r] = r
-        free_r += 1
+        if su.cancel_delay > 0.0:  # the kill keeps its server a while
+            wk.cost[js] += su.cancel_delay
+            qu.members[q, qu.length[q]] = r  # back in (room: it was just removed), then to the front
+            qu.length[q] += 1
+            _orphan(qu, wk, q, r, su.cancel_delay)
+        else:
+            wk.rfree[free_r] = r
+            free_r += 1
         wk.replicas[js, 0] = -1
     cur = Cursor(cur.e, cur.u, cur.x, cur.s, free_r, cur.free_j)
     n3 = qu.length[q2]
@@ -930,7 +1192,8 @@ def _checkpoint(su, qu, wk, stats, t, kc, work_done, wait):
         if su.central:
             b = 0.0
             for k in range(qn[pool]):
-                b += rres[qm[pool, k]]
+                r = qm[pool, k]
+                b += rres[r] if wk.job[r] >= 0 else 0.0  # a cancelled copy's work is in work_done
             total += b
             scratch[0] = b / max(qu.servers[pool], 1)
             cnt = 1
@@ -938,7 +1201,8 @@ def _checkpoint(su, qu, wk, stats, t, kc, work_done, wait):
             for s in range(su.p_start[pool], su.p_start[pool + 1]):
                 b = 0.0
                 for k in range(qn[s]):
-                    b += rres[qm[s, k]]
+                    r = qm[s, k]
+                    b += rres[r] if wk.job[r] >= 0 else 0.0
                 total += b
                 scratch[cnt] = b
                 cnt += 1
@@ -977,6 +1241,12 @@ def _setup(ints, flts, speeds, inv_speeds, type_cdf, alpha, warmup):
         type_cdf,
         alpha,
         warmup,
+        ints[E.I_DISCIPLINE] == E.PS,
+        flts[E.F_CANCEL_DELAY],
+        policy == policies.HEDGE_CODE,
+        flts[E.F_POLICY],
+        flts[E.F_POLICY + 1],
+        max(1.0, HEDGE_BUCKET_JOBS * flts[E.F_POLICY + 1]),
     )
 
 
@@ -1031,6 +1301,8 @@ def _work(su, qu):
     R = max(d, 2)
     RC = min(qu.count * qu.cap, REPLICA_SLOTS if not su.central else 2 * CENTRAL_QCAP)
     JC = max(16, RC // (d if d > 1 else 1))
+    H = JC if su.hedge else 1  # the hedge's per-job arrays
+    TC = 2 * JC if su.hedge else 1  # its timers: one live a job, the rest gone (compacted when full)
     return Work(
         np.empty(RC, dtype=np.int64),
         np.empty(RC, dtype=np.int64),
@@ -1052,6 +1324,13 @@ def _work(su, qu):
         np.empty(R, dtype=np.int64),
         np.empty(R),
         np.empty(R + 2, dtype=np.int64),
+        np.empty(H),
+        np.zeros(H, dtype=np.int64),
+        np.empty(TC),
+        np.empty(TC, dtype=np.int64),
+        np.empty(TC, dtype=np.int64),
+        np.zeros(2, dtype=np.int64),
+        np.zeros(1),
     )
 
 
@@ -1119,27 +1398,37 @@ def start_cursor(wk, st):
 
 @kernel(nogil=True)
 def _fcfs(*contract):
-    _simulate(*records(*contract), False, False, False)
+    _simulate(*records(*contract), False, False, False, False)
 
 
 @kernel(nogil=True)
 def _fcfs_threshold(*contract):
-    _simulate(*records(*contract), False, True, False)
+    _simulate(*records(*contract), False, True, False, False)
 
 
 @kernel(nogil=True)
 def _ps(*contract):
-    _simulate(*records(*contract), True, False, False)
+    _simulate(*records(*contract), True, False, False, False)
 
 
 @kernel(nogil=True)
 def _ps_threshold(*contract):
-    _simulate(*records(*contract), True, True, False)
+    _simulate(*records(*contract), True, True, False, False)
 
 
 @kernel(nogil=True)
 def _ps_bound(*contract):
-    _simulate(*records(*contract), True, False, True)
+    _simulate(*records(*contract), True, False, True, False)
+
+
+@kernel(nogil=True)
+def _fcfs_hedge(*contract):
+    _simulate(*records(*contract), False, False, False, True)
+
+
+@kernel(nogil=True)
+def _ps_hedge(*contract):
+    _simulate(*records(*contract), True, False, False, True)
 
 
 def run(ints, *rest):
@@ -1147,18 +1436,20 @@ def run(ints, *rest):
     for the model's discipline, policy and bound system."""
     policy = ints[E.I_POLICY]
     threshold = policy == policies.RER_CODE or policy == policies.REP_CODE
+    hedge = policy == policies.HEDGE_CODE
     if ints[E.I_PS_BOUND] != E.BOUND_NONE:
         entry = _ps_bound
     elif ints[E.I_DISCIPLINE] == E.PS:
-        entry = _ps_threshold if threshold else _ps
+        entry = _ps_threshold if threshold else _ps_hedge if hedge else _ps
     else:
-        entry = _fcfs_threshold if threshold else _fcfs
+        entry = _fcfs_threshold if threshold else _fcfs_hedge if hedge else _fcfs
     entry(ints, *rest)
 
 
 @kernel(nogil=True, _nrt=False)
-def _simulate(su, qu, wk, st, stats, cur, lam, total, check, wait, ps, threshold, bound):
-    """The event loop: the next event, its kernel, the queues it changed rescheduled."""
+def _simulate(su, qu, wk, st, stats, cur, lam, total, check, wait, ps, threshold, bound, hedge):
+    """The event loop: the next event, its kernel, the queues it changed rescheduled.
+    At one time: an arrival first, then a hedge's timer, then a queue's event."""
     dirty = wk.dirty
     inv_lam = 1.0 / lam
     acc = stats.acc
@@ -1178,7 +1469,12 @@ def _simulate(su, qu, wk, st, stats, cur, lam, total, check, wait, ps, threshold
         t_arr = v * inv_lam
     while True:
         qmin, tq = next_queue(qu)
-        arrival = n < total and t_arr <= tq
+        timer = False
+        th = np.inf
+        if hedge:
+            th = _next_timer(wk)
+            timer = th <= tq and th < np.inf and not (n < total and t_arr <= th)
+        arrival = not timer and n < total and t_arr <= tq
         if bound and (arrival or qmin >= 0):
             t = t_arr if arrival else tq
             for q3 in range(qu.count):
@@ -1197,6 +1493,12 @@ def _simulate(su, qu, wk, st, stats, cur, lam, total, check, wait, ps, threshold
             if n == next_check:
                 next_check += check
                 do_check = True
+        elif timer:
+            t = th
+            nd, cur = on_timer(su, qu, wk, st, t, cur)
+            if nd < 0:
+                overflow = True
+                break
         elif qmin >= 0:
             t = tq
             q = qmin
@@ -1207,7 +1509,9 @@ def _simulate(su, qu, wk, st, stats, cur, lam, total, check, wait, ps, threshold
                 overflow = True
                 break
             js = wk.job[r]
-            if qu.kind[q] == THRESHOLD:
+            if js < 0:  # a cancelled replica's delay is over
+                nd, cur = on_orphan_done(qu, wk, q, r, cur)
+            elif qu.kind[q] == THRESHOLD:
                 nd, cur = on_threshold(su, qu, wk, t, q, r, js, cur)
                 if nd < 0:
                     overflow = True
@@ -1215,7 +1519,7 @@ def _simulate(su, qu, wk, st, stats, cur, lam, total, check, wait, ps, threshold
             elif multi and wk.need[js] > 1:  # FJ: a task before the k-th
                 nd, cur = on_task_done(qu, wk, q, r, js, cur)
             else:
-                nd, cost, cur = on_completion(su, qu, wk, stats, t, js, cur)
+                nd, cost, cur = on_completion(su, qu, wk, stats, t, js, r, cur)
                 work_done += cost
         else:
             break
