@@ -92,7 +92,7 @@ def _variant(N, d, lam, jobs, rng, keep_stats, see_idle, blocks, acc, batches, h
                 free[chosen[i]] = done
                 cost += done - start[i]
         if keep_stats:
-            S.record(acc, batches, hist, fbuf, ibuf, m, done - t, cost, inv_batch)
+            S.record(acc, batches, hist, fbuf, ibuf, m, done - t, cost, 1.0, inv_batch)
         else:
             acc[S.A_SUM_T] += done - t
     return acc[S.A_SUM_T] / jobs

@@ -36,7 +36,29 @@ Rer     one replica; if it would run longer than tau of its first pool it is
 Ties between start times are broken by sampling order (the d servers come in
 uniformly random order). Cost is the server time per job over all replicas
 (time in service only): a completed replica counts its duration, a cut one
-``c - start``.
+``c - start`` (plus the cancellation delay, below).
+
+The cancellation delay ``cd`` (``flts[F_CANCEL_DELAY]``, ``system.cancel_delay``): a
+replica cancelled *in service* keeps its server ``cd`` longer (server time) and its cost
+counts it; one cancelled while waiting is removed at once and costs nothing; the job's
+latency does not change (it is done when its winning replicas are). Per policy:
+
+======  =====================================================================
+CoC     a replica cut at ``c`` frees its server at ``c + cd`` and costs
+FRed    ``c - start + cd`` (a replica that finishes at ``c`` too is not cut;
+FJ      one that had not started by ``c`` never runs); FJ cancelling on start:
+RIQ     the kept replicas cut at ``c`` as well
+CoS     replicas that start at the same instant as the keep-th kept one (ties:
+FJ      sampling order; e.g. idle servers at arrival) but are not kept are
+early   cancelled in service: each holds its server until ``that start + cd``
+        and costs ``cd``; the later ones never start
+Rer     the killed run holds its server until ``start + tau + cd`` and costs
+        ``tau + cd``; the restart still joins the other pool at ``start + tau``
+======  =====================================================================
+
+With ``cd = 0`` every number is the one of instant cancellation, bit for bit (the
+cut's arithmetic adds an exact ``+ 0.0``; CoS's held replicas are behind a branch
+on ``cd > 0``, predicted since it is the run's constant).
 
 Random-number contract (:mod:`.streams`; shared with :mod:`.reference` and any
 engine that wants to be compared job by job). Per arrival:
@@ -119,12 +141,12 @@ from .streams import block_size, distinct_servers, refill_exponential, refill_fa
 
 Model = namedtuple(
     "Model",
-    "policy N d k keep p1 pools p_start J type_cdf alpha inv_speeds dep xc x_params inv_lam warmup inv_batch",
+    "policy N d k keep p1 pools p_start J type_cdf alpha inv_speeds dep xc x_params inv_lam warmup inv_batch cd",
 )
 """The cell's model as the chunks read it (``ints`` and ``flts`` decoded, see
 :mod:`.encode`; ``xc``, ``x_params``: the size law's code and sampler parameters, which
-:func:`~straggler.distributions.sampling.size_of_type` reads), and the run's rate,
-warm-up and batch scale."""
+:func:`~straggler.distributions.sampling.size_of_type` reads), the run's rate,
+warm-up and batch scale, and ``cd`` the cancellation delay (``flts[F_CANCEL_DELAY]``)."""
 Blocks = namedtuple("Blocks", "eb ub xb sb")
 """The blocks of the four random streams (arrivals, routing, sizes, second sizes)."""
 Servers = namedtuple("Servers", "free perm srv ksrv st fin dur sel")
@@ -142,22 +164,27 @@ def _pool(s, p1):
 
 
 @kernel(nogil=True, inline="always")
-def _cancel_at(free, srv, st, fin, dur, n, c):
+def _cancel_at(free, srv, st, fin, dur, n, c, cd):
     """Replicas ``0..n-1`` (started at st, finishing at fin) run until c: update
-    the servers' free times and return the server time consumed.
+    the servers' free times and return the server time consumed. A replica cut at
+    c (started before c, not finished by then) holds its server ``cd`` (the
+    cancellation delay) longer and costs ``c - start + cd``.
 
     Selects, not branches: which replica wins and whether the others started
     are coin flips that a branch mispredicts (measured: CoC d = 2, a few ns a
     job). A replica that never started adds 0.0 (cost stays as it was: it is
     never -0.0) and leaves its server's free time; the arithmetic is that of the
-    branches, so the results are the same bit for bit."""
+    branches, so the results are the same bit for bit. The cut is computed as
+    ``(c + cd) - a`` (one addition a job, not one a replica); with cd = 0 that is
+    ``c - a`` exactly: the results of instant cancellation, bit for bit."""
     cost = 0.0
+    ce = c + cd  # when a cut replica frees its server
     for i in range(n):
         a = st[i]
         f = fin[i]
         done = f <= c
-        used = dur[i] if done else c - a
-        end = f if done else c
+        used = dur[i] if done else ce - a
+        end = f if done else ce
         started = a < c
         cost += used if started else 0.0
         s = srv[i]
@@ -242,7 +269,7 @@ def _chunk_one(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         work += du
         lat = f - t
         if n >= warmup:
-            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, du, inv_batch)
+            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, du, 1.0, inv_batch)
         if n < n_trace:
             trace[n, 0] = lat
             trace[n, 1] = du
@@ -271,6 +298,7 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     free, perm, srv, st, fin, dur, sel = sv.free, sv.perm, sv.srv, sv.st, sv.fin, sv.dur, sv.sel
     acc, batches, hist, fbuf, ibuf, trace, n_trace = o.acc, o.batches, o.hist, o.fbuf, o.ibuf, o.trace, o.n_trace
     fred = m.policy == policies.FRED_CODE
+    cd = m.cd
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -317,11 +345,11 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
             for r in range(d):
                 sel[r] = fin[r]
             c = S.kth_smallest(sel, d, k - 1)
-        cost = _cancel_at(free, srv, st, fin, dur, d, c)
+        cost = _cancel_at(free, srv, st, fin, dur, d, c, cd)
         work += cost
         lat = c - t
         if n >= warmup:
-            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, cost, inv_batch)
+            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, cost, float(d), inv_batch)
         if n < n_trace:
             trace[n, 0] = lat
             trace[n, 1] = cost
@@ -353,6 +381,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
     free, perm, srv, ksrv, st, fin, dur, sel = sv.free, sv.perm, sv.srv, sv.ksrv, sv.st, sv.fin, sv.dur, sv.sel
     acc, batches, hist, fbuf, ibuf, trace, n_trace = o.acc, o.batches, o.hist, o.fbuf, o.ibuf, o.trace, o.n_trace
+    cd = m.cd
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -370,13 +399,23 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
             if a < t:
                 a = t
             st[r] = a
+        # with a cancellation delay, the replicas that start with the keep-th kept one
+        # (at sk) but are not kept: their servers, moved to srv[:nh] (srv is not read
+        # again this job); cancelled in service if the job is still running at sk
+        nh = 0
         if keep == 1:
             best = 0
             for r in range(1, d):
                 if st[r] < st[best]:
                     best = r
             ksrv[0] = srv[best]
-            fin[0] = st[best]
+            sk = st[best]
+            fin[0] = sk
+            if cd > 0.0:  # (a branch on the run's constant: predicted)
+                for r in range(d):
+                    if r != best and st[r] == sk:
+                        srv[nh] = srv[r]
+                        nh += 1
         else:
             for r in range(d):
                 sel[r] = st[r]
@@ -389,9 +428,13 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
             for r in range(d):
                 a = st[r]
                 kept = a < sk
-                if not kept and a == sk and ties > 0:
-                    kept = True
-                    ties -= 1
+                if not kept and a == sk:
+                    if ties > 0:
+                        kept = True
+                        ties -= 1
+                    elif cd > 0.0:  # started with the keep-th, not kept
+                        srv[nh] = srv[r]
+                        nh += 1
                 if kept:  # insertion by start time, stable
                     pos = q
                     while pos > 0 and fin[pos - 1] > a:
@@ -433,7 +476,11 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
                 fin[q] = a + du
                 sel[q] = a + du
             last = S.kth_smallest(sel, keep, k - 1)
-            cost = _cancel_at(free, ksrv, st, fin, dur, keep, last)
+            cost = _cancel_at(free, ksrv, st, fin, dur, keep, last, cd)
+        if nh > 0 and sk < last:  # each holds its server cd from sk, and costs cd
+            for h in range(nh):
+                free[srv[h]] = sk + cd
+                cost += cd
         # every job takes d replica sizes, whichever run (common random numbers)
         xi += 1
         if dep == IID_CODE:
@@ -443,7 +490,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         work += cost
         lat = last - t
         if n >= warmup:
-            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, cost, inv_batch)
+            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, cost, float(d), inv_batch)
         if n < n_trace:
             trace[n, 0] = lat
             trace[n, 1] = cost
@@ -471,6 +518,7 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
     free, perm, srv, ksrv, st, fin, dur = sv.free, sv.perm, sv.srv, sv.ksrv, sv.st, sv.fin, sv.dur
     acc, batches, hist, fbuf, ibuf, trace, n_trace = o.acc, o.batches, o.hist, o.fbuf, o.ibuf, o.trace, o.n_trace
+    cd = m.cd
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -517,11 +565,11 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
             si += d - 1
         elif dep == SX_CODE:
             si += d
-        cost = _cancel_at(free, ksrv, st, fin, dur, nr, c)
+        cost = _cancel_at(free, ksrv, st, fin, dur, nr, c, cd)
         work += cost
         lat = c - t
         if n >= warmup:
-            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, cost, inv_batch)
+            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, cost, float(nr), inv_batch)
         if n < n_trace:
             trace[n, 0] = lat
             trace[n, 1] = cost
@@ -616,6 +664,7 @@ def run(
         inv_lam,
         warmup,
         inv_batch,
+        flts[E.F_CANCEL_DELAY],
     )
     b = Blocks(eb, ub, xb, sb)
     o = Out(acc, batches, hist, fbuf, ibuf, trace, n_trace)
@@ -758,6 +807,7 @@ def _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scra
     sc = ints[E.I_SCODE]
     check = ints[E.I_CHECK]
     resume = ints[E.I_RESUME]
+    cd = flts[E.F_CANCEL_DELAY]
     p_start = ints[E.I_POOL0 : E.I_POOL2 + 1]
     n_trace = trace.shape[0]
     cap = max(RER_HEAP_CAP, 256 * N)
@@ -774,7 +824,7 @@ def _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scra
     hj = np.empty(size, dtype=np.int64)  # job index
     ha = np.empty(size)  # arrival time
     hd = np.empty(size)  # duration of the second run
-    hc = np.empty(size)  # server time of the first run (tau)
+    hc = np.empty(size)  # server time of the first run (tau + the cancellation delay)
     hs = np.empty(size, dtype=np.int64)  # second server
     hn = 0
 
@@ -811,7 +861,7 @@ def _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scra
             cost = c1 + du
             work += du
             if jn >= warmup:
-                S.record(acc, batches, hist, fbuf, ibuf, jn - warmup, lat, cost, inv_batch)
+                S.record(acc, batches, hist, fbuf, ibuf, jn - warmup, lat, cost, 2.0, inv_batch)
             if jn < n_trace:
                 trace[jn, 0] = lat
                 trace[jn, 1] = cost
@@ -864,9 +914,12 @@ def _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scra
         if a < t:
             a = t
         if du > tau:
+            # killed at u = start + tau: its server is held cd longer (0.0: exactly u and
+            # tau), the restart joins the other pool at u
             u = a + tau
-            free[s] = u
-            work += tau
+            ck = tau + cd
+            free[s] = u + cd
+            work += ck
             l = 1 - i
             lo = p_start[l]
             s2 = lo + int(ub[ui] * (p_start[l + 1] - lo))
@@ -890,7 +943,7 @@ def _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scra
             hj[hn] = n
             ha[hn] = t
             hd[hn] = d2
-            hc[hn] = tau
+            hc[hn] = ck
             hs[hn] = s2
             _sift_up(ht, hj, ha, hd, hc, hs, hn)
             hn += 1
@@ -900,7 +953,7 @@ def _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scra
             lat = f - t
             work += du
             if n >= warmup:
-                S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, du, inv_batch)
+                S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, du, 1.0, inv_batch)
             if n < n_trace:
                 trace[n, 0] = lat
                 trace[n, 1] = du

@@ -1,19 +1,55 @@
 """A slow, event-driven, pure-Python simulator of the per-server policies (FCFS and PS).
 
 It exists to check the kernels: it keeps explicit FIFO queues, a busy replica per
-server and an event list (arrivals, replica completions, Rer's kill after tau),
-and implements each policy's rules literally (cancel a running replica by
-aborting it, a waiting one by dropping it from its queue), instead of the
-workload recursion of :mod:`.fast`. It reads the random streams of
-:mod:`.streams` one value at a time, in the order of the random-number contract
-of :mod:`.fast`, so with the same seed the two see the same jobs, and their
-latencies and costs can be compared job by job.
+server and an event list (arrivals, replica completions, Rer's kill after tau,
+Hedge's timers, the end of a cancellation delay), and implements each policy's
+rules literally (cancel a running replica by aborting it, a waiting one by
+dropping it from its queue), instead of the workload recursion of :mod:`.fast`.
+It reads the random streams of :mod:`.streams` one value at a time, in the order
+of the random-number contract of :mod:`.fast`, so with the same seed the two see
+the same jobs, and their latencies and costs can be compared job by job.
 
 :class:`PSReferenceSimulator` does the same for processor-sharing servers
 (every policy, with the semantics of :mod:`.events`), checking the event engine.
 
+Cancellation delay (``enc.cancel_delay``, cd): a replica cancelled while *in
+service* (cancel on complete; CoS and FJ cancelling on start: the replicas that
+started at the same instant as the kept ones but were not kept; Rer's kill; Rep's
+other copy under PS; Hedge's copies) stays on its server as a cancelled copy with
+cd of work left: FCFS, the server takes its next replica only cd later; PS, it
+keeps sharing the server until cd of work is done. Its cost counts the service it
+had plus cd, the job's latency does not change. A replica still waiting is dropped
+at once. As in :mod:`.fast`, a replica that finishes at the instant its job
+completes (identical copies started together) has completed, not been cancelled,
+and one that had no service when it is cancelled (it would start, or join a PS
+server, at that very instant) never runs: it is dropped, at no cost, whatever the
+order in which the events of that instant are handled (with deterministic sizes a
+server may be freed, or Hedge's timer launch a copy, exactly when the job
+completes). The exceptions are explicit: CoS's and FJ's copies cancelled on start,
+and Rer's kill (also at tau = 0), hold their servers cd.
+
+Hedge (:data:`~straggler.policies.HEDGE_CODE`; delay and budget b in
+``flts[F_POLICY]``, ``flts[F_POLICY + 1]``): at arrival one copy, routed and sized
+as ZRed's (the pool by alpha with two pools, a server of it; one value of SIZES
+through ``size_of_type``, times the next SLOWDOWNS value under sx), nothing else
+drawn; with b finite the token bucket gets ``tokens = min(cap, tokens + b)``, cap
+``max(1, 100 b)``, from 0. With d > 1 and a finite delay a timer fires at arrival +
+delay: if the job is not done and (b infinite or tokens >= 1; else it hedges no
+more) a copy (tokens -= 1) joins, at the timer's time, a server: with two pools, as
+the job's second copy with two pools whose speeds differ for its type, a server of
+the other pool (one ROUTING uniform, ``start + int(u n_other)``); otherwise the ``int(u (N - c))``-th (0-based, in server order) of
+the N - c servers without one of its c copies. Its size: identical, the job's X;
+iid, ``size_of_type`` of the next SLOWDOWNS value; sx, X times the next SLOWDOWNS
+value (duration: size times ``inv_speeds``). While the job has fewer than d copies
+the timer is armed again a delay later. At one instant an arrival comes before a
+timer, which comes before a completion (delay 0: all d copies at arrival). The
+first copy to finish completes the job, the others are cancelled; its copies are
+the copies launched. These ROUTING and SLOWDOWNS values are read when the timer
+fires, so their position in the streams depends on the order of events.
+
 Only for small runs (a few thousand jobs): ``simulate_reference(enc, lam, n, rngs)``
-returns the per-job latency and cost arrays (job order = arrival order).
+returns the per-job latency and cost arrays (job order = arrival order); after
+``run`` a simulator's ``copies`` holds the copies each job launched.
 """
 
 from __future__ import annotations
@@ -25,14 +61,22 @@ from collections import deque
 import numpy as np
 
 from .. import policies
-from ..dependence import IDENTICAL_CODE, IID_CODE
+from ..dependence import IDENTICAL_CODE, IID_CODE, SX_CODE
 from ..distributions.sampling import size_of_type
 from . import encode as E
 from .streams import PyStreams
 
 _size_of_type_py = size_of_type.py_func
 
-ARRIVAL, COMPLETE, KILL, DECIDE = 0, 1, 2, 3
+ARRIVAL, COMPLETE, KILL, DECIDE, RELEASE, TIMER = 0, 1, 2, 3, 4, 5
+
+#: Hedge's bucket holds the tokens of this many jobs (at least one token)
+HEDGE_BUCKET_JOBS = 100.0
+
+#: PS: a cancelled replica with at most this share of its attained service left has
+#: finished with the winner (identical copies that started together end together, up
+#: to the rounding of their residuals): no cancellation delay (the event engine's rule)
+PS_DONE_TOLERANCE = 1e-9
 
 
 class _Job:
@@ -53,6 +97,9 @@ class _Job:
         "rer_server",
         "rer_dur",
         "rer_tau",
+        "copies",
+        "x",
+        "servers",
     )
 
     def __init__(self, idx, t, jtype):
@@ -70,6 +117,9 @@ class _Job:
         self.cost = 0.0
         self.finish = -math.inf
         self.rer_server = -1
+        self.copies = 0  # the copies launched (sent to a server, whether they ran or not)
+        self.x = 0.0  # Hedge: the job's X (identical hedges copy it)
+        self.servers = []  # Hedge: the servers of its copies, in launch order
 
 
 class _Replica:
@@ -110,7 +160,74 @@ def _replica_sizes(enc, n, streams, jtype):
     return [x * streams.slowdown() for _ in range(every)][:n]
 
 
-class ReferenceSimulator:
+class _Hedging:
+    """Hedge's rules, shared by the FCFS and PS references: the first copy at arrival,
+    the token bucket, and the copy a timer launches (see the module docstring)."""
+
+    def _hedge_setup(self):
+        enc = self.enc
+        self.hedge = self.ints[E.I_POLICY] == policies.HEDGE_CODE
+        self.h_delay = float(enc.flts[E.F_POLICY])
+        self.h_budget = float(enc.flts[E.F_POLICY + 1])
+        self.h_cap = max(1.0, HEDGE_BUCKET_JOBS * self.h_budget)
+        self.tokens = 0.0
+
+    def _hedge_first(self, job):
+        """The job's first copy, ``(server, duration)``, routed and sized as ZRed's; the
+        arrival's tokens go into the bucket (the caller arms the timer, if
+        :meth:`_hedge_armed`)."""
+        enc, ints, streams = self.enc, self.ints, self.streams
+        jtype = job.type
+        pool = 0
+        if ints[E.I_POOLS] == 2:
+            pool = 0 if streams.uniform() < enc.alpha[0, jtype] else 1
+        lo, hi = ints[E.I_POOL0 + pool], ints[E.I_POOL0 + pool + 1]
+        s = lo + int(streams.uniform() * (hi - lo))
+        job.x = _size_of_type(enc, jtype, streams.size())
+        du = job.x * enc.inv_speeds[pool, jtype]
+        if ints[E.I_DEP] == SX_CODE:
+            du *= streams.slowdown()
+        job.copies = 1
+        job.servers = [s]
+        if math.isfinite(self.h_budget):
+            self.tokens = min(self.h_cap, self.tokens + self.h_budget)
+        return s, du
+
+    def _hedge_armed(self):
+        """Whether a job gets a timer at arrival (d > 1, a finite delay)."""
+        return self.ints[E.I_D] > 1 and math.isfinite(self.h_delay)
+
+    def _hedge_copy(self, job):
+        """A timer of ``job`` (not done) fires now: ``(server, duration)`` of the copy it
+        launches, or None when the budget has no token (the job hedges no more)."""
+        enc, ints, streams = self.enc, self.ints, self.streams
+        if math.isfinite(self.h_budget):
+            if self.tokens < 1.0:
+                return None
+            self.tokens -= 1.0
+        c = job.copies
+        u = streams.uniform()
+        differ = ints[E.I_POOLS] == 2 and enc.inv_speeds[0, job.type] != enc.inv_speeds[1, job.type]
+        if differ and c == 1:
+            other = 1 - self._pool(job.servers[0])
+            lo, hi = ints[E.I_POOL0 + other], ints[E.I_POOL0 + other + 1]
+            s = lo + int(u * (hi - lo))
+        else:
+            free = [v for v in range(self.N) if v not in job.servers]
+            s = free[int(u * (self.N - c))]
+        dep = ints[E.I_DEP]
+        x = job.x
+        if dep == IID_CODE:
+            x = _size_of_type(enc, job.type, streams.extra_size())
+        du = x * enc.inv_speeds[self._pool(s), job.type]
+        if dep == SX_CODE:
+            du *= streams.slowdown()
+        job.copies = c + 1
+        job.servers.append(s)
+        return s, du
+
+
+class ReferenceSimulator(_Hedging):
     """Event-driven FCFS per-server simulation of one encoded model."""
 
     def __init__(self, enc: E.Encoded, lam: float, rngs):
@@ -127,10 +244,15 @@ class ReferenceSimulator:
         self.events: list[tuple] = []
         self.seq = 0
         self.now = 0.0
+        self.cd = enc.cancel_delay
+        self._hedge_setup()
 
     # ------------------------------------------------------------ events
     def _schedule(self, time, kind, obj):
-        heapq.heappush(self.events, (time, self.seq, kind, obj))
+        # Hedge: at one instant arrivals, then timers, then the rest (completions);
+        # the other policies in the order scheduled
+        prio = (0 if kind == ARRIVAL else 1 if kind == TIMER else 2) if self.hedge else 0
+        heapq.heappush(self.events, (time, prio, self.seq, kind, obj))
         self.seq += 1
 
     def _pool(self, s):
@@ -192,6 +314,10 @@ class ReferenceSimulator:
                 rep.dur = self._dur(job.sizes[job.started], rep.server, job.type)
                 job.started += 1
                 self._schedule(self.now + rep.dur, COMPLETE, rep)
+            elif self.cd > 0.0:  # started with the kept ones: cancelled in service
+                rep.state = "cancelled"
+                job.cost += self.cd
+                self._schedule(self.now + self.cd, RELEASE, rep)
             else:  # never served: the server takes its next replica now
                 rep.state = "cancelled"
                 self.busy[rep.server] = None
@@ -207,6 +333,23 @@ class ReferenceSimulator:
         self.busy[rep.server] = None
         self._start_next(rep.server)
 
+    def _cancel(self, rep):
+        """Cancel ``rep``, its job done: dropped if waiting, or if it started only now
+        (no service yet: whichever of its start and the cancel is handled first at this
+        instant); cut if running (held cd longer, its cost the service it had plus cd);
+        one that finishes now completes (its event is due at this instant)."""
+        if rep.state == "waiting":
+            rep.state = "cancelled"
+        elif rep.state == "running" and rep.start + rep.dur > self.now:
+            rep.state = "cancelled"
+            if rep.start == self.now:  # not started before the cancel: never runs
+                self._stop(rep, 0.0)
+            elif self.cd > 0.0:
+                rep.job.cost += self.now - rep.start + self.cd
+                self._schedule(self.now + self.cd, RELEASE, rep)
+            else:
+                self._stop(rep, self.now - rep.start)
+
     # ------------------------------------------------------------ arrivals
     def _arrival(self, idx):
         enc, ints, streams = self.enc, self.ints, self.streams
@@ -221,6 +364,14 @@ class ReferenceSimulator:
         self.jobs.append(job)
         p0, p1, p2 = ints[E.I_POOL0], ints[E.I_POOL1], ints[E.I_POOL2]
         bounds = (p0, p1, p2)
+        if policy == policies.HEDGE_CODE:
+            s, du = self._hedge_first(job)
+            rep = _Replica(job, s, du)
+            job.replicas = [rep]
+            self._join(rep)
+            if self._hedge_armed():
+                self._schedule(self.now + self.h_delay, TIMER, job)
+            return
         if policy in (policies.ZRED_CODE, policies.KT_CODE, policies.RER_CODE):
             pool = 0
             if ints[E.I_POOLS] == 2:
@@ -245,6 +396,7 @@ class ReferenceSimulator:
                 sizes = _replica_sizes(enc, 1, streams, jtype)
                 rep = _Replica(job, s, self._dur(sizes[0], s, jtype))
             job.replicas = [rep]
+            job.copies = 1
             self._join(rep)
             return
         if policy == policies.FRED_CODE:
@@ -270,6 +422,7 @@ class ReferenceSimulator:
             job.k = ints[E.I_K] if policy == policies.FJ_CODE else 1
             sizes = _replica_sizes(enc, len(servers), streams, jtype)
             job.replicas = [_Replica(job, s, self._dur(x, s, jtype)) for s, x in zip(servers, sizes)]
+        job.copies = len(job.replicas)
         for rep in job.replicas:
             if rep.state == "waiting":  # not cancelled on start by an earlier sibling
                 self._join(rep)
@@ -286,20 +439,40 @@ class ReferenceSimulator:
             job.done = True
             job.finish = self.now
             for other in job.replicas:  # cancel on complete
-                if other.state == "running":
-                    other.state = "cancelled"
-                    self._stop(other, self.now - other.start)
-                elif other.state == "waiting":
-                    other.state = "cancelled"
+                self._cancel(other)
 
     def _kill(self, rep):
-        """Rer: tau of processing done; restart on the other pool's server."""
+        """Rer: tau of processing done; restart on the other pool's server (now, while
+        the killed run holds its server cd longer)."""
         job = rep.job
         rep.state = "cancelled"
-        self._stop(rep, job.rer_tau)
+        if self.cd > 0.0:
+            job.cost += job.rer_tau + self.cd
+            self._schedule(self.now + self.cd, RELEASE, rep)
+        else:
+            self._stop(rep, job.rer_tau)
         second = _Replica(job, job.rer_server, job.rer_dur)
         job.replicas.append(second)
+        job.copies += 1
         self._join(second)
+
+    def _release(self, rep):
+        """A cancelled replica's delay is over: its server takes its next replica."""
+        self.busy[rep.server] = None
+        self._start_next(rep.server)
+
+    def _timer(self, job):
+        """Hedge: a timer of ``job`` fires now."""
+        if job.done:
+            return
+        copy = self._hedge_copy(job)
+        if copy is None:
+            return
+        rep = _Replica(job, *copy)
+        job.replicas.append(rep)
+        self._join(rep)
+        if job.copies < self.ints[E.I_D]:
+            self._schedule(self.now + self.h_delay, TIMER, job)
 
     # ------------------------------------------------------------ run
     def run(self, n_jobs: int):
@@ -309,7 +482,7 @@ class ReferenceSimulator:
         if n_jobs > 0:
             self._schedule(self.streams.interarrival() * self.inv_lam, ARRIVAL, 0)
         while self.events:
-            time, _, kind, obj = heapq.heappop(self.events)
+            time, _, _, kind, obj = heapq.heappop(self.events)
             self.now = time
             if kind == ARRIVAL:
                 self._arrival(obj)
@@ -320,16 +493,21 @@ class ReferenceSimulator:
             elif kind == COMPLETE:
                 if obj.state == "running":
                     self._complete(obj)
+            elif kind == RELEASE:
+                self._release(obj)
+            elif kind == TIMER:
+                self._timer(obj)
             else:
                 if obj.state == "running":
                     self._kill(obj)
         latency = np.array([j.finish - j.t for j in self.jobs])
         cost = np.array([j.cost for j in self.jobs])
+        self.copies = np.array([j.copies for j in self.jobs], dtype=float)
         return latency, cost
 
 
 class _PSReplica:
-    __slots__ = ("job", "server", "dur", "rem", "att", "tau")
+    __slots__ = ("job", "server", "dur", "rem", "att", "tau", "cancelled")
 
     def __init__(self, job, server, dur, tau=math.inf):
         self.job = job
@@ -338,9 +516,10 @@ class _PSReplica:
         self.rem = dur  # remaining (time alone)
         self.att = 0.0  # attained service (server time consumed: the cost)
         self.tau = tau  # Rer/Rep: the attained service at which it fires
+        self.cancelled = False  # cancelled, sharing its server for its cd of work left
 
 
-class PSReferenceSimulator:
+class PSReferenceSimulator(_Hedging):
     """Event-driven per-server processor-sharing simulation of one encoded model.
 
     Every server shares itself equally among the replicas present (n of them:
@@ -360,7 +539,15 @@ class PSReferenceSimulator:
     * Rer: at tau of attained service the replica is killed (cost tau) and a
       new one joins a server of the other pool; Rep: at tau of attained service
       a second replica joins a server of the other pool (it just shares that
-      server: no priority on PS), the first of the two to finish wins.
+      server: no priority on PS), the first of the two to finish wins;
+    * Hedge: as on FCFS (the module docstring), a copy starts sharing its server
+      when its timer fires.
+
+    A cancelled replica (with a cancellation delay cd > 0) keeps sharing its server
+    until cd of work is done, and its job's cost counts its attained service plus cd;
+    under CoS and FJ cancelling on start the sampled replicas not kept start with the
+    kept ones (all start at once on PS) and are cancelled at once: each shares its
+    server for cd and costs cd.
 
     It reads the random streams in the order of the contract of :mod:`.fast`
     (the second server of Rer and Rep at arrival, iff the first replica's
@@ -378,6 +565,10 @@ class PSReferenceSimulator:
         self.servers: list[list] = [[] for _ in range(self.N)]
         self.perm = list(range(self.N))
         self.now = 0.0
+        self.cd = enc.cancel_delay
+        self.timers: list[tuple] = []  # Hedge: (time, seq, job)
+        self.seq = 0
+        self._hedge_setup()
 
     def _pool(self, s):
         return 0 if s < self.ints[E.I_POOL1] else 1
@@ -418,6 +609,25 @@ class PSReferenceSimulator:
         rep.job.replicas.remove(rep)
         rep.job.cost += rep.att
 
+    def _hold(self, rep):
+        """``rep`` (in ``job.replicas``) is cancelled in service: it leaves its job and
+        shares its server for cd more work; the job's cost counts its attained service
+        and cd."""
+        rep.job.replicas.remove(rep)
+        rep.job.cost += rep.att
+        rep.job.cost += self.cd
+        rep.rem = self.cd
+        rep.tau = math.inf
+        rep.cancelled = True
+
+    def _cancel(self, rep):
+        """Cancel on complete: held cd longer, unless it has finished with the winner
+        or has had no service (it joined its server at this instant)."""
+        if self.cd > 0.0 and rep.att > 0.0 and rep.rem > PS_DONE_TOLERANCE * rep.att:
+            self._hold(rep)
+        else:
+            self._leave(rep)
+
     def _arrival(self, idx):
         enc, ints, streams = self.enc, self.ints, self.streams
         policy = ints[E.I_POLICY]
@@ -429,6 +639,14 @@ class PSReferenceSimulator:
         job = _Job(idx, self.now, jtype)
         self.jobs.append(job)
         bounds = (ints[E.I_POOL0], ints[E.I_POOL1], ints[E.I_POOL2])
+        if policy == policies.HEDGE_CODE:
+            s, du = self._hedge_first(job)
+            self._join(_PSReplica(job, s, du))
+            if self._hedge_armed():
+                heapq.heappush(self.timers, (self.now + self.h_delay, self.seq, job))
+                self.seq += 1
+            return
+        job.copies = 1
         if policy in (policies.ZRED_CODE, policies.KT_CODE, policies.RER_CODE, policies.REP_CODE):
             pool = 0
             if ints[E.I_POOLS] == 2:
@@ -460,6 +678,7 @@ class PSReferenceSimulator:
                 r = i + int(streams.uniform() * (self.N - i))
                 self.perm[i], self.perm[r] = self.perm[r], self.perm[i]
                 servers.append(self.perm[i])
+        sampled = servers
         if policy == policies.COS_CODE:
             servers = servers[:1]
         elif policy == policies.FJ_CODE:
@@ -470,25 +689,54 @@ class PSReferenceSimulator:
             idle = [s for s in servers if not self.servers[s]]
             servers = idle if idle else servers[:1]
         sizes = _replica_sizes(enc, len(servers), streams, jtype)
+        job.copies = len(servers)
         for s, x in zip(servers, sizes):
             self._join(_PSReplica(job, s, self._dur(x, s, jtype)))
+        if policy in (policies.COS_CODE, policies.FJ_CODE):
+            job.copies = len(sampled)  # every one sent, those cancelled on start too
+            if self.cd > 0.0:  # not kept: started with the kept ones, cancelled in service
+                for s in sampled[len(servers) :]:
+                    rep = _PSReplica(job, s, self.cd)
+                    rep.cancelled = True
+                    self.servers[s].append(rep)
+                    job.cost += self.cd
 
     def _complete(self, rep):
+        if rep.cancelled:  # its cancellation delay is over
+            self.servers[rep.server].remove(rep)
+            return
         job = rep.job
         rep.rem = 0.0
         self._leave(rep)
         job.completed += 1
         if job.completed == job.k:
             job.finish = self.now
+            job.done = True
             for other in list(job.replicas):  # cancel on complete
-                self._leave(other)
+                self._cancel(other)
 
     def _threshold(self, rep):
         job = rep.job
         rep.tau = math.inf
         if self.ints[E.I_POLICY] == policies.RER_CODE:  # killed: its cost is its attained service, tau
-            self._leave(rep)
+            if self.cd > 0.0:
+                self._hold(rep)
+            else:
+                self._leave(rep)
+        job.copies += 1
         self._join(_PSReplica(job, job.rer_server, job.rer_dur))
+
+    def _timer(self, job):
+        """Hedge: a timer of ``job`` fires now."""
+        if job.done:
+            return
+        copy = self._hedge_copy(job)
+        if copy is None:
+            return
+        self._join(_PSReplica(job, *copy))
+        if job.copies < self.ints[E.I_D]:
+            heapq.heappush(self.timers, (self.now + self.h_delay, self.seq, job))
+            self.seq += 1
 
     def run(self, n_jobs: int):
         """Per-job ``(latency, cost)`` arrays of ``n_jobs`` arrivals, in arrival order,
@@ -498,11 +746,15 @@ class PSReferenceSimulator:
         n = 0
         while True:
             tq, rep, kind = self._next_event()
-            if n < n_jobs and t_arr <= tq:
+            tt = self.timers[0][0] if self.timers else math.inf
+            if n < n_jobs and t_arr <= tq and t_arr <= tt:
                 self._advance(t_arr)
                 self._arrival(n)
                 n += 1
                 t_arr = self.now + self.streams.interarrival() * self.inv_lam if n < n_jobs else math.inf
+            elif self.timers and tt <= tq:  # Hedge: a timer before a completion at its instant
+                self._advance(tt)
+                self._timer(heapq.heappop(self.timers)[2])
             elif rep is not None:
                 self._advance(tq)
                 if kind == 0:
@@ -513,6 +765,7 @@ class PSReferenceSimulator:
                 break
         latency = np.array([j.finish - j.t for j in self.jobs])
         cost = np.array([j.cost for j in self.jobs])
+        self.copies = np.array([j.copies for j in self.jobs], dtype=float)
         return latency, cost
 
 
@@ -545,6 +798,7 @@ def make_model(
     pools=None,
     discipline="FCFS",
     queueing="per_server",
+    cancel_delay=0.0,
 ):
     """A :class:`~straggler.cell_model.CellModel` without a config (tests, benchmarks).
 
@@ -578,4 +832,5 @@ def make_model(
         discipline=discipline,
         queueing=queueing,
         loads=np.atleast_1d(np.asarray(loads, dtype=float)),
+        cancel_delay=float(cancel_delay),
     )
