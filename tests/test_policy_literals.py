@@ -29,6 +29,7 @@ ALLOWED: dict[str, tuple[frozenset[str] | None, str]] = {
     "analysis/two_pool_handlers.py": (ALL, "analysis handlers (HANDLERS): each implements one policy's analysis"),
     "analysis/d_of_n_handlers.py": (ALL, "analysis handlers (HANDLERS): each implements one policy's analysis"),
     "analysis/fork_join_handlers.py": (ALL, "analysis handlers (HANDLERS): each implements one policy's analysis"),
+    "analysis/hedging_handlers.py": (ALL, "analysis handlers (HANDLERS): each implements one policy's analysis"),
     "simulation/fast.py": (ALL, "numba kernel: a branch per policy"),
     "simulation/events.py": (ALL, "numba kernel: a branch per policy"),
     "simulation/reference.py": (ALL, "the reference simulator: a branch per policy"),

@@ -443,9 +443,16 @@ def test_precision_and_max_jobs_are_validated():
 # ---------------------------------------------------------------- monotonicity
 
 
+#: simulated policies whose stable loads are not known to form an interval: every load is
+#: simulated (none skipped above an unstable one). A hedge fires when its job is late,
+#: which the load changes, so more load may mean fewer hedges.
+NOT_KNOWN_MONOTONE = {"Hedge"}
+
+
 def test_every_simulated_policy_says_why_its_verdict_is_monotone():
     for name, spec in POLICIES.items():
-        assert spec.analytic_only or stability_monotone(name), name
+        assert spec.analytic_only or stability_monotone(name) or name in NOT_KNOWN_MONOTONE, name
+    assert stability_monotone("Hedge") == ""
     assert stability_monotone("FJ", {"keep": "opt"}) == ""
 
 

@@ -7,6 +7,12 @@ cancels on the first completion (section 6.1, Appendix B:
 ones; FCFS, i.i.d. replicas), the stability bound they imply (``lambda E[C] < N``,
 section 4.1), and the full-service bounds of :mod:`.replica_bounds`, which hold for
 every cell (any speeds, dependence and discipline).
+
+With a cancellation delay c > 0 (``CellModel.cancel_delay``: a copy cancelled in service
+keeps its server c longer) every bound here is carried: a lower cost end and the
+necessary bound only gain (c adds server time), an upper cost end adds c for each copy
+that may be cancelled in service (:func:`.cancel_delay.orphans`), the sufficient bound
+serves every replica in full and c (:func:`.replica_bounds.bounds`).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from dataclasses import dataclass
 from ..cell_model import CellModel
 from ..dependence import IID
 from . import forkjoin, replica_bounds
+from .cancel_delay import orphans, vouch
 from .cell_setting import copies
 from .notes import Load, Time
 from .result import AnalyticResult
@@ -54,6 +61,10 @@ def partial_fork_cost(model: CellModel, r: int, source: str | None = None) -> tu
     ``(None, reason)`` for PS, for identical or S&X replicas (the paper does not
     treat correlated tasks), and for a tail that is neither log-concave nor
     log-convex (Pareto type I, lognormal, ...), where the paper gives no bound.
+
+    A cancellation delay c > 0 leaves the start times independent of the job's sizes,
+    so the paper's bounds hold for the server time above; each of the at most r - 1
+    tasks cancelled in service adds c, hence the upper end ``+ (r - 1) c``.
     """
     X = model.size
     if model.discipline != "FCFS":
@@ -80,6 +91,9 @@ def partial_fork_cost(model: CellModel, r: int, source: str | None = None) -> tu
         )
         + f", r = {r})"
     )
+    if model.cancel_delay > 0.0:
+        hi += (r - 1) * model.cancel_delay
+        src += " + (r - 1) cancel_delay for the tasks cancelled in service"
     return PaperCost(lo, hi, src), ""
 
 
@@ -105,19 +119,23 @@ def tightest_bounds(
       over pool weights, is kept); sufficient: every replica served in full
       (replica_bounds). Kind ``exact`` when the two meet.
 
-    The note says which bound came from where; ``why`` names the setting.
+    With a cancellation delay every value is carried (module docstring) and vouched for
+    (:func:`.cancel_delay.vouch`). The note says which bound came from where; ``why``
+    names the setting.
     """
-    X, dep, N = model.size, model.dependence, model.N
+    N = model.N
     pools = replica_bounds.Pools.of(model.system, N)
-    b = replica_bounds.bounds(X, dep, pools, copies(model), k, choice)
-    lower, lower_src = b.cost_lower, FULL_SERVICE
-    upper, upper_src = b.cost_upper, FULL_SERVICE
+    b, (lower, lower_src), (upper, upper_src) = _full_service(model, pools, k, choice)
     if paper is not None:
         if paper.lower > lower * (1.0 + replica_bounds.EXACT_RTOL):
             lower, lower_src = paper.lower, paper.source
         if paper.upper < upper * (1.0 - replica_bounds.EXACT_RTOL):
             upper, upper_src = paper.upper, paper.source
-    memoryless = replica_bounds.memoryless_cost_lower(X, dep, pools, k) if choice == "completion" else math.nan
+    memoryless = (
+        replica_bounds.memoryless_cost_lower(model.size, model.dependence, pools, k)
+        if choice == "completion"
+        else math.nan
+    )
     if memoryless > lower * (1.0 + replica_bounds.EXACT_RTOL):
         lower, lower_src = memoryless, MEMORYLESS
     necessary, nec_src = b.necessary_rate, FULL_SERVICE
@@ -138,6 +156,30 @@ def tightest_bounds(
         cost_lower=lower,
         cost_upper=upper,
     )
+    _bounds_note(model, result, why, (lower, lower_src), (upper, upper_src), (necessary, nec_src), b.sufficient_rate)
+    if model.cancel_delay > 0.0:
+        vouch(result, ("lambda_max", "lambda_sufficient", "cost", "cost_lower", "cost_upper"))
+    return result
+
+
+def _full_service(model: CellModel, pools, k: int, choice: str):
+    """The full-service bounds (:func:`.replica_bounds.bounds`) and the cost's ends
+    ``(value, source)``, a cancellation delay carried: the sufficient bound holds every
+    replica c longer, the lower cost gains c for each copy cancelled in service for
+    certain, the upper one for each that may be (:func:`.cancel_delay.orphans`)."""
+    d, c = copies(model), model.cancel_delay
+    if c <= 0.0:
+        b = replica_bounds.bounds(model.size, model.dependence, pools, d, k, choice)
+        return b, (b.cost_lower, FULL_SERVICE), (b.cost_upper, FULL_SERVICE)
+    certain, possible = orphans(model, d, k, choice)
+    b = replica_bounds.bounds(model.size, model.dependence, pools, d, k, choice, c if possible else 0.0)
+    return b, (b.cost_lower + certain * c, FULL_SERVICE), (b.cost_upper + possible * c, FULL_SERVICE)
+
+
+def _bounds_note(model: CellModel, result: AnalyticResult, why: str, lower, upper, necessary, sufficient) -> None:
+    """The note of :func:`tightest_bounds`: which bound came from where (each a
+    ``(value, source)``), and the cancellation delay where it is carried."""
+    (lo, lower_src), (hi, upper_src), (nec, nec_src) = lower, upper, necessary
     sources = {lower_src, upper_src, nec_src} - {FULL_SERVICE}
     if sources:
         cost_src = "both: {lower_src}" if lower_src == upper_src else "lower: {lower_src}; upper: {upper_src}"
@@ -152,34 +194,45 @@ def tightest_bounds(
             "{sufficient} (sufficient), unstable above {necessary} (necessary); server "
             "time per job in {cost}"
         )
+    if model.cancel_delay > 0.0:
+        text += (
+            "; cancel_delay {delay} carried (each replica of the sufficient bound holds its server that long "
+            "too, the cost counts it for each copy cancelled in service)"
+        )
     result.add_note(
         text,
         about=("lambda_max", "cost"),
         why=why,
-        cost=Time((lower, upper)),
+        cost=Time((lo, hi)),
         lower_src=lower_src,
         upper_src=upper_src,
-        necessary=Load(model.to_load(necessary)),
+        necessary=Load(model.to_load(nec)),
         nec_src=nec_src,
-        sufficient=Load(model.to_load(b.sufficient_rate)),
+        sufficient=Load(model.to_load(sufficient)),
+        **({"delay": Time(model.cancel_delay)} if model.cancel_delay > 0.0 else {}),
     )
-    return result
 
 
 def fill_bounds(
     result: AnalyticResult, model: CellModel, k: int, choice: str, why: str, paper: PaperCost | None = None
 ) -> AnalyticResult:
     """Fill what a paper's analysis of the cell leaves open (the stability bound, the
-    cost) with :func:`tightest_bounds`."""
+    cost) with :func:`tightest_bounds` (what it fills holds with a cancellation delay:
+    it carries it)."""
     if math.isfinite(result.lambda_max) and math.isfinite(result.cost):
         return result
     bounds = tightest_bounds(model, why, k, choice, paper)
+    filled: tuple[str, ...] = ()
     if not math.isfinite(result.lambda_max):
         result.lambda_max, result.lambda_max_kind = bounds.lambda_max, bounds.lambda_max_kind
         result.lambda_sufficient = bounds.lambda_sufficient
         result.rho = bounds.rho
+        filled += ("lambda_max", "lambda_sufficient")
     if not math.isfinite(result.cost):
         result.cost, result.cost_kind = bounds.cost, bounds.cost_kind
         result.cost_lower, result.cost_upper = bounds.cost_lower, bounds.cost_upper
+        filled += ("cost", "cost_lower", "cost_upper")
     result.note_items.extend(bounds.note_items)
+    if model.cancel_delay > 0.0:
+        vouch(result, filled)
     return result

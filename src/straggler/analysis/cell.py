@@ -5,12 +5,13 @@ Each policy maps to the best result that theory gives, with its kind
 ``cost_kind`` and ``latency_approx_kind``: exact, approximation, upper_bound,
 lower_bound), through its family's handler (:data:`HANDLERS`): the threshold
 paper's two-pool policies (:mod:`.two_pool_handlers`), the policies that copy a job
-to d of N servers (:mod:`.d_of_n_handlers`), fork-join (:mod:`.fork_join_handlers`);
-where several valid bounds exist, the tightest is kept (:mod:`.bounds`). Notes
-(:mod:`.notes`) say which paper applies, and why a value is NaN or +inf; they are
-rendered in the dataset's load basis in one place (:func:`analyze`), which also
-applies the rules every result obeys (an exact value is its own bound, no NaN
-without a note).
+to d of N servers (:mod:`.d_of_n_handlers`), fork-join (:mod:`.fork_join_handlers`),
+hedged requests (:mod:`.hedging_handlers`); where several valid bounds exist, the
+tightest is kept (:mod:`.bounds`). Notes (:mod:`.notes`) say which paper applies, and
+why a value is NaN or +inf; they are rendered in the dataset's load basis in one place
+(:func:`analyze`), which also applies the rules every result obeys (a value derived for
+instant cancellation is dropped where a cancelled copy keeps its server,
+:mod:`.cancel_delay`; an exact value is its own bound; no NaN without a note).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 
 from ..cell_model import CellModel
 from ..policies import POLICIES
+from .cancel_delay import restrict
 from .cell_setting import homogeneous
 from .d_of_n_handlers import (
     analyze_cancel_on_complete,
@@ -31,6 +33,7 @@ from .d_of_n_handlers import (
     analyze_rerouting,
 )
 from .fork_join_handlers import analyze_fork_join
+from .hedging_handlers import analyze_hedging
 from .notes import Load, LoadUnit
 from .result import AnalyticResult
 from .two_pool_handlers import (
@@ -70,7 +73,7 @@ def analyze(model: CellModel) -> AnalyticResult:
             about=("lambda_max", "cost", "latency_approx"),
         )
     else:
-        result = handler(nominal)
+        result = restrict(nominal, handler(nominal))
     _explain_infinite_latency(nominal, result)
     _exact_cost_is_both_bounds(result)
     _explain_missing(nominal, result)
@@ -164,5 +167,6 @@ HANDLERS: dict[str, Callable[[CellModel], AnalyticResult]] = {
     "cancel_on_start": analyze_cancel_on_start,
     "fork_join": analyze_fork_join,
     "redundant_to_idle": analyze_redundant_to_idle,
+    "hedging": analyze_hedging,
 }
 """The analyses by name: a policy names its own in the registry (PolicySpec.analysis)."""

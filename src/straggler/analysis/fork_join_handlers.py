@@ -10,6 +10,7 @@ from ..cell_model import CellModel
 from ..dependence import IID
 from . import forkjoin, queues
 from .bounds import PaperCost, fill_bounds, partial_fork_cost, tightest_bounds
+from .cancel_delay import vouch
 from .cell_setting import copies, homogeneous, per_load
 from .notes import Load, Time
 from .result import AnalyticResult
@@ -41,6 +42,9 @@ def analyze_fork_join(model: CellModel) -> AnalyticResult:
 
     Loads are in the model's load unit (with ``split: shift`` the unsplit job),
     so stability bounds are converted with :attr:`CellModel.load_mean`.
+
+    A cancellation delay with d > 1: :func:`_with_cancel_delay` (the paper's results
+    assume instant cancellation; bounds that carry the delay replace them).
     """
     d = model.d
     k = int(model.params.get("k", 1))
@@ -71,11 +75,13 @@ def analyze_fork_join(model: CellModel) -> AnalyticResult:
                 "section 8.2 strategy with r_f = d = 1: keep 1 at every load (one "
                 "task on a random server, the same system as keep: d)"
             )
-        return result
+        return vouch(result) if model.cancel_delay > 0.0 else result  # one task: nothing is cancelled
     if keep == "opt":
         result, paper = _fork_join_strategy(model, k)
     else:
         result, paper = _fork_join_paper(model, k, int(keep))
+    if model.cancel_delay > 0.0:
+        return _with_cancel_delay(model, result, k, keep, choice)
     return fill_bounds(
         result,
         model,
@@ -92,12 +98,67 @@ def _kept_cost(model: CellModel, r: int, k: int) -> tuple[PaperCost | None, str]
     ``k E[X]`` (section 7.3, fork-early-cancel); ``k = 1``: section 6.1
     (:func:`partial_fork_cost`: the r kept tasks start at times that do not depend
     on their sizes); otherwise the paper gives none for r < n."""
+    if model.cancel_delay > 0.0:
+        return _kept_cost_with_delay(model, r, k)
     if r == k:
         c = k * model.size.mean()
         return PaperCost(c, c, "fork-join paper, section 7.3 (the k kept tasks are served in full: k E[X])"), ""
     if k == 1:
         return partial_fork_cost(model, r)
     return None, "the fork-join paper gives cost bounds for k > 1 with all n tasks only"
+
+
+def _kept_cost_with_delay(model: CellModel, r: int, k: int) -> tuple[PaperCost | None, str]:
+    """:func:`_kept_cost` with a cancellation delay c: the kept tasks' server time obeys
+    the same bounds (their start times still do not depend on their sizes); c adds for
+    each task cancelled in service, at most the ``d - r`` not kept that start with the
+    r-th kept one and the ``r - k`` kept ones cut (:func:`partial_fork_cost` adds the
+    latter), so the upper end gains at most ``(d - k) c``."""
+    d, c = copies(model), model.cancel_delay
+    if r == k:
+        lo = k * model.size.mean()
+        src = (
+            "fork-join paper, section 7.3 (the k kept tasks are served in full: k E[X]) + at most (d - k) cancel_delay"
+        )
+        return PaperCost(lo, lo + (d - k) * c, src), ""
+    if k == 1:
+        paper, reason = partial_fork_cost(model, r)
+        if paper is None:
+            return None, reason
+        return PaperCost(paper.lower, paper.upper + (d - r) * c, paper.source + " + (d - r) cancel_delay"), ""
+    return None, "the fork-join paper gives cost bounds for k > 1 with all n tasks only"
+
+
+def _with_cancel_delay(model: CellModel, result: AnalyticResult, k: int, keep, choice: str) -> AnalyticResult:
+    """FJ (d > 1, FCFS, i.i.d. tasks) with a cancellation delay: the (n, k) results need
+    the tasks to start together or a cancelled task to free its server at once, and the
+    group-based estimates assume instant cancellation, so what stays is the bounds that
+    carry the delay: the full-service ones and the cost bounds of :func:`_kept_cost`
+    (:func:`tightest_bounds`), and a lower bound on the latency that only uses that
+    queueing adds: the kept tasks are chosen before their sizes are known (the first
+    ``r`` to start) and the job needs ``k`` of them, each served in full from its start,
+    so ``T >= X_{k:r}`` (``r`` the tasks kept at each load). ``keep_opt`` stays (the
+    simulation runs it)."""
+    chosen = np.asarray(result.keep_opt, dtype=float)
+    if keep == "opt" and np.isnan(chosen).any():
+        return result  # no keep chosen (the note says why): nothing to carry
+    rs = [int(r) for r in chosen] if keep == "opt" else [int(keep)] * len(model.loads)
+    costs = [_kept_cost(model, r, k) for r in sorted(set(rs))]
+    found = [c for c, _ in costs if c is not None]
+    paper = None
+    if found and len(found) == len(costs):
+        paper = PaperCost(min(c.lower for c in found), max(c.upper for c in found), "; ".join(c.source for c in found))
+    out = tightest_bounds(
+        model, "FJ with cancel_delay > 0 (a task cancelled in service keeps its server)", k, choice, paper
+    )
+    out.keep_opt = result.keep_opt
+    out.latency_lower = np.array([forkjoin.order_statistic_moment(model.size, k, r, 1) for r in rs])
+    out.add_note(
+        "latency_approx is NaN: the fork-join paper's latencies assume instant cancellation; latency_lower is "
+        "E[X_{k:r}] with r the tasks kept (queueing only adds)",
+        about=("latency_approx", "latency_lower"),
+    )
+    return vouch(out, "latency_lower")
 
 
 def _group_latency(model: CellModel, result: AnalyticResult, rs, k: int) -> None:

@@ -139,7 +139,9 @@ def mg1_ps_latency(lam: float, mean: float) -> float:
     return math.inf if rho >= 1.0 else mean / (1.0 - rho)
 
 
-def upper_bound_latency(lam: float, X: Distribution, dep: Dependence, N: int, d: int) -> float:
+def upper_bound_latency(
+    lam: float, X: Distribution, dep: Dependence, N: int, d: int, cancel_delay: float = 0.0
+) -> float:
     """Mean latency of the alternative upper-bound system (section 3.5, Figs. 3-4):
     ``E[X_i] / (1 - rho~)`` with ``rho~ = lam d E[X_i] / N``.
 
@@ -148,9 +150,16 @@ def upper_bound_latency(lam: float, X: Distribution, dep: Dependence, N: int, d:
     ordering of monotonic PS networks), so this is an ``upper_bound`` on ``E[T]``;
     it depends on the mean of the replica size only (section 4.1). Exact for
     ``d = 1`` and for identical replicas with ``d = N`` (docs: reference results, section 3).
+
+    ``cancel_delay`` c > 0 (a copy cancelled in service keeps its server c longer, not
+    in the paper): every replica of the upper-bound system brings ``X_i + c``, which is
+    at least what the copy and its cancellation bring in the original, so the same
+    ordering gives ``(E[X_i] + c) / (1 - lam d (E[X_i] + c) / N)``.
     """
     N, d = _check(N, d)
     mi = dep.replica_mean(X)
+    if cancel_delay > 0.0:
+        mi = mi + cancel_delay
     return mg1_ps_latency(lam * d / N, mi)
 
 

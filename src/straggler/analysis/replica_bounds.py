@@ -41,6 +41,14 @@ The cost (server time per job, every replica) lies between the same two
 quantities with unit weights: at least the ``k`` smallest full sizes, at most
 all ``d``. When a bound pair coincides (``d = 1``, or CoS with identical servers),
 the value is exact.
+
+*A cancellation delay* c (a copy cancelled in service keeps its server c longer,
+``CellModel.cancel_delay``) only adds work, so the necessary bound and the lower cost
+hold unchanged; the sufficient bound serves every replica in full *and* c
+(``cancel_delay`` of :func:`bounds`: the per-server load
+``lambda d / N (sum_j p_j E[X] / r_ij + c)``), the same M/G/1 argument. The cost's
+upper end is the caller's to raise (:func:`straggler.analysis.bounds.tightest_bounds`:
+by c times the copies that may be cancelled in service).
 """
 
 from __future__ import annotations
@@ -216,13 +224,20 @@ def per_job(pools: Pools, d: int, k: int, weights, per_replica) -> float:
 
 
 def bounds(
-    X: Distribution, dep: Dependence, pools: Pools, d: int, k: int = 1, choice: str = "completion"
+    X: Distribution,
+    dep: Dependence,
+    pools: Pools,
+    d: int,
+    k: int = 1,
+    choice: str = "completion",
+    cancel_delay: float = 0.0,
 ) -> ReplicaBounds:
     """Stability and cost bounds (module docstring) for ``d`` replicas of which
     ``k`` must finish. ``choice="completion"`` (cancel on completion): which replicas
     finish may depend on their sizes; ``choice="start"`` (CoS, FJ keeping the
     first k to start): the ``k`` replicas served in full are chosen before the
-    sizes are known, so they cost ``E[X] / r`` each."""
+    sizes are known, so they cost ``E[X] / r`` each. ``cancel_delay`` > 0: every
+    replica of the sufficient bound's system also holds its server that long."""
     d, k = int(d), int(k)
     if not 1 <= k <= d:
         raise ValueError(f"need 1 <= k <= d, got k = {k}, d = {d}")
@@ -249,7 +264,10 @@ def bounds(
         necessary = 1.0 / _maximise_concave(work, 0.0, 1.0 / n[0])
     mean = dep.replica_mean(X)
     per_server = [sum(pj / pools.speeds[i][j] for j, pj in enumerate(pools.p)) * mean for i in range(len(n))]
-    sufficient = pools.servers / (d * max(per_server))
+    if cancel_delay > 0.0:  # every replica served in full and held c (module docstring)
+        sufficient = pools.servers / (d * max(w + cancel_delay for w in per_server))
+    else:
+        sufficient = pools.servers / (d * max(per_server))
     ones = (1.0,) * len(n)
     cost_lower = per_job(pools, d, k, ones, per_replica)
     if choice == "start":  # the k served in full are at worst the k slowest of the d

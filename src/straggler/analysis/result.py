@@ -54,6 +54,11 @@ class AnalyticResult:
     """The notes as data (:class:`.notes.Note`), loads in nominal units."""
     load_unit: LoadUnit = NOMINAL
     """The load basis the notes are rendered in (set by :func:`.cell.analyze`)."""
+    holds_with_cancel_delay: set[str] = field(default_factory=set)
+    """The values (:data:`.cancel_delay.VALUES`) the handler vouches for in a cell whose
+    policy cancels copies and whose ``cancel_delay`` is > 0: carried (the delay counted
+    where the paper's argument allows) or not affected by it. The dispatcher sets the
+    others NaN, with a note (:func:`.cancel_delay.restrict`)."""
 
     def __post_init__(self):
         nan = np.full(len(self.loads), math.nan)

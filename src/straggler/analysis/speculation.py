@@ -31,6 +31,14 @@ reads ``lam E[eta_1] / N < 1`` here, and the per-queue load of the homogeneous
 network is ``rho(tau) = lam (E[min(eta_1, tau)] + E[eta_2 1{eta_1 > tau}]) / N``.
 The load ratio ``L(tau) = rho(tau) / rho(inf)`` is unit-free, and the stability
 bound in the project's load units (``lam E[eta_1] / N``) is ``1 / L(tau)``.
+
+Cancellation delay (``cancel_delay`` c, not in the paper): a run killed at its timeout
+keeps its server c longer, so a job brings ``c P(eta_1 > tau)`` more work to its first
+queue (:func:`expected_work`), which the load, its optimal timeout, the stability bound
+and the latency approximation carry. The paper's Theorem 1 moves a timed-out job on
+when its first queue is done with it; here the job moves on at the kill while the
+queue is still held, which its proof does not cover: the load condition stays
+necessary (a queue cannot do more than its capacity), its sufficiency is not claimed.
 """
 
 from __future__ import annotations
@@ -97,18 +105,25 @@ def _tau(tau) -> float:
     return t
 
 
-def expected_work(tau: float, X: Distribution, dep: Dependence, resume: bool = False) -> float:
+def expected_work(
+    tau: float, X: Distribution, dep: Dependence, resume: bool = False, cancel_delay: float = 0.0
+) -> float:
     """``E[min(eta_1, tau)] + E[eta_2 1{eta_1 > tau}]``: the work one job brings.
 
     The bracket of the paper's nominal load (section 4, the load ``rho_i`` of
     Theorem 1 in the homogeneous case; docs: reference results, section 2). With ``resume=True``, ``eta_2 = eta_1 - tau``
     and the work is ``E[eta_1]`` whatever ``tau``. ``tau = inf``: ``E[eta_1]``.
+    ``cancel_delay`` c > 0 (module docstring): plus ``c P(eta_1 > tau)``, the killed
+    run's server held c longer (also with ``resume``).
     """
     t = _tau(tau)
     P = _pair(X, dep)
-    if resume or math.isinf(t):
+    if math.isinf(t):
         return P.mean_A()
-    return P.mean_min_A(t) + P.mean_A_B_exceeds(t)
+    work = P.mean_A() if resume else P.mean_min_A(t) + P.mean_A_B_exceeds(t)
+    if cancel_delay > 0.0:
+        work += cancel_delay * P.prob_A_exceeds(t)
+    return work
 
 
 def nominal_load(lam: float, tau: float, X: Distribution, dep: Dependence, N: int = 1, resume: bool = False) -> float:
@@ -122,18 +137,23 @@ def nominal_load(lam: float, tau: float, X: Distribution, dep: Dependence, N: in
     return lam * expected_work(tau, X, dep, resume) / N
 
 
-def load_ratio(tau: float, X: Distribution, dep: Dependence, resume: bool = False) -> float:
+def load_ratio(tau: float, X: Distribution, dep: Dependence, resume: bool = False, cancel_delay: float = 0.0) -> float:
     """``L(tau) = rho(tau) / rho(inf)`` (paper section 5.1, the function of Fig. 1).
 
     ``L < 1`` is the factor by which the timeout reduces the load, and
-    ``1 / L(tau)`` the capacity relative to no speculation.
+    ``1 / L(tau)`` the capacity relative to no speculation (``cancel_delay``: see
+    :func:`expected_work`).
     """
     P = _pair(X, dep)
-    return expected_work(tau, X, dep, resume) / P.mean_A()
+    return expected_work(tau, X, dep, resume, cancel_delay) / P.mean_A()
 
 
 def load_ratio_curve(
-    taus: Sequence[float] | np.ndarray, X: Distribution, dep: Dependence, resume: bool = False
+    taus: Sequence[float] | np.ndarray,
+    X: Distribution,
+    dep: Dependence,
+    resume: bool = False,
+    cancel_delay: float = 0.0,
 ) -> np.ndarray:
     """:func:`load_ratio` at each of ``taus``: for a tabulated law (a trace, a quantile
     table, a discrete law) with identical or i.i.d. replicas, every tau at once from the
@@ -141,11 +161,13 @@ def load_ratio_curve(
     trace's 10^5 values costs prefix sums, not 10^5 sums over the trace."""
     linear = X.quantile_pieces()
     if linear is None or resume or not isinstance(dep, (IID, Identical)):
-        return np.array([load_ratio(t, X, dep, resume) for t in taus], dtype=float)
+        return np.array([load_ratio(t, X, dep, resume, cancel_delay) for t in taus], dtype=float)
     t = np.asarray(taus, dtype=float)
     mean_min, partial = pieces.truncated_curves(linear, np.where(np.isinf(t), np.finfo(float).max, t))
     # the second replica's work when the first is cut at tau: E[eta_2 1{eta_1 > tau}]
     second = X.mean() * np.asarray(X.sf(t), dtype=float) if isinstance(dep, IID) else partial
+    if cancel_delay > 0.0:  # the killed run's server held c longer (expected_work)
+        second = second + cancel_delay * np.where(np.isinf(t), 0.0, np.asarray(X.sf(t), dtype=float))
     return (mean_min + second) / X.mean()
 
 
@@ -490,7 +512,7 @@ class OptimalTimeout:
 
 
 def optimal_timeout(
-    X: Distribution, dep: Dependence, resume: bool = False, points_per_decade: int = 16
+    X: Distribution, dep: Dependence, resume: bool = False, points_per_decade: int = 16, cancel_delay: float = 0.0
 ) -> OptimalTimeout:
     """The timeout that minimises ``rho(tau)``, i.e. maximises the stability region
     (Definition 2 and Theorem 4 of the paper; ``tau: opt``, docs/background/contracts.md).
@@ -501,20 +523,22 @@ def optimal_timeout(
     best of these and ``tau = inf`` (``L = 1``) wins. So ``tau = inf`` whenever no
     timeout gains capacity (identical replicas, Erlang, exponential, resume).
     Under independence and a density this agrees with :func:`hazard_rule_timeout`.
+    ``cancel_delay`` > 0: the load counts the killed run's held server
+    (:func:`expected_work`).
     """
     if resume:
         return OptimalTimeout(math.inf, 1.0, "resume: L(tau) = 1 on homogeneous servers")
     from scipy.optimize import minimize_scalar  # lazy
 
     grid, atoms = _grid(X, dep, points_per_decade)
-    vals = load_ratio_curve(grid, X, dep)
+    vals = load_ratio_curve(grid, X, dep, cancel_delay=cancel_delay)
     i = int(np.argmin(vals))
     best_tau, best_L = float(grid[i]), float(vals[i])
     a = float(grid[max(i - 1, 0)])
     b = float(grid[min(i + 1, len(grid) - 1)])
     if b > a:
         res = minimize_scalar(
-            lambda t: load_ratio(t, X, dep),
+            lambda t: load_ratio(t, X, dep, cancel_delay=cancel_delay),
             bounds=(a, b),
             method="bounded",
             options={"xatol": 1e-12 * b, "maxiter": 500},
@@ -523,7 +547,7 @@ def optimal_timeout(
             best_tau, best_L = float(res.x), float(res.fun)
     for at in atoms:  # L jumps down at an atom: the value at the atom itself
         if a <= at <= b:
-            v = load_ratio(at, X, dep)
+            v = load_ratio(at, X, dep, cancel_delay=cancel_delay)
             if v <= best_L:
                 best_tau, best_L = at, v
     if not best_L < 1.0 - _REL_TOL:
@@ -551,7 +575,13 @@ class SpeculationBound:
 
 
 def stability_bound(
-    X: Distribution, dep: Dependence, N: int, tau="opt", resume: bool = False, discipline: str = "FCFS"
+    X: Distribution,
+    dep: Dependence,
+    N: int,
+    tau="opt",
+    resume: bool = False,
+    discipline: str = "FCFS",
+    cancel_delay: float = 0.0,
 ) -> SpeculationBound:
     """``lambda_max`` of SLB on ``N`` homogeneous unit-speed queues with random
     dispatch and random re-routing, at the timeout ``tau`` (a number, ``inf``, or
@@ -566,19 +596,22 @@ def stability_bound(
     makes a work-conserving queue unstable, hence ``exact`` for ``FCFS``. The
     theorem excludes PS (the authors believe it extends, section 3), hence
     ``necessary`` for ``PS``. Theorem 1 also assumes ``P(eta_1 <= tau) > 0``; a
-    timeout below the support of ``eta_1`` is flagged in ``note``.
+    timeout below the support of ``eta_1`` is flagged in ``note``. ``cancel_delay``
+    c > 0 with a timeout that may fire: the work carries c (:func:`expected_work`)
+    and the kind is ``necessary`` (module docstring: Theorem 1 does not cover a killed
+    run that keeps its server after its job moved on).
     """
     if isinstance(tau, str):
         if tau != "opt":
             raise ValueError(f"tau must be a number >= 0, inf or 'opt', got {tau!r}")
-        opt = optimal_timeout(X, dep, resume)
+        opt = optimal_timeout(X, dep, resume, cancel_delay=cancel_delay)
         t, L = opt.tau, opt.L
     else:
         t = _tau(tau)
-        L = load_ratio(t, X, dep, resume)
+        L = load_ratio(t, X, dep, resume, cancel_delay)
     if discipline not in ("FCFS", "PS"):
         raise ValueError(f"discipline must be FCFS or PS, got {discipline!r}")
-    work = expected_work(t, X, dep, resume)
+    work = expected_work(t, X, dep, resume, cancel_delay)
     rate = N / work
     kind = "exact" if discipline == "FCFS" else "necessary"
     note = (
@@ -586,12 +619,20 @@ def stability_bound(
         if discipline == "FCFS"
         else ("Theorem 1 excludes PS; the work condition is necessary")
     )
+    if cancel_delay > 0.0 and _pair(X, dep).prob_A_exceeds(t) > 0.0:
+        kind = "necessary"
+        note = (
+            "the load with the killed run's server held cancel_delay longer; necessary (work), "
+            "Theorem 1 does not cover a killed run that keeps its server after its job moved on"
+        )
     if t < _eta1_support(X, dep)[0]:
         note += "; tau below the support of eta_1 violates Theorem 1's P(eta_1 <= tau) > 0"
     return SpeculationBound(rate=rate, load=1.0 / L, tau=t, L=L, kind=kind, note=note)
 
 
-def latency_approx(lam: float, tau: float, X: Distribution, dep: Dependence, N: int, resume: bool = False) -> float:
+def latency_approx(
+    lam: float, tau: float, X: Distribution, dep: Dependence, N: int, resume: bool = False, cancel_delay: float = 0.0
+) -> float:
     """Mean response time of SLB on ``N`` homogeneous FCFS queues: an approximation.
 
     Not a result of the speculation paper (its section 6 states a conjecture that
@@ -606,10 +647,15 @@ def latency_approx(lam: float, tau: float, X: Distribution, dep: Dependence, N: 
 
     Exact for ``tau = inf`` (random dispatch, M/G/1 per queue); ``inf`` when
     ``rho >= 1`` or a second moment is infinite. Kind ``approximation``.
+
+    ``cancel_delay`` c > 0: a killed run occupies its queue ``min(eta_1, tau) + c``,
+    so ``rho`` carries c (:func:`expected_work`) and the first run's second moment
+    gains ``(2 tau c + c^2) P(eta_1 > tau)``; the job's own time does not (it moves on
+    at the kill).
     """
     t = _tau(tau)
     P = _pair(X, dep)
-    rho = nominal_load(lam, t, X, dep, N, resume)
+    rho = lam * expected_work(t, X, dep, resume, cancel_delay) / N
     if rho >= 1.0:
         return math.inf
     if math.isinf(t):
@@ -626,5 +672,7 @@ def latency_approx(lam: float, tau: float, X: Distribution, dep: Dependence, N: 
         s2_out = P.second_A_B_exceeds(t)
     if math.isinf(s1) or math.isinf(s2_out):
         return math.inf
+    if cancel_delay > 0.0:
+        s1 += (2.0 * t * cancel_delay + cancel_delay**2) * p_out
     w = (lam / N) * (s1 + s2_out) / (2.0 * (1.0 - rho))
     return w + m1 + p_out * w + m2_out

@@ -22,6 +22,17 @@ Prop. 5 of Appendix B); the second moments and the latency approximation of
 Section 6 (n_1 = n_2 = 1); the stability bounds optimised over the assignment and
 the thresholds (:func:`optimal_rerouting`, :func:`optimal_replication`). The
 known-sizes bound KS (Props. 3-4, Lemma 1, Remark 2) is :mod:`.known_sizes`.
+
+Cancellation delay (``cancel_delay`` c, not in the paper: a copy cancelled in service
+keeps its server c longer). The work a job brings to a pool gains c for each of its
+copies cancelled there with work left: Rer's run killed at tau_i, ``c P(A_ij > tau_i)``
+(Prop. 1's accounting is pathwise, whatever the timing); Rep's and FRed's losing copy,
+``c P(A_ij - tau_i > A_lj)`` in pool i and ``c P(A_lj > A_ij - tau_i > 0)`` in pool l
+(:func:`.cancel_delay.strict_losses`; a tie finishes together and is not charged).
+Prop. 2 and eq. 6 count the race of two copies in simultaneous service, which a copy
+holding its server c breaks (the other pool's server may be held when the replica
+arrives): the handlers call those loads approximations when c > 0. Every function
+below takes ``cancel_delay`` (default 0: the paper's values, bit for bit).
 """
 
 from __future__ import annotations
@@ -34,23 +45,32 @@ import numpy as np
 from ..dependence import Dependence, pair
 from ..distributions import Distribution
 from ..two_pools import Bound, TwoPoolSystem, assignment_fractions
+from .cancel_delay import strict_losses
 
 
-def expected_work_full_redundancy(system, X, dep) -> np.ndarray:
+def expected_work_full_redundancy(system, X, dep, cancel_delay: float = 0.0) -> np.ndarray:
     """E[B_i] = sum_j p_j E[min(X_i / r_ij, X_l / r_lj)] (Remark 1, eq. 6).
 
     Both replicas start at once and each pool works until the first finishes, so
     the work is the same in both pools and independent of the assignment.
+    ``cancel_delay`` c > 0: pool i also gets ``c sum_j p_j P(A_ij > A_lj)``, its copy
+    losing with work left (module docstring).
     """
     r = system.speeds
     per_type = [pair(dep, X.of_type(j), 1.0 / r[0][j], 1.0 / r[1][j]).mean_min_AB() for j in range(system.n_types)]
     work = float(np.dot(system.p, per_type))
+    if cancel_delay > 0.0:
+        lost = [
+            strict_losses(pair(dep, X.of_type(j), 1.0 / r[0][j], 1.0 / r[1][j]), 0.0) for j in range(system.n_types)
+        ]
+        extra = [cancel_delay * float(np.dot(system.p, [loss[i] for loss in lost])) for i in range(2)]
+        return np.array([work + extra[0], work + extra[1]])
     return np.array([work, work])
 
 
-def full_redundancy_bound(system: TwoPoolSystem, X, dep) -> Bound:
+def full_redundancy_bound(system: TwoPoolSystem, X, dep, cancel_delay: float = 0.0) -> Bound:
     """lambda_max of full redundancy: 1 / max_i (E[B_i] / n_i) with eq. 6."""
-    work = expected_work_full_redundancy(system, X, dep)
+    work = expected_work_full_redundancy(system, X, dep, cancel_delay)
     t = max(work[0] / system.n[0], work[1] / system.n[1])
     return Bound(rate=1.0 / t, q=(math.nan,), work=(float(work[0]), float(work[1])))
 
@@ -111,7 +131,7 @@ def _pairs(system: TwoPoolSystem, X: Distribution, dep: Dependence):
     ]
 
 
-def _profile(P, policy: str, i: int, tau: float, moment: int = 1, per_job: bool = False):
+def _profile(P, policy: str, i: int, tau: float, moment: int = 1, per_job: bool = False, cancel_delay: float = 0.0):
     """Per-type work of a job that *starts* in pool ``i`` with threshold ``tau``.
 
     Returns ``(own, cross)``, arrays over j: the m-th moment of the work in pool i
@@ -122,7 +142,8 @@ def _profile(P, policy: str, i: int, tau: float, moment: int = 1, per_job: bool 
       cross = k^1_{il,j}(tau) (both pools work until the first replica finishes).
 
     ``m = 2`` gives the second moments of Section 6 (see
-    :func:`second_moment_work_replication` for ``per_job``).
+    :func:`second_moment_work_replication` for ``per_job``). ``cancel_delay`` > 0:
+    :func:`_with_cancel_delay`.
     """
     J = len(P[0])
     own = np.empty(J)
@@ -150,7 +171,32 @@ def _profile(P, policy: str, i: int, tau: float, moment: int = 1, per_job: bool 
                 cross[j] = k2
         else:
             raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+    if cancel_delay > 0.0:
+        if per_job:
+            raise ValueError("the per-job second moment with a cancellation delay is not implemented")
+        _with_cancel_delay(P, policy, i, tau, moment, cancel_delay, own, cross)
     return own, cross
+
+
+def _with_cancel_delay(P, policy: str, i: int, tau: float, moment: int, c: float, own, cross) -> None:
+    """Add a cancellation delay ``c`` to the per-type work of a job starting in pool
+    ``i`` (module docstring), in place. Rerouting: the killed run occupies
+    ``min(A_ij, tau) + c 1{A_ij > tau}``, so ``own`` gains ``c P(A_ij > tau)`` (m = 1) or
+    ``(2 tau c + c^2) P(A_ij > tau)`` (m = 2). Replication: the losing copy's ``c`` is,
+    as the paper treats the parts of a replicated job (Section 6), one more customer of
+    its pool: ``c`` (m = 1), ``c^2`` (m = 2) times the probability that the copy in
+    that pool loses with work left (:func:`.cancel_delay.strict_losses`)."""
+    if math.isinf(tau):
+        return  # never rerouted or replicated: nothing is cancelled
+    for j in range(len(P[0])):
+        if policy == "rerouting":
+            killed = P[i][j].prob_A_exceeds(tau)
+            own[j] += (c if moment == 1 else 2.0 * tau * c + c * c) * killed
+        else:
+            original, replica = strict_losses(P[i][j], tau)
+            unit = c if moment == 1 else c * c
+            own[j] += unit * original
+            cross[j] += unit * replica
 
 
 def _work_from_profiles(system: TwoPoolSystem, alpha: np.ndarray, prof) -> np.ndarray:
@@ -165,15 +211,15 @@ def _work_from_profiles(system: TwoPoolSystem, alpha: np.ndarray, prof) -> np.nd
     return out
 
 
-def _expected(system, X, dep, alpha, tau, policy, moment=1, per_job=False) -> np.ndarray:
+def _expected(system, X, dep, alpha, tau, policy, moment=1, per_job=False, cancel_delay=0.0) -> np.ndarray:
     alpha = _check_alpha(system, alpha)
     tau = _check_tau(tau)
     P = _pairs(system, X, dep)
-    prof = [_profile(P, policy, i, tau[i], moment, per_job) for i in range(2)]
+    prof = [_profile(P, policy, i, tau[i], moment, per_job, cancel_delay) for i in range(2)]
     return _work_from_profiles(system, alpha, prof)
 
 
-def expected_work_rerouting(system: TwoPoolSystem, X, dep, alpha, tau) -> np.ndarray:
+def expected_work_rerouting(system: TwoPoolSystem, X, dep, alpha, tau, cancel_delay: float = 0.0) -> np.ndarray:
     """E[B_i^Rer(A, tau)] of Proposition 1, eq. (2), for i = 1, 2.
 
     E[B_i] = sum_j p_j alpha_ij E[min(X_i/r_ij, tau_i)]
@@ -184,11 +230,12 @@ def expected_work_rerouting(system: TwoPoolSystem, X, dep, alpha, tau) -> np.nda
     ``(tau_1, tau_2)`` with entries in [0, inf] (a scalar applies to both);
     ``tau = inf`` gives eq. (5) (zero redundancy). Any J, speed matrix, pool sizes
     and dependence (the expectations come from :func:`straggler.dependence.pair`).
+    ``cancel_delay``: the module docstring.
     """
-    return _expected(system, X, dep, alpha, tau, "rerouting")
+    return _expected(system, X, dep, alpha, tau, "rerouting", cancel_delay=cancel_delay)
 
 
-def expected_work_replication(system: TwoPoolSystem, X, dep, alpha, tau) -> np.ndarray:
+def expected_work_replication(system: TwoPoolSystem, X, dep, alpha, tau, cancel_delay: float = 0.0) -> np.ndarray:
     """E[B_i^Rep(A, tau)] of Proposition 2, eq. (4), for i = 1, 2.
 
     E[B_i] = sum_j p_j alpha_ij (E[min(X_i/r_ij, tau_i)] + k^1_{il,j}(tau_i))
@@ -197,9 +244,10 @@ def expected_work_replication(system: TwoPoolSystem, X, dep, alpha, tau) -> np.n
 
     After tau_i of processing a replica starts in the other pool (from scratch) and
     both pools work until the first replica finishes. ``tau = inf`` gives eq. (5),
-    ``tau = 0`` gives eq. (6) (full redundancy, independent of alpha).
+    ``tau = 0`` gives eq. (6) (full redundancy, independent of alpha). ``cancel_delay``:
+    the module docstring.
     """
-    return _expected(system, X, dep, alpha, tau, "replication")
+    return _expected(system, X, dep, alpha, tau, "replication", cancel_delay=cancel_delay)
 
 
 # ---------------------------------------------------------------- multi-threshold (App. B)
@@ -302,7 +350,7 @@ def expected_work_rerouting_multi(system: TwoPoolSystem, X, dep, alpha, taus) ->
 # ---------------------------------------------------------------- second moments, latency
 
 
-def second_moment_work_rerouting(system: TwoPoolSystem, X, dep, alpha, tau) -> np.ndarray:
+def second_moment_work_rerouting(system: TwoPoolSystem, X, dep, alpha, tau, cancel_delay: float = 0.0) -> np.ndarray:
     """E[(B_i^Rer)^2] of Section 6 (docs: reference results, section 1, latency approximation):
 
     sum_j p_j alpha_ij E[min(X_i/r_ij, tau_i)^2] + sum_j p_j alpha_lj E[(X_i/r_ij)^2 1{X_l/r_lj > tau_l}].
@@ -311,10 +359,12 @@ def second_moment_work_rerouting(system: TwoPoolSystem, X, dep, alpha, tau) -> n
     both, so this is the exact second moment of the work per arriving job.
     ``inf`` when it does not exist (e.g. Pareto with alpha <= 2 and tau > 0 in use).
     """
-    return _expected(system, X, dep, alpha, tau, "rerouting", moment=2)
+    return _expected(system, X, dep, alpha, tau, "rerouting", moment=2, cancel_delay=cancel_delay)
 
 
-def second_moment_work_replication(system: TwoPoolSystem, X, dep, alpha, tau, per_job: bool = False) -> np.ndarray:
+def second_moment_work_replication(
+    system: TwoPoolSystem, X, dep, alpha, tau, per_job: bool = False, cancel_delay: float = 0.0
+) -> np.ndarray:
     """E[(B_i^Rep)^2] of Section 6 (docs: reference results, section 1, latency approximation):
 
     sum_j p_j alpha_ij (E[min(X_i/r_ij, tau_i)^2] + k^2_{il,j}(tau_i)) + sum_j p_j alpha_lj k^2_{li,j}(tau_l).
@@ -326,7 +376,7 @@ def second_moment_work_replication(system: TwoPoolSystem, X, dep, alpha, tau, pe
     the cross term 2 tau_i k^1_{il,j}(tau_i) for jobs that started in i. The two
     agree at tau = 0 and tau = inf.
     """
-    return _expected(system, X, dep, alpha, tau, "replication", moment=2, per_job=per_job)
+    return _expected(system, X, dep, alpha, tau, "replication", moment=2, per_job=per_job, cancel_delay=cancel_delay)
 
 
 def _pk_wait(lam: float, m1: float, m2: float) -> float:
@@ -345,14 +395,15 @@ def _check_single_servers(system: TwoPoolSystem) -> None:
         raise ValueError(f"the Section 6 latency approximation needs n_1 = n_2 = 1, got {system.n}")
 
 
-def _latency(system, X, dep, alpha, tau, lam, policy):
+def _latency(system, X, dep, alpha, tau, lam, policy, cancel_delay=0.0):
     _check_single_servers(system)
     alpha = _check_alpha(system, alpha)
     tau = _check_tau(tau)
     P = _pairs(system, X, dep)
     p = np.asarray(system.p, dtype=float)
-    m1 = _work_from_profiles(system, alpha, [_profile(P, policy, i, tau[i]) for i in range(2)])
-    m2 = _work_from_profiles(system, alpha, [_profile(P, policy, i, tau[i], 2) for i in range(2)])
+    c = cancel_delay
+    m1 = _work_from_profiles(system, alpha, [_profile(P, policy, i, tau[i], cancel_delay=c) for i in range(2)])
+    m2 = _work_from_profiles(system, alpha, [_profile(P, policy, i, tau[i], 2, cancel_delay=c) for i in range(2)])
     # per (pool, type): own processing, then (rerouting) the run in the other pool
     service = np.zeros((2, system.n_types))
     moved = np.zeros((2, system.n_types))  # P(rerouted) for rerouting
@@ -380,7 +431,7 @@ def _latency(system, X, dep, alpha, tau, lam, policy):
     return float(out[0]) if np.ndim(lam) == 0 else out
 
 
-def latency_rerouting(system: TwoPoolSystem, X, dep, alpha, tau, lam):
+def latency_rerouting(system: TwoPoolSystem, X, dep, alpha, tau, lam, cancel_delay: float = 0.0):
     """Approximate mean latency E[T^Rer] of Section 6 (n_1 = n_2 = 1, FCFS).
 
     E[T_ij] = W(B_i) + E[min(X_i/r_ij, tau_i)] + E[(X_l/r_lj) 1{X_i/r_ij > tau_i}]
@@ -393,12 +444,14 @@ def latency_rerouting(system: TwoPoolSystem, X, dep, alpha, tau, lam):
     (alpha_ij = q_i) and the consistent reading for partly known ones.
     ``lam`` is the job arrival rate (scalar or array); the result is ``inf``
     (never an exception) when a pool is overloaded or a needed second moment is
-    infinite. Exact (M/G/1 per pool) at tau = inf.
+    infinite. Exact (M/G/1 per pool) at tau = inf. ``cancel_delay`` c > 0: the moments
+    of the work per pool carry it (:func:`_with_cancel_delay`); a job's own time does
+    not (it leaves at the kill).
     """
-    return _latency(system, X, dep, alpha, tau, lam, "rerouting")
+    return _latency(system, X, dep, alpha, tau, lam, "rerouting", cancel_delay)
 
 
-def latency_replication(system: TwoPoolSystem, X, dep, alpha, tau, lam):
+def latency_replication(system: TwoPoolSystem, X, dep, alpha, tau, lam, cancel_delay: float = 0.0):
     """Approximate mean latency E[T^Rep] of Section 6 (n_1 = n_2 = 1, FCFS):
 
     E[T_ij] = W(B_i) + E[min(X_i/r_ij, tau_i)] + k^1_{il,j}(tau_i),
@@ -408,9 +461,10 @@ def latency_replication(system: TwoPoolSystem, X, dep, alpha, tau, lam):
     pool does not wait. E[T] = sum_i sum_j p_j alpha_ij E[T_ij] (per-type reading,
     see :func:`latency_rerouting`). At tau = 0 this is one M/G/1 queue with service
     min(X_1/r_1j, X_2/r_2j); at tau = inf one M/G/1 per pool. ``inf`` when
-    overloaded or when a second moment is infinite.
+    overloaded or when a second moment is infinite. ``cancel_delay``: as for
+    :func:`latency_rerouting`.
     """
-    return _latency(system, X, dep, alpha, tau, lam, "replication")
+    return _latency(system, X, dep, alpha, tau, lam, "replication", cancel_delay)
 
 
 # ---------------------------------------------------------------- stability optimisation
@@ -483,8 +537,9 @@ def _best_q(c0: float, g0: np.ndarray, c1: float, g1: np.ndarray) -> np.ndarray:
 class ThresholdOptimiser:
     """Outer search over (tau_1, tau_2), inner exact LP over q (dual form)."""
 
-    def __init__(self, system, X, dep, policy):
+    def __init__(self, system, X, dep, policy, cancel_delay: float = 0.0):
         self.system, self.X, self.dep, self.policy = system, X, dep, policy
+        self.cancel_delay = cancel_delay
         self.P = _pairs(system, X, dep)
         self.p = np.asarray(system.p, dtype=float)
         self.B = np.asarray(system.belief, dtype=float)
@@ -513,7 +568,7 @@ class ThresholdOptimiser:
         """``(own, cross)`` per-type work of a job starting in pool ``i`` (:func:`_profile`), cached."""
         c = self.cache[i]
         if tau not in c:
-            c[tau] = _profile(self.P, self.policy, i, tau)
+            c[tau] = _profile(self.P, self.policy, i, tau, cancel_delay=self.cancel_delay)
         return c[tau]
 
     def candidates(self, i) -> np.ndarray:
@@ -696,7 +751,7 @@ class ThresholdOptimiser:
             if not np.any((alpha[i] > 0) & (self.p > 0)):
                 tau[i] = math.inf
         fn = expected_work_rerouting if self.policy == "rerouting" else expected_work_replication
-        work = fn(self.system, self.X, self.dep, alpha, tau)
+        work = fn(self.system, self.X, self.dep, alpha, tau, self.cancel_delay)
         t = max(work[0] / self.n[0], work[1] / self.n[1])
         return ThresholdBound(
             rate=1.0 / t if t > 0 else math.inf,
@@ -733,11 +788,11 @@ def _replica_points(X: Distribution, dep: Dependence, thin: bool = True) -> list
     return [x for x in xs if math.isfinite(x)]
 
 
-def _optimal(system, X, dep, policy) -> ThresholdBound:
-    return ThresholdOptimiser(system, X, dep, policy).run()
+def _optimal(system, X, dep, policy, cancel_delay: float = 0.0) -> ThresholdBound:
+    return ThresholdOptimiser(system, X, dep, policy, cancel_delay).run()
 
 
-def optimal_rerouting(system: TwoPoolSystem, X, dep) -> ThresholdBound:
+def optimal_rerouting(system: TwoPoolSystem, X, dep, cancel_delay: float = 0.0) -> ThresholdBound:
     """Maximise 1 / max_i (E[B_i^Rer] / n_i) (eq. 2) over (q, tau_1, tau_2).
 
     For fixed tau, E[B_i] is affine in the assignment q (Cor. 1-3), so the inner
@@ -756,22 +811,23 @@ def optimal_rerouting(system: TwoPoolSystem, X, dep) -> ThresholdBound:
     (inf, inf) is a candidate the result is never below zero redundancy, and the
     returned (q, tau) attain the returned rate (recomputed with eq. 2).
     Typical time: ~15 ms (closed-form pair functionals), ~0.3 s when k needs
-    quadrature (i.i.d. Pareto replication).
+    quadrature (i.i.d. Pareto replication). ``cancel_delay``: the work per pool carries
+    it (module docstring), so the optimum does.
     """
-    return _optimal(system, X, dep, "rerouting")
+    return _optimal(system, X, dep, "rerouting", cancel_delay)
 
 
-def bound_at_threshold(system: TwoPoolSystem, X, dep, policy: str, tau) -> ThresholdBound:
+def bound_at_threshold(system: TwoPoolSystem, X, dep, policy: str, tau, cancel_delay: float = 0.0) -> ThresholdBound:
     """The stability bound of ``policy`` ("rerouting" or "replication") at the given
     threshold(s), with the assignment q that maximises it (the inner LP of
     :func:`optimal_rerouting`)."""
     t0, t1 = _check_tau(tau)
-    return ThresholdOptimiser(system, X, dep, policy).finish((t0, t1))
+    return ThresholdOptimiser(system, X, dep, policy, cancel_delay).finish((t0, t1))
 
 
-def optimal_replication(system: TwoPoolSystem, X, dep) -> ThresholdBound:
+def optimal_replication(system: TwoPoolSystem, X, dep, cancel_delay: float = 0.0) -> ThresholdBound:
     """Maximise 1 / max_i (E[B_i^Rep] / n_i) (eq. 4) over (q, tau_1, tau_2); the
     method of :func:`optimal_rerouting`. (0, 0) and (inf, inf) are candidates, so
     the result is never below max(ZRed, FRed); with full redundancy, where the
     load does not depend on q, q = 1/2 is reported."""
-    return _optimal(system, X, dep, "replication")
+    return _optimal(system, X, dep, "replication", cancel_delay)

@@ -10,7 +10,9 @@ import numpy as np
 from ..cell_model import CellModel
 from ..two_pools import Bound, assignment_fractions, belief_matrix, optimal_assignment_no_redundancy
 from . import known_sizes, queues, threshold
+from .cancel_delay import vouch
 from .cell_setting import pools_of
+from .notes import Time
 from .result import AnalyticResult
 from .single_copy import homogeneous_single_copy
 
@@ -57,10 +59,12 @@ def analyze_full_redundancy(model: CellModel) -> AnalyticResult:
     it sufficient (Section 3), hence the kind ``necessary``; see
     :func:`_as_full_redundancy` for one server per pool (a single queue, exact)."""
     system = pools_of(model)
-    bound = threshold.full_redundancy_bound(system, model.size, model.dependence)
+    bound = threshold.full_redundancy_bound(system, model.size, model.dependence, model.cancel_delay)
     kind = _replication_kind(model)
     result = _from_work(model, system, bound, kind=kind, cost_kind=_cost_kind(kind))
-    if result.lambda_max_kind == "approximate":
+    if model.cancel_delay > 0.0:
+        _race_with_cancel_delay_note(model, result)
+    elif result.lambda_max_kind == "approximate":
         result.add_note(
             "per-server queues: the two copies do not start together, so eq. 6 (central "
             "queues, simultaneous service) is an approximation here",
@@ -84,7 +88,18 @@ def _as_full_redundancy(model: CellModel, result: AnalyticResult) -> AnalyticRes
     assumption is exact in the extreme cases of tau = 0"); PS: ``E[M] / (1 - lam E[M])``
     (M/G/1-PS). Larger pools: the paper's kinds (:func:`_replication_kind`), and its
     Section 6 latency needs one server per pool.
+
+    With a cancellation delay the loser's server is held after the job has left, so the
+    copies of the next job no longer start together: none of the above is exact, and
+    the result keeps the (approximate) loads only.
     """
+    if model.cancel_delay > 0.0:
+        result.add_note(
+            "latency_approx is NaN: with cancel_delay > 0 the losing copy holds its server after the job "
+            "left, so a job's two copies no longer start together (not a single M/G/1 queue, nor Section 6's)",
+            about="latency_approx",
+        )
+        return vouch(result, ("lambda_max", "cost"))
     if not _single_server_pools(model):
         result.add_note(
             "latency_approx is NaN: the threshold paper's latency approximation (Section 6) needs one server per pool",
@@ -119,10 +134,24 @@ def _replication_kind(model: CellModel) -> str:
     per-server FCFS queues with more than one server in a pool a job's two copies
     start at different times, so the work per pool differs from eqs. 4 and 6: the
     bound is then an approximation. With one server per pool the two queueings are
-    the same system."""
+    the same system. A cancellation delay breaks the simultaneous service in every
+    queueing (a losing copy holds its server after the job left): approximate."""
+    if model.cancel_delay > 0.0:
+        return "approximate"
     if model.queueing == "central" or _single_server_pools(model):
         return "necessary"
     return "approximate"
+
+
+def _race_with_cancel_delay_note(model: CellModel, result: AnalyticResult) -> None:
+    """Why Rep's and FRed's loads are approximations with a cancellation delay."""
+    result.add_note(
+        "cancel_delay {c}: the losing copy (with work left) keeps its server that long, counted in the work "
+        "per pool; eqs. 4 and 6 assume the two copies race in simultaneous service, which a server held by a "
+        "cancelled copy breaks, so lambda_max and the cost are approximations",
+        about=("lambda_max", "cost"),
+        c=Time(model.cancel_delay),
+    )
 
 
 def _cost_kind(replication_kind: str) -> str:
@@ -139,18 +168,30 @@ def threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
     Rep whose thresholds are both 0 (given, or chosen by the optimisation) is full
     redundancy (the paper's Section 2), with FRed's values and kinds
     (:func:`_as_full_redundancy`)."""
-    system = pools_of(model)
+    system, c = pools_of(model), model.cancel_delay
     tau = model.params.get("tau", "opt")
     if tau == "opt":
         optimise = threshold.optimal_rerouting if policy == "rerouting" else (threshold.optimal_replication)
-        bound = optimise(system, model.size, model.dependence)
+        bound = optimise(system, model.size, model.dependence, c)
     else:
-        bound = threshold.bound_at_threshold(system, model.size, model.dependence, policy, tau)
+        bound = threshold.bound_at_threshold(system, model.size, model.dependence, policy, tau, c)
     kind = "necessary" if policy == "rerouting" else _replication_kind(model)
     result = _from_work(
         model, system, bound, kind=kind, cost_kind="exact" if policy == "rerouting" else _cost_kind(kind)
     )
-    if kind == "approximate":
+    if c > 0.0:
+        vouch(result, ("lambda_max", "cost", "latency_approx"))
+        if policy == "rerouting":
+            result.add_note(
+                "cancel_delay {c}: a run killed at its threshold keeps its server that long, counted in the "
+                "work per pool (Prop. 1's accounting is pathwise: the load condition stays necessary) and in "
+                "the latency approximation's moments",
+                about=("lambda_max", "cost"),
+                c=Time(c),
+            )
+        else:
+            _race_with_cancel_delay_note(model, result)
+    elif kind == "approximate":
         result.add_note(
             "per-server queues: a job's replicas do not start together, so the threshold "
             "paper's work per pool (central queues with priority) is an approximation here",
@@ -166,7 +207,7 @@ def threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
     if _single_server_pools(model) and model.discipline == "FCFS":
         latency = threshold.latency_rerouting if policy == "rerouting" else (threshold.latency_replication)
         result.latency_approx = np.asarray(
-            latency(system, model.size, model.dependence, alpha, bound.tau, model.rates()),
+            latency(system, model.size, model.dependence, alpha, bound.tau, model.rates(), c),
             dtype=float,
         )
         result.latency_approx_kind = "approximation"
