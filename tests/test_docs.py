@@ -255,3 +255,15 @@ def test_the_decision_guide_s_section_is_the_shipped_study_s():
     assert resolved.decision is not None and resolved.decision.budget.extra_load == 0.1
     for key in ("slo.quantile", "slo.target", "slo.mean", "budget.extra_load"):
         assert f"| `{key}` |" in page
+
+
+def test_the_hedging_guide_s_grid_is_the_shipped_study_s():
+    """The page's first yaml block is config/studies/hedging.yaml's grid, load and policies."""
+    import yaml
+
+    from straggler.config.loader import load_config
+
+    page = (ROOT / "docs" / "guide" / "hedging.md").read_text()
+    shown = yaml.safe_load(re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)[0])
+    study = load_config(ROOT / "config" / "studies" / "hedging.yaml")
+    assert shown == {k: study[k] for k in ("grid", "load", "policies")}

@@ -192,6 +192,31 @@ def search(resolved_yaml: str, nc_path, setting: dict, store_root, out_json) -> 
     write_text(out_json, json.dumps(found, indent=1, default=str))
 
 
+def break_even(resolved_yaml: str, nc_path, setting: dict, store_root, out_json) -> None:
+    """The break-even cancellation delays of one setting (:mod:`.break_even`), probed into
+    the cells' stores under ``store_root``, as JSON."""
+    import xarray as xr
+
+    from .break_even import BreakEvenSearch
+    from .config.resolved import ResolvedConfig
+    from .grid import build_grid
+
+    resolved = ResolvedConfig.from_yaml(resolved_yaml)
+    with xr.open_dataset(nc_path, engine="netcdf4") as ds:
+        attrs = dict(ds.attrs)
+    found = BreakEvenSearch(resolved, build_grid(resolved), setting, store_root, attrs).run()
+    log.info("%s: %d evaluations, %d jobs simulated", setting, found["evaluations"], found["simulated_jobs"])
+    write_text(out_json, json.dumps(found, indent=1, default=str))
+
+
+def break_even_csv(paths: list[str], csv_path) -> None:
+    """``break_even.csv`` from the settings' break-even searches."""
+    from .break_even import break_even_table
+
+    found = [json.loads(Path(p).read_text()) for p in paths]
+    write_text(csv_path, break_even_table(found).to_csv(index=False))
+
+
 def locate(search_paths: list[str], capacity_csv, crossovers_csv, figure_dir=None) -> None:
     """``capacity.csv`` and ``crossovers.csv`` from the settings' searches (and, given
     ``figure_dir``, the capacity figure)."""
@@ -223,11 +248,19 @@ def figures(nc_path, outdir, names=None, capacity_csv=None) -> None:
 
 
 def report(
-    nc_path, markdown_path, csv_path, html_path=None, claims_path=None, figure_paths=(), capacity_csv=None
+    nc_path,
+    markdown_path,
+    csv_path,
+    html_path=None,
+    claims_path=None,
+    figure_paths=(),
+    capacity_csv=None,
+    break_even_csv=None,
 ) -> None:
     """report.md, winners.csv and, given their paths, report.html (the figures at
     ``figure_paths`` embedded) and claims.csv; given ``capacity_csv``, with the located
-    frontiers (:func:`straggler.frontier.attach`)."""
+    frontiers (:func:`straggler.frontier.attach`); given ``break_even_csv``, with the
+    break-even cancellation delays (the dataset's attribute ``break_even``)."""
     import xarray as xr
 
     from .report import write_report
@@ -238,6 +271,8 @@ def report(
     from .frontier import with_located
 
     study = with_located(study, capacity_csv)
+    if break_even_csv is not None:
+        study.attrs["break_even"] = Path(break_even_csv).read_text()
     write_report(study, markdown_path, csv_path, html_path, claims_path, figs)
 
 

@@ -24,10 +24,14 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .break_even import WORDS as BREAK_EVEN_WORDS
+from .break_even import report_frame as break_even_frame
+from .break_even import sentences as break_even_sentences
 from .decision import Constraints, changed, constraints, decision_table, recommendations, winners_table
 from .files import write_text
 from .intervals import CRITERIA, UNITS, fmt_interval, fmt_signed
-from .winners import NONE_STABLE, ORACLES, PointTable, dominated, setting_dims
+from .policies import redundancy_kind
+from .winners import NONE_STABLE, ORACLES, PointTable, dominated, plain, setting_dims
 
 
 def verdict_summary(ds: xr.Dataset) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
@@ -189,7 +193,28 @@ def answer_sentences(ds: xr.Dataset, rec: pd.DataFrame, table: PointTable) -> li
             f"{name if ',' not in name else '{' + name + '}'} ({v})" for name, v in counts_by.head(4).items()
         )
         out.append(f"Most often recommended: {top}.")
-    return out + located_sentences(ds, table)
+    return out + redundancy_sentences(ds, rec) + break_even_sentences(ds) + located_sentences(ds, table)
+
+
+def redundancy_sentences(ds: xr.Dataset, rec: pd.DataFrame) -> list[str]:
+    """When to hedge, when to replicate and when neither pays: the recommendations by what
+    they do with copies (:func:`straggler.policies.redundancy_kind`), with where each holds
+    (the values of the setting's swept axes); empty when every recommendation is one kind."""
+    picked = rec[rec["recommended"] != ""]
+    if picked.empty or any("," in str(r) for r in picked["recommended"]):
+        return []
+    kinds = [redundancy_kind(str(r).split(" ", 1)[0]) for r in picked["recommended"]]
+    if len(set(kinds)) < 2 and "hedge" not in kinds:
+        return []
+    axes = [a for a in _shown(ds, rec) if a != "load"]
+    parts = []
+    for kind, words in (("hedge", "hedge"), ("replicate", "replicate"), ("one copy", "neither pays (one copy)")):
+        rows = picked[[k == kind for k in kinds]]
+        where = "; ".join(f"{a} {', '.join(str(plain(v)) for v in pd.unique(rows[a]))}" for a in axes if len(rows)) + (
+            f"; loads {', '.join(f'{v:g}' for v in sorted(pd.unique(rows['load'])))}" if len(rows) else ""
+        )
+        parts.append(f"{words} at {len(rows)} points" + (f" ({where})" if len(rows) else ""))
+    return ["When to hedge, when to replicate, when neither pays: " + "; ".join(parts) + "."]
 
 
 def located_sentences(ds: xr.Dataset, table: PointTable) -> list[str]:
@@ -618,6 +643,9 @@ def markdown(
     ]
     lines += [f"- {s}" for s in summary(ds, table, rec, claims)]
     lines += ["", BASIS_WORDS, ""]
+    breaking = break_even_frame(ds)
+    if not breaking.empty:
+        lines += ["", "## Break-even cancellation delays", "", BREAK_EVEN_WORDS, "", _markdown_table(breaking), ""]
     said, differences = law_differences(ds, rec)
     if said:
         lines += ["", "## Where the size law changes the answer", ""]
@@ -762,6 +790,8 @@ def html(
         "located_table": _table_html(located_table(ds), 400),
         "tuned_words": TUNED_WORDS,
         "tuned_table": _table_html(tuned_table(ds), 400),
+        "break_even_words": BREAK_EVEN_WORDS,
+        "break_even_table": _table_html(break_even_frame(ds), 400),
     }
     return env.get_template("report.html.j2").render(**context)
 

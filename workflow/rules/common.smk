@@ -6,6 +6,7 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
+from straggler.break_even import delay_settings
 from straggler.catalog import figure_names, figure_parts
 from straggler.config import ConfigError, dump_config, read_study_files, resolve_config_cached
 from straggler.files import restore_previous
@@ -71,6 +72,12 @@ SEARCHED = (
 )
 SETTINGS = {setting_key(s): s for s in grid_settings(GRID)} if SEARCHED else {}
 SEARCH_HASH = search_hash(RESOLVED, MODEL_HASH) if SEARCHED else ""
+# Break-even cancellation delays (a grid that sweeps cancel_delay and holds ZRed,
+# straggler.break_even): a job per setting without the delay, named like a search.
+BREAK_EVEN_SETTINGS = (
+    {setting_key(s): s for s in delay_settings(GRID)} if "simulation" in RESOLVED.evaluate else {}
+)
+BREAK_EVEN_HASH = search_hash(RESOLVED, MODEL_HASH) if BREAK_EVEN_SETTINGS else ""
 # one caption per kind of figure (workflow/report/figures/<family>.rst; the family is
 # the kind's, in catalog.FIGURE_KINDS)
 def figure_caption(name):
@@ -123,11 +130,21 @@ def study_outputs():
     figures = [f"{RESULTS}/figures/{n}.{ext}" for n in FIGURE_NAMES for ext in ("png", "svg")]
     summary = [f"{RESULTS}/report.md", f"{RESULTS}/winners.csv", f"{RESULTS}/report.html",
                f"{RESULTS}/claims.csv"]
-    return [f"{RESULTS}/{STUDY}.nc", f"{RESULTS}/config.yaml", *figures, *summary, *located_outputs()]
+    return [f"{RESULTS}/{STUDY}.nc", f"{RESULTS}/config.yaml", *figures, *summary, *located_outputs(),
+            *break_even_outputs()]
 
 
 def search_path(key):
     return f"{RESULTS}/search/{key}~{SEARCH_HASH}.json"
+
+
+def break_even_path(key):
+    return f"{RESULTS}/break_even/{key}~{BREAK_EVEN_HASH}.json"
+
+
+def break_even_outputs(wildcards=None):
+    """break_even.csv (a study that sweeps cancel_delay against ZRed)."""
+    return [f"{RESULTS}/break_even.csv"] if BREAK_EVEN_SETTINGS else []
 
 
 def located_outputs(wildcards=None):

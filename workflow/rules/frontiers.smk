@@ -50,3 +50,38 @@ rule locate:
         f"{RESULTS}/logs/locate.log",
     script:
         "../scripts/locate.py"
+
+
+# Break-even cancellation delays (straggler.break_even): per setting without the delay,
+# each contender that cancels copies against ZRed, located by bisection on the workload's
+# common random numbers; `break_even_table` gathers them into break_even.csv.
+rule break_even:
+    """The break-even cancellation delays of one setting."""
+    input:
+        f"{RESULTS}/{STUDY}.nc",
+    output:
+        f"{RESULTS}/break_even/{{delay_setting}}~{BREAK_EVEN_HASH}.json",
+    params:
+        resolved=RESOLVED_YAML,
+        setting=lambda wc: BREAK_EVEN_SETTINGS[wc.delay_setting],
+    log:
+        f"{RESULTS}/logs/break_even/{{delay_setting}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/break_even/{{delay_setting}}.tsv"
+    resources:
+        runtime=lambda wc, attempt: runtime_minutes(SEARCH_SECONDS, attempt),
+        mem_mb=lambda wc, attempt: MEM_MB * attempt,
+    script:
+        "../scripts/break_even.py"
+
+
+rule break_even_table:
+    """break_even.csv from every setting's break-even search."""
+    input:
+        [break_even_path(key) for key in BREAK_EVEN_SETTINGS],
+    output:
+        f"{RESULTS}/break_even.csv",
+    log:
+        f"{RESULTS}/logs/break_even_table.log",
+    script:
+        "../scripts/break_even_table.py"

@@ -6,6 +6,8 @@ rule report:
         figures=[f"{RESULTS}/figures/{name}.png" for name in FIGURE_NAMES],
         # with decision.resolution: the located frontiers and their figure
         located=located_outputs(),
+        # with cancel_delay swept against ZRed: the break-even delays
+        break_even=break_even_outputs(),
     output:
         html=report(f"{RESULTS}/report.html", caption="../report/report_html.rst",
                     category="Report"),

@@ -13,4 +13,5 @@ report(
     snakemake.output.claims,
     [*snakemake.input.figures, *[p for p in snakemake.input.located if p.endswith(".png")]],
     capacity_csv=next((p for p in snakemake.input.located if p.endswith("capacity.csv")), None),
+    break_even_csv=snakemake.input.break_even[0] if snakemake.input.break_even else None,
 )
