@@ -417,6 +417,8 @@ def _normalise(cfg: dict, axes: list[tuple[Axis, list]]) -> dict:
         "queueing": system_in["queueing"],
         "pools": system_in["pools"],
         "speeds": system_in["speeds"],
+        # only when given: a study without it resolves to the text, cell specs and hashes it had
+        **({"cancel_delay": system_in["cancel_delay"]} if system_in.get("cancel_delay") is not None else {}),
         "types": {"p": types_in["p"], "knowledge": types_in["knowledge"], "belief": types_in["belief"]},
     }
     sim = cfg["simulation"]

@@ -229,9 +229,9 @@ class GridConfig(Section):
         "cancel_delay": (
             "N",
             axis_schema(
-                "Cancellation delays to sweep (system.cancel_delay), each a number >= 0: a dataset "
-                "dimension of the policies that cancel copies (the others ignore it).",
-                {"type": "number", "minimum": 0},
+                "Cancellation delays to sweep (system.cancel_delay, which checks each value: a number "
+                ">= 0): a dataset dimension of the policies that cancel copies (the others ignore it).",
+                {"type": "number"},
             ),
         )
     }

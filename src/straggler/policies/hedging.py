@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from collections.abc import Mapping
 
 from .spec import EVENT_LIST, FCFS_PER_SERVER, PS_PER_SERVER, PolicySpec, Tunable, swept
@@ -16,7 +17,8 @@ from .spec import EVENT_LIST, FCFS_PER_SERVER, PS_PER_SERVER, PolicySpec, Tunabl
 HEDGE_CODE = 9
 
 #: ``p95``: the delay written as a percentile of the job-size law (a grid coordinate that reads well)
-PERCENTILE = re.compile(r"^p(\d+(?:\.\d+)?)$")
+PERCENTILE = re.compile(r"^p([1-9][0-9]?(?:\.[0-9]+)?|0\.[0-9]*[1-9][0-9]*)$")
+"""``p<percent>`` with the percent in (0, 100): p95, p99.9, p0.5."""
 
 
 def delay_quantile(value) -> float | None:
@@ -28,7 +30,7 @@ def delay_quantile(value) -> float | None:
         return float(q) if isinstance(q, (int, float)) and not isinstance(q, bool) else None
     if isinstance(value, str):
         match = PERCENTILE.match(value)
-        return float(match.group(1)) / 100.0 if match else None
+        return float(Decimal(match.group(1)) / 100) if match else None
     return None
 
 

@@ -18,7 +18,14 @@ from .grid import duplicate_policy_errors, extra_axes, grid_name_errors
 from .policies import POLICY_CHECKS, policy_errors
 from .rates import rate_errors
 from .run_length import check_run_length
-from .system import load_basis_errors, pool_errors, possible_cell_errors, queueing_errors, type_errors
+from .system import (
+    cancel_delay_errors,
+    load_basis_errors,
+    pool_errors,
+    possible_cell_errors,
+    queueing_errors,
+    type_errors,
+)
 from .values import non_finite_errors
 
 __all__ = ["POLICY_CHECKS", "extra_axes", "under", "validate"]
@@ -40,6 +47,7 @@ def _semantic_errors(cfg: dict) -> list[Err]:
     errs += duplicate_policy_errors(cfg)
     errs += pool_errors(grid, system)
     errs += queueing_errors(system)
+    errs += cancel_delay_errors(cfg, grid, system)
     errs += type_errors(system, types)
     errs += load_basis_errors(cfg, grid, system)
     errs += possible_cell_errors(grid, system)

@@ -3,9 +3,9 @@ make, and the load basis."""
 
 from __future__ import annotations
 
-from ...policies import ALIASES, POLICIES, canonical_policy, names_using_d
+from ...policies import ALIASES, POLICIES, canonical_policy, names_using_d, ps_bound_policies
 from ..errors import Err, format_value, not_allowed, one_of
-from ..nodes import list_at
+from ..nodes import list_at, section
 from .distributions import check_probabilities
 from .values import numbers, numbers_at
 
@@ -197,3 +197,33 @@ def load_basis_errors(cfg: dict, grid: dict, system: dict) -> list[Err]:
             )
         )
     return errs
+
+
+def cancel_delay_errors(cfg: dict, grid: dict, system: dict) -> list[Err]:
+    """A cancellation delay with a PS bound system (CoC's ``ps_bound: lower`` or
+    ``upper``): their service rates are set by the queue lengths of a job's servers,
+    which a cancelled copy has left, so they have no cancellation delay. (A value of the
+    grid's ``cancel_delay`` axis is checked as this key, applied: :mod:`straggler.config`.)"""
+    value = system.get("cancel_delay")
+    if not numbers([value]) or value <= 0:
+        return []
+    listed = {canonical_policy(p) for p in list_at(grid, "policy") if p in POLICIES or p in ALIASES}
+    params = section(cfg, "policies")
+    for name in ps_bound_policies():
+        if name not in listed:
+            continue
+        keys = [name, *POLICIES[name].aliases]
+        chosen = [section(params, k).get("ps_bound") for k in keys]
+        chosen += [v for k in keys for v in list_at(grid, f"{k}.ps_bound")]
+        bound = [v for c in chosen for v in (c if isinstance(c, list) else [c]) if v in ("lower", "upper")]
+        if bound:
+            return [
+                not_allowed(
+                    ("system", "cancel_delay"),
+                    value,
+                    f"0 while {name}.ps_bound is {bound[0]}: the PS bound systems have no cancellation "
+                    "delay (their rates are set by the queue lengths of a job's servers, which a "
+                    "cancelled copy has left)",
+                )
+            ]
+    return []
