@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
 from collections.abc import Mapping
+from decimal import Decimal
 
 from .spec import EVENT_LIST, FCFS_PER_SERVER, PS_PER_SERVER, PolicySpec, Tunable, swept
 
