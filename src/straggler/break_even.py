@@ -270,7 +270,11 @@ def sentences(ds) -> list[str]:
         never = int((~np.isfinite(rows["break_even_low"].astype(float))).sum())
         low = rows["break_even_low"].astype(float)
         finite = low[np.isfinite(low)]
+        # a search that found no delay too slow stops at TOP mean jobs: its low end is a floor
+        open_top = rows["evidence"].astype(str).str.startswith("the low side's answer holds").any()
         where = f"from {finite.min():.3g} to {finite.max():.3g}" if len(finite) else "nowhere"
+        if len(finite) and open_top:
+            where += " or more"
         out.append(
             f"Break-even cancellation delay on {'E[T]' if criterion == 'latency' else criterion}: redundancy still "
             f"beats one copy a job up to delays {where} (break_even.csv, every contender and load)"

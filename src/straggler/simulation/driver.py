@@ -323,6 +323,18 @@ def _extend_undetermined(
     return extended
 
 
+#: the per-load numbers a summary gives as they are
+SUMMARISED = (
+    "latency_mean",
+    "latency_mean_ci",
+    "cost_mean",
+    "cost_mean_ci",
+    "copies_mean",
+    "copies_mean_ci",
+    "jobs_to_verdict",
+)
+
+
 def _result(
     loads: list[Load],
     records: dict[int, Replications],
@@ -335,20 +347,7 @@ def _result(
 ) -> SimulationResult:
     """The per-load arrays of a simulation from the summaries of the loads it ran."""
     L = len(loads)
-    out: dict[str, Any] = {
-        name: np.full(L, math.nan)
-        for name in (
-            "latency_mean",
-            "latency_mean_ci",
-            "cost_mean",
-            "cost_mean_ci",
-            "copies_mean",
-            "copies_mean_ci",
-            "jobs_to_verdict",
-            "precision_achieved",
-            "idle_fraction",
-        )
-    }
+    out: dict[str, Any] = {name: np.full(L, math.nan) for name in (*SUMMARISED, "precision_achieved", "idle_fraction")}
     quant = np.full((L, len(QUANTILES)), math.nan)
     quant_ci = np.full((L, len(QUANTILES)), math.nan)
     verdict = np.full(L, "", dtype=object)
@@ -360,15 +359,7 @@ def _result(
     means = np.full((L, width, 2), math.nan)
     rep_quant = np.full((L, len(QUANTILES), width), math.nan)
     for li, s in summaries.items():
-        for name in (
-            "latency_mean",
-            "latency_mean_ci",
-            "cost_mean",
-            "cost_mean_ci",
-            "copies_mean",
-            "copies_mean_ci",
-            "jobs_to_verdict",
-        ):
+        for name in SUMMARISED:
             out[name][li] = s[name]
         mean, half = s["latency_mean"], s["latency_mean_ci"]
         out["precision_achieved"][li] = half / mean if mean > 0 else math.nan
