@@ -16,7 +16,7 @@ from . import dependence as dependence_mod
 from . import distributions
 from .cell_model import CellModel
 from .grid import Cell, cell_config
-from .policies import POLICIES, delay_quantile
+from .policies import POLICIES
 from .two_pools import TwoPoolSystem
 
 if TYPE_CHECKING:
@@ -60,8 +60,8 @@ def build_model(resolved: ResolvedConfig, cell: Cell) -> CellModel:
     spec = POLICIES[cell.policy]
     if spec.task_law:
         size, unit_mean = TASK_LAWS[spec.task_law](cell.policy, size, dep, params)
-    if spec.parameter_values:
-        params = PARAMETER_VALUES[spec.parameter_values](size, params)
+    if spec.parameter_values is not None:  # the defaults too: a default may be relative to the law
+        params = spec.parameter_values(size, {**spec.parameters, **params})
     return CellModel(
         policy=cell.policy,
         params=params,
@@ -109,18 +109,3 @@ def split_shift(size: distributions.Distribution, k: int, policy: str = "") -> d
 TASK_LAWS = {"fork_join_tasks": fork_join_tasks}
 """``PolicySpec.task_law`` -> the function ``(policy, size, dependence, params) -> (task law,
 load unit or None)`` that :func:`build_model` applies."""
-
-
-def hedge_delay(size: distributions.Distribution, params: dict) -> dict:
-    """Hedge's parameters with its delay a number: ``{quantile: q}`` or ``p<100 q>`` is the
-    q-quantile of the job-size law (:meth:`~straggler.distributions.Distribution.quantile`),
-    kept in words as ``delay_given`` for the notes."""
-    q = delay_quantile(params.get("delay"))
-    if q is None:
-        return params
-    return {**params, "delay": float(size.quantile(q)), "delay_given": params["delay"]}
-
-
-PARAMETER_VALUES = {"hedge_delay": hedge_delay}
-"""``PolicySpec.parameter_values`` -> the function ``(size law, params) -> params`` with the
-parameters given relative to the law made numbers (:func:`build_model`)."""

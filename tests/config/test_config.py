@@ -808,6 +808,7 @@ def test_a_typed_override_is_the_dict_round_trip_it_replaces(study):
     # the value in the resolved dict and building the config again gave, key order included
     # (the dataset's config text and the hashes are made from to_dict)
     from straggler.config.axes import applied, axes_of, axis_of
+    from straggler.config.keys import SYSTEM_AXES
     from straggler.config.resolved import ResolvedConfig
     from straggler.grid import build_grid
 
@@ -819,7 +820,7 @@ def test_a_typed_override_is_the_dict_round_trip_it_replaces(study):
         for axis, value in cell.coords:
             if "." not in axis and axis in ("policy", "distribution", "dependence", "r_slow", "d", "N"):
                 continue
-            key = axis if "." in axis else f"{cell.policy}.{axis}"
+            key = axis if "." in axis or axis in SYSTEM_AXES else f"{cell.policy}.{axis}"
             typed = apply_override(typed, key, value)
             data = dict_route.to_dict()
             dict_route = ResolvedConfig.from_dict(applied(data, axis_of(key, data), value))

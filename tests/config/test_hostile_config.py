@@ -281,7 +281,10 @@ def test_the_longest_shipped_cell_id_is_far_from_the_limit():
 
     studies = [ROOT / "config" / "config.yaml", *sorted((ROOT / "config" / "studies").glob("*.yaml"))]
     longest = max(len(cid.encode()) for f in studies for cid in build_grid(resolve_config(load_config(f))).cells)
-    assert longest <= L.MAX_CELL_ID_BYTES // 2
+    # the hedging study's ids (123 bytes) name two of Hedge's parameters and the delay axis,
+    # with the names operators know (max_extra_load is Finagle's): 100 bytes are left for a
+    # user's own axes, as half the limit left 113 before
+    assert longest <= L.MAX_CELL_ID_BYTES - 100
 
 
 def test_load_config_reads_no_more_than_its_limit():

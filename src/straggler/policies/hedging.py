@@ -2,7 +2,7 @@
 delay if no answer has come, under a budget of extra load ("The Tail at Scale"; gRPC's
 ``hedgingPolicy``, Finagle's backup requests). Its analysis:
 :mod:`straggler.analysis.hedging_handlers`; its delay given as a quantile of the job-size
-law is resolved by ``hedge_delay`` (:data:`straggler.cell_build.PARAMETER_VALUES`)."""
+law is made a number by :func:`hedge_delay`."""
 
 from __future__ import annotations
 
@@ -32,6 +32,16 @@ def delay_quantile(value) -> float | None:
         match = PERCENTILE.match(value)
         return float(Decimal(match.group(1)) / 100) if match else None
     return None
+
+
+def hedge_delay(size, params: dict) -> dict:
+    """Hedge's parameters with its delay a number: ``{quantile: q}`` or ``p<100 q>`` is the
+    q-quantile of the job-size law ``size`` (its ``quantile`` method), kept in words as
+    ``delay_given``."""
+    q = delay_quantile(params.get("delay"))
+    if q is None:
+        return params
+    return {**params, "delay": float(size.quantile(q)), "delay_given": params["delay"]}
 
 
 def hedge_blocks(model) -> tuple[int, int]:
@@ -65,10 +75,10 @@ PARAMETER_SCHEMA: dict[str, dict] = {
         DELAY_ITEM,
         "Time after the job's arrival (queueing included) at which a copy is sent if the job has not "
         "finished, and again every delay after that, up to d copies: a number >= 0 in the time units of "
-        "the job sizes (default 1; 0 sends all d copies at once, .inf never hedges), {quantile: q} with 0 "
+        "the job sizes (0 sends all d copies at once, .inf never hedges), {quantile: q} with 0 "
         "< q < 1 (the q-quantile of the job-size law: hedge at the p95 is {quantile: 0.95}), p<percent> "
-        "(p95, p99.9: the same, and a grid coordinate that reads well), or a list of those (a dataset "
-        "dimension).",
+        "(p95, p99.9: the same, and a grid coordinate that reads well; p95 is the default: the p95 of "
+        "any law, whatever its time unit), or a list of those (a dataset dimension).",
     ),
     "max_extra_load": swept(
         {"type": "number", "minimum": 0},
@@ -103,10 +113,10 @@ SPECS: tuple[PolicySpec, ...] = (
         uses_d=True,
         two_pools=False,
         picks_pool=True,
-        parameters={"delay": 1.0, "max_extra_load": math.inf},
+        parameters={"delay": "p95", "max_extra_load": math.inf},
         parameter_schema=PARAMETER_SCHEMA,
         kernel_parameters=("delay", "max_extra_load"),
-        parameter_values="hedge_delay",
+        parameter_values=hedge_delay,
         tunable={"delay": Tunable(minimum=0)},
         blocking_order=hedge_blocks,
         analysis="hedging",

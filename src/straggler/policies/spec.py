@@ -217,10 +217,11 @@ class PolicySpec:
     """The name of the function in :data:`straggler.cell_build.TASK_LAWS` that turns the
     job-size law into the law of the tasks the policy runs (and the load unit), ""
     when a replica's size is the job's (:mod:`straggler.cell_build`)."""
-    parameter_values: str = ""
-    """The name of the function in :data:`straggler.cell_build.PARAMETER_VALUES` that turns
-    parameters given relative to the cell's law into the numbers the kernels read
-    (Hedge's ``delay: {quantile: 0.95}``), "" when they are numbers already."""
+    parameter_values: Callable[[Any, dict], dict] | None = None
+    """Hook ``(size law, params) -> params``: the parameters given relative to the cell's
+    job-size law made the numbers the analysis and the kernels read (Hedge's ``delay:
+    p95``); None when they are numbers already. The model's build and the encoding apply
+    it, defaults included."""
     cancels: bool = False
     """It cancels copies (of a job that completed, started, or timed out): a copy in
     service when it is cancelled holds its server ``system.cancel_delay`` longer, so the

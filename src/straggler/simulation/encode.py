@@ -366,12 +366,16 @@ def encode(model, alpha=None, tau=None, keep=None) -> Encoded:
 def policy_slots(model) -> np.ndarray:
     """The policy's :attr:`~straggler.policies.PolicySpec.kernel_parameters` at the cell, as
     the kernels read them (unused slots 0)."""
-    names = POLICIES[model.policy].kernel_parameters
+    spec = POLICIES[model.policy]
+    names = spec.kernel_parameters
     if len(names) > POLICY_SLOTS:
         raise ValueError(f"{model.policy}: {len(names)} kernel parameters, more than the {POLICY_SLOTS} slots")
+    params = {**spec.parameters, **model.params}
+    if spec.parameter_values is not None:  # relative to the law (Hedge's delay: p95)
+        params = spec.parameter_values(model.size, params)
     slots = np.zeros(POLICY_SLOTS, dtype=np.float64)
     for i, name in enumerate(names):
-        value = model.params.get(name, POLICIES[model.policy].parameters.get(name))
+        value = params.get(name)
         if not isinstance(value, (int, float)):  # a flag is 0 or 1
             raise ValueError(f"{model.policy}.{name} = {value!r}: a kernel parameter must be a number")
         slots[i] = float(value)
@@ -471,9 +475,7 @@ def _replica_counts(model, code: int, N: int, keep) -> tuple[int, int, int, int]
 
 def _hedges(model) -> bool:
     """Can a Hedge model send a second copy (a finite delay, a budget above 0, d > 1)?"""
-    params = POLICIES[model.policy].parameters
-    delay = float(model.params.get("delay", params["delay"]))
-    budget = float(model.params.get("max_extra_load", params["max_extra_load"]))
+    delay, budget = policy_slots(model)[:2]  # its kernel parameters: delay, max_extra_load
     return math.isfinite(delay) and budget > 0.0 and int(model.d) > 1
 
 

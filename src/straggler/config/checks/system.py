@@ -205,7 +205,7 @@ def cancel_delay_errors(cfg: dict, grid: dict, system: dict) -> list[Err]:
     which a cancelled copy has left, so they have no cancellation delay. (A value of the
     grid's ``cancel_delay`` axis is checked as this key, applied: :mod:`straggler.config`.)"""
     value = system.get("cancel_delay")
-    if not numbers([value]) or value <= 0:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
         return []
     listed = {canonical_policy(p) for p in list_at(grid, "policy") if p in POLICIES or p in ALIASES}
     params = section(cfg, "policies")
