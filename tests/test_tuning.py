@@ -258,3 +258,29 @@ def test_the_plan_counts_every_value_a_tuned_knob_runs(tmp_path, capsys):
     runs = int(sim["replications"]) * (values + 1)
     expected = runs * 2 * (int(sim["jobs"]) + int(sim["warmup"]))
     assert f"simulated jobs (all loads and replications): {expected:.3g}" in out
+
+
+def test_hedge_s_delay_is_tuned_within_its_budget(tmp_path):
+    """The guide's example (docs/guide/hedging.md): Hedge's delay searched for the least
+    E[T], the budget of 0.1 extra copies a job holding whatever delay is tried."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "hedging.md").read_text()
+    shown = yaml.safe_load(re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)[1])
+    raw = {
+        "study": "tune_hedge",
+        "seed": 3,
+        "grid": {"policy": ["Hedge"], "distribution": ["exp"], "dependence": ["iid"], "N": [10], "d": [2]},
+        "load": [0.3],
+        "policies": shown["policies"],
+        "distributions": {"exp": {"family": "exponential", "mean": 1}},
+        "simulation": {"jobs": 20000, "warmup": 2000, "replications": 4, "confidence": 0.95},
+    }
+    resolved = resolve_config(raw)
+    (cid,) = build_grid(resolved).cells
+    ds = evaluate_cell(resolved, cid, tmp_path)
+    low, value, high = (float(ds[v].values.ravel()[0]) for v in ("tuned_low", "tuned_value", "tuned_high"))
+    assert 0.0 <= low <= value <= high <= 4.0
+    copies = float(ds["copies_mean"].values.ravel()[0])
+    assert 1.0 < copies <= 1.1 + float(ds["copies_mean_ci"].values.ravel()[0])
