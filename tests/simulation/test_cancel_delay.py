@@ -72,9 +72,8 @@ def build(case, cd=None):
     tau = c.pop("tau", None)
     load = c.pop("load")
     delay = c.pop("cd")
-    model = make_model(
-        c.pop("policy"), c.pop("N"), [load], params=params, cancel_delay=delay if cd is None else cd, **c
-    )
+    model = make_model(c.pop("policy"), c.pop("N"), [load], params=params, **c)
+    model = replace(model, cancel_delay=delay if cd is None else cd)
     return model, encode_model(model, alpha=alpha, tau=tau)
 
 
@@ -207,7 +206,7 @@ def test_coc2_with_a_delay_matches_an_independent_recursion(load, cd):
     away, one not held on its server leaves E[T] at its cd = 0 value, 4 tolerances away
     at cd = 0.5 (measured, same seeds)."""
     N, reps, jobs, warmup = 10, 10, 20_000, 2_000
-    model = make_model("CoC", N, [load], d=2, two_pools=False, cancel_delay=cd)
+    model = replace(make_model("CoC", N, [load], d=2, two_pools=False), cancel_delay=cd)
     res = simulate(model, np.random.SeedSequence(31), jobs, warmup, reps, 0.95)
     assert res.verdict[0] == "stable"
     ours = [coc2_recursion(N, load, cd, jobs, warmup, [1234, r, int(100 * load), int(100 * cd)]) for r in range(reps)]

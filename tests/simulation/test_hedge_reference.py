@@ -9,6 +9,7 @@ simulate Hedge).
 """
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -26,8 +27,13 @@ H2 = D.Hyperexponential(p=(0.8, 0.2), rates=(2.0, 0.4))
 SIMULATORS = {"FCFS": ReferenceSimulator, "PS": PSReferenceSimulator}
 
 
-def hedge(N, load, d=3, delay=0.5, budget=math.inf, **kw):
-    return make_model("Hedge", N, [load], d=d, params={"delay": delay, "max_extra_load": budget}, **kw)
+def hedge(N, load, d=3, delay=0.5, budget=math.inf, cancel_delay=0.0, **kw):
+    model = make_model("Hedge", N, [load], d=d, params={"delay": delay, "max_extra_load": budget}, **kw)
+    return replace(model, cancel_delay=cancel_delay)
+
+
+def zred(load, cancel_delay=0.0, **kw):
+    return replace(make_model("ZRed", loads=[load], **kw), cancel_delay=cancel_delay)
 
 
 def run(model, n, seed):
@@ -67,7 +73,7 @@ def test_hedge_without_hedges_is_zred_job_by_job(discipline, name, variant):
     n = 600
     seed = np.random.SeedSequence(11)
     lat_h, cost_h, copies, sim = run(hedge(load=0.6, **setting, **variant), n, seed)
-    lat_z, cost_z, copies_z, _ = run(make_model("ZRed", loads=[0.6], **setting), n, seed)
+    lat_z, cost_z, copies_z, _ = run(zred(0.6, **setting), n, seed)
     exact = discipline == "FCFS" and setting.get("dependence") != SX_EXP
     assert np.all(copies == 1) and np.all(copies_z == 1)
     assert_same_jobs(lat_h, lat_z, exact)

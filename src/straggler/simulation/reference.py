@@ -798,7 +798,6 @@ def make_model(
     pools=None,
     discipline="FCFS",
     queueing="per_server",
-    cancel_delay=0.0,
 ):
     """A :class:`~straggler.cell_model.CellModel` without a config (tests, benchmarks).
 
@@ -806,7 +805,8 @@ def make_model(
     :class:`~straggler.dependence.Dependence` or its config form. The system has
     two pools (``TwoPoolSystem.affinity``) when ``two_pools`` is true, or by
     default when N is even or ``pools`` is given; otherwise it is the homogeneous
-    single pool (``system = None``).
+    single pool (``system = None``). A cancellation delay: ``dataclasses.replace(model,
+    cancel_delay=x)``.
     """
     from .. import dependence as dep_mod
     from .. import distributions
@@ -832,5 +832,4 @@ def make_model(
         discipline=discipline,
         queueing=queueing,
         loads=np.atleast_1d(np.asarray(loads, dtype=float)),
-        cancel_delay=float(cancel_delay),
     )
