@@ -1391,9 +1391,11 @@ def start_cursor(wk, st):
     return Cursor(st.eb.shape[0], st.ub.shape[0], BX, BX, wk.rfree.shape[0], wk.jfree.shape[0])
 
 
-# One entry per variant of the event loop, each compiled on first use: the
-# discipline, a threshold policy and the bound systems are compile-time constants
-# of its loop, which then holds none of the others' branches.
+# One entry per variant of the event loop. The flags reach ``_simulate`` as plain
+# booleans (numba types them ``bool``), so one compiled loop serves every variant:
+# specialising it would compile the loop, 40-50 s, once per variant a study uses, and
+# inlining it into each entry made it ten times slower (measured, issue 36). Each
+# flag's branches go the same way every event, which the branch predictor learns.
 
 
 @kernel(nogil=True)
