@@ -26,7 +26,7 @@ import xarray as xr
 
 from . import dataset, tuning, verdict
 from .grid import build_grid, seed_sequence, workload_id
-from .policies import POLICIES, tuned_parameters, tuned_range
+from .policies import OBJECTIVES, POLICIES, tuned_objective, tuned_parameters, tuned_range
 
 if TYPE_CHECKING:  # imported where used: the analysis costs start-up time
     from .analysis.cell import AnalyticResult
@@ -273,14 +273,34 @@ def _simulation_settings(model, analysis, notes: list[str], monotone: bool, run:
 # ----------------------------------------------------------------------- tuned knobs
 
 
-def tuned_knob(resolved: ResolvedConfig, cell: Cell) -> tuple[str, float, float] | None:
-    """``(parameter, lo, hi)`` of the cell's tuned parameter ``{tune: [lo, hi]}``, or
-    None (the config allows one per policy, never on a grid axis)."""
+@dataclass(frozen=True)
+class Knob:
+    """A cell's tuned parameter: ``{tune: [lo, hi], objective: ...}``."""
+
+    name: str
+    lo: float
+    hi: float
+    objective: str = "mean"
+    """What the search minimises (``OBJECTIVES``: ``mean``, or a quantile ``p99``)."""
+
+    @property
+    def level(self) -> float | None:
+        """The latency quantile the search minimises (None: the mean)."""
+        return OBJECTIVES[self.objective]
+
+    def words(self) -> str:
+        """What the search minimises, in words."""
+        return "the least mean response time" if self.level is None else f"the least {self.objective.upper()}"
+
+
+def tuned_knob(resolved: ResolvedConfig, cell: Cell) -> Knob | None:
+    """The cell's tuned parameter ``{tune: [lo, hi]}``, or None (the config allows one
+    per policy, never on a grid axis)."""
     params = resolved.policies.get(cell.policy) or {}
     for name in tuned_parameters(params):
         pair = tuned_range(params[name])
         if pair is not None and name in POLICIES[cell.policy].tunable:
-            return name, pair[0], pair[1]
+            return Knob(name, pair[0], pair[1], tuned_objective(params[name]))
     return None
 
 
@@ -324,9 +344,7 @@ def analysis_optimum(name: str, model, analysis, notes: list[str]) -> np.ndarray
     return out
 
 
-def _evaluate_tuned(
-    resolved: ResolvedConfig, cell: Cell, knob: tuple[str, float, float], store_root, stats: dict | None
-) -> xr.Dataset:
+def _evaluate_tuned(resolved: ResolvedConfig, cell: Cell, knob: Knob, store_root, stats: dict | None) -> xr.Dataset:
     """A cell with a tuned parameter (docs/guide/tuning.md): at each load, the search of
     :mod:`straggler.tuning`, each value a whole evaluation of the cell at that load
     (:func:`evaluate_cell`, its replications in their own store under ``store_root``);
@@ -341,7 +359,7 @@ def _evaluate_tuned(
     from .policies import impossible_reason
     from .variables import VARIABLES
 
-    name, lo, hi = knob
+    name, lo, hi = knob.name, knob.lo, knob.hi
     policy = cell.policy
     spec = POLICIES[policy]
     integer = spec.tunable[name].integer
@@ -356,13 +374,22 @@ def _evaluate_tuned(
         values.update({n: getattr(result, n) for n in ANALYTIC_VARIABLES})
         notes.extend(result.notes)
     optimum = analysis_optimum(name, model, result, notes)
+    if knob.level is not None and np.isfinite(optimum).any():
+        # the analyses' optima minimise the mean: tried as a value, compared with nothing
+        notes.append(
+            f"{policy}.{name}: the analysis's optimum minimises the mean response time, not the "
+            f"{knob.objective.upper()} the search minimises; it is tried, not compared"
+        )
+        optimum_for_search, optimum = optimum, np.full_like(optimum, math.nan)
+    else:
+        optimum_for_search = optimum
     params = cell_config(base, cell).policies.get(policy, {})
     d = int(cell.get("d", 1))
 
     def feasible(value) -> bool:
         return impossible_reason(policy, lambda n, default: value if n == name else params.get(n, default), d) is None
 
-    choices, per_load, jobs = _tune_each_load(own, cell, knob, integer, optimum, feasible, store_root, notes)
+    choices, per_load, jobs = _tune_each_load(own, cell, knob, integer, optimum_for_search, feasible, store_root, notes)
     if stats is not None:
         stats["simulated_jobs"] = jobs
     analytic = set(ANALYTIC_VARIABLES) if "analytic" in resolved.evaluate else set()
@@ -384,7 +411,7 @@ def _evaluate_tuned(
                 where.setdefault(note, []).append(f"{load} ({value})")
     notes.extend(f"at load {', '.join(at)}: {note}" for note, at in where.items())
     verdicts = [tuning.agreement(float(x), c, lo, hi) for x, c in zip(optimum, choices)]
-    notes.append(_tuning_note(spec, name, lo, hi, own.load, choices, optimum, verdicts))
+    notes.append(_tuning_note(spec, knob, own.load, choices, optimum, verdicts))
     seed = seed_sequence(int(resolved.seed), workload_id(cell))
     attrs = {
         "cell_id": cell.id,
@@ -395,9 +422,24 @@ def _evaluate_tuned(
         "load_basis": model.load_basis,
         "tuned_parameter": f"{policy}.{name}",
         "tuned_range": json.dumps([lo, hi]),
+        "tuned_objective": knob.objective,
         "tuned_agreement": json.dumps(verdicts),
     }
     return dataset.cell_dataset(model.loads, values, attrs)
+
+
+def _outcome(ds: xr.Dataset, level: float | None) -> tuning.Outcome:
+    """What one value's evaluation (one load) says of the search's objective: the mean
+    response time, or the quantile ``level``, and each replication's own."""
+    stable = bool(ds["stable"].values[0] == 1)
+    if level is None:
+        return tuning.Outcome(
+            float(ds["latency_mean"].values[0]), ds["latency_replication_mean"].values[0].tolist(), stable
+        )
+    at = {"quantile": level}
+    value = float(ds["latency_quantile"].sel(at, method="nearest").values[0])
+    reps = ds["latency_replication_quantile"].sel(at, method="nearest").values[0]
+    return tuning.Outcome(value, np.asarray(reps, dtype=float).ravel().tolist(), stable)
 
 
 def _number(value) -> float:
@@ -420,15 +462,16 @@ def _stack(rows: list, kind: str) -> np.ndarray:
     return out
 
 
-def _tuning_note(spec, name: str, lo, hi, loads, choices, optimum, verdicts) -> str:
+def _tuning_note(spec, knob: Knob, loads, choices, optimum, verdicts) -> str:
     """The cell's note on its tuned knob: what was searched, what won, what the analysis
     took, and whether the simulation agrees with the analysis's optimum."""
+    name, lo, hi = knob.name, knob.lo, knob.hi
     tried = max((len(c.tried) for c in choices), default=0)
     best = ", ".join(
         f"{load}: {'none stable' if c.best is None else f'{c.best:.6g}'}" for load, c in zip(loads, choices)
     )
     text = (
-        f"{spec.name}.{name} tuned by simulation over [{lo}, {hi}] for the least mean response time, per load "
+        f"{spec.name}.{name} tuned by simulation over [{lo}, {hi}] for {knob.words()}, per load "
         f"(up to {tried} values, common random numbers); best by load: {best}; the analysis (analytic "
         f"variables) took {spec.analysis_value_words(name)}"
     )
@@ -444,9 +487,7 @@ def _tuning_note(spec, name: str, lo, hi, loads, choices, optimum, verdicts) -> 
     )
 
 
-def _tune_each_load(
-    own, cell: Cell, knob: tuple[str, float, float], integer: bool, optimum, feasible, store_root, notes
-):
+def _tune_each_load(own, cell: Cell, knob: Knob, integer: bool, optimum, feasible, store_root, notes):
     """(the search's choice, the cell's dataset at the chosen value or None, simulated
     jobs) per load of ``own``: each value tried is a whole evaluation of the cell at that
     load alone (:func:`evaluate_cell`), on the workload's common random numbers."""
@@ -454,7 +495,7 @@ def _tune_each_load(
 
     from .config.axes import apply_override
 
-    name, lo, hi = knob
+    name, lo, hi = knob.name, knob.lo, knob.hi
     policy = cell.policy
     jobs = 0
     confidence = float(own.simulation.confidence)
@@ -470,11 +511,7 @@ def _tune_each_load(
             ds = evaluate_cell(apply_override(at_load, f"{policy}.{name}", value), cell.id, store_root, own_stats)
             jobs += int(own_stats.get("simulated_jobs", 0))
             datasets[value] = ds
-            return tuning.Outcome(
-                mean=float(ds["latency_mean"].values[0]),
-                replications=ds["latency_replication_mean"].values[0].tolist(),
-                stable=bool(ds["stable"].values[0] == 1),
-            )
+            return _outcome(ds, knob.level)
 
         x = float(optimum[i])
         choice = tuning.search(lo, hi, integer, run, confidence, None if math.isnan(x) else x, feasible)

@@ -3,7 +3,8 @@
 A config may give a numeric policy parameter (``PolicySpec.tunable``: Rer's and Rep's
 ``tau``, FJ's ``k``, ``keep`` and ``cost_limit``) as a range instead of a value; the
 study then searches it per setting (cell) and per load, by simulation, for the least
-mean response time E[T] (docs/guide/tuning.md). This module is the search alone: which
+mean response time E[T], or the least latency quantile ``{tune: [lo, hi], objective:
+p99}`` names (docs/guide/tuning.md). This module is the search alone: which
 values to try, which one wins, and which the data cannot tell from the winner. Running a
 value (a whole cell's evaluation at one load with the parameter set to it) is the
 caller's, :func:`straggler.evaluate.evaluate_cell`, passed in as ``evaluate``.
@@ -17,11 +18,12 @@ The search, per load:
 2. :data:`ROUNDS` refinements: :data:`REFINE` values spread over the bracket between
    the best value's neighbours among those tried.
 
-The objective is the simulated mean response time (``latency_mean``); a value whose
-load is not ``stable`` cannot win. Every value is simulated with the same workload
-random numbers (the cell's stream depends on its workload only, :func:`straggler.grid.workload_id`),
-so two values compare by the paired Student-t interval of their per-replication mean
-latencies. The values *the data cannot tell from the best* are the stable ones whose
+The objective is the simulated mean response time (``latency_mean``), or the quantile
+(``latency_quantile``); a value whose load is not ``stable`` cannot win. Every value is
+simulated with the same workload random numbers (the cell's stream depends on its
+workload only, :func:`straggler.grid.workload_id`), so two values compare by the paired
+Student-t interval of their per-replication objectives (means, or each replication's
+own quantile, as the break-even search compares tails). The values *the data cannot tell from the best* are the stable ones whose
 interval of the difference to the best contains 0; ``low`` and ``high`` are the least
 and the largest of them (the best included).
 
@@ -47,17 +49,18 @@ ROUNDS = 2
 class Outcome:
     """What the simulation says of one value at one load."""
 
-    mean: float
-    """The simulated mean response time (NaN unless the load is stable)."""
+    value: float
+    """The objective: the simulated mean response time, or its quantile (NaN unless the
+    load is stable)."""
     replications: Sequence[float]
-    """Each replication's mean response time (replication ``i`` of every value shares
-    its random numbers)."""
+    """Each replication's own objective (replication ``i`` of every value shares its
+    random numbers)."""
     stable: bool
 
     @property
     def eligible(self) -> bool:
         """Can the value win: a stable load with a finite mean."""
-        return self.stable and math.isfinite(self.mean)
+        return self.stable and math.isfinite(self.value)
 
 
 @dataclass
@@ -65,8 +68,8 @@ class Choice:
     """The search's result at one load."""
 
     best: Any
-    """The value with the least mean response time among the stable ones (None: none
-    is stable)."""
+    """The value with the least objective among the stable ones (None: none is
+    stable)."""
     low: Any
     """The least value the data cannot tell from ``best`` (None with ``best``)."""
     high: Any
@@ -151,14 +154,14 @@ def search(
 
 
 def _best(tried: dict):
-    """The eligible value of least mean (ties: the smallest value), or None."""
-    eligible = sorted((outcome.mean, value) for value, outcome in tried.items() if outcome.eligible)
+    """The eligible value of least objective (ties: the smallest value), or None."""
+    eligible = sorted((outcome.value, value) for value, outcome in tried.items() if outcome.eligible)
     return eligible[0][1] if eligible else None
 
 
 def indistinguishable(tried: dict, best, confidence: float) -> list:
     """The eligible values whose paired Student-t interval (at ``confidence``) of the
-    per-replication difference of mean response time to ``best`` contains 0, ``best``
+    per-replication difference of the objective to ``best`` contains 0, ``best``
     included; with fewer than two replications in common no interval exists and the
     data cannot tell any value from the best."""
     from .simulation.statistics import paired_ci  # lazy: numpy and numba

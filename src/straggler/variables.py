@@ -156,25 +156,27 @@ VARIABLES: tuple[Variable, ...] = (
         "tuned_value",
         ("load",),
         "value of the tuned policy parameter ({tune: [lo, hi]}) with the least simulated mean response "
-        "time among the stable ones (NaN: not tuned, or none stable)",
+        "time, or the least quantile its objective names (p99), among the stable ones (NaN: not tuned, "
+        "or none stable)",
         "the tuned parameter's (time for tau, 1 for k and keep)",
     ),
     Variable(
         "tuned_low",
         ("load",),
-        "least value tried whose paired CI of the mean response time difference to tuned_value contains 0",
+        "least value tried whose paired CI of the objective's difference to tuned_value contains 0",
         "the tuned parameter's",
     ),
     Variable(
         "tuned_high",
         ("load",),
-        "largest value tried whose paired CI of the mean response time difference to tuned_value contains 0",
+        "largest value tried whose paired CI of the objective's difference to tuned_value contains 0",
         "the tuned parameter's",
     ),
     Variable(
         "tuned_analysis",
         ("load",),
-        "the analysis's optimum of the tuned parameter (tau_opt, keep_opt; NaN where it has none)",
+        "the analysis's optimum of the tuned parameter (tau_opt, keep_opt; NaN where it has none, and "
+        "when the search minimises a quantile: the analyses' optima minimise the mean)",
         "the tuned parameter's",
     ),
 )

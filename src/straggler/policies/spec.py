@@ -9,6 +9,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..quantiles import QUANTILES
+
 # The settings an engine may simulate: (system.discipline, system.queueing).
 FCFS_PER_SERVER = ("FCFS", "per_server")
 PS_PER_SERVER = ("PS", "per_server")
@@ -51,6 +53,19 @@ TUNE = "tune"
 """The key of a tuned knob: ``{tune: [lo, hi]}`` in place of a parameter's value
 (docs/guide/tuning.md; the search: :mod:`straggler.tuning`)."""
 
+OBJECTIVE = "objective"
+"""A tuned knob's optional second key: what the search minimises, ``mean`` (E[T], the
+default) or a latency quantile the simulation estimates, ``p99``
+(:data:`OBJECTIVES`)."""
+
+MEAN_OBJECTIVE = "mean"
+
+OBJECTIVES: dict[str, float | None] = {
+    MEAN_OBJECTIVE: None,
+    **{f"p{100 * q:g}": q for q in QUANTILES},
+}
+"""Objective name -> the latency quantile it minimises (None: the mean)."""
+
 
 @dataclass(frozen=True)
 class Tunable:
@@ -82,14 +97,20 @@ class Tunable:
                     "minItems": 2,
                     "maxItems": 2,
                     "items": item,
-                }
+                },
+                OBJECTIVE: {
+                    "description": "What the search minimises: mean (E[T], the default) or a latency quantile "
+                    "the simulation estimates (p99: the 99th percentile).",
+                    "enum": list(OBJECTIVES),
+                },
             },
         }
 
 
 TUNE_TEXT = (
     "Or {tune: [lo, hi]}: the study searches the range by simulation, per setting and per load, for the "
-    "least mean response time (docs/guide/tuning.md)."
+    "least mean response time, or the least quantile {tune: [lo, hi], objective: p99} names "
+    "(docs/guide/tuning.md)."
 )
 
 
@@ -104,7 +125,7 @@ def tunable_schema(schema: dict, tunable: Tunable) -> dict:
 def tuned_range(value) -> tuple[float, float] | None:
     """``(lo, hi)`` of a tuned value ``{tune: [lo, hi]}``, or None for any other value
     (or a malformed one, which the config's checks name)."""
-    if not isinstance(value, Mapping) or set(value) != {TUNE}:
+    if not isinstance(value, Mapping) or TUNE not in value or not set(value) <= {TUNE, OBJECTIVE}:
         return None
     pair = value[TUNE]
     if not isinstance(pair, (list, tuple)) or len(pair) != 2:
@@ -112,6 +133,11 @@ def tuned_range(value) -> tuple[float, float] | None:
     if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in pair):
         return None
     return pair[0], pair[1]
+
+
+def tuned_objective(value) -> str:
+    """The objective of a tuned value (:data:`OBJECTIVES`; ``mean`` when it names none)."""
+    return str(value.get(OBJECTIVE, MEAN_OBJECTIVE)) if isinstance(value, Mapping) else MEAN_OBJECTIVE
 
 
 def is_tuned(value) -> bool:
