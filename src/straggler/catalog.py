@@ -276,7 +276,9 @@ FIGURE_KINDS: tuple[FigureKind, ...] = (
         section="cost",
         family="cost_vs",
         caption=(
-            "Mean cost (or latency) against a swept parameter <axis> (e.g. FJ.k): one panel per case and "
+            "Mean cost against a swept parameter <axis>: E[C] against a policy's parameter (e.g. FJ.k), as "
+            "the papers draw it, and the extra load E[C]/E[X] - 1 (server time beyond one copy a job) against "
+            "any other axis (e.g. cancel_delay): one panel per case and "
             "policy, one shade of the policy's colour per load (light: low load); simulation with filled "
             "markers and CI bars, analytic values and bounds by kind."
         ),

@@ -8,6 +8,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+import xarray as xr  # noqa: E402
 from matplotlib.colors import to_rgb  # noqa: E402
 from synthetic import study  # noqa: E402
 
@@ -304,3 +305,27 @@ def test_every_figure_kind_is_drawn_captioned_and_placed():
         assert kind.caption, kind.name
         assert (rst / f"{kind.family}.rst").is_file(), kind.name
     assert {p.stem for p in rst.glob("*.rst")} == {kind.family for kind in FIGURE_KINDS}
+
+
+def test_cost_against_a_swept_parameter_is_the_extra_load_with_bars_down_to_minus_one():
+    """``cost_vs_<axis>`` draws E[C]/E[X] - 1, what a budget counts; a copy cancelled
+    early can make it negative (down to -1, no server time), and its CI bar reaches below 0."""
+    from straggler.figures.against_axis import against_axis_figure
+
+    ds = study(policies=("ZRed", "CoC"), r_slow=(1.0,), extra={"cancel_delay": [0.0, 0.1]})
+    ds["size_mean"] = xr.full_like(ds["lambda_max"], 2.0)
+    ds["cost_mean"] = xr.full_like(ds["cost_mean"], 1.6)  # extra load -0.2
+    ds["cost_mean_ci"] = xr.full_like(ds["cost_mean_ci"], 0.2)  # +- 0.1 in extra load
+    fig = against_axis_figure(ds, "cost", "cancel_delay")
+    drawn = [ax for ax in fig.axes if ax.get_ylabel()]
+    assert drawn and all(ax.get_ylabel() == "extra load E[C]/E[X] - 1" for ax in drawn)
+    ys = np.concatenate([line.get_ydata() for ax in fig.axes for line in ax.get_lines()])
+    assert np.isclose(ys, -0.2).any() and np.isclose(ys, -0.3).any()  # a point and its bar's lower end
+    assert "Extra load" in fig._suptitle.get_text()
+    plt.close(fig)
+    # against a policy's own parameter, E[C] as the papers draw it
+    ds = study(policies=("ZRed", "Hedge"), r_slow=(1.0,), extra={"Hedge.delay": [0.5, 2.0]})
+    ds["size_mean"] = xr.full_like(ds["lambda_max"], 2.0)
+    fig = against_axis_figure(ds, "cost", "Hedge.delay")
+    assert {ax.get_ylabel() for ax in fig.axes if ax.get_ylabel()} == {"E[server time per job]"}
+    plt.close(fig)

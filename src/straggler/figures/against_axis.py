@@ -24,6 +24,15 @@ def against_axis_figure(ds: xr.Dataset, what: str, x: str):
     sim_var, ci_var, analytic = value_vars(ds, what)
     ylabel = "E[T]" if what == "latency" else "E[server time per job]"
     title = f"Mean {'response time' if what == 'latency' else 'server time per job'} against {x}"
+    floor = 0.0
+    if what == "cost" and _extra_load_axis(x) and np.isfinite(np.asarray(sub.get("size_mean", np.nan), float)).all():
+        # against a system's axis (cancel_delay), what an operator budgets: the server time
+        # beyond one copy of each job; a policy's own parameter (FJ.k) keeps E[C], as the
+        # papers draw it
+        sub = _as_extra_load(sub, [sim_var, *(a for a, _ in analytic)], ci_var)
+        ylabel = "extra load E[C]/E[X] - 1"
+        title = f"Extra load (server time beyond one copy a job) against {x}"
+        floor = -1.0  # no server time at all
     panels = [(case, p) for case in cases_of(ds) for p in sub["policy"].values]
     if not any(has_values(sub, v) for v in (sim_var, *(a for a, _ in analytic))):
         return empty_figure(title + where, f"{what} values")
@@ -51,7 +60,9 @@ def against_axis_figure(ds: xr.Dataset, what: str, x: str):
                     labels = [label] * len(xs)
                 colour = shades[k] if "load" in part[var].dims else style_of(policy)["colour"]
                 kinds |= draw_analytic(ax, xs, at[var].values, labels, policy, colour=colour)
-            simulated |= draw_simulated(ax, xs, at[sim_var].values, at[ci_var].values, policy, colour=shades[k])
+            simulated |= draw_simulated(
+                ax, xs, at[sim_var].values, at[ci_var].values, policy, colour=shades[k], floor=floor
+            )
             verdicts = verdict_arrays(at)
             if verdicts is not None:
                 marked |= draw_verdicts(ax, xs, verdicts[0], verdicts[1], shades[k], k)
@@ -83,3 +94,24 @@ def against_axis_figure(ds: xr.Dataset, what: str, x: str):
     title += where + (f"\n({VERDICT_NOTE})" if marked else "")
     finish(fig, title, handles + kind_handles(kinds, simulated, confidence_level(ds), ds=ds))
     return fig
+
+
+def _extra_load_axis(x: str) -> bool:
+    """Is ``x`` an axis the cost is drawn against as the extra load (not a policy's own
+    parameter)?"""
+    from ..policies import POLICIES
+
+    return x.split(".")[0] not in POLICIES
+
+
+def _as_extra_load(sub: xr.Dataset, means: list[str], half_width: str) -> xr.Dataset:
+    """``sub`` with its cost means in units of E[X] less one (the extra load) and the CI
+    half-width in units of E[X]."""
+    size = sub["size_mean"]
+    out = sub.copy()
+    for var in means:
+        if var in out:
+            out[var] = out[var] / size - 1.0
+    if half_width in out:
+        out[half_width] = out[half_width] / size
+    return out

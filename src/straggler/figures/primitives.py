@@ -54,8 +54,10 @@ def draw_analytic(ax, x, y, labels, policy, colour=None, marker=None, ring: bool
     return drawn
 
 
-def draw_simulated(ax, x, y, ci, policy, colour=None, marker=None) -> bool:
-    """Simulated estimates: filled markers with CI bars, joined by a thin line."""
+def draw_simulated(ax, x, y, ci, policy, colour=None, marker=None, floor: float = 0.0) -> bool:
+    """Simulated estimates: filled markers with CI bars, joined by a thin line; a bar
+    stops at ``floor``, the least value the quantity takes (a time or a cost: 0; an
+    extra load: -1)."""
     s = style_of(policy)
     colour = s["colour"] if colour is None else colour
     marker = s["marker"] if marker is None else marker
@@ -68,9 +70,9 @@ def draw_simulated(ax, x, y, ci, policy, colour=None, marker=None) -> bool:
     ok = np.isfinite(y)
     if not ok.any():
         return False
-    if ci is not None:  # a CI is clipped at 0 (a time or a cost is not negative)
+    if ci is not None:
         half = np.nan_to_num(ci[ok])
-        yerr = np.vstack([np.minimum(half, y[ok]), half])
+        yerr = np.vstack([np.minimum(half, y[ok] - floor), half])
     ax.errorbar(
         x[ok],
         y[ok],
