@@ -89,3 +89,24 @@ def test_the_report_shows_the_bracket(tmp_path):
     frame = report_frame(_Ds())
     assert list(frame.columns) == ["load", "contender", "criterion", "break-even", "evidence"]
     assert frame["break-even"].iloc[0].startswith("[")
+
+
+def test_the_first_lines_give_each_policy_s_range_of_break_evens():
+    import xarray as xr
+
+    from straggler.break_even import sentences
+
+    header = "contender,load,policy,criterion,break_even_low,break_even_high,evidence,probes"
+    rows = [
+        "CoC,0.3,CoC,latency,3.31,3.37,located,20",
+        "CoC,0.7,CoC,latency,1.39,1.5,located,17",
+        "CoS,0.3,CoS,latency,10,inf,the low side's answer holds up to 10: no upper end found,10",
+        "Hedge a,0.3,Hedge,latency,,0.01,not faster at the smallest delay,3",
+        "Hedge b,0.3,Hedge,latency,0.75,0.8,located,12",
+        "RIQ,0.3,RIQ,P99,,0.01,not faster at the smallest delay,3",
+    ]
+    ds = xr.Dataset(attrs={"break_even": "\n".join([header, *rows]) + "\n"})
+    latency, tail = sentences(ds)
+    assert latency.startswith("Break-even cancellation delay on E[T]")
+    assert "CoC 1.39 to 3.31; CoS 10 or more; Hedge 0.75 (1 of 2 never)" in latency
+    assert tail.startswith("Break-even cancellation delay on P99") and "RIQ never beats it" in tail

@@ -255,8 +255,8 @@ def _interval(low: float, high: float) -> str:
 
 
 def sentences(ds) -> list[str]:
-    """The break-even delays in words, for the report's first lines: per criterion, the
-    contender that tolerates the slowest cancellation and the range of break-evens."""
+    """The break-even delays in words, for the report's first lines: per criterion and
+    policy, the least and the largest break-even over its settings, variants and loads."""
     import io
 
     import pandas as pd
@@ -267,18 +267,25 @@ def sentences(ds) -> list[str]:
         return []
     out = []
     for criterion, rows in raw.groupby("criterion", sort=False):
-        never = int((~np.isfinite(rows["break_even_low"].astype(float))).sum())
-        low = rows["break_even_low"].astype(float)
-        finite = low[np.isfinite(low)]
-        # a search that found no delay too slow stops at TOP mean jobs: its low end is a floor
-        open_top = rows["evidence"].astype(str).str.startswith("the low side's answer holds").any()
-        where = f"from {finite.min():.3g} to {finite.max():.3g}" if len(finite) else "nowhere"
-        if len(finite) and open_top:
-            where += " or more"
+        parts = [_policy_range(str(policy), own) for policy, own in rows.groupby("policy", sort=False)]
         out.append(
-            f"Break-even cancellation delay on {'E[T]' if criterion == 'latency' else criterion}: redundancy still "
-            f"beats one copy a job up to delays {where} (break_even.csv, every contender and load)"
-            + (f"; {never} (contender, load) pairs never beat it" if never else "")
-            + "."
+            f"Break-even cancellation delay on {'E[T]' if criterion == 'latency' else criterion}, the delay up to "
+            f"which a policy still beats one copy a job (least to largest over its settings and loads): "
+            + "; ".join(parts)
+            + " (break_even.csv)."
         )
     return out
+
+
+def _policy_range(policy: str, rows) -> str:
+    """``CoC 1.39 to 3.37``: one policy's break-evens (low ends: proven faster up to
+    there); "or more" where a search found no delay too slow (it stops at TOP mean
+    jobs), and how many of its (variant, load) rows never beat one copy."""
+    low = rows["break_even_low"].astype(float)
+    finite = low[np.isfinite(low)]
+    never = len(low) - len(finite)
+    if not len(finite):
+        return f"{policy} never beats it"
+    open_top = rows["evidence"].astype(str).str.startswith("the low side's answer holds").any()
+    span = f"{finite.min():.3g}" if finite.min() == finite.max() else f"{finite.min():.3g} to {finite.max():.3g}"
+    return f"{policy} {span}" + (" or more" if open_top else "") + (f" ({never} of {len(low)} never)" if never else "")
