@@ -260,15 +260,15 @@ def test_the_plan_counts_every_value_a_tuned_knob_runs(tmp_path, capsys):
     assert f"simulated jobs (all loads and replications): {expected:.3g}" in out
 
 
-def test_hedge_s_delay_is_tuned_within_its_budget(tmp_path):
-    """The guide's example (docs/guide/hedging.md): Hedge's delay searched for the least
-    E[T], the budget of 0.1 extra copies a job holding whatever delay is tried."""
+def guide_hedge_study(block: int) -> dict:
+    """A small study of Hedge with the policies of docs/guide/hedging.md's yaml block
+    number ``block`` (as the guide shows them)."""
     import re
     from pathlib import Path
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "hedging.md").read_text()
-    shown = yaml.safe_load(re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)[1])
-    raw = {
+    shown = yaml.safe_load(re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)[block])
+    return {
         "study": "tune_hedge",
         "seed": 3,
         "grid": {"policy": ["Hedge"], "distribution": ["exp"], "dependence": ["iid"], "N": [10], "d": [2]},
@@ -277,7 +277,12 @@ def test_hedge_s_delay_is_tuned_within_its_budget(tmp_path):
         "distributions": {"exp": {"family": "exponential", "mean": 1}},
         "simulation": {"jobs": 20000, "warmup": 2000, "replications": 4, "confidence": 0.95},
     }
-    resolved = resolve_config(raw)
+
+
+def test_hedge_s_delay_is_tuned_within_its_budget(tmp_path):
+    """The guide's example (docs/guide/hedging.md): Hedge's delay searched for the least
+    E[T], the budget of 0.1 extra copies a job holding whatever delay is tried."""
+    resolved = resolve_config(guide_hedge_study(1))
     (cid,) = build_grid(resolved).cells
     ds = evaluate_cell(resolved, cid, tmp_path)
     low, value, high = (float(ds[v].values.ravel()[0]) for v in ("tuned_low", "tuned_value", "tuned_high"))
@@ -290,24 +295,11 @@ def test_hedge_s_delay_tuned_for_the_tail_has_the_least_p99_it_tried(tmp_path):
     """The guide's tail example: ``objective: p99`` picks, among the delays tried, the one
     whose simulated P99 is least (not the least mean), each compared on common random
     numbers; the report's table says the search minimised the P99."""
-    import re
-    from pathlib import Path
-
     from straggler.evaluate import tuned_knob
     from straggler.report import tuned_table
 
-    page = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "hedging.md").read_text()
-    shown = yaml.safe_load(re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)[2])
-    assert shown["policies"]["Hedge"]["delay"]["objective"] == "p99"
-    raw = {
-        "study": "tune_hedge_tail",
-        "seed": 3,
-        "grid": {"policy": ["Hedge"], "distribution": ["exp"], "dependence": ["iid"], "N": [10], "d": [2]},
-        "load": [0.3],
-        "policies": shown["policies"],
-        "distributions": {"exp": {"family": "exponential", "mean": 1}},
-        "simulation": {"jobs": 20000, "warmup": 2000, "replications": 4, "confidence": 0.95},
-    }
+    raw = guide_hedge_study(2)
+    assert raw["policies"]["Hedge"]["delay"]["objective"] == "p99"
     resolved = resolve_config(raw)
     (cid,) = build_grid(resolved).cells
     knob = tuned_knob(resolved, build_grid(resolved).cell(cid))
