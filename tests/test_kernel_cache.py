@@ -9,6 +9,7 @@ which ``distributions.sample`` does not even call) compiles afresh.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import os
 import shutil
@@ -100,6 +101,13 @@ def _absolute(module: str, is_package: bool, node: ast.ImportFrom) -> str | None
     return ".".join(up + ([node.module] if node.module else []))
 
 
+@functools.cache
+def _parsed(path: Path) -> ast.Module:
+    """A file's syntax tree, parsed once (the scan asks for a module's tree at every
+    name a kernel reads: parsing each time made the test take minutes)."""
+    return ast.parse(path.read_text())
+
+
 def _definition(module: str, name: str, depth: int = 0) -> tuple[Path, ast.AST | None] | None:
     """Where ``straggler.<module>.<name>`` is defined: its file and its top-level node
     (None for a submodule), following re-exports; None outside the package."""
@@ -108,7 +116,7 @@ def _definition(module: str, name: str, depth: int = 0) -> tuple[Path, ast.AST |
     path = sources.module_file(module)
     if path is None or depth > 10:
         return None
-    tree = ast.parse(path.read_text())
+    tree = _parsed(path)
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
             return path, node
