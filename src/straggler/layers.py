@@ -22,7 +22,7 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("config",),),
     (("grid", "cell_build", "workunits", "tuning", "bound_checks", "verdict", "claims", "glossary"),),
     (("variables", "provenance", "dataset", "evaluate", "archive", "bench", "pilot"),),
-    (("intervals", "winners", "decision", "frontier", "break_even", "figures", "report"),),
+    (("intervals", "winners", "decision", "frontier", "break_even", "figures", "headline", "report"),),
     (("pipeline", "cli", "question"),),
 )
 

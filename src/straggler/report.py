@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from . import headline
 from .break_even import WORDS as BREAK_EVEN_WORDS
 from .break_even import report_frame as break_even_frame
 from .break_even import sentences as break_even_sentences
@@ -149,6 +150,16 @@ def recommendation_table(ds: xr.Dataset, rec: pd.DataFrame | None = None) -> pd.
         out["what would change it"] = rec["what would change it"]
     out["recommended"] = out["recommended"].replace("", "-")
     return out
+
+
+def headline_lead(ds: xr.Dataset) -> str:
+    """What the first lines answer: the operator's question when the study asks one, else
+    the least E[T] (the winner maps below draw each criterion alone)."""
+    c = constraints(ds)
+    if c.any:
+        asked = " and ".join(w for w in (c.slo_words(), c.budget_words()) if w)
+        return f"The policy to use, the fastest on the SLO's metric with {asked}, by case and load:"
+    return "The policy to use, the least E[T] (a tie broken by the least E[C]), by case and load:"
 
 
 def metric_label(c: Constraints) -> str:
@@ -642,9 +653,14 @@ def markdown(
     lines = [
         f"# Study `{attrs.get('study', '?')}`: which policy to use",
         "",
+        headline_lead(ds),
+        "",
+        *[f"- {s}" for s in headline.sentences(rec, _shown(ds, rec))],
+        "",
         "Every value is an interval from its best evidence (exact, a bound, the simulation's CI); a "
-        "policy is named alone only when its interval beats every other contender's, else the tie "
-        "set is listed. `winners.csv` has every criterion at every point, `report.html` the figures.",
+        "policy is named alone where the rule in the basis column picks it, else the tie set is listed. "
+        "Extra load: the server time a job takes beyond one copy at full speed. `winners.csv` has every "
+        "criterion at every point, `report.html` the figures.",
         "",
     ]
     answer = answer_sentences(ds, rec, points)
@@ -776,14 +792,21 @@ def html(
         lstrip_blocks=True,
     )
     # the decision figures sit under the answer, on the first screen of the summary
-    figs: dict[str, list] = {s: [] for s in (*SECTIONS, "decision")}
+    figs: dict[str, list] = {s: [] for s in (*SECTIONS, "decision", "maps")}
     for name, path in (figures or {}).items():
-        figs[figure_section(name)].append({"name": name, "uri": _data_uri(path), "caption": figure_caption(name)})
+        # the winner maps sit under the first lines: the picture of the answer
+        where = "maps" if name.startswith("winners_") else figure_section(name)
+        figs[where].append({"name": name, "uri": _data_uri(path), "caption": figure_caption(name)})
     simulated = "latency_mean" in ds and bool(np.isfinite(np.asarray(ds["latency_mean"].values, float)).any())
     said, differences = law_differences(ds, rec)
     context = {
         "study": ds.attrs.get("study", "?"),
-        "recommendation": _table_html(recommendation_table(ds, rec), 400),
+        "headline_lead": headline_lead(ds),
+        "headline": headline.sentences(rec, _shown(ds, rec)),
+        "recommendation_groups": [
+            {"title": title, "table": _table_html(rows)}
+            for title, rows in headline.grouped(recommendation_table(ds, rec), rec, _shown(ds, rec))
+        ],
         "answer": answer_sentences(ds, rec, points),
         "basis_words": BASIS_WORDS.replace("`", ""),
         "summary": summary(ds, table, rec, claims),
