@@ -255,3 +255,17 @@ def test_the_report_says_how_sure_the_answer_is_over_the_trace_s_resamples():
     recommendation = text.split("## Recommendation")[1].split("\n\n")[1]
     assert "trace.resample" not in recommendation and len(recommendation.splitlines()) == 2 + 3
     assert report.resample_agreement(study(), recommendations(study()))[0] == []
+
+
+def test_the_summary_counts_where_theory_and_simulation_disagree_and_says_which_is_used():
+    """An interval whose evidence is ``conflict`` (an exact value outside the simulation's
+    CI) is counted, and the report says whose interval the decisions use and why."""
+    from straggler.report import conflict_sentences
+
+    ds = study(policies=("ZRed", "CoC"), r_slow=(1.0,))
+    ds["latency_approx_kind"] = xr.full_like(ds["latency_approx_kind"], "exact")
+    ds["latency_approx"] = ds["latency_mean"].isel(load=0, drop=True) * 0 + 100.0  # far above every CI
+    said = conflict_sentences(ds)
+    assert said and said[0].startswith("On E[T], the analysis and the simulation disagree at ")
+    assert "evidence 'conflict'" in said[0] and "simulation's interval is used" in said[0]
+    assert any(s in summary(ds) for s in said)
