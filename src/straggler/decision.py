@@ -48,6 +48,7 @@ from .winners import (
     Decision,
     PointTable,
     decide,
+    decided_by,
     decision_row,
     evidence_words,
     plain,
@@ -304,6 +305,7 @@ ANSWER_COLUMNS = (
     "load",
     "recommended",
     "basis",
+    "decided by",
     "E[T]",
     "E[T] evidence",
     "tail",
@@ -411,6 +413,7 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
                 basis += " (tie)"
         row["recommended"] = ", ".join(chosen)
         row["basis"] = basis if chosen else d.evidence
+        row["decided by"] = decided_by(d)
         row["decided"] = bool(d.decided)
         row["E[T]"], row["E[T] evidence"] = _hull(table, "latency", at, chosen)
         row["E[C]"], row["E[C] evidence"] = _hull(table, "cost", at, chosen)

@@ -175,7 +175,18 @@ def recommendation_table(ds: xr.Dataset, rec: pd.DataFrame | None = None) -> pd.
     rec = recommendations(ds) if rec is None else rec
     c = constraints(ds)
     tail = metric_label(c)
-    keep = [*_shown(ds, rec), "load", "recommended", "basis", "E[T]", "E[T] evidence", "tail", "extra load", "E[C]"]
+    keep = [
+        *_shown(ds, rec),
+        "load",
+        "recommended",
+        "basis",
+        "decided by",
+        "E[T]",
+        "E[T] evidence",
+        "tail",
+        "extra load",
+        "E[C]",
+    ]
     out = rec[keep].copy().rename(columns={"tail": tail})
     out["runner_up"] = rec["runner_up"]
     out["margin"] = [("" if not np.isfinite(m) else f"{m:.3g}") for m in rec["margin"].astype(float)]
@@ -756,8 +767,13 @@ BASIS_WORDS = (
     "no other is proven cheaper than; with an SLO or a budget, the fastest on the SLO's metric "
     "among the contenders that meet both). `tail`: the response-time quantile at the SLO's level "
     "(P99 without one); `extra load`: E[C] / E[X] - 1, the server time beyond one copy of each job "
-    "at full speed. `margin`: how far the runner-up's interval starts above the recommendation's "
-    "best end. `what would change it`: the fastest contender a constraint rules out and by how "
+    "at full speed. `decided by`: the rule that named the recommendation alone, as applied (`intervals "
+    "disjoint`: its interval lies wholly below every other contender's; `paired CI of the difference "
+    "excludes 0`: on the same random numbers, the Student-t interval of its difference from a "
+    "contender lies below 0, though their own intervals overlap). `margin`: by how much the runner-up "
+    "is proven slower: the runner-up's low end less the recommendation's high end where intervals "
+    "decided (negative when they overlap), the paired CI's end nearest 0 where a paired CI did. "
+    "`what would change it`: the fastest contender a constraint rules out and by how "
     "much it misses; where none qualifies, the nearest miss of each constraint."
 )
 """The legend under the recommendation table."""

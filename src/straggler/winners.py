@@ -433,6 +433,7 @@ REC_COLUMNS = (
     "load",
     "recommended",
     "basis",
+    "decided by",
     "E[T]",
     "E[T] evidence",
     "E[C]",
@@ -440,6 +441,19 @@ REC_COLUMNS = (
     "runner_up",
     "margin",
 )
+
+
+PAIRED_RULE = "paired CI of the difference excludes 0"
+DISJOINT_RULE = "intervals disjoint"
+
+
+def decided_by(decision: Decision) -> str:
+    """The rule that named a decided winner alone, as applied: the paired Student-t CI
+    of its difference from a contender excluded 0 (evidence ``paired simulation``), or
+    its interval lay wholly on the better side of every other's; "" for a tie."""
+    if not decision.decided:
+        return ""
+    return PAIRED_RULE if decision.evidence == PAIRED else DISJOINT_RULE
 
 
 def recommend(table: PointTable, index: tuple, li: int) -> dict:
@@ -471,6 +485,7 @@ def recommend(table: PointTable, index: tuple, li: int) -> dict:
 
     row["recommended"] = ", ".join(chosen)
     row["basis"] = basis
+    row["decided by"] = decided_by(lat)
     row["E[T]"], row["E[T] evidence"] = hull(lat_c)
     row["E[C]"], row["E[C] evidence"] = hull(cost_c)
     row["runner_up"] = lat.runner_up
