@@ -28,7 +28,7 @@ from . import headline
 from .break_even import WORDS as BREAK_EVEN_WORDS
 from .break_even import report_frame as break_even_frame
 from .break_even import sentences as break_even_sentences
-from .decision import Constraints, changed, constraints, decision_table, recommendations, winners_table
+from .decision import ANSWER_COLUMNS, Constraints, changed, constraints, decision_table, recommendations, winners_table
 from .files import write_text
 from .intervals import CRITERIA, UNITS, fmt_interval, fmt_signed
 from .policies import ALIASES, MEAN_OBJECTIVE, redundancy_kind, tuned_objective, tuned_parameters
@@ -175,18 +175,7 @@ def recommendation_table(ds: xr.Dataset, rec: pd.DataFrame | None = None) -> pd.
     rec = recommendations(ds) if rec is None else rec
     c = constraints(ds)
     tail = metric_label(c)
-    keep = [
-        *_shown(ds, rec),
-        "load",
-        "recommended",
-        "basis",
-        "decided by",
-        "E[T]",
-        "E[T] evidence",
-        "tail",
-        "extra load",
-        "E[C]",
-    ]
+    keep = [*_shown(ds, rec), *ANSWER_COLUMNS[: ANSWER_COLUMNS.index("E[C]") + 1]]  # load ... E[C]
     out = rec[keep].copy().rename(columns={"tail": tail})
     out["runner_up"] = rec["runner_up"]
     out["margin"] = [("" if not np.isfinite(m) else f"{m:.3g}") for m in rec["margin"].astype(float)]
