@@ -142,7 +142,8 @@ FIGURE_KINDS: tuple[FigureKind, ...] = (
         family="load",
         caption=(
             "Effective load of the busiest server against the nominal load (a bound on the capacity makes it "
-            "the opposite bound on the effective load)."
+            "the opposite bound on the effective load); the dashed grey line at 1 is saturation: a policy "
+            "above it is unstable at that load."
         ),
     ),
     FigureKind(

@@ -329,3 +329,18 @@ def test_cost_against_a_swept_parameter_is_the_extra_load_with_bars_down_to_minu
     fig = against_axis_figure(ds, "cost", "Hedge.delay")
     assert {ax.get_ylabel() for ax in fig.axes if ax.get_ylabel()} == {"E[server time per job]"}
     plt.close(fig)
+
+
+def test_an_integer_axis_is_ticked_at_its_values():
+    """latency_vs_d: d is a count of copies, ticked at 2 and 4, never at 2.5."""
+    fig = figures.latency_vs_figure(study(policies=("ZRed", "CoC"), r_slow=(1.0,), d=(2, 3, 4)), "d")
+    ticked = [list(ax.get_xticks()) for ax in fig.axes if ax.get_lines()]
+    assert ticked and all(t == [2.0, 3.0, 4.0] for t in ticked), ticked
+    plt.close(fig)
+
+
+def test_the_effective_load_figure_draws_saturation_at_one():
+    fig = figures.load_figure(study(policies=("ZRed", "CoC"), r_slow=(0.5, 1.0)))
+    drawn = [ax for ax in fig.axes if ax.get_lines()]
+    assert drawn and all(any(list(line.get_ydata()) == [1.0, 1.0] for line in ax.get_lines()) for ax in drawn)
+    plt.close(fig)

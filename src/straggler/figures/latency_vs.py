@@ -10,6 +10,7 @@ from .latency import latency_series
 from .layout import (
     empty_figure,
     finish,
+    integer_ticks,
     kind_handles,
     label_grid,
     load_label,
@@ -58,6 +59,7 @@ def latency_vs_figure(ds: xr.Dataset, x: str):
     if ds[x].dtype.kind in "if":
         x_range(axes, ds[x].values)
         log_x(axes, ds[x].values)
+        integer_ticks(axes, ds[x].values)
     title += where + (f"\n({VERDICT_NOTE})" if marked else "")
     lname = load_label(ds).split(" = ")[0]
     label_grid(axes, [case_name(c) for c in cases], [f"{lname} = {fmt_value(v)}" for v in loads], x, "E[T]")

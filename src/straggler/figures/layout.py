@@ -235,6 +235,18 @@ def log_x(axes, values) -> None:
             ax.set_xscale("log")
 
 
+def integer_ticks(axes, values) -> None:
+    """Ticks at the swept values themselves where they are a few integers (d, FJ.k: a
+    tick at 2.5 copies means nothing) on a linear axis."""
+    v = np.unique(np.asarray(values, dtype=float))
+    v = v[np.isfinite(v)]
+    if not 0 < v.size <= 12 or not np.all(v == np.round(v)):
+        return
+    for ax in np.ravel(axes):
+        if ax.get_xscale() == "linear":
+            ax.set_xticks(v)
+
+
 def log_y(axes) -> None:
     """A log y axis on each panel that has a positive value (a panel without one,
     e.g. a case the analysis does not cover, keeps its linear axis: matplotlib

@@ -15,4 +15,6 @@ def load_figure(ds: xr.Dataset):
     for ax in fig.axes:
         if ax.get_xlabel() == "load":
             ax.set_xlabel(load_label(ds))
+        if ax.get_lines():  # the busiest server saturates at 1: a policy above it is unstable there
+            ax.axhline(1.0, color="0.25", lw=0.9, ls=(0, (5, 2)), zorder=1)
     return fig
