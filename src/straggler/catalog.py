@@ -360,8 +360,9 @@ FIGURE_KINDS: tuple[FigureKind, ...] = (
         caption=(
             "Which policy wins where, over <axis> (rows of each map) and the load (columns): the smallest "
             "E[T] and the smallest E[C] at each load and the largest stable load (one column: it does not "
-            "depend on the load), each decided by dominance of intervals (exact values, bounds, the "
-            "simulation's CIs). A cell in a policy's colour with its marker: that policy beats every other "
+            "depend on the load), each decided as the recommendation is: where both have simulated "
+            "replications on common random numbers, by the paired CI of their difference; else by disjoint "
+            "intervals (exact values, bounds, the simulation's CIs). A cell in a policy's colour with its marker: that policy beats every other "
             "contender. A hatched grey cell with several markers: a tie, every policy that could be best (+n: "
             "more of them). x: no policy stable at that load. The oracles (KT, KS) are not contenders."
         ),

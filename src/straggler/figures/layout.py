@@ -136,8 +136,16 @@ ESTIMATE_BARS = {"ms": 4.5, "ls": "none", "elinewidth": 0.7, "capsize": 1.5, "zo
 
 def finish(fig, title: str, handles: list, n_legend_cols: int | None = None) -> None:
     """Suptitle on top and one legend under the panels."""
-    fig.suptitle(title, y=1.0, va="bottom")
+    title_artist = fig.suptitle(title, y=1.0, va="bottom")
     fig.tight_layout(pad=0.4, h_pad=0.6, w_pad=0.5)
+    # the title just above the panels' own titles: tight_layout leaves room for the
+    # tallest column title in every column, which left an empty band under the title
+    renderer = fig.canvas.get_renderer()
+    tops = [
+        ax.get_tightbbox(renderer).transformed(fig.transFigure.inverted()).y1 for ax in fig.axes if ax.get_visible()
+    ]
+    if tops:
+        title_artist.set_y(max(tops) + 0.01)
     if handles:
         ncol = n_legend_cols or min(len(handles), 5)
         fig.legend(

@@ -62,7 +62,7 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
             side_label(axes[i, -1], ", ".join(str(k) for k in key), x=1.08)
     title = f"Which policy wins where, by {axis} and load" + where
     if oracles:
-        title += f"\n(decided by dominance of intervals; the oracles {', '.join(map(str, oracles))} left out)"
+        title += f"\n(the oracles {', '.join(map(str, oracles))} left out)"
     finish(fig, title, _map_handles(seen))
     return fig
 
