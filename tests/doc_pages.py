@@ -14,19 +14,44 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
 
+OUTPUT = "output"
+"""The title of a ```` ```text ```` block that shows what the ``sh`` block before it
+prints: the test compares the two (:func:`missing_lines`)."""
+
+
 def shell_blocks(page: Path) -> list[tuple[str, str]]:
     """The page's code blocks that a reader runs or writes, in order: ``("sh", commands)``
     for a ```` ```sh ```` block, ``("file NAME", text)`` for a block titled with a file name
-    (```` ```yaml title="NAME" ````). Output is shown in ```` ```text ```` blocks, which
-    are not run."""
+    (```` ```yaml title="NAME" ````), ``("output", text)`` for a ```` ```text
+    title="output" ```` block (what the ``sh`` block before it prints). Other ```` ```text
+    ```` blocks are not checked."""
     blocks = []
     for lang, attrs, body in re.findall(r"^```(\w+)([^\n]*)\n(.*?)^```$", page.read_text(), re.MULTILINE | re.DOTALL):
         title = re.search(r'title="([^"]+)"', attrs)
-        if title:
+        if title and title.group(1) == OUTPUT and lang == "text":
+            blocks.append((OUTPUT, body))
+        elif title:
             blocks.append((f"file {title.group(1)}", body))
         elif lang == "sh":
             blocks.append(("sh", body))
     return blocks
+
+
+def missing_lines(shown: str, printed: str) -> list[str]:
+    """The lines of an output block that the command did not print, in order: each shown
+    line must be a printed line (trailing spaces aside), after the one before it; a line
+    ``...`` stands for lines left out."""
+    got = [line.rstrip() for line in printed.splitlines()]
+    at = 0
+    missing = []
+    for line in (s.rstrip() for s in shown.splitlines()):
+        if line.strip() == "...":
+            continue
+        try:
+            at = got.index(line, at) + 1
+        except ValueError:
+            missing.append(line)
+    return missing
 
 
 #: commands of the pages that a test cannot run: the test suite itself
@@ -59,9 +84,20 @@ def run_page(page: Path, repo: Path) -> list[str]:
     """Run the page's blocks in ``repo``, in order, each ``sh`` block as one bash script
     that stops at its first failing command; return the commands run."""
     ran = []
+    printed = None
     for kind, body in shell_blocks(page):
+        if kind == OUTPUT:
+            assert printed is not None, f"{page.name}: an output block with no command before it:\n{body}"
+            missing = missing_lines(body, printed)
+            assert not missing, (
+                f"{page.name}: the page shows lines the command does not print:\n"
+                + "\n".join(missing)
+                + f"\n\nit printed:\n{printed[-3000:]}"
+            )
+            continue
         if kind.startswith("file "):
             (repo / kind[5:]).write_text(body)
+            printed = None
             continue
         lines = [line for line in body.splitlines() if not line.strip().startswith(NOT_RUN)]
         script = "set -euo pipefail\n" + "\n".join(lines)
@@ -70,4 +106,5 @@ def run_page(page: Path, repo: Path) -> list[str]:
             f"{page.name}: the block\n{body}failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
         )
         ran += [line.strip() for line in lines if line.strip() and not line.strip().startswith("#")]
+        printed = done.stdout
     return ran

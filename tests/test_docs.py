@@ -81,10 +81,30 @@ def test_nothing_outside_the_repository_is_cited():
 
 @pytest.mark.workflow
 def test_the_getting_started_page_runs_on_fresh_results(getting_started):
+    """Every command runs, and every output block prints as the page shows it
+    (:func:`doc_pages.run_page` compares them)."""
     repo, ran = getting_started
     assert ran[0] == "make run" and "ls results/default" in ran
     assert any(c.startswith(".venv/bin/straggler best") for c in ran)
     assert (repo / "results/default/report.md").exists()
+
+
+@pytest.mark.workflow
+def test_the_readme_s_answer_is_what_the_command_prints(getting_started):
+    """The README's picture of an answer (a ``$ command`` and what it prints) on the
+    default study's fresh results."""
+    import subprocess
+
+    from doc_pages import missing_lines
+
+    repo, _ = getting_started
+    block = re.search(
+        r"```text\n\$ (\.venv/bin/straggler best [^\n]+)\n(.*?)```", (ROOT / "README.md").read_text(), re.S
+    )
+    assert block, "the README shows no `$ .venv/bin/straggler best ...` block"
+    command, shown = block.groups()
+    printed = subprocess.run(["bash", "-c", command], cwd=repo, capture_output=True, text=True, check=True).stdout
+    assert missing_lines(shown, printed) == [], printed
 
 
 @pytest.mark.workflow
