@@ -344,3 +344,13 @@ def test_the_effective_load_figure_draws_saturation_at_one():
     drawn = [ax for ax in fig.axes if ax.get_lines()]
     assert drawn and all(any(list(line.get_ydata()) == [1.0, 1.0] for line in ax.get_lines()) for ax in drawn)
     plt.close(fig)
+
+
+def test_a_figure_that_draws_four_loads_of_five_says_which_it_left_out():
+    ds = study(policies=("ZRed", "CoC"), r_slow=(1.0,), loads=(0.1, 0.3, 0.5, 0.7, 0.9))
+    fig = figures.latency_by_distribution_figure(ds)
+    assert "load 0.5 not drawn (at most 4 panels)" in fig._suptitle.get_text()
+    plt.close(fig)
+    fig = figures.latency_by_distribution_figure(study(policies=("ZRed", "CoC"), r_slow=(1.0,)))
+    assert "not drawn" not in fig._suptitle.get_text()
+    plt.close(fig)

@@ -10,7 +10,7 @@ import xarray as xr
 
 from .layout import empty_figure, finish, load_label, make_panels, policy_handles
 from .primitives import draw_verdicts, verdict_arrays
-from .selection import confidence_level, fmt_value, most_estimated, shown_loads
+from .selection import confidence_level, fmt_value, left_out_loads, most_estimated, shown_loads
 from .style import VERDICT_NOTE, style_of
 
 
@@ -98,6 +98,6 @@ def latency_by_distribution_figure(ds: xr.Dataset):
             )
             for k, dep in enumerate(deps)
         ]
-    title += where + (f"\n({VERDICT_NOTE})" if marked else "")
+    title += where + left_out_loads(ds) + (f"\n({VERDICT_NOTE})" if marked else "")
     finish(fig, title, handles)
     return fig

@@ -21,7 +21,7 @@ from .layout import (
     x_range,
 )
 from .primitives import strip_slots
-from .selection import case_name, cases_of, confidence_level, fixed_elsewhere, fmt_value, shown_loads
+from .selection import case_name, cases_of, confidence_level, fixed_elsewhere, fmt_value, left_out_loads, shown_loads
 from .style import VERDICT_NOTE
 
 
@@ -60,7 +60,7 @@ def latency_vs_figure(ds: xr.Dataset, x: str):
         x_range(axes, ds[x].values)
         log_x(axes, ds[x].values)
         integer_ticks(axes, ds[x].values)
-    title += where + (f"\n({VERDICT_NOTE})" if marked else "")
+    title += where + left_out_loads(ds) + (f"\n({VERDICT_NOTE})" if marked else "")
     lname = load_label(ds).split(" = ")[0]
     label_grid(axes, [case_name(c) for c in cases], [f"{lname} = {fmt_value(v)}" for v in loads], x, "E[T]")
     finish(fig, title, policy_handles(policies) + kind_handles(kinds, simulated, confidence_level(ds), ds=ds))

@@ -61,6 +61,15 @@ def shown_loads(ds: xr.Dataset) -> np.ndarray:
     return loads[np.unique(np.linspace(0, len(loads) - 1, _MAX_LOAD_PANELS).round().astype(int))]
 
 
+def left_out_loads(ds: xr.Dataset) -> str:
+    """The loads :func:`shown_loads` leaves out, in words for a title ("" when none)."""
+    shown = set(np.asarray(shown_loads(ds), dtype=float).tolist())
+    out = [v for v in np.sort(ds["load"].values) if float(v) not in shown]
+    if not out:
+        return ""
+    return f"; load {', '.join(fmt_value(v) for v in out)} not drawn (at most {_MAX_LOAD_PANELS} panels)"
+
+
 def confidence_level(ds: xr.Dataset) -> float:
     """The CI level of the study (its config travels in the dataset attrs)."""
     import yaml

@@ -25,6 +25,7 @@ from .selection import (
     cases_of,
     confidence_level,
     fmt_value,
+    left_out_loads,
     most_estimated,
     short_label,
     shown_loads,
@@ -155,7 +156,7 @@ def tradeoff_figure(ds: xr.Dataset):
         "E[C] (server time per job)",
         "E[T]",
     )
-    title += where
+    title += where + left_out_loads(ds)
     if seen.marked:
         title += "\n(strip under each panel, at the policy's analytic E[C]: x unstable, ? undetermined)"
     finish(fig, title, _tradeoff_handles(ds, seen, variants))
