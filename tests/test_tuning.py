@@ -323,3 +323,13 @@ def test_hedge_s_delay_tuned_for_the_tail_has_the_least_p99_it_tried(tmp_path):
     assert math.isnan(float(ds["tuned_analysis"].values.ravel()[0]))
     study = aggregate(build_grid(resolved), {cid: ds}, {"study": raw["study"], "config": yaml.safe_dump(raw)})
     assert list(tuned_table(study)["minimises"]) == ["P99"]
+
+
+def test_a_bad_objective_on_hedge_s_delay_names_the_objective_key():
+    """Hedge.delay also takes a {quantile: q} mapping: the error still goes to the tuned
+    value's own key, not to a list of every form the delay takes."""
+    raw = guide_hedge_study(2)
+    raw["policies"]["Hedge"]["delay"]["objective"] = "p42"
+    assert errors_of(raw) == [
+        "policies.Hedge.delay.objective: value 'p42' is not allowed; expected one of mean, p50, p90, p95, p99, p99.9"
+    ]

@@ -335,6 +335,8 @@ def _translate(error) -> list[Err]:
 
     if kw in ("anyOf", "oneOf") and isinstance(inst, (list, dict)):
         fitting = [i for i, b in enumerate(error.validator_value) if _type_fits(b, inst)]
+        if len(fitting) > 1 and is_tuned(inst):  # {tune: ...} against a parameter that also takes other mappings
+            fitting = [i for i in fitting if TUNE in error.validator_value[i].get("properties", {})]
         if len(fitting) == 1:
             sub = [e for e in error.context if e.relative_schema_path and e.relative_schema_path[0] == fitting[0]]
             if sub:
