@@ -10,11 +10,13 @@ import yaml
 from straggler.config import ConfigError, resolve_config
 from straggler.dataset import aggregate
 from straggler.decision import (
+    DEFAULT_CHEAPER_WITHIN,
     FAILS,
     MEETS,
     UNDETERMINED,
     Constraints,
     answer,
+    cheaper_near,
     constraints,
     constraints_of,
     decide_criterion,
@@ -82,7 +84,7 @@ def test_an_undetermined_contender_never_wins_alone_nor_rules_out():
 
 def test_constraints_from_the_decision_section():
     assert constraints_of({"slo": {"quantile": 0.99, "target": 10}, "budget": {"extra_load": 0.1}}) == Constraints(
-        10.0, 0.99, 0.1
+        10.0, 0.99, 0.1, 0.0
     )
     c = constraints_of({"slo": {"mean": 2}})
     assert c.level is None and c.slo_criterion == "latency" and c.slo_words() == "E[T] <= 2"
@@ -100,6 +102,8 @@ def test_constraints_from_the_decision_section():
         ({"slo": {"quantile": 0.99, "mean": 1}}, "no quantile with mean"),
         ({"budget": {"extra": 0.1}}, "did you mean 'extra_load'"),
         ({"budget": {"extra_load": -0.1}}, "decision.budget.extra_load"),
+        ({"prefer_cheaper_within": -0.1}, "decision.prefer_cheaper_within"),
+        ({"prefer_cheaper_within": "5%"}, "decision.prefer_cheaper_within"),
     ],
 )
 def test_a_bad_decision_section_is_refused_with_its_key(decision, words):
@@ -131,6 +135,77 @@ def test_the_decision_changes_no_cell():
     for cid, cell in g1.cells.items():
         assert result_spec(plain, cell) == result_spec(asked, g2.cells[cid])
     assert "decision" in asked.to_dict() and "decision" not in plain.to_dict()
+
+
+# ------------------------------------------------------------------ the cheaper-policy rule
+
+
+def test_the_cheaper_policy_rule_defaults_to_five_percent_without_constraints():
+    assert Constraints().cheaper_within == DEFAULT_CHEAPER_WITHIN == 0.05
+    assert constraints_of({"resolution": 0.01}).cheaper_within == 0.05
+    assert constraints_of({"budget": {"extra_load": 0.1}}).cheaper_within == 0.0
+    assert constraints_of({"slo": {"mean": 2}, "prefer_cheaper_within": 0.1}).cheaper_within == 0.1
+    assert "within 5 % of it costs at least 5 % less E[C]" in Constraints().rule_words()
+    assert constraints_of({"slo": {"mean": 2}}).rule_words() == (
+        "the least E[T] among the policies with E[T] <= 2, a tie broken by the least E[C]"
+    )
+    resolved = resolve_config(
+        {
+            "grid": {"policy": ["ZRed"], "distribution": ["exp"], "r_slow": [1], "d": [1], "N": [2]},
+            "load": [0.5],
+            "distributions": {"exp": {"family": "exponential", "mean": 1}},
+            "decision": {"prefer_cheaper_within": 0.1},
+        }
+    )
+    assert resolved.to_dict()["decision"]["prefer_cheaper_within"] == 0.1
+
+
+class _Table:
+    """The two questions :func:`cheaper_near` asks of a point table, on fixed intervals."""
+
+    level, paired = 0.95, False
+
+    def __init__(self, latency: dict, cost: dict):
+        self.by = {
+            "latency": [Candidate(n, lo, hi) for n, (lo, hi) in latency.items()],
+            "cost": [Candidate(n, lo, hi) for n, (lo, hi) in cost.items()],
+        }
+
+    def candidates(self, crit, at):
+        return self.by[crit]
+
+    def decide(self, crit, at, among):
+        return decide([c for c in self.by[crit] if c.name in among], crit, minimise=True)
+
+
+@pytest.mark.parametrize(
+    "latency_b, cost_b, within, allowed, expected",
+    [
+        ((1.02, 1.04), (1.40, 1.50), 0.05, None, ["B"]),  # 4 % slower at the high ends, 25 % cheaper
+        ((1.02, 1.06), (1.40, 1.50), 0.05, None, None),  # 6 % slower: not near
+        ((1.02, 1.04), (1.85, 1.92), 0.05, None, None),  # 4 % cheaper: a saving under 5 % does not count
+        ((1.02, 1.06), (1.40, 1.50), 0.10, None, ["B"]),  # near at 10 %
+        ((1.02, 1.04), (1.40, 1.50), 0.05, {"A"}, None),  # B does not qualify
+        ((1.02, 1.04), (1.40, 1.50), 0.0, None, None),  # the rule off
+    ],
+)
+def test_a_cheaper_policy_near_the_fastest_is_preferred(latency_b, cost_b, within, allowed, expected):
+    """A: E[T] [0.98, 1.00], E[C] [1.95, 2.00]; B as given."""
+    table = _Table({"A": (0.98, 1.00), "B": latency_b}, {"A": (1.95, 2.00), "B": cost_b})
+    got = cheaper_near(table, (), "latency", ["A"], within, allowed)  # type: ignore[arg-type]
+    if expected is None:
+        assert got is None
+    else:
+        names, cost, saved = got
+        assert names == expected and cost.decided and saved == pytest.approx(2.00 - cost_b[1])
+
+
+def test_of_several_cheaper_policies_near_the_fastest_the_cheapest_is_preferred():
+    table = _Table(
+        {"A": (0.98, 1.00), "B": (1.00, 1.03), "C": (1.00, 1.04)}, {"A": (1.9, 2.0), "B": (1.5, 1.6), "C": (1.1, 1.2)}
+    )
+    names, cost, saved = cheaper_near(table, (), "latency", ["A"], 0.05)  # type: ignore[arg-type]
+    assert names == ["C"] and set(cost.contenders) == {"B", "C"} and saved == pytest.approx(0.8)
 
 
 # ------------------------------------------------------------------ against exact results
@@ -244,7 +319,9 @@ def test_best_answers_over_d_when_the_point_leaves_it_out():
     text = "\n".join(lines)
     assert ok and "(over d)" in lines[0], text
     assert "CoC d=3:" in text and "CoC d=2:" in text and "ZRed:" in text
-    assert lines[1] == "  asked: P99 <= 6 and extra load <= 0.1"
+    assert lines[1] == (
+        "  rule: the least P99 among the policies with P99 <= 6 and extra load <= 0.1, a tie broken by the least E[C]"
+    )
     assert lines[2].startswith("  recommended: ") and "extra load" in lines[2] and "P99" in lines[2]
     assert any(line.startswith("  slo (") for line in lines) and any(line.startswith("  budget (") for line in lines)
     lines, ok = best_at(ds, {"load": "0.5", "d": "2"})

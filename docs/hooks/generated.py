@@ -34,6 +34,14 @@ def policies() -> str:
     return glossary_markdown()
 
 
+def terms() -> str:
+    from straggler.glossary import TERMS
+
+    rows = ["| term | meaning |", "| --- | --- |"]
+    rows += [f"| {term} | {_cell(text[0].upper() + text[1:])}. |" for term, text in TERMS.items()]
+    return "\n".join(rows)
+
+
 def _default(node) -> str:
     if "default" not in node:
         return ""
@@ -283,6 +291,7 @@ def by_type_example() -> str:
 
 SECTIONS: dict[str, Callable[[], str]] = {
     "policies": policies,
+    "terms": terms,
     "configuration": configuration,
     "dataset": dataset,
     "figures": figures,

@@ -58,6 +58,11 @@ from .winners import (
 DEFAULT_TAIL = 0.99
 """The quantile of the ``tail`` criterion when no SLO names one."""
 
+DEFAULT_CHEAPER_WITHIN = 0.05
+"""``decision.prefer_cheaper_within`` without an SLO or a budget: a policy at most 5 %
+slower than the fastest is recommended when it is cheaper. With an SLO or a budget the
+default is 0: the budget is the operator's own word on cost."""
+
 MEETS, FAILS, UNDETERMINED = "meets", "fails", "undetermined"
 
 
@@ -71,6 +76,8 @@ class Constraints:
     """The quantile the SLO bounds (None: the mean)."""
     budget: float | None = None
     """The largest extra load (None: no budget)."""
+    cheaper_within: float = DEFAULT_CHEAPER_WITHIN
+    """Within this fraction of the fastest, the cheapest is recommended (:func:`cheaper_near`)."""
 
     @property
     def any(self) -> bool:
@@ -96,6 +103,28 @@ class Constraints:
         """``extra load <= 0.1``."""
         return "" if self.budget is None else f"extra load <= {self.budget:g}"
 
+    def rule_words(self) -> str:
+        """The rule that picks the answer, as applied (:func:`cheaper_near`), e.g. "the
+        least E[T], unless a policy within 5 % of it costs at least 5 % less E[C] ..."."""
+        metric = metric_name(self.level) if self.slo_criterion == "tail" else "E[T]"
+        if self.any:
+            asked = " and ".join(w for w in (self.slo_words(), self.budget_words()) if w)
+            fastest = f"the least {metric} among the policies with {asked}"
+        else:
+            fastest = f"the least {metric}"
+        if self.cheaper_within <= 0:
+            return f"{fastest}, a tie broken by the least E[C]"
+        x = percent(self.cheaper_within)
+        return (
+            f"{fastest}, unless a policy within {x} of it costs at least {x} less E[C] "
+            "(judged at the high ends of the intervals): then the cheapest such"
+        )
+
+
+def percent(fraction: float) -> str:
+    """``5 %`` for 0.05."""
+    return f"{100 * fraction:.3g} %"
+
 
 def metric_name(level: float | None) -> str:
     """``P99``, ``P99.9``, ``P50``; ``E[T]`` for None."""
@@ -104,15 +133,19 @@ def metric_name(level: float | None) -> str:
     return f"P{100 * level:g}"
 
 
-def constraints(ds: xr.Dataset) -> Constraints:
-    """The constraints of the study that made ``ds`` (its config's ``decision``)."""
+def decision_section(ds: xr.Dataset) -> dict:
+    """The ``decision`` section of the study that made ``ds`` ({} without one)."""
     import yaml
 
     try:
-        decision = (yaml.safe_load(ds.attrs["config"]) or {}).get("decision") or {}
+        return dict((yaml.safe_load(ds.attrs["config"]) or {}).get("decision") or {})
     except (KeyError, TypeError, ValueError, AttributeError, yaml.YAMLError):
-        return Constraints()
-    return constraints_of(decision)
+        return {}
+
+
+def constraints(ds: xr.Dataset) -> Constraints:
+    """The constraints of the study that made ``ds`` (its config's ``decision``)."""
+    return constraints_of(decision_section(ds))
 
 
 def constraints_of(decision: dict) -> Constraints:
@@ -126,7 +159,10 @@ def constraints_of(decision: dict) -> Constraints:
     else:
         target, level = None, None
     extra = budget.get("extra_load")
-    return Constraints(target, level, None if extra is None else float(extra))
+    within = decision.get("prefer_cheaper_within")
+    if within is None:
+        within = DEFAULT_CHEAPER_WITHIN if target is None and extra is None else 0.0
+    return Constraints(target, level, None if extra is None else float(extra), float(within))
 
 
 def status(low: float, high: float, bound: float) -> str:
@@ -375,6 +411,70 @@ def _what_would_change(table: PointTable, at: tuple, metric: str, slo, budget, c
     return "; ".join(out)
 
 
+def cheaper_near(
+    table: PointTable, at: tuple, metric: str, chosen: list[str], within: float, allowed: set[str] | None = None
+) -> tuple[list[str], Decision, float] | None:
+    """The rule "within x of the fastest, take the cheapest", where differences under x
+    do not count on either metric: the contenders (of ``allowed``) whose interval on
+    ``metric`` has its high end at most ``1 + within`` times the least high end of
+    ``chosen`` (the fastest), and whose E[C] has its high end at most ``1 - within``
+    times the chosen's; of those, the E[C] decision. Comparing high ends, the slowest
+    and dearest each could be, keeps a noisy contender from looking near or cheap.
+    Returns the cheapest, that decision and the E[C] saved (high end to high end), or
+    None when the fastest stays."""
+    if within <= 0 or not chosen:
+        return None
+    speed = {x.name: x for x in table.candidates(metric, at)}
+    cost = {x.name: x for x in table.candidates("cost", at)}
+    fastest = min((speed[n].high for n in chosen if n in speed), default=math.nan)
+    dearest = min((cost[n].high for n in chosen if n in cost), default=math.nan)
+    if not (math.isfinite(fastest) and math.isfinite(dearest)):
+        return None
+    near = {
+        n
+        for n, x in speed.items()
+        if n not in chosen
+        and x.high <= (1 + within) * fastest
+        and n in cost
+        and cost[n].high <= (1 - within) * dearest
+        and (allowed is None or n in allowed)
+    }
+    if not near:
+        return None
+    d = table.decide("cost", at, among=near)
+    if not d.winners:
+        return None
+    saved = dearest - max(cost[n].high for n in d.winners)
+    return list(d.winners), d, saved
+
+
+def _prefer_cheaper(table: PointTable, at: tuple, metric: str, row: dict, allowed: set[str] | None) -> list[str]:
+    """Apply :func:`cheaper_near` to an answer ``row``: where a cheaper contender is near
+    the fastest, it becomes the answer, with the fastest as its runner-up and the E[C]
+    it saves as the margin. Returns the recommended names."""
+    c: Constraints = table.constraints  # type: ignore[attr-defined]
+    chosen = [n for n in row["recommended"].split(", ") if n]
+    swap = cheaper_near(table, at, metric, chosen, c.cheaper_within, allowed)
+    if swap is None:
+        return chosen
+    names, cost, saved = swap
+    name = metric_name(c.level) if metric == "tail" else "E[T]"
+    x = percent(c.cheaper_within)
+    row["recommended"] = ", ".join(names)
+    row["basis"] = f"E[C] {x} lower, {name} within {x} of {', '.join(chosen)}" + ("" if cost.decided else " (tie)")
+    row["decided by"] = CHEAPER_RULE if len(cost.contenders) == 1 else f"{CHEAPER_RULE}, then {decided_by(cost)}"
+    row["decided"] = bool(cost.decided)
+    row["runner_up"], row["margin"] = ", ".join(chosen), saved
+    row["undetermined"] = ", ".join(cost.undetermined)
+    row["E[T]"], row["E[T] evidence"] = _hull(table, "latency", at, names)
+    row["E[C]"], row["E[C] evidence"] = _hull(table, "cost", at, names)
+    return names
+
+
+CHEAPER_RULE = "high ends of the intervals"
+"""``decided by`` where :func:`cheaper_near` picked the answer."""
+
+
 def answer(table: PointTable, index: tuple, li: int) -> dict:
     """The answer at one setting and load (see the module docstring): the recommended
     contender or tie set, what picked it, its E[T], tail, extra-load and E[C]
@@ -392,11 +492,11 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
     maps = [m for m in (slo, budget) if m is not None]
     if not maps:
         base = recommend(table, index, li)
-        chosen = [n for n in base["recommended"].split(", ") if n]
         row.update(base)
         row["tied"] = ", ".join(table.decide("latency", at).winners)
         row["decided"] = base["basis"] == "E[T]"
         row["binding"] = row["what would change it"] = ""
+        chosen = _prefer_cheaper(table, at, "latency", row, None)
     else:
         metric = c.slo_criterion
         d = _constrained(table, metric, at, _joined(*maps), "answer", "none qualifies")
@@ -422,6 +522,8 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
         row["undetermined"] = ", ".join(d.undetermined)
         row["binding"] = _binding(table, at, metric, slo, budget, chosen)
         row["what would change it"] = _what_would_change(table, at, metric, slo, budget, chosen)
+        qualify = {n for n, s in _joined(*maps).items() if s != FAILS}
+        chosen = _prefer_cheaper(table, at, metric, row, qualify)
     row["tail"] = _hull(table, "tail", at, chosen)[0]
     row["extra load"] = _hull(table, "extra_load", at, chosen)[0]
     return row

@@ -104,3 +104,56 @@ def summary_text() -> str:
     width = max(len(name) for name in POLICIES)
     rows = [f"{spec.name:<{width}}  {spec.title}: {spec.description}" for spec in POLICIES.values()]
     return "\n".join(rows) + "\n"
+
+
+# ------------------------------------------------------------------ the report's words
+
+TERMS: dict[str, str] = {
+    "interval": (
+        "every value is an interval from its best evidence: an exact value (one number), a "
+        "one-sided bound (>= a, <= b), or the simulation's confidence interval [low, high]"
+    ),
+    "evidence": (
+        "where an interval comes from: exact, bound, verdicts (the stability verdicts of the "
+        "simulated loads), simulation, simulation (heavy tail), paired simulation (a paired CI "
+        "decided), conflict"
+    ),
+    "conflict": (
+        "the analysis and the simulation disagree: an exact value or a bound lies outside the "
+        "simulation's CI. The simulation's interval is believed, since it measures the model "
+        "itself; where the size law has no third moment the response time has infinite "
+        "variance, the CI under-covers, and the hull of both is used. The summary counts them"
+    ),
+    "tie set": "every contender that could be the best: none of them is proven worse than another",
+    "extra load": (
+        "E[C] / E[X] - 1: the server time a job takes beyond one copy of it at full speed (0.5: half as much again)"
+    ),
+    "decided by": (
+        "the rule that named a policy alone, as applied: intervals disjoint (its interval lies "
+        "wholly on the better side of every other contender's), paired CI of the difference "
+        "excludes 0 (on the same random numbers, the Student-t CI of its difference from a "
+        "contender excludes 0, though their own intervals overlap), or high ends of the "
+        "intervals (the cheaper-policy rule)"
+    ),
+    "margin": (
+        "what that rule proves against the runner-up: the runner-up's low end less the winner's "
+        "high end where intervals decided (negative when they overlap), the paired CI's end "
+        "nearest 0 where a paired CI did; under the cheaper-policy rule, the E[C] saved against "
+        "the fastest, high end to high end"
+    ),
+    "cheaper-policy rule": (
+        "decision.prefer_cheaper_within, x (0.05 unless set; 0 with an SLO or a budget): a "
+        "policy within x of the fastest that costs at least x less E[C] is recommended in its "
+        "place, the cheapest such; both are judged at the high ends of the intervals, so noise "
+        "does not make a policy look near or cheap"
+    ),
+    "undetermined": (
+        "the evidence cannot tell: a load neither surely stable nor surely unstable, a "
+        "constraint neither surely met nor surely failed; an undetermined contender stays in "
+        "the tie set and never wins alone"
+    ),
+    "oracle": "KT and KS know what no dispatcher knows (a job's type, its size): benchmarks, not contenders",
+}
+"""The words the report, ``straggler best`` and ``winners.csv`` use, defined as the code
+applies them: the report's "How to read" and the documentation's outputs page are written
+from this table."""

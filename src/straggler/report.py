@@ -28,8 +28,19 @@ from . import headline
 from .break_even import WORDS as BREAK_EVEN_WORDS
 from .break_even import report_frame as break_even_frame
 from .break_even import sentences as break_even_sentences
-from .decision import ANSWER_COLUMNS, Constraints, changed, constraints, decision_table, recommendations, winners_table
+from .decision import (
+    ANSWER_COLUMNS,
+    CHEAPER_RULE,
+    Constraints,
+    changed,
+    constraints,
+    decision_section,
+    decision_table,
+    recommendations,
+    winners_table,
+)
 from .files import write_text
+from .glossary import TERMS
 from .intervals import CRITERIA, UNITS, fmt_interval, fmt_signed
 from .policies import ALIASES, MEAN_OBJECTIVE, redundancy_kind, tuned_objective, tuned_parameters
 from .winners import NONE_STABLE, ORACLES, PointTable, dominated, plain, setting_dims
@@ -189,10 +200,9 @@ def headline_lead(ds: xr.Dataset) -> str:
     """What the first lines answer: the operator's question when the study asks one, else
     the least E[T] (the winner maps below draw each criterion alone)."""
     c = constraints(ds)
-    if c.any:
-        asked = " and ".join(w for w in (c.slo_words(), c.budget_words()) if w)
-        return f"The policy to use, the fastest on the SLO's metric with {asked}, by case and load:"
-    return "The policy to use, the least E[T] (a tie broken by the least E[C]), by case and load:"
+    default = "" if "prefer_cheaper_within" in decision_section(ds) else ", the default"
+    within = f" (decision.prefer_cheaper_within: {c.cheaper_within:g}{default})"
+    return f"The policy to use by case and load: {c.rule_words()}{within}."
 
 
 def metric_label(c: Constraints) -> str:
@@ -754,15 +764,11 @@ BASIS_WORDS = (
     "`basis`: what picked the recommendation (`E[T]`: it beats every other E[T] interval; "
     "`E[T] tie`: the contenders that could be fastest; `E[T] tie, then E[C]`: of those, the ones "
     "no other is proven cheaper than; with an SLO or a budget, the fastest on the SLO's metric "
-    "among the contenders that meet both). `tail`: the response-time quantile at the SLO's level "
-    "(P99 without one); `extra load`: E[C] / E[X] - 1, the server time beyond one copy of each job "
-    "at full speed. `decided by`: the rule that named the recommendation alone, as applied (`intervals "
-    "disjoint`: its interval lies wholly below every other contender's; `paired CI of the difference "
-    "excludes 0`: on the same random numbers, the Student-t interval of its difference from a "
-    "contender lies below 0, though their own intervals overlap). `margin`: by how much the runner-up "
-    "is proven slower: the runner-up's low end less the recommendation's high end where intervals "
-    "decided (negative when they overlap), the paired CI's end nearest 0 where a paired CI did. "
-    "`what would change it`: the fastest contender a constraint rules out and by how "
+    "among the contenders that meet both; `E[C] 5 % lower, E[T] within 5 % of FRed`: the "
+    "cheaper-policy rule preferred a cheaper policy to the fastest, FRed). `tail`: the "
+    "response-time quantile at the SLO's level (P99 without one). "
+    + " ".join(f"`{term}`: {TERMS[term]}." for term in ("extra load", "decided by", "margin", "cheaper-policy rule"))
+    + " `what would change it`: the fastest contender a constraint rules out and by how "
     "much it misses; where none qualifies, the nearest miss of each constraint."
 )
 """The legend under the recommendation table."""
@@ -848,6 +854,7 @@ def html(
         ],
         "answer": answer_sentences(ds, rec, points),
         "basis_words": BASIS_WORDS.replace("`", ""),
+        "terms": [(term, text[0].upper() + text[1:] + ".") for term, text in TERMS.items()],
         "summary": summary(ds, table, rec, claims),
         "figures": figs,
         "stability_table": _table_html(criterion_table(ds, table, "stability"), 200),
@@ -975,14 +982,15 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
     r = answer(points, index, li)
     tail_name = metric_name(c.tail_level)
     lines = [f"At {where}:"]
-    if c.any:
-        lines.append("  asked: " + " and ".join(w for w in (c.slo_words(), c.budget_words()) if w))
+    lines.append(f"  rule: {c.rule_words()}")
     if r["recommended"]:
         text = f"  recommended: {r['recommended']} ({r['basis']})"
         text += f", E[T] {r['E[T]'] or 'unknown'} ({r['E[T] evidence'] or '-'})"
         text += f", {tail_name} {r['tail'] or 'unknown'}, extra load {r['extra load'] or 'unknown'}"
         text += f", E[C] {r['E[C]'] or 'unknown'}"
-        if r["runner_up"] and np.isfinite(r["margin"]):
+        if r["decided by"].startswith(CHEAPER_RULE):
+            text += f"; the fastest {r['runner_up']}, E[C] saved {r['margin']:.3g}"
+        elif r["runner_up"] and np.isfinite(r["margin"]):
             text += f"; runner-up {r['runner_up']}, margin {r['margin']:.3g}"
         if r["binding"]:
             text += f"; binding: {r['binding']}"

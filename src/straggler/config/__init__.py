@@ -368,8 +368,9 @@ def _decision(decision: dict) -> dict:
         out["slo"] = {k: decision["slo"][k] for k in ("quantile", "target", "mean") if k in decision["slo"]}
     if isinstance(decision.get("budget"), dict):
         out["budget"] = dict(decision["budget"])
-    if "resolution" in decision:
-        out["resolution"] = decision["resolution"]
+    for key in ("prefer_cheaper_within", "resolution"):
+        if key in decision:
+            out[key] = decision[key]
     return out
 
 

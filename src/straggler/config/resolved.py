@@ -605,6 +605,23 @@ class DecisionConfig(Section):
         default=None,
         schema={"description": "The cost budget: {extra_load: b}. Absent: no budget."},
     )
+    prefer_cheaper_within: float | None = held(
+        OPTIONAL,
+        default=None,
+        schema={
+            "description": (
+                "The rule for a cheaper policy, x (0.05: 5 %): a policy within x of the "
+                "fastest that costs at least x less E[C] is recommended instead (the "
+                "cheapest such), both judged at the high ends of the intervals (E[T], or "
+                "the SLO's quantile; E[C]). Default 0.05 without an SLO or a budget; 0 "
+                "with either, where the budget says what cost is acceptable "
+                "(docs/guide/decisions.md)."
+            ),
+            "type": "number",
+            "minimum": 0,
+            "maximum": 0.5,
+        },
+    )
     resolution: float | None = held(
         OPTIONAL,
         default=None,
