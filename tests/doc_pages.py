@@ -30,11 +30,18 @@ def shell_blocks(page: Path) -> list[tuple[str, str]]:
         title = re.search(r'title="([^"]+)"', attrs)
         if title and title.group(1) == OUTPUT and lang == "text":
             blocks.append((OUTPUT, body))
+        elif lang == "text" and body.startswith("$ "):
+            blocks.append((TRANSCRIPT, body))
         elif title:
             blocks.append((f"file {title.group(1)}", body))
         elif lang == "sh":
             blocks.append(("sh", body))
     return blocks
+
+
+TRANSCRIPT = "transcript"
+"""A ```` ```text ```` block whose first line is ``$ command``: the command and, below it,
+what it prints (stdout and stderr), compared by :func:`run_transcripts`."""
 
 
 def missing_lines(shown: str, printed: str) -> list[str]:
@@ -107,4 +114,36 @@ def run_page(page: Path, repo: Path) -> list[str]:
         )
         ran += [line.strip() for line in lines if line.strip() and not line.strip().startswith("#")]
         printed = done.stdout
+    return ran
+
+
+#: transcripts other tests run (tests/workflow/test_recommend.py, tests/test_question.py)
+TESTED_ELSEWHERE = ("straggler recommend",)
+
+
+def run_transcripts(page: Path, repo: Path) -> list[str]:
+    """Run the page's transcripts (``$ command`` blocks) in ``repo``, in order, after
+    writing the files the page shows before each; every shown line must be printed
+    (:func:`missing_lines`); return the commands run. A bare ``straggler`` is the
+    project's, ``.venv/bin/straggler``."""
+    ran = []
+    for kind, body in shell_blocks(page):
+        if kind.startswith("file "):
+            (repo / kind[5:]).write_text(body)
+            continue
+        if kind != TRANSCRIPT:
+            continue
+        command, _, shown = body[2:].partition("\n")
+        if command.startswith(TESTED_ELSEWHERE):
+            continue
+        if command.startswith("straggler "):
+            command = ".venv/bin/" + command
+        done = subprocess.run(["bash", "-c", command], cwd=repo, capture_output=True, text=True, timeout=1800)
+        missing = missing_lines(shown, done.stdout + done.stderr)
+        assert not missing, (
+            f"{page.name}: `{command}` does not print:\n"
+            + "\n".join(missing)
+            + f"\n\nit printed:\n{done.stdout}{done.stderr}"
+        )
+        ran.append(command)
     return ran

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from doc_pages import run_page
+from doc_pages import run_page, run_transcripts
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -93,18 +93,21 @@ def test_the_getting_started_page_runs_on_fresh_results(getting_started):
 def test_the_readme_s_answer_is_what_the_command_prints(getting_started):
     """The README's picture of an answer (a ``$ command`` and what it prints) on the
     default study's fresh results."""
-    import subprocess
-
-    from doc_pages import missing_lines
-
     repo, _ = getting_started
-    block = re.search(
-        r"```text\n\$ (\.venv/bin/straggler best [^\n]+)\n(.*?)```", (ROOT / "README.md").read_text(), re.S
-    )
-    assert block, "the README shows no `$ .venv/bin/straggler best ...` block"
-    command, shown = block.groups()
-    printed = subprocess.run(["bash", "-c", command], cwd=repo, capture_output=True, text=True, check=True).stdout
-    assert missing_lines(shown, printed) == [], printed
+    assert run_transcripts(ROOT / "README.md", repo) == [
+        ".venv/bin/straggler best results/default/default.nc --at r_slow=0.5 distribution=exp dependence=iid load=0.5"
+    ]
+
+
+@pytest.mark.workflow
+def test_the_running_guide_s_transcripts_are_what_the_commands_print(getting_started):
+    """``straggler best`` on the default study, at a point and off the grid, a bad config
+    refused, and a pilot's projection."""
+    repo, _ = getting_started
+    ran = run_transcripts(DOCS / "guide" / "running.md", repo)
+    assert sum(c.startswith(".venv/bin/straggler best") for c in ran) == 2
+    assert ".venv/bin/straggler check-config bad.yaml" in ran
+    assert any(c.startswith(".venv/bin/straggler plan") for c in ran)
 
 
 @pytest.mark.workflow

@@ -81,28 +81,31 @@ def test_a_marker_without_numba_files_or_unreadable_is_no_marker(tmp_path):
     assert kernel_cache.last_compile_seconds(tmp_path / "nowhere" / "kernels-0") is None
 
 
-def test_a_job_logs_that_it_compiles_an_engine_the_cache_lacks(tmp_path, monkeypatch, caplog):
-    """A job's own line, in its log (a cluster job's log is where one looks)."""
+def test_every_job_that_compiles_says_so_with_what_and_how_long(tmp_path, monkeypatch, caplog):
+    """A job's own line, in its log (a cluster job's log is where one looks) and on the
+    console: the engine's kernels at first, then each new kind, seconds; nothing once cached."""
     import logging
 
     from straggler import pipeline
 
     folder = tmp_path / "kernels-0123456789abcdef"
     monkeypatch.setattr(kernel_cache, "cache_folder", lambda: folder)
-    resolved = study()
+    monkeypatch.setattr(workunits, "COMPILE_SECONDS", {"fast": (40.0, 5.0, 0.5)})
+    resolved = study()  # (a later kind of 5 s: the default study's cost nothing, and are not announced)
     cells = list(build_grid(resolved).cells)[:3]  # ZRed, exp, identical, three r_slow
     with caplog.at_level(logging.INFO, logger="straggler.pipeline"):
         assert pipeline.announce_compile(resolved, cells) == [KIND]
-    assert "compiling the simulation kernels first (fast engine not in numba's cache" in caplog.text
+    assert "compiling the simulation kernels of 1 kind of cell new to numba's cache (ZRed): about 40 s" in caplog.text
     fake_numba_files(folder)
     pipeline.note_compiled([KIND])
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="straggler.pipeline"):
         assert pipeline.announce_compile(resolved, cells) == []
-        # a new kind of the fast engine: a variant, recorded but not announced
+    assert caplog.text == ""
+    with caplog.at_level(logging.INFO, logger="straggler.pipeline"):
         other = [c for c in build_grid(resolved).cells if c.startswith("policy=KT")][:1]
         assert pipeline.announce_compile(resolved, other) == ["fast/KT/exponential/identical/FCFS/per_server"]
-    assert caplog.text == ""
+    assert "of 1 kind of cell new to numba's cache (KT): about 5 s" in caplog.text  # a variant of a cached engine
     assert kernel_cache.last_compile_seconds(folder) is None  # no time given
 
 
@@ -212,6 +215,47 @@ def test_progress_says_a_line_when_jobs_finish(tmp_path):
         p.unlink()
     now[0] += 30.0
     assert two.poll().endswith("in 30 s; about 42 s left")
+
+
+def test_the_time_left_never_rises_by_more_than_ten_percent(tmp_path):
+    """A job that finishes late (a compile) makes the pace so far slower: the raw
+    estimate jumps up; the line says at most 10 % more than the line before."""
+    paths = [tmp_path / f"u{i}.json" for i in range(5)]
+    units = [workunits.Unit(str(p), 10.0, "evaluate") for p in paths]
+    now = [0.0]
+    progress = workunits.Progress(units, parallel=1, clock=lambda: now[0])
+    shown = []
+    for i, t in enumerate([10.0, 20.0, 60.0, 70.0]):  # the third job took 40 s
+        paths[i].write_text("{}")
+        now[0] = t
+        line = progress.poll()
+        shown.append(float(line.split("about ")[1].split(" s left")[0]))
+    raw = [workunits.remaining_seconds(10.0 * k, 50.0, t) for k, t in zip(range(1, 5), [10.0, 20.0, 60.0, 70.0])]
+    assert raw[2] > 1.3 * raw[1]  # the estimate alone rises by a third
+    assert all(b <= 1.1 * a + 0.5 for a, b in zip(shown, shown[1:])), shown  # 0.5: the line's rounding
+    assert workunits.smoothed_left(100.0, None, 0.0) == 100.0
+    assert workunits.smoothed_left(50.0, 40.0, 10.0) == pytest.approx(40.0)  # mean of 50 and 30
+    assert workunits.smoothed_left(200.0, 40.0, 0.0) == pytest.approx(44.0)  # capped at +10 %
+
+
+def test_the_estimate_counts_the_compiles_of_kinds_numba_has_not_cached(monkeypatch):
+    """Two cores, the longest jobs first: both first jobs compile the fast engine (they
+    start at once), a later job of a kind compiled by then only loads it, and a new kind
+    of an engine already compiled costs its own signatures."""
+    monkeypatch.setattr(workunits, "COMPILE_SECONDS", {"fast": (40.0, 5.0, 0.5)})
+    a, b = "fast/CoC/exponential/iid/FCFS/per_server", "fast/CoS/exponential/iid/FCFS/per_server"
+    units = [
+        workunits.Unit("u0", 100.0, "evaluate", (a,)),
+        workunits.Unit("u1", 90.0, "evaluate", (a,)),
+        workunits.Unit("u2", 10.0, "evaluate", (a, b)),
+        workunits.Unit("u3", 10.0, "evaluate", ()),
+    ]
+    got = [u.seconds for u in workunits.with_compiles(units, 2, [a, b])]
+    # u0, u1 start at 0 and compile a (40 s each); u2 starts at 130 with a cached: a load, b new: 5 s
+    assert got == [140.0, 130.0, 10.0 + 0.5 + 5.0, 10.0]
+    assert [u.seconds for u in workunits.with_compiles(units, 2, [])] == [100.0, 90.0, 10.0, 10.0]
+    one = [u.seconds for u in workunits.with_compiles(units, 1, [a, b])]
+    assert one == [140.0, 90.5, 10.0 + 0.5 + 5.0, 10.0]  # one core: one compile, then loads
 
 
 def test_progress_watch_emits_the_lines_and_ends(tmp_path):

@@ -36,24 +36,31 @@ def _progress(text: str) -> None:
 
 def announce_compile(resolved, cells: list[str]) -> list[str]:
     """The kinds of ``cells`` (:func:`straggler.workunits.kernel_kind`) that numba's
-    cache lacks, to record once the job has run (:func:`note_compiled`). When their
-    engine has no kind compiled at all, the job's first cell compiles it (a minute or
-    more) and its log says so (the console heard it from the workflow's onstart); a new
-    kind of a compiled engine is a variant of seconds, not worth a line."""
+    cache lacks, to record once the job has run (:func:`note_compiled`). Every job that
+    will compile says so on the console, with what it will compile and about how long
+    it takes (:data:`straggler.workunits.COMPILE_SECONDS`): the compiles happen per job,
+    and a job that compiled silently looked like a hang."""
     from . import kernel_cache
     from .grid import build_grid
-    from .workunits import kernel_kind
+    from .workunits import compile_seconds, duration, kernel_kind
 
     grid = build_grid(resolved)
     kinds = [kernel_kind(resolved, grid.cells[c]) for c in cells if c in grid.cells]
     missing = kernel_cache.missing_kinds(k for k in kinds if k is not None)
-    compiled = {kind.split("/")[0] for kind in kernel_cache.compiled_kinds()}
-    engines = sorted({kind.split("/")[0] for kind in missing} - compiled)
-    if engines:
-        log.info(
-            "compiling the simulation kernels first (%s engine not in numba's cache; once per change "
-            "of their sources, a minute or more) ...",
-            " and ".join(engines),
+    if missing:
+        cached = {kind.split("/")[0] for kind in kernel_cache.compiled_kinds()}
+        seconds = 0.0
+        for kind in missing:
+            engine = kind.split("/")[0]
+            seconds += compile_seconds(kind, engine in cached)
+            cached.add(engine)
+        names = sorted({kind.split("/")[1] for kind in missing})
+        if seconds < 1:
+            return missing  # signatures of engines compiled before: nothing a reader waits for
+        _progress(
+            f"compiling the simulation kernels of {len(missing)} kind{'s' if len(missing) != 1 else ''} of cell "
+            f"new to numba's cache ({', '.join(names)}): about {duration(seconds)}, unless a job beside "
+            "this one has just cached them ..."
         )
     return missing
 

@@ -31,12 +31,13 @@ Light: the Snakefile's parse imports this module (no numpy).
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import math
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,6 +55,16 @@ DEFAULTS = {"target_seconds": 20.0, "cells_per_job": "auto", "replications_per_j
 
 STARTUP_SECONDS = 1.6
 """What a job costs before its first cell: interpreter, imports, numba's cache."""
+
+COMPILE_SECONDS: dict[str, tuple[float, float, float]] = {
+    "fast": (84.0, 0.0, 0.6),
+    "events": (84.0, 0.0, 0.05),
+}
+"""Per engine, numba's compilation on a cold cache: (the engine's first kind of cell, each
+later kind, a cached kind's load), seconds on one core; measured by
+benchmarks/compile_costs.py on the default study's kinds. A later kind costs nothing
+there: the event loop is compiled once for every variant (the variant flags are
+arguments), and each engine's first cell compiles all its kernels."""
 
 LOAD_SECONDS = 0.02
 """Per load and replication: encoding, streams, accumulators."""
@@ -398,12 +409,22 @@ class Unit:
     path: str
     seconds: float
     rule: str
+    kinds: tuple[str, ...] = ()
+    """The kinds of cell it simulates (:func:`kernel_kind`), which decide what it compiles."""
 
 
-def pending_work(plan: Plan, results: str, batches: Iterable[Batch], damaged: Iterable[str] = ()) -> list[Unit]:
+def pending_work(
+    plan: Plan,
+    results: str,
+    batches: Iterable[Batch],
+    damaged: Iterable[str] = (),
+    kinds: dict[str, str] | None = None,
+) -> list[Unit]:
     """The jobs that pending ``batches`` (:meth:`Plan.pending`) run: the shards not yet
-    simulated, and each batch's evaluation of the cells it computes."""
+    simulated, and each batch's evaluation of the cells it computes; ``kinds`` (cell id
+    to :func:`kernel_kind`, None for a cell not simulated) names what each simulates."""
     bad = set(damaged)
+    kinds = kinds or {}
     units = []
     for batch in batches:
         todo = set(plan.to_compute(results, batch, bad))
@@ -411,13 +432,57 @@ def pending_work(plan: Plan, results: str, batches: Iterable[Batch], damaged: It
             path = f"{results}/units/shards/{shard.name}.json"
             if not Path(path).exists():
                 seconds = plan.costs[shard.cell].replication * (shard.stop - shard.first)
-                units.append(Unit(path, seconds + STARTUP_SECONDS, "simulate_shard"))
+                shard_kinds = (kinds[shard.cell],) if kinds.get(shard.cell) else ()
+                units.append(Unit(path, seconds + STARTUP_SECONDS, "simulate_shard", shard_kinds))
+        computed = [c for c, k in zip(batch.cells, batch.keys) if k in todo]
         if batch.shards:
-            work = sum(plan.costs[c].analysis for c, k in zip(batch.cells, batch.keys) if k in todo)
+            work = sum(plan.costs[c].analysis for c in computed)
+            simulated: tuple[str, ...] = ()  # its shards simulated the cell
         else:
-            work = sum(plan.costs[c].total for c, k in zip(batch.cells, batch.keys) if k in todo)
-        units.append(Unit(plan.unit_target(results, batch, bad), work + STARTUP_SECONDS, "evaluate"))
+            work = sum(plan.costs[c].total for c in computed)
+            simulated = tuple(dict.fromkeys(kinds[c] for c in computed if kinds.get(c)))
+        units.append(Unit(plan.unit_target(results, batch, bad), work + STARTUP_SECONDS, "evaluate", simulated))
     return units
+
+
+def compile_seconds(kind: str, engine_cached: bool) -> float:
+    """What compiling one kind of cell costs a job (:data:`COMPILE_SECONDS`): the
+    engine's kernels as well when no kind of its engine is in the cache yet."""
+    first, later, _ = COMPILE_SECONDS.get(kind.split("/")[0], (0.0, 0.0, 0.0))
+    return later if engine_cached else first
+
+
+def with_compiles(units: list[Unit], parallel: int, missing: Iterable[str]) -> list[Unit]:
+    """``units`` with the compilation of the ``missing`` kinds (not in numba's cache)
+    added to the jobs that will pay it. Snakemake starts the longest jobs first (the
+    rules' priority) on ``parallel`` cores; a job compiles a kind unless a job started
+    earlier has compiled it by then (numba then loads it from the cache), and the
+    engine's kernels with the first kind of an engine no job has compiled yet. Jobs
+    running at once compile the same kernels each: the estimate counts it, as the
+    cores spend it."""
+    todo = set(missing)
+    if not todo:
+        return list(units)
+    ready: dict[str, float] = {}  # kind, or engine, -> when it is in the cache
+    free = [0.0] * max(1, int(parallel))
+    out: dict[int, Unit] = {}
+    for i in sorted(range(len(units)), key=lambda j: -units[j].seconds):
+        unit = units[i]
+        start = heapq.heappop(free)
+        extra = 0.0
+        for kind in unit.kinds:
+            if kind not in todo:
+                continue
+            engine = kind.split("/")[0]
+            if ready.get(kind, math.inf) <= start:
+                extra += COMPILE_SECONDS.get(engine, (0.0, 0.0, 0.0))[2]
+                continue
+            extra += compile_seconds(kind, ready.get(engine, math.inf) <= start)
+            ready[kind] = min(ready.get(kind, math.inf), start + extra)
+            ready[engine] = min(ready.get(engine, math.inf), start + extra)
+        out[i] = replace(unit, seconds=unit.seconds + extra)
+        heapq.heappush(free, start + out[i].seconds)
+    return [out[i] for i in range(len(units))]
 
 
 def wall_seconds(units: list[Unit], cores: int) -> float:
@@ -439,6 +504,21 @@ def remaining_seconds(done: float, total: float, elapsed: float, running: float 
     if done <= 0 or elapsed <= 0:
         return None
     return max(0.0, total - progressed) * elapsed / progressed
+
+
+RISE_LIMIT = 0.10
+"""The most the time left shown may rise from one progress line to the next (10 %)."""
+
+
+def smoothed_left(raw: float, previous: float | None, since: float) -> float:
+    """The time left to show: the mean of the new estimate ``raw`` and what the last
+    line's ``previous``, ``since`` seconds ago, says now, and never more than
+    :data:`RISE_LIMIT` above ``previous``. A job finishing later than the pace so far
+    (a compile, a costly cell) would otherwise make the time left jump up and down."""
+    if previous is None:
+        return raw
+    blended = 0.5 * (raw + max(0.0, previous - since))
+    return min(blended, (1 + RISE_LIMIT) * previous)
 
 
 def running_credit(left: list[float], parallel: int) -> float:
@@ -482,12 +562,17 @@ class Progress:
         self.start = clock()
         self.finished: set[str] = set()
         self._stop = threading.Event()
+        self._left: tuple[float, float] | None = None  # the last time left shown, and when
 
     def line(self, elapsed: float) -> str:
         """The progress line at ``elapsed`` seconds."""
         done = sum(u.seconds for u in self.units if u.path in self.finished)
         running = running_credit([u.seconds for u in self.units if u.path not in self.finished], self.parallel)
         left = remaining_seconds(done, self.total, elapsed, running)
+        if left is not None:
+            previous = self._left
+            left = smoothed_left(left, None if previous is None else previous[0], elapsed - (previous or (0, 0))[1])
+            self._left = (left, elapsed)
         share = 100 * done / self.total if self.total > 0 else 100.0
         rules = "evaluate and shard" if any(u.rule != "evaluate" for u in self.units) else "evaluate"
         text = (

@@ -161,6 +161,10 @@ def located_outputs(wildcards=None):
 # cell of one to three minutes), the plan's estimate of the run's work, the time left
 # as jobs finish, and where the report is. None of it reads a result or writes under
 # results/: what a run computes does not depend on it.
+import logging
+
+from snakemake_interface_logger_plugins.common import LogEvent
+
 from straggler import kernel_cache
 from straggler.workunits import (
     PROGRESS_MIN_SECONDS,
@@ -169,6 +173,7 @@ from straggler.workunits import (
     kernel_kind,
     pending_work,
     wall_seconds,
+    with_compiles,
 )
 
 
@@ -180,16 +185,24 @@ def _parallel():
         return 1
 
 
-def kernels_to_compile():
-    """{kind: a cell of that kind} for the pending cells' kinds (workunits.kernel_kind)
-    whose kernels numba's cache does not hold (kernel_cache.missing_kinds)."""
-    cells = {}
+def pending_kinds():
+    """{cell id: its kind (workunits.kernel_kind)} for the pending cells it simulates."""
+    kinds = {}
     for batch in PENDING:
         todo = set(PLAN.to_compute(RESULTS, batch, DAMAGED))
         for cid, key in zip(batch.cells, batch.keys):
             kind = kernel_kind(RESOLVED, GRID.cells[cid]) if key in todo else None
             if kind is not None:
-                cells.setdefault(kind, cid)
+                kinds[cid] = kind
+    return kinds
+
+
+def kernels_to_compile(kinds):
+    """{kind: a cell of that kind} for the kinds of ``kinds`` (pending_kinds) whose
+    kernels numba's cache does not hold (kernel_cache.missing_kinds)."""
+    cells = {}
+    for cid, kind in kinds.items():
+        cells.setdefault(kind, cid)
     return {kind: cells[kind] for kind in kernel_cache.missing_kinds(cells)}
 
 
@@ -210,6 +223,29 @@ def announce_compile(kinds):
     logger.info(f"straggler: the first jobs compile the simulation kernels ({about}) ...")
 
 
+class QuietJobBlocks(logging.Filter):
+    """Drop Snakemake's per-job blocks (rule, input, output, log, reason, wildcards,
+    resources: some twenty lines a job, five hundred in the default study), which buried
+    the progress lines. Errors keep their blocks, and the step counts stay."""
+
+    BLOCKS = (LogEvent.JOB_INFO, LogEvent.GROUP_INFO)
+
+    def filter(self, record):
+        return getattr(record, "event", None) not in self.BLOCKS
+
+
+def quiet_job_blocks():
+    """Install :class:`QuietJobBlocks`, but not for a dry run (the blocks are its answer)
+    nor with --verbose or the profile's `verbose: true`, which bring them back."""
+    settings = getattr(workflow, "output_settings", None)
+    if workflow.dryrun or getattr(settings, "verbose", False):
+        return
+    logger.addFilter(QuietJobBlocks())
+
+
+quiet_job_blocks()
+
+
 PROGRESS = None
 
 
@@ -219,21 +255,25 @@ def start_run():
     global PROGRESS
     if not workflow.is_main_process:
         return
-    kinds = kernels_to_compile()
+    cell_kinds = pending_kinds()
+    kinds = kernels_to_compile(cell_kinds)
     if kinds:
         announce_compile(kinds)
-    units = pending_work(PLAN, RESULTS, PENDING, DAMAGED)
-    if not units:
-        return
     parallel = _parallel()
+    bare = pending_work(PLAN, RESULTS, PENDING, DAMAGED, cell_kinds)
+    if not bare:
+        return
+    units = with_compiles(bare, parallel, kinds)
     cpu = sum(u.seconds for u in units)
+    compiling = cpu - sum(u.seconds for u in bare)
     wall = wall_seconds(units, parallel)
     cells = sum(len(PLAN.to_compute(RESULTS, b, DAMAGED)) for b in PENDING)
     watched = cpu > PROGRESS_MIN_SECONDS
     logger.info(
         f"straggler: this run evaluates {cells} cells in {len(units)} "
-        f"job{'s' if len(units) != 1 else ''}: about {duration(cpu)} of CPU time, "
-        f"{duration(wall)} on {parallel} {'cores' if workflow.local_exec else 'jobs at once'} "
+        f"job{'s' if len(units) != 1 else ''}: about {duration(cpu)} of CPU time"
+        + (f" ({duration(compiling)} of it compiling)" if compiling >= 1 else "")
+        + f", {duration(wall)} on {parallel} {'cores' if workflow.local_exec else 'jobs at once'} "
         f"(the plan's estimate{'; the time left is measured as jobs finish' if watched else ''})"
     )
     if watched:
