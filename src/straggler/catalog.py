@@ -364,7 +364,8 @@ FIGURE_KINDS: tuple[FigureKind, ...] = (
             "replications on common random numbers, by the paired CI of their difference; else by disjoint "
             "intervals (exact values, bounds, the simulation's CIs). A cell in a policy's colour with its marker: that policy beats every other "
             "contender. A hatched grey cell with several markers: a tie, every policy that could be best (+n: "
-            "more of them). x: no policy stable at that load. The oracles (KT, KS) are not contenders."
+            "more of them). x: no policy stable at that load. The oracles (KT, KS) are not contenders. The legend says "
+            "what each policy drawn is, in the glossary's words."
         ),
     ),
 )

@@ -45,7 +45,7 @@ def policy_artists(fig):
     for legend in fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]:
         for handle, text in zip(legend.legend_handles, legend.get_texts()):
             label = text.get_text()
-            policy = label.split(",")[0].split(" ")[0]
+            policy = label.split(",")[0].split(" ")[0].removesuffix(":")  # "FRed: full redundancy"
             if policy in POLICIES and hasattr(handle, "get_marker"):
                 out.append((policy, label, to_rgb(handle.get_color()), handle.get_marker()))
     return out
@@ -58,7 +58,7 @@ def check_policy_styles(fig):
     seen = set()
     for policy, label, colour, marker in policy_artists(fig):
         assert marker == style[policy]["marker"], (label, marker)
-        if label == policy:
+        if label == policy or label.startswith(f"{policy}: "):
             assert np.allclose(colour, style[policy]["colour"], atol=1e-3), label
         seen.add(policy)
     by_colour = {tuple(np.round(s["colour"], 3)): s["marker"] for s in style.values()}
@@ -264,6 +264,21 @@ def test_winner_map_shows_ties_as_ties(synthetic):
     fig = figures.winner_map_figure(synthetic, "r_slow")
     labels = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
     assert any(t.startswith("tie") for t in labels)
+    plt.close(fig)
+
+
+def test_the_winner_map_spells_out_each_policy_within_the_figure_width(synthetic):
+    """The map is the picture of the answer: its legend says what each policy it draws
+    is, in the registry's words (the glossary's), and stays as wide as the figure."""
+    fig = figures.winner_map_figure(synthetic, "r_slow")
+    fig.canvas.draw()
+    (legend,) = fig.legends
+    labels = [" ".join(t.get_text().split()) for t in legend.get_texts()]
+    named = [label.split(":")[0] for label in labels if label.split(":")[0] in POLICIES]
+    assert len(named) >= 3
+    for policy in named:
+        assert f"{policy}: {POLICIES[policy].title}" in labels
+    assert legend.get_window_extent().width <= fig.bbox.width
     plt.close(fig)
 
 

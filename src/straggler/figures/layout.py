@@ -8,7 +8,7 @@ import numpy as np
 import xarray as xr
 
 from .selection import case_name, fmt_value
-from .style import BOUNDS, KIND_STYLE, kind_ls, kind_names, style_of
+from .style import BOUNDS, KIND_STYLE, kind_ls, kind_names, policy_title, style_of
 
 WIDTH = 7.0
 """Largest figure width in inches (a paper's full text width)."""
@@ -147,8 +147,15 @@ def finish(fig, title: str, handles: list, n_legend_cols: int | None = None) -> 
     if tops:
         title_artist.set_y(max(tops) + 0.01)
     if handles:
-        ncol = n_legend_cols or min(len(handles), 5)
-        fig.legend(
+        _legend_below(fig, handles, n_legend_cols or min(len(handles), 5))
+
+
+def _legend_below(fig, handles: list, ncol: int) -> None:
+    """One legend under the panels in ``ncol`` columns, or in fewer where that would be
+    wider than the figure (long entries: policies spelled out)."""
+    renderer = fig.canvas.get_renderer()
+    while True:
+        legend = fig.legend(
             handles=handles,
             loc="upper center",
             bbox_to_anchor=(0.5, 0.0),
@@ -157,15 +164,29 @@ def finish(fig, title: str, handles: list, n_legend_cols: int | None = None) -> 
             handlelength=3.4,
             columnspacing=1.2,
         )
+        if ncol == 1 or legend.get_window_extent(renderer).width <= fig.bbox.width:
+            return
+        legend.remove()
+        ncol -= 1
 
 
-def policy_handles(policies) -> list:
+WORDS_WIDTH = 34
+"""Characters on a line of a legend entry that spells a policy out (longer ones wrap)."""
+
+
+def policy_handles(policies, words: bool = False) -> list:
+    """A legend entry per policy in its colour and marker; ``words``: named in words too
+    (``FRed: full redundancy``, :func:`policy_title`), wrapped to a few lines."""
+    import textwrap
+
     from matplotlib.lines import Line2D
 
     out = []
     for p in policies:
         s = style_of(p)
-        out.append(Line2D([], [], color=s["colour"], marker=s["marker"], ls="-", ms=4.5, label=str(p)))
+        title = policy_title(p) if words else ""
+        label = textwrap.fill(f"{p}: {title}", WORDS_WIDTH, break_on_hyphens=False) if title else str(p)
+        out.append(Line2D([], [], color=s["colour"], marker=s["marker"], ls="-", ms=4.5, label=label))
     return out
 
 
