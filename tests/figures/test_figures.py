@@ -369,3 +369,33 @@ def test_a_figure_that_draws_four_loads_of_five_says_which_it_left_out():
     fig = figures.latency_by_distribution_figure(study(policies=("ZRed", "CoC"), r_slow=(1.0,)))
     assert "not drawn" not in fig._suptitle.get_text()
     plt.close(fig)
+
+
+def _label_heights(fig) -> dict:
+    """Row of panels -> the heights (pixels) of the tops of its visible x tick labels."""
+    fig.canvas.draw()
+    rows: dict = {}
+    for ax in fig.axes:
+        spec = ax.get_subplotspec()
+        if spec is None or not ax.axison:
+            continue
+        tops = [t.get_window_extent().y1 for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+        rows.setdefault((id(spec.get_gridspec()), spec.rowspan.stop), []).extend(tops)
+    return rows
+
+
+def test_the_x_tick_labels_of_a_row_of_panels_share_one_height():
+    """A verdict strip moves a panel's x tick labels below it: at r_slow = 1 only ZRed
+    has a mark (one row of strip), at 0.5 all three (three rows); the labels of both
+    panels of a row still sit at one height."""
+    ds = study(policies=("ZRed", "FRed", "CoC"), r_slow=(0.5, 1.0), loads=(0.2, 0.5, 0.8))
+    verdict = ds["verdict"].values  # policy, distribution, dependence, r_slow, d, N, load
+    verdict[1:, :, :, 1] = "stable"
+    ds["verdict"] = (ds["verdict"].dims, verdict)
+    for draw in (figures.latency_figure, figures.tail_figure):
+        fig = draw(ds)
+        rows = _label_heights(fig)
+        assert any(len(tops) > 3 for tops in rows.values())
+        for tops in rows.values():
+            assert max(tops, default=0) - min(tops, default=0) < 0.5, (draw.__name__, tops)
+        plt.close(fig)
