@@ -399,3 +399,33 @@ def test_the_x_tick_labels_of_a_row_of_panels_share_one_height():
         for tops in rows.values():
             assert max(tops, default=0) - min(tops, default=0) < 0.5, (draw.__name__, tops)
         plt.close(fig)
+
+
+def _bar_boxes(fig) -> list:
+    """(axes, x0, x1, y0, y1) in pixels of every bar of the stability figure: a patch, or
+    a vertical line segment as wide as its line."""
+    fig.canvas.draw()
+    out = []
+    for ax in fig.axes:
+        out += [(ax, *p.get_window_extent().extents[[0, 2, 1, 3]]) for p in ax.patches]
+        for line in ax.get_lines():
+            x, y = (np.asarray(v, float) for v in line.get_data())
+            if len(x) == 2 and x[0] == x[1] and y[0] != y[1] and line.get_linestyle() == "-":
+                (px, py0), (_, py1) = ax.transData.transform(np.column_stack([x, y]))
+                half = line.get_linewidth() * fig.dpi / 72 / 2
+                out.append((ax, px - half, px + half, min(py0, py1), max(py0, py1)))
+    return out
+
+
+def test_the_bars_of_the_stability_figure_do_not_overlap():
+    """Seven policies' intervals side by side at each r_slow: no bar covers another."""
+    policies = ("ZRed", "FRed", "Rer", "Rep", "KT", "CoC", "CoS")
+    for r_slow in ((0.1, 0.3, 0.5, 1.0), (0.0, 0.01, 0.1)):
+        fig = figures.stability_figure(study(policies=policies, r_slow=r_slow, loads=(0.2, 0.5)))
+        boxes = _bar_boxes(fig)
+        assert len(boxes) >= 2 * len(r_slow) * (len(policies) - 1)
+        for i, (ax, x0, x1, y0, y1) in enumerate(boxes):
+            for bx, u0, u1, v0, v1 in boxes[i + 1 :]:
+                overlap = min(x1, u1) - max(x0, u0) > 0.01 and min(y1, v1) - max(y0, v0) > 0.01
+                assert not (bx is ax and overlap), (r_slow, (x0, x1), (u0, u1))
+        plt.close(fig)
