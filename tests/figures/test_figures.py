@@ -429,3 +429,27 @@ def test_the_bars_of_the_stability_figure_do_not_overlap():
                 overlap = min(x1, u1) - max(x0, u0) > 0.01 and min(y1, v1) - max(y0, v0) > 0.01
                 assert not (bx is ax and overlap), (r_slow, (x0, x1), (u0, u1))
         plt.close(fig)
+
+
+def test_the_tradeoff_is_drawn_over_r_slow_where_costs_differ():
+    """At r_slow = 1 every policy's E[C] is about one job's size: a study that sweeps
+    r_slow gets a column per value of it, at the heaviest load where half the policies
+    have estimates at every r_slow, and says so in its title."""
+    ds = study(policies=("ZRed", "FRed", "Rep", "CoC"), r_slow=(0.1, 0.5, 1.0), loads=(0.2, 0.5, 0.8))
+    # at r_slow = 0.1 only ZRed has an estimate at load 0.5: the figure is drawn at 0.2
+    for var in ("latency_mean", "cost_mean"):
+        ds[var].loc[dict(policy=["FRed", "Rep", "CoC"], r_slow=0.1, load=0.5)] = np.nan
+    fig = figures.tradeoff_figure(ds)
+    assert [ax.get_title() for ax in fig.axes[:3]] == ["r_slow = 0.1", "r_slow = 0.5", "r_slow = 1"]
+    assert "load = 0.2" in fig._suptitle.get_text()
+    first = ds.sel(distribution="exp", dependence="identical", load=0.2).isel(d=0, N=0)
+    for ax, r_slow in zip(fig.axes[:3], (0.1, 0.5, 1.0)):
+        points = [line for line in ax.get_lines() if len(line.get_xdata()) == 1 and line.get_marker() not in "|_"]
+        drawn = {round(float(line.get_xdata()[0]), 6) for line in points}
+        expected = {round(float(c), 6) for c in first["cost_mean"].sel(r_slow=r_slow).values}
+        assert drawn == expected, r_slow
+    plt.close(fig)
+    # without r_slow swept, a column per load as before
+    fig = figures.tradeoff_figure(study(policies=("ZRed", "CoC"), r_slow=(1.0,), loads=(0.2, 0.5)))
+    assert [ax.get_title() for ax in fig.axes[:2]] == ["load = 0.2", "load = 0.5"]
+    plt.close(fig)
