@@ -178,13 +178,16 @@ FIGURE_KINDS: tuple[FigureKind, ...] = (
         section="tradeoffs",
         family="tradeoff",
         caption=(
-            "The latency-cost trade-off: E[T] against E[C] at each load (a column per load, at most four), a "
-            "point per policy and variant (d, policy parameters), the simulation's estimates with CI bars "
-            "where it has them, else the analysis (hollow, by kind); the Pareto frontier (no other point is "
-            "both faster and cheaper) as a black step line through ringed points. A policy without an "
-            "estimate at a load gets its verdict mark (x unstable, ? undetermined) at the foot of the panel, "
-            "at its analytic E[C]. Other system axes (r_slow, N, ...) are taken at the value where the "
-            "simulation has the most estimates; the title says which."
+            "The latency-cost trade-off: E[T] (log scale) against E[C], a column per value of r_slow (at "
+            "most four) where the study sweeps it, at one load: the heaviest at which half the policies have "
+            "an estimate at every r_slow (redundancy costs server time where the slow pool is slow; at "
+            "r_slow = 1 every E[C] is about one job's size); else a column per load (at most four). A point "
+            "per policy and variant (d, policy parameters), the simulation's estimates with CI bars where it "
+            "has them, else the analysis (hollow, by kind); the Pareto frontier (no other point is both "
+            "faster and cheaper) as a black step line through ringed points. A policy without an estimate "
+            "there gets its verdict mark (x unstable, ? undetermined) at the foot of the panel, at its "
+            "analytic E[C]. Other system axes (N, ...) are taken at the value where the simulation has the "
+            "most estimates; the title says which, and at which load."
         ),
     ),
     FigureKind(
@@ -364,7 +367,8 @@ FIGURE_KINDS: tuple[FigureKind, ...] = (
             "replications on common random numbers, by the paired CI of their difference; else by disjoint "
             "intervals (exact values, bounds, the simulation's CIs). A cell in a policy's colour with its marker: that policy beats every other "
             "contender. A hatched grey cell with several markers: a tie, every policy that could be best (+n: "
-            "more of them). x: no policy stable at that load. The oracles (KT, KS) are not contenders."
+            "more of them). x: no policy stable at that load. The oracles (KT, KS) are not contenders. The legend says "
+            "what each policy drawn is, in the glossary's words."
         ),
     ),
 )

@@ -45,7 +45,7 @@ def policy_artists(fig):
     for legend in fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]:
         for handle, text in zip(legend.legend_handles, legend.get_texts()):
             label = text.get_text()
-            policy = label.split(",")[0].split(" ")[0]
+            policy = label.split(",")[0].split(" ")[0].removesuffix(":")  # "FRed: full redundancy"
             if policy in POLICIES and hasattr(handle, "get_marker"):
                 out.append((policy, label, to_rgb(handle.get_color()), handle.get_marker()))
     return out
@@ -58,7 +58,7 @@ def check_policy_styles(fig):
     seen = set()
     for policy, label, colour, marker in policy_artists(fig):
         assert marker == style[policy]["marker"], (label, marker)
-        if label == policy:
+        if label == policy or label.startswith(f"{policy}: "):
             assert np.allclose(colour, style[policy]["colour"], atol=1e-3), label
         seen.add(policy)
     by_colour = {tuple(np.round(s["colour"], 3)): s["marker"] for s in style.values()}
@@ -267,6 +267,21 @@ def test_winner_map_shows_ties_as_ties(synthetic):
     plt.close(fig)
 
 
+def test_the_winner_map_spells_out_each_policy_within_the_figure_width(synthetic):
+    """The map is the picture of the answer: its legend says what each policy it draws
+    is, in the registry's words (the glossary's), and stays as wide as the figure."""
+    fig = figures.winner_map_figure(synthetic, "r_slow")
+    fig.canvas.draw()
+    (legend,) = fig.legends
+    labels = [" ".join(t.get_text().split()) for t in legend.get_texts()]
+    named = [label.split(":")[0] for label in labels if label.split(":")[0] in POLICIES]
+    assert len(named) >= 3
+    for policy in named:
+        assert f"{policy}: {POLICIES[policy].title}" in labels
+    assert legend.get_window_extent().width <= fig.bbox.width
+    plt.close(fig)
+
+
 def test_variants_that_are_other_systems_are_named_as_such():
     """The PS bound systems are named by what they are, in the legend, and a point's
     label on the trade-off figure is its value (a named value is no 'axis=value')."""
@@ -353,4 +368,88 @@ def test_a_figure_that_draws_four_loads_of_five_says_which_it_left_out():
     plt.close(fig)
     fig = figures.latency_by_distribution_figure(study(policies=("ZRed", "CoC"), r_slow=(1.0,)))
     assert "not drawn" not in fig._suptitle.get_text()
+    plt.close(fig)
+
+
+def _label_heights(fig) -> dict:
+    """Row of panels -> the heights (pixels) of the tops of its visible x tick labels."""
+    fig.canvas.draw()
+    rows: dict = {}
+    for ax in fig.axes:
+        spec = ax.get_subplotspec()
+        if spec is None or not ax.axison:
+            continue
+        tops = [t.get_window_extent().y1 for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+        rows.setdefault((id(spec.get_gridspec()), spec.rowspan.stop), []).extend(tops)
+    return rows
+
+
+def test_the_x_tick_labels_of_a_row_of_panels_share_one_height():
+    """A verdict strip moves a panel's x tick labels below it: at r_slow = 1 only ZRed
+    has a mark (one row of strip), at 0.5 all three (three rows); the labels of both
+    panels of a row still sit at one height."""
+    ds = study(policies=("ZRed", "FRed", "CoC"), r_slow=(0.5, 1.0), loads=(0.2, 0.5, 0.8))
+    verdict = ds["verdict"].values  # policy, distribution, dependence, r_slow, d, N, load
+    verdict[1:, :, :, 1] = "stable"
+    ds["verdict"] = (ds["verdict"].dims, verdict)
+    for draw in (figures.latency_figure, figures.tail_figure):
+        fig = draw(ds)
+        rows = _label_heights(fig)
+        assert any(len(tops) > 3 for tops in rows.values())
+        for tops in rows.values():
+            assert max(tops, default=0) - min(tops, default=0) < 0.5, (draw.__name__, tops)
+        plt.close(fig)
+
+
+def _bar_boxes(fig) -> list:
+    """(axes, x0, x1, y0, y1) in pixels of every bar of the stability figure: a patch, or
+    a vertical line segment as wide as its line."""
+    fig.canvas.draw()
+    out = []
+    for ax in fig.axes:
+        out += [(ax, *p.get_window_extent().extents[[0, 2, 1, 3]]) for p in ax.patches]
+        for line in ax.get_lines():
+            x, y = (np.asarray(v, float) for v in line.get_data())
+            if len(x) == 2 and x[0] == x[1] and y[0] != y[1] and line.get_linestyle() == "-":
+                (px, py0), (_, py1) = ax.transData.transform(np.column_stack([x, y]))
+                half = line.get_linewidth() * fig.dpi / 72 / 2
+                out.append((ax, px - half, px + half, min(py0, py1), max(py0, py1)))
+    return out
+
+
+def test_the_bars_of_the_stability_figure_do_not_overlap():
+    """Seven policies' intervals side by side at each r_slow: no bar covers another."""
+    policies = ("ZRed", "FRed", "Rer", "Rep", "KT", "CoC", "CoS")
+    for r_slow in ((0.1, 0.3, 0.5, 1.0), (0.0, 0.01, 0.1)):
+        fig = figures.stability_figure(study(policies=policies, r_slow=r_slow, loads=(0.2, 0.5)))
+        boxes = _bar_boxes(fig)
+        assert len(boxes) >= 2 * len(r_slow) * (len(policies) - 1)
+        for i, (ax, x0, x1, y0, y1) in enumerate(boxes):
+            for bx, u0, u1, v0, v1 in boxes[i + 1 :]:
+                overlap = min(x1, u1) - max(x0, u0) > 0.01 and min(y1, v1) - max(y0, v0) > 0.01
+                assert not (bx is ax and overlap), (r_slow, (x0, x1), (u0, u1))
+        plt.close(fig)
+
+
+def test_the_tradeoff_is_drawn_over_r_slow_where_costs_differ():
+    """At r_slow = 1 every policy's E[C] is about one job's size: a study that sweeps
+    r_slow gets a column per value of it, at the heaviest load where half the policies
+    have estimates at every r_slow, and says so in its title."""
+    ds = study(policies=("ZRed", "FRed", "Rep", "CoC"), r_slow=(0.1, 0.5, 1.0), loads=(0.2, 0.5, 0.8))
+    # at r_slow = 0.1 only ZRed has an estimate at load 0.5: the figure is drawn at 0.2
+    for var in ("latency_mean", "cost_mean"):
+        ds[var].loc[dict(policy=["FRed", "Rep", "CoC"], r_slow=0.1, load=0.5)] = np.nan
+    fig = figures.tradeoff_figure(ds)
+    assert [ax.get_title() for ax in fig.axes[:3]] == ["r_slow = 0.1", "r_slow = 0.5", "r_slow = 1"]
+    assert "load = 0.2" in fig._suptitle.get_text()
+    first = ds.sel(distribution="exp", dependence="identical", load=0.2).isel(d=0, N=0)
+    for ax, r_slow in zip(fig.axes[:3], (0.1, 0.5, 1.0)):
+        points = [line for line in ax.get_lines() if len(line.get_xdata()) == 1 and line.get_marker() not in "|_"]
+        drawn = {round(float(line.get_xdata()[0]), 6) for line in points}
+        expected = {round(float(c), 6) for c in first["cost_mean"].sel(r_slow=r_slow).values}
+        assert drawn == expected, r_slow
+    plt.close(fig)
+    # without r_slow swept, a column per load as before
+    fig = figures.tradeoff_figure(study(policies=("ZRed", "CoC"), r_slow=(1.0,), loads=(0.2, 0.5)))
+    assert [ax.get_title() for ax in fig.axes[:2]] == ["load = 0.2", "load = 0.5"]
     plt.close(fig)

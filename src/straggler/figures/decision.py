@@ -28,7 +28,7 @@ from ..decision import Constraints, answer, constraints, decision_table, metric_
 from ..winners import ORACLES, PointTable
 from .layout import ESTIMATE_BARS, WIDTH, backend, empty_figure, finish, load_label, plain_log_labels, side_label
 from .selection import fmt_value, shown_loads
-from .style import style_of
+from .style import policy_title, style_of
 
 _GRID_SETTINGS = 4
 """Up to this many settings: a column per setting and a row per load."""
@@ -532,12 +532,10 @@ def _handles(c: Constraints, seen: _Seen, table: PointTable) -> list:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    from ..policies import POLICIES
-
     handles: list[Any] = []
     for p in seen.policies:
         s = style_of(p)
-        title = POLICIES[p].title if p in POLICIES else ""
+        title = policy_title(p)
         handles.append(
             Line2D(
                 [], [], color=s["colour"], marker=s["marker"], ls="none", ms=4.5, label=f"{p} – {title}" if title else p

@@ -8,7 +8,7 @@ import numpy as np
 import xarray as xr
 
 from .selection import case_name, fmt_value
-from .style import BOUNDS, KIND_STYLE, kind_ls, kind_names, style_of
+from .style import BOUNDS, KIND_STYLE, kind_ls, kind_names, policy_title, style_of
 
 WIDTH = 7.0
 """Largest figure width in inches (a paper's full text width)."""
@@ -130,12 +130,49 @@ def side_label(ax, text: str, x: float = 1.04) -> None:
     ax.annotate(text, xy=(x, 0.5), xycoords="axes fraction", rotation=-90, va="center", ha="left", fontsize=7)
 
 
+STRIP_PITCH = 5.0
+"""Points between two rows of the verdict strip under a panel (one row per policy)."""
+
+
+def strip_room(ax, rows: int) -> None:
+    """Room for ``rows`` rows of the verdict strip under panel ``ax`` (or for as many as
+    it already has): its x tick labels move below them."""
+    rows = max(getattr(ax, "_strip_rows", 0), rows)
+    ax._strip_rows = rows
+    _labels_below(ax, rows)
+
+
+def _labels_below(ax, rows: int) -> None:
+    ax.tick_params(axis="x", pad=STRIP_PITCH * rows + 3)
+    ax.xaxis.set_tick_params(labelbottom=True)  # the labels under the strip make room for it
+
+
+def align_strips(fig) -> None:
+    """The x tick labels of a row of panels at one height: every panel of a row that
+    has a verdict strip somewhere puts its labels under the row's deepest strip (else a
+    panel with fewer rows of marks, or none, has them higher than its neighbour's)."""
+    deepest: dict[tuple, int] = {}
+    panels = []
+    for ax in fig.axes:
+        spec = ax.get_subplotspec()
+        if spec is None or not (ax.get_visible() and ax.axison):
+            continue
+        row = (id(spec.get_gridspec()), spec.rowspan.stop)
+        deepest[row] = max(deepest.get(row, 0), getattr(ax, "_strip_rows", 0))
+        panels.append((ax, row))
+    for ax, row in panels:
+        if deepest[row]:
+            _labels_below(ax, deepest[row])
+
+
 ESTIMATE_BARS = {"ms": 4.5, "ls": "none", "elinewidth": 0.7, "capsize": 1.5, "zorder": 4}
 """How a point with its intervals as error bars is drawn (``ax.errorbar`` keywords)."""
 
 
 def finish(fig, title: str, handles: list, n_legend_cols: int | None = None) -> None:
-    """Suptitle on top and one legend under the panels."""
+    """Suptitle on top and one legend under the panels; the x tick labels of a row of
+    panels at one height (:func:`align_strips`)."""
+    align_strips(fig)
     title_artist = fig.suptitle(title, y=1.0, va="bottom")
     fig.tight_layout(pad=0.4, h_pad=0.6, w_pad=0.5)
     # the title just above the panels' own titles: tight_layout leaves room for the
@@ -147,8 +184,15 @@ def finish(fig, title: str, handles: list, n_legend_cols: int | None = None) -> 
     if tops:
         title_artist.set_y(max(tops) + 0.01)
     if handles:
-        ncol = n_legend_cols or min(len(handles), 5)
-        fig.legend(
+        _legend_below(fig, handles, n_legend_cols or min(len(handles), 5))
+
+
+def _legend_below(fig, handles: list, ncol: int) -> None:
+    """One legend under the panels in ``ncol`` columns, or in fewer where that would be
+    wider than the figure (long entries: policies spelled out)."""
+    renderer = fig.canvas.get_renderer()
+    while True:
+        legend = fig.legend(
             handles=handles,
             loc="upper center",
             bbox_to_anchor=(0.5, 0.0),
@@ -157,15 +201,29 @@ def finish(fig, title: str, handles: list, n_legend_cols: int | None = None) -> 
             handlelength=3.4,
             columnspacing=1.2,
         )
+        if ncol == 1 or legend.get_window_extent(renderer).width <= fig.bbox.width:
+            return
+        legend.remove()
+        ncol -= 1
 
 
-def policy_handles(policies) -> list:
+WORDS_WIDTH = 34
+"""Characters on a line of a legend entry that spells a policy out (longer ones wrap)."""
+
+
+def policy_handles(policies, words: bool = False) -> list:
+    """A legend entry per policy in its colour and marker; ``words``: named in words too
+    (``FRed: full redundancy``, :func:`policy_title`), wrapped to a few lines."""
+    import textwrap
+
     from matplotlib.lines import Line2D
 
     out = []
     for p in policies:
         s = style_of(p)
-        out.append(Line2D([], [], color=s["colour"], marker=s["marker"], ls="-", ms=4.5, label=str(p)))
+        title = policy_title(p) if words else ""
+        label = textwrap.fill(f"{p}: {title}", WORDS_WIDTH, break_on_hyphens=False) if title else str(p)
+        out.append(Line2D([], [], color=s["colour"], marker=s["marker"], ls="-", ms=4.5, label=label))
     return out
 
 

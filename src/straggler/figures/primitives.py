@@ -6,7 +6,17 @@ import numpy as np
 import xarray as xr
 
 from ..catalog import CASE_DIMS
-from .layout import case_facets, empty_figure, finish, kind_handles, log_x, log_y, policy_handles
+from .layout import (
+    STRIP_PITCH,
+    case_facets,
+    empty_figure,
+    finish,
+    kind_handles,
+    log_x,
+    log_y,
+    policy_handles,
+    strip_room,
+)
 from .selection import cases_of, column_axis, fixed_elsewhere, fmt_value, sorted_values
 from .style import BOUNDS, VERDICT_MARKS, kind_label, kind_ls, style_of
 
@@ -90,16 +100,12 @@ def draw_simulated(ax, x, y, ci, policy, colour=None, marker=None, floor: float 
     return True
 
 
-STRIP_PITCH = 5.0
-"""Points between two rows of the verdict strip under a panel (one row per policy)."""
-
-
 def draw_verdicts(ax, x, verdict, mean_kind, colour, slot: int = 0) -> bool:
     """Mark the loads at ``x`` whose ``verdict`` is not stable (x unstable, ?
     undetermined, ∞ an infinite mean) in row ``slot`` of a strip under the panel,
     outside the data area (one row per series, so that marks of several series do not
-    hide each other); the x tick labels move below the strip. True if anything was
-    drawn."""
+    hide each other); the x tick labels move below the strip (:func:`strip_room`). True
+    if anything was drawn."""
     from matplotlib import transforms
 
     drawn = False
@@ -128,10 +134,7 @@ def draw_verdicts(ax, x, verdict, mean_kind, colour, slot: int = 0) -> bool:
             )
             drawn = True
     if drawn:
-        rows = max(getattr(ax, "_strip_rows", 0), slot + 1)
-        ax._strip_rows = rows
-        ax.tick_params(axis="x", pad=STRIP_PITCH * rows + 3)
-        ax.xaxis.set_tick_params(labelbottom=True)  # the labels under the strip make room for it
+        strip_room(ax, slot + 1)
     return drawn
 
 

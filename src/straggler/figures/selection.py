@@ -54,20 +54,31 @@ def fixed_elsewhere(ds: xr.Dataset, keep) -> tuple[dict, str]:
     return fixed, (f" at {where}" if where else "")
 
 
+def shown_values(ds: xr.Dataset, dim: str) -> np.ndarray:
+    """The values of ``dim`` that get a column of panels, in increasing order: at most
+    four, evenly spread over them (the first and the last among them)."""
+    values = np.sort(ds[dim].values)
+    if len(values) <= _MAX_LOAD_PANELS:
+        return values
+    return values[np.unique(np.linspace(0, len(values) - 1, _MAX_LOAD_PANELS).round().astype(int))]
+
+
 def shown_loads(ds: xr.Dataset) -> np.ndarray:
-    loads = np.sort(ds["load"].values)
-    if len(loads) <= _MAX_LOAD_PANELS:
-        return loads
-    return loads[np.unique(np.linspace(0, len(loads) - 1, _MAX_LOAD_PANELS).round().astype(int))]
+    return shown_values(ds, "load")
+
+
+def left_out_values(ds: xr.Dataset, dim: str) -> str:
+    """The values :func:`shown_values` leaves out, in words for a title ("" when none)."""
+    shown = set(np.asarray(shown_values(ds, dim), dtype=float).tolist())
+    out = [v for v in np.sort(ds[dim].values) if float(v) not in shown]
+    if not out:
+        return ""
+    return f"; {dim} {', '.join(fmt_value(v) for v in out)} not drawn (at most {_MAX_LOAD_PANELS} panels)"
 
 
 def left_out_loads(ds: xr.Dataset) -> str:
     """The loads :func:`shown_loads` leaves out, in words for a title ("" when none)."""
-    shown = set(np.asarray(shown_loads(ds), dtype=float).tolist())
-    out = [v for v in np.sort(ds["load"].values) if float(v) not in shown]
-    if not out:
-        return ""
-    return f"; load {', '.join(fmt_value(v) for v in out)} not drawn (at most {_MAX_LOAD_PANELS} panels)"
+    return left_out_values(ds, "load")
 
 
 def confidence_level(ds: xr.Dataset) -> float:

@@ -49,7 +49,7 @@ def stability_figure(ds: xr.Dataset, x: str = "r_slow"):
     xs_all = np.asarray(sorted(sub[x].values), dtype=float)
     span = (xs_all.max() - xs_all.min()) or 1.0
     names = [str(p) for p in sub["policy"].values]
-    step = 0.012 * span if len(names) < 8 else 0.008 * span
+    step = dodge_step(xs_all, len(names))
     finite = np.concatenate([iv["low"].values.ravel(), iv["high"].values.ravel(), iv["estimate"].values.ravel()])
     finite = finite[np.isfinite(finite)]
     top = float(finite.max()) if finite.size else 1.0
@@ -71,22 +71,40 @@ def stability_figure(ds: xr.Dataset, x: str = "r_slow"):
                 seen["exact"] = True
             for xi, a, b, e, is_exact in zip(xv, lo, hi, est, exact):
                 if not is_exact:
-                    _stability_mark(ax, xi, a, b, e, st, arrow, seen)
+                    _stability_mark(ax, (xi, BAR_FILL * step), (a, b, e), st, arrow, seen)
         ax.set_ylim(0, top * 1.12)
-        ax.set_xlim(xs_all.min() - 0.06 * span, xs_all.max() + 0.06 * span)
+        half = len(names) * step / 2
+        ax.set_xlim(xs_all.min() - half - 0.03 * span, xs_all.max() + half + 0.03 * span)
     label_panels(x, f"largest stable load ({units})")
     finish(fig, title + where, policy_handles(names) + _stability_handles(seen))
     return fig
 
 
-def _stability_mark(ax, x, low, high, estimate, st, arrow, seen) -> None:
-    """One policy's stability at one ``x`` that is not exact: a bar from its proven
-    low end to its proven high end, or a half-line from the one end it has, and its
-    estimate (proving nothing) as a small hollow marker; ``seen`` notes what was drawn."""
+BAR_FILL = 0.75
+"""The share of its slot (:func:`dodge_step`) that a policy's bar fills."""
+
+
+def dodge_step(xs, n: int) -> float:
+    """The distance between the slots of ``n`` policies side by side at each value of
+    ``xs``: the n slots of one value fill 80% of the narrowest gap between two values,
+    so that no bar reaches into its neighbour's slot or the next value's group."""
+    values = np.unique(np.asarray(xs, dtype=float))
+    values = values[np.isfinite(values)]
+    gap = float(np.diff(values).min()) if len(values) > 1 else 1.0
+    return 0.8 * gap / max(n, 1)
+
+
+def _stability_mark(ax, at: tuple, values: tuple, st, arrow, seen) -> None:
+    """One policy's stability at one x that is not exact (``at``: the x and the bar's
+    width; ``values``: low, high, estimate): a bar from its proven low end to its proven
+    high end, or a half-line from the one end it has, and its estimate (proving
+    nothing) as a small hollow marker; ``seen`` notes what was drawn."""
+    x, width = at
+    low, high, estimate = values
     has_lo, has_hi = low > 0, np.isfinite(high)
     if has_lo and has_hi:
-        ax.plot([x, x], [low, high], color=st["colour"], lw=2.2, alpha=0.75, solid_capstyle="butt", zorder=3)
-        ax.plot([x, x], [low, high], color=st["colour"], marker="_", ms=5, ls="none", zorder=3)
+        ax.bar(x, high - low, width=width, bottom=low, color=st["colour"], alpha=0.75, lw=0, zorder=3)
+        ax.hlines([low, high], x - width / 2, x + width / 2, color=st["colour"], lw=1.0, zorder=3)
         seen["interval"] = True
     elif has_lo:
         _half_line(ax, x, low, low + arrow, st["colour"])
@@ -115,7 +133,7 @@ def _stability_handles(seen: dict) -> list:
 
     entries: dict[str, dict[str, Any]] = {
         "exact": dict(color="0.35", marker="o", ms=3.8, label="exact"),
-        "interval": dict(color="0.35", lw=2.2, alpha=0.75, label="proven interval"),
+        "interval": dict(color="0.35", lw=4.0, alpha=0.75, solid_capstyle="butt", label="proven interval"),
         "at least": dict(color="0.35", ls=":", marker="^", ms=3, label="at least (proven low end)"),
         "at most": dict(color="0.35", ls=":", marker="v", ms=3, label="at most (proven high end)"),
         "estimate": dict(

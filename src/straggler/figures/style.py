@@ -58,6 +58,16 @@ def style_of(policy) -> dict:
     return dict(_policy_style().get(str(policy), {"colour": (0.3, 0.3, 0.3), "marker": "o"}))
 
 
+def policy_title(policy) -> str:
+    """A policy's name in words (``FRed`` -> ``full redundancy``), the registry's
+    :attr:`straggler.policies.PolicySpec.title` that the glossary also shows; "" for a
+    name the registry does not know."""
+    from ..policies import POLICIES
+
+    spec = POLICIES.get(str(policy))
+    return spec.title if spec is not None else ""
+
+
 def shades_of(colour, n: int) -> list:
     """``n`` shades of ``colour`` from light to dark (series of one policy)."""
     if n <= 1:

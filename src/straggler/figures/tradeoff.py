@@ -16,19 +16,22 @@ from .layout import (
     kind_handles,
     label_grid,
     load_label,
+    log_y,
     make_panels,
     policy_handles,
 )
-from .primitives import draw_verdicts
+from .primitives import draw_verdicts, strip_slots
 from .selection import (
     case_name,
     cases_of,
     confidence_level,
     fmt_value,
     left_out_loads,
+    left_out_values,
     most_estimated,
     short_label,
     shown_loads,
+    shown_values,
     variant_dims,
     variant_points,
 )
@@ -125,40 +128,105 @@ class _Drawn:
             self.policies.append(policy)
 
 
+COLUMN_AXIS = "r_slow"
+"""The system axis the trade-off is drawn over where a study sweeps it: the slow pool's
+speed is what makes redundancy cost server time (at r_slow = 1 every policy's E[C] is
+about one job's size, and the trade-off is hardly one)."""
+
+
+@dataclass
+class _Columns:
+    """The slice the trade-off figure draws: a column per value of ``dim`` (r_slow, or
+    the load), every other grid dimension at ``fixed`` (the load among them when the
+    columns are r_slow), and the title's words for it (``where``, ``why``)."""
+
+    dim: str
+    values: list
+    fixed: dict
+    where: str
+    why: str = ""
+
+
+def tradeoff_columns(ds: xr.Dataset, variants: list[str]) -> _Columns:
+    """Where a study sweeps r_slow, a column per value of it (at most four) at one load
+    (:func:`estimated_load`); else a column per load (at most four). Every other system
+    axis is at the value with the most simulated estimates."""
+    if ds.sizes.get(COLUMN_AXIS, 0) > 1:
+        fixed, where = most_estimated(ds, set(variants) | {COLUMN_AXIS})
+        values = list(shown_values(ds, COLUMN_AXIS))
+        load = estimated_load(ds.sel(fixed), COLUMN_AXIS, values)
+        at = [f"{load_label(ds).split(' = ')[0]} = {fmt_value(load)}", where.removeprefix(" at ")]
+        where = " at " + ", ".join(a for a in at if a) + left_out_values(ds, COLUMN_AXIS)
+        why = f"the heaviest load at which half the policies have an estimate at every {COLUMN_AXIS}"
+        return _Columns(COLUMN_AXIS, values, {**fixed, "load": load}, where, why)
+    fixed, where = most_estimated(ds, set(variants))
+    return _Columns("load", list(shown_loads(ds)), fixed, where + left_out_loads(ds))
+
+
+def estimated_load(sub: xr.Dataset, dim: str, values: list) -> float:
+    """The load to draw ``dim``'s ``values`` at: the heaviest at which, at each value,
+    at least half the points (policies, cases, variants) have both an E[T] and an E[C]
+    (:func:`_estimated`); the one with the most of them where no load has that many."""
+    est = _estimated(sub).sel({dim: values})
+    share = est.mean([d for d in est.dims if d not in (dim, "load")])
+    loads = np.sort(sub["load"].values)
+    enough = [v for v in loads if bool((share.sel(load=v) >= 0.5).all())]
+    if enough:
+        return float(enough[-1])
+    counts = est.sum([d for d in est.dims if d != "load"])
+    return float(counts["load"].values[int(np.argmax(counts.values))])
+
+
+def _estimated(sub: xr.Dataset) -> xr.DataArray:
+    """Where a point has an E[T] and an E[C] to draw: simulated ones, or, in a study
+    that simulates nothing, the analysis's."""
+
+    def finite(name: str) -> xr.DataArray:
+        return xr.apply_ufunc(np.isfinite, sub[name])
+
+    if "latency_mean" in sub and "cost_mean" in sub:
+        simulated = finite("latency_mean") & finite("cost_mean")
+        if simulated.any():
+            return simulated
+    return finite("latency_approx") & finite("cost")
+
+
 def tradeoff_figure(ds: xr.Dataset):
-    """The ``tradeoff`` figure: E[T] against E[C] at each load, with the Pareto
-    frontier (what it shows, in words: its kind's caption in
+    """The ``tradeoff`` figure: E[T] against E[C] at each r_slow (or each load), with
+    the Pareto frontier (what it shows, in words: its kind's caption in
     :data:`straggler.catalog.FIGURE_KINDS`)."""
     variants = variant_dims(ds)
-    fixed, where = most_estimated(ds, set(variants))
-    sub = ds.sel(fixed)
-    loads = shown_loads(ds)
+    columns = tradeoff_columns(ds, variants)
+    sub = ds.sel(columns.fixed)
     cases = cases_of(ds)
-    title = "Latency-cost trade-off: E[T] against E[C] (ringed: on the frontier)"
+    by = f" by {columns.dim}" if columns.dim != "load" else ""
+    title = f"Latency-cost trade-off{by}: E[T] against E[C] (ringed: on the frontier)"
     points = variant_points(sub, variants)
-    slots = {str(p): i for i, p in enumerate(sub["policy"].values)}
-    fig, axes = make_panels(len(cases), len(loads), sharey="row", sharex=False)
+    slots = strip_slots(sub)
+    fig, axes = make_panels(len(cases), len(columns.values), sharey="row", sharex=False)
     seen = _Drawn()
     for i, case in enumerate(cases):
-        for j, load in enumerate(loads):
-            at = sub.sel(dict(zip(CASE_DIMS, case), load=load))
+        for j, value in enumerate(columns.values):
+            at = sub.sel({**dict(zip(CASE_DIMS, case)), columns.dim: value})
             _tradeoff_panel(axes[i, j], at, points, variants, slots, seen)
     if not seen.anything and not seen.marked:
         import matplotlib.pyplot as plt
 
         plt.close(fig)
-        return empty_figure(title + where, "pairs of latency and cost values")
-    lname = load_label(ds).split(" = ")[0]
+        return empty_figure(title + columns.where, "pairs of latency and cost values")
+    log_y(axes)  # E[T] spans decades across r_slow (and loads): a point near 1 stays readable
+    name = load_label(ds).split(" = ")[0] if columns.dim == "load" else columns.dim
     label_grid(
         axes,
         [case_name(c) for c in cases],
-        [f"{lname} = {fmt_value(v)}" for v in loads],
+        [f"{name} = {fmt_value(v)}" for v in columns.values],
         "E[C] (server time per job)",
         "E[T]",
     )
-    title += where + left_out_loads(ds)
+    notes = [columns.why] if columns.why else []
     if seen.marked:
-        title += "\n(strip under each panel, at the policy's analytic E[C]: x unstable, ? undetermined)"
+        notes.append("strip under each panel, at the policy's analytic E[C]: x unstable, ? undetermined")
+    title += columns.where + "".join(f"\n({note})" for note in notes)
     finish(fig, title, _tradeoff_handles(ds, seen, variants))
     return fig
 
@@ -210,7 +278,7 @@ def _tradeoff_mark(ax, at, policy, sel: dict, variants: list[str], slots: dict, 
         return
     cost = float(at["cost"]) if "cost" in at else math.nan
     if math.isfinite(cost):
-        seen.marked |= draw_verdicts(ax, [cost], [v], None, style_of(policy)["colour"], slots[policy])
+        seen.marked |= draw_verdicts(ax, [cost], [v], None, style_of(policy)["colour"], slots.get(policy, 0))
         mark_x.append(cost)
     else:
         short = short_label(policy, sel, variants)

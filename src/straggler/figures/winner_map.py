@@ -10,7 +10,7 @@ import xarray as xr
 from ..catalog import CASE_DIMS
 from .layout import WIDTH, finish, load_label, make_panels, policy_handles, side_label
 from .selection import fixed_elsewhere, fmt_value
-from .style import style_of
+from .style import policy_style, style_of
 
 _MAP_TITLES = {"latency": "smallest E[T]", "cost": "smallest E[C]", "stability": "largest\nstable load"}
 
@@ -144,11 +144,13 @@ def _map_ticks(ax, metric: str, ys: list, loads, xlabel: str, title: bool) -> No
 
 
 def _map_handles(seen: _Seen) -> list:
-    """The legend: the policies that won somewhere, a tie, no policy stable."""
+    """The legend: the policies that won somewhere, in words, a tie, no policy stable."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    handles = policy_handles(seen.policies)
+    order = list(policy_style())  # the registry's order, as in the glossary
+    policies = sorted(seen.policies, key=lambda p: order.index(p) if p in order else len(order))
+    handles = policy_handles(policies, words=True)
     if "tie" in seen.notes:
         handles.append(
             Patch(facecolor="0.93", hatch="////", edgecolor="0.7", lw=0, label="tie: every policy that could be best")
