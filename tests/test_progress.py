@@ -4,6 +4,7 @@ left as they finish (workunits), and, end to end, the report's path at the end."
 
 import copy
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -295,3 +296,42 @@ def test_a_run_ends_with_the_reports_path_and_compiles_nothing_it_does_not_simul
     assert not list((tmp_path / "numba").rglob("*.nbi"))  # numba made its folders, compiled nothing
     again = snakemake(tmp_path, configfile, "--cores", "2", env=env)
     assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def console_lines() -> list[str]:
+    """The form of the run's own lines, as docs/guide/running.md shows it."""
+    page = (ROOT / "docs" / "guide" / "running.md").read_text()
+    block = page.split("## What the console says", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    return block.splitlines()
+
+
+def console_pattern(line: str) -> re.Pattern:
+    """A line of :func:`console_lines` as a pattern: each ``<...>`` any text."""
+    return re.compile("".join(".+?" if p.startswith("<") else re.escape(p) for p in re.split(r"(<[^>]+>)", line)) + "$")
+
+
+@pytest.mark.workflow
+def test_a_cold_run_says_what_the_guide_shows_and_hides_snakemake_s_job_blocks(tmp_path):
+    """A simulated study on an empty numba cache, cut into a job per cell: the notice,
+    the estimate with its compiles, each compiling job's own line, the time left, the
+    end, in the form docs/guide/running.md shows; no per-job block (``input:``,
+    ``reason:``), and the time left never up by more than 10 %."""
+    from runs import snakemake
+
+    configfile = ROOT / "tests" / "data" / "tiny.yaml"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    cut = ["--config", "execution={cells_per_job: 1}"]
+    run = snakemake(tmp_path, configfile, "--cores", "2", *cut, env=env, timeout=1200)
+    out = (run.stdout + run.stderr).splitlines()
+    assert run.returncode == 0, "\n".join(out[-80:])
+    for shown in console_lines():
+        pattern = console_pattern(shown.replace("results/default", "<results>"))
+        assert any(pattern.search(line) for line in out), (shown, "\n".join(out[-80:]))
+    assert not [line for line in out if line.strip().startswith(("input:", "reason:", "wildcards:"))]
+    left = [
+        60 * int(m.group(1) or 0) + int(m.group(2))
+        for line in out
+        if (m := re.search(r"about (?:(\d+) min )?(\d+) s left$", line))
+    ]
+    assert left, "no line with the time left"
+    assert all(b <= 1.1 * a + 1 for a, b in zip(left, left[1:])), left
