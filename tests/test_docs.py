@@ -64,7 +64,6 @@ def test_nothing_outside_the_repository_is_cited():
     trees = ("src", "workflow", "config", "tests", "benchmarks", "profiles", "cluster")
     files = [
         ROOT / "README.md",
-        ROOT / "Snakefile",
         *DOCS.rglob("*.md"),
         *(f for t in trees for f in (ROOT / t).rglob("*")),
     ]

@@ -15,6 +15,11 @@ from straggler.grid import settings as grid_settings
 from straggler.sources import figures_hash, model_hash, presentation_hash
 from straggler.workunits import plan, result_config, runtime_minutes, search_hash, search_seconds
 
+# The project's folder: the one that holds workflow/ (where the main Snakefile is) and config/.
+# A run elsewhere (snakemake --snakefile .../workflow/Snakefile --directory X) still takes
+# the default study and archives the code from here.
+PROJECT = Path(workflow.basedir).parent
+
 # One reading of a study file: the files given with --configfile are read again by the
 # package's loader, as `straggler check-config` reads them, and Snakemake's reading is
 # dropped (it keeps the last of a repeated key, expands YAML aliases and reads 1e-3 as a
@@ -27,7 +32,7 @@ try:
     _RAW = read_study_files(
         workflow.configfiles,
         workflow.config_settings.config,
-        default=Path(workflow.basedir) / "config" / "config.yaml",
+        default=PROJECT / "config" / "config.yaml",
     )
     RESOLVED = resolve_config_cached(_RAW, ".snakemake/straggler", overrides=workflow.config_settings.config)
 except ConfigError as err:
@@ -293,7 +298,7 @@ def end_run():
     fresh = {p.suffix: p for p in (Path(f"{RESULTS}/report.md"), Path(f"{RESULTS}/report.html"))
              if p.exists() and p.stat().st_mtime >= since}
     # relative to the project (`make run`), else in full (snakemake --directory elsewhere)
-    here = Path.cwd().resolve() == Path(workflow.basedir).resolve()
+    here = Path.cwd().resolve() == PROJECT.resolve()
     shown = {k: str(p if here else p.resolve()) for k, p in fresh.items()}
     if ".md" in shown:
         logger.info(f"the report: {shown['.md']}"
