@@ -37,6 +37,7 @@ test-papers: setup
 
 lint: setup
 	$(BIN)/snakemake --lint
+	$(BIN)/snakefmt --check workflow/
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

@@ -74,7 +74,7 @@ def dry_run(workdir: Path) -> float:
         [
             SNAKEMAKE,
             "--snakefile",
-            str(ROOT / "Snakefile"),
+            str(ROOT / "workflow" / "Snakefile"),
             "--directory",
             str(workdir),
             "--configfile",

@@ -52,7 +52,7 @@ def through_snakemake(config: Path, cores: int) -> float:
             [
                 SNAKEMAKE,
                 "--snakefile",
-                str(ROOT / "Snakefile"),
+                str(ROOT / "workflow" / "Snakefile"),
                 "--directory",
                 tmp,
                 "--configfile",

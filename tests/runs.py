@@ -15,7 +15,7 @@ def snakemake(workdir: Path, configfile: Path, *extra, env=None, timeout=600):
         [
             SNAKEMAKE,
             "--snakefile",
-            str(ROOT / "Snakefile"),
+            str(ROOT / "workflow" / "Snakefile"),
             "--directory",
             str(workdir),
             "--configfile",

@@ -425,7 +425,7 @@ def test_snakemake_archive_makes_an_archive_that_verifies(tmp_path):
     configfile = tmp_path / "mini.yaml"
     configfile.write_text(yaml.safe_dump(MINI))
     snakemake = str(Path(sys.executable).with_name("snakemake"))
-    command = [snakemake, "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path)]
+    command = [snakemake, "--snakefile", str(ROOT / "workflow" / "Snakefile"), "--directory", str(tmp_path)]
     run = subprocess.run(
         [*command, "--configfile", str(configfile), "--cores", "2", "archive"],
         capture_output=True,
@@ -435,6 +435,7 @@ def test_snakemake_archive_makes_an_archive_that_verifies(tmp_path):
     assert run.returncode == 0, run.stderr[-4000:]
     names = [info.name for info, _ in members(tmp_path / "archives" / "mini.tar.gz")]
     assert "mini/project/src/straggler/archive.py" in names  # the Snakefile's project, not the work directory's
+    assert "mini/project/workflow/Snakefile" in names
     straggler = str(Path(sys.executable).with_name("straggler"))
     run = subprocess.run(
         [straggler, "verify", str(tmp_path / "archives" / "mini.tar.gz"), "--rerun", "2"],

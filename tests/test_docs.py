@@ -1,8 +1,9 @@
 """The documentation: the README stays short and names only paths that exist, every
 generated section of the site has its writer and each writer runs, no page cites a file
-outside the repository, and the commands of the getting-started page and the tutorial
-run, in order, on a fresh results directory (the site itself is built with
-``mkdocs build --strict`` by ``make docs`` in CI)."""
+outside the repository, the workflow is laid out as the Snakemake workflow catalog reads
+it, and the commands of the getting-started page and the tutorial run, in order, on a
+fresh results directory (the site itself is built with ``mkdocs build --strict`` by
+``make docs`` in CI)."""
 
 import importlib.util
 import re
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 from doc_pages import run_page, run_transcripts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,7 +66,7 @@ def test_nothing_outside_the_repository_is_cited():
     trees = ("src", "workflow", "config", "tests", "benchmarks", "profiles", "cluster")
     files = [
         ROOT / "README.md",
-        ROOT / "Snakefile",
+        ROOT / ".snakemake-workflow-catalog.yml",
         *DOCS.rglob("*.md"),
         *(f for t in trees for f in (ROOT / t).rglob("*")),
     ]
@@ -77,6 +79,22 @@ def test_nothing_outside_the_repository_is_cited():
         if pattern.search(line)
     ]
     assert not cited, cited
+
+
+def test_the_workflow_is_laid_out_as_the_snakemake_workflow_catalog_reads_it():
+    """The catalog's standardized usage: the main Snakefile at workflow/Snakefile, the
+    configuration page config/README.md, and .snakemake-workflow-catalog.yml with only the
+    catalog's keys and a deployment method that shows a command."""
+    assert (ROOT / "workflow" / "Snakefile").is_file() and not (ROOT / "Snakefile").exists()
+    readme = ROOT / "config" / "README.md"
+    links = re.findall(r"\]\(([^)#]+)", readme.read_text())
+    assert links and not [link for link in links if not (readme.parent / link).exists()]
+    usage = yaml.safe_load((ROOT / ".snakemake-workflow-catalog.yml").read_text())["usage"]
+    assert set(usage) <= {"mandatory-flags", "software-stack-deployment", "report"}
+    assert set(usage["mandatory-flags"]) <= {"desc", "flags"}
+    deployment = usage["software-stack-deployment"]
+    assert set(deployment) <= {"conda", "singularity", "singularity+conda"} and any(deployment.values())
+    assert usage["report"] is True
 
 
 @pytest.mark.workflow

@@ -52,7 +52,7 @@ MANIFEST = "MANIFEST.json"
 FORMAT = 1
 
 #: project files archived beside the results (those present), so a result set can be rerun
-PROJECT_FILES = ("pyproject.toml", "constraints.txt", "environment.yml", "Snakefile", "Makefile", "README.md")
+PROJECT_FILES = ("pyproject.toml", "constraints.txt", "environment.yml", "Makefile", "README.md")
 PROJECT_DIRS = ("src/straggler", "workflow", "config", "profiles")
 _SKIP_PARTS = {"__pycache__", ".snakemake"}
 _SKIP_RESULTS = ("logs", "sim", "units", "benchmarks")

@@ -448,8 +448,8 @@ def _policies(args) -> int:
 
 
 def _repository() -> Path:
-    """The folder of the package's checkout that holds the Snakefile (``src/straggler``'s
-    grandparent): where a study runs by default."""
+    """The folder of the package's checkout that holds ``workflow/Snakefile``
+    (``src/straggler``'s grandparent): where a study runs by default."""
     import straggler
 
     return Path(straggler.__file__).resolve().parents[2]
@@ -557,11 +557,11 @@ def _recommend(args) -> int:
         print(f"# the plan (nothing run; the results would go to {results}):")
         _print_estimate(question.resolved)
         return 0
-    snakefile = _repository() / "Snakefile"
+    snakefile = _repository() / "workflow" / "Snakefile"
     if not snakefile.is_file():
         raise _Failure(
             f"cannot find the workflow: {snakefile} does not exist; expected straggler installed from its "
-            "repository (pip install -e .), whose root holds the Snakefile"
+            "repository (pip install -e .), which holds workflow/Snakefile"
         )
     _writable(str(question.study_path), "study file")
     try:

@@ -9,11 +9,11 @@ rule aggregate:
             category="Dataset",
         ),
         config=f"{RESULTS}/config.yaml",
+    log:
+        f"{RESULTS}/logs/aggregate.log",
     params:
         resolved=RESOLVED_YAML,
         recorded=RESULT_YAML,
         cells=all_cell_paths,
-    log:
-        f"{RESULTS}/logs/aggregate.log",
     script:
         "../scripts/aggregate.py"

@@ -12,5 +12,5 @@ rule archive:
     run:
         from straggler.archive import create
 
-        # the code is the Snakefile's project, also when --directory runs the study elsewhere
-        create(STUDY, project_root=workflow.basedir, output=output[0], force=True)
+        # the code is the Snakefile's project (common.smk, PROJECT), also when --directory runs the study elsewhere
+        create(STUDY, project_root=PROJECT, output=output[0], force=True)

@@ -15,6 +15,11 @@ from straggler.grid import settings as grid_settings
 from straggler.sources import figures_hash, model_hash, presentation_hash
 from straggler.workunits import plan, result_config, runtime_minutes, search_hash, search_seconds
 
+# The project's folder: the one that holds workflow/ (where the main Snakefile is) and config/.
+# A run elsewhere (snakemake --snakefile .../workflow/Snakefile --directory X) still takes
+# the default study and archives the code from here.
+PROJECT = Path(workflow.basedir).parent
+
 # One reading of a study file: the files given with --configfile are read again by the
 # package's loader, as `straggler check-config` reads them, and Snakemake's reading is
 # dropped (it keeps the last of a repeated key, expands YAML aliases and reads 1e-3 as a
@@ -27,7 +32,7 @@ try:
     _RAW = read_study_files(
         workflow.configfiles,
         workflow.config_settings.config,
-        default=Path(workflow.basedir) / "config" / "config.yaml",
+        default=PROJECT / "config" / "config.yaml",
     )
     RESOLVED = resolve_config_cached(_RAW, ".snakemake/straggler", overrides=workflow.config_settings.config)
 except ConfigError as err:
@@ -66,18 +71,16 @@ PENDING = PLAN.pending(RESULTS, DAMAGED)
 # (straggler.frontier), named by the setting and by what its answers depend on beyond the
 # dataset (the decision section and the code), so a new SLO or resolution searches again.
 SEARCHED = (
-    RESOLVED.decision is not None
-    and RESOLVED.decision.resolution is not None
-    and "simulation" in RESOLVED.evaluate
+    RESOLVED.decision is not None and RESOLVED.decision.resolution is not None and "simulation" in RESOLVED.evaluate
 )
 SETTINGS = {setting_key(s): s for s in grid_settings(GRID)} if SEARCHED else {}
 SEARCH_HASH = search_hash(RESOLVED, MODEL_HASH) if SEARCHED else ""
 # Break-even cancellation delays (a grid that sweeps cancel_delay and holds ZRed,
 # straggler.break_even): a job per setting without the delay, named like a search.
-BREAK_EVEN_SETTINGS = (
-    {setting_key(s): s for s in delay_settings(GRID)} if "simulation" in RESOLVED.evaluate else {}
-)
+BREAK_EVEN_SETTINGS = {setting_key(s): s for s in delay_settings(GRID)} if "simulation" in RESOLVED.evaluate else {}
 BREAK_EVEN_HASH = search_hash(RESOLVED, MODEL_HASH) if BREAK_EVEN_SETTINGS else ""
+
+
 # one caption per kind of figure (workflow/report/figures/<family>.rst; the family is
 # the kind's, in catalog.FIGURE_KINDS)
 def figure_caption(name):
@@ -128,10 +131,15 @@ def shard_inputs(wildcards):
 
 def study_outputs():
     figures = [f"{RESULTS}/figures/{n}.{ext}" for n in FIGURE_NAMES for ext in ("png", "svg")]
-    summary = [f"{RESULTS}/report.md", f"{RESULTS}/winners.csv", f"{RESULTS}/report.html",
-               f"{RESULTS}/claims.csv"]
-    return [f"{RESULTS}/{STUDY}.nc", f"{RESULTS}/config.yaml", *figures, *summary, *located_outputs(),
-            *break_even_outputs()]
+    summary = [f"{RESULTS}/report.md", f"{RESULTS}/winners.csv", f"{RESULTS}/report.html", f"{RESULTS}/claims.csv"]
+    return [
+        f"{RESULTS}/{STUDY}.nc",
+        f"{RESULTS}/config.yaml",
+        *figures,
+        *summary,
+        *located_outputs(),
+        *break_even_outputs(),
+    ]
 
 
 def search_path(key):
@@ -151,8 +159,12 @@ def located_outputs(wildcards=None):
     """capacity.csv, crossovers.csv and the capacity figure (a study with a resolution)."""
     if not SEARCHED:
         return []
-    return [f"{RESULTS}/capacity.csv", f"{RESULTS}/crossovers.csv",
-            f"{RESULTS}/figures/capacity.png", f"{RESULTS}/figures/capacity.svg"]
+    return [
+        f"{RESULTS}/capacity.csv",
+        f"{RESULTS}/crossovers.csv",
+        f"{RESULTS}/figures/capacity.png",
+        f"{RESULTS}/figures/capacity.svg",
+    ]
 
 
 # ------------------------------------------------------------------ what the console says
@@ -218,8 +230,9 @@ def announce_compile(kinds):
     if engines <= cached:  # new kinds of cell of engines compiled before: their variants
         about = f"{len(kinds)} new kind{'s' if len(kinds) != 1 else ''} of cell, seconds"
     else:
-        about = ("once per change of their sources; "
-                 + (f"about {duration(last)} last time on this machine" if last else "a minute or more"))
+        about = "once per change of their sources; " + (
+            f"about {duration(last)} last time on this machine" if last else "a minute or more"
+        )
     logger.info(f"straggler: the first jobs compile the simulation kernels ({about}) ...")
 
 
@@ -290,13 +303,15 @@ def end_run():
     dataset = Path(f"{RESULTS}/{STUDY}.nc")
     since = dataset.stat().st_mtime if dataset.exists() else 0.0
     # the report of this dataset (a run of another target may leave an older one)
-    fresh = {p.suffix: p for p in (Path(f"{RESULTS}/report.md"), Path(f"{RESULTS}/report.html"))
-             if p.exists() and p.stat().st_mtime >= since}
+    fresh = {
+        p.suffix: p
+        for p in (Path(f"{RESULTS}/report.md"), Path(f"{RESULTS}/report.html"))
+        if p.exists() and p.stat().st_mtime >= since
+    }
     # relative to the project (`make run`), else in full (snakemake --directory elsewhere)
-    here = Path.cwd().resolve() == Path(workflow.basedir).resolve()
+    here = Path.cwd().resolve() == PROJECT.resolve()
     shown = {k: str(p if here else p.resolve()) for k, p in fresh.items()}
     if ".md" in shown:
-        logger.info(f"the report: {shown['.md']}"
-                    + (f" (HTML: {shown['.html']})" if ".html" in shown else ""))
+        logger.info(f"the report: {shown['.md']}" + (f" (HTML: {shown['.html']})" if ".html" in shown else ""))
     elif ".html" in shown:
         logger.info(f"the report: {shown['.html']}")

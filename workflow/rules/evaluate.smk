@@ -11,20 +11,20 @@ rule evaluate:
         shards=shard_inputs,
     output:
         f"{RESULTS}/units/{{batch}}~{{todo}}.json",
+    log:
+        f"{RESULTS}/logs/evaluate/{{batch}}~{{todo}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/evaluate/{{batch}}~{{todo}}.tsv"
+    # the longest estimated jobs first (longest processing time first): a long job
+    # started last leaves the other cores idle at the end of the run
+    priority: lambda wc: PLAN.batches[wc.batch].seconds
+    resources:
+        runtime=lambda wc, attempt: runtime_minutes(PLAN.batches[wc.batch].seconds, attempt),
+        mem_mb=lambda wc, attempt: MEM_MB * attempt,
     params:
         resolved=RESOLVED_YAML,
         cells=lambda wc: list(PLAN.batches[wc.batch].cells),
         cell_keys=lambda wc: list(PLAN.batches[wc.batch].keys),
-    log:
-        f"{RESULTS}/logs/evaluate/{{batch}}~{{todo}}.log",
-    # the longest estimated jobs first (longest processing time first): a long job
-    # started last leaves the other cores idle at the end of the run
-    priority: lambda wc: PLAN.batches[wc.batch].seconds
-    benchmark:
-        f"{RESULTS}/benchmarks/evaluate/{{batch}}~{{todo}}.tsv"
-    resources:
-        runtime=lambda wc, attempt: runtime_minutes(PLAN.batches[wc.batch].seconds, attempt),
-        mem_mb=lambda wc, attempt: MEM_MB * attempt,
     script:
         "../scripts/evaluate.py"
 
@@ -33,16 +33,16 @@ rule simulate_shard:
     """Replications first .. stop - 1 of one cell, into the cell's store."""
     output:
         f"{RESULTS}/units/shards/{{cellkey}}/r{{first}}-{{stop}}.json",
-    params:
-        resolved=RESOLVED_YAML,
-        cell=lambda wc: wc.cellkey.rpartition("@")[0],
     log:
         f"{RESULTS}/logs/shards/{{cellkey}}/r{{first}}-{{stop}}.log",
     priority: lambda wc: PLAN.costs[wc.cellkey.rpartition("@")[0]].replication * (int(wc.stop) - int(wc.first))
     resources:
         runtime=lambda wc, attempt: runtime_minutes(
-            PLAN.costs[wc.cellkey.rpartition("@")[0]].replication
-            * (int(wc.stop) - int(wc.first)), attempt),
+            PLAN.costs[wc.cellkey.rpartition("@")[0]].replication * (int(wc.stop) - int(wc.first)), attempt
+        ),
         mem_mb=lambda wc, attempt: MEM_MB * attempt,
+    params:
+        resolved=RESOLVED_YAML,
+        cell=lambda wc: wc.cellkey.rpartition("@")[0],
     script:
         "../scripts/shard.py"

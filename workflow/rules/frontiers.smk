@@ -14,9 +14,6 @@ rule search:
         f"{RESULTS}/{STUDY}.nc",
     output:
         f"{RESULTS}/search/{{setting}}~{SEARCH_HASH}.json",
-    params:
-        resolved=RESOLVED_YAML,
-        setting=lambda wc: SETTINGS[wc.setting],
     log:
         f"{RESULTS}/logs/search/{{setting}}.log",
     benchmark:
@@ -26,6 +23,9 @@ rule search:
         # study's run lengths; a cluster job that ran out gets twice the time on its retry
         runtime=lambda wc, attempt: runtime_minutes(SEARCH_SECONDS, attempt),
         mem_mb=lambda wc, attempt: MEM_MB * attempt,
+    params:
+        resolved=RESOLVED_YAML,
+        setting=lambda wc: SETTINGS[wc.setting],
     script:
         "../scripts/search.py"
 
@@ -44,10 +44,10 @@ rule locate:
             labels={"figure": "capacity"},
         ),
         svg=f"{RESULTS}/figures/capacity.svg",
-    params:
-        code=PLOTS_HASH,
     log:
         f"{RESULTS}/logs/locate.log",
+    params:
+        code=PLOTS_HASH,
     script:
         "../scripts/locate.py"
 
@@ -61,9 +61,6 @@ rule break_even:
         f"{RESULTS}/{STUDY}.nc",
     output:
         f"{RESULTS}/break_even/{{delay_setting}}~{BREAK_EVEN_HASH}.json",
-    params:
-        resolved=RESOLVED_YAML,
-        setting=lambda wc: BREAK_EVEN_SETTINGS[wc.delay_setting],
     log:
         f"{RESULTS}/logs/break_even/{{delay_setting}}.log",
     benchmark:
@@ -71,6 +68,9 @@ rule break_even:
     resources:
         runtime=lambda wc, attempt: runtime_minutes(SEARCH_SECONDS, attempt),
         mem_mb=lambda wc, attempt: MEM_MB * attempt,
+    params:
+        resolved=RESOLVED_YAML,
+        setting=lambda wc: BREAK_EVEN_SETTINGS[wc.delay_setting],
     script:
         "../scripts/break_even.py"
 

@@ -20,10 +20,10 @@ for _part, _names in enumerate(FIGURE_PARTS):
                 for name in _names
             ],
             svg=[f"{RESULTS}/figures/{name}.svg" for name in _names],
+        log:
+            f"{RESULTS}/logs/figures_{_part}.log",
         params:
             names=_names,
             code=PLOTS_HASH,
-        log:
-            f"{RESULTS}/logs/figures_{_part}.log",
         script:
             "../scripts/figures.py"

@@ -9,16 +9,13 @@ rule report:
         # with cancel_delay swept against ZRed: the break-even delays
         break_even=break_even_outputs(),
     output:
-        html=report(f"{RESULTS}/report.html", caption="../report/report_html.rst",
-                    category="Report"),
-        markdown=report(f"{RESULTS}/report.md", caption="../report/report.rst",
-                        category="Report"),
+        html=report(f"{RESULTS}/report.html", caption="../report/report_html.rst", category="Report"),
+        markdown=report(f"{RESULTS}/report.md", caption="../report/report.rst", category="Report"),
         table=f"{RESULTS}/winners.csv",
-        claims=report(f"{RESULTS}/claims.csv", caption="../report/claims.rst",
-                      category="Report"),
-    params:
-        code=REPORT_HASH,
+        claims=report(f"{RESULTS}/claims.csv", caption="../report/claims.rst", category="Report"),
     log:
         f"{RESULTS}/logs/report.log",
+    params:
+        code=REPORT_HASH,
     script:
         "../scripts/report.py"
