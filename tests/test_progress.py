@@ -257,6 +257,8 @@ def test_the_estimate_counts_the_compiles_of_kinds_numba_has_not_cached(monkeypa
     assert [u.seconds for u in workunits.with_compiles(units, 2, [])] == [100.0, 90.0, 10.0, 10.0]
     one = [u.seconds for u in workunits.with_compiles(units, 1, [a, b])]
     assert one == [140.0, 90.5, 10.0 + 0.5 + 5.0, 10.0]  # one core: one compile, then loads
+    both = workunits.with_compiles([workunits.Unit("u", 10.0, "evaluate", (a, b))], 2, [a, b])
+    assert both[0].seconds == 10.0 + 40.0 + 5.0  # a job compiles its engine once, then each kind's own
 
 
 def test_progress_watch_emits_the_lines_and_ends(tmp_path):
@@ -328,6 +330,7 @@ def test_a_cold_run_says_what_the_guide_shows_and_hides_snakemake_s_job_blocks(t
         pattern = console_pattern(shown.replace("results/default", "<results>"))
         assert any(pattern.search(line) for line in out), (shown, "\n".join(out[-80:]))
     assert not [line for line in out if line.strip().startswith(("input:", "reason:", "wildcards:"))]
+    assert "Shell command: None" not in out
     left = [
         60 * int(m.group(1) or 0) + int(m.group(2))
         for line in out

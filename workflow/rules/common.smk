@@ -239,12 +239,16 @@ def announce_compile(kinds):
 class QuietJobBlocks(logging.Filter):
     """Drop Snakemake's per-job blocks (rule, input, output, log, reason, wildcards,
     resources: some twenty lines a job, five hundred in the default study), which buried
-    the progress lines. Errors keep their blocks, and the step counts stay."""
+    the progress lines, and the "Shell command: None" of a job that runs a script.
+    Errors keep their blocks, and the step counts stay."""
 
     BLOCKS = (LogEvent.JOB_INFO, LogEvent.GROUP_INFO)
 
     def filter(self, record):
-        return getattr(record, "event", None) not in self.BLOCKS
+        event = getattr(record, "event", None)
+        if event == LogEvent.SHELLCMD:
+            return bool(getattr(record, "shellcmd", None))
+        return event not in self.BLOCKS
 
 
 def quiet_job_blocks():
