@@ -142,7 +142,7 @@ TERMS: dict[str, str] = {
         "the fastest, high end to high end"
     ),
     "cheaper-policy rule": (
-        "decision.prefer_cheaper_within, x (0.05 unless set; 0 with an SLO or a budget): a "
+        "x, set by decision.prefer_cheaper_within (0.05 unless set; 0 with an SLO or a budget): a "
         "policy within x of the fastest that costs at least x less E[C] is recommended in its "
         "place, the cheapest such; both are judged at the high ends of the intervals, so noise "
         "does not make a policy look near or cheap"
