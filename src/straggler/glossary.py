@@ -119,10 +119,11 @@ TERMS: dict[str, str] = {
         "decided), conflict"
     ),
     "conflict": (
-        "the analysis and the simulation disagree: an exact value or a bound lies outside the "
-        "simulation's CI. The simulation's interval is believed, since it measures the model "
-        "itself; where the size law has no third moment the response time has infinite "
-        "variance, the CI under-covers, and the hull of both is used. The summary counts them"
+        "the analysis and the simulation disagree: an analytic value or bound lies outside the "
+        "simulation's CI. The simulation's interval is used (a 95 % CI misses the true value at "
+        "about one point in twenty); where the size law has no third moment the response time "
+        "has infinite variance, the CI under-covers, and the hull of both is used. The summary "
+        "counts them"
     ),
     "tie set": "every contender that could be the best: none of them is proven worse than another",
     "extra load": (
