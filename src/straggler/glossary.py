@@ -13,7 +13,7 @@ import textwrap
 
 from .config.schema import deref, schema
 from .engines import settings_words, where_simulated
-from .policies import PAPERS, POLICIES, PolicySpec, schema_name
+from .policies import ORACLES, PAPERS, POLICIES, PolicySpec, schema_name
 
 
 def _parameters(spec: PolicySpec) -> list[tuple[str, str, str]]:
@@ -153,7 +153,9 @@ TERMS: dict[str, str] = {
         "constraint neither surely met nor surely failed; an undetermined contender stays in "
         "the tie set and never wins alone"
     ),
-    "oracle": "KT and KS know what no dispatcher knows (a job's type, its size): benchmarks, not contenders",
+    "oracle": (
+        f"{' and '.join(ORACLES)} know what no dispatcher knows (a job's type, its size): benchmarks, not contenders"
+    ),
 }
 """The words the report, ``straggler best`` and ``winners.csv`` use, defined as the code
 applies them: the report's "How to read" and the documentation's outputs page are written

@@ -764,8 +764,8 @@ BASIS_WORDS = (
     "`basis`: what picked the recommendation (`E[T]`: it beats every other E[T] interval; "
     "`E[T] tie`: the contenders that could be fastest; `E[T] tie, then E[C]`: of those, the ones "
     "no other is proven cheaper than; with an SLO or a budget, the fastest on the SLO's metric "
-    "among the contenders that meet both; `E[C] 5 % lower, E[T] within 5 % of FRed`: the "
-    "cheaper-policy rule preferred a cheaper policy to the fastest, FRed). `tail`: the "
+    "among the contenders that meet both; `E[C] 5 % lower, E[T] within 5 % of P`: the "
+    "cheaper-policy rule preferred a cheaper policy to P, the fastest). `tail`: the "
     "response-time quantile at the SLO's level (P99 without one). "
     + " ".join(f"`{term}`: {TERMS[term]}." for term in ("extra load", "decided by", "margin", "cheaper-policy rule"))
     + " `what would change it`: the fastest contender a constraint rules out and by how "

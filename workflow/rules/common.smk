@@ -290,8 +290,9 @@ def start_run():
         f"straggler: this run evaluates {cells} cells in {len(units)} "
         f"job{'s' if len(units) != 1 else ''}: about {duration(cpu)} of CPU time"
         + (f" ({duration(compiling)} of it compiling)" if compiling >= 1 else "")
-        + f", {duration(wall)} on {parallel} {'cores' if workflow.local_exec else 'jobs at once'} "
-        f"(the plan's estimate{'; the time left is measured as jobs finish' if watched else ''})"
+        + f", {duration(wall)} on {parallel} "
+        + (("core" if parallel == 1 else "cores") if workflow.local_exec else "jobs at once")
+        + f" (the plan's estimate{'; the time left is measured as jobs finish' if watched else ''})"
     )
     if watched:
         PROGRESS = Progress(units, parallel)
