@@ -1,8 +1,11 @@
 """The (n, k) fork-join with exponential tasks in closed form (issue 38): the lower bound
 of Joshi, Liu and Soljanin, the split-merge upper bound, H_n / (mu - lam) for k = n
 (Nelson and Tantawi), each checked against the exact (2, 2) mean of Flatto and Hahn /
-Nelson and Tantawi, (12 - rho) / 8 / (mu - lam) with rho = lam / mu."""
+Nelson and Tantawi, (12 - rho) / 8 / (mu - lam) with rho = lam / mu, and against a
+short fixed-seed simulation of FJ (the 95 % CI over replications must cover the exact
+value)."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -10,6 +13,9 @@ import pytest
 
 from straggler import distributions as D
 from straggler.analysis import forkjoin as fj
+from straggler.analysis.cell import analyze
+from straggler.simulation import simulate
+from straggler.simulation.reference import make_model
 
 MU = (1.0, 2.5)
 RHOS = np.linspace(0.05, 0.95, 19)
@@ -97,3 +103,83 @@ def test_jls_lower_bound_is_never_below_theorem_4s(n, k):
         elif lam > 0:
             assert jls > theorem4
     assert fj.fork_join_lower_bound_exponential(edge, mu, n, k) == math.inf
+
+
+def _fj(n, k, loads, **kw):
+    return make_model("FJ", n, loads, size=D.Exponential(1.0), d=n, params={"k": k}, two_pools=False, **kw)
+
+
+def test_the_fj_cell_22_exponential_is_exact():
+    """FJ, d = N = k = 2, exponential tasks, FCFS, i.i.d.: latency_approx the exact mean
+    (kind exact, also latency_lower), lambda_max exact (mu: load 0.5), with notes."""
+    m = _fj(2, 2, [0.1, 0.25, 0.425, 0.6])
+    a = analyze(m)
+    lam = m.rates()
+    assert a.latency_approx_kind == "exact" and a.lambda_max_kind == "exact"
+    assert a.lambda_max == pytest.approx(0.5) and a.lambda_sufficient == pytest.approx(0.5)
+    np.testing.assert_allclose(a.latency_approx[:3], _exact22(lam[:3], 1.0), rtol=1e-14)
+    np.testing.assert_array_equal(a.latency_lower, a.latency_approx)
+    assert a.latency_approx[3] == math.inf
+    assert a.explains("latency_approx") and a.explains("latency_lower") and a.explains("lambda_max")
+    assert any("Flatto and Hahn" in n for n in a.notes)
+
+
+@pytest.mark.parametrize("n,k", [(4, 2), (5, 3), (3, 3), (10, 10)])
+def test_the_fj_cell_nk_exponential_uses_the_closed_forms(n, k):
+    """FJ, d = N = n, exponential: latency_lower the Joshi-Liu-Soljanin bound, latency_approx
+    split-merge, for k = n the smaller of it and H_n / (mu - lam) (lambda_max exact)."""
+    m = _fj(n, k, [0.05, 0.2, 0.3])
+    a = analyze(m)
+    lam = m.rates()
+    lower = [fj.fork_join_lower_bound_exponential(x, 1.0, n, k) for x in lam]
+    upper = [fj.fork_join_split_merge_exponential(x, 1.0, n, k) for x in lam]
+    if k == n:
+        upper = np.minimum(upper, [fj.fork_join_nn_upper_bound_exponential(x, 1.0, n) for x in lam])
+    np.testing.assert_array_equal(a.latency_lower, lower)
+    np.testing.assert_array_equal(a.latency_approx, upper)
+    assert a.latency_approx_kind == "upper_bound"
+    assert a.lambda_max_kind == ("exact" if k == n else "necessary")
+    assert a.explains("latency_lower")
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"size": D.ShiftedExponential(0.5, 0.5)},  # not exponential: the general-law bounds
+        {"N": 4},  # d = 2 of N = 4 servers: not the (2, 2) fork-join
+        {"discipline": "PS"},
+        {"dependence": "identical"},
+    ],
+    ids=["shifted_exp", "d_lt_N", "PS", "identical"],
+)
+def test_the_22_value_stays_out_of_cells_that_are_not_the_22_fork_join(setting):
+    N = setting.pop("N", 2)
+    size = setting.pop("size", D.Exponential(1.0))
+    m = make_model("FJ", N, [0.1, 0.3], size=size, d=2, params={"k": 2}, two_pools=False, **setting)
+    a = analyze(m)
+    assert a.latency_approx_kind != "exact"
+    assert not any("Flatto" in n for n in a.notes)
+
+
+def test_the_22_value_is_not_used_with_a_cancellation_delay():
+    """Unchanged here: with cancel_delay > 0 FJ keeps only the values that carry the delay
+    (with k = n nothing is cancelled, so the (2, 2) value would hold: listed in the issue,
+    not done here)."""
+    m = dataclasses.replace(_fj(2, 2, [0.1, 0.3]), cancel_delay=0.5)
+    a = analyze(m)
+    assert a.latency_approx_kind != "exact"
+
+
+def test_simulated_fj_22_covers_the_exact_value_and_separates_the_bounds():
+    """FJ (2, 2), exponential tasks, at rho = 0.5 and 0.85 (loads 0.25 and 0.425): 8
+    replications of 4 10^5 jobs, fixed seed. The 95 % CI over replications covers the
+    exact mean, and lies strictly inside [Joshi-Liu-Soljanin lower, H_2 / (mu - lam)]."""
+    m = _fj(2, 2, [0.25, 0.425])
+    a = analyze(m)
+    res = simulate(m, np.random.SeedSequence(38), 400_000, 40_000, 8, 0.95)
+    lam = m.rates()
+    mean, ci = np.asarray(res.latency_mean), np.asarray(res.latency_mean_ci)
+    assert np.all(np.abs(mean - a.latency_approx) <= ci), (mean, ci, a.latency_approx)
+    lower = np.array([fj.fork_join_lower_bound_exponential(x, 1.0, 2, 2) for x in lam])
+    upper = np.array([fj.fork_join_nn_upper_bound_exponential(x, 1.0, 2) for x in lam])
+    assert np.all(lower < mean - ci) and np.all(mean + ci < upper), (lower, mean, ci, upper)
