@@ -436,3 +436,20 @@ def test_general_strategy_pareto():
         assert fj.strategy_estimates(0.5, X, n, r, 3)[1] == pytest.approx(
             fj.fork_join_cost_bounds(X, r, 3).simultaneous
         )
+
+
+@pytest.mark.parametrize("n,k,lam", [(4, 2, 1.2), (5, 3, 0.9), (6, 4, 0.8), (3, 3, 0.6), (2, 2, 0.7)])
+def test_exponential_closed_forms_bound_the_simulated_fork_join(n, k, lam):
+    """Exponential tasks, the separate small simulator above (fixed seed, 4 standard
+    errors): E[T] lies between the Joshi-Liu-Soljanin lower bound, which is above Theorem
+    4's there, and the split-merge bound (k = n: the smaller of it and H_n / (mu - lam));
+    for (2, 2) the estimate is the exact Flatto-Hahn / Nelson-Tantawi value."""
+    t, t_se, _, _ = _fj_sim(lam, D.Exponential(1.0), n, k)
+    lower = fj.fork_join_lower_bound_exponential(lam, 1.0, n, k)
+    upper = fj.fork_join_split_merge_exponential(lam, 1.0, n, k)
+    if k == n:
+        upper = min(upper, fj.fork_join_nn_upper_bound_exponential(lam, 1.0, n))
+    assert lower > fj.fork_join_bounds(lam, D.Exponential(1.0), n, k)[0]
+    assert lower - 4 * t_se < t < upper + 4 * t_se, (lower, t, t_se, upper)
+    if n == k == 2:
+        assert abs(t - fj.fork_join_22_exponential(lam, 1.0)) < 4 * t_se

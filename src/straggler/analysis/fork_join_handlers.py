@@ -8,6 +8,7 @@ import numpy as np
 
 from ..cell_model import CellModel
 from ..dependence import IID
+from ..distributions import Exponential
 from . import forkjoin, queues
 from .bounds import PaperCost, fill_bounds, partial_fork_cost, tightest_bounds
 from .cancel_delay import vouch
@@ -26,7 +27,9 @@ def analyze_fork_join(model: CellModel) -> AnalyticResult:
       otherwise the tighter of Theorem 4's split-merge upper bound and, for k = n,
       Lemma 8's (``latency_approx``, kind ``upper_bound``), Theorem 4's lower
       bound (``latency_lower``), the cost bounds of section 7.1 (``cost_lower``,
-      ``cost_upper``) and necessary stability;
+      ``cost_upper``) and necessary stability; exponential tasks: the closed forms
+      of the (n, k) fork-join literature instead (:func:`_exponential_latency`:
+      a tighter lower bound, Lemma 8 without a lattice, the exact (2, 2) value);
     - d = N, keep = k (fork-early-cancel, section 7.3): cost k E[X]; k = 1 is
       M/G/n (section 5.2);
     - otherwise (r_f < n, or k < keep < d): the paper gives the latency of the
@@ -237,10 +240,15 @@ def _full_fork_join(model: CellModel, k: int) -> AnalyticResult:
     split_merge = np.array([b[1] for b in bounds])
     result.latency_approx = split_merge
     result.latency_approx_kind = "upper_bound"
-    if k == N:
-        _lemma8_latency(model, result, split_merge)
+    if isinstance(X, Exponential):
+        _exponential_latency(model, result, k)
+    elif k == N:
+        lemma8 = per_load(model, lambda lam: forkjoin.fork_join_nn_upper_bound(lam, X, N))
+        _lemma8_latency(model, result, split_merge, lemma8, "E[max of n independent M/G/1 response times]")
     over = np.isinf(result.latency_approx)
-    if over.any():
+    # an exact lambda_max (exponential, k = n): latency_approx is finite below it, and
+    # the +inf above it is explained with rho >= 1 (analysis.cell)
+    if over.any() and result.lambda_max_kind != "exact":
         result.add_note(
             "latency_approx is +inf at {loads}: the bounding system is overloaded there "
             "(split-merge: lam E[X_{{k:n}}] >= 1); the fork-join system is stable up to at "
@@ -252,17 +260,64 @@ def _full_fork_join(model: CellModel, k: int) -> AnalyticResult:
     return result
 
 
-def _lemma8_latency(model: CellModel, result: AnalyticResult, split_merge: np.ndarray) -> None:
+def _exponential_latency(model: CellModel, result: AnalyticResult, k: int) -> None:
+    """The (n, k) fork-join with Exp(mu) tasks, 1 < k <= n = N (all n tasks of a job
+    start together on the n FCFS servers, the rest cancelled at the k-th completion:
+    the model of the literature below), in closed form (:mod:`.forkjoin`):
+
+    - n = k = 2: the exact mean of Flatto and Hahn / Nelson and Tantawi, kind ``exact``,
+      in ``latency_approx`` and ``latency_lower`` both (the tightest lower bound);
+    - otherwise ``latency_lower`` the lower bound of Joshi, Liu and Soljanin, never below
+      Theorem 4's (which it replaces), and ``latency_approx`` the split-merge upper
+      bound (Theorem 4, closed form), for k = n the smaller of it and Lemma 8's
+      ``H_n / (mu - lam)`` (Nelson and Tantawi), closed form instead of the lattice that
+      other laws need (:func:`_lemma8_latency`).
+
+    k = n: the necessary stability bound ``lam < mu`` is also sufficient (the upper
+    bound ``H_n / (mu - lam)`` is finite below it), so ``lambda_max`` is ``exact``.
+    """
+    N, mu = model.N, 1.0 / model.size.mean()
+    if k == N:
+        result.lambda_max_kind, result.lambda_sufficient = "exact", result.lambda_max
+        result.add_note(
+            "lambda_max is exact: with k = n nothing is cancelled, each server is an M/M/1 queue at the job "
+            "rate, and the mean response time is at most H_n / (mu - lam), finite for every lam < mu",
+            about="lambda_max",
+        )
+    if N == k == 2:
+        exact = per_load(model, lambda lam: forkjoin.fork_join_22_exponential(lam, mu))
+        result.latency_approx, result.latency_lower = exact, exact.copy()
+        result.latency_approx_kind = "exact"
+        result.add_note(
+            "latency_approx and latency_lower: the exact mean response time of the (2, 2) fork-join "
+            "with exponential tasks, (12 - rho) / 8 / (mu - lam) with rho = lam / mu (Flatto and Hahn "
+            "1984; Nelson and Tantawi 1988)",
+            about=("latency_approx", "latency_lower"),
+        )
+        return
+    result.latency_lower = per_load(model, lambda lam: forkjoin.fork_join_lower_bound_exponential(lam, mu, N, k))
+    result.add_note(
+        "latency_lower: sum over j < k of 1 / ((n - j) mu - lam), the lower bound of Joshi, Liu and "
+        "Soljanin (2012, 2014) for exponential tasks, tighter than the fork-join paper's Theorem 4",
+        about="latency_lower",
+    )
+    split_merge = per_load(model, lambda lam: forkjoin.fork_join_split_merge_exponential(lam, mu, N, k))
+    result.latency_approx = split_merge
+    if k == N:
+        lemma8 = per_load(model, lambda lam: forkjoin.fork_join_nn_upper_bound_exponential(lam, mu, N))
+        _lemma8_latency(model, result, split_merge, lemma8, "H_n / (mu - lam) for exponential tasks")
+
+
+def _lemma8_latency(
+    model: CellModel, result: AnalyticResult, split_merge: np.ndarray, lemma8: np.ndarray, how: str
+) -> None:
     """k = n: ``latency_approx`` the smaller of Theorem 4's split-merge upper bound and
-    Lemma 8's (section 7.1), with a note saying which."""
-    X, N = model.size, model.N
-    lemma8 = per_load(model, lambda lam: forkjoin.fork_join_nn_upper_bound(lam, X, N))
+    Lemma 8's (section 7.1; ``how`` it was computed), with a note saying which."""
     result.latency_approx = np.minimum(split_merge, lemma8)
     only = np.isinf(split_merge) & np.isfinite(lemma8)
     text = (
         "latency_approx: the smaller of Theorem 4's split-merge upper bound (M/G/1 "
-        "with service X_{n:n}) and Lemma 8's for k = n (E[max of n independent "
-        "M/G/1 response times], section 7.1)"
+        "with service X_{n:n}) and Lemma 8's for k = n (" + how + ", section 7.1)"
     )
     if only.any():
         result.add_note(

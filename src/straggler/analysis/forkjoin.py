@@ -33,7 +33,10 @@ server, ``N`` servers):
   stability region
   is ``lam E[X_i] / N < 1``: :func:`cos_stability`;
 - ``FJ`` with ``d = N``: the (N, k) results (:func:`fork_join_bounds`,
-  :func:`fork_join_stability`); ``early: true``: :func:`fork_early_cancel_cost`,
+  :func:`fork_join_stability`; exponential tasks: the closed forms of the literature
+  beyond the paper, :func:`fork_join_lower_bound_exponential`,
+  :func:`fork_join_split_merge_exponential`, :func:`fork_join_nn_upper_bound_exponential`
+  and the exact (2, 2) :func:`fork_join_22_exponential`); ``early: true``: :func:`fork_early_cancel_cost`,
   :func:`fork_early_cancel_stability`. With ``d < N`` (random d of N servers:
   the paper's *uniform random* partial fork) the paper gives cost bounds only
   (:func:`uniform_partial_fork_cost_bounds`); the *group-based* (n, r, k)
@@ -73,6 +76,9 @@ __all__ = [
     "fork_early_cancel_n1",
     "fork_join_bounds",
     "fork_join_nn_upper_bound_exponential",
+    "fork_join_lower_bound_exponential",
+    "fork_join_split_merge_exponential",
+    "fork_join_22_exponential",
     "MaxResponse",
     "mean_max_mg1_response",
     "fork_join_nn_upper_bound",
@@ -235,12 +241,93 @@ def fork_join_nn_upper_bound_exponential(lam: float, mu: float, n: int) -> float
 
     The response times at the ``n`` queues are associated, so ``E[T]`` is at most
     the mean maximum of ``n`` independent M/M/1 response times, each Exp(mu - lam):
-    ``E[T] <= H_n / (mu - lam)``. Only the exponential case is implemented (for
-    general ``X`` the M/G/1 response-time law is not closed form).
+
+        E[T] <= H_n / (mu - lam)
+
+    (Nelson and Tantawi, IEEE Trans. Computers 37(6), 1988, the upper bound of their
+    scaling approximation; Joshi, Liu and Soljanin, IEEE JSAC 32(5), 2014, quote it for
+    the (n, n) system). The closed form of :func:`mean_max_mg1_response`, whose lattice
+    puts the same value 0.05-0.1 % higher; for general ``X`` the M/G/1 response-time
+    law is not closed form and :func:`fork_join_nn_upper_bound` uses the lattice.
     """
     if lam >= mu:
         return math.inf
-    return math.fsum(1.0 / i for i in range(1, int(n) + 1)) / (mu - lam)
+    return _harmonic(int(n)) / (mu - lam)
+
+
+def _harmonic(m: int, power: int = 1) -> float:
+    """``H_m^(power) = sum_{i=1}^{m} 1 / i^power`` (0 for m = 0)."""
+    return math.fsum(1.0 / i**power for i in range(1, m + 1))
+
+
+def fork_join_lower_bound_exponential(lam: float, mu: float, n: int, k: int) -> float:
+    """Lower bound on ``E[T]`` of the (n, k) fork-join system with Exp(mu) tasks,
+    Poisson arrivals at rate ``lam``, all ``n`` tasks of a job forked together to ``n``
+    FCFS servers and the other ``n - k`` cancelled at the k-th completion (Joshi, Liu
+    and Soljanin, *Coding for fast content download*, Allerton 2012, and *On the
+    delay-storage trade-off in content download from coded distributed storage
+    systems*, IEEE JSAC 32(5), 2014, lower-bound theorem):
+
+        E[T] >= sum_{j=0}^{k-1} 1 / ((n - j) mu - lam)
+
+    Why: a job's service passes through k stages, stage j ending at its (j + 1)-th
+    task completion; during stage j at most its ``n - j`` unfinished tasks are in
+    service, so by memorylessness the stage lasts at least an Exp((n - j) mu) time.
+    Giving every job its ``n - j`` servers at stage j, whatever the other jobs hold,
+    only speeds it up, and turns the system into a tandem of k M/M/1 queues of rates
+    ``(n - j) mu`` (Poisson input to each, Burke), whose mean response time is the sum.
+
+    For exponential tasks it is never below Theorem 4's lower bound of
+    :func:`fork_join_bounds` (``E[X_{k:n}]`` plus the M/M/1 wait at rate ``n mu``:
+    each term ``1 / (a - lam) - 1 / a`` grows as ``a`` falls), and both are exact for
+    ``k = 1`` (``1 / (n mu - lam)``). ``inf`` once the last stage is overloaded,
+    ``lam >= (n - k + 1) mu``, which is beyond the necessary stability bound
+    ``n mu / k`` (``k (n - k + 1) >= n``), so the system's own mean is infinite there too.
+    """
+    k, n = check_kn(k, n)
+    rates = [(n - j) * mu - lam for j in range(k)]
+    if min(rates) <= 0.0:
+        return math.inf
+    return math.fsum(1.0 / r for r in rates)
+
+
+def fork_join_split_merge_exponential(lam: float, mu: float, n: int, k: int) -> float:
+    """Split-merge upper bound on ``E[T]`` of the (n, k) fork-join system with Exp(mu)
+    tasks, in closed form (Joshi, Liu and Soljanin 2012/2014, upper-bound theorem; the
+    fork-join paper's Theorem 4 for general ``X``, :func:`fork_join_bounds`):
+
+        E[T] <= (H_n - H_{n-k}) / mu
+                + lam [(H_n^(2) - H_{n-k}^(2)) + (H_n - H_{n-k})^2]
+                  / (2 mu^2 (1 - lam (H_n - H_{n-k}) / mu))
+
+    with ``H_m^(2) = sum_{i<=m} 1/i^2``. Why: blocking every job until the previous one
+    has left (split-merge) can only delay it, and makes the system an M/G/1 queue whose
+    service is ``X_{k:n}``, of mean ``(H_n - H_{n-k}) / mu`` and variance
+    ``(H_n^(2) - H_{n-k}^(2)) / mu^2`` (Renyi); the bound is its Pollaczek-Khinchine mean.
+    ``inf`` when that queue is overloaded, ``lam (H_n - H_{n-k}) >= mu``.
+    """
+    k, n = check_kn(k, n)
+    m1 = (_harmonic(n) - _harmonic(n - k)) / mu
+    var = (_harmonic(n, 2) - _harmonic(n - k, 2)) / (mu * mu)
+    return queues.mg1_fcfs_latency(lam, m1, var + m1 * m1)
+
+
+def fork_join_22_exponential(lam: float, mu: float) -> float:
+    """Exact ``E[T]`` of the (2, 2) fork-join system: Poisson arrivals at rate ``lam``,
+    each job forked into two tasks on two FCFS servers, Exp(mu) task sizes, the job done
+    when both are (Flatto and Hahn, SIAM J. Appl. Math. 44(5), 1984; in this form Nelson
+    and Tantawi, IEEE Trans. Computers 37(6), 1988):
+
+        E[T] = (12 - rho) / 8 * 1 / (mu - lam),   rho = lam / mu
+
+    (each server's utilisation). ``lam -> 0``: ``3 / (2 mu) = E[X_{2:2}]``. Between
+    :func:`fork_join_lower_bound_exponential` ``1 / (2 mu - lam) + 1 / (mu - lam)`` and
+    :func:`fork_join_nn_upper_bound_exponential` ``3 / (2 (mu - lam))``. ``inf`` for
+    ``lam >= mu``.
+    """
+    if lam >= mu:
+        return math.inf
+    return (12.0 - lam / mu) / 8.0 / (mu - lam)
 
 
 @dataclass(frozen=True)
@@ -355,10 +442,13 @@ def fork_join_nn_upper_bound(lam: float, X: Distribution, n: int) -> float:
     independent copies (the argument does not carry over to the k-th order
     statistic, k < n, Appendix C). Tighter than Theorem 4's split-merge bound,
     which is infinite once ``lam E[X_{n:n}] >= 1`` although the system is stable for
-    ``lam E[X] < 1``. Computed by :func:`mean_max_mg1_response` (its ``upper``,
-    so the value is an upper bound on Lemma 8's right-hand side too); exponential
-    ``X``: ``H_n / (mu - lam)`` (:func:`fork_join_nn_upper_bound_exponential`).
+    ``lam E[X] < 1``. Exponential ``X``: ``H_n / (mu - lam)`` in closed form
+    (:func:`fork_join_nn_upper_bound_exponential`); other laws: computed by
+    :func:`mean_max_mg1_response` (its ``upper``, so the value is an upper bound on
+    Lemma 8's right-hand side too).
     """
+    if isinstance(X, Exponential):
+        return fork_join_nn_upper_bound_exponential(lam, 1.0 / X.mean(), n)
     return mean_max_mg1_response(lam, X, n).upper
 
 

@@ -92,9 +92,11 @@ SPECS: tuple[PolicySpec, ...] = (
         "within cost_limit.",
         analysis_summary="The fork-join paper's results: exact for d = 1 and for the (n, 1) "
         "fork-join (d = N, k = 1); for d = N and k > 1, upper and lower bounds on the mean "
-        "response time and bounds on the cost; for d < N, its estimate for the group-based "
-        "system (latency_group, not the simulated system's latency) and cost bounds; "
-        "elsewhere the bounds that hold for every policy.",
+        "response time and bounds on the cost, with exponential tasks in closed form (the "
+        "lower bound of Joshi, Liu and Soljanin, split-merge, H_n / (mu - lambda) for k = n) "
+        "and exact for the (2, 2) fork-join (Flatto and Hahn); for d < N, its estimate for "
+        "the group-based system (latency_group, not the simulated system's latency) and cost "
+        "bounds; elsewhere the bounds that hold for every policy.",
         papers=("fork-join",),
         uses_d=True,
         two_pools=False,
