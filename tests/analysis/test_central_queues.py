@@ -10,6 +10,7 @@ import pytest
 from straggler import distributions as D
 from straggler.analysis import queues
 from straggler.analysis.cell import analyze
+from straggler.analysis.tails import latency_tail
 from straggler.simulation.reference import make_model
 
 LOADS = [0.1, 0.3, 0.6, 0.9]
@@ -106,3 +107,13 @@ def test_a_constant_slowdown_keeps_replicas_exponential():
     random_slowdown = {"kind": "sx", "slowdown": {"family": "discrete", "values": [1.0, 3.0], "p": [0.5, 0.5]}}
     assert _central("ZRed", 3, two_pools=False, dependence=random_slowdown).latency_approx_kind == "approximation"
 
+
+def test_one_central_queue_of_several_servers_makes_no_heavy_tail_claim():
+    # M/G/c may have a finite mean wait without a second moment (Scheller-Wolf and
+    # Sigman), so no infinite mean is claimed for one queue of N servers; a single
+    # server (M/G/1) still has one
+    pareto = D.Pareto(1.0, 1.5)
+    many = make_model("ZRed", 5, [0.3], size=pareto, two_pools=False, queueing="central")
+    assert not latency_tail(many).mean_infinite
+    one = make_model("ZRed", 1, [0.3], size=pareto, two_pools=False, queueing="central")
+    assert latency_tail(one).mean_infinite
