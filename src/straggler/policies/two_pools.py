@@ -153,7 +153,7 @@ SPECS: tuple[PolicySpec, ...] = (
         "mean response time exact on per-server queues, and on central queues where every "
         "pool's queue is M/M/c (exponential sizes, each pool serving its types at one "
         "speed: Erlang C) or has one server; the Lee-Longton (Allen-Cunneen) approximation "
-        "on other central queues.",
+        "on other central queues (NaN without a finite second moment).",
         papers=("threshold",),
         picks_pool=True,
         type_aware_alpha=True,
