@@ -266,6 +266,36 @@ def test_check_config_says_when_no_point_is_left_nan(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[-1] == "# 2 distinct cells; no grid point left NaN"
 
 
+def test_check_config_and_plan_say_how_many_central_queues(tmp_path, capsys):
+    central = dict(GOOD, grid=dict(GOOD["grid"], policy=["ZRed"]), system={"queueing": "central"})
+    path = write(tmp_path, central)
+    assert main(["check-config", path]) == 0
+    line = "queueing: central, 2 queues (one per pool) of 5 servers (system.pools: 1 makes one queue of N servers)"
+    assert f"# {line}" in capsys.readouterr().out.splitlines()
+    assert main(["plan", path]) == 0
+    assert line in capsys.readouterr().out.splitlines()
+    path = write(tmp_path, dict(central, system={"queueing": "central", "pools": 1}))
+    assert main(["check-config", path]) == 0
+    out = capsys.readouterr().out
+    assert "# queueing: central, 1 queue of 10 servers" in out.splitlines()
+    assert yaml.safe_load(out)["system"]["pools"] == 1
+    assert main(["plan", path]) == 0
+    assert "queueing: central, 1 queue of 10 servers" in capsys.readouterr().out.splitlines()
+    assert main(["check-config", write(tmp_path, GOOD)]) == 0  # per-server queues: nothing to say
+    assert not any(line.startswith("# queueing:") for line in capsys.readouterr().out.splitlines())
+
+
+def test_check_config_refuses_one_pool_on_affinity_before_any_work(tmp_path, capsys):
+    bad = dict(GOOD, grid=dict(GOOD["grid"], r_slow=[0.25, 1.0]), system={"queueing": "central", "pools": 1})
+    assert main(["check-config", write(tmp_path, bad)]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert (
+        "system.pools: value 1 is not allowed; expected null or [n_1, n_2] (two pools) while grid.r_slow has "
+        "0.25: one pool (system.pools: 1) is for identical servers (every r_slow 1)"
+    ) in err
+
+
 def straggler(*args: str, **kwargs) -> subprocess.Popen:
     """The ``straggler`` command in a process of its own, on the package under test."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")]))

@@ -17,7 +17,7 @@ from . import distributions
 from .cell_model import CellModel
 from .grid import Cell, cell_config
 from .policies import POLICIES
-from .two_pools import TwoPoolSystem
+from .two_pools import TwoPoolSystem, pool_sizes
 
 if TYPE_CHECKING:
     from .config.resolved import ResolvedConfig
@@ -42,9 +42,11 @@ def build_model(resolved: ResolvedConfig, cell: Cell) -> CellModel:
     dep = dependence_mod.from_spec(cfg.dependences[dep_name], named)
     N = int(cell["N"])
     r_slow = float(cell["r_slow"])
-    pools = system_cfg.pools
-    if pools is None and N % 2 == 1:
-        system = None  # homogeneous system, odd N: single-pool policies only (grid ensures)
+    pools = pool_sizes(system_cfg.pools, N)
+    if pools is None:
+        # one pool of identical servers (system.pools: 1, or an odd N): single-pool
+        # policies only (the grid ensures it), a central queue of N servers
+        system = None
     else:
         system = TwoPoolSystem.affinity(
             N,

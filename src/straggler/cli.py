@@ -145,7 +145,7 @@ def _resolve(path: str, scale: str | None = None) -> ResolvedConfig:
 
 def _check_config(args) -> int:
     from .config import dump_config
-    from .grid import build_grid
+    from .grid import build_grid, central_queues
 
     resolved = _resolve(args.file)
     grid = build_grid(resolved)
@@ -153,6 +153,9 @@ def _check_config(args) -> int:
         print(f"{args.file}: invalid configuration: the grid has no possible cell", file=sys.stderr)
         return 1
     print(dump_config(resolved), end="")
+    queues = central_queues(resolved, grid)
+    if queues is not None:
+        print(f"# {queues}")
     if not grid.impossible:
         print(f"# {len(grid.cells)} distinct cells; no grid point left NaN")
         return 0
@@ -309,7 +312,7 @@ def _plan(args) -> int:
 
 def _print_estimate(resolved: ResolvedConfig) -> None:
     """The plan of a resolved study: its cells and jobs, and the estimated CPU time."""
-    from .grid import build_grid
+    from .grid import build_grid, central_queues
     from .sources import model_hash
     from .workunits import plan, tuned_values
 
@@ -325,6 +328,9 @@ def _print_estimate(resolved: ResolvedConfig) -> None:
         f"study {resolved.study}: {len(grid.cells)} cells ({len(simulated)} simulated), "
         f"{len(p.batches)} evaluate jobs, {len(p.shards)} shard jobs"
     )
+    queues = central_queues(resolved, grid)
+    if queues is not None:
+        print(queues)
     if sim.precision is not None:
         most = max((c.replications for c in simulated), default=0)
         print(

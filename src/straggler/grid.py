@@ -24,6 +24,7 @@ from .config.axes import apply_override, axes_of, literal
 from .config.keys import CANCEL_DELAY, SYSTEM_AXES
 from .distributions import FAMILIES
 from .policies import ALIASES, POLICIES, canonical_policy, impossible_reason
+from .two_pools import ONE_POOL, central_queue_words, pool_sizes
 
 if TYPE_CHECKING:
     from .config.resolved import ResolvedConfig
@@ -91,7 +92,7 @@ class Grid:
     """Point (tuple of values in axis order) -> cell id, or None if impossible."""
     impossible: dict[tuple, str] = field(default_factory=dict)
     """Point -> reason it cannot be evaluated (left NaN in the dataset): d > N, k > d,
-    a pool policy with an odd N, a d-of-N policy (``uses_d`` in the registry) with
+    a pool policy with an odd N or ``system.pools: 1``, a d-of-N policy (``uses_d`` in the registry) with
     central queueing, central queueing with PS (only when both are swept)."""
 
     def cell(self, cell_id: str) -> Cell:
@@ -148,7 +149,9 @@ def _impossible_reason(point: dict, resolved: ResolvedConfig) -> str | None:
     reason = impossible_reason(policy, lambda name, default: _policy_param(point, resolved, name, default), point["d"])
     if reason is not None:
         return reason
-    if spec.two_pools and resolved.system.pools is None and N % 2 == 1:
+    if spec.two_pools and pool_sizes(resolved.system.pools, N) is None:
+        if resolved.system.pools == ONE_POOL:
+            return f"{policy} needs two pools and system.pools is {ONE_POOL} (one pool of N = {N} servers)"
         return f"{policy} needs two pools and N = {N} is odd (set system.pools)"
     system = resolved.system
     queueing = point.get("system.queueing", system.queueing)
@@ -169,6 +172,25 @@ def _impossible_reason(point: dict, resolved: ResolvedConfig) -> str | None:
         if isinstance(own, list) and value not in own:
             return f"{axis} = {value!r} is not among {policy}'s values {own}"
     return None
+
+
+def central_queues(resolved: ResolvedConfig, grid: Grid) -> str | None:
+    """How many central queues a study has, of how many servers, in one line (None when
+    no cell has central queueing): ``queueing: central, 1 queue of 10 servers``, or one
+    clause per N. With the default pools an even N is two queues of N/2, which a reader
+    comparing with M/M/N would not guess, so on identical servers the line then says how
+    to get one queue."""
+    queueings = grid.axes.get("system.queueing", [resolved.system.queueing])
+    if "central" not in queueings:
+        return None
+    pools = resolved.system.pools
+    Ns = [int(n) for n in grid.axes["N"]]
+    words = [central_queue_words(pools, N) for N in Ns]
+    text = words[0] if len(Ns) == 1 else "; ".join(f"N = {N}: {w}" for N, w in zip(Ns, words))
+    identical = all(float(r) == 1.0 for r in grid.axes["r_slow"]) and resolved.system.speeds is None
+    if pools is None and identical and any(pool_sizes(pools, N) is not None for N in Ns):
+        text += f" (system.pools: {ONE_POOL} makes one queue of N servers)"
+    return f"queueing: central, {text}"
 
 
 def cell_id(coords) -> str:

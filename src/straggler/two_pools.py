@@ -25,6 +25,33 @@ from .distributions import Distribution
 
 KNOWLEDGE = ("unknown", "partial", "known")
 
+ONE_POOL = 1
+"""``system.pools: 1``: all N servers form one pool (with central queueing, one FCFS
+queue of N servers)."""
+
+
+def pool_sizes(pools, N: int) -> tuple[int, int] | None:
+    """The sizes ``(n_1, n_2)`` of the two pools at ``N`` servers, or None for one pool
+    of all N: ``system.pools`` given as ``[n_1, n_2]``, as :data:`ONE_POOL`, or None
+    (the default: N/2 each when N is even, one pool when N is odd, which the config
+    allows on identical servers only)."""
+    if pools == ONE_POOL:
+        return None
+    if pools is None:
+        return None if N % 2 else (N // 2, N // 2)
+    return int(pools[0]), int(pools[1])
+
+
+def central_queue_words(pools, N: int) -> str:
+    """How many central queues (one per pool) ``N`` servers have, and of how many servers
+    each, in words (``1 queue of 10 servers``; ``2 queues (one per pool) of 5 servers``)."""
+    sizes = pool_sizes(pools, N)
+    if sizes is None:
+        return f"1 queue of {N} server{'s' if N > 1 else ''}"
+    n1, n2 = sizes
+    each = f"{n1}" if n1 == n2 else f"{n1} and {n2}"
+    return f"2 queues (one per pool) of {each} server{'s' if max(n1, n2) > 1 else ''}"
+
 
 @dataclass(frozen=True)
 class TwoPoolSystem:

@@ -205,6 +205,34 @@ def test_odd_n_fine_on_homogeneous_system_and_with_pools():
     assert resolve_config(raw).to_dict()["system"]["pools"] == [2, 3]
 
 
+def test_one_pool_is_one_queue_of_n_servers():
+    from straggler.cell_build import build_model
+    from straggler.grid import build_grid, central_queues
+
+    raw = minimal()
+    raw["grid"].update(r_slow=[1.0], N=[10, 7])
+    raw["system"] = {"pools": 1.0, "queueing": "central"}  # an integral float is the integer
+    resolved = resolve_config(raw)
+    assert resolved.to_dict()["system"]["pools"] == 1
+    grid = build_grid(resolved)
+    models = {cell.id: build_model(resolved, cell) for cell in grid.cells.values()}
+    assert {m.policy for m in models.values()} == {"ZRed"}  # Rer needs two pools, CoC d of N
+    assert all(m.system is None and m.queueing == "central" for m in models.values())
+    assert any(
+        "Rer needs two pools and system.pools is 1 (one pool of N = 10 servers)" in r for r in grid.impossible.values()
+    )
+    assert (
+        central_queues(resolved, grid)
+        == "queueing: central, N = 10: 1 queue of 10 servers; N = 7: 1 queue of 7 servers"
+    )
+    raw["system"] = {"queueing": "central"}  # the default: two pools when N is even
+    resolved = resolve_config(raw)
+    assert central_queues(resolved, build_grid(resolved)) == (
+        "queueing: central, N = 10: 2 queues (one per pool) of 5 servers; N = 7: 1 queue of 7 servers "
+        "(system.pools: 1 makes one queue of N servers)"
+    )
+
+
 def test_every_distribution_family_accepted():
     raw = minimal()
     raw["distributions"] = {
@@ -386,6 +414,23 @@ BAD = [
     ("N-odd-with-slow-pool", _set(("grid", "N"), [10, 9]), ["grid.N[1]", "value 9", "even", "system.pools"]),
     ("pools-sum-not-N", _set(("system", "pools"), [4, 5]), ["system.pools", "[4, 5]", "10"]),
     ("pools-zero", _set(("system", "pools"), [0, 10]), ["system.pools[0]", "value 0"]),
+    ("pools-three", _set(("system", "pools"), 3), ["system.pools", "value 3", "null, 1 or a list of 2"]),
+    ("pools-true", _set(("system", "pools"), True), ["system.pools", "value true", "null, 1 or a list of 2"]),
+    (
+        "one-pool-with-slow-pool",  # minimal() has r_slow 0.5: affinity needs two pools
+        _set(("system", "pools"), 1),
+        ["system.pools", "value 1", "null or [n_1, n_2]", "grid.r_slow has 0.5", "identical servers"],
+    ),
+    (
+        "one-pool-with-speeds",
+        lambda raw: raw["grid"].update(r_slow=[1.0]) or raw.update(system={"pools": 1, "speeds": [[1, 2], [2, 1]]}),
+        ["system.pools", "value 1", "system.speeds is given"],
+    ),
+    (
+        "one-pool-and-only-pool-policies",
+        lambda raw: raw["grid"].update(r_slow=[1.0], policy=["FRed", "Rer"]) or raw.update(system={"pools": 1}),
+        ["grid: no cell can be evaluated", "system.pools 1"],
+    ),
     ("r_slow-zero", _set(("grid", "r_slow"), [0, 1]), ["grid.r_slow[0]", "value 0", "(0, 1]"]),
     ("r_slow-above-1", _set(("grid", "r_slow"), [1.5]), ["grid.r_slow[0]", "1.5", "(0, 1]"]),
     ("tau-negative", _set(("policies", "Rep"), {"tau": -0.5}), ["policies.Rep.tau", "value -0.5", ">= 0", "'opt'"]),

@@ -29,8 +29,8 @@ finite E[T] (e.g. several servers blocked by different jobs), so the answer is
 ``infinite`` or ``unknown``, never ``finite``. Processor sharing shares the server
 instead of queueing behind M: its mean response time is insensitive to the tail
 (M/G/1-PS: E[X] / (1 - rho)), so no claim is made for PS. Central FCFS queues
-with several servers per pool are M/G/c-like, where fewer moments may suffice at
-low load (Scheller-Wolf and Sigman): no claim either.
+with several servers per pool (or one queue of all N servers) are M/G/c-like, where
+fewer moments may suffice at low load (Scheller-Wolf and Sigman): no claim either.
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ def latency_tail(model) -> LatencyTail:
     none = LatencyTail(False, False, math.inf)
     if model.discipline != "FCFS":
         return none
-    if model.queueing == "central" and model.system is not None and max(model.system.n) > 1:
+    servers_per_queue = model.N if model.system is None else max(model.system.n)  # one pool: one queue of N
+    if model.queueing == "central" and servers_per_queue > 1:
         return none
     if model.params.get("ps_bound") not in (None, "none"):  # a bound system (CoC's), not the policy
         return none

@@ -14,7 +14,7 @@ from .cancel_delay import vouch
 from .cell_setting import pools_of
 from .notes import Time
 from .result import AnalyticResult
-from .single_copy import homogeneous_single_copy
+from .single_copy import CentralQueue, central_latency, homogeneous_single_copy
 
 
 def analyze_zero_redundancy(model: CellModel, knowledge: str | None = None) -> AnalyticResult:
@@ -35,12 +35,23 @@ def analyze_zero_redundancy(model: CellModel, knowledge: str | None = None) -> A
         result.latency_approx = np.array([_random_dispatch_latency(model, system, alpha, lam) for lam in model.rates()])
         result.latency_approx_kind = "exact"
     else:
-        result.add_note(
-            "latency_approx is NaN: with central pool queues each pool is an "
-            "M/G/n_i queue, whose mean latency has no closed form (not computed)",
-            about="latency_approx",
-        )
+        central_latency(model, result, _pool_queues(model, system, alpha))
     return result
+
+
+def _pool_queues(model: CellModel, system, alpha) -> list[CentralQueue]:
+    """Each pool's central queue: pool i receives the share ``sum_j p_j alpha_ij`` of the
+    arrivals (Poisson, by thinning), a type-j job of it with probability proportional to
+    ``p_j alpha_ij``, served at speed ``r_ij``."""
+    p = np.asarray(system.p)
+    out = []
+    for i in range(2):
+        weights = p * alpha[i]
+        classes = [(weights[j], model.size.of_type(j), system.speeds[i][j]) for j in range(system.n_types)]
+        share = float(weights.sum())
+        if share > 0:
+            out.append(CentralQueue.of(f"pool {i + 1}", system.n[i], share, classes, model.dependence))
+    return out
 
 
 def analyze_known_types(model: CellModel) -> AnalyticResult:

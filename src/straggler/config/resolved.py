@@ -336,7 +336,8 @@ class SystemConfig(Section):
         schema={
             "description": (
                 "per_server (the default: one queue per server) or central (one FCFS "
-                "queue per pool, the model of the threshold paper)."
+                "queue per pool, the model of the threshold paper: two queues of N/2 "
+                "servers by default, one queue of N servers with system.pools: 1)."
             ),
             "enum": ["per_server", "central"],
         },
@@ -345,11 +346,16 @@ class SystemConfig(Section):
         default=None,
         schema={
             "description": (
-                "Pool sizes [n_1, n_2], each an integer in [1, 10000], summing to "
-                "every N of the grid; null (the default) means N/2 each."
+                "How the N servers form pools: null (the default) two pools of N/2 each "
+                "(one pool of N when N is odd and the servers are identical); 1 one pool "
+                "of all N servers (with central queueing: one FCFS queue of N servers, "
+                "M/G/N), for identical servers only (every r_slow 1, no system.speeds); "
+                "or the two pools' sizes [n_1, n_2], each an integer in [1, 10000], "
+                "summing to every N of the grid."
             ),
             "anyOf": [
                 {"type": "null"},
+                {"type": "integer", "const": 1},
                 {
                     "type": "array",
                     "minItems": 2,
@@ -359,7 +365,8 @@ class SystemConfig(Section):
             ],
         },
     )
-    """The two pools' sizes (a list), or None: N split evenly."""
+    """The two pools' sizes (a list), 1 (one pool of all N servers), or None: N split
+    evenly (:func:`straggler.two_pools.pool_sizes`)."""
     speeds: Any = held(
         default=None,
         schema={

@@ -37,9 +37,12 @@ SPECS: tuple[PolicySpec, ...] = (
         "dispatcher knows of the job types), then to a server of that pool at random; "
         "on identical servers it is random dispatch over all N.",
         analysis_summary="Exact: the stability bound (the threshold paper's eq. 5, a linear "
-        "programme over the assignment), the cost (the job's size at its server's speed) "
-        "and the mean response time, since every server is an M/G/1 queue (M/G/c for a "
-        "central pool queue).",
+        "programme over the assignment) and the cost (the job's size at its server's speed). "
+        "The mean response time is exact on per-server queues (every server an M/G/1 queue) "
+        "and on central queues where every pool's queue is M/M/c (exponential sizes, one "
+        "speed for every type the pool serves: Erlang C) or has one server (M/G/1); "
+        "another central queue is M/G/c, whose mean the Lee-Longton (Allen-Cunneen) "
+        "approximation gives (kind approximation; NaN without a finite second moment).",
         papers=("threshold",),
         aliases=("RND",),
         two_pools=False,
@@ -146,7 +149,11 @@ SPECS: tuple[PolicySpec, ...] = (
         explanation="The dispatcher knows each job's type and sends it, by the assignment "
         "that maximises the stability bound, to a server of a pool; no copies. A "
         "benchmark of what knowing the types is worth, not an option a real system has.",
-        analysis_summary="Exact, as for zero redundancy: stability bound, cost and mean response time.",
+        analysis_summary="As for zero redundancy: the stability bound and the cost exact; the "
+        "mean response time exact on per-server queues, and on central queues where every "
+        "pool's queue is M/M/c (exponential sizes, each pool serving its types at one "
+        "speed: Erlang C) or has one server; the Lee-Longton (Allen-Cunneen) approximation "
+        "on other central queues (NaN without a finite second moment).",
         papers=("threshold",),
         picks_pool=True,
         type_aware_alpha=True,

@@ -4,6 +4,7 @@ make, and the load basis."""
 from __future__ import annotations
 
 from ...policies import ALIASES, POLICIES, canonical_policy, names_using_d, ps_bound_policies
+from ...two_pools import ONE_POOL
 from ..errors import Err, format_value, not_allowed, one_of
 from ..nodes import list_at, section
 from .distributions import check_probabilities
@@ -38,6 +39,8 @@ def pool_errors(grid: dict, system: dict) -> list[Err]:
                             "an even N (two equal pools) when system.speeds is given, or system.pools",
                         )
                     )
+    elif pools == ONE_POOL:
+        errs += _one_pool_errors(r_slow, speeds)
     elif numbers(pools) and len(pools) == 2:
         total = sum(pools)
         bad = [n for n in Ns if n != total]
@@ -51,6 +54,31 @@ def pool_errors(grid: dict, system: dict) -> list[Err]:
                 )
             )
     return errs
+
+
+def _one_pool_errors(r_slow: list, speeds) -> list[Err]:
+    """``system.pools: 1`` (one pool of all N servers) on servers that are not identical:
+    a job's speed depends on its pool, and one pool has no other."""
+    slow = [r for r in r_slow if r != 1]
+    if slow:
+        return [
+            not_allowed(
+                ("system", "pools"),
+                ONE_POOL,
+                f"null or [n_1, n_2] (two pools) while grid.r_slow has {one_of(slow)}: one pool "
+                f"(system.pools: {ONE_POOL}) is for identical servers (every r_slow 1)",
+            )
+        ]
+    if speeds is not None:
+        return [
+            not_allowed(
+                ("system", "pools"),
+                ONE_POOL,
+                f"null or [n_1, n_2] (two pools) when system.speeds is given (a speed per pool); "
+                f"one pool (system.pools: {ONE_POOL}) is for identical servers",
+            )
+        ]
+    return []
 
 
 def queueing_errors(system: dict) -> list[Err]:
@@ -142,7 +170,7 @@ def possible_cell_errors(grid: dict, system: dict) -> list[Err]:
                 return False
             if spec.uses_d and "per_server" not in queueings:
                 return False
-            return not (spec.two_pools and pools is None and n % 2 == 1)
+            return not (spec.two_pools and (pools == ONE_POOL or (pools is None and n % 2 == 1)))
 
         if not any(possible(pol, d, n) for pol in names for d in ds for n in Ns):
             errs.append(
@@ -150,7 +178,8 @@ def possible_cell_errors(grid: dict, system: dict) -> list[Err]:
                     ("grid",),
                     f"grid: no cell can be evaluated (policy {format_value(names)}, d {format_value(ds)}, "
                     f"N {format_value(Ns)}, system.queueing {format_value(queueings)}): every combination has "
-                    f"d > N, needs two pools with an odd N, or is a d-of-N policy ({names_using_d()}) "
+                    f"d > N, needs two pools with an odd N or system.pools {ONE_POOL}, or is a d-of-N policy "
+                    f"({names_using_d()}) "
                     f"with central queueing; expected at least one possible cell",
                 )
             )
