@@ -252,15 +252,14 @@ class QuietJobBlocks(logging.Filter):
 
 
 def quiet_job_blocks():
-    """Install :class:`QuietJobBlocks`, but not for a dry run (the blocks are its answer)
-    nor with --verbose or the profile's `verbose: true`, which bring them back."""
+    """Install :class:`QuietJobBlocks` for a local run, but not for a dry run (the blocks
+    are its answer), nor with --verbose or the profile's `verbose: true`, which bring them
+    back, nor on a cluster, where a job's block says what was submitted with which
+    resources (a retry's larger runtime)."""
     settings = getattr(workflow, "output_settings", None)
-    if workflow.dryrun or getattr(settings, "verbose", False):
+    if workflow.dryrun or getattr(settings, "verbose", False) or not workflow.local_exec:
         return
     logger.addFilter(QuietJobBlocks())
-
-
-quiet_job_blocks()
 
 
 PROGRESS = None
@@ -272,6 +271,7 @@ def start_run():
     global PROGRESS
     if not workflow.is_main_process:
         return
+    quiet_job_blocks()  # here, not at parse time: the executor (local or a cluster) is known now
     cell_kinds = pending_kinds()
     kinds = kernels_to_compile(cell_kinds)
     if kinds:
