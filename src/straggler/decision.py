@@ -490,6 +490,7 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
     slo = slo_statuses(table, c, at) if c.target is not None else None
     budget = budget_statuses(table, c, at) if c.budget is not None else None
     maps = [m for m in (slo, budget) if m is not None]
+    joined = _joined(*maps)
     if not maps:
         base = recommend(table, index, li)
         row.update(base)
@@ -499,7 +500,7 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
         chosen = _prefer_cheaper(table, at, "latency", row, None)
     else:
         metric = c.slo_criterion
-        d = _constrained(table, metric, at, _joined(*maps), "answer", "none qualifies")
+        d = _constrained(table, metric, at, joined, "answer", "none qualifies")
         chosen = list(d.winners)
         row["tied"] = ", ".join(chosen)
         # the constraints themselves are stated once, above the rows (report, best)
@@ -522,7 +523,7 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
         row["undetermined"] = ", ".join(d.undetermined)
         row["binding"] = _binding(table, at, metric, slo, budget, chosen)
         row["what would change it"] = _what_would_change(table, at, metric, slo, budget, chosen)
-        qualify = {n for n, s in _joined(*maps).items() if s != FAILS}
+        qualify = {n for n, s in joined.items() if s != FAILS}
         chosen = _prefer_cheaper(table, at, metric, row, qualify)
     row["tail"] = _hull(table, "tail", at, chosen)[0]
     row["extra load"] = _hull(table, "extra_load", at, chosen)[0]

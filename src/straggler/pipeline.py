@@ -42,16 +42,16 @@ def announce_compile(resolved, cells: list[str]) -> list[str]:
     and a job that compiled silently looked like a hang."""
     from . import kernel_cache
     from .grid import build_grid
-    from .workunits import compile_seconds, duration, kernel_kind
+    from .workunits import compile_seconds, duration, kernel_kind, kind_engine
 
     grid = build_grid(resolved)
     kinds = [kernel_kind(resolved, grid.cells[c]) for c in cells if c in grid.cells]
     missing = kernel_cache.missing_kinds(k for k in kinds if k is not None)
     if missing:
-        cached = {kind.split("/")[0] for kind in kernel_cache.compiled_kinds()}
+        cached = {kind_engine(kind) for kind in kernel_cache.compiled_kinds()}
         seconds = 0.0
         for kind in missing:
-            engine = kind.split("/")[0]
+            engine = kind_engine(kind)
             seconds += compile_seconds(kind, engine in cached)
             cached.add(engine)
         names = sorted({kind.split("/")[1] for kind in missing})

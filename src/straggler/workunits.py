@@ -445,10 +445,15 @@ def pending_work(
     return units
 
 
+def kind_engine(kind: str) -> str:
+    """The engine of a kind of cell (:func:`kernel_kind`: ``engine/policy/...``)."""
+    return kind.split("/", 1)[0]
+
+
 def compile_seconds(kind: str, engine_cached: bool) -> float:
     """What compiling one kind of cell costs a job (:data:`COMPILE_SECONDS`): the
     engine's kernels as well when no kind of its engine is in the cache yet."""
-    first, later, _ = COMPILE_SECONDS.get(kind.split("/")[0], (0.0, 0.0, 0.0))
+    first, later, _ = COMPILE_SECONDS.get(kind_engine(kind), (0.0, 0.0, 0.0))
     return later if engine_cached else first
 
 
@@ -474,7 +479,7 @@ def with_compiles(units: list[Unit], parallel: int, missing: Iterable[str]) -> l
         for kind in unit.kinds:
             if kind not in todo:
                 continue
-            engine = kind.split("/")[0]
+            engine = kind_engine(kind)
             if ready.get(kind, math.inf) <= start:
                 extra += 0.0 if engine in mine else COMPILE_SECONDS.get(engine, (0.0, 0.0, 0.0))[2]
             else:
@@ -572,8 +577,9 @@ class Progress:
         running = running_credit([u.seconds for u in self.units if u.path not in self.finished], self.parallel)
         left = remaining_seconds(done, self.total, elapsed, running)
         if left is not None:
-            previous = self._left
-            left = smoothed_left(left, None if previous is None else previous[0], elapsed - (previous or (0, 0))[1])
+            if self._left is not None:
+                shown, at = self._left
+                left = smoothed_left(left, shown, elapsed - at)
             self._left = (left, elapsed)
         share = 100 * done / self.total if self.total > 0 else 100.0
         rules = "evaluate and shard" if any(u.rule != "evaluate" for u in self.units) else "evaluate"

@@ -183,6 +183,7 @@ from straggler.workunits import (
     Progress,
     duration,
     kernel_kind,
+    kind_engine,
     pending_work,
     wall_seconds,
     with_compiles,
@@ -224,8 +225,8 @@ def announce_compile(kinds):
     are not compiled up front: on two cores that made a cold run of the default study
     about 40 s longer, the cores waiting for one compile while the jobs overlap theirs
     with work; numba writes its cache atomically, so jobs compiling at once are safe.)"""
-    engines = {kind.split("/")[0] for kind in kinds}
-    cached = {kind.split("/")[0] for kind in kernel_cache.compiled_kinds()}
+    engines = {kind_engine(kind) for kind in kinds}
+    cached = {kind_engine(kind) for kind in kernel_cache.compiled_kinds()}
     last = kernel_cache.last_compile_seconds()
     if engines <= cached:  # new kinds of cell of engines compiled before: their variants
         about = f"{len(kinds)} new kind{'s' if len(kinds) != 1 else ''} of cell, seconds"
