@@ -332,6 +332,7 @@ SUMMARISED = (
     "copies_mean",
     "copies_mean_ci",
     "jobs_to_verdict",
+    "warmup_batches",
 )
 
 

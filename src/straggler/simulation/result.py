@@ -75,6 +75,10 @@ class SimulationResult:
     extended_jobs: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """per load, the measured jobs per replication of a run lengthened for a verdict
     (NaN: not lengthened)"""
+    warmup_batches: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """per load, the most leading batches (of :data:`.statistics.N_BATCHES` per
+    replication) MSER would delete in any replication (:func:`.statistics.warmup_batches`):
+    more than half says the run had not settled"""
     engine: str = ""
     notes: list = field(default_factory=list)
     fresh_jobs: int = 0
@@ -102,6 +106,7 @@ class SimulationResult:
             "jobs_to_verdict": self.jobs_to_verdict,
             "precision_achieved": self.precision_achieved,
             "idle_fraction": self.idle_fraction,
+            "warmup_batches": self.warmup_batches,
             "latency_quantile_ci": self.latency_quantile_ci,
             "latency_replication_mean": self.replication_means[:, :, 0],
             "cost_replication_mean": self.replication_means[:, :, 1],

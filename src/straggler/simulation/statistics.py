@@ -411,6 +411,43 @@ def _ci(values: np.ndarray, confidence: float) -> float:
     return t_quantile(confidence, n - 1) * float(np.std(values, ddof=1)) / math.sqrt(n)
 
 
+def mser_truncation(means: np.ndarray) -> int:
+    """MSER's truncation point of a series of batch means (White 1997; Hoad, Robinson
+    and Davies 2010): the number ``d`` of leading batches whose deletion minimises
+    ``sum_{i > d} (Y_i - mean_{i > d} Y)^2 / (n - d)^2``, the squared standard error of
+    the mean of what is kept, searched over ``d`` from 0 to ``n // 2`` (beyond, the
+    statistic rests on too few batches and its minimum is noise). A minimum at the end
+    of the search, ``n // 2``, says the series is still drifting at half the run."""
+    y = np.asarray(means, dtype=float)
+    y = y[np.isfinite(y)]
+    n = len(y)
+    if n < 4:
+        return 0
+    tail = y[::-1]
+    count = np.arange(1, n + 1, dtype=float)
+    mean = np.cumsum(tail) / count
+    square = np.cumsum(tail * tail) / count
+    spread = np.maximum(square - mean * mean, 0.0) * count  # sum of squared deviations of the last k
+    d = np.arange(n // 2 + 1)
+    kept = n - d
+    statistic = spread[kept - 1] / (kept * kept.astype(float))
+    return int(np.argmin(statistic))
+
+
+def warmup_batches(replications) -> float:
+    """MSER's truncation point (:func:`mser_truncation`) of the latency batch means
+    averaged over the replications, batch by batch: an initialisation bias is common
+    to every replication (each starts empty), the noise is not. NaN when a replication
+    has an empty batch (too few measured jobs)."""
+    _, batches, _ = _parts(replications)
+    series = []
+    for b in batches:
+        if not (b[:, B_COUNT] > 0).all():
+            return math.nan
+        series.append(b[:, B_SUM_T] / b[:, B_COUNT])
+    return float(mser_truncation(np.mean(series, axis=0))) if series else math.nan
+
+
 def _parts(replications):
     """(acc rows, batch rows, pooled histogram) of a
     :class:`~straggler.simulation.store.Replications` or a list of Accumulators."""
@@ -440,8 +477,8 @@ def summarize(replications, confidence: float) -> dict:
     :data:`QUANTILES`) and ``latency_quantile_ci`` (Student t over the replications'
     own quantiles; NaN with one), ``cost_mean``, ``cost_mean_ci``, ``copies_mean``,
     ``copies_mean_ci`` (the copies a job launched), ``fired`` (the monitor
-    fired, or a buffer overflowed, in some replication) and ``jobs`` (measured
-    jobs, all replications). Means are pooled over all measured jobs, whatever
+    fired, or a buffer overflowed, in some replication), ``jobs`` (measured
+    jobs, all replications) and ``warmup_batches`` (:func:`warmup_batches`). Means are pooled over all measured jobs, whatever
     the verdict (the caller decides what they mean: :func:`simulation_verdict`);
     the CI half-width is Student t at ``confidence`` over the replication means
     (two or more replications) or over the non-empty batch means of the single
@@ -464,9 +501,11 @@ def summarize(replications, confidence: float) -> dict:
         latency_quantile_ci=np.full(len(QUANTILES), nan),
         fired=fired,
         jobs=jobs,
+        warmup_batches=math.nan,
     )
     if jobs == 0:
         return out
+    out["warmup_batches"] = warmup_batches(replications)
     sum_t = sum(r[A_SUM_T] for r in rows)
     sum_c = sum(r[A_SUM_C] for r in rows)
     out["latency_mean"] = sum_t / jobs
