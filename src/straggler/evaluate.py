@@ -122,7 +122,7 @@ def evaluate_cell(resolved: ResolvedConfig, cell_id: str, store_root=None, stats
     to the store under ``store_root``, when given) and verdicts. ``stats``, when given,
     receives ``simulated_jobs`` (jobs run here, not read back). An id that is not a cell
     of the grid is :class:`straggler.grid.UnknownCell` (a KeyError)."""
-    from .analysis.tails import latency_tail
+    from .analysis.tails import cost_tail, latency_tail
 
     if any(tuned_parameters(params) for params in resolved.policies.values()):
         cell = build_grid(resolved).cell(cell_id)
@@ -166,7 +166,7 @@ def evaluate_cell(resolved: ResolvedConfig, cell_id: str, store_root=None, stats
         model.loads, result.lambda_max, result.lambda_max_kind, result.lambda_sufficient, sim, c.monotone
     )
     if sim is not None:
-        values.update(verdict.apply(sim.values(), verdicts, latency_tail(model)))
+        values.update(verdict.apply(sim.values(), verdicts, latency_tail(model), cost_tail(model)))
     else:
         values.update(
             verdict=verdicts.verdict,

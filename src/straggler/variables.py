@@ -111,6 +111,35 @@ VARIABLES: tuple[Variable, ...] = (
         "str",
     ),
     Variable(
+        "ci_reliable",
+        ("load",),
+        "1 where the simulation's CI of E[T] can be trusted (the response time has a finite variance under "
+        "the size law, and no replication was still drifting by MSER), 0 where not (why: ci_reliable_reason), "
+        "NaN where the load is not stable",
+        "1",
+    ),
+    Variable(
+        "ci_reliable_reason",
+        ("load",),
+        "why ci_reliable is 0: infinite variance or infinite mean (a heavy tail), or not settled (MSER)",
+        "1",
+        "str",
+    ),
+    Variable(
+        "cost_ci_reliable",
+        ("load",),
+        "1 where the simulation's CI of E[C] can be trusted (the server time per job has a finite variance "
+        "under the size law), 0 where not (why: cost_ci_reliable_reason), NaN where the load is not stable",
+        "1",
+    ),
+    Variable(
+        "cost_ci_reliable_reason",
+        ("load",),
+        "why cost_ci_reliable is 0: infinite variance (a heavy tail)",
+        "1",
+        "str",
+    ),
+    Variable(
         "latency_sample_mean",
         ("load",),
         "sample mean response time of the measured "

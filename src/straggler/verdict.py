@@ -229,10 +229,58 @@ ESTIMATES = (
 )
 
 
-def apply(values: dict, verdicts: Verdicts, tail=None) -> dict:
+def ci_reliability(stable, tail=None, warmup_batches=None) -> tuple[np.ndarray, np.ndarray]:
+    """Per load, whether the simulation's CI of E[T] can be trusted (``ci_reliable``: 1,
+    0, or NaN where the load is not stable and there is no estimate) and, where not,
+    why (``ci_reliable_reason``).
+
+    Reliable needs both: the response time has a finite variance under the size law
+    (else the replication means converge slowly and from below, and the Student-t
+    interval under-covers: :mod:`.analysis.tails`), and the run settled: MSER's
+    truncation point of the replications' averaged batch means is short of half the
+    run, the end of its search (:func:`.simulation.statistics.warmup_batches`). The
+    coverage benchmark
+    (``benchmarks/ci_coverage.py``) measures what either failure costs."""
+    from .simulation.statistics import N_BATCHES
+
+    stable = np.asarray(stable, dtype=bool)
+    reliable = np.where(stable, 1.0, math.nan)
+    reason = np.full(len(stable), "", dtype=object)
+    if tail is not None and tail.variance_infinite:
+        reliable[stable] = 0.0
+        word = "infinite mean" if tail.mean_infinite else "infinite variance"
+        reason[stable] = f"{word}: {tail.why}"
+        return reliable, reason
+    if warmup_batches is not None:
+        cut = np.asarray(warmup_batches, dtype=float)
+        drifting = stable & np.isfinite(cut) & (cut >= N_BATCHES // 2)
+        reliable[drifting] = 0.0
+        reason[drifting] = (
+            f"not settled: MSER would delete half the run ({N_BATCHES // 2} of the {N_BATCHES} batch means, "
+            "averaged over the replications), the most it searches: the run is still drifting"
+        )
+    return reliable, reason
+
+
+def cost_ci_reliability(stable, tail=None) -> tuple[np.ndarray, np.ndarray]:
+    """Per load, whether the simulation's CI of E[C] can be trusted (``cost_ci_reliable``,
+    as :func:`ci_reliability`) and why not: the server time per job has an infinite
+    variance (:func:`.analysis.tails.cost_tail`)."""
+    stable = np.asarray(stable, dtype=bool)
+    reliable = np.where(stable, 1.0, math.nan)
+    reason = np.full(len(stable), "", dtype=object)
+    if tail is not None and tail.variance_infinite:
+        reliable[stable] = 0.0
+        reason[stable] = f"infinite variance: {tail.why}"
+    return reliable, reason
+
+
+def apply(values: dict, verdicts: Verdicts, tail=None, cost_tail=None) -> dict:
     """The simulated variables with the verdicts applied (see the module docstring):
     estimates only at stable loads, sample means kept, +inf where the mean is
-    infinite, and ``verdict``, ``verdict_source``, ``stable``, ``latency_mean_kind``."""
+    infinite, and ``verdict``, ``verdict_source``, ``stable``, ``latency_mean_kind``,
+    ``ci_reliable`` and ``ci_reliable_reason`` (:func:`ci_reliability`), and those of
+    E[C] (:func:`cost_ci_reliability`)."""
     out = dict(values)
     stable = np.asarray(verdicts.verdict, dtype=object) == "stable"
     out["latency_sample_mean"] = np.asarray(values["latency_mean"], dtype=float).copy()
@@ -254,6 +302,8 @@ def apply(values: dict, verdicts: Verdicts, tail=None) -> dict:
     if tail is not None and tail.why and stable.any():
         verdicts.notes.append(tail.why)
     out["latency_mean_kind"] = kind
+    out["ci_reliable"], out["ci_reliable_reason"] = ci_reliability(stable, tail, out.pop("warmup_batches", None))
+    out["cost_ci_reliable"], out["cost_ci_reliable_reason"] = cost_ci_reliability(stable, cost_tail)
     out["verdict"] = np.asarray(verdicts.verdict, dtype=object)
     out["verdict_source"] = np.asarray(verdicts.source, dtype=object)
     out["verdict_evidence"] = np.asarray(verdicts.evidence, dtype=object)

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from ..policies import POLICIES
 
-__all__ = ["LatencyTail", "latency_tail"]
+__all__ = ["CostTail", "LatencyTail", "cost_tail", "latency_tail"]
 
 
 @dataclass(frozen=True)
@@ -85,3 +85,43 @@ def latency_tail(model) -> LatencyTail:
         "the variance of the response time: the confidence interval under-covers"
     )
     return LatencyTail(index <= 2.0, True, index, why)
+
+
+@dataclass(frozen=True)
+class CostTail:
+    """What the size's tail implies for the server time C a job takes."""
+
+    variance_infinite: bool
+    """Var[C] = inf is proven: the confidence interval of E[C] under-covers."""
+    index: float
+    why: str = ""
+
+
+def cost_tail(model) -> CostTail:
+    """Whether the server time per job has a proven infinite variance.
+
+    Whatever the discipline, the replicas or tasks that complete were served in full, so
+    C is at least ``M`` of the module docstring (one replica served in full; the
+    smallest of r replicas when the first completion cancels the rest; the k-th smallest
+    of r tasks when k complete, since any k of them hold one at least that large):
+    ``E[M^2] = inf`` makes Var[C] infinite. The coverage benchmark
+    (``benchmarks/ci_coverage.py``) measures what that does to the interval of E[C]."""
+    if model.params.get("ps_bound") not in (None, "none"):
+        return CostTail(False, math.inf)
+    r, k = POLICIES[model.policy].blocking_order(model)
+    index = model.dependence.order_tail_index(model.size, r, k)
+    if not math.isfinite(index) or index > 2.0:
+        return CostTail(False, index)
+    what = (
+        "a replica's size"
+        if r == 1
+        else f"the smallest of a job's {r} replica sizes"
+        if k == 1
+        else f"the {k}-th smallest of {r} task sizes"
+    )
+    return CostTail(
+        True,
+        index,
+        f"the server time per job is at least {what}, of tail index {index:g}: its variance is infinite, "
+        "so the CI of E[C] under-covers",
+    )
