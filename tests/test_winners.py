@@ -124,16 +124,34 @@ def test_latency_unstable_undetermined_clipped_and_conflict():
     assert ev.startswith("conflict") and math.isclose(low, 1.95) and math.isclose(high, 2.05)
 
 
-def test_heavy_tail_conflict_takes_the_hull():
+def test_an_unreliable_ci_decides_nothing_an_exact_value_stands_alone():
+    """ZRed's CI [1.95, 2.05] is unreliable (a heavy tail) and misses its exact 2.5: the
+    exact value stands alone, no conflict. CoC's is unreliable with only a lower bound
+    0.7: the interval is that bound, open above (evidence 'unreliable CI')."""
     approx = np.full((3, 2), np.nan)
     approx[0, 0] = 2.5
+    reliable = np.ones((3, 2))
+    reliable[0, 0] = reliable[2, 0] = 0.0
+    lower = np.full((3, 2), np.nan)
+    lower[2, 0] = 0.7
+    ds = ds_of(
+        latency_approx=approx,
+        latency_approx_kind=np.array(["exact", "", ""], dtype=object),
+        ci_reliable=reliable,
+        latency_lower=lower,
+    )
+    iv = latency_intervals(ds)
+    assert at(iv, "ZRed", 0.2) == (2.5, 2.5, "exact")
+    assert at(iv, "CoC", 0.2) == (0.7, math.inf, "unreliable CI")
+    assert at(iv, "FRed", 0.2) == (1.45, 1.55, "simulation")
+    assert not bool(iv["reliable"].sel(policy="CoC", r_slow=1.0, load=0.2))
+    # a dataset older than ci_reliable: latency_mean_kind = ci_undercovers says the same
     kind = np.full((3, 2), "estimate", dtype=object)
     kind[0, 0] = "ci_undercovers"
-    ds = ds_of(
+    old = ds_of(
         latency_approx=approx, latency_approx_kind=np.array(["exact", "", ""], dtype=object), latency_mean_kind=kind
     )
-    low, high, ev = at(latency_intervals(ds), "ZRed", 0.2)
-    assert math.isclose(low, 1.95) and high == 2.5 and "heavy tail" in ev
+    assert at(latency_intervals(old), "ZRed", 0.2) == (2.5, 2.5, "exact")
 
 
 def test_fmt_interval():
@@ -272,6 +290,25 @@ def test_paired_replications_decide_where_the_intervals_overlap():
     # without common random numbers the replications are not paired
     again = rows(with_replications(ds, reps, crn=False), "latency")[0]
     assert again["winners"] == "ZRed, FRed"
+
+
+def test_an_unreliable_ci_pairs_nothing():
+    """The paired CI that decides ZRed against FRed above is not used when FRed's CI is
+    unreliable: its replication means are no evidence, and the point stays a tie."""
+    base = np.array([1.3, 1.45, 1.55, 1.7])
+    ds = ds_of(latency_mean=np.array([[1.52, 3.0], [1.5, 2.5], [3.0, 3.5]]), latency_mean_ci=np.full((3, 2), 0.1))
+    reps = np.full((3, 2, 4), np.nan)
+    reps[0, 0], reps[1, 0], reps[2, 0] = base + 0.02, base, base + 1.5
+    assert rows(with_replications(ds, reps), "latency")[0]["winners"] == "FRed"
+    reliable = np.ones((3, 2))
+    reliable[1, 0] = 0.0
+    lower = np.full((3, 2), 1.0)
+    unsure = with_replications(ds, reps).assign(
+        ci_reliable=(("policy", "r_slow", "load"), reliable[:, None, :]),
+        latency_lower=(("policy", "r_slow", "load"), lower[:, None, :]),
+    )
+    row = rows(unsure, "latency")[0]
+    assert row["winners"] == "ZRed, FRed" and row["decided"] == "false"
 
 
 def test_paired_ci_uses_the_replications_both_have():

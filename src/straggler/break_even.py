@@ -121,7 +121,10 @@ class BreakEvenSearch:
         or their response-time quantiles at the SLO's level."""
         at = ds.sel(load=load)
         if criterion == "latency":
-            return np.asarray(at["latency_replication_mean"].values, dtype=float).ravel()
+            values = np.asarray(at["latency_replication_mean"].values, dtype=float).ravel()
+            if "ci_reliable" in at and (np.ravel(at["ci_reliable"].values) == 0.0).any():
+                return values * np.nan  # a CI that cannot be trusted pairs nothing: the judge says unknown
+            return values
         q = at["latency_replication_quantile"].sel(quantile=float(self.quantile), method="nearest")
         return np.asarray(q.values, dtype=float).ravel()
 

@@ -194,10 +194,11 @@ def decision_table(ds: xr.Dataset, c: Constraints | None = None) -> PointTable:
     if "latency_replication_quantile" in ds and "quantile" in ds.dims:
         reps = ds["latency_replication_quantile"].sel(quantile=c.tail_level, method="nearest").drop_vars("quantile")
     table.add("tail", tail, reps)
-    extra = _with_place(extra_load_intervals(ds), table)
+    extra_iv = extra_load_intervals(ds)
+    extra = _with_place(extra_iv, table)
     reps = None
     if "cost_replication_mean" in ds:
-        reps = ds["cost_replication_mean"] / size_mean(ds) - 1.0
+        reps = (ds["cost_replication_mean"] / size_mean(ds) - 1.0).where(extra_iv["reliable"])
     table.add("extra_load", extra, reps)
     table.constraints = c  # type: ignore[attr-defined]
     return table

@@ -456,7 +456,8 @@ class SettingSearch:
                 continue
             cell = self.evaluate(c.cell, [x])
             if crit == "latency":
-                iv, reps = latency_intervals(cell), cell["latency_replication_mean"]
+                iv = latency_intervals(cell)
+                reps = cell["latency_replication_mean"].where(iv["reliable"])
             else:
                 iv = tail_intervals(cell, level)
                 reps = cell["latency_replication_quantile"].sel(quantile=level, method="nearest")

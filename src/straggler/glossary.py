@@ -115,15 +115,20 @@ TERMS: dict[str, str] = {
     ),
     "evidence": (
         "where an interval comes from: exact, bound, verdicts (the stability verdicts of the "
-        "simulated loads), simulation, simulation (heavy tail), paired simulation (a paired CI "
+        "simulated loads), simulation, unreliable CI, paired simulation (a paired CI "
         "decided), conflict"
     ),
     "conflict": (
         "the analysis and the simulation disagree: an analytic value or bound lies outside the "
         "simulation's CI. The simulation's interval is used (a 95 % CI misses the true value at "
-        "about one point in twenty); where the size law has no third moment the response time "
-        "has infinite variance, the CI under-covers, and the hull of both is used. The summary "
-        "counts them"
+        "about one point in twenty). The report sorts every disagreement with an exact value: "
+        "heavy tail, not settled, chance, or unexplained"
+    ),
+    "unreliable CI": (
+        "the simulation's CI of E[T] cannot be trusted there (ci_reliable = 0): the size law's tail "
+        "gives the response time an infinite variance, so the CI under-covers, or the run had not "
+        "settled. It decides nothing: an exact value stands alone, otherwise only the analysis's "
+        "bounds do, and the point is often undetermined"
     ),
     "tie set": "every contender that could be the best: none of them is proven worse than another",
     "extra load": (

@@ -22,25 +22,26 @@ E[C], per setting and load
     the analytic ``cost`` by ``cost_kind`` (``exact``: a point; ``lower_bound``,
     ``upper_bound``: half-lines; an approximation is no end), ``cost_lower`` and
     ``cost_upper`` (analytic bounds), and the simulation's ``cost_mean`` +-
-    ``cost_mean_ci`` where the load is stable.
+    ``cost_mean_ci`` where the load is stable and that CI can be trusted
+    (``cost_ci_reliable``, as for E[T]).
 E[T], per setting and load
     the analytic ``latency_approx`` by ``latency_approx_kind`` (``exact``: a point;
     ``lower_bound``, ``upper_bound``: half-lines; an approximation is no end),
     ``latency_lower`` (a lower bound), and the simulation's ``latency_mean`` +-
-    ``latency_mean_ci`` where the load is stable (``latency_mean_kind`` =
-    ``ci_undercovers``: a heavy tail; the interval is used, its evidence says so). An
+    ``latency_mean_ci`` where the load is stable and that CI can be trusted
+    (``ci_reliable``; where it cannot, an exact value stands alone and otherwise the
+    bounds do, evidence ``unreliable CI``). An
     ``unstable`` load (or an infinite mean) is ``[inf, inf]``: it cannot win. An
     ``undetermined`` load is ``[best lower bound or 0, inf)``.
 
 Every lower end is clipped at 0 (times, costs and loads are not negative). Where the
 analytic ends and the simulation's disagree (an empty intersection) the evidence
-says ``conflict`` and the simulation's interval is used; when that interval is a
-heavy-tailed CI (known to under-cover) the hull of both is used instead, since then
-neither side alone can be trusted. ``evidence`` names the sources of the two ends
-that bind (``exact``, ``bound``, ``simulation``, ``simulation (heavy tail)``,
-``verdicts``), joined by ``+``; ``undetermined``, ``unstable``, ``infinite mean``,
-``estimate only`` (an approximation and nothing proven) and ``no evidence`` stand
-alone.
+says ``conflict`` and the simulation's interval is used (a CI that can be trusted
+misses now and then: :mod:`straggler.disagreements` sorts every such point out).
+``evidence`` names the sources of the two ends that bind (``exact``, ``bound``,
+``simulation``, ``verdicts``), joined by ``+``; ``undetermined``, ``unstable``,
+``infinite mean``, ``unreliable CI``, ``estimate only`` (an approximation and nothing
+proven) and ``no evidence`` stand alone.
 """
 
 from __future__ import annotations
@@ -59,7 +60,11 @@ MINIMISE = {"stability": False, "latency": True, "cost": True}
 UNITS = {"stability": "lambda_max", "latency": "E[T]", "cost": "E[C]"}
 """How the report names each criterion's value."""
 
-EXACT, BOUND, SIMULATION, HEAVY, VERDICTS = "exact", "bound", "simulation", "simulation (heavy tail)", "verdicts"
+EXACT, BOUND, SIMULATION, VERDICTS = "exact", "bound", "simulation", "verdicts"
+UNRELIABLE = "unreliable CI"
+"""Evidence of an E[T] or E[C] whose simulated CI cannot be trusted (``ci_reliable``,
+``cost_ci_reliable`` = 0) and that has no exact value: the interval is the analysis's
+bounds alone."""
 LOCATED = "located"
 """Evidence of a stability end found between the grid's loads (:mod:`straggler.frontier`)."""
 UNDETERMINED, UNSTABLE, INFINITE, ESTIMATE_ONLY, NOTHING = (
@@ -70,7 +75,7 @@ UNDETERMINED, UNSTABLE, INFINITE, ESTIMATE_ONLY, NOTHING = (
     "no evidence",
 )
 CONFLICT = "conflict"
-_ORDER = (EXACT, BOUND, VERDICTS, LOCATED, SIMULATION, HEAVY)
+_ORDER = (EXACT, BOUND, VERDICTS, LOCATED, SIMULATION)
 
 
 def setting_dims(ds: xr.Dataset) -> list[str]:
@@ -172,11 +177,10 @@ class _Ends:
         return np.vectorize(words, otypes=[object])(self.low_src, self.high_src)
 
 
-def _combine(analytic: _Ends, sim_low, sim_high, sim_src, heavy=None):
+def _combine(analytic: _Ends, sim_low, sim_high, sim_src):
     """Intersect the analytic ends with the simulation's (NaN where it has none; an
-    upper end may be inf). On an empty intersection: the simulation's ends (the hull
-    of both where its CI is heavy-tailed), ``conflict`` in the evidence. Returns
-    (low, high, evidence)."""
+    upper end may be inf). On an empty intersection: the simulation's ends,
+    ``conflict`` in the evidence. Returns (low, high, evidence)."""
     sim_low = np.asarray(sim_low, dtype=float)
     sim_high = np.asarray(sim_high, dtype=float)
     has_sim = ~np.isnan(sim_low) | ~np.isnan(sim_high)
@@ -186,16 +190,9 @@ def _combine(analytic: _Ends, sim_low, sim_high, sim_src, heavy=None):
     inner.upper(sim_high, src)
     low, high, evidence = inner.low, inner.high, inner.evidence()
     conflict = has_sim & inner.empty()
-    heavy = np.zeros(low.shape, dtype=bool) if heavy is None else np.asarray(heavy, dtype=bool)
-    s_low = np.where(np.isnan(sim_low), 0.0, sim_low)
-    s_high = np.where(np.isnan(sim_high), np.inf, sim_high)
-    fb_low = np.where(heavy, np.minimum(analytic.low, s_low), s_low)
-    fb_high = np.where(heavy, np.maximum(np.where(np.isfinite(analytic.high), analytic.high, s_high), s_high), s_high)
-    low = np.where(conflict, np.maximum(fb_low, 0.0), low)
-    high = np.where(conflict, fb_high, high)
-    word = np.vectorize(
-        lambda s, h: f"{CONFLICT}: hull of analysis and {HEAVY}" if h else f"{CONFLICT}: {s}", otypes=[object]
-    )(src, heavy)
+    low = np.where(conflict, np.maximum(np.where(np.isnan(sim_low), 0.0, sim_low), 0.0), low)
+    high = np.where(conflict, np.where(np.isnan(sim_high), np.inf, sim_high), high)
+    word = np.vectorize(lambda s: f"{CONFLICT}: {s}", otypes=[object])(src)
     evidence = np.where(conflict, word, evidence)
     bad = ~has_sim & analytic.empty()  # analytic bounds that disagree with each other
     evidence = np.where(bad, f"{CONFLICT}: analytic bounds", evidence)
@@ -302,7 +299,9 @@ def _as_dataset(like: xr.DataArray, low, high, estimate, evidence) -> xr.Dataset
 
 
 def cost_intervals(ds: xr.Dataset) -> xr.Dataset:
-    """``low``, ``high``, ``estimate``, ``evidence`` of E[C] per policy, setting and load."""
+    """``low``, ``high``, ``estimate``, ``evidence`` of E[C] per policy, setting and load,
+    and ``reliable``; an unreliable CI (``cost_ci_reliable`` = 0) is no evidence, as for
+    E[T] (:func:`latency_intervals`)."""
     like = _load_like(ds)
     ends = _Ends(like.shape)
     cost = _floats(ds, "cost", like)
@@ -314,16 +313,42 @@ def cost_intervals(ds: xr.Dataset) -> xr.Dataset:
     mean, ci = _floats(ds, "cost_mean", like), _floats(ds, "cost_mean_ci", like)
     ci = np.where(np.isfinite(ci), ci, 0.0)
     ok = usable & np.isfinite(mean)
+    reliable = reliable_ci(ds, "cost")
+    used = ok & reliable
     low, high, evidence = _combine(
-        ends, np.where(ok, np.maximum(mean - ci, 0.0), np.nan), np.where(ok, mean + ci, np.nan), SIMULATION
+        ends, np.where(used, np.maximum(mean - ci, 0.0), np.nan), np.where(used, mean + ci, np.nan), SIMULATION
     )
-    estimate = np.where(ok, mean, np.where(approx | (ends.low_src == EXACT), cost, np.nan))
+    exact = ends.low_src == EXACT
+    evidence = np.where(ok & ~reliable & ~exact, UNRELIABLE, evidence)
+    estimate = np.where(ok, mean, np.where(approx | exact, cost, np.nan))
     evidence = np.where(evidence == "", np.where(approx, ESTIMATE_ONLY, NOTHING), evidence)
-    return _as_dataset(like, low, high, estimate, evidence)
+    out = _as_dataset(like, low, high, estimate, evidence)
+    out["reliable"] = (like.dims, reliable | ~ok)
+    return out
+
+
+RELIABLE = {"latency": "ci_reliable", "cost": "cost_ci_reliable"}
+"""The variable that says where the simulation's CI of a criterion can be trusted."""
+
+
+def reliable_ci(ds: xr.Dataset, criterion: str = "latency") -> np.ndarray:
+    """Per policy, setting and load (the load-like shape), False where the simulation's
+    CI of E[T] (or E[C]) cannot be trusted: ``ci_reliable`` (``cost_ci_reliable``) = 0,
+    or, in a dataset older than that variable, ``latency_mean_kind`` =
+    ``ci_undercovers`` for E[T] (a heavy tail)."""
+    like = _load_like(ds)
+    if RELIABLE[criterion] in ds:
+        return ~(_floats(ds, RELIABLE[criterion], like) == 0.0)
+    if criterion == "latency":
+        return _strings(ds, "latency_mean_kind", like) != "ci_undercovers"
+    return np.ones(like.shape, dtype=bool)
 
 
 def latency_intervals(ds: xr.Dataset) -> xr.Dataset:
-    """``low``, ``high``, ``estimate``, ``evidence`` of E[T] per policy, setting and load."""
+    """``low``, ``high``, ``estimate``, ``evidence`` of E[T] per policy, setting and load,
+    and ``reliable`` (:func:`reliable_ci`). Where the simulation's CI is unreliable it
+    is no evidence: an exact value stands alone, otherwise the analysis's bounds do
+    (evidence ``unreliable CI``, open above without an upper bound)."""
     like = _load_like(ds)
     ends = _Ends(like.shape)
     approx_value = _floats(ds, "latency_approx", like)
@@ -336,15 +361,14 @@ def latency_intervals(ds: xr.Dataset) -> xr.Dataset:
     mean, ci = _floats(ds, "latency_mean", like), _floats(ds, "latency_mean_ci", like)
     ci = np.where(np.isfinite(ci), ci, 0.0)
     ok = ((v == "stable") | (v == "")) & np.isfinite(mean)
-    heavy = ok & (mean_kind == "ci_undercovers")
+    reliable = reliable_ci(ds)
+    used = ok & reliable
     low, high, evidence = _combine(
-        ends,
-        np.where(ok, np.maximum(mean - ci, 0.0), np.nan),
-        np.where(ok, mean + ci, np.nan),
-        np.where(heavy, HEAVY, SIMULATION),
-        heavy,
+        ends, np.where(used, np.maximum(mean - ci, 0.0), np.nan), np.where(used, mean + ci, np.nan), SIMULATION
     )
-    estimate = np.where(ok, mean, np.where(approx | (ends.low_src == EXACT), approx_value, np.nan))
+    exact = ends.low_src == EXACT
+    evidence = np.where(ok & ~reliable & ~exact, UNRELIABLE, evidence)
+    estimate = np.where(ok, mean, np.where(approx | exact, approx_value, np.nan))
     evidence = np.where(evidence == "", np.where(approx, ESTIMATE_ONLY, NOTHING), evidence)
     # no finite mean: unstable (by the verdict, an infinite mean or an exact infinite value)
     analytic_inf = (approx_kind == "exact") & np.isposinf(approx_value) & (v != "stable")
@@ -356,7 +380,9 @@ def latency_intervals(ds: xr.Dataset) -> xr.Dataset:
     evidence = np.where(
         v == "unstable", UNSTABLE, np.where(infinite, INFINITE, np.where(open_, UNDETERMINED, evidence))
     )
-    return _as_dataset(like, low, high, estimate, evidence)
+    out = _as_dataset(like, low, high, estimate, evidence)
+    out["reliable"] = (like.dims, reliable | ~ok)
+    return out
 
 
 def tail_intervals(ds: xr.Dataset, level: float = 0.99) -> xr.Dataset:

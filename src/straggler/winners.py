@@ -42,7 +42,7 @@ import pandas as pd
 import xarray as xr
 
 from . import policies
-from .intervals import CRITERIA, MINIMISE, confidence, fmt_interval, intervals, setting_dims
+from .intervals import CRITERIA, MINIMISE, UNRELIABLE, confidence, fmt_interval, intervals, setting_dims
 
 __all__ = [
     "CRITERIA",
@@ -103,7 +103,7 @@ class Decision:
     contenders: tuple[str, ...] = ()
 
 
-_WORDS = ("exact", "bound", "verdicts", "simulation", "simulation (heavy tail)", "undetermined", "estimate only")
+_WORDS = ("exact", "bound", "verdicts", "simulation", "unreliable CI", "undetermined", "estimate only")
 
 
 def evidence_words(evidences) -> str:
@@ -111,7 +111,7 @@ def evidence_words(evidences) -> str:
     bound, simulation``)."""
     words: set[str] = set()
     for e in evidences:
-        for part in str(e).replace("conflict: ", "conflict + ").replace("hull of analysis and ", "").split(" + "):
+        for part in str(e).replace("conflict: ", "conflict + ").split(" + "):
             if part:
                 words.add(part.strip())
     order = {w: i for i, w in enumerate(_WORDS)}
@@ -280,7 +280,10 @@ class PointTable:
         self.arrays: dict[str, dict[str, np.ndarray]] = {}
         for crit, iv in self.iv.items():
             rep = REPLICATION_VARS.get(crit)
-            self.add(crit, iv, ds[rep] if rep and rep in ds else None)
+            reps = ds[rep] if rep and rep in ds else None
+            if reps is not None and "reliable" in iv:
+                reps = reps.where(iv["reliable"])  # an unreliable CI pairs nothing either
+            self.add(crit, iv, reps)
 
     def _contenders(self) -> None:
         """The contenders (names, policies, the flat positions in policy x candidate
@@ -460,14 +463,21 @@ def recommend(table: PointTable, index: tuple, li: int) -> dict:
     """The recommendation at one setting and load: the E[T] winner or tie set; a tie
     narrowed by E[C] among the tied (the policies of the tie that no other member
     beats on cost), with the hull of their E[T] and E[C] intervals, the E[T]
-    runner-up and its margin."""
+    runner-up and its margin. A tie that holds a contender whose E[T] is unknown (its
+    simulated CI cannot be trusted: evidence ``unreliable CI``) is left whole: the
+    point is undetermined."""
     at = (*index, li)
     lat = table.decide("latency", at)
     row = dict(table.setting(index))
     row["load"] = plain(table.ds["load"].values[li])
     chosen, basis = list(lat.winners), "E[T]" + ("" if lat.decided else " tie")
+    unknown = [c.name for c in table.candidates("latency", at) if c.name in chosen and c.evidence == UNRELIABLE]
     if not chosen:
         basis = lat.evidence
+    elif unknown and not lat.decided:
+        # a contender whose E[T] the simulation cannot tell may be the fastest: the point
+        # is undetermined, and no cheaper member of the tie is named in its place
+        basis = f"E[T] undetermined ({UNRELIABLE}: {', '.join(unknown)})"
     elif not lat.decided:
         cost = table.decide("cost", at, among=set(chosen))
         if cost.winners and len(cost.winners) < len(chosen):
