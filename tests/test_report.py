@@ -260,18 +260,30 @@ def test_the_report_says_how_sure_the_answer_is_over_the_trace_s_resamples():
     assert report.resample_agreement(study(), recommendations(study()))[0] == []
 
 
-def test_the_summary_counts_where_theory_and_simulation_disagree_and_says_which_is_used():
-    """An interval whose evidence is ``conflict`` (an exact value outside the simulation's
-    CI) is counted, and the report says whose interval the decisions use and why."""
+def test_the_summary_counts_where_theory_and_simulation_disagree_and_sorts_them():
+    """An exact value outside the simulation's CI is counted and classed: far outside a
+    light-tailed CI it is unexplained; just outside, chance; with an infinite variance,
+    heavy tail. The report lists every one with its class."""
+    from straggler.disagreements import classify
     from straggler.report import conflict_sentences
 
     ds = study(policies=("ZRed", "CoC"), r_slow=(1.0,))
     ds["latency_approx_kind"] = xr.full_like(ds["latency_approx_kind"], "exact")
     ds["latency_approx"] = ds["latency_mean"].isel(load=0, drop=True) * 0 + 100.0  # far above every CI
     said = conflict_sentences(ds)
-    assert said and said[0].startswith("On E[T], the analysis and the simulation disagree at ")
-    assert "evidence 'conflict'" in said[0] and "simulation's interval is used" in said[0]
+    assert said and said[0].startswith("An exact value lies outside the simulation's CI at ")
+    assert "unexplained" in said[0] and "chance" not in said[0]
     assert any(s in summary(ds) for s in said)
+    assert "| unexplained |" in markdown(ds)
+    # just outside: 1.2 half-widths is chance among this many comparisons
+    near = ds.copy()
+    near["latency_approx"] = near["latency_mean"] + 1.2 * near["latency_mean_ci"]
+    found = classify(near)
+    assert len(found) and set(found["class"]) == {"chance"}
+    # the same gap where the CI is unreliable for a heavy tail
+    reasons = xr.full_like(near["verdict"], "infinite variance: FCFS: a replica's service time has tail index 2.2")
+    heavy = near.assign(ci_reliable_reason=reasons, ci_reliable=xr.zeros_like(near["latency_mean"]))
+    assert set(classify(heavy)["class"]) == {"heavy tail"}
 
 
 def test_every_word_the_report_uses_is_defined_in_its_how_to_read_and_on_the_outputs_page():

@@ -20,7 +20,7 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("policies", "engines"),),
     (("analysis",), ("simulation",)),
     (("config",),),
-    (("grid", "cell_build", "workunits", "tuning", "bound_checks", "verdict", "claims", "glossary"),),
+    (("grid", "cell_build", "workunits", "tuning", "bound_checks", "disagreements", "verdict", "claims", "glossary"),),
     (("variables", "provenance", "dataset", "evaluate", "archive", "bench", "pilot"),),
     (("intervals", "winners", "decision", "frontier", "break_even", "figures", "headline", "report"),),
     (("pipeline", "cli", "question"),),

@@ -82,36 +82,73 @@ def verdict_summary(ds: xr.Dataset) -> tuple[pd.DataFrame, pd.DataFrame, list[st
 
 
 def conflict_sentences(ds: xr.Dataset) -> list[str]:
-    """Where the analysis and the simulation disagree on E[T] or E[C] (an interval whose
-    evidence says ``conflict``: the analytic value or bound lies outside the simulation's
-    CI), with which one the decisions believe and why."""
-    from .intervals import CONFLICT, HEAVY, cost_intervals, latency_intervals
+    """Where an exact value lies outside the simulation's CI, by class
+    (:mod:`straggler.disagreements`: heavy tail, not settled, chance, unexplained), and
+    what the decisions believe there."""
+    from .disagreements import CLASSES, classify, comparisons
 
     if "latency_mean" not in ds:
         return []
-    out = []
-    for noun, made in (("E[T]", latency_intervals), ("E[C]", cost_intervals)):
-        evidence = [str(e) for e in np.asarray(made(ds)["evidence"].values, dtype=object).ravel()]
-        said = [e for e in evidence if e.startswith(CONFLICT)]
-        if not said:
-            continue
-        heavy = sum(HEAVY in e for e in said)
-        text = (
-            f"On {noun}, the analysis and the simulation disagree at {len(said)} (policy, setting, load) points "
-            f"(evidence 'conflict': an analytic value or bound outside the simulation's CI)"
-        )
-        if heavy:
-            text += (
-                f"; at {heavy} of them the size law has no third moment (heavy tail), so the response time has "
-                "infinite variance and the simulation's CI under-covers: the decisions use the hull of both"
-            )
-        if len(said) > heavy:
-            text += (
-                f"; at {len(said) - heavy} (a light tail) the simulation's interval is used: a 95 % CI misses "
-                "the true value at about one point in twenty"
-            )
-        out.append(text + ".")
-    return out
+    found = classify(ds)
+    if found.empty:
+        return []
+    made = comparisons(ds)
+    per = ", ".join(f"{noun} {int((found['criterion'] == noun).sum())} of {made.get(noun, 0)}" for noun in made)
+    by = found["class"].value_counts()
+    classes = ", ".join(f"{by[c]} {c}" for c in CLASSES if c in by)
+    text = (
+        f"An exact value lies outside the simulation's CI at {_plural(len(found), 'point')} ({per} compared): "
+        f"{classes} (listed under Theory against simulation)"
+    )
+    heavy = found[(found["class"] == "heavy tail") & (found["criterion"] == "E[T]")]
+    if len(heavy):
+        text += f"; at the {len(heavy)} heavy-tailed E[T] the exact value stands alone, since that CI under-covers"
+    if "chance" in by:
+        text += "; a 95 % CI misses at about one point in twenty, and where it can be trusted its interval is used"
+    return [text + "."]
+
+
+def disagreement_table(ds: xr.Dataset) -> pd.DataFrame:
+    """Every point where an exact value lies outside the simulation's CI, with its class
+    and why (:func:`straggler.disagreements.classify`), for the report."""
+    from .disagreements import classify
+
+    found = classify(ds)
+    if found.empty:
+        return found
+    return pd.DataFrame(
+        {
+            "quantity": found["criterion"],
+            "point": found["point"],
+            "exact": found["exact"].map(lambda v: f"{v:.4g}"),
+            "simulated": [f"{m:.4g} ± {c:.2g}" for m, c in zip(found["simulated"], found["ci"])],
+            "gap (CI half-widths)": found["gap_in_ci"].map(lambda v: f"{v:+.2f}"),
+            "class": found["class"],
+            "why": found["why"],
+        }
+    )
+
+
+def unreliable_sentences(ds: xr.Dataset) -> list[str]:
+    """How many simulated E[T] the decisions set aside as unreliable (``ci_reliable`` =
+    0), and what stands in for them."""
+    from .intervals import EXACT, UNRELIABLE, latency_intervals
+
+    iv = latency_intervals(ds)
+    if "reliable" not in iv:
+        return []
+    evidence = np.asarray(iv["evidence"].values, dtype=object)
+    unreliable = ~np.asarray(iv["reliable"].values, dtype=bool)
+    n = int(unreliable.sum())
+    if not n:
+        return []
+    exact = int((unreliable & (evidence == EXACT)).sum())
+    open_ = int((unreliable & (evidence == UNRELIABLE)).sum())
+    return [
+        f"At {_plural(n, '(policy, setting, load) point')} the simulation's CI of E[T] cannot be trusted "
+        f"(ci_reliable = 0: a heavy tail, or a run not settled) and decides nothing: an exact value stands in at "
+        f"{exact}, the analysis's bounds alone at {open_} (evidence '{UNRELIABLE}')."
+    ]
 
 
 def _verdict_lines(ds: xr.Dataset) -> list[str]:
@@ -480,9 +517,7 @@ def summary(
         if by:
             text += "; the decided ones rest on " + ", ".join(by)
         out.append(text + ".")
-    heavy = int(rec["E[T] evidence"].str.contains("heavy tail").sum()) if len(rec) else 0
-    if heavy:
-        out.append(f"{_plural(heavy, 'recommendation')} rest on a heavy-tailed E[T] (a CI that under-covers).")
+    out += unreliable_sentences(ds)
     counts_v, need, flagged = verdict_summary(ds)
     if not need.empty:
         out.append(
@@ -749,6 +784,9 @@ def markdown(
     theory = theory_table(ds)
     if not theory.empty:
         lines += ["", "## Theory against simulation", "", _markdown_table(theory)]
+    disagreements = disagreement_table(ds)
+    if not disagreements.empty:
+        lines += ["", DISAGREEMENT_WORDS, "", _markdown_table(disagreements)]
     if claims is not None and len(claims):
         lines += ["", "## Claims of the paper", ""]
         for r in claims.itertuples(index=False):
@@ -763,7 +801,8 @@ def markdown(
 BASIS_WORDS = (
     "`basis`: what picked the recommendation (`E[T]`: it beats every other E[T] interval; "
     "`E[T] tie`: the contenders that could be fastest; `E[T] tie, then E[C]`: of those, the ones "
-    "no other is proven cheaper than; with an SLO or a budget, the fastest on the SLO's metric "
+    "no other is proven cheaper than; `E[T] undetermined (unreliable CI: P)`: P could be the fastest "
+    "but its simulated E[T] cannot be trusted, so the tie is left whole; with an SLO or a budget, the fastest on the SLO's metric "
     "among the contenders that meet both; `E[C] 5 % lower, E[T] within 5 % of P`: the "
     "cheaper-policy rule preferred a cheaper policy to P, the fastest). `tail`: the "
     "response-time quantile at the SLO's level (P99 without one). "
@@ -779,6 +818,16 @@ LOCATED_WORDS = (
     "not at its high end, the SLO met at the low end and not at the high end. An interval wider "
     "than the resolution says where the simulation could not tell (capacity.csv has every row, "
     "crossovers.csv the loads where the winners change)."
+)
+
+DISAGREEMENT_WORDS = (
+    "Every point where an exact value lies outside the simulation's CI, in the first class that "
+    "applies. `heavy tail`: the size law's tail gives the response time (E[T]) or the server time per "
+    "job (E[C]) an infinite variance, so the CI under-covers: the decisions use the exact value. "
+    "`not settled`: the run was still drifting (MSER). `chance`: a light tail and a settled run, and "
+    "the gap is not significant once the study's number of comparisons is counted (Student-t p-value "
+    "times that number, above 0.05): a 95 % CI misses one true value in twenty. `unexplained`: any "
+    "other gap; a correct simulator and analysis leave none."
 )
 
 TUNED_WORDS = (
@@ -864,6 +913,8 @@ def html(
         "undetermined": _table_html(need, 100),
         "contradictions": flagged,
         "theory_table": _table_html(theory_table(ds)),
+        "disagreement_words": DISAGREEMENT_WORDS,
+        "disagreement_table": _table_html(disagreement_table(ds), 400),
         "claims": [] if claims is None else claims.to_dict("records"),
         "provenance": _provenance_rows(ds),
         "config": ds.attrs.get("config", ""),
