@@ -801,7 +801,7 @@ def markdown(
 BASIS_WORDS = (
     "`basis`: what picked the recommendation (`E[T]`: it beats every other E[T] interval; "
     "`E[T] tie`: the contenders that could be fastest; `E[T] tie, then E[C]`: of those, the ones "
-    "no other is proven cheaper than; `E[T] undetermined (unreliable CI: P)`: P could be the fastest "
+    "no other is proven cheaper than; `E[T] undetermined: unreliable CI of P`: P could be the fastest "
     "but its simulated E[T] cannot be trusted, so the tie is left whole; with an SLO or a budget, the fastest on the SLO's metric "
     "among the contenders that meet both; `E[C] 5 % lower, E[T] within 5 % of P`: the "
     "cheaper-policy rule preferred a cheaper policy to P, the fastest). `tail`: the "

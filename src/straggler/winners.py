@@ -477,7 +477,7 @@ def recommend(table: PointTable, index: tuple, li: int) -> dict:
     elif unknown and not lat.decided:
         # a contender whose E[T] the simulation cannot tell may be the fastest: the point
         # is undetermined, and no cheaper member of the tie is named in its place
-        basis = f"E[T] undetermined ({UNRELIABLE}: {', '.join(unknown)})"
+        basis = f"E[T] undetermined: {UNRELIABLE} of {', '.join(unknown)}"
     elif not lat.decided:
         cost = table.decide("cost", at, among=set(chosen))
         if cost.winners and len(cost.winners) < len(chosen):
