@@ -108,6 +108,25 @@ def test_the_getting_started_page_runs_on_fresh_results(getting_started):
 
 
 @pytest.mark.workflow
+def test_the_default_study_leaves_no_disagreement_unexplained(getting_started):
+    """As the coverage page says: every point where an exact value lies outside the
+    default study's simulated interval is a heavy tail or chance, and the report lists
+    each one with its class."""
+    import xarray as xr
+
+    from straggler.disagreements import classify
+
+    repo, _ = getting_started
+    with xr.open_dataset(repo / "results/default/default.nc") as ds:
+        found = classify(ds.load())
+    assert len(found) and set(found["class"]) <= {"heavy tail", "chance"}
+    assert (found["class"] == "heavy tail").sum() > (found["class"] == "chance").sum()
+    report = (repo / "results/default/report.md").read_text()
+    assert report.count("| heavy tail |") + report.count("| chance |") == len(found)
+    assert "unexplained" not in report.split("## Theory against simulation")[1].split("| quantity | point")[-1]
+
+
+@pytest.mark.workflow
 def test_the_readme_s_answer_is_what_the_command_prints(getting_started):
     """The README's picture of an answer (a ``$ command`` and what it prints) on the
     default study's fresh results."""

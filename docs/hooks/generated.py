@@ -201,16 +201,21 @@ EVENT_SETS = "docs/validation/event-sets.json"
 """A whole run of ``benchmarks/event_sets.py --json``, recorded on a quiet machine."""
 
 
-def event_sets_benchmark():
-    """``benchmarks/event_sets.py`` as a module (the benchmarks are scripts, not a package)."""
+def benchmark(name: str):
+    """``benchmarks/<name>.py`` as a module (the benchmarks are scripts, not a package)."""
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "event_sets.py"
-    spec = importlib.util.spec_from_file_location("event_sets", path)
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def event_sets_benchmark():
+    """``benchmarks/event_sets.py`` as a module."""
+    return benchmark("event_sets")
 
 
 def event_sets() -> str:
@@ -232,6 +237,60 @@ def event_sets() -> str:
             "```",
         ]
     )
+
+
+CI_COVERAGE = "docs/validation/ci-coverage.json"
+"""A whole run of ``benchmarks/ci_coverage.py --json`` (400 seeds)."""
+WARMUP_GAP = "docs/validation/warmup-gap.json"
+"""A whole run of ``benchmarks/warmup_gap.py --json``."""
+
+
+def _recorded(path: str, name: str, what, as_table: bool = False) -> str:
+    """A benchmark's recorded JSON run, printed by the benchmark's own ``table`` (or, with
+    ``as_table``, as its ``markdown`` table, which wraps on a narrow page)."""
+    import json
+    from pathlib import Path
+
+    out = json.loads((Path(__file__).resolve().parents[2] / path).read_text())
+    head = f"The last recorded run (`{path}`, {out['created']}, {what(out)}):"
+    if as_table:
+        return "\n".join([head, "", benchmark(name).markdown(out)])
+    return "\n".join([head, "", "```text", benchmark(name).table(out), "```"])
+
+
+def ci_coverage() -> str:
+    """The recorded coverage of the simulation's intervals, law by law."""
+    return _recorded(
+        CI_COVERAGE,
+        "ci_coverage",
+        lambda out: (
+            f"{out['seeds']} seeds a row, {out['length']['replications']} replications of "
+            f"{out['length']['jobs']:,} jobs after {out['length']['warmup']:,} of warm-up"
+        ),
+        as_table=True,
+    )
+
+
+CI_COVERAGE_LONG = "docs/validation/ci-coverage-long.json"
+"""The two most variable light-tailed laws at ten times the run length (``--jobs 2000000``)."""
+
+
+def ci_coverage_long() -> str:
+    """The recorded coverage of the most variable light tails with longer runs."""
+    return _recorded(
+        CI_COVERAGE_LONG,
+        "ci_coverage",
+        lambda out: (
+            f"{out['seeds']} seeds a row, {out['length']['replications']} replications of "
+            f"{out['length']['jobs']:,} jobs after {out['length']['warmup']:,} of warm-up"
+        ),
+        as_table=True,
+    )
+
+
+def warmup_gap() -> str:
+    """The recorded measurement of the default study's ZRed gap."""
+    return _recorded(WARMUP_GAP, "warmup_gap", lambda out: f"{out['seeds']} seeds a row")
 
 
 FIT_EXAMPLE = ("config/data/requests_ms.csv", "duration_ms")
@@ -299,6 +358,9 @@ SECTIONS: dict[str, Callable[[], str]] = {
     "commands": commands,
     "bench-run": bench_run,
     "event-sets": event_sets,
+    "ci-coverage": ci_coverage,
+    "ci-coverage-long": ci_coverage_long,
+    "warmup-gap": warmup_gap,
     "fit-example": fit_example,
     "by-type-example": by_type_example,
 }
