@@ -343,6 +343,7 @@ def test_result_shapes_and_values_for_the_dataset():
         "latency_replication_mean",
         "cost_replication_mean",
         "latency_replication_quantile",
+        "warmup_batches",  # read by the verdicts into ci_reliable, not a dataset variable
     }
     assert v["latency_replication_mean"].shape == (2, 2)
     assert v["latency_replication_quantile"].shape == (2, len(S.QUANTILES), 2)
