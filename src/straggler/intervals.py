@@ -314,17 +314,25 @@ def cost_intervals(ds: xr.Dataset) -> xr.Dataset:
     ci = np.where(np.isfinite(ci), ci, 0.0)
     ok = usable & np.isfinite(mean)
     reliable = reliable_ci(ds, "cost")
-    used = ok & reliable
-    low, high, evidence = _combine(
-        ends, np.where(used, np.maximum(mean - ci, 0.0), np.nan), np.where(used, mean + ci, np.nan), SIMULATION
-    )
-    exact = ends.low_src == EXACT
-    evidence = np.where(ok & ~reliable & ~exact, UNRELIABLE, evidence)
+    low, high, evidence, exact = _with_simulation(ends, mean, ci, ok, reliable)
     estimate = np.where(ok, mean, np.where(approx | exact, cost, np.nan))
     evidence = np.where(evidence == "", np.where(approx, ESTIMATE_ONLY, NOTHING), evidence)
     out = _as_dataset(like, low, high, estimate, evidence)
     out["reliable"] = (like.dims, reliable | ~ok)
     return out
+
+
+def _with_simulation(ends: _Ends, mean, ci, ok, reliable):
+    """The analytic ``ends`` intersected with the simulation's ``mean +- ci`` where it
+    exists (``ok``) and can be trusted (``reliable``); where it cannot and no exact value
+    stands in, the evidence is :data:`UNRELIABLE`. Returns (low, high, evidence, where
+    the analysis is exact)."""
+    used = ok & reliable
+    low, high, evidence = _combine(
+        ends, np.where(used, np.maximum(mean - ci, 0.0), np.nan), np.where(used, mean + ci, np.nan), SIMULATION
+    )
+    exact = ends.low_src == EXACT
+    return low, high, np.where(ok & ~reliable & ~exact, UNRELIABLE, evidence), exact
 
 
 RELIABLE = {"latency": "ci_reliable", "cost": "cost_ci_reliable"}
@@ -362,12 +370,7 @@ def latency_intervals(ds: xr.Dataset) -> xr.Dataset:
     ci = np.where(np.isfinite(ci), ci, 0.0)
     ok = ((v == "stable") | (v == "")) & np.isfinite(mean)
     reliable = reliable_ci(ds)
-    used = ok & reliable
-    low, high, evidence = _combine(
-        ends, np.where(used, np.maximum(mean - ci, 0.0), np.nan), np.where(used, mean + ci, np.nan), SIMULATION
-    )
-    exact = ends.low_src == EXACT
-    evidence = np.where(ok & ~reliable & ~exact, UNRELIABLE, evidence)
+    low, high, evidence, exact = _with_simulation(ends, mean, ci, ok, reliable)
     estimate = np.where(ok, mean, np.where(approx | exact, approx_value, np.nan))
     evidence = np.where(evidence == "", np.where(approx, ESTIMATE_ONLY, NOTHING), evidence)
     # no finite mean: unstable (by the verdict, an infinite mean or an exact infinite value)
