@@ -49,6 +49,14 @@ LAWS = {
         "family": "quantiles",
         "quantiles": {0: 1.3, 0.5: 8.4, 0.9: 18.7, 0.99: 202.1, 0.999: 372.3, 1: 390.0},
     },
+    "by_type": {
+        "family": "by_type",
+        "p": [0.8, 0.2],
+        "laws": [
+            {"family": "empirical", "file": "config/data/requests_ms.csv", "column": "duration_ms"},
+            {"family": "quantiles", "quantiles": {0: 5.0, 0.5: 30.0, 0.9: 80.0, 0.99: 250.0, 1: 400.0}},
+        ],
+    },
     "bounded_pareto_1.1": {"family": "bounded_pareto", "alpha": 1.1, "low": 1, "high": 1000},
     "bounded_pareto_1.5": {"family": "bounded_pareto", "alpha": 1.5, "low": 1, "high": 1000},
     "bounded_pareto_2": {"family": "bounded_pareto", "alpha": 2, "low": 1, "high": 1000},
@@ -56,7 +64,8 @@ LAWS = {
     "pareto_1.5": {"family": "pareto", "xm": 1, "alpha": 1.5},
     "pareto_1.1": {"family": "pareto", "xm": 1, "alpha": 1.1},
 }
-"""The shipped studies' laws, one of each shape (``straggler.distributions.from_spec``)."""
+"""The shipped studies' laws, one of each shape (``straggler.distributions.from_spec``);
+``by_type`` is measured_types.yaml's, 80 % reads from the shipped trace and 20 % writes."""
 
 LOADS = (0.3, 0.6, 0.9)
 """Each server's utilisation in the three runs of a case."""
@@ -84,7 +93,12 @@ def model(system: str, law: str):
     from straggler.simulation.reference import make_model
 
     scale = PER_LOAD.get(system, 1.0)
-    return make_model(size=distributions.from_spec(LAWS[law]), loads=[x * scale for x in LOADS], **SYSTEMS[system])
+    settings = dict(SYSTEMS[system])
+    if LAWS[law]["family"] == "by_type":
+        # a law per job type needs the types: two pools of five identical servers
+        # (r_slow 1), so each server is still an M/G/1 queue of the mixture
+        settings.update(two_pools=True, r_slow=1.0, p=tuple(LAWS[law]["p"]))
+    return make_model(size=distributions.from_spec(LAWS[law]), loads=[x * scale for x in LOADS], **settings)
 
 
 def run_case(args) -> dict:
