@@ -169,8 +169,11 @@ def run_case(args) -> dict:
 def measure(seeds: int, only: str | None, workers: int, jobs: int | None = None) -> dict:
     length = dict(LENGTH) if jobs is None else {**LENGTH, "jobs": int(jobs), "warmup": int(jobs) // 10}
     todo = [(s, law, seeds, length) for s, law in cases(only)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        parts = list(pool.map(run_case, todo))
+    if workers <= 1:
+        parts = [run_case(case) for case in todo]
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            parts = list(pool.map(run_case, todo))
     import numpy
 
     import straggler
