@@ -129,6 +129,20 @@ def disagreement_table(ds: xr.Dataset) -> pd.DataFrame:
     )
 
 
+def undetermined_sentences(rec: pd.DataFrame) -> list[str]:
+    """Under the answer's lines: why some of its ties are left whole (a contender whose
+    simulated E[T] cannot be trusted), and what can decide there."""
+    if not len(rec) or "basis" not in rec:
+        return []
+    n = int(rec["basis"].astype(str).str.startswith("E[T] undetermined").sum())
+    if not n:
+        return []
+    return [
+        f"At {_plural(n, 'point')} a tie holds a policy whose simulated E[T] cannot be trusted (a heavy tail "
+        "gives its response time an infinite variance): the mean cannot decide there; the P99, or an SLO on it, can."
+    ]
+
+
 def unreliable_sentences(ds: xr.Dataset) -> list[str]:
     """How many simulated E[T] the decisions set aside as unreliable (``ci_reliable`` =
     0), and what stands in for them."""
@@ -734,7 +748,7 @@ def markdown(
         "",
         headline_lead(ds),
         "",
-        *[f"- {s}" for s in headline.sentences(rec, _shown(ds, rec))],
+        *[f"- {s}" for s in headline.sentences(rec, _shown(ds, rec)) + undetermined_sentences(rec)],
         "",
         "Every value is an interval from its best evidence (exact, a bound, the simulation's CI); a "
         "policy is named alone where the rule in the basis column picks it, else the tie set is listed. "
@@ -896,7 +910,7 @@ def html(
     context = {
         "study": ds.attrs.get("study", "?"),
         "headline_lead": headline_lead(ds),
-        "headline": headline.sentences(rec, _shown(ds, rec)),
+        "headline": headline.sentences(rec, _shown(ds, rec)) + undetermined_sentences(rec),
         "recommendation_groups": [
             {"title": title, "table": _table_html(rows)}
             for title, rows in headline.grouped(recommendation_table(ds, rec), rec, _shown(ds, rec))
