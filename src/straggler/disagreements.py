@@ -33,17 +33,10 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .intervals import confidence
+
 CLASSES = ("heavy tail", "not settled", "chance", "unexplained")
 COLUMNS = ("criterion", "point", "exact", "simulated", "ci", "gap_in_ci", "p_adjusted", "class", "why")
-
-
-def _confidence(ds: xr.Dataset) -> float:
-    import yaml
-
-    try:
-        return float(yaml.safe_load(ds.attrs["config"])["simulation"]["confidence"])
-    except (KeyError, TypeError, ValueError, AttributeError, yaml.YAMLError):
-        return 0.95
 
 
 def _frame(ds: xr.Dataset, names: list[str]) -> pd.DataFrame:
@@ -90,7 +83,7 @@ def classify(ds: xr.Dataset) -> pd.DataFrame:
 
     if "latency_mean" not in ds:
         return pd.DataFrame(columns=COLUMNS)
-    level = _confidence(ds)
+    level = confidence(ds)
     rows = []
     for (noun, value, _, mean, ci), df, compared in _compared(ds):
         m = int(compared.sum())

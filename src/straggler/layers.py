@@ -20,9 +20,9 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("policies", "engines"),),
     (("analysis",), ("simulation",)),
     (("config",),),
-    (("grid", "cell_build", "workunits", "tuning", "bound_checks", "disagreements", "verdict", "claims", "glossary"),),
+    (("grid", "cell_build", "workunits", "tuning", "bound_checks", "verdict", "claims", "glossary"),),
     (("variables", "provenance", "dataset", "evaluate", "archive", "bench", "pilot"),),
-    (("intervals", "winners", "decision", "frontier", "break_even", "figures", "headline", "report"),),
+    (("intervals", "disagreements", "winners", "decision", "frontier", "break_even", "figures", "headline", "report"),),
     (("pipeline", "cli", "question"),),
 )
 
