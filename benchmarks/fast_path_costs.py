@@ -5,13 +5,14 @@ thing the fast path keeps per job added, against the fast path itself, in one ru
 
 CoC d = 2, N = 50, i.i.d. exponential replicas, load 0.4 (the bench's headline system).
 The rows add, one at a time and then together, to the bare loop of
-``straggler.simulation.bare``: the statistics of every measured job
-(``statistics.record``: sums, batch means, the latency histogram), the idle evidence of
-every arrival (``statistics.see``), and the random numbers read from block-filled
-buffers (arrivals, routing, sizes; ``streams.refill_*``) instead of the generator called
-per value. Each row is a share of the bare
-loop's throughput in the same run; the last row is the fast path's own (its monitor,
-chunking and common-random-number layout are the rest).
+``straggler.simulation.bare``, each as the fast path keeps it: the statistics of every
+measured job (sums, batch means, the latency histogram: each job's row written, then
+``statistics.record_rows`` over a block), the idle evidence of every arrival (counted in
+registers), and the random numbers read from block-filled buffers (arrivals, routing,
+sizes; ``streams.refill_*``) instead of the generator called per value. Each row is a
+share of the bare loop's throughput in the same run; the last row is the fast path's
+own (its monitor, chunking, cancellation delay, job types, pools and common-random-number
+layout are the rest).
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ def _variant(N, d, lam, jobs, rng, keep_stats, see_idle, blocks, acc, batches, h
     arrivals = np.empty(BLOCK)
     routing = np.empty(BLOCK)
     sizes = np.empty(BLOCK)
+    rows = np.empty((BLOCK, S.ROW_COLUMNS))
+    seen = 0.0
+    idle = 0.0
     pa = BLOCK
     pr = BLOCK
     ps = BLOCK
@@ -74,8 +78,9 @@ def _variant(N, d, lam, jobs, rng, keep_stats, see_idle, blocks, acc, batches, h
             perm[r] = perm[i]
             perm[i] = s
             chosen[i] = s
-            if see_idle and i == 0:
-                S.see(acc, 0, free[s] <= t)
+            if see_idle and i == 0:  # as the fast path counts it: in registers
+                seen += 1.0
+                idle += 1.0 if free[s] <= t else 0.0
             start[i] = max(t, free[s])
             if blocks:
                 if ps == BLOCK:
@@ -91,10 +96,17 @@ def _variant(N, d, lam, jobs, rng, keep_stats, see_idle, blocks, acc, batches, h
             if start[i] < done:
                 free[chosen[i]] = done
                 cost += done - start[i]
-        if keep_stats:
-            S.record(acc, batches, hist, fbuf, ibuf, m, done - t, cost, 1.0, inv_batch)
+        if keep_stats:  # as the fast path records them: rows, then one pass a block
+            rows[m % BLOCK, S.ROW_LAT] = done - t
+            rows[m % BLOCK, S.ROW_COST] = cost
+            rows[m % BLOCK, S.ROW_COPIES] = 1.0
+            if m % BLOCK == BLOCK - 1 or m == jobs - 1:
+                m0 = m - m % BLOCK
+                S.record_rows(acc, batches, hist, fbuf, ibuf, rows, m0, m + 1, 0, inv_batch)
         else:
             acc[S.A_SUM_T] += done - t
+    acc[S.A_SEEN0] += seen
+    acc[S.A_IDLE0] += idle
     return acc[S.A_SUM_T] / jobs
 
 
@@ -124,8 +136,8 @@ def main(argv=None) -> int:
 
     rows = {"bare loop (simulation/bare.py)": lambda: coc_mean_latency(N, D, lam, jobs, np.random.default_rng(1))}
     rows["the same loop written here"] = variant(False, False, False)
-    rows["+ statistics.record per job"] = variant(True, False, False)
-    rows["+ statistics.see per arrival"] = variant(False, True, False)
+    rows["+ statistics (record_rows)"] = variant(True, False, False)
+    rows["+ idle evidence per arrival"] = variant(False, True, False)
     rows["+ block-filled streams"] = variant(False, False, True)
     rows["+ all three"] = variant(True, True, True)
     model = make_model("CoC", N, [LOAD], d=D, two_pools=False)

@@ -110,13 +110,20 @@ into, a numba function (``nogil``) that returns nothing and
 Structure: ``run`` refills the stream blocks (the only generator calls) and
 hands chunks of jobs to one small loop per policy family (``_chunk_one``,
 ``_chunk_cancel``, ``_chunk_start``, ``_chunk_riq``; Rer has its own loop with
-the restart heap, ``_run_rer``); it takes the checkpoints between chunks.
+the restart heap, ``_run_rer``); a chunk writes each job's latency, cost and copies
+into ``rows``, which ``run`` then records in one pass (:func:`.statistics.record_rows`);
+it takes the checkpoints between chunks.
 
-Performance notes (measured, numba 0.68, CoC d = 2, ~37 ns a job): a generator
-passed into an inlined helper, a call to the generic sampler, an inlined helper
-that returns a tuple or calls another inlined helper, or all policies in one
-loop each cost 2-60 ns a job; small inlined helpers on arrays and numbers
-(``_distinct``, ``_cancel_at``, :func:`.statistics.record`) cost nothing.
+Performance notes (measured, numba 0.68, CoC d = 2 on 50 servers, about 50 ns a job
+of which about 19 ns are the random numbers; ``benchmarks/fast_path_costs.py``): a
+generator passed into an inlined helper, a call to the generic sampler, an inlined
+helper that returns a tuple or calls another inlined helper, or all policies in one
+loop each cost 2-60 ns a job. Inside a job loop, three things cost most and are
+avoided: a branch on a coin flip (which replica wins, whether a server was idle; LLVM
+turns a select back into one, so ``_cancel_at`` blends with 0.0 and 1.0), a
+read-modify-write of the statistics in memory for every job (the idle evidence is
+counted in registers over a chunk, the sums in one pass over its rows), and a second
+loop over the replicas where one suffices.
 """
 
 from __future__ import annotations
@@ -151,8 +158,9 @@ Blocks = namedtuple("Blocks", "eb ub xb sb")
 """The blocks of the four random streams (arrivals, routing, sizes, second sizes)."""
 Servers = namedtuple("Servers", "free perm srv ksrv st fin dur sel")
 """The servers' free times, the placement permutation and one job's replica scratch."""
-Out = namedtuple("Out", "acc batches hist fbuf ibuf trace n_trace")
-"""The statistics a job's latency and cost are recorded in (:mod:`.statistics`)."""
+Out = namedtuple("Out", "acc batches hist fbuf ibuf trace n_trace rows")
+"""The statistics a job's latency and cost are recorded in (:mod:`.statistics`), and
+``rows``, a chunk's ``(latency, cost, copies)`` per job (:func:`.statistics.record_rows`)."""
 
 # ---------------------------------------------------------------- per-job helpers
 # (arrays and numbers only: the stream positions go in and come back out)
@@ -164,31 +172,52 @@ def _pool(s, p1):
 
 
 @kernel(nogil=True, inline="always")
+def _put_seen(acc, seen0, seen1, idle0, idle1):
+    """Write back the idle evidence (:func:`.statistics.see`) that a chunk counted in
+    registers: counted in ``acc`` job by job, its read-modify-writes cost the chunk
+    about a tenth of its time (measured: CoC d = 2)."""
+    acc[S.A_SEEN0] = seen0
+    acc[S.A_SEEN1] = seen1
+    acc[S.A_IDLE0] = idle0
+    acc[S.A_IDLE1] = idle1
+
+
+@kernel(nogil=True)
+def _record_chunk(o, n0, n1, warmup, inv_batch):
+    """Record the chunk's jobs ``n0..n1-1`` from ``o.rows``: the statistics of the
+    measured ones, and the trace rows of the first ``o.n_trace`` jobs."""
+    S.record_rows(o.acc, o.batches, o.hist, o.fbuf, o.ibuf, o.rows, n0, n1, warmup, inv_batch)
+    for n in range(n0, min(n1, o.n_trace)):
+        o.trace[n, 0] = o.rows[n - n0, S.ROW_LAT]
+        o.trace[n, 1] = o.rows[n - n0, S.ROW_COST]
+
+
+@kernel(nogil=True, inline="always")
 def _cancel_at(free, srv, st, fin, dur, n, c, cd):
     """Replicas ``0..n-1`` (started at st, finishing at fin) run until c: update
     the servers' free times and return the server time consumed. A replica cut at
     c (started before c, not finished by then) holds its server ``cd`` (the
     cancellation delay) longer and costs ``c - start + cd``.
 
-    Selects, not branches: which replica wins and whether the others started
-    are coin flips that a branch mispredicts (measured: CoC d = 2, a few ns a
-    job). A replica that never started adds 0.0 (cost stays as it was: it is
-    never -0.0) and leaves its server's free time; the arithmetic is that of the
-    branches, so the results are the same bit for bit. The cut is computed as
-    ``(c + cd) - a`` (one addition a job, not one a replica); with cd = 0 that is
-    ``c - a`` exactly: the results of instant cancellation, bit for bit."""
+    Which replica wins and whether the others started are coin flips, which a branch
+    mispredicts; LLVM turns a select on them back into a branch, so they are taken as
+    0.0 or 1.0 and blended by arithmetic (measured: CoC d = 2, about 7 ns a job). The
+    blend is exact: ``1.0 * u + 0.0 * v`` is ``u`` and ``0.0 * u + 1.0 * v`` is ``v`` for
+    the finite, non-negative duration and the finite cut (a signed zero added to the
+    non-negative cost changes nothing), and a replica that never started adds 0.0 and
+    keeps its server's free time: the results of the branches, bit for bit. The cut is
+    computed as ``(c + cd) - a`` (one addition a job, not one a replica); with cd = 0
+    that is ``c - a`` exactly: the results of instant cancellation, bit for bit."""
     cost = 0.0
     ce = c + cd  # when a cut replica frees its server
     for i in range(n):
         a = st[i]
         f = fin[i]
-        done = f <= c
-        used = dur[i] if done else ce - a
-        end = f if done else ce
-        started = a < c
-        cost += used if started else 0.0
+        done = np.float64(np.int64(f <= c))
+        started = np.float64(np.int64(a < c))
+        cost += started * (done * dur[i] + (1.0 - done) * (ce - a))
         s = srv[i]
-        free[s] = end if started else free[s]
+        free[s] = started * (done * f + (1.0 - done) * ce) + (1.0 - started) * free[s]
     return cost
 
 
@@ -219,7 +248,7 @@ def _checkpoint(free, t, pools, p_start, scratch, mon, kc, work, N, wait):
 @kernel(nogil=True)
 def _chunk_one(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     """ZRed, KT: one replica on a random server of the pool drawn from alpha."""
-    pools, p_start, J, type_cdf, alpha, inv_speeds, dep, xc, x_params, inv_lam, warmup, inv_batch = (
+    pools, p_start, J, type_cdf, alpha, inv_speeds, dep, xc, x_params, inv_lam, warmup = (
         m.pools,
         m.p_start,
         m.J,
@@ -231,11 +260,11 @@ def _chunk_one(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         m.x_params,
         m.inv_lam,
         m.warmup,
-        m.inv_batch,
     )
     eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
     free = sv.free
-    acc, batches, hist, fbuf, ibuf, trace, n_trace = o.acc, o.batches, o.hist, o.fbuf, o.ibuf, o.trace, o.n_trace
+    acc, rows = o.acc, o.rows
+    seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -253,8 +282,12 @@ def _chunk_one(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         lo = p_start[i]
         s = lo + int(ub[ui] * (p_start[i + 1] - lo))
         ui += 1
-        if n >= warmup:
-            S.see(acc, i, free[s] <= t)
+        if n >= warmup:  # S.see, in registers over the chunk
+            idle = 1.0 if free[s] <= t else 0.0
+            seen0 += 1.0 - i
+            seen1 += i
+            idle0 += idle - i * idle
+            idle1 += i * idle
         x = size_of_type(xc, x_params, j, xb[xi])
         xi += 1
         if dep == SX_CODE:
@@ -268,18 +301,17 @@ def _chunk_one(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         free[s] = f
         work += du
         lat = f - t
-        if n >= warmup:
-            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, du, 1.0, inv_batch)
-        if n < n_trace:
-            trace[n, 0] = lat
-            trace[n, 1] = du
+        rows[n - n0, S.ROW_LAT] = lat
+        rows[n - n0, S.ROW_COST] = du
+        rows[n - n0, S.ROW_COPIES] = 1.0
+    _put_seen(acc, seen0, seen1, idle0, idle1)
     return t, work, ei, ui, xi, si
 
 
 @kernel(nogil=True)
 def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     """CoC, FRed, FJ: d replicas, done at the k-th completion, the rest cancelled."""
-    N, d, k, p1, J, type_cdf, inv_speeds, dep, xc, x_params, inv_lam, warmup, inv_batch = (
+    N, d, k, p1, J, type_cdf, inv_speeds, dep, xc, x_params, inv_lam, warmup = (
         m.N,
         m.d,
         m.k,
@@ -292,11 +324,11 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         m.x_params,
         m.inv_lam,
         m.warmup,
-        m.inv_batch,
     )
     eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
     free, perm, srv, st, fin, dur, sel = sv.free, sv.perm, sv.srv, sv.st, sv.fin, sv.dur, sv.sel
-    acc, batches, hist, fbuf, ibuf, trace, n_trace = o.acc, o.batches, o.hist, o.fbuf, o.ibuf, o.trace, o.n_trace
+    acc, rows = o.acc, o.rows
+    seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
     fred = m.policy == policies.FRED_CODE
     cd = m.cd
     for n in range(n0, n1):
@@ -314,9 +346,14 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
             ui += 2
         else:
             ui = distinct_servers(perm, N, d, srv, ub, ui)
-        if n >= warmup:
+        if n >= warmup:  # S.see, in registers over the chunk
             for r in range(d):
-                S.see(acc, _pool(srv[r], p1), free[srv[r]] <= t)
+                pool = 1.0 if srv[r] >= p1 else 0.0
+                idle = 1.0 if free[srv[r]] <= t else 0.0
+                seen0 += 1.0 - pool
+                seen1 += pool
+                idle0 += idle - pool * idle
+                idle1 += pool * idle
         c = np.inf
         x0 = size_of_type(xc, x_params, j, xb[xi])
         for r in range(d):
@@ -348,11 +385,10 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         cost = _cancel_at(free, srv, st, fin, dur, d, c, cd)
         work += cost
         lat = c - t
-        if n >= warmup:
-            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, cost, float(d), inv_batch)
-        if n < n_trace:
-            trace[n, 0] = lat
-            trace[n, 1] = cost
+        rows[n - n0, S.ROW_LAT] = lat
+        rows[n - n0, S.ROW_COST] = cost
+        rows[n - n0, S.ROW_COPIES] = float(d)
+    _put_seen(acc, seen0, seen1, idle0, idle1)
     return t, work, ei, ui, xi, si
 
 
@@ -362,7 +398,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     (ties: sampling order), the q-th to start with the q-th size; done when k of
     them finish, the others cut then (fork-join paper section 8.1, (n, r_f = d,
     r = keep, k)). keep = k (CoS, ``early``) needs no cut: all kept run to the end."""
-    N, d, k, keep, p1, J, type_cdf, inv_speeds, dep, xc, x_params, inv_lam, warmup, inv_batch = (
+    N, d, k, keep, p1, J, type_cdf, inv_speeds, dep, xc, x_params, inv_lam, warmup = (
         m.N,
         m.d,
         m.k,
@@ -376,11 +412,11 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         m.x_params,
         m.inv_lam,
         m.warmup,
-        m.inv_batch,
     )
     eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
     free, perm, srv, ksrv, st, fin, dur, sel = sv.free, sv.perm, sv.srv, sv.ksrv, sv.st, sv.fin, sv.dur, sv.sel
-    acc, batches, hist, fbuf, ibuf, trace, n_trace = o.acc, o.batches, o.hist, o.fbuf, o.ibuf, o.trace, o.n_trace
+    acc, rows = o.acc, o.rows
+    seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
     cd = m.cd
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
@@ -394,8 +430,13 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         ui = distinct_servers(perm, N, d, srv, ub, ui)
         for r in range(d):
             a = free[srv[r]]
-            if n >= warmup:
-                S.see(acc, _pool(srv[r], p1), a <= t)
+            if n >= warmup:  # S.see, in registers over the chunk
+                pool = 1.0 if srv[r] >= p1 else 0.0
+                idle = 1.0 if a <= t else 0.0
+                seen0 += 1.0 - pool
+                seen1 += pool
+                idle0 += idle - pool * idle
+                idle1 += pool * idle
             if a < t:
                 a = t
             st[r] = a
@@ -489,11 +530,10 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
             si += d
         work += cost
         lat = last - t
-        if n >= warmup:
-            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, cost, float(d), inv_batch)
-        if n < n_trace:
-            trace[n, 0] = lat
-            trace[n, 1] = cost
+        rows[n - n0, S.ROW_LAT] = lat
+        rows[n - n0, S.ROW_COST] = cost
+        rows[n - n0, S.ROW_COPIES] = float(d)
+    _put_seen(acc, seen0, seen1, idle0, idle1)
     return t, work, ei, ui, xi, si
 
 
@@ -501,7 +541,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
 def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     """RIQ: replicas on the idle servers among d sampled, cancel on complete;
     none idle: one replica on the first sampled."""
-    N, d, p1, J, type_cdf, inv_speeds, dep, xc, x_params, inv_lam, warmup, inv_batch = (
+    N, d, p1, J, type_cdf, inv_speeds, dep, xc, x_params, inv_lam, warmup = (
         m.N,
         m.d,
         m.p1,
@@ -513,11 +553,11 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         m.x_params,
         m.inv_lam,
         m.warmup,
-        m.inv_batch,
     )
     eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
     free, perm, srv, ksrv, st, fin, dur = sv.free, sv.perm, sv.srv, sv.ksrv, sv.st, sv.fin, sv.dur
-    acc, batches, hist, fbuf, ibuf, trace, n_trace = o.acc, o.batches, o.hist, o.fbuf, o.ibuf, o.trace, o.n_trace
+    acc, rows = o.acc, o.rows
+    seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
     cd = m.cd
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
@@ -532,8 +572,13 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         nr = 0
         for r in range(d):
             idle = free[srv[r]] <= t
-            if n >= warmup:
-                S.see(acc, _pool(srv[r], p1), idle)
+            if n >= warmup:  # S.see, in registers over the chunk
+                pool = 1.0 if srv[r] >= p1 else 0.0
+                seen = 1.0 if idle else 0.0
+                seen0 += 1.0 - pool
+                seen1 += pool
+                idle0 += seen - pool * seen
+                idle1 += pool * seen
             if idle:
                 ksrv[nr] = srv[r]
                 nr += 1
@@ -568,11 +613,10 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         cost = _cancel_at(free, ksrv, st, fin, dur, nr, c, cd)
         work += cost
         lat = c - t
-        if n >= warmup:
-            S.record(acc, batches, hist, fbuf, ibuf, n - warmup, lat, cost, float(nr), inv_batch)
-        if n < n_trace:
-            trace[n, 0] = lat
-            trace[n, 1] = cost
+        rows[n - n0, S.ROW_LAT] = lat
+        rows[n - n0, S.ROW_COST] = cost
+        rows[n - n0, S.ROW_COPIES] = float(nr)
+    _put_seen(acc, seen0, seen1, idle0, idle1)
     return t, work, ei, ui, xi, si
 
 
@@ -667,7 +711,7 @@ def run(
         flts[E.F_CANCEL_DELAY],
     )
     b = Blocks(eb, ub, xb, sb)
-    o = Out(acc, batches, hist, fbuf, ibuf, trace, n_trace)
+    o = Out(acc, batches, hist, fbuf, ibuf, trace, n_trace, np.empty((BE, S.ROW_COLUMNS)))
     if policy == policies.RER_CODE:
         _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scratch, sz)
         return
@@ -703,6 +747,7 @@ def run(
             n1 = min(end, n + (BE - ei) // need_e, n + (BU - ui) // need_u, n + (BX - xi) // need_x)
             if dep == SX_CODE or dep == IID_CODE:
                 n1 = min(n1, n + (BX - si) // need_x)
+            n1 = min(n1, n + o.rows.shape[0])
             if policy == policies.ZRED_CODE or policy == policies.KT_CODE:
                 t, work, ei, ui, xi, si = _chunk_one(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
             elif (
@@ -715,6 +760,7 @@ def run(
                 t, work, ei, ui, xi, si = _chunk_start(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
             else:
                 t, work, ei, ui, xi, si = _chunk_riq(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
+            _record_chunk(o, n, n1, warmup, inv_batch)
             n = n1
         # checkpoint (a partial last one only if it covers a quarter interval)
         if end - (kc * check) >= check // 4 or end % check == 0:

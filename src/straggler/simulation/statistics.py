@@ -26,7 +26,8 @@ Nothing here keeps an array per job. One replication of one load fills an
     from the bits of the float (exponent and leading mantissa bits), no log.
     Histograms of replications add up.
 
-Engines call :func:`record` for every measured job and :func:`backlog_check` at
+Engines call :func:`record` for every measured job (or :func:`record_rows` for a block
+of them, as the fast path does) and :func:`backlog_check` at
 checkpoints; the driver turns accumulators into per-load results with
 :func:`summarize` (pure Python).
 
@@ -197,6 +198,76 @@ def record(acc, batches, hist, fbuf, ibuf, m, latency, cost, copies, inv_batch):
     batches[b, B_SUM_C] += cost
     batches[b, B_SUM_COPIES] += copies
     hist[hist_index(latency, fbuf, ibuf)] += 1
+
+
+ROW_LAT, ROW_COST, ROW_COPIES = 0, 1, 2
+ROW_COLUMNS = 3
+"""Columns of the job rows :func:`record_rows` reads: latency, cost, copies."""
+
+
+@kernel(nogil=True)
+def record_rows(acc, batches, hist, fbuf, ibuf, rows, n0, n1, warmup, inv_batch):
+    """:func:`record` for the jobs of arrival indices ``n0..n1-1`` whose ``(latency, cost,
+    copies)`` are ``rows[n - n0]``; the warm-up ones (``n < warmup``) are skipped.
+
+    The same additions in the same order as :func:`record` job by job, so the same sums
+    bit for bit; but the running sums and the current batch's sums stay in registers
+    over the block instead of being read and written back in memory for every job,
+    which the job loop of an engine pays for (measured on the fast path, CoC d = 2:
+    about a fifth of its time per job)."""
+    m0 = max(n0, warmup)
+    if m0 >= n1:
+        return
+    a_n = acc[A_N]
+    a_t = acc[A_SUM_T]
+    a_c = acc[A_SUM_C]
+    a_t2 = acc[A_SUM_T2]
+    a_c2 = acc[A_SUM_C2]
+    a_k = acc[A_SUM_COPIES]
+    bc = -1
+    b_n = 0.0
+    b_t = 0.0
+    b_c = 0.0
+    b_k = 0.0
+    for n in range(m0, n1):
+        lat = rows[n - n0, ROW_LAT]
+        cost = rows[n - n0, ROW_COST]
+        copies = rows[n - n0, ROW_COPIES]
+        a_n += 1.0
+        a_t += lat
+        a_c += cost
+        a_t2 += lat * lat
+        a_c2 += cost * cost
+        a_k += copies
+        b = int((n - warmup) * inv_batch)
+        if b >= N_BATCHES:
+            b = N_BATCHES - 1
+        if b != bc:  # a new batch: put the last one's sums back, take this one's
+            if bc >= 0:
+                batches[bc, B_COUNT] = b_n
+                batches[bc, B_SUM_T] = b_t
+                batches[bc, B_SUM_C] = b_c
+                batches[bc, B_SUM_COPIES] = b_k
+            bc = b
+            b_n = batches[bc, B_COUNT]
+            b_t = batches[bc, B_SUM_T]
+            b_c = batches[bc, B_SUM_C]
+            b_k = batches[bc, B_SUM_COPIES]
+        b_n += 1.0
+        b_t += lat
+        b_c += cost
+        b_k += copies
+        hist[hist_index(lat, fbuf, ibuf)] += 1
+    batches[bc, B_COUNT] = b_n
+    batches[bc, B_SUM_T] = b_t
+    batches[bc, B_SUM_C] = b_c
+    batches[bc, B_SUM_COPIES] = b_k
+    acc[A_N] = a_n
+    acc[A_SUM_T] = a_t
+    acc[A_SUM_C] = a_c
+    acc[A_SUM_T2] = a_t2
+    acc[A_SUM_C2] = a_c2
+    acc[A_SUM_COPIES] = a_k
 
 
 @kernel(nogil=True, inline="always")
