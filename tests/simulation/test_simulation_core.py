@@ -129,6 +129,30 @@ def test_histogram_quantiles_match_the_sample_quantiles():
     np.testing.assert_allclose(got, want, rtol=2.0**-S.HIST_SUB_BITS)
 
 
+def test_record_rows_adds_what_record_adds_job_by_job_bit_for_bit():
+    # blocks that start in the warm-up, cross batch boundaries, end mid-batch and hold
+    # one job: the sums, batches and histogram of record, called once a job
+    rng = np.random.default_rng(3)
+    warmup, jobs = 37, 1000
+    lat = rng.pareto(2.5, warmup + jobs) + 1e-3
+    cost = rng.exponential(2.0, warmup + jobs)
+    copies = rng.integers(1, 4, warmup + jobs).astype(float)
+    inv_batch = S.batch_scale(jobs)
+    fbuf = np.empty(1)
+    ibuf = fbuf.view(np.int64)
+    by_job = S.new_accumulator()
+    for n in range(warmup, warmup + jobs):
+        S.record(*by_job.arrays(), fbuf, ibuf, n - warmup, lat[n], cost[n], copies[n], inv_batch)
+    by_rows = S.new_accumulator()
+    cuts = [0, 20, 80, 81, 500, 777, warmup + jobs]
+    for n0, n1 in zip(cuts, cuts[1:], strict=False):
+        rows = np.column_stack([lat[n0:n1], cost[n0:n1], copies[n0:n1]])
+        S.record_rows(*by_rows.arrays(), fbuf, ibuf, rows, n0, n1, warmup, inv_batch)
+    for got, want in zip(by_rows.arrays(), by_job.arrays(), strict=True):
+        assert got.tobytes() == want.tobytes()
+    assert by_rows.acc[S.A_N] == jobs
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 10, 101, 1000])
 def test_kth_smallest_and_median(n):
     rng = np.random.default_rng(n)
