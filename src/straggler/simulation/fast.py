@@ -122,8 +122,7 @@ loop each cost 2-60 ns a job. Inside a job loop, three things cost most and are
 avoided: a branch on a coin flip (which replica wins, whether a server was idle; LLVM
 turns a select back into one, so ``_cancel_at`` blends with 0.0 and 1.0), a
 read-modify-write of the statistics in memory for every job (the idle evidence is
-counted in registers over a chunk, the sums in one pass over its rows), and a second
-loop over the replicas where one suffices.
+counted in registers over a chunk, the sums in one pass over its rows).
 """
 
 from __future__ import annotations
@@ -169,6 +168,14 @@ Out = namedtuple("Out", "acc batches hist fbuf ibuf trace n_trace rows")
 @kernel(nogil=True, inline="always")
 def _pool(s, p1):
     return 0 if s < p1 else 1
+
+
+@kernel(nogil=True, inline="always")
+def _seen(seen0, seen1, idle0, idle1, pool, idle):
+    """:func:`.statistics.see` on counts a chunk keeps in registers: a server of pool
+    ``pool`` (0.0 or 1.0) sampled, found idle (``idle`` 1.0) or busy (0.0). Counts of
+    whole numbers, so their sums are exact in any order."""
+    return seen0 + (1.0 - pool), seen1 + pool, idle0 + (idle - pool * idle), idle1 + pool * idle
 
 
 @kernel(nogil=True, inline="always")
@@ -284,10 +291,7 @@ def _chunk_one(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         ui += 1
         if n >= warmup:  # S.see, in registers over the chunk
             idle = 1.0 if free[s] <= t else 0.0
-            seen0 += 1.0 - i
-            seen1 += i
-            idle0 += idle - i * idle
-            idle1 += i * idle
+            seen0, seen1, idle0, idle1 = _seen(seen0, seen1, idle0, idle1, float(i), idle)
         x = size_of_type(xc, x_params, j, xb[xi])
         xi += 1
         if dep == SX_CODE:
@@ -350,10 +354,7 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
             for r in range(d):
                 pool = 1.0 if srv[r] >= p1 else 0.0
                 idle = 1.0 if free[srv[r]] <= t else 0.0
-                seen0 += 1.0 - pool
-                seen1 += pool
-                idle0 += idle - pool * idle
-                idle1 += pool * idle
+                seen0, seen1, idle0, idle1 = _seen(seen0, seen1, idle0, idle1, pool, idle)
         c = np.inf
         x0 = size_of_type(xc, x_params, j, xb[xi])
         for r in range(d):
@@ -432,11 +433,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
             a = free[srv[r]]
             if n >= warmup:  # S.see, in registers over the chunk
                 pool = 1.0 if srv[r] >= p1 else 0.0
-                idle = 1.0 if a <= t else 0.0
-                seen0 += 1.0 - pool
-                seen1 += pool
-                idle0 += idle - pool * idle
-                idle1 += pool * idle
+                seen0, seen1, idle0, idle1 = _seen(seen0, seen1, idle0, idle1, pool, 1.0 if a <= t else 0.0)
             if a < t:
                 a = t
             st[r] = a
@@ -574,11 +571,7 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
             idle = free[srv[r]] <= t
             if n >= warmup:  # S.see, in registers over the chunk
                 pool = 1.0 if srv[r] >= p1 else 0.0
-                seen = 1.0 if idle else 0.0
-                seen0 += 1.0 - pool
-                seen1 += pool
-                idle0 += seen - pool * seen
-                idle1 += pool * seen
+                seen0, seen1, idle0, idle1 = _seen(seen0, seen1, idle0, idle1, pool, 1.0 if idle else 0.0)
             if idle:
                 ksrv[nr] = srv[r]
                 nr += 1
