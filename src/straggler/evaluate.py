@@ -61,8 +61,6 @@ ANALYTIC_VARIABLES = (
 class _Cell:
     """A cell ready to evaluate: its model, stream, analysis and simulation settings."""
 
-    id: str
-    cell: Cell
     model: CellModel
     seed: np.random.SeedSequence
     analysis: AnalyticResult
@@ -74,12 +72,11 @@ class _Cell:
     store: object = None
 
 
-def _prepare(resolved: ResolvedConfig, cell_id: str, store_root=None) -> _Cell:
+def _prepare(resolved: ResolvedConfig, cell: Cell, store_root=None) -> _Cell:
     from .analysis.cell import analyze
     from .cell_build import build_model
     from .policies import stability_monotone
 
-    cell = build_grid(resolved).cell(cell_id)  # an unknown id: grid.UnknownCell, a KeyError
     model = build_model(resolved, cell)
     # the workload's stream, not the cell's: policies compared on one workload see
     # the same arrivals, types and sizes (common random numbers)
@@ -90,7 +87,7 @@ def _prepare(resolved: ResolvedConfig, cell_id: str, store_root=None) -> _Cell:
     settings = None
     if "simulation" in resolved.evaluate:
         settings = _simulation_settings(model, analysis, notes, monotone, resolved.simulation)
-    prepared = _Cell(cell_id, cell, model, seed, analysis, monotone, settings, notes)
+    prepared = _Cell(model, seed, analysis, monotone, settings, notes)
     if settings is not None and store_root is not None:
         from .simulation.store import Store
 
@@ -122,14 +119,18 @@ def evaluate_cell(resolved: ResolvedConfig, cell_id: str, store_root=None, stats
     to the store under ``store_root``, when given) and verdicts. ``stats``, when given,
     receives ``simulated_jobs`` (jobs run here, not read back). An id that is not a cell
     of the grid is :class:`straggler.grid.UnknownCell` (a KeyError)."""
+    cell = build_grid(resolved).cell(cell_id)  # an unknown id: grid.UnknownCell, a KeyError
+    knob = tuned_knob(resolved, cell)
+    if knob is not None:
+        return _evaluate_tuned(resolved, cell, knob, store_root, stats)
+    return _evaluate(resolved, cell, store_root, stats)
+
+
+def _evaluate(resolved: ResolvedConfig, cell: Cell, store_root, stats: dict | None) -> xr.Dataset:
+    """:func:`evaluate_cell` of a cell whose policy has no tuned parameter."""
     from .analysis.tails import cost_tail, latency_tail
 
-    if any(tuned_parameters(params) for params in resolved.policies.values()):
-        cell = build_grid(resolved).cell(cell_id)
-        knob = tuned_knob(resolved, cell)
-        if knob is not None:
-            return _evaluate_tuned(resolved, cell, knob, store_root, stats)
-    c = _prepare(resolved, cell_id, store_root)
+    c = _prepare(resolved, cell, store_root)
     model, result = c.model, c.analysis
     values: dict = {"size_mean": size_mean(model)}
     notes: list[str] = []
@@ -176,8 +177,8 @@ def evaluate_cell(resolved: ResolvedConfig, cell_id: str, store_root=None, stats
         )
     notes.extend(verdicts.notes)
     attrs = {
-        "cell_id": cell_id,
-        "cell": json.dumps(dict(c.cell.coords), default=str),
+        "cell_id": cell.id,
+        "cell": json.dumps(dict(cell.coords), default=str),
         "notes": json.dumps(notes),
         "cell_entropy": str(c.seed.entropy),
         "cell_spawn_key": json.dumps(list(c.seed.spawn_key)),
@@ -206,10 +207,10 @@ def simulate_cell_shard(resolved: ResolvedConfig, cell_id: str, first: int, stop
     see :mod:`straggler.workunits`); returns the measured jobs run."""
     from . import simulation
 
-    if any(tuned_parameters(params) for params in resolved.policies.values()):
-        if tuned_knob(resolved, build_grid(resolved).cell(cell_id)) is not None:
-            return 0  # a tuned cell is never sharded (workunits): its evaluation runs every value
-    c = _prepare(resolved, cell_id, store_root)
+    cell = build_grid(resolved).cell(cell_id)
+    if tuned_knob(resolved, cell) is not None:
+        return 0  # a tuned cell is never sharded (workunits): its evaluation runs every value
+    c = _prepare(resolved, cell, store_root)
     if c.settings is None or c.store is None:
         return 0
     try:
@@ -508,7 +509,8 @@ def _tune_each_load(own, cell: Cell, knob: Knob, integer: bool, optimum, feasibl
         def run(value, at_load=at_load, datasets=datasets) -> tuning.Outcome:
             nonlocal jobs
             own_stats: dict = {}
-            ds = evaluate_cell(apply_override(at_load, f"{policy}.{name}", value), cell.id, store_root, own_stats)
+            # the cell of the study's grid is the cell of this config's: the knob is on no axis
+            ds = _evaluate(apply_override(at_load, f"{policy}.{name}", value), cell, store_root, own_stats)
             jobs += int(own_stats.get("simulated_jobs", 0))
             datasets[value] = ds
             return _outcome(ds, knob.level)
