@@ -205,6 +205,30 @@ def test_the_recorded_event_set_comparison_has_the_benchmark_s_sizes_and_structu
     assert out["tree_min_queues"] == module.TREE_MIN_QUEUES
 
 
+def test_the_recorded_event_engine_comparison_has_the_bench_s_event_workloads():
+    # the contributing page prints this run: an event workload added or renamed since it
+    # was recorded means recording it again
+    import fnmatch
+    import json
+
+    from straggler import bench
+
+    hook = _hook()
+    module = hook.benchmark("event_engine_against")
+    out = json.loads((ROOT / hook.EVENT_ENGINE_AGAINST).read_text())
+    names = {w.name for w in bench.workloads() if any(fnmatch.fnmatch(w.name, p) for p in module.PATTERNS)}
+    assert set(out["workloads"]) | set(out["new"]) == names
+    assert out["rounds"] % 2 == 1
+    for w in out["workloads"].values():
+        assert len(w["head"]) == len(w["rev"]) == out["rounds"]
+        ratios = sorted(h / r for h, r in zip(w["head"], w["rev"]))
+        assert w["ratio"] == ratios[len(ratios) // 2]  # the median of an odd number of rounds
+    # the checks page quotes the recorded range
+    low, high = min(w["ratio"] for w in out["workloads"].values()), max(w["ratio"] for w in out["workloads"].values())
+    page = " ".join((ROOT / "docs" / "validation" / "checks.md").read_text().split())
+    assert f"the single loop it replaced: {low:.2g} to {high:.3g} of its speed" in page
+
+
 def test_the_running_guide_s_measured_workload_is_the_shipped_study_s():
     """The "Your own job sizes" example is the line of config/studies/measured.yaml, and its
     file resolves with a digest."""

@@ -239,6 +239,23 @@ def event_sets() -> str:
     )
 
 
+EVENT_ENGINE_AGAINST = "docs/validation/event-engine-against.json"
+"""A whole run of ``benchmarks/event_engine_against.py REV --json``, on a quiet machine."""
+
+
+def event_engine_against() -> str:
+    """The recorded comparison of the event engine with an earlier revision's, printed by
+    the benchmark's own table."""
+    return _recorded(
+        EVENT_ENGINE_AGAINST,
+        "event_engine_against",
+        lambda out: (
+            f"this checkout at {out['head']} against {out['rev']}, {out['rounds']} rounds alternated, "
+            + ", ".join(f"{k} {v}" for k, v in out["versions"].items())
+        ),
+    )
+
+
 CI_COVERAGE = "docs/validation/ci-coverage.json"
 """A whole run of ``benchmarks/ci_coverage.py --json`` (400 seeds)."""
 WARMUP_GAP = "docs/validation/warmup-gap.json"
@@ -367,6 +384,7 @@ SECTIONS: dict[str, Callable[[], str]] = {
     "commands": commands,
     "bench-run": bench_run,
     "event-sets": event_sets,
+    "event-engine-against": event_engine_against,
     "ci-coverage": ci_coverage,
     "ci-coverage-long": ci_coverage_long,
     "warmup-gap": warmup_gap,
