@@ -10,7 +10,7 @@ engine pays for the engine's kernels, each later kind for its own signatures. A 
 process then does the same on the now warm cache: each kind's time to load its kernels
 from disk. A third evaluates the cells once more in a warm process, the baseline: the
 cells' own work, which both other passes subtract. Prints the medians per engine that
-:data:`straggler.workunits.COMPILE_SECONDS` holds, beside the values it holds now.
+:attr:`straggler.engines.EngineSpec.compile_seconds` holds, beside the values it holds now.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2000)
     args = parser.parse_args(argv)
 
-    from straggler.workunits import COMPILE_SECONDS
+    from straggler.engines import BY_NAME
 
     with tempfile.TemporaryDirectory() as cache:
         cold = run(args.config, args.jobs, cache, 1)
@@ -99,7 +99,7 @@ def main(argv=None) -> int:
         print(
             f"{engine}: first kind {first[engine]:.1f} s, each later kind {kinds:.1f} s, "
             f"a cached kind's load {statistics.median(loads[engine]):.2f} s"
-            f"   (held now: {COMPILE_SECONDS.get(engine)})"
+            f"   (held now: {BY_NAME[engine].compile_seconds if engine in BY_NAME else None})"
         )
     return 0
 

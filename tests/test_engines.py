@@ -71,6 +71,7 @@ def test_a_toy_engine(monkeypatch):
         features={FCFS_PER_SERVER: frozenset({WORKLOAD_RECURSION, EVENT_LIST})},
         seconds_per_unit=1e-6,
         bench_prefix="toy",
+        compile_seconds=(1.0, 0.0, 0.1),
     )
     monkeypatch.setattr(engines, "ENGINES", (toy, *engines.ENGINES))
     monkeypatch.setattr(engines, "BY_NAME", {e.name: e for e in engines.ENGINES})
@@ -101,6 +102,9 @@ def test_a_toy_engine(monkeypatch):
     spec = POLICIES["CoC"]
     replicas = int(cell.get("d", 1)) if spec.uses_d else spec.concurrent_replicas
     assert workunits.seconds_per_job(resolved, cell) == pytest.approx((1 + replicas) * toy.seconds_per_unit)
+    kind = workunits.kernel_kind(resolved, cell)
+    assert kind is not None and workunits.kind_engine(kind) == "toy"
+    assert workunits.compile_seconds(kind, engine_cached=False) == toy.compile_seconds[0]
 
     # the bench measures it, the glossary and the coverage text name it
     names = {w.name for w in bench.workloads(quick=True)}

@@ -19,6 +19,15 @@ ROOT = Path(__file__).resolve().parents[1]
 KIND = "fast/ZRed/exponential/identical/FCFS/per_server"
 
 
+def fast_costs(monkeypatch, seconds: tuple[float, float, float]) -> None:
+    """The fast engine's compile costs set to ``seconds``, and no other engine's."""
+    from dataclasses import replace
+
+    from straggler import engines
+
+    monkeypatch.setattr(engines, "BY_NAME", {"fast": replace(engines.BY_NAME["fast"], compile_seconds=seconds)})
+
+
 def study(**over):
     cfg = load_config(ROOT / "config" / "config.yaml")
     cfg.update(copy.deepcopy(over))
@@ -91,7 +100,7 @@ def test_every_job_that_compiles_says_so_with_what_and_how_long(tmp_path, monkey
 
     folder = tmp_path / "kernels-0123456789abcdef"
     monkeypatch.setattr(kernel_cache, "cache_folder", lambda: folder)
-    monkeypatch.setattr(workunits, "COMPILE_SECONDS", {"fast": (40.0, 5.0, 0.5)})
+    fast_costs(monkeypatch, (40.0, 5.0, 0.5))
     resolved = study()  # (a later kind of 5 s: the default study's cost nothing, and are not announced)
     cells = list(build_grid(resolved).cells)[:3]  # ZRed, exp, identical, three r_slow
     with caplog.at_level(logging.INFO, logger="straggler.pipeline"):
@@ -243,7 +252,7 @@ def test_the_estimate_counts_the_compiles_of_kinds_numba_has_not_cached(monkeypa
     """Two cores, the longest jobs first: both first jobs compile the fast engine (they
     start at once), a later job of a kind compiled by then only loads it, and a new kind
     of an engine already compiled costs its own signatures."""
-    monkeypatch.setattr(workunits, "COMPILE_SECONDS", {"fast": (40.0, 5.0, 0.5)})
+    fast_costs(monkeypatch, (40.0, 5.0, 0.5))
     a, b = "fast/CoC/exponential/iid/FCFS/per_server", "fast/CoS/exponential/iid/FCFS/per_server"
     units = [
         workunits.Unit("u0", 100.0, "evaluate", (a,)),

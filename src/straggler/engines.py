@@ -48,6 +48,10 @@ class EngineSpec:
     replica the job places (plus one for the job itself)."""
     bench_prefix: str
     """The prefix of its workloads' names in ``straggler bench``."""
+    compile_seconds: tuple[float, float, float]
+    """The work units' cost model of numba's compilation on a cold cache: (the engine's
+    first kind of cell, each later kind, a cached kind's load), seconds on one core;
+    measured by benchmarks/compile_costs.py on the default study's kinds."""
 
     def simulates(self, spec: PolicySpec, setting: Setting, ps_bound: str | None = None) -> bool:
         """True if the engine simulates the policy of ``spec`` in ``setting`` (with the
@@ -79,6 +83,7 @@ ENGINES: tuple[EngineSpec, ...] = (
         # that an estimate errs towards smaller jobs
         seconds_per_unit=1.6e-8,
         bench_prefix="fast",
+        compile_seconds=(32.0, 0.0, 0.7),
     ),
     EngineSpec(
         name="events",
@@ -91,6 +96,9 @@ ENGINES: tuple[EngineSpec, ...] = (
         # bench: 5.5e6 jobs/s for CoC d = 2, taken a third slower
         seconds_per_unit=8.0e-8,
         bench_prefix="event",
+        # a later kind costs nothing: the event loop is compiled once for every variant
+        # (the variant flags are arguments)
+        compile_seconds=(55.0, 0.0, 0.05),
     ),
 )
 """The engines, tried in this order: the first that simulates a cell runs it."""

@@ -38,7 +38,7 @@ def announce_compile(resolved, cells: list[str]) -> list[str]:
     """The kinds of ``cells`` (:func:`straggler.workunits.kernel_kind`) that numba's
     cache lacks, to record once the job has run (:func:`note_compiled`). Every job that
     will compile says so on the console, with what it will compile and about how long
-    it takes (:data:`straggler.workunits.COMPILE_SECONDS`): the compiles happen per job,
+    it takes (:attr:`straggler.engines.EngineSpec.compile_seconds`): the compiles happen per job,
     and a job that compiled silently looked like a hang."""
     from . import kernel_cache
     from .grid import build_grid

@@ -41,6 +41,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import engines
 from .engines import EngineSpec, choose
 from .files import damage
 from .grid import Cell, Grid, cell_spec, result_config, result_spec  # noqa: F401
@@ -55,16 +56,6 @@ DEFAULTS = {"target_seconds": 20.0, "cells_per_job": "auto", "replications_per_j
 
 STARTUP_SECONDS = 1.6
 """What a job costs before its first cell: interpreter, imports, numba's cache."""
-
-COMPILE_SECONDS: dict[str, tuple[float, float, float]] = {
-    "fast": (32.0, 0.0, 0.7),
-    "events": (55.0, 0.0, 0.05),
-}
-"""Per engine, numba's compilation on a cold cache: (the engine's first kind of cell, each
-later kind, a cached kind's load), seconds on one core; measured by
-benchmarks/compile_costs.py on the default study's kinds. A later kind costs nothing
-there: the event loop is compiled once for every variant (the variant flags are
-arguments), and each engine's first cell compiles all its kernels."""
 
 LOAD_SECONDS = 0.02
 """Per load and replication: encoding, streams, accumulators."""
@@ -450,10 +441,17 @@ def kind_engine(kind: str) -> str:
     return kind.split("/", 1)[0]
 
 
+def engine_compile_seconds(engine: str) -> tuple[float, float, float]:
+    """The engine's :attr:`~straggler.engines.EngineSpec.compile_seconds` (none for a name
+    that is no engine)."""
+    spec = engines.BY_NAME.get(engine)
+    return (0.0, 0.0, 0.0) if spec is None else spec.compile_seconds
+
+
 def compile_seconds(kind: str, engine_cached: bool) -> float:
-    """What compiling one kind of cell costs a job (:data:`COMPILE_SECONDS`): the
+    """What compiling one kind of cell costs a job (:func:`engine_compile_seconds`): the
     engine's kernels as well when no kind of its engine is in the cache yet."""
-    first, later, _ = COMPILE_SECONDS.get(kind_engine(kind), (0.0, 0.0, 0.0))
+    first, later, _ = engine_compile_seconds(kind_engine(kind))
     return later if engine_cached else first
 
 
@@ -481,7 +479,7 @@ def with_compiles(units: list[Unit], parallel: int, missing: Iterable[str]) -> l
                 continue
             engine = kind_engine(kind)
             if ready.get(kind, math.inf) <= start:
-                extra += 0.0 if engine in mine else COMPILE_SECONDS.get(engine, (0.0, 0.0, 0.0))[2]
+                extra += 0.0 if engine in mine else engine_compile_seconds(engine)[2]
             else:
                 extra += compile_seconds(kind, engine in mine or ready.get(engine, math.inf) <= start)
                 ready[kind] = min(ready.get(kind, math.inf), start + extra)
