@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2000)
     args = parser.parse_args(argv)
 
-    from straggler.engines import BY_NAME
+    from straggler.workunits import engine_compile_seconds
 
     with tempfile.TemporaryDirectory() as cache:
         cold = run(args.config, args.jobs, cache, 1)
@@ -99,7 +99,7 @@ def main(argv=None) -> int:
         print(
             f"{engine}: first kind {first[engine]:.1f} s, each later kind {kinds:.1f} s, "
             f"a cached kind's load {statistics.median(loads[engine]):.2f} s"
-            f"   (held now: {BY_NAME[engine].compile_seconds if engine in BY_NAME else None})"
+            f"   (held now: {engine_compile_seconds(engine)})"
         )
     return 0
 

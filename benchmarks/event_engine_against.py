@@ -55,14 +55,15 @@ def bench(src: Path, patterns, cache: Path) -> dict:
     return json.loads(out.stdout)
 
 
+def short_commit(rev: str) -> str:
+    """The short hash of the git revision ``rev`` in this repository."""
+    out = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
 def compare(rev: str, rounds: int, patterns=PATTERNS) -> dict:
     """Both checkouts' throughputs per round and the median ratio per workload."""
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", rev], cwd=ROOT, check=True, capture_output=True, text=True
-    ).stdout.strip()
-    head = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True
-    ).stdout.strip()
+    commit, head = short_commit(rev), short_commit("HEAD")
     runs: dict[str, list[dict]] = {"head": [], "rev": []}
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "rev"
