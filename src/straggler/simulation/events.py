@@ -86,11 +86,19 @@ Why it is written this way (measured on the bench's event workloads, same run):
   ``structref`` record instead: 5x slower (its fields are read through the
   runtime). The arrays are allocated by the entries (:func:`records`), which
   keep the counts;
-* the kernels are inlined into the loop (``inline="always"``): as calls, the
-  records travel as hundreds of scalar arguments (0.4-0.6 of the throughput);
-* one loop is compiled per variant (:func:`run`: FCFS or PS, a threshold policy
-  or not, the PS bound systems), each on first use: a variant's loop holds no
-  branch of the others.
+* the kernels, the loop and :func:`records` are inlined by LLVM into each
+  entry (numba's ``forceinline``): as calls, the records travel as hundreds of
+  scalar arguments (0.4-0.6 of the throughput). Numba's own inlining
+  (``inline="always"``) copies each kernel's IR at every call site and types the
+  whole again: 82 s to compile the loop, against 55 s; LLVM's inlines code each
+  kernel was compiled to once;
+* one loop per variant (:func:`run`: FCFS or PS, a threshold policy or not, the
+  PS bound systems, Hedge), each entry compiled on first use with its flags as
+  constants, so LLVM drops the other variants' branches: the first entry costs
+  the kernels' compilation, each further one about 5 s. With the allocation of
+  the records (:func:`records`) in the same function, LLVM knows the arrays
+  apart; together these bring the loop to the single function's throughput it
+  replaced (0.8 of it with one loop for every variant and ``records`` a call).
 
 Policies
 --------
@@ -184,7 +192,7 @@ TREE_MIN_QUEUES = 64
 
 #: A piece of the event loop: inlined into it, without reference counts (the
 #: module docstring says why).
-event_part = kernel(nogil=True, _nrt=False, inline="always")
+event_part = kernel(nogil=True, _nrt=False, forceinline=True)
 
 #: Hedge's bucket holds the tokens of this many jobs (at least one token): Finagle's
 #: budget keeps a window of deposits, and a bucket of a hundred jobs lets a burst of
@@ -1368,7 +1376,7 @@ def _stats(su, acc, batches, hist, mon, trace, jobs):
 # ---------------------------------------------------------------- the kernel
 
 
-@kernel(nogil=True)
+@kernel(nogil=True, forceinline=True)
 def records(*contract):
     """The kernel contract's arguments as the event loop's records and settings."""
     ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params, lam, warmup, jobs = contract[:11]
@@ -1391,11 +1399,9 @@ def start_cursor(wk, st):
     return Cursor(st.eb.shape[0], st.ub.shape[0], BX, BX, wk.rfree.shape[0], wk.jfree.shape[0])
 
 
-# One entry per variant of the event loop. The flags reach ``_simulate`` as plain
-# booleans (numba types them ``bool``), so one compiled loop serves every variant:
-# specialising it would compile the loop, 40-50 s, once per variant a study uses, and
-# inlining it into each entry made it ten times slower (measured, issue 36). Each
-# flag's branches go the same way every event, which the branch predictor learns.
+# One entry per variant of the event loop. ``_simulate`` and ``records`` are inlined
+# into each by LLVM, the flags constants there, so each entry's loop is its variant's
+# alone; the kernels are compiled once, for all of them (module docstring).
 
 
 @kernel(nogil=True)
@@ -1448,7 +1454,7 @@ def run(ints, *rest):
     entry(ints, *rest)
 
 
-@kernel(nogil=True, _nrt=False)
+@kernel(nogil=True, _nrt=False, forceinline=True)
 def _simulate(su, qu, wk, st, stats, cur, lam, total, check, wait, ps, threshold, bound, hedge):
     """The event loop: the next event, its kernel, the queues it changed rescheduled.
     At one time: an arrival first, then a hedge's timer, then a queue's event."""
