@@ -305,20 +305,6 @@ def tuned_knob(resolved: ResolvedConfig, cell: Cell) -> Knob | None:
     return None
 
 
-def _own_config(resolved: ResolvedConfig, cell: Cell) -> ResolvedConfig:
-    """The cell's self-contained config (:func:`straggler.grid.cell_spec`): a search
-    evaluates the cell at tens of values and loads, and each evaluation builds the
-    grid of its config, one cell here rather than the study's. The study's config when
-    the two would not give the cell the same spec (then not the same results)."""
-    from .config.resolved import ResolvedConfig
-    from .grid import cell_spec, result_spec
-
-    own = ResolvedConfig.from_dict(cell_spec(resolved, cell))
-    if cell.id in build_grid(own).cells and result_spec(own, cell) == result_spec(resolved, cell):
-        return own
-    return resolved
-
-
 def analysis_optimum(name: str, model, analysis, notes: list[str]) -> np.ndarray:
     """The analysis's optimum of the tuned parameter ``name`` at each load (NaN where it
     has none): ``tau_opt`` (one threshold for both pools: a pair chosen per pool is no
@@ -364,9 +350,8 @@ def _evaluate_tuned(resolved: ResolvedConfig, cell: Cell, knob: Knob, store_root
     policy = cell.policy
     spec = POLICIES[policy]
     integer = spec.tunable[name].integer
-    own = _own_config(resolved, cell)
     chosen = spec.analysis_value(name, lo, hi)
-    base = apply_override(own, f"{policy}.{name}", chosen)
+    base = apply_override(resolved, f"{policy}.{name}", chosen)
     model = build_model(base, cell)
     result = analyze(model)
     notes: list[str] = []
@@ -390,7 +375,9 @@ def _evaluate_tuned(resolved: ResolvedConfig, cell: Cell, knob: Knob, store_root
     def feasible(value) -> bool:
         return impossible_reason(policy, lambda n, default: value if n == name else params.get(n, default), d) is None
 
-    choices, per_load, jobs = _tune_each_load(own, cell, knob, integer, optimum_for_search, feasible, store_root, notes)
+    choices, per_load, jobs = _tune_each_load(
+        resolved, cell, knob, integer, optimum_for_search, feasible, store_root, notes
+    )
     if stats is not None:
         stats["simulated_jobs"] = jobs
     analytic = set(ANALYTIC_VARIABLES) if "analytic" in resolved.evaluate else set()
@@ -405,14 +392,14 @@ def _evaluate_tuned(resolved: ResolvedConfig, cell: Cell, knob: Knob, store_root
     values["tuned_analysis"] = optimum
     # each load's own notes (its verdict's, its value's analysis's), with where they hold
     where: dict[str, list[str]] = {}
-    for load, choice, ds in zip(own.load, choices, per_load):
+    for load, choice, ds in zip(resolved.load, choices, per_load):
         value = "none stable" if choice.best is None else f"{name} = {choice.best:.6g}"
         for note in [] if ds is None else json.loads(ds.attrs.get("notes", "[]")):
             if note not in notes:
                 where.setdefault(note, []).append(f"{load} ({value})")
     notes.extend(f"at load {', '.join(at)}: {note}" for note, at in where.items())
     verdicts = [tuning.agreement(float(x), c, lo, hi) for x, c in zip(optimum, choices)]
-    notes.append(_tuning_note(spec, knob, own.load, choices, optimum, verdicts))
+    notes.append(_tuning_note(spec, knob, resolved.load, choices, optimum, verdicts))
     seed = seed_sequence(int(resolved.seed), workload_id(cell))
     attrs = {
         "cell_id": cell.id,
@@ -488,9 +475,9 @@ def _tuning_note(spec, knob: Knob, loads, choices, optimum, verdicts) -> str:
     )
 
 
-def _tune_each_load(own, cell: Cell, knob: Knob, integer: bool, optimum, feasible, store_root, notes):
+def _tune_each_load(resolved, cell: Cell, knob: Knob, integer: bool, optimum, feasible, store_root, notes):
     """(the search's choice, the cell's dataset at the chosen value or None, simulated
-    jobs) per load of ``own``: each value tried is a whole evaluation of the cell at that
+    jobs) per load of ``resolved``: each value tried is a whole evaluation of the cell at that
     load alone (:func:`evaluate_cell`), on the workload's common random numbers."""
     from dataclasses import replace
 
@@ -499,11 +486,11 @@ def _tune_each_load(own, cell: Cell, knob: Knob, integer: bool, optimum, feasibl
     name, lo, hi = knob.name, knob.lo, knob.hi
     policy = cell.policy
     jobs = 0
-    confidence = float(own.simulation.confidence)
+    confidence = float(resolved.simulation.confidence)
     per_load: list[xr.Dataset | None] = []
     choices: list[tuning.Choice] = []
-    for i, load in enumerate(own.load):
-        at_load = replace(own, load=(load,))
+    for i, load in enumerate(resolved.load):
+        at_load = replace(resolved, load=(load,))
         datasets: dict = {}
 
         def run(value, at_load=at_load, datasets=datasets) -> tuning.Outcome:
