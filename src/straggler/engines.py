@@ -96,8 +96,9 @@ ENGINES: tuple[EngineSpec, ...] = (
         # bench: 5.5e6 jobs/s for CoC d = 2, taken a third slower
         seconds_per_unit=8.0e-8,
         bench_prefix="event",
-        # a later kind costs nothing: the event loop is compiled once for every variant
-        # (the variant flags are arguments)
+        # a later kind costs nothing on the default study (one variant of the loop); a
+        # kind of another variant about 5 s, the time LLVM takes to inline the loop's
+        # kernels, compiled once, into that variant's entry
         compile_seconds=(55.0, 0.0, 0.05),
     ),
 )
