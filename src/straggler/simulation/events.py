@@ -97,9 +97,8 @@ Why it is written this way (measured on the bench's event workloads, same run):
   constants, so LLVM drops the other variants' branches: the first entry costs
   the kernels' compilation, each further one about 5 s. With the allocation of
   the records (:func:`records`) in the same function, LLVM knows the arrays
-  apart. Against the single function the loop replaced: 0.89-1.16 of its
-  throughput workload by workload, against 0.80-1.05 with one loop for every
-  variant and ``records`` a call (docs/contributing.md, Benchmarks).
+  apart. Its throughput against the single function it replaced, workload by
+  workload, before and after: docs/contributing.md (Benchmarks).
 
 Policies
 --------
