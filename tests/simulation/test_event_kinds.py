@@ -55,7 +55,7 @@ def _loop_with_observer(su, qu, wk, st, stats, cur, lam, total, check, wait, h, 
         if n < total and t_arr <= tq:
             t = t_arr
             t_last = t
-            nd, cur = E.on_arrival(su, qu, wk, st, stats, t, n, False, cur)
+            nd, cur = E.on_arrival(su, qu, wk, st, stats, t, n, True, False, False, False, cur)
             n += 1
             if n < total:
                 v, cur = E.next_exponential(st, cur)
@@ -63,7 +63,7 @@ def _loop_with_observer(su, qu, wk, st, stats, cur, lam, total, check, wait, h, 
         elif qmin >= 0:
             t = tq
             E.advance(qu, wk, qmin, t)
-            nd, cost, cur = E.on_completion(su, qu, wk, stats, t, wk.job[qu.who[qmin]], qu.who[qmin], cur)
+            nd, cost, cur = E.on_completion(su, qu, wk, stats, t, wk.job[qu.who[qmin]], qu.who[qmin], False, cur)
             work_done += cost
         else:
             break

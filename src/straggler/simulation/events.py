@@ -790,10 +790,11 @@ def _route_one(su, qu, st, stats, measured, j, srv, dur, threshold, ui, xi, si):
 
 
 @event_part
-def _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, free_r, free_j):
+def _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, free_r, free_j, ps, bound):
     """A new job with replicas on queues ``srv[:nr]``, its slots taken from the
     free lists (``free_r``, ``free_j`` slots free): returns the queues changed (in
-    ``dirty``; -1 when a table is full) and the free slots left."""
+    ``dirty``; -1 when a table is full) and the free slots left. ``ps``, ``bound``: the
+    loop's flags (:func:`on_arrival`)."""
     srv = wk.srv
     dur = wk.dur
     dirty = wk.dirty
@@ -826,10 +827,10 @@ def _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, free_r, free_j):
         wk.rate[r] = 0.0
         wk.tau[r] = rt
         wk.replicas[js, k] = r
-        if not su.bound:
+        if not bound:
             dirty[nd] = q
             nd += 1
-    if su.ps and su.cancel_delay > 0.0 and (su.policy == policies.COS_CODE or su.policy == policies.FJ_CODE):
+    if ps and su.cancel_delay > 0.0 and (su.policy == policies.COS_CODE or su.policy == policies.FJ_CODE):
         # under PS every sampled copy starts at once: those not kept are cancelled in service
         for k in range(nr, su.d):
             if free_r == 0:
@@ -854,9 +855,14 @@ def _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, free_r, free_j):
 
 
 @event_part
-def on_arrival(su, qu, wk, st, stats, t, n, threshold, cur):
+def on_arrival(su, qu, wk, st, stats, t, n, ps, threshold, bound, hedge, cur):
     """Job n arrives at t: route it, place its replicas. Returns the queues changed
-    (in ``dirty``; -1 when a table is full) and the cursor after it."""
+    (in ``dirty``; -1 when a table is full) and the cursor after it.
+
+    ``ps``, ``threshold``, ``bound`` and ``hedge`` are the loop's flags, constants in each variant's
+    entry, not the settings' fields read at run time: so the other variants' steps are
+    dropped from its loop (read from ``su``, the hedge's steps stayed in every loop, and
+    PS on one server ran at 0.92 of the loop before them, measured)."""
     perm = wk.perm
     srv = wk.srv
     dur = wk.dur
@@ -869,7 +875,7 @@ def on_arrival(su, qu, wk, st, stats, t, n, threshold, cur):
     d2 = 0.0
     rt = np.inf
     policy = su.policy
-    x0 = _size(st, j, st.xb[xi]) if su.hedge else 0.0  # the job's X, which identical hedges copy
+    x0 = _size(st, j, st.xb[xi]) if hedge else 0.0  # the job's X, which identical hedges copy
     if policy == policies.FRED_CODE:
         nr, ui, xi, si = _route_fred(su, qu, st, stats, measured, j, srv, dur, ui, xi, si)
     elif (
@@ -884,8 +890,8 @@ def on_arrival(su, qu, wk, st, stats, t, n, threshold, cur):
     else:
         nr = 1
         rt, q2, d2, ui, xi, si = _route_one(su, qu, st, stats, measured, j, srv, dur, threshold, ui, xi, si)
-    nd, free_r, free_j = _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, cur.free_r, cur.free_j)
-    if su.hedge and nd >= 0:
+    nd, free_r, free_j = _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, cur.free_r, cur.free_j, ps, bound)
+    if hedge and nd >= 0:
         js = wk.jfree[free_j]  # the slot the job took
         wk.hsize[js] = x0
         wk.jtype[js] = j
@@ -914,12 +920,14 @@ def on_task_done(qu, wk, q, r, js, cur):
 
 
 @event_part
-def on_completion(su, qu, wk, stats, t, js, winner, cur):
+def on_completion(su, qu, wk, stats, t, js, winner, bound, cur):
     """Job js completes at t (its replica ``winner`` finished): its other replicas are
     cancelled, its latency and cost recorded. A cancelled replica in service keeps its
     server ``cancel_delay`` longer (:func:`_orphan`; one within a billionth of its end
     has finished with the winner: identical copies started together), a waiting one,
-    or one that has had no service yet (it starts at this instant), is dropped. Returns the queues changed, the job's cost and the cursor after it."""
+    or one that has had no service yet (it starts at this instant), is dropped. ``bound``:
+    the loop's flag (:func:`on_arrival`). Returns the queues changed, the job's cost and the
+    cursor after it."""
     dirty = wk.dirty
     cost = wk.cost[js]
     free_r = cur.free_r
@@ -945,7 +953,7 @@ def on_completion(su, qu, wk, stats, t, js, winner, cur):
             _remove(qu, q2, r2)
             wk.rfree[free_r] = r2
             free_r += 1
-        if not su.bound:
+        if not bound:
             dirty[nd] = q2
             nd += 1
     nj = wk.number[js]
@@ -1490,7 +1498,7 @@ def _simulate(su, qu, wk, st, stats, cur, lam, total, check, wait, ps, threshold
         if arrival:
             t = t_arr
             t_last = t
-            nd, cur = on_arrival(su, qu, wk, st, stats, t, n, threshold, cur)
+            nd, cur = on_arrival(su, qu, wk, st, stats, t, n, ps, threshold, bound, hedge, cur)
             if nd < 0:
                 overflow = True
                 break
@@ -1527,7 +1535,7 @@ def _simulate(su, qu, wk, st, stats, cur, lam, total, check, wait, ps, threshold
             elif multi and wk.need[js] > 1:  # FJ: a task before the k-th
                 nd, cur = on_task_done(qu, wk, q, r, js, cur)
             else:
-                nd, cost, cur = on_completion(su, qu, wk, stats, t, js, r, cur)
+                nd, cost, cur = on_completion(su, qu, wk, stats, t, js, r, bound, cur)
                 work_done += cost
         else:
             break
