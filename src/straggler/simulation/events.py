@@ -94,8 +94,10 @@ Why it is written this way (measured on the bench's event workloads, same run):
   kernel was compiled to once;
 * one loop per variant (:func:`run`: FCFS or PS, a threshold policy or not, the
   PS bound systems, Hedge), each entry compiled on first use with its flags as
-  constants, so LLVM drops the other variants' branches: the first entry costs
-  the kernels' compilation, each further one about 5 s. With the allocation of
+  constants, so LLVM drops the other variants' branches (where a kernel tests
+  the flag the loop passes it, not the same setting read from ``su``:
+  :func:`on_arrival`): the first entry costs the kernels' compilation, each
+  further one about 5 s. With the allocation of
   the records (:func:`records`) in the same function, LLVM knows the arrays
   apart. Its throughput against the single function it replaced, workload by
   workload, before and after: docs/contributing.md (Benchmarks).
