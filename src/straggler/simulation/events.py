@@ -97,9 +97,8 @@ Why it is written this way (measured on the bench's event workloads, same run):
   constants, so LLVM drops the other variants' branches (where a kernel tests
   the flag the loop passes it, not the same setting read from ``su``:
   :func:`on_arrival`): the first entry costs the kernels' compilation, each
-  further one about 5 s. With the allocation of
-  the records (:func:`records`) in the same function, LLVM knows the arrays
-  apart. Its throughput against the single function it replaced, workload by
+  further one about 5 s. With the allocation of the records (:func:`records`)
+  in the same function, LLVM knows the arrays apart. Its throughput against the single function it replaced, workload by
   workload, before and after: docs/contributing.md (Benchmarks).
 
 Policies
@@ -236,7 +235,6 @@ Setup = namedtuple(
         "type_cdf",
         "alpha",
         "warmup",
-        "ps",  # PS servers (FCFS otherwise)
         "cancel_delay",  # a cancelled copy in service keeps its server this long
         "hedge",  # Hedge: a copy every hdelay after the arrival, up to d
         "hdelay",
@@ -861,10 +859,11 @@ def on_arrival(su, qu, wk, st, stats, t, n, ps, threshold, bound, hedge, cur):
     """Job n arrives at t: route it, place its replicas. Returns the queues changed
     (in ``dirty``; -1 when a table is full) and the cursor after it.
 
-    ``ps``, ``threshold``, ``bound`` and ``hedge`` are the loop's flags, constants in each variant's
-    entry, not the settings' fields read at run time: so the other variants' steps are
-    dropped from its loop (read from ``su``, the hedge's steps stayed in every loop, and
-    PS on one server ran at 0.92 of the loop before them, measured)."""
+    ``ps``, ``threshold``, ``bound`` and ``hedge`` are the loop's flags, constants in
+    each variant's entry, not the settings read at run time: so the other variants'
+    steps are dropped from its loop (read from ``su``, Hedge's steps stayed in every
+    loop, and M/M/1-PS ran at 0.92 of the single loop this engine replaced, measured:
+    docs/contributing.md, Benchmarks)."""
     perm = wk.perm
     srv = wk.srv
     dur = wk.dur
@@ -1259,7 +1258,6 @@ def _setup(ints, flts, speeds, inv_speeds, type_cdf, alpha, warmup):
         type_cdf,
         alpha,
         warmup,
-        ints[E.I_DISCIPLINE] == E.PS,
         flts[E.F_CANCEL_DELAY],
         policy == policies.HEDGE_CODE,
         flts[E.F_POLICY],
