@@ -137,3 +137,107 @@ def test_the_checks_see_what_they_forbid(tmp_path):
         "from straggler.dependence import _atomic_law\nfrom straggler import distributions as D\nD._fmt(1)\n"
     )
     assert len(private_uses(probe)) == 2
+
+
+# ----------------------------------------------------------------- calls at run time
+
+
+INTEGRATORS = "numerics"
+"""The module of the adaptive quadratures (QUADPACK through scipy), which evaluate the
+integrand they are given, a function of a number: the one kind of call up allowed."""
+
+
+def calls_up(run) -> list[str]:
+    """Every call made while ``run()`` runs from a module of the package to one of a
+    higher layer, or of another group of its layer, but an integrand's evaluation by
+    :data:`INTEGRATORS`: a callback (a function handed down and called from below) is the
+    only way for one, since imports run downwards."""
+    import sys
+    from collections import Counter
+
+    found: Counter = Counter()
+    upward: dict[tuple, bool] = {}  # (caller's module, callee's) -> a call up?
+
+    def up(pair: tuple) -> bool:
+        caller, callee = (n.removeprefix("straggler.") if n.startswith("straggler.") else None for n in pair)
+        if callee is None or caller in (None, INTEGRATORS, callee):
+            return False
+        (rank, group), (c_rank, c_group) = layers.layer_of(caller), layers.layer_of(callee)
+        return c_rank > rank or (c_rank == rank and c_group != group)
+
+    def trace(frame, event, arg):  # "call" events only: None traces no line within
+        back = frame.f_back
+        if back is None or back.f_globals is frame.f_globals:
+            return None
+        pair = (back.f_globals.get("__name__", ""), frame.f_globals.get("__name__", ""))
+        if pair not in upward:
+            upward[pair] = up(pair)
+        if upward[pair]:
+            found[
+                f"{pair[0].removeprefix('straggler.')}.{back.f_code.co_name} calls "
+                f"{pair[1].removeprefix('straggler.')}.{frame.f_code.co_name}"
+            ] += 1
+        return None
+
+    sys.settrace(trace)
+    try:
+        run()
+    finally:
+        sys.settrace(None)
+    return sorted(found)
+
+
+def test_evaluating_a_cell_never_calls_up_the_layers():
+    """The config and what is made of it go down the layers while a cell is evaluated,
+    never back up through a callback: the default study's cells (analysis), a trace-backed
+    law's, and tuned cells, whose search asks its caller for each value's outcome rather
+    than calling it (ask and tell)."""
+    from straggler.config import load_config, resolve_config
+    from straggler.evaluate import evaluate_cell
+    from straggler.grid import build_grid
+
+    studies = []
+    for path in ("config/config.yaml", "config/studies/measured.yaml"):
+        raw = resolve_config(load_config(REPO / path)).to_dict()
+        studies.append(resolve_config({**raw, "evaluate": ["analytic"]}))
+    studies.append(
+        resolve_config(
+            {
+                "study": "tuned",
+                "seed": 7,
+                "grid": {
+                    "policy": ["Rer", "FJ"],
+                    "distribution": ["two"],
+                    "dependence": ["iid"],
+                    "r_slow": [1.0],
+                    "N": [4],
+                    "d": [2],
+                },
+                "load": [0.5],
+                "policies": {"Rer": {"tau": {"tune": [0.5, 20]}}, "FJ": {"k": {"tune": [1, 3]}}},
+                "distributions": {"two": {"family": "discrete", "values": [1, 20], "p": [0.9, 0.1]}},
+                "simulation": {"jobs": 2000, "warmup": 200, "replications": 3},
+            }
+        )
+    )
+
+    def run():
+        for study in studies:
+            # a cell of each policy, law and dependence: the code paths, not every load unit
+            kinds = {(c.policy, c["distribution"], c["dependence"]): c.id for c in build_grid(study).cells.values()}
+            for cid in kinds.values():
+                evaluate_cell(study, cid)
+
+    assert calls_up(run) == []
+
+
+def test_the_run_time_check_sees_a_call_up():
+    """A function of a high layer's module called from a low layer's is found."""
+    from straggler import evaluate, sources
+
+    exec("def handed_down():\n    return 1\n", vars(evaluate) | {}, high := {})
+    exec("def calls_back(f):\n    return f()\n", vars(sources) | {}, low := {})
+    # the functions run with their module's globals, as if defined there
+    handed_down = type(high["handed_down"])(high["handed_down"].__code__, vars(evaluate))
+    calls_back = type(low["calls_back"])(low["calls_back"].__code__, vars(sources))
+    assert calls_up(lambda: calls_back(handed_down)) == ["sources.calls_back calls evaluate.handed_down"]

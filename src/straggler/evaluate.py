@@ -373,7 +373,7 @@ def _evaluate_tuned(resolved: ResolvedConfig, cell: Cell, knob: Knob, store_root
     d = int(cell.get("d", 1))
 
     def feasible(value) -> bool:
-        return impossible_reason(policy, lambda n, default: value if n == name else params.get(n, default), d) is None
+        return impossible_reason(policy, {**params, name: value}, d) is None
 
     choices, per_load, jobs = _tune_each_load(
         resolved, cell, knob, integer, optimum_for_search, feasible, store_root, notes
@@ -503,7 +503,15 @@ def _tune_each_load(resolved, cell: Cell, knob: Knob, integer: bool, optimum, fe
             return _outcome(ds, knob.level)
 
         x = float(optimum[i])
-        choice = tuning.search(lo, hi, integer, run, confidence, None if math.isnan(x) else x, feasible)
+        steps = tuning.search(lo, hi, integer, confidence, None if math.isnan(x) else x)
+        outcome = None  # the first send starts the search
+        while True:
+            try:
+                value = steps.send(outcome)
+            except StopIteration as done:
+                choice = done.value
+                break
+            outcome = run(value) if feasible(value) else None
         choices.append(choice)
         if choice.best is not None:
             per_load.append(datasets[choice.best])

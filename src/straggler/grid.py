@@ -146,7 +146,8 @@ def _impossible_reason(point: dict, resolved: ResolvedConfig) -> str | None:
     N = point["N"]
     if spec.uses_d and point["d"] > N:
         return f"d = {point['d']} > N = {N}"
-    reason = impossible_reason(policy, lambda name, default: _policy_param(point, resolved, name, default), point["d"])
+    params = {name: _policy_param(point, resolved, name, default) for name, default in spec.parameters.items()}
+    reason = impossible_reason(policy, params, point["d"])
     if reason is not None:
         return reason
     if spec.two_pools and pool_sizes(resolved.system.pools, N) is None:

@@ -7,7 +7,8 @@ mean response time E[T], or the least latency quantile ``{tune: [lo, hi], object
 p99}`` names (docs/guide/tuning.md). This module is the search alone: which
 values to try, which one wins, and which the data cannot tell from the winner. Running a
 value (a whole cell's evaluation at one load with the parameter set to it) is the
-caller's, :func:`straggler.evaluate.evaluate_cell`, passed in as ``evaluate``.
+caller's, :func:`straggler.evaluate.evaluate_cell`: :func:`search` asks for each value's
+outcome and is told it.
 
 The search, per load:
 
@@ -33,7 +34,7 @@ Light: the work-unit plan imports it while the Snakefile is parsed (no numpy at 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,34 +109,37 @@ def candidate_count(lo: float, hi: float, integer: bool) -> int:
 
 
 def search(
-    lo: float,
-    hi: float,
-    integer: bool,
-    evaluate: Callable[[Any], Outcome],
-    confidence: float,
-    optimum: float | None = None,
-    feasible: Callable[[Any], bool] | None = None,
-) -> Choice:
-    """Search ``[lo, hi]`` at one load (the module docstring): ``evaluate(value)``
-    simulates a value, ``optimum`` is the analysis's (tried when in the range),
-    ``feasible(value)`` says whether a value can be run at all (FJ's ``k`` above ``d``
-    cannot: those are skipped). ``confidence`` is the level of the paired intervals
-    (``simulation.confidence``)."""
+    lo: float, hi: float, integer: bool, confidence: float, optimum: float | None = None
+) -> Generator[Any, Outcome | None, Choice]:
+    """Search ``[lo, hi]`` at one load (the module docstring), ask and tell: the generator
+    yields each value to run, the caller sends back its :class:`Outcome` (None for a value
+    that cannot be run at all, such as FJ's ``k`` above ``d``: it is skipped), and the
+    :class:`Choice` is the generator's return value. ``optimum`` is the analysis's (tried
+    when in the range); ``confidence`` is the level of the paired intervals
+    (``simulation.confidence``). The caller runs the values itself rather than handing the
+    search a function to call: the search sits below the cell's evaluation, and a callback
+    would run the evaluation's code from this lower layer."""
     choice = Choice(None, None, None)
-    allowed = feasible or (lambda value: True)
+    cannot: set = set()
 
-    def run(values) -> None:
+    def run(values):
         for value in values:
-            if value not in choice.tried and allowed(value):
-                choice.tried[value] = evaluate(value)
+            if value not in choice.tried and value not in cannot:
+                outcome = yield value
+                if outcome is None:
+                    cannot.add(value)
+                else:
+                    choice.tried[value] = outcome
 
     first = spread(lo, hi, GRID, integer)
+    start = None
     if optimum is not None and math.isfinite(optimum) and lo <= optimum <= hi:
         value = int(optimum) if integer else float(optimum)
         if not integer or value == optimum:
             first.append(value)
-            choice.optimum_tried = allowed(value)
-    run(first)
+            start = value
+    yield from run(first)
+    choice.optimum_tried = start is not None and start in choice.tried
     for _ in range(ROUNDS):
         best = _best(choice.tried)
         if best is None:
@@ -145,7 +149,7 @@ def search(
         a, b = ordered[max(i - 1, 0)], ordered[min(i + 1, len(ordered) - 1)]
         if a == b:
             break
-        run(spread(a, b, REFINE, integer))
+        yield from run(spread(a, b, REFINE, integer))
     choice.best = _best(choice.tried)
     if choice.best is not None:
         same = indistinguishable(choice.tried, choice.best, confidence)

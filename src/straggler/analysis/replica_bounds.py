@@ -60,7 +60,7 @@ import numpy as np
 
 from ..dependence import IID, SX, Dependence, Identical, survival
 from ..distributions import Distribution
-from ..distributions.pieces import integrate_between_breaks
+from ..distributions.pieces import quadrature_between_breaks, quadrature_sum
 from ..numerics import RELATIVE_1E10, integrate_split
 
 #: relative gap under which a lower and an upper bound are reported as exact
@@ -162,7 +162,8 @@ def mean_sum_smallest(Y: Distribution, groups, k: int) -> float:
         knots = np.unique(np.concatenate((q.x0, q.x1)))
         breaks = np.unique(np.concatenate([c * knots for c, _ in groups] + [[start]]))
         degree = sum(m for _, m in groups)
-        return below + integrate_between_breaks(lambda t: _shortfall(Y, groups, k, t), breaks[breaks >= start], degree)
+        nodes, weights = quadrature_between_breaks(breaks[breaks >= start], degree)
+        return below + quadrature_sum(weights, _shortfall(Y, groups, k, nodes))
     atoms = [float(v) for v, q in Y.point_masses() if q > 0]
     points = [c * v for c, _ in groups for v in atoms]
     scale = max(c for c, _ in groups) * Y.mean()

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import distributions as _distributions
 from ..distributions import Distribution, Exponential
-from ..distributions.pieces import integrate_between_breaks
+from ..distributions.pieces import quadrature_between_breaks, quadrature_sum
 from ..numerics import RELATIVE_1E10, integrate_split
 from .base import IID_CODE, Dependence, MarginalAX
 from .expectations import atomic_law, check_moment_order, check_threshold, survival, zero_safe_product
@@ -129,7 +129,8 @@ class IIDPair(MarginalAX):
             def g(s: np.ndarray) -> np.ndarray:
                 return m * s ** (m - 1) * np.asarray(X.sf((y + s) / a)) * np.asarray(X.sf(s / b))
 
-            return integrate_between_breaks(g, cuts, m + 1)
+            nodes, weights = quadrature_between_breaks(cuts, m + 1)
+            return quadrature_sum(weights, g(nodes))
         pts: list[float] = [a * lo - y, b * lo]
         for atom in X.atoms():
             pts += [a * atom - y, b * atom]

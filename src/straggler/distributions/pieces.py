@@ -13,7 +13,7 @@ A sample of 10^4 values costs a few vectorised operations.
   b the Beta(k, n - k + 1) density (the k-th smallest of n uniforms), a polynomial of
   degree n - 1: on a constant piece, x^m times the piece's Beta probability; on a linear
   piece, Gauss-Legendre with enough nodes for degree n - 1 + m.
-- :func:`integrate_between_breaks`: int f(t) dt where f, on each interval between break
+- :func:`quadrature_between_breaks`: int f(t) dt where f, on each interval between break
   points, is a polynomial of a known degree in the distribution functions F(t / c) of
   scaled copies (each linear there): the replica-cost sums of
   :mod:`straggler.analysis.replica_bounds`.
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -81,17 +80,26 @@ def order_statistic_moment(q: QuantilePieces, k: int, n: int, m: int) -> float:
     return math.fsum(np.concatenate(terms).tolist())
 
 
-def integrate_between_breaks(f: Callable[[np.ndarray], np.ndarray], breaks: np.ndarray, degree: int) -> float:
-    """int_{breaks[0]}^{breaks[-1]} f(t) dt for an ``f`` that is a polynomial of at most
-    ``degree`` between consecutive break points (``f`` takes and returns a flat array)."""
+def quadrature_between_breaks(breaks: np.ndarray, degree: int) -> tuple[np.ndarray, np.ndarray]:
+    """The nodes (flat) and weights (pieces x g) of Gauss-Legendre rules on the intervals
+    between consecutive ``breaks``, exact for an integrand that is a polynomial of at most
+    ``degree`` on each: evaluate the integrand at the nodes and give the values to
+    :func:`quadrature_sum`. The caller evaluates the integrand rather than passing it
+    down: a function of the analysis's, called from here, would run its code from this
+    lower layer."""
     lo, hi = breaks[:-1], breaks[1:]
     keep = hi > lo
-    lo, hi = lo[keep], hi[keep]
-    if lo.size == 0:
+    t, w = gauss_legendre(lo[keep], hi[keep], degree)
+    return t.ravel(), w
+
+
+def quadrature_sum(weights: np.ndarray, values) -> float:
+    """int f(t) dt from ``values`` = f at the nodes of :func:`quadrature_between_breaks`
+    (0 over no interval)."""
+    if weights.size == 0:
         return 0.0
-    t, w = gauss_legendre(lo, hi, degree)
-    values = np.asarray(f(t.ravel()), dtype=float).reshape(t.shape)
-    return math.fsum(np.sum(w * values, axis=1).tolist())
+    values = np.asarray(values, dtype=float).reshape(weights.shape)
+    return math.fsum(np.sum(weights * values, axis=1).tolist())
 
 
 def truncated_curves(q: QuantilePieces, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

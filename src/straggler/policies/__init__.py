@@ -38,7 +38,7 @@ simulate it (and in the reference simulator), its analysis handler, its tests
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from . import d_of_n, fork_join, hedging, two_pools
@@ -191,14 +191,17 @@ def tuned_values(spec: PolicySpec, name: str, lo: float, hi: float, limit: int =
     return list(range(first, min(int(hi // 1), first + limit - 1) + 1))
 
 
-def impossible_reason(policy: str, param: Callable[[str, Any], Any], d: int) -> str | None:
+def impossible_reason(policy: str, params: Mapping[str, Any], d: int) -> str | None:
     """Why a grid point of ``policy`` cannot be evaluated by its spec's
-    ``grid_impossible`` (``param(name, default)``: its parameters at the point), or None.
-    A tuned parameter is possible when one value of its range is (the search tries only
-    those: :mod:`straggler.tuning`)."""
+    ``grid_impossible`` (``params``: its parameters at the point, a missing one at its
+    default), or None. A tuned parameter is possible when one value of its range is (the
+    search tries only those: :mod:`straggler.tuning`). The caller gives the values, not a
+    function to ask for them: a callback into the grid would run the grid's code from
+    this lower layer."""
     spec = POLICIES[policy]
     if spec.grid_impossible is None:
         return None
+    param = params.get
     tuned = [n for n in spec.parameters if is_tuned(param(n, spec.parameters[n]))]
     pair = tuned_range(param(tuned[0], None)) if tuned and tuned[0] in spec.tunable else None
     if pair is None:
