@@ -187,12 +187,14 @@ def calls_up(run) -> list[str]:
     return sorted(found)
 
 
-def test_evaluating_a_cell_never_calls_up_the_layers():
+def test_evaluating_a_cell_never_calls_up_the_layers(tmp_path):
     """The config and what is made of it go down the layers while a cell is evaluated,
     never back up through a callback: the default study's cells (analysis), a trace-backed
     law's, and tuned cells, whose search asks its caller for each value's outcome rather
-    than calling it (ask and tell)."""
+    than calling it (ask and tell); and the cell files written, atomically, by a context
+    rather than a writer handed to the files module."""
     from straggler.config import load_config, resolve_config
+    from straggler.dataset import write_cell
     from straggler.evaluate import evaluate_cell
     from straggler.grid import build_grid
 
@@ -226,7 +228,7 @@ def test_evaluating_a_cell_never_calls_up_the_layers():
             # a cell of each policy, law and dependence: the code paths, not every load unit
             kinds = {(c.policy, c["distribution"], c["dependence"]): c.id for c in build_grid(study).cells.values()}
             for cid in kinds.values():
-                evaluate_cell(study, cid)
+                write_cell(evaluate_cell(study, cid), tmp_path / "cell.nc")
 
     assert calls_up(run) == []
 

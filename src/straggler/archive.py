@@ -238,22 +238,19 @@ def _trace_members(study: str, config: Path, root: Path) -> dict[str, tuple[dict
 def _write_tar(output: Path, members: dict[str, bytes]) -> None:
     """Sorted members (``<study>/MANIFEST.json`` sorts before ``project/`` and
     ``results/``: verify needs it first), zeroed owners and times, atomically."""
-
-    def write(tmp: Path) -> None:
-        with (
-            open(tmp, "wb") as raw,
-            gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as gz,
-            tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
-        ):
-            for name in sorted(members):
-                data = members[name]
-                info = tarfile.TarInfo(name)
-                info.size, info.mtime, info.mode = len(data), 0, 0o644
-                info.uid = info.gid = 0
-                info.uname = info.gname = ""
-                tar.addfile(info, io.BytesIO(data))
-
-    atomic_write(output, write)
+    with (
+        atomic_write(output) as tmp,
+        open(tmp, "wb") as raw,
+        gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as gz,
+        tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
+        for name in sorted(members):
+            data = members[name]
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime, info.mode = len(data), 0, 0o644
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            tar.addfile(info, io.BytesIO(data))
 
 
 def _global_attributes(path: Path) -> dict:

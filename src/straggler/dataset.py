@@ -194,7 +194,8 @@ def write_netcdf(ds: xr.Dataset, path) -> None:
     inherited fixed-width string encodings (they truncate string coordinates)."""
     ds = ds.drop_encoding()
     encoding = {name: {"zlib": True, "complevel": 4} for name, var in ds.data_vars.items() if var.dtype.kind == "f"}
-    atomic_write(path, lambda tmp: ds.to_netcdf(tmp, engine="netcdf4", encoding=encoding))
+    with atomic_write(path) as tmp:
+        ds.to_netcdf(tmp, engine="netcdf4", encoding=encoding)
 
 
 CELL_FORMAT: Literal["NETCDF3_64BIT_DATA"] = "NETCDF3_64BIT_DATA"
@@ -220,9 +221,11 @@ def write_cell(ds: xr.Dataset, path) -> None:
     dims = {str(name): int(size) for name, size in ds.sizes.items()}
     attrs = dict(ds.attrs)
     if cdf5.writable(dims, variables, attrs):
-        write_checksummed(path, lambda tmp: cdf5.write(tmp, dims, variables, attrs))
+        with write_checksummed(path) as tmp:
+            cdf5.write(tmp, dims, variables, attrs)
     else:
-        write_checksummed(path, lambda tmp: write_cell_netcdf4(tmp, dims, variables, attrs))
+        with write_checksummed(path) as tmp:
+            write_cell_netcdf4(tmp, dims, variables, attrs)
 
 
 def write_cell_netcdf4(tmp, dims: dict, variables: list, attrs: dict) -> None:

@@ -20,10 +20,11 @@ outputs before it runs, so the aggregate keeps a second name for the dataset it 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 __all__ = [
@@ -50,30 +51,44 @@ def _temporary(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
-def atomic_write(path, write: Callable[[Path], object]) -> Path:
-    """``write(tmp)`` a temporary file beside ``path``, then rename it onto ``path``
-    (the parent folder is created); on any error the temporary file goes and ``path``
-    is left as it was."""
+@contextlib.contextmanager
+def atomic_write(path) -> Iterator[Path]:
+    """``with atomic_write(path) as tmp:`` write ``tmp``, a temporary file beside ``path``,
+    which is renamed onto ``path`` when the block ends (the parent folder is created); on
+    any error the temporary file goes and ``path`` is left as it was. A context, not a
+    function taking the writer: the writer is the caller's code, and this module is below
+    every caller (calls run down the layers)."""
+    with _replacing(path, checksum=False) as tmp:
+        yield tmp
+
+
+@contextlib.contextmanager
+def _replacing(path, checksum: bool) -> Iterator[Path]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _temporary(path)
     try:
-        write(tmp)
+        yield tmp
+        if checksum:
+            write_text(checksum_path(path), sha256_file(tmp) + "\n")
         os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
-    return path
 
 
 def write_text(path, text: str) -> Path:
     """Write ``text`` to ``path`` whole or not at all (:func:`atomic_write`)."""
-    return atomic_write(path, lambda tmp: tmp.write_text(text))
+    with atomic_write(path) as tmp:
+        tmp.write_text(text)
+    return Path(path)
 
 
 def write_bytes(path, data: bytes) -> Path:
     """Write ``data`` to ``path`` whole or not at all (:func:`atomic_write`)."""
-    return atomic_write(path, lambda tmp: tmp.write_bytes(data))
+    with atomic_write(path) as tmp:
+        tmp.write_bytes(data)
+    return Path(path)
 
 
 def sha256_file(path) -> str:
@@ -91,19 +106,12 @@ def checksum_path(path) -> Path:
     return path.with_name(path.name + CHECKSUM_SUFFIX)
 
 
-def write_checksummed(path, write: Callable[[Path], object]) -> Path:
-    """Like :func:`atomic_write`, with the content's SHA-256 written beside it first."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temporary(path)
-    try:
-        write(tmp)
-        write_text(checksum_path(path), sha256_file(tmp) + "\n")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
+@contextlib.contextmanager
+def write_checksummed(path) -> Iterator[Path]:
+    """Like :func:`atomic_write`, with the content's SHA-256 written beside it before the
+    content is renamed into place."""
+    with _replacing(path, checksum=True) as tmp:
+        yield tmp
 
 
 def damage(path) -> str:
@@ -144,13 +152,11 @@ def keep_previous(path) -> None:
     removed it to rebuild it and the rebuild failed."""
     path = Path(path)
 
-    def link(tmp: Path) -> None:
+    with atomic_write(previous_path(path)) as tmp:
         try:
             os.link(path, tmp)
         except OSError:
             shutil.copy2(path, tmp)
-
-    atomic_write(previous_path(path), link)
 
 
 def restore_previous(path) -> bool:

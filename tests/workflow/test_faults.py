@@ -30,7 +30,8 @@ VOLATILE = ("created",)
 
 def test_a_checksummed_file_is_trusted_only_while_it_matches(tmp_path):
     path = tmp_path / "cell.nc"
-    files.write_checksummed(path, lambda tmp: tmp.write_bytes(b"abc" * 1000))
+    with files.write_checksummed(path) as tmp:
+        tmp.write_bytes(b"abc" * 1000)
     assert files.damage(path) == ""
     data = bytearray(path.read_bytes())
     data[100] ^= 1
@@ -48,12 +49,9 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path):
     path = tmp_path / "out.txt"
     files.write_text(path, "old")
 
-    def fail(tmp):
+    with pytest.raises(OSError), files.atomic_write(path) as tmp:
         tmp.write_text("half")
         raise OSError("disk full")
-
-    with pytest.raises(OSError):
-        files.atomic_write(path, fail)
     assert path.read_text() == "old"
     assert list(tmp_path.iterdir()) == [path]
     stale = tmp_path / "sub" / ".cell.nc.4242.tmp"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import importlib
 from pathlib import Path
 
@@ -64,7 +63,8 @@ def write_figures(ds: xr.Dataset, outdir, names=None) -> list[Path]:
         fig = make_figure(ds, name)
         for ext in ("png", "svg"):
             path = outdir / f"{name}.{ext}"
-            atomic_write(path, functools.partial(_save, fig, ext))
+            with atomic_write(path) as tmp:
+                _save(fig, ext, tmp)
             written.append(path)
         plt.close(fig)
     return written
@@ -73,7 +73,8 @@ def write_figures(ds: xr.Dataset, outdir, names=None) -> list[Path]:
 def save_figure(fig, path: Path) -> None:
     """Write ``fig`` to ``path`` (its suffix: png or svg) as every figure is written:
     atomically, without timestamps."""
-    atomic_write(path, functools.partial(_save, fig, path.suffix[1:]))
+    with atomic_write(path) as tmp:
+        _save(fig, path.suffix[1:], tmp)
 
 
 def _save(fig, ext: str, path: Path) -> None:

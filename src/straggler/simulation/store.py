@@ -182,19 +182,16 @@ def _write(path: Path, rec: Replications) -> None:
     """Atomically (:func:`straggler.files.atomic_write`): a killed job leaves no partial file."""
     quantiles = rec.quantiles if rec.quantiles is not None else np.full((len(rec), len(S.QUANTILES)), np.nan)
 
-    def write(tmp: Path) -> None:
-        with open(tmp, "wb") as f:
-            np.savez_compressed(
-                f,
-                index=rec.index,
-                acc=rec.acc,
-                batches=rec.batches,
-                hist=rec.hist,
-                jobs=np.int64(rec.jobs),
-                quantiles=quantiles,
-            )
-
-    atomic_write(path, write)
+    with atomic_write(path) as tmp, open(tmp, "wb") as f:
+        np.savez_compressed(
+            f,
+            index=rec.index,
+            acc=rec.acc,
+            batches=rec.batches,
+            hist=rec.hist,
+            jobs=np.int64(rec.jobs),
+            quantiles=quantiles,
+        )
 
 
 def _read(path: Path) -> Replications | None:
