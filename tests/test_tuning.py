@@ -113,16 +113,11 @@ def test_the_search_finds_the_least_mean_and_the_values_it_cannot_tell_apart():
         reps = 1 + (v - 3.0) ** 2 + noise + 0.001 * np.random.default_rng(int(v * 1e6)).normal(size=20)
         return tuning.Outcome(float(reps.mean()), reps.tolist(), stable=v < 9)
 
-    steps = tuning.search(0.0, 10.0, False, 0.95)
-    asked, outcome = [], None
-    while True:
-        try:
-            value = steps.send(outcome)
-        except StopIteration as done:
-            choice = done.value
-            break
+    search, asked = tuning.Search(0.0, 10.0, False, 0.95), []
+    while (value := search.ask()) is not None:
         asked.append(value)
-        outcome = run(value)
+        search.tell(run(value))
+    choice = search.choice
     assert len(asked) == len(set(asked)) == len(choice.tried)  # each value asked for once
     assert abs(choice.best - 3.0) < 0.2
     assert choice.low <= choice.best <= choice.high and choice.high - choice.low < 1
@@ -132,17 +127,12 @@ def test_the_search_finds_the_least_mean_and_the_values_it_cannot_tell_apart():
 def test_a_value_the_caller_cannot_run_is_skipped_and_never_asked_again():
     """An integer knob on [1, 6] whose values above 3 cannot be run (FJ's k above d): the
     caller answers None for them; the best is the least objective among the others."""
-    steps = tuning.search(1, 6, True, 0.95, optimum=5)
-    asked, outcome = [], None
-    while True:
-        try:
-            value = steps.send(outcome)
-        except StopIteration as done:
-            choice = done.value
-            break
+    search, asked = tuning.Search(1, 6, True, 0.95, optimum=5), []
+    while (value := search.ask()) is not None:
         asked.append(value)
         reps = [10.0 - value + 0.01 * i for i in range(5)]
-        outcome = None if value > 3 else tuning.Outcome(float(np.mean(reps)), reps, stable=True)
+        search.tell(None if value > 3 else tuning.Outcome(float(np.mean(reps)), reps, stable=True))
+    choice = search.choice
     assert asked == [1, 2, 3, 4, 5, 6] and sorted(choice.tried) == [1, 2, 3]
     assert choice.best == 3 and not choice.optimum_tried
 

@@ -503,15 +503,10 @@ def _tune_each_load(resolved, cell: Cell, knob: Knob, integer: bool, optimum, fe
             return _outcome(ds, knob.level)
 
         x = float(optimum[i])
-        steps = tuning.search(lo, hi, integer, confidence, None if math.isnan(x) else x)
-        outcome = None  # the first send starts the search
-        while True:
-            try:
-                value = steps.send(outcome)
-            except StopIteration as done:
-                choice = done.value
-                break
-            outcome = run(value) if feasible(value) else None
+        search = tuning.Search(lo, hi, integer, confidence, None if math.isnan(x) else x)
+        while (value := search.ask()) is not None:
+            search.tell(run(value) if feasible(value) else None)
+        choice = search.choice
         choices.append(choice)
         if choice.best is not None:
             per_load.append(datasets[choice.best])

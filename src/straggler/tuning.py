@@ -7,7 +7,7 @@ mean response time E[T], or the least latency quantile ``{tune: [lo, hi], object
 p99}`` names (docs/guide/tuning.md). This module is the search alone: which
 values to try, which one wins, and which the data cannot tell from the winner. Running a
 value (a whole cell's evaluation at one load with the parameter set to it) is the
-caller's, :func:`straggler.evaluate.evaluate_cell`: :func:`search` asks for each value's
+caller's, :func:`straggler.evaluate.evaluate_cell`: :class:`Search` asks for each value's
 outcome and is told it.
 
 The search, per load:
@@ -108,17 +108,44 @@ def candidate_count(lo: float, hi: float, integer: bool) -> int:
     return most
 
 
-def search(
-    lo: float, hi: float, integer: bool, confidence: float, optimum: float | None = None
+class Search:
+    """The search of ``[lo, hi]`` at one load (the module docstring), ask and tell::
+
+        search = Search(lo, hi, integer, confidence, optimum)
+        while (value := search.ask()) is not None:
+            search.tell(outcome)  # the value's Outcome, or None: it cannot be run
+        search.choice
+
+    ``optimum`` is the analysis's (tried when in the range); ``confidence`` is the level of
+    the paired intervals (``simulation.confidence``); a value told None (FJ's ``k`` above
+    ``d``) is skipped and never asked again. The caller runs the values itself rather than
+    handing the search a function to call: the search sits below the cell's evaluation,
+    and a callback would run the evaluation's code from this lower layer."""
+
+    def __init__(self, lo: float, hi: float, integer: bool, confidence: float, optimum: float | None = None):
+        self._steps = _steps(lo, hi, integer, confidence, optimum)
+        self._told: Outcome | None = None
+        self.choice: Choice | None = None
+        """The result, once :meth:`ask` has returned None."""
+
+    def ask(self):
+        """The next value to run, or None when the search is done (see :attr:`choice`)."""
+        try:
+            value = self._steps.send(self._told)
+        except StopIteration as done:
+            self.choice = done.value
+            return None
+        self._told = None
+        return value
+
+    def tell(self, outcome: Outcome | None) -> None:
+        """The outcome of the value :meth:`ask` gave last (None: it cannot be run)."""
+        self._told = outcome
+
+
+def _steps(
+    lo: float, hi: float, integer: bool, confidence: float, optimum: float | None
 ) -> Generator[Any, Outcome | None, Choice]:
-    """Search ``[lo, hi]`` at one load (the module docstring), ask and tell: the generator
-    yields each value to run, the caller sends back its :class:`Outcome` (None for a value
-    that cannot be run at all, such as FJ's ``k`` above ``d``: it is skipped), and the
-    :class:`Choice` is the generator's return value. ``optimum`` is the analysis's (tried
-    when in the range); ``confidence`` is the level of the paired intervals
-    (``simulation.confidence``). The caller runs the values itself rather than handing the
-    search a function to call: the search sits below the cell's evaluation, and a callback
-    would run the evaluation's code from this lower layer."""
     choice = Choice(None, None, None)
     cannot: set = set()
 
