@@ -135,6 +135,7 @@ def test_a_value_the_caller_cannot_run_is_skipped_and_never_asked_again():
     choice = search.choice
     assert asked == [1, 2, 3, 4, 5, 6] and sorted(choice.tried) == [1, 2, 3]
     assert choice.best == 3 and not choice.optimum_tried
+    assert search.ask() is None and search.choice is choice  # done stays done
 
 
 # --------------------------------------------------------------------------- a tuned cell

@@ -130,6 +130,8 @@ class Search:
 
     def ask(self):
         """The next value to run, or None when the search is done (see :attr:`choice`)."""
+        if self.choice is not None:
+            return None
         try:
             value = self._steps.send(self._told)
         except StopIteration as done:
