@@ -13,10 +13,10 @@ A sample of 10^4 values costs a few vectorised operations.
   b the Beta(k, n - k + 1) density (the k-th smallest of n uniforms), a polynomial of
   degree n - 1: on a constant piece, x^m times the piece's Beta probability; on a linear
   piece, Gauss-Legendre with enough nodes for degree n - 1 + m.
-- :func:`quadrature_between_breaks`: int f(t) dt where f, on each interval between break
-  points, is a polynomial of a known degree in the distribution functions F(t / c) of
-  scaled copies (each linear there): the replica-cost sums of
-  :mod:`straggler.analysis.replica_bounds`.
+- :func:`quadrature_between_breaks` and :func:`quadrature_sum`: int f(t) dt where f, on
+  each interval between break points, is a polynomial of a known degree in the
+  distribution functions F(t / c) of scaled copies (each linear there): the replica-cost
+  sums of :mod:`straggler.analysis.replica_bounds`.
 """
 
 from __future__ import annotations
