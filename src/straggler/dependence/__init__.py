@@ -9,7 +9,11 @@ replica in pool ``i`` has size ``X_i``, and on a server of speed ``r`` it takes
 - ``sx`` (the S&X model of the speculation paper, Anselmi and Walton, arXiv
   2104.10426): ``X_i = X S_i``
   with ``X`` shared by the replicas and slowdowns ``S_i`` i.i.d. from a given
-  slowdown distribution, independent of ``X``.
+  slowdown distribution, independent of ``X``;
+- ``mixture`` (``{kind: mixture, identical: c}``): with probability ``c`` every
+  replica is ``X`` (one draw), else they are independent copies of ``X``; every
+  replica keeps the law of ``X`` and only how they relate varies (``c = 0`` is
+  ``iid``, ``c = 1`` ``identical``).
 
 A package; three things live here:
 
@@ -47,11 +51,12 @@ Second-order quantities return ``inf`` when they do not exist (e.g. Pareto with
 
 from __future__ import annotations
 
-from .base import IDENTICAL_CODE, IID_CODE, SX_CODE, Dependence, Pair
+from .base import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, SX_CODE, Dependence, Pair
 from .expectations import survival
 from .identical import Identical, IdenticalPair
 from .iid import IID, IIDPair
-from .kinds import BUILTIN, KINDS, from_spec
+from .kinds import BUILTIN, KINDS, from_spec, mixture_of
+from .mixture import Mixture
 from .replicas import mean_min_replicas, pair
 from .sx import SX, MixturePair, SXPair
 
@@ -60,6 +65,8 @@ __all__ = [
     "Identical",
     "IID",
     "SX",
+    "Mixture",
+    "mixture_of",
     "KINDS",
     "BUILTIN",
     "from_spec",
@@ -77,6 +84,7 @@ __all__ = [
     "IDENTICAL_CODE",
     "IID_CODE",
     "SX_CODE",
+    "MIXTURE_CODE",
 ]
 
 _SAMPLERS = ("sample_jobs", "sample_replicas", "sampler_args")

@@ -15,6 +15,7 @@ from .expectations import check_threshold, survival
 IDENTICAL_CODE = 0
 IID_CODE = 1
 SX_CODE = 2
+MIXTURE_CODE = 3
 
 
 @dataclass(frozen=True)

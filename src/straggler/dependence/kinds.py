@@ -10,9 +10,10 @@ from ..distributions import Distribution
 from .base import Dependence
 from .identical import Identical
 from .iid import IID
+from .mixture import Mixture
 from .sx import SX
 
-KINDS: dict[str, type[Dependence]] = {c.kind: c for c in (Identical, IID, SX)}
+KINDS: dict[str, type[Dependence]] = {c.kind: c for c in (Identical, IID, SX, Mixture)}
 #: dependences that exist without being declared under ``dependences:`` in a config
 BUILTIN: dict[str, Dependence] = {"identical": Identical(), "iid": IID()}
 
@@ -25,7 +26,9 @@ def from_spec(
     """Build a dependence from its config form.
 
     ``spec`` is a built-in name (``"identical"``, ``"iid"``), a mapping
-    ``{kind: identical | iid}`` or ``{kind: sx, slowdown: S}`` where ``S`` is the
+    ``{kind: identical | iid}``, ``{kind: mixture, identical: c}`` (``c`` in [0, 1]; 0 and
+    1 give the built-in ``iid`` and ``identical`` themselves, so their numbers are those
+    kinds') or ``{kind: sx, slowdown: S}`` where ``S`` is the
     name of an entry of ``named_distributions`` or an inline distribution spec
     (``{family: discrete, values: [...], p: [...]}``), or already a
     :class:`Dependence`. ``where`` is the config key path used in error messages.
@@ -39,7 +42,7 @@ def from_spec(
             return BUILTIN[spec]
         raise ValueError(
             f"{where}: unknown dependence {spec!r}; allowed: {sorted(BUILTIN)} "
-            "or a mapping {kind: sx, slowdown: <distribution name or spec>}"
+            "or a mapping {kind: mixture, identical: <c in [0, 1]>} or {kind: sx, slowdown: <distribution name or spec>}"
         )
     if not isinstance(spec, Mapping):
         raise ValueError(f"{where}: expected a name or a mapping with key 'kind', got {spec!r}")
@@ -48,10 +51,12 @@ def from_spec(
     kind = spec["kind"]
     if kind not in KINDS:
         raise ValueError(f"{where}.kind: unknown kind {kind!r}; allowed: {sorted(KINDS)}")
-    allowed_keys = {"kind", "slowdown"} if kind == "sx" else {"kind"}
+    allowed_keys = {"kind", "slowdown"} if kind == "sx" else {"kind", "identical"} if kind == "mixture" else {"kind"}
     extra = sorted(set(spec) - allowed_keys)
     if extra:
         raise ValueError(f"{where}: unknown key(s) {extra} for kind {kind!r}; allowed keys: {sorted(allowed_keys)}")
+    if kind == "mixture":
+        return mixture_of(spec.get("identical"), f"{where}.identical")
     if kind != "sx":
         return BUILTIN[kind]
     if "slowdown" not in spec:
@@ -81,3 +86,18 @@ def from_spec(
         return SX(slowdown)
     except ValueError as e:
         raise ValueError(f"{key}: {e}") from e
+
+
+def mixture_of(c, where: str = "dependence.identical") -> Dependence:
+    """The mixture with probability ``c`` of one draw for all copies; ``c = 0`` is the
+    built-in ``iid`` and ``c = 1`` the built-in ``identical`` (the same objects, so the
+    same numbers on every engine and analysis)."""
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or not (0.0 <= float(c) <= 1.0):
+        raise ValueError(
+            f"{where}: expected the probability that a job's copies are one draw, a number in [0, 1], got {c!r}"
+        )
+    if float(c) == 0.0:
+        return BUILTIN["iid"]
+    if float(c) == 1.0:
+        return BUILTIN["identical"]
+    return Mixture(float(c))

@@ -9,6 +9,7 @@ from .expectations import atomic_law, check_time_factor
 from .identical import Identical, IdenticalPair
 from .iid import IID, IIDPair
 from .kinds import KINDS
+from .mixture import Mixture
 from .sx import SX, MixturePair, SXPair
 
 
@@ -16,8 +17,10 @@ def mean_min_replicas(X: Distribution, dep: Dependence, d: int) -> float:
     """``E[min(X_1, ..., X_d)]`` of one job's ``d`` replicas (PS paper, section 3.4).
 
     identical: ``E[X]``; iid: ``E[X_{1:d}]`` (:meth:`Distribution.mean_min_of`);
-    sx: ``E[X] E[min(S_1..S_d)]``.
+    sx: ``E[X] E[min(S_1..S_d)]``; mixture: ``c E[X] + (1 - c) E[X_{1:d}]``.
     """
+    if isinstance(dep, Mixture):
+        return sum(w * mean_min_replicas(X, branch, d) for w, branch in dep.branches() if w > 0)
     if isinstance(dep, IID):
         return X.mean_min_of(int(d))
     if isinstance(dep, SX):
@@ -43,6 +46,8 @@ def pair(dep: Dependence, X: Distribution, a: float = 1.0, b: float = 1.0) -> Pa
         return IdenticalPair(X, a, b)
     if isinstance(dep, IID):
         return IIDPair(X, a, b)
+    if isinstance(dep, Mixture):  # linear in the joint law: c identical + (1 - c) i.i.d.
+        return MixturePair(tuple((w, pair(branch, X, a, b)) for w, branch in dep.branches()), a, b)
     if isinstance(dep, SX):
         S = dep.slowdown
         law_s = atomic_law(S)

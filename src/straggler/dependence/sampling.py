@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..distributions import ByType, Distribution
+from ..distributions import ByType, Deterministic, Distribution
 from ..distributions import sample as _sample
 from ..kernel_cache import kernel
-from .base import IDENTICAL_CODE, IID_CODE, Dependence
+from .base import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, Dependence
+from .mixture import Mixture
 
 
 @kernel()
@@ -15,11 +16,17 @@ def sample_replicas(dep_code, x_code, x_params, s_code, s_params, n_replicas, ou
     """Fill ``out[:n_replicas]`` with one job's replica sizes (at speed 1).
 
     ``dep_code``: 0 identical (one draw of X, repeated), 1 iid (independent draws),
-    2 sx (one draw of X times independent draws of S). The arguments after
-    ``dep_code`` are those of :func:`sampler_args`; ``rng`` is a
+    2 sx (one draw of X times independent draws of S), 3 mixture (a uniform first:
+    below ``c = s_params[0]``, one draw repeated, else independent draws). The
+    arguments after ``dep_code`` are those of :func:`sampler_args`; ``rng`` is a
     ``numpy.random.Generator``.
     """
-    if dep_code == IDENTICAL_CODE:
+    if dep_code == MIXTURE_CODE:
+        one = rng.random() < s_params[0]
+        x = _sample(x_code, x_params, rng)
+        for i in range(n_replicas):
+            out[i] = x if one or i == 0 else _sample(x_code, x_params, rng)
+    elif dep_code == IDENTICAL_CODE:
         x = _sample(x_code, x_params, rng)
         for i in range(n_replicas):
             out[i] = x
@@ -34,8 +41,10 @@ def sample_replicas(dep_code, x_code, x_params, s_code, s_params, n_replicas, ou
 
 def sampler_args(dep: Dependence, X: Distribution) -> tuple[int, int, np.ndarray, int, np.ndarray]:
     """``(dep_code, x_code, x_params, s_code, s_params)`` for :func:`sample_replicas`
-    (a deterministic 1 as the slowdown unless ``dep`` is ``sx``)."""
-    S = dep.slowdown_or_dummy()
+    (a deterministic 1 as the slowdown unless ``dep`` is ``sx``; for a mixture, a
+    deterministic ``c``: the slot carries the probability that the copies are one draw,
+    ``s_params[0]``, to every engine)."""
+    S = Deterministic(dep.identical) if isinstance(dep, Mixture) else dep.slowdown_or_dummy()
     return (
         int(dep.code),
         int(X.code),
