@@ -122,6 +122,8 @@ def _axis_applies(axis: str, point: dict, resolved: ResolvedConfig) -> bool:
                 return True
             dep = resolved.dependences.get(point["dependence"], {})
             return isinstance(dep, dict) and dep.get("slowdown") == head
+        if head in resolved.dependences:  # a mixture's identical
+            return head == point["dependence"]
         return True  # a system parameter (types.p1, types.belief, ...)
     # a policy parameter list axis such as ``tau``
     value = resolved.policies.get(policy, {}).get(axis)
@@ -284,8 +286,12 @@ def workload_id(cell: Cell) -> str:
     Cells of one workload draw their arrivals, types and job sizes from the same streams
     (common random numbers: :mod:`.simulation.streams`), so the difference of two
     policies' results gets a paired confidence interval, and so does a policy's at two
-    cancellation delays."""
-    return cell_id((a, v) for a, v in cell.coords if not _policy_axis(a) and a != CANCEL_DELAY)
+    cancellation delays. A mixture dependence's ``identical`` axis (``<name>.identical``)
+    is left out too: a job keeps its arrival and its copies' draws whatever the probability
+    c that they are one draw, so the answers at two values of c differ only by c."""
+    coords = dict(cell.coords)
+    strength = f"{coords.get('dependence')}.identical"
+    return cell_id((a, v) for a, v in cell.coords if not _policy_axis(a) and a not in (CANCEL_DELAY, strength))
 
 
 def seed_sequence(master_seed: int, cid: str):

@@ -36,6 +36,7 @@ DEPS = {
     "iid": IID(),
     "sx_bimodal": SX(BIMODAL),
     "sx_exp": SX(dd.Exponential(1.0)),
+    "mixture": dm.Mixture(0.35),
 }
 FACTORS = [(1.0, 0.5), (0.5, 1.0), (1.0, 1.0), (1.0, 0.2)]
 # thresholds as multiples of E[A] (so that they fall where the mass is)
@@ -430,6 +431,10 @@ def _reference_replicas(dep_code, x_code, x_params, s_code, s_params, n, rng):
         return [draw(x_code, x_params, rng)] * n
     if dep_code == 1:
         return [draw(x_code, x_params, rng) for _ in range(n)]
+    if dep_code == 3:  # mixture: the coin, then one draw for all or independent draws
+        one = rng.random() < s_params[0]
+        x = draw(x_code, x_params, rng)
+        return [x if one or i == 0 else draw(x_code, x_params, rng) for i in range(n)]
     x = draw(x_code, x_params, rng)
     return [x * draw(s_code, s_params, rng) for _ in range(n)]
 

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 from ..cell_model import CellModel
-from ..dependence import IID
+from ..dependence import IID, Mixture
 from . import forkjoin, replica_bounds
 from .cancel_delay import orphans, vouch
 from .cell_setting import copies
@@ -65,10 +65,31 @@ def partial_fork_cost(model: CellModel, r: int, source: str | None = None) -> tu
     A cancellation delay c > 0 leaves the start times independent of the job's sizes,
     so the paper's bounds hold for the server time above; each of the at most r - 1
     tasks cancelled in service adds c, hence the upper end ``+ (r - 1) c``.
+
+    A mixture (copies one draw with probability c, else i.i.d.): the job's coin is its
+    own, so the start times stay independent of it and of its sizes, and the bounds hold
+    on each branch given the start times. On the identical branch the first task to
+    start ends first, at ``X``, and a task that started at ``t_i`` has run
+    ``(X - t_i)^+``: ``X <= C <= r X``. Hence ``c E[X] + (1 - c) lo <= E[C] <= c r E[X]
+    + (1 - c) hi`` with the i.i.d. branch's ``[lo, hi]``.
     """
     X = model.size
     if model.discipline != "FCFS":
         return None, "the fork-join paper's cost bounds (section 6.1) need FCFS queues"
+    if isinstance(model.dependence, Mixture):
+        from dataclasses import replace
+
+        iid, reason = partial_fork_cost(replace(model, dependence=IID()), r, source)
+        if iid is None:
+            return None, reason
+        c, mean = model.dependence.identical, X.mean()
+        lo = c * mean + (1.0 - c) * iid.lower
+        hi = c * r * mean + (1.0 - c) * iid.upper
+        if model.cancel_delay > 0.0:
+            hi = c * (r * mean + (r - 1) * model.cancel_delay) + (1.0 - c) * iid.upper
+        return PaperCost(
+            lo, hi, f"{iid.source}, on the mixture's i.i.d. branch; its identical branch costs X <= C <= r X"
+        ), ""
     if not isinstance(model.dependence, IID):
         return None, (
             "the fork-join paper assumes i.i.d. tasks (section 2.1), so its cost "

@@ -66,7 +66,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dependence import IID, SX, Dependence, Identical, mean_min_replicas
+from ..dependence import IID, SX, Dependence, Identical, Mixture, mean_min_replicas
 from ..dependence.expectations import survival
 from ..distributions import Distribution
 from ..numerics import RELATIVE_1E10, integrate_split
@@ -98,6 +98,13 @@ def light_traffic(X: Distribution, dep: Dependence, delay: float, d: int, factor
     servers where a replica of size x takes ``factor * x`` (module docstring)."""
     if not (delay >= 0.0 and d >= 1):
         raise ValueError(f"need delay >= 0 and d >= 1, got delay = {delay}, d = {d}")
+    if isinstance(dep, Mixture):  # every field is an expectation over one job's copies: linear in their law
+        parts = [(w, light_traffic(X, branch, delay, d, factor)) for w, branch in dep.branches() if w > 0.0]
+        return LightTraffic(
+            latency=math.fsum(w * p.latency for w, p in parts),
+            work=math.fsum(w * p.work for w, p in parts),
+            charged=math.fsum(w * p.charged for w, p in parts),
+        )
     if isinstance(dep, Identical):
         return _identical(X.scaled(factor) if factor != 1.0 else X, delay, d)
     if isinstance(dep, IID):

@@ -223,8 +223,11 @@ def ks_phi_factory(system: TwoPoolSystem, X: Distribution, dep: Dependence, poli
     sx (X_i = X S_i): Phi = E[X] * E_S[cost(S_1, S_2)];
     iid (and sx's slowdown pair): an exact finite sum for atomic laws, otherwise the
     exact piecewise-linear integration of :func:`_ks_phi_ratio`."""
-    from ..dependence import IID, SX, Identical
+    from ..dependence import IID, SX, Identical, Mixture
 
+    if isinstance(dep, Mixture):  # Phi(w) is an expectation over one job's copies: linear in their law
+        phis = [(w, ks_phi_factory(system, X, branch, policy)) for w, branch in dep.branches() if w > 0.0]
+        return lambda w: math.fsum(c * phi(w) for c, phi in phis)
     pc, post = ks_posterior(system)
 
     def atomic_pairs(Y):

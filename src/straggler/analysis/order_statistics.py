@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..dependence import IID, SX, Dependence, Identical
+from ..dependence import IID, SX, Dependence, Identical, Mixture, over_branches
 from ..distributions import (
     Deterministic,
     Distribution,
@@ -164,7 +164,8 @@ def replica_min_moment(X: Distribution, dep: Dependence, d: int, m: int = 1) -> 
 
     - identical: ``E[X^m]``;
     - iid: ``E[X_{1:d}^m]`` (:func:`order_statistic_moment`);
-    - sx (``X_i = X S_i``): ``E[X^m] E[S_{1:d}^m]``.
+    - sx (``X_i = X S_i``): ``E[X^m] E[S_{1:d}^m]``;
+    - mixture: ``c E[X^m] + (1 - c) E[X_{1:d}^m]`` (linear in the copies' joint law).
 
     This extends the fork-join paper's i.i.d. ``X_{1:n}`` to the project's replica
     dependences; the redundancy-d PS paper (Raaijmakers, Borst and Boxma, arXiv
@@ -176,6 +177,8 @@ def replica_min_moment(X: Distribution, dep: Dependence, d: int, m: int = 1) -> 
         raise ValueError(f"d must be >= 1, got {d}")
     if m not in (1, 2):
         raise ValueError(f"m must be 1 or 2, got {m!r}")
+    if isinstance(dep, Mixture):
+        return over_branches(dep, lambda branch: replica_min_moment(X, branch, d, m))
     xm = X.mean() if m == 1 else X.second_moment()
     if isinstance(dep, Identical):
         return xm

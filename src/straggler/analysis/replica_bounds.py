@@ -58,7 +58,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dependence import IID, SX, Dependence, Identical, survival
+from ..dependence import IID, SX, Dependence, Identical, Mixture, over_branches, survival
 from ..distributions import Distribution
 from ..distributions.pieces import quadrature_between_breaks, quadrature_sum
 from ..numerics import RELATIVE_1E10, integrate_split
@@ -203,6 +203,8 @@ def _shortfall(Y: Distribution, groups, k: int, t: np.ndarray) -> np.ndarray:
 
 def scaled_sum(X: Distribution, dep: Dependence, groups, k: int) -> float:
     """``E[sum of the k smallest of c_g X_s]`` over a job's replicas under ``dep``."""
+    if isinstance(dep, Mixture):
+        return over_branches(dep, lambda branch: scaled_sum(X, branch, groups, k))
     if isinstance(dep, Identical):
         cs = sorted(c for c, m in groups for _ in range(m))
         return X.mean() * math.fsum(cs[:k])

@@ -1,4 +1,5 @@
-"""Extra grid axes: dotted paths of a system, policy or distribution parameter swept under ``grid``."""
+"""Extra grid axes: dotted paths of a system, policy, distribution or (a mixture's ``identical``) dependence
+parameter swept under ``grid``."""
 
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ def axis_of(key: str, cfg: dict) -> Axis:
     """Resolve a dotted grid key; raise ValueError saying what is allowed."""
     head, _, rest = key.partition(".")
     dists = section(cfg, "distributions")
+    deps = section(cfg, "dependences")
     kinds = []
     if head in POLICIES or head in ALIASES:
         kinds.append("policy")
@@ -57,13 +59,16 @@ def axis_of(key: str, cfg: dict) -> Axis:
         kinds.append("system")
     if head in dists:
         kinds.append("distribution")
+    if head in deps:
+        kinds.append("dependence")
     if len(kinds) > 1:
         raise ValueError(f"{head!r} is ambiguous: it names a {' and a '.join(kinds)}; rename the distribution {head!r}")
     if not kinds:
-        heads = sorted(POLICIES) + sorted(ALIASES) + sorted(dists) + ["types", "system"]
+        heads = sorted(POLICIES) + sorted(ALIASES) + sorted(dists) + sorted(deps) + ["types", "system"]
         raise ValueError(
-            f"{head!r} is not a policy, a distribution defined under distributions, types or system; "
-            f"expected <policy>.<parameter>, <distribution>.<parameter>, or one of "
+            f"{head!r} is not a policy, a distribution defined under distributions, a dependence defined "
+            f"under dependences, types or system; expected <policy>.<parameter>, <distribution>.<parameter>, "
+            f"<mixture dependence>.identical, or one of "
             f"{one_of(SYSTEM_AXES)}{did_you_mean(head, heads)}"
         )
     kind = kinds[0]
@@ -88,6 +93,16 @@ def axis_of(key: str, cfg: dict) -> Axis:
                 f"{one_of(SYSTEM_AXES)}{did_you_mean(key, SYSTEM_AXES)}"
             )
         return Axis(key, key, SYSTEM_AXES[key], _p1_to_p if key == "types.p1" else None)
+    if kind == "dependence":
+        dep = deps[head]
+        dep_kind = dep.get("kind") if isinstance(dep, dict) else None
+        if dep_kind != "mixture" or rest != "identical":
+            raise ValueError(
+                f"{key!r}: only a mixture dependence's identical (the probability c that a job's copies "
+                f"are one draw) can be swept; {head!r} is {dep_kind!r}"
+                + ("" if dep_kind == "mixture" else "; write it as {kind: mixture, identical: c}")
+            )
+        return Axis(key, key, ("dependences", head, rest))
     spec = dists[head]
     family = spec.get("family") if isinstance(spec, dict) else None
     known = () if family is None else family_parameters().get(family, ())
@@ -152,7 +167,7 @@ def apply_override(resolved: ResolvedConfig, path: str, value) -> ResolvedConfig
     """
     # typed, one section replaced: the config is not turned into a dict and back (a
     # grid override of every cell of a study runs this)
-    axis = axis_of(path, {"distributions": resolved.distributions})
+    axis = axis_of(path, {"distributions": resolved.distributions, "dependences": resolved.dependences})
     new = axis.transform(value) if axis.transform else copy.deepcopy(value)
     top, *rest = axis.target
     if top == "system":
@@ -180,6 +195,8 @@ def apply_override(resolved: ResolvedConfig, path: str, value) -> ResolvedConfig
     entries[name] = {**copy.deepcopy(entry or {}), key: new}
     if top == "policies":
         return replace(resolved, policies=entries)
+    if top == "dependences":
+        return replace(resolved, dependences=entries)
     return replace(resolved, distributions=entries)
 
 

@@ -121,18 +121,39 @@ DEFINITIONS: dict[str, dict] = {
     "dependence": {
         "description": (
             "How the sizes of a job's replicas relate: identical (one size X for "
-            "all), iid (independent copies of X) or sx (X times i.i.d. slowdowns "
-            "S_i)."
+            "all), iid (independent copies of X), mixture (one size for all with "
+            "probability identical, else independent copies; every copy keeps the law of X) "
+            "or sx (X times i.i.d. slowdowns S_i)."
         ),
         "type": "object",
         "required": ["kind"],
         "properties": {
             "kind": {
-                "description": "identical, iid or sx.",
-                "enum": ["identical", "iid", "sx"],
+                "description": "identical, iid, mixture or sx.",
+                "enum": ["identical", "iid", "mixture", "sx"],
             },
         },
         "allOf": [
+            {
+                "if": {"properties": {"kind": {"const": "mixture"}}, "required": ["kind"]},
+                "then": {
+                    "additionalProperties": False,
+                    "required": ["identical"],
+                    "properties": {
+                        "kind": {"description": "The dependence kind."},
+                        "identical": {
+                            "description": (
+                                "The probability c that a job's copies are one draw (else independent "
+                                "draws): 0 is iid, 1 identical; Spearman's rho between two copies is c "
+                                "(straggler fit --pairs measures it). Sweep it with grid: {<name>.identical: [...]}."
+                            ),
+                            "type": "number",
+                            "minimum": 0,
+                            "maximum": 1,
+                        },
+                    },
+                },
+            },
             {
                 "if": {"properties": {"kind": {"const": "sx"}}, "required": ["kind"]},
                 "then": {

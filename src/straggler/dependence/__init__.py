@@ -56,7 +56,7 @@ from .expectations import survival
 from .identical import Identical, IdenticalPair
 from .iid import IID, IIDPair
 from .kinds import BUILTIN, KINDS, from_spec, mixture_of
-from .mixture import Mixture
+from .mixture import Mixture, over_branches
 from .replicas import mean_min_replicas, pair
 from .sx import SX, MixturePair, SXPair
 
@@ -67,6 +67,7 @@ __all__ = [
     "SX",
     "Mixture",
     "mixture_of",
+    "over_branches",
     "KINDS",
     "BUILTIN",
     "from_spec",

@@ -56,3 +56,17 @@ class Mixture(Dependence):
 
     def to_spec(self) -> dict:
         return {"kind": self.kind, "identical": self.identical}
+
+
+def over_branches(dep: Dependence, expectation):
+    """``expectation(dep)`` for a plain dependence; for a :class:`Mixture`, ``c`` times
+    it under ``identical`` plus ``1 - c`` times it under ``iid``. Only for an expectation
+    over one job's copies (linear in their joint law: a moment of the smallest copy, a
+    job's server time, a light-traffic latency), never for a queue's response time."""
+    if not isinstance(dep, Mixture):
+        return expectation(dep)
+    total = 0.0
+    for w, branch in dep.branches():
+        if w > 0.0:
+            total = total + w * expectation(branch)
+    return total
