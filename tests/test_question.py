@@ -16,6 +16,7 @@ from straggler.cli import build_parser, main
 from straggler.config import ConfigError
 from straggler.policies import ORACLES, POLICIES
 from straggler.question import (
+    add_probes,
     DEFAULT_D,
     DEFAULT_SIMULATION,
     MAX_ANSWER_LINES,
@@ -61,11 +62,14 @@ def test_the_shipped_example_becomes_a_study_of_the_trace_named_from_the_reposit
     assert study["grid"] == {
         "policy": practical_policies(),
         "distribution": ["workload"],
-        "dependence": ["iid"],
+        "dependence": ["copies"],
         "r_slow": [1],
         "d": [2, 3, 4],
         "N": [10],
+        "copies.identical": [0, 0.25, 0.5, 1],
     }
+    # without a dependence the answer assumes i.i.d. copies (c = 0) and is checked at other c
+    assert study["dependences"] == {"copies": {"kind": "mixture", "identical": 0}}
     # the question names the trace from its own folder, the study from the repository's root
     assert study["distributions"]["workload"] == {
         "family": "empirical",
@@ -77,6 +81,54 @@ def test_the_shipped_example_becomes_a_study_of_the_trace_named_from_the_reposit
     assert question.resolved.study == "example" and not question.left_out
     # the file written is that study, behind its comments
     assert yaml.safe_load(study_text(question)) == study
+
+
+def _question(tmp_path, **keys) -> Path:
+    raw = yaml.safe_load(EXAMPLE.read_text())
+    raw["workload"] = {"family": "exponential", "mean": 1}
+    raw.update(keys)
+    path = tmp_path / "q.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("dependence", "assumed", "axis"),
+    [
+        ("iid", 0, [0, 0.25, 0.5, 1]),
+        ("identical", 1, [0, 0.25, 0.5, 1]),
+        ({"kind": "mixture", "identical": 0.3}, 0.3, [0, 0.25, 0.3, 0.5, 1]),
+    ],
+)
+def test_a_mixture_s_c_is_assumed_and_checked_around(tmp_path, dependence, assumed, axis):
+    study = read_question(_question(tmp_path, dependence=dependence), tmp_path).study
+    assert study["grid"]["dependence"] == ["copies"]
+    assert study["dependences"]["copies"] == {"kind": "mixture", "identical": assumed}
+    assert study["grid"]["copies.identical"] == axis
+
+
+def test_the_dependence_check_can_be_off_or_given_and_an_sx_is_not_checked(tmp_path):
+    off = read_question(_question(tmp_path, check_dependence=False), tmp_path).study
+    assert off["grid"]["dependence"] == ["iid"] and "copies.identical" not in off["grid"]
+    given = read_question(_question(tmp_path, check_dependence=[1, 0.5]), tmp_path).study
+    assert given["grid"]["copies.identical"] == [0, 0.5, 1]
+    sx = {"kind": "sx", "slowdown": {"family": "discrete", "values": [1, 3], "p": [0.9, 0.1]}}
+    study = read_question(_question(tmp_path, dependence=sx), tmp_path).study
+    assert study["grid"]["dependence"] == ["sx"] and "copies.identical" not in study["grid"]
+
+
+@pytest.mark.parametrize("check", [[0.5, 2], "yes", [True]])
+def test_a_bad_dependence_check_is_refused_naming_the_key(tmp_path, check):
+    with pytest.raises(ConfigError) as err:
+        read_question(_question(tmp_path, check_dependence=check), tmp_path)
+    assert any(line.startswith("check_dependence: value") and "[0, 1]" in line for line in err.value.errors)
+
+
+def test_a_rerun_keeps_the_values_of_c_the_bisection_added(tmp_path):
+    path = _question(tmp_path)
+    question = add_probes(read_question(path, tmp_path), [0.375])
+    question.study_path.write_text(study_text(question))
+    assert read_question(path, tmp_path).study["grid"]["copies.identical"] == [0, 0.25, 0.375, 0.5, 1]
 
 
 def test_the_default_policies_are_the_practical_ones_that_can_run_here():
@@ -154,7 +206,7 @@ def test_the_question_s_defaults_and_pass_through_keys(tmp_path):
 def test_an_unknown_key_is_named_with_the_closest_one(tmp_path):
     lines = problems(write(tmp_path, dict(SMALL, polices=["CoC"], system={"N": 10, "r_slw": 1})), tmp_path)
     assert lines == [
-        "polices: key 'polices' is not allowed; expected one of name, system, workload, dependence, load, "
+        "polices: key 'polices' is not allowed; expected one of name, system, workload, dependence, check_dependence, load, "
         "policies, d, parameters, slo, budget, resolution, seed, simulation, evaluate, execution; did you mean "
         "'policies'?",
         "system.r_slw: key 'r_slw' is not allowed; expected one of N, r_slow, pools, speeds, discipline, "
@@ -222,8 +274,8 @@ def test_a_bad_question_is_one_line_per_problem_status_2_and_runs_nothing(tmp_pa
     out, err = capsys.readouterr()
     assert out == "" and err.splitlines() == [
         f"straggler recommend: {path}: worklaod: key 'worklaod' is not allowed; expected one of name, system, "
-        "workload, dependence, load, policies, d, parameters, slo, budget, resolution, seed, simulation, evaluate, "
-        "execution; did you mean 'workload'?"
+        "workload, dependence, check_dependence, load, policies, d, parameters, slo, budget, resolution, seed, "
+        "simulation, evaluate, execution; did you mean 'workload'?"
     ]
     assert not path.with_name("q.study.yaml").exists()
 
@@ -296,9 +348,11 @@ def test_the_answer_is_at_most_ten_lines_and_names_a_policy(loads):
     answered = [line for line in lines if line.startswith("load ")]
     assert answered and all(re.search(r": (Run (\w+)|a tie|no policy qualifies)", line) for line in answered)
     if len(loads) > 7:  # the rest are in the report, and the answer says how many
-        assert lines[-2] == f"... and {len(loads) - len(answered)} more loads: see results/synthetic/report.html"
+        assert lines[-3] == f"... and {len(loads) - len(answered)} more loads: see results/synthetic/report.html"
     else:
         assert len(answered) == len(loads)
+    # what the answer assumes of a request's copies, always said
+    assert lines[-2].startswith("Assumed: each copy of a request takes a duration of its own (i.i.d. copies, c = 0)")
     if len(loads) <= 3:  # room for what would change each answer
         assert all(lines[lines.index(line) + 1].startswith("  ") for line in answered)
 

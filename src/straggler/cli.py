@@ -546,9 +546,10 @@ def _locks_of(folder: Path, study: str) -> list[Path]:
 def _recommend(args) -> int:
     import xarray as xr
 
+    from .assumption import probes_needed
     from .config import ConfigError
     from .files import write_text
-    from .question import answer_lines, read_question, study_text
+    from .question import add_probes, answer_lines, read_question, study_text
 
     _readable(args.question, QUESTION_EXPECTED)
     folder = _run_folder(args.results)
@@ -575,7 +576,15 @@ def _recommend(args) -> int:
     except OSError as err:
         raise _Failure(f"cannot write {question.study_path} ({_os_reason(err)}); expected a writable folder") from None
     print(f"study file: {_shown(question.study_path)}; results: {results}")
+    dataset = results / f"{question.name}.nc"
     status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile)
+    # the margin in c located by bisection: each round adds the midpoints it needs to the
+    # study's sweep of c and runs it (only the new cells are computed)
+    while status == 0 and (probes := _probes(dataset, probes_needed)):
+        question = add_probes(question, probes)
+        write_text(question.study_path, study_text(question))
+        print("checking the answer at c = " + ", ".join(f"{c:g}" for c in probes), file=sys.stderr)
+        status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile)
     if status != 0:
         locks = _locks_of(folder, question.name)
         if locks:
@@ -588,7 +597,6 @@ def _recommend(args) -> int:
             f"snakemake stopped with exit status {status} (its messages above say why); once that is "
             "fixed, the same command resumes: only the cells without a result are computed"
         )
-    dataset = results / f"{question.name}.nc"
     try:
         with xr.open_dataset(dataset, engine="netcdf4") as ds:
             study = ds.load()
@@ -600,6 +608,18 @@ def _recommend(args) -> int:
         raise _Failure(f"cannot read {dataset} ({err}); {DATASET_EXPECTED}") from None
     print("\n".join(lines))
     return 0
+
+
+def _probes(dataset: Path, needed) -> list[float]:
+    """The values of c the margin's bisection needs next, read from the finished dataset
+    (none when it cannot be read: the answer's own reading then says why)."""
+    import xarray as xr
+
+    try:
+        with xr.open_dataset(dataset, engine="netcdf4") as ds:
+            return needed(ds.load())
+    except (OSError, ValueError):
+        return []
 
 
 def _cores(text: str) -> str:

@@ -123,7 +123,7 @@ def _axis_applies(axis: str, point: dict, resolved: ResolvedConfig) -> bool:
             dep = resolved.dependences.get(point["dependence"], {})
             return isinstance(dep, dict) and dep.get("slowdown") == head
         if head in resolved.dependences:  # a mixture's identical
-            return head == point["dependence"]
+            return head == point["dependence"] and not spec.one_copy_served
         return True  # a system parameter (types.p1, types.belief, ...)
     # a policy parameter list axis such as ``tau``
     value = resolved.policies.get(policy, {}).get(axis)

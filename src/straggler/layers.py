@@ -22,7 +22,20 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("config",),),
     (("grid", "cell_build", "workunits", "tuning", "bound_checks", "verdict", "claims", "glossary"),),
     (("variables", "provenance", "dataset", "evaluate", "archive", "bench", "pilot"),),
-    (("intervals", "disagreements", "winners", "decision", "frontier", "break_even", "figures", "headline", "report"),),
+    (
+        (
+            "intervals",
+            "disagreements",
+            "winners",
+            "decision",
+            "assumption",
+            "frontier",
+            "break_even",
+            "figures",
+            "headline",
+            "report",
+        ),
+    ),
     (("pipeline", "cli", "question"),),
 )
 

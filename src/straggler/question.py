@@ -67,6 +67,7 @@ QUESTION_KEYS = (
     "system",
     "workload",
     "dependence",
+    "check_dependence",
     "load",
     "policies",
     "d",
@@ -98,6 +99,13 @@ WORKLOAD = "workload"
 """The name of the question's size law in the study (its ``distribution`` axis)."""
 
 BUILTIN_DEPENDENCES = ("iid", "identical")
+
+DEPENDENCE_CHECK = [0, 0.25, 0.5, 1]
+"""The probabilities ``c`` that a request's copies are one draw at which a question's
+answer is checked besides the one it assumes (``check_dependence``; :mod:`straggler.assumption`)."""
+
+COPIES = "copies"
+"""The name of a question's mixture dependence in its study (its ``dependence`` axis)."""
 
 STUDY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 """A study's name (the config's ``study`` pattern): results go to results/<name>/."""
@@ -285,6 +293,49 @@ def _workload(workload, base: Path, run_dir: Path, t: _Translation) -> dict:
     return {}
 
 
+def _assumed_strength(dependence) -> float | None:
+    """The ``c`` of a question's dependence that is a mixture (iid: 0, identical: 1), else None."""
+    if isinstance(dependence, str):
+        return {"iid": 0.0, "identical": 1.0}.get(dependence)
+    if isinstance(dependence, Mapping):
+        kind = dependence.get("kind")
+        if kind in BUILTIN_DEPENDENCES and set(dependence) == {"kind"}:
+            return _assumed_strength(kind)
+        c = dependence.get("identical")
+        if kind == "mixture" and set(dependence) == {"kind", "identical"} and isinstance(c, (int, float)):
+            if not isinstance(c, bool) and 0 <= c <= 1:
+                return float(c)
+    return None
+
+
+def _dependence_check(raw, dependence, t: _Translation) -> tuple[str, dict, dict[str, list]] | None:
+    """The study's dependence when the answer is checked across ``c``: the mixture
+    ``copies`` at the assumed ``c``, and its axis over ``check_dependence`` and the
+    assumed value. None when the question's dependence is no mixture, or the check is off."""
+    check = raw.get("check_dependence", DEPENDENCE_CHECK)
+    c0 = _assumed_strength(dependence)
+    if check is False or c0 is None:
+        return None
+    ok = isinstance(check, list) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1 for v in check
+    )
+    if not ok:
+        t.problems.append(
+            not_allowed(
+                ("check_dependence",),
+                check,
+                "a list of probabilities in [0, 1] that a request's copies are one draw, e.g. [0, 0.25, 0.5, 1], "
+                "or false (no check)",
+            ).text
+        )
+        return None
+    values = sorted({float(v) for v in check} | {c0})
+    plain = [int(v) if v.is_integer() else v for v in values]
+    assumed = int(c0) if c0.is_integer() else c0
+    t.paths.append((f"dependences.{COPIES}", "dependence"))
+    return COPIES, {COPIES: {"kind": "mixture", "identical": assumed}}, {f"{COPIES}.identical": plain}
+
+
 def _dependence(dependence, base: Path, run_dir: Path, t: _Translation) -> tuple[str, dict]:
     """The question's ``dependence``: its name on the study's axis, and the study's
     ``dependences`` section (empty for a built-in one). A spec is named by its kind
@@ -303,7 +354,8 @@ def _dependence(dependence, base: Path, run_dir: Path, t: _Translation) -> tuple
             ("dependence",),
             dependence,
             "iid (independent copies of the size), identical (every copy the same size) or a dependence "
-            "spec such as {kind: sx, slowdown: {family: ..., ...}}",
+            "spec such as {kind: mixture, identical: 0.3} (straggler fit --pairs measures it) or "
+            "{kind: sx, slowdown: {family: ..., ...}}",
             did_you_mean(dependence, BUILTIN_DEPENDENCES),
         ).text
     )
@@ -329,6 +381,10 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
     system_section, axes = _system(raw.get("system"), t)
     workload = _workload(raw.get(WORKLOAD), base, run_dir, t)
     dependence_name, dependences = _dependence(raw.get("dependence", "iid"), base, run_dir, t)
+    strength_axis: dict[str, list] = {}
+    checked = _dependence_check(raw, raw.get("dependence", "iid"), t)
+    if checked is not None:
+        dependence_name, dependences, strength_axis = checked
     if "load" not in raw:
         t.said.add("load")
         t.problems.append(_missing(("load",), "the loads to answer at, e.g. [0.3, 0.5, 0.7] or {start, stop, step}"))
@@ -359,6 +415,7 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
         "r_slow": axes.get("r_slow", [1]),
         "d": raw.get("d", list(DEFAULT_D)),
         "N": axes.get("N", [1]),
+        **strength_axis,
     }
     study["load"] = raw.get("load", [0.5])
     if raw.get("parameters") is not None:
@@ -463,6 +520,7 @@ def read_question(path, run_dir) -> Question:
     t = translate(raw, path, run_dir)
     if not t.study:
         raise ConfigError(t.problems, source=str(path))
+    _keep_probes(t.study, study_path(path))
     problems = list(t.problems)
     resolved = None
     left_out: dict[str, str] = {}
@@ -485,6 +543,40 @@ def read_question(path, run_dir) -> Question:
         raise ConfigError(problems, source=str(path))
     assert resolved is not None
     return Question(path, t.study, resolved, Path(run_dir), left_out)
+
+
+def _keep_probes(study: dict, previous: Path) -> None:
+    """Keep the values of ``c`` that an earlier run of the question added to its sweep
+    (the margin's bisection, :func:`add_probes`), so that a rerun has the same grid and
+    computes nothing. Values the bisection does not visit change no answer
+    (:mod:`straggler.assumption`)."""
+    import yaml
+
+    key = f"{COPIES}.identical"
+    grid = study.get("grid") or {}
+    if key not in grid or not previous.is_file():
+        return
+    try:
+        old = (yaml.safe_load(previous.read_text()) or {}).get("grid", {}).get(key) or []
+    except (OSError, yaml.YAMLError, AttributeError):
+        return
+    extra = [v for v in old if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1]
+    grid[key] = sorted(set(grid[key]) | set(extra))
+
+
+def add_probes(question: Question, values) -> Question:
+    """The question with ``values`` of ``c`` added to its study's sweep (the margin's
+    bisection: :func:`straggler.assumption.probes_needed`)."""
+    import copy
+
+    from .config import resolve_config
+
+    study = copy.deepcopy(question.study)
+    key = f"{COPIES}.identical"
+    study["grid"][key] = sorted(set(study["grid"][key]) | {float(v) for v in values})
+    with contextlib.chdir(question.run_dir):
+        resolved = resolve_config(study)
+    return Question(question.path, study, resolved, question.run_dir, question.left_out)
 
 
 def study_text(question: Question) -> str:
@@ -624,8 +716,13 @@ def answer_lines(ds: xr.Dataset, report: str | None = None) -> list[str]:
     extra-load intervals and its runner-up, then what would change the answer; last,
     where the ``report`` is (its path, when given). With more loads than fit, one line
     per load and, past that, a line saying how many are in the report only."""
+    from .assumption import assumed_strength, assumption_lines, strength_axis
     from .decision import answer, constraints, decision_table, metric_name
 
+    assumed = assumption_lines(ds)
+    axis = strength_axis(ds)
+    if axis is not None and assumed_strength(ds, axis) in [float(v) for v in ds[axis].values]:
+        ds = ds.sel({axis: assumed_strength(ds, axis)})  # the answer is the assumed c's
     c = constraints(ds)
     table = decision_table(ds, c)
     tail_label = metric_name(c.tail_level)
@@ -651,6 +748,6 @@ def answer_lines(ds: xr.Dataset, report: str | None = None) -> list[str]:
         blocks.append(block)
     where = report or "the study's report"
     tail = [f"Every contender at every load, with the evidence: {where}"] if report else []
-    tail = _located_line(table, named, c) + tail
+    tail = assumed + _located_line(table, named, c) + tail
     more = "... and {n} more loads: see " + where
     return _fit(head, blocks, tail, more, _policy_words(named))

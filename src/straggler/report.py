@@ -1010,6 +1010,7 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
     contender's intervals and verdict; False when the point is not on the grid (the
     lines then say which values exist). A swept policy axis (``d``, a policy's
     parameter) left out of the point is answered over: ``CoC d=3`` is a contender."""
+    from .assumption import point_words
     from .decision import answer, constraints, criteria, decide_criterion, metric_name
     from .winners import candidate_axes
 
@@ -1048,6 +1049,7 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
     tail_name = metric_name(c.tail_level)
     lines = [f"At {where}:"]
     lines.append(f"  rule: {c.rule_words()}")
+    lines.append(f"  assumes: {point_words(ds, sel)}")
     if r["recommended"]:
         text = f"  recommended: {r['recommended']} ({r['basis']})"
         text += f", E[T] {r['E[T]'] or 'unknown'} ({r['E[T] evidence'] or '-'})"

@@ -80,6 +80,7 @@ SPECS: tuple[PolicySpec, ...] = (
         cancels=True,
         simulated_in=D_OF_N,
         monotone=PLACEMENT,
+        one_copy_served=True,
     ),
     PolicySpec(
         "RIQ",

@@ -207,6 +207,10 @@ class PolicySpec:
     job takes that many replica sizes from the random streams, whichever run, so
     that policies compared on one workload see the same sizes
     (:mod:`straggler.simulation.streams`)."""
+    one_copy_served: bool = False
+    """True if it serves one copy of each job, of the first replica's size (ZRed, KT,
+    CoS): how the copies' sizes relate (a mixture's ``identical``) changes nothing, so
+    that axis is computed once for it and repeated (:mod:`straggler.grid`)."""
     redundancy_load: bool = False
     """The PS paper's load rho~ = lambda d E[min(X_1..X_d)] / N (``load_basis:
     redundancy``, section 3.5) is defined for it: d replicas, cancelled on completion."""

@@ -53,6 +53,7 @@ SPECS: tuple[PolicySpec, ...] = (
         simulated_in=EVERYWHERE,
         monotone="random dispatch with fixed probabilities: every server (or pool "
         "queue) is an M/G/1 (M/G/c) queue whose load grows with lambda",
+        one_copy_served=True,
     ),
     PolicySpec(
         "FRed",
@@ -163,6 +164,7 @@ SPECS: tuple[PolicySpec, ...] = (
         simulated_in=EVERYWHERE,
         oracle=True,
         monotone="a fixed assignment: every server is an M/G/1 queue whose load grows with lambda",
+        one_copy_served=True,
     ),
     PolicySpec(
         "KS",
