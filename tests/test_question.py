@@ -16,10 +16,10 @@ from straggler.cli import build_parser, main
 from straggler.config import ConfigError
 from straggler.policies import ORACLES, POLICIES
 from straggler.question import (
-    add_probes,
     DEFAULT_D,
     DEFAULT_SIMULATION,
     MAX_ANSWER_LINES,
+    add_probes,
     answer_lines,
     practical_policies,
     read_question,
