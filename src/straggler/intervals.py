@@ -415,8 +415,9 @@ def tail_intervals(ds: xr.Dataset, level: float = 0.99) -> xr.Dataset:
     ``latency_quantile`` +- ``latency_quantile_ci`` (Student t over the replications'
     own quantiles) at stable loads, clipped at 0; ``[inf, inf]`` where unstable,
     ``[0, inf)`` where undetermined or without a CI (one replication). No analysis
-    bounds the quantiles here, so the evidence is ``simulation`` or nothing. Not a
-    winners criterion: shown with the others (``straggler best``, the tail figure)."""
+    bounds the quantiles here, so the evidence is ``simulation`` or nothing. The
+    ``tail`` criterion (:func:`straggler.decision.decision_table`), and what decides the
+    recommendation where E[T] cannot (:func:`straggler.winners.on_the_tail`)."""
     like = _load_like(ds)
     nan = np.full(like.shape, np.nan)
     if "latency_quantile" not in ds:
