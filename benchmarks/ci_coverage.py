@@ -15,6 +15,19 @@ its reason), so the table shows whether the rule that marks an interval unreliab
 finds the intervals that under-cover. A law whose mean response time is infinite (a
 Pareto law with alpha <= 2 on FCFS servers) has no value to cover: its row says so.
 
+The quantiles' intervals too: on the ten M/G/1 queues, for the laws whose response-time
+P99 is known (:data:`P99_LAWS`), the share of the simulation's 95 % intervals of the P99
+(``latency_quantile`` +- ``latency_quantile_ci``: Student t over the replications' own
+P99) that contain it. The P99 of M/M/1 is exact (ln 100 E[S] / (1 - rho)); a Pareto
+law's is computed from the Pollaczek-Khinchine (Benes) form of the waiting time, T =
+S + R_1 + ... + R_K with K geometric (P(K = n) = (1 - rho) rho^n) and R the
+equilibrium residual of S, sampled exactly (:func:`reference_p99`, 10^7 draws: its
+standard error, from 10 batches, is recorded beside it). A Pareto law with alpha <= 2
+has no finite E[T] but a finite P99: a quantile needs no moment at all.
+
+    .venv/bin/python benchmarks/ci_coverage.py --seeds 400 --laws exp,pareto_2.2,pareto_1.5,pareto_1.1 \
+        --json > docs/validation/ci-coverage-quantiles.json
+
     .venv/bin/python benchmarks/ci_coverage.py                  # the table, 100 seeds
     .venv/bin/python benchmarks/ci_coverage.py --seeds 20 --only exp
     .venv/bin/python benchmarks/ci_coverage.py --json > docs/validation/ci-coverage.json
@@ -78,11 +91,21 @@ EXPONENTIAL_ONLY = ("M/M/10 central", "fork-join (2,2)")
 PER_LOAD = {"fork-join (2,2)": 0.5}
 """The study load that makes each server's utilisation 1 (the fork-join's two tasks are
 two copies of a job: utilisation = 2 x load)."""
+P99_LAWS = ("exp", "pareto_2.2", "pareto_1.5", "pareto_1.1")
+"""The laws whose P99 of the response time on an M/G/1 queue :func:`reference_p99` knows."""
+P99 = 0.99
+REFERENCE_DRAWS = 10_000_000
+"""Draws of :func:`reference_p99` (in 10 batches, for its standard error)."""
+
 LENGTH = dict(jobs=200_000, warmup=20_000, replications=4)
 """The default study's run length (``simulation`` in config/config.yaml)."""
 
 
-def cases(only: str | None) -> list[tuple[str, str]]:
+def cases(only: str | None, laws: str | None = None) -> list[tuple[str, str]]:
+    """The (system, law) cases: every one, ``only`` one law or system, or the M/G/1
+    cases of ``laws`` (several laws joined by ``,``)."""
+    if laws:
+        return [("M/G/1 x 10", law) for law in laws.split(",")]
     out = [("M/G/1 x 10", law) for law in LAWS]
     out += [(system, "exp") for system in EXPONENTIAL_ONLY]
     return [(s, law) for s, law in out if only is None or only in (law, s)]
@@ -101,6 +124,42 @@ def model(system: str, law: str):
     return make_model(size=distributions.from_spec(LAWS[law]), loads=[x * scale for x in LOADS], **settings)
 
 
+def reference_p99(law: str, rho: float, draws: int = REFERENCE_DRAWS, seed: int = 2024) -> tuple[float, float]:
+    """(P99 of the response time, its standard error) of an M/G/1 FCFS queue at
+    utilisation ``rho`` with sizes ``law`` (one of :data:`P99_LAWS`): exact for
+    exponential sizes (T is exponential with rate (1 - rho) / E[S]: standard error 0);
+    for a Pareto law, the 0.99 quantile of ``draws`` samples of T = S + R_1 + ... + R_K
+    (Pollaczek-Khinchine in Benes's form: K geometric with P(K = n) = (1 - rho) rho^n,
+    R the equilibrium residual of S, density P(S > x) / E[S]: uniform on [0, xm) with
+    probability 1 / E[S] = (alpha - 1) / alpha, else Pareto(xm, alpha - 1)), the standard
+    error from the spread of 10 batches' quantiles. (NaN, NaN) for another law."""
+    import numpy as np
+
+    spec = LAWS[law]
+    if spec["family"] == "exponential":
+        mean = float(spec["mean"])
+        return math.log(100.0) * mean / (1.0 - rho), 0.0
+    if spec["family"] != "pareto":
+        return math.nan, math.nan
+    xm, alpha = float(spec["xm"]), float(spec["alpha"])
+    rng = np.random.default_rng(seed)
+    per = draws // 10
+    batches = []
+    for _ in range(10):
+        size = xm * rng.random(per) ** (-1.0 / alpha)
+        k = rng.geometric(1.0 - rho, per) - 1  # P(K = n) = (1 - rho) rho^n, n >= 0
+        total = int(k.sum())
+        u = rng.random(total)
+        tail = rng.random(total) < 1.0 / alpha  # P(R >= xm) = 1 - (alpha - 1) / alpha
+        residual = np.where(tail, xm * rng.random(total) ** (-1.0 / (alpha - 1.0)), xm * u)
+        owner = np.repeat(np.arange(per), k)
+        wait = np.bincount(owner, weights=residual, minlength=per)
+        batches.append(size + wait)
+    whole = float(np.quantile(np.concatenate(batches), P99))
+    each = np.array([np.quantile(b, P99) for b in batches])
+    return whole, float(np.std(each, ddof=1) / math.sqrt(len(each)))
+
+
 def run_case(args) -> dict:
     """Coverage of one (system, law) at every load over ``seeds`` seeds (``length``: the
     run length, :data:`LENGTH` unless given)."""
@@ -109,17 +168,30 @@ def run_case(args) -> dict:
     from straggler.analysis.cell import analyze
     from straggler.analysis.tails import cost_tail, latency_tail
     from straggler.grid import seed_sequence
-    from straggler.simulation import simulate
+    from straggler.simulation import QUANTILES, simulate
     from straggler.verdict import ci_reliability, cost_ci_reliability
 
     system, law, seeds, length = args
     m = model(system, law)
+    qi = list(QUANTILES).index(P99)
+    with_q = system == "M/G/1 x 10" and law in P99_LAWS
+    ref = [reference_p99(law, load) if with_q else (math.nan, math.nan) for load in LOADS]
     exact = analyze(m)
     kinds = np.broadcast_to(np.asarray(exact.latency_approx_kind, dtype=object), (len(LOADS),))
     lat = np.where(kinds == "exact", np.asarray(exact.latency_approx, dtype=float), np.nan)
     cost = float(exact.cost) if exact.cost_kind == "exact" else math.nan
-    keys = ("cover_t", "cover_c", "n", "reliable", "reliable_c", "cover_t_reliable", "cover_c_reliable")
-    rows = {load: {**dict.fromkeys(keys, 0), "reasons": {}, "hw": []} for load in LOADS}
+    keys = (
+        "cover_t",
+        "cover_c",
+        "n",
+        "reliable",
+        "reliable_c",
+        "cover_t_reliable",
+        "cover_c_reliable",
+        "cover_q",
+        "n_q",
+    )
+    rows = {load: {**dict.fromkeys(keys, 0), "reasons": {}, "hw": [], "hw_q": []} for load in LOADS}
     for s in range(seeds):
         res = simulate(m, seed_sequence(s, f"coverage/{system}/{law}"), **length, confidence=0.95)
         reliable, reasons = ci_reliability(res.verdict == "stable", latency_tail(m), res.warmup_batches)
@@ -139,6 +211,11 @@ def run_case(args) -> dict:
             row["cover_t_reliable"] += bool(reliable[i] == 1.0) and covered_t
             row["reliable_c"] += bool(reliable_c[i] == 1.0)
             row["cover_c_reliable"] += bool(reliable_c[i] == 1.0) and covered_c
+            q, q_ci = float(res.latency_quantile[i, qi]), float(res.latency_quantile_ci[i, qi])
+            if with_q and math.isfinite(q) and math.isfinite(q_ci):
+                row["n_q"] += 1
+                row["cover_q"] += abs(q - ref[i][0]) <= q_ci
+                row["hw_q"].append(q_ci / ref[i][0])
             if reasons[i]:
                 key = reasons[i].split(":")[0]
                 row["reasons"][key] = row["reasons"].get(key, 0) + 1
@@ -161,14 +238,19 @@ def run_case(args) -> dict:
                 reliable_c=row["reliable_c"] / n if n else math.nan,
                 covered_c_reliable=row["cover_c_reliable"] / row["reliable_c"] if row["reliable_c"] else math.nan,
                 reasons=row["reasons"],
+                exact_p99=ref[i][0],
+                exact_p99_se=ref[i][1],
+                runs_p99=row["n_q"],
+                covered_p99=row["cover_q"] / row["n_q"] if row["n_q"] else math.nan,
+                half_width_p99=float(np.median(row["hw_q"])) if row["hw_q"] else math.nan,
             )
         )
     return {"rows": out}
 
 
-def measure(seeds: int, only: str | None, workers: int, jobs: int | None = None) -> dict:
+def measure(seeds: int, only: str | None, workers: int, jobs: int | None = None, laws: str | None = None) -> dict:
     length = dict(LENGTH) if jobs is None else {**LENGTH, "jobs": int(jobs), "warmup": int(jobs) // 10}
-    todo = [(s, law, seeds, length) for s, law in cases(only)]
+    todo = [(s, law, seeds, length) for s, law in cases(only, laws)]
     if workers <= 1:
         parts = [run_case(case) for case in todo]
     else:
@@ -255,15 +337,41 @@ def markdown(out: dict) -> str:
     return "\n".join(lines)
 
 
+def p99_markdown(out: dict) -> str:
+    """The recorded run's P99 rows as a Markdown table for the docs: per law and
+    utilisation, the reference P99 (and its standard error), the share of the 95 %
+    intervals of the P99 that cover it, against the share of those of E[T] (``-``: no
+    finite E[T]) and the share of runs whose E[T] interval is trusted."""
+
+    def pct(v) -> str:
+        return "-" if not math.isfinite(v) else f"{100 * v:.0f}"
+
+    lines = [
+        "| law | rho | P99 (reference ± se) | P99 covered, % | E[T] covered, % | E[T] trusted, % | runs |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in out["rows"]:
+        if not math.isfinite(r.get("exact_p99", math.nan)):
+            continue
+        ref = f"{r['exact_p99']:.4g}" + ("" if r["exact_p99_se"] == 0 else f" ± {r['exact_p99_se']:.2g}")
+        t = pct(r["covered_t"]) if math.isfinite(r["exact"]) else "-"
+        lines.append(
+            f"| `{r['law']}` | {r['load']:g} | {ref} | {pct(r['covered_p99'])} | {t} | {pct(r['reliable'])} | "
+            f"{r['runs_p99']} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=100)
     parser.add_argument("--only", help="one law or one system")
+    parser.add_argument("--laws", help="several laws, joined by commas (the M/G/1 rows of each)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--jobs", type=int, help="measured jobs per replication (default: the default study's)")
     parser.add_argument("--json", action="store_true", help="print the run as JSON (for the docs)")
     args = parser.parse_args(argv)
-    out = measure(args.seeds, args.only, args.workers, args.jobs)
+    out = measure(args.seeds, args.only, args.workers, args.jobs, args.laws)
     print(json.dumps(out, indent=1) if args.json else table(out))
     return 0
 

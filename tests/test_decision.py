@@ -286,7 +286,7 @@ def test_coc_with_identical_replicas_is_outside_a_ten_percent_budget(coc_exp):
 
 def test_winners_csv_has_the_decision_criteria_and_extra_load(coc_exp):
     table = winners_table(coc_exp)
-    assert {"stability", "latency", "cost", "tail", "budget"} == set(table["criterion"])
+    assert {"stability", "latency", "cost", "tail", "budget", "recommended"} == set(table["criterion"])
     lat = table[table["criterion"] == "latency"]
     assert np.isfinite(lat["extra_load_low"].astype(float)).all()
     rec = recommendations(coc_exp)

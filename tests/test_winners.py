@@ -317,3 +317,105 @@ def test_paired_ci_uses_the_replications_both_have():
     lo, hi = paired_ci(a, b, 0.95)
     assert math.isclose(lo, 0.1) and math.isclose(hi, 0.1)
     assert paired_ci(np.array([1.0, np.nan]), np.array([1.0, 2.0]), 0.95) is None
+
+
+# ------------------------------------------------------------------ heavy tails: the P99 decides
+
+
+HEAVY = "infinite variance: FCFS: a replica's service time has tail index 2.2 (test)"
+
+
+def heavy_ds(p99, half, reason=HEAVY, unreliable_at=0):
+    """:func:`ds_of` with simulated P99 intervals (``p99`` +- ``half`` per policy, at every
+    load) and, at the load ``unreliable_at``, every E[T] CI untrusted for ``reason``."""
+    P, L = len(POLICIES), len(LOADS)
+    reliable = np.ones((P, L))
+    reliable[:, unreliable_at] = 0.0
+    why = np.full((P, L), "", dtype=object)
+    why[:, unreliable_at] = reason
+    ds = ds_of(ci_reliable=reliable, ci_reliable_reason=why)
+    levels = [0.5, 0.99]
+    value = np.zeros((P, 1, L, 2))
+    ci = np.zeros((P, 1, L, 2))
+    value[..., 1] = np.asarray(p99, dtype=float)[:, None, None]
+    ci[..., 1] = np.asarray(half, dtype=float)[:, None, None]
+    dims = ("policy", "r_slow", "load", "quantile")
+    return ds.assign(latency_quantile=(dims, value), latency_quantile_ci=(dims, ci)).assign_coords(quantile=levels)
+
+
+def answer_at(ds, load):
+    from straggler.decision import recommendations
+
+    rec = recommendations(ds)
+    return rec[rec["load"] == load].iloc[0].to_dict()
+
+
+def test_unreliable_e_t_with_separated_p99_intervals_is_decided_on_the_p99():
+    ds = heavy_ds(p99=[10.0, 20.0, 30.0], half=[0.5, 0.5, 0.5])
+    lat = rows(ds, "latency")[0]
+    assert not lat["decided"] == "true" and lat["evidence"] == "tie: unreliable CI"  # E[T] decides nothing
+    r = answer_at(ds, 0.2)
+    assert r["recommended"] == "ZRed" and r["decided"]
+    assert r["basis"] == "P99 (E[T] undecidable: infinite variance)"
+    assert r["decided by"] == "intervals disjoint" and r["runner_up"] == "FRed" and r["margin"] == 9.0
+    assert r["tail"] == "[9.5, 10.5]"
+
+
+def test_unreliable_e_t_with_overlapping_p99_intervals_stays_a_tie():
+    ds = heavy_ds(p99=[10.0, 10.5, 30.0], half=[1.0, 1.0, 1.0])
+    r = answer_at(ds, 0.2)
+    assert r["recommended"] == "ZRed, FRed" and not r["decided"]
+    assert r["basis"] == "P99 tie (E[T] undecidable: infinite variance)" and r["decided by"] == ""
+
+
+def test_a_run_not_settled_is_no_ground_for_the_p99_the_tie_is_left_whole():
+    ds = heavy_ds(p99=[10.0, 20.0, 30.0], half=[0.5, 0.5, 0.5], reason="not settled: MSER (test)")
+    r = answer_at(ds, 0.2)
+    assert r["recommended"] == "ZRed, FRed, CoC"
+    assert r["basis"] == "E[T] undetermined: unreliable CI of ZRed, FRed, CoC"
+
+
+def test_reliable_e_t_is_decided_as_before_bit_for_bit():
+    """At load 0.5 every E[T] CI can be trusted: the answer is the one of the same point
+    without any P99 or reliability data, column for column."""
+    from straggler.decision import recommendations
+
+    heavy = answer_at(heavy_ds(p99=[30.0, 20.0, 10.0], half=[0.5, 0.5, 0.5]), 0.5)
+    plain_rec = recommendations(ds_of())
+    plain_row = plain_rec[plain_rec["load"] == 0.5].iloc[0].to_dict()
+    assert heavy["basis"] == "E[T]" and heavy["recommended"] == "CoC"
+    for key, value in plain_row.items():
+        if key != "tail":  # the plain dataset has no quantiles
+            assert heavy[key] == value or (value != value and heavy[key] != heavy[key]), key
+
+
+def test_winners_csv_and_best_say_the_basis():
+    from straggler.decision import winners_table
+    from straggler.report import best_at
+
+    ds = heavy_ds(p99=[10.0, 20.0, 30.0], half=[0.5, 0.5, 0.5])
+    t = winners_table(ds)
+    rec = t[(t["criterion"] == "recommended") & (t["load"] == 0.2)].iloc[0]
+    assert rec["winners"] == "ZRed" and rec["evidence"] == "P99 (E[T] undecidable: infinite variance)"
+    assert (rec["low"], rec["high"]) == (9.5, 10.5)  # the P99's interval it was decided on
+    lines, ok = best_at(ds, {"load": "0.2"})
+    assert ok and "  recommended: ZRed (P99 (E[T] undecidable: infinite variance))" in "\n".join(lines)
+
+
+def test_with_a_budget_the_p99_decides_among_the_qualifying_and_the_answer_says_so():
+    from straggler.decision import recommendations
+    from straggler.question import MAX_ANSWER_LINES, answer_lines
+
+    ds = heavy_ds(p99=[10.0, 20.0, 30.0], half=[0.5, 0.5, 0.5])
+    ds = ds.assign(size_mean=(("policy", "r_slow"), np.ones((3, 1))))
+    ds.attrs["config"] = "simulation: {confidence: 0.95}\ndecision: {budget: {extra_load: 10}}\n"
+    rec = recommendations(ds)
+    r = rec[rec["load"] == 0.2].iloc[0]
+    assert (
+        r["recommended"] == "ZRed" and r["basis"] == "fastest P99 that qualifies (E[T] undecidable: infinite variance)"
+    )
+    assert rec[rec["load"] == 0.5].iloc[0]["basis"] == "fastest E[T] that qualifies"
+    lines = answer_lines(ds)
+    assert len(lines) <= MAX_ANSWER_LINES
+    assert lines[1].startswith("load 0.2 (on P99, E[T] undecidable: infinite variance): Run ZRed:")
+    assert lines[1].endswith("runner-up FRed (P99 at least 9 higher)")

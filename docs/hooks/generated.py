@@ -314,6 +314,32 @@ def ci_coverage_long() -> str:
     )
 
 
+CI_COVERAGE_QUANTILES = "docs/validation/ci-coverage-quantiles.json"
+"""The P99's intervals against the mean's on the M/G/1 queues whose P99 is known
+(``--laws exp,pareto_2.2,pareto_1.5``)."""
+
+
+def ci_coverage_quantiles() -> str:
+    """The recorded coverage of the P99's intervals beside E[T]'s, and the command."""
+    import json
+    from pathlib import Path
+
+    out = json.loads((Path(__file__).resolve().parents[2] / CI_COVERAGE_QUANTILES).read_text())
+    length = out["length"]
+    return "\n".join(
+        [
+            f"The last recorded run (`{CI_COVERAGE_QUANTILES}`, {out['created']}, {out['seeds']} seeds a row, "
+            f"{length['replications']} replications of {length['jobs']:,} jobs after {length['warmup']:,} of "
+            "warm-up, ten M/G/1 queues):",
+            "",
+            benchmark("ci_coverage").p99_markdown(out),
+            "",
+            f"Recorded with `benchmarks/ci_coverage.py --seeds {out['seeds']} --laws "
+            f"{','.join(dict.fromkeys(r['law'] for r in out['rows']))} --json`.",
+        ]
+    )
+
+
 def warmup_gap() -> str:
     """The recorded measurement of the default study's ZRed gap."""
     return _recorded(WARMUP_GAP, "warmup_gap", lambda out: f"{out['seeds']} seeds a row")
@@ -387,6 +413,7 @@ SECTIONS: dict[str, Callable[[], str]] = {
     "event-engine-against": event_engine_against,
     "ci-coverage": ci_coverage,
     "ci-coverage-long": ci_coverage_long,
+    "ci-coverage-quantiles": ci_coverage_quantiles,
     "warmup-gap": warmup_gap,
     "fit-example": fit_example,
     "by-type-example": by_type_example,

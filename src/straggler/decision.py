@@ -51,7 +51,10 @@ from .winners import (
     decided_by,
     decision_row,
     evidence_words,
+    heavy_unknown,
+    on_tail,
     plain,
+    undecidable,
     winners,
 )
 
@@ -194,6 +197,7 @@ def decision_table(ds: xr.Dataset, c: Constraints | None = None) -> PointTable:
     if "latency_replication_quantile" in ds and "quantile" in ds.dims:
         reps = ds["latency_replication_quantile"].sel(quantile=c.tail_level, method="nearest").drop_vars("quantile")
     table.add("tail", tail, reps)
+    table.tail_label = metric_name(c.tail_level)
     extra_iv = extra_load_intervals(ds)
     extra = _with_place(extra_iv, table)
     reps = None
@@ -305,8 +309,9 @@ def _simulated(ds: xr.Dataset) -> bool:
 
 def winners_table(ds: xr.Dataset, table: PointTable | None = None) -> pd.DataFrame:
     """``winners.csv``: every criterion of :func:`straggler.winners.winners`, then
-    ``tail``, ``slo`` and ``budget`` per load (:func:`criteria`), each row with the
-    extra load of its winners."""
+    ``tail``, ``slo`` and ``budget`` per load (:func:`criteria`), then the
+    ``recommended`` answer per load (:func:`recommended_row`, its ``basis`` as the
+    evidence), each row with the extra load of its winners."""
     table = decision_table(ds) if table is None else table
     c: Constraints = table.constraints  # type: ignore[attr-defined]
     base = winners(ds, table)
@@ -331,8 +336,37 @@ def winners_table(ds: xr.Dataset, table: PointTable | None = None) -> pd.DataFra
             lo, hi = _extra_hull(table, at, d.winners)
             row.update(criterion=crit, winners_with_oracles="", extra_load_low=lo, extra_load_high=hi)
             rows.append(row)
+    for index, li in table.points():
+        if li is not None:
+            rows.append(recommended_row(table, index, li))
     out = pd.concat([base, pd.DataFrame(rows)], ignore_index=True) if rows else base
     return out.reindex(columns=[*table.dims, *DECISION_COLUMNS])
+
+
+def recommended_row(table: PointTable, index: tuple, li: int) -> dict:
+    """The ``recommended`` row of ``winners.csv`` at a setting and load: the answer
+    (:func:`answer`), its interval on the metric it was decided on (E[T], or the tail
+    quantile where the SLO is on it or E[T] could not decide), its ``basis`` as the
+    evidence, the runner-up and margin."""
+    r = answer(table, index, li)
+    names = [n for n in str(r["recommended"]).split(", ") if n]
+    low, high, _ = _span(table, r["metric"], (*index, li), names)
+    out = dict(table.setting(index))
+    out.update(
+        load=r["load"],
+        criterion="recommended",
+        winners=r["recommended"],
+        decided="true" if r["decided"] else "false",
+        low=low,
+        high=high,
+        evidence=r["basis"],
+        runner_up=r["runner_up"],
+        margin=r["margin"],
+        undetermined=r["undetermined"],
+        winners_with_oracles="",
+    )
+    out["extra_load_low"], out["extra_load_high"] = _extra_hull(table, (*index, li), names)
+    return out
 
 
 # ------------------------------------------------------------------ the answer
@@ -377,7 +411,7 @@ def _what_would_change(table: PointTable, at: tuple, metric: str, slo, budget, c
     out and by how much it misses; where none qualifies, the nearest miss of each
     constraint (the cheapest contender that meets the SLO, the fastest within the budget)."""
     c: Constraints = table.constraints  # type: ignore[attr-defined]
-    name = metric_name(c.level) if metric == "tail" else "E[T]"
+    name = metric_name(c.tail_level) if metric == "tail" else "E[T]"
     speed = {x.name: x for x in table.candidates(metric, at)}
     extra = {x.name: x for x in table.candidates("extra_load", at)}
     if chosen:
@@ -459,7 +493,7 @@ def _prefer_cheaper(table: PointTable, at: tuple, metric: str, row: dict, allowe
     if swap is None:
         return chosen
     names, cost, saved = swap
-    name = metric_name(c.level) if metric == "tail" else "E[T]"
+    name = metric_name(c.tail_level) if metric == "tail" else "E[T]"
     x = percent(c.cheaper_within)
     row["recommended"] = ", ".join(names)
     row["basis"] = f"E[C] {x} lower, {name} within {x} of {', '.join(chosen)}" + ("" if cost.decided else " (tie)")
@@ -492,20 +526,37 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
     budget = budget_statuses(table, c, at) if c.budget is not None else None
     maps = [m for m in (slo, budget) if m is not None]
     joined = _joined(*maps)
+    note = ""  # why E[T] could not decide, where the tail quantile did
     if not maps:
         base = recommend(table, index, li)
         row.update(base)
-        row["tied"] = ", ".join(table.decide("latency", at).winners)
-        row["decided"] = base["basis"] == "E[T]"
+        tied = table.decide("latency", at).winners
+        row["tied"] = ", ".join(tied)
+        if on_tail(base["basis"]):
+            # decided on the tail: the cheaper-policy rule reads the tail too, among the
+            # contenders E[T] does not rule out
+            note = "E[T] " + base["basis"].split("(E[T] ", 1)[1].rstrip(")")
+            metric = "tail"
+            chosen = _prefer_cheaper(table, at, "tail", row, set(tied))
+        else:
+            metric = "latency"
+            chosen = _prefer_cheaper(table, at, "latency", row, None)
         row["binding"] = row["what would change it"] = ""
-        chosen = _prefer_cheaper(table, at, "latency", row, None)
     else:
         metric = c.slo_criterion
         d = _constrained(table, metric, at, joined, "answer", "none qualifies")
+        qualify = {n for n, s in joined.items() if s != FAILS}
+        if metric == "latency" and not d.decided and d.winners:
+            # E[T] cannot decide where a tied contender's response time has an infinite
+            # variance: the tail quantile decides among the tied that qualify
+            unknown, why = heavy_unknown(table, at, d.winners)
+            if unknown and why:
+                metric, note, qualify = "tail", undecidable(why), qualify & set(d.winners)
+                d = _constrained(table, "tail", at, {n: joined[n] for n in d.winners}, "answer", "none qualifies")
         chosen = list(d.winners)
         row["tied"] = ", ".join(chosen)
         # the constraints themselves are stated once, above the rows (report, best)
-        basis = f"fastest {metric_name(c.level) if metric == 'tail' else 'E[T]'} that qualifies"
+        basis = f"fastest {metric_name(c.tail_level) if metric == 'tail' else 'E[T]'} that qualifies"
         if len(chosen) > 1:
             cost = table.decide("cost", at, among=set(chosen))
             if cost.winners and len(cost.winners) < len(chosen):
@@ -514,7 +565,7 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
             else:
                 basis += " (tie)"
         row["recommended"] = ", ".join(chosen)
-        row["basis"] = basis if chosen else d.evidence
+        row["basis"] = (basis + (f" ({note})" if note else "")) if chosen else d.evidence
         row["decided by"] = decided_by(d)
         row["decided"] = bool(d.decided)
         row["E[T]"], row["E[T] evidence"] = _hull(table, "latency", at, chosen)
@@ -524,8 +575,10 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
         row["undetermined"] = ", ".join(d.undetermined)
         row["binding"] = _binding(table, at, metric, slo, budget, chosen)
         row["what would change it"] = _what_would_change(table, at, metric, slo, budget, chosen)
-        qualify = {n for n, s in joined.items() if s != FAILS}
         chosen = _prefer_cheaper(table, at, metric, row, qualify)
+    if note and note not in str(row["basis"]):  # the cheaper-policy rule's words replaced it
+        row["basis"] += f" ({note})"
+    row["metric"] = metric
     row["tail"] = _hull(table, "tail", at, chosen)[0]
     row["extra load"] = _hull(table, "extra_load", at, chosen)[0]
     return row

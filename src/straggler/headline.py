@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .catalog import CASE_DIMS
-from .winners import NONE_STABLE, plain
+from .winners import NONE_STABLE, on_tail, plain
 
 NUMBER = re.compile(r"-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|-?inf")
 
@@ -46,12 +46,21 @@ def runs(rows: pd.DataFrame) -> list[tuple[str, list[float], pd.DataFrame]]:
     return out
 
 
+QUANTILE = re.compile(r"\bP\d+(?:\.\d+)?\b")
+"""A quantile's name in a basis (``P99``)."""
+
+
 def _name(row) -> str:
-    """A row's recommendation as the sentences name it."""
+    """A row's recommendation as the sentences name it: ``FRed``, ``{CoC, CoS}``, and
+    ``FRed (by P99)`` where E[T] could not decide and the P99 did."""
     rec = str(row.recommended)
     if rec in ("", "-"):
         return NONE_STABLE if row.basis == NONE_STABLE else "no policy qualifies"
-    return "{" + rec + "}" if "," in rec else rec
+    name = "{" + rec + "}" if "," in rec else rec
+    if on_tail(row.basis):
+        quantile = QUANTILE.search(str(row.basis))
+        name += f" (by {quantile.group(0) if quantile else 'the tail'})"
+    return name
 
 
 def _loads(loads: list[float]) -> str:

@@ -352,9 +352,29 @@ def reliable_ci(ds: xr.Dataset, criterion: str = "latency") -> np.ndarray:
     return np.ones(like.shape, dtype=bool)
 
 
+HEAVY_TAIL = "infinite variance"
+"""Why a simulated E[T] cannot be trusted when the response time has an infinite
+variance (the key of ``ci_reliable_reason``, the words before its first ``:``)."""
+
+
+def unreliable_reason(ds: xr.Dataset) -> np.ndarray:
+    """Per policy, setting and load (the load-like shape), why the simulation's CI of
+    E[T] cannot be trusted, in the key words of ``ci_reliable_reason`` (``infinite
+    variance``, ``not settled``); ``""`` where it can or the dataset does not say. A
+    dataset older than that variable says ``latency_mean_kind`` = ``ci_undercovers``:
+    an infinite variance."""
+    like = _load_like(ds)
+    if "ci_reliable_reason" in ds:
+        said = _strings(ds, "ci_reliable_reason", like)
+        return np.vectorize(lambda s: s.split(":", 1)[0].strip(), otypes=[object])(said)
+    kind = _strings(ds, "latency_mean_kind", like)
+    return np.where(kind == "ci_undercovers", HEAVY_TAIL, "").astype(object)
+
+
 def latency_intervals(ds: xr.Dataset) -> xr.Dataset:
     """``low``, ``high``, ``estimate``, ``evidence`` of E[T] per policy, setting and load,
-    and ``reliable`` (:func:`reliable_ci`). Where the simulation's CI is unreliable it
+    ``reliable`` (:func:`reliable_ci`) and ``reason`` (why not, :func:`unreliable_reason`;
+    ``""`` where it is). Where the simulation's CI is unreliable it
     is no evidence: an exact value stands alone, otherwise the analysis's bounds do
     (evidence ``unreliable CI``, open above without an upper bound)."""
     like = _load_like(ds)
@@ -385,6 +405,7 @@ def latency_intervals(ds: xr.Dataset) -> xr.Dataset:
     )
     out = _as_dataset(like, low, high, estimate, evidence)
     out["reliable"] = (like.dims, reliable | ~ok)
+    out["reason"] = (like.dims, np.where(reliable | ~ok, "", unreliable_reason(ds)).astype(object))
     return out
 
 
@@ -394,8 +415,9 @@ def tail_intervals(ds: xr.Dataset, level: float = 0.99) -> xr.Dataset:
     ``latency_quantile`` +- ``latency_quantile_ci`` (Student t over the replications'
     own quantiles) at stable loads, clipped at 0; ``[inf, inf]`` where unstable,
     ``[0, inf)`` where undetermined or without a CI (one replication). No analysis
-    bounds the quantiles here, so the evidence is ``simulation`` or nothing. Not a
-    winners criterion: shown with the others (``straggler best``, the tail figure)."""
+    bounds the quantiles here, so the evidence is ``simulation`` or nothing. The
+    ``tail`` criterion (:func:`straggler.decision.decision_table`), and what decides the
+    recommendation where E[T] cannot (:func:`straggler.winners.on_the_tail`)."""
     like = _load_like(ds)
     nan = np.full(like.shape, np.nan)
     if "latency_quantile" not in ds:

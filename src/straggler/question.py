@@ -639,6 +639,9 @@ def _answer_line(table: PointTable, at: tuple, row: dict, label: str, tail_label
     chosen = [n for n in str(row["recommended"]).split(", ") if n]
     if not chosen:
         return f"{label}: no policy qualifies ({row['basis']})"
+    if "(E[T] undecidable: " in str(row["basis"]):  # decided on the tail quantile instead
+        deciding = tail_label
+        label += f" (on {tail_label}, E[T] undecidable: {str(row['basis']).split('E[T] undecidable: ', 1)[1]}"
     if len(chosen) > 1:
         head = f"a tie, run any of {', '.join(chosen)} (a longer run may separate them)"
     else:

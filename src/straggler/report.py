@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,7 @@ from .files import write_text
 from .glossary import TERMS
 from .intervals import CRITERIA, UNITS, fmt_interval, fmt_signed
 from .policies import ALIASES, MEAN_OBJECTIVE, redundancy_kind, tuned_objective, tuned_parameters
-from .winners import NONE_STABLE, ORACLES, PointTable, dominated, plain, setting_dims
+from .winners import NONE_STABLE, ORACLES, PointTable, dominated, on_tail, plain, setting_dims
 
 
 def verdict_summary(ds: xr.Dataset) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
@@ -130,17 +131,37 @@ def disagreement_table(ds: xr.Dataset) -> pd.DataFrame:
 
 
 def undetermined_sentences(rec: pd.DataFrame) -> list[str]:
-    """Under the answer's lines: why some of its ties are left whole (a contender whose
-    simulated E[T] cannot be trusted), and what can decide there."""
+    """Under the answer's lines: where E[T] could not decide because a contender's
+    simulated E[T] cannot be trusted, what decided instead (the tail quantile, where the
+    response time has an infinite variance) and why some ties are left whole."""
     if not len(rec) or "basis" not in rec:
         return []
-    n = int(rec["basis"].astype(str).str.startswith("E[T] undetermined").sum())
-    if not n:
-        return []
-    return [
-        f"At {_plural(n, 'point')} a tie holds a policy whose simulated E[T] cannot be trusted (a heavy tail "
-        "gives its response time an infinite variance): the mean cannot decide there; the P99, or an SLO on it, can."
-    ]
+    basis = rec["basis"].astype(str)
+    out = []
+    tail = basis.map(on_tail)
+    if tail.any():
+        label = NUMBER_LABEL.search(basis[tail].iloc[0])
+        name = label.group(0) if label else "tail"
+        ties = int(rec.loc[tail, "recommended"].astype(str).str.contains(",").sum())
+        n = int(tail.sum())
+        out.append(
+            f"At {_plural(n, 'point')} E[T] cannot decide: a contender's response time has an infinite variance "
+            f"(a heavy tail), so its simulated CI under-covers. The {name} decides there instead, by its own "
+            f"interval, among the policies E[T] does not rule out: one policy at {n - ties}, a {name} tie at {ties} "
+            f"(basis '{name} (E[T] undecidable: infinite variance)')."
+        )
+    n = int(basis.str.startswith("E[T] undetermined").sum())
+    if n:
+        out.append(
+            f"At {_plural(n, 'point')} a tie holds a policy whose simulated E[T] cannot be trusted: the mean "
+            "cannot decide there, and neither can a quantile (the run had not settled, or the study has no "
+            "quantiles): the tie is left whole."
+        )
+    return out
+
+
+NUMBER_LABEL = re.compile(r"\bP\d+(?:\.\d+)?\b")
+"""A quantile's name in a basis (``P99``)."""
 
 
 def unreliable_sentences(ds: xr.Dataset) -> list[str]:
@@ -247,13 +268,22 @@ def recommendation_table(ds: xr.Dataset, rec: pd.DataFrame | None = None) -> pd.
     return out
 
 
-def headline_lead(ds: xr.Dataset) -> str:
+def headline_lead(ds: xr.Dataset, rec: pd.DataFrame | None = None) -> str:
     """What the first lines answer: the operator's question when the study asks one, else
-    the least E[T] (the winner maps below draw each criterion alone)."""
+    the least E[T] (the winner maps below draw each criterion alone); with the
+    recommendation rows ``rec``, where E[T] could not decide and the tail quantile did."""
     c = constraints(ds)
     default = "" if "prefer_cheaper_within" in decision_section(ds) else ", the default"
     within = f" (decision.prefer_cheaper_within: {c.cheaper_within:g}{default})"
-    return f"The policy to use by case and load: {c.rule_words()}{within}."
+    lead = f"The policy to use by case and load: {c.rule_words()}{within}."
+    if rec is not None and len(rec) and rec["basis"].astype(str).map(on_tail).any():
+        name = metric_label(c)
+        lead += (
+            f" Where E[T] cannot decide because a contender's response time has an infinite variance (its "
+            f"simulated CI under-covers), the least {name} among the policies E[T] does not rule out, by the "
+            f"{name}'s intervals: a {name} tie stays a tie (basis '{name} (E[T] undecidable: infinite variance)')."
+        )
+    return lead
 
 
 def metric_label(c: Constraints) -> str:
@@ -746,7 +776,7 @@ def markdown(
     lines = [
         f"# Study `{attrs.get('study', '?')}`: which policy to use",
         "",
-        headline_lead(ds),
+        headline_lead(ds, rec),
         "",
         *[f"- {s}" for s in headline.sentences(rec, _shown(ds, rec)) + undetermined_sentences(rec)],
         "",
@@ -815,9 +845,13 @@ def markdown(
 BASIS_WORDS = (
     "`basis`: what picked the recommendation (`E[T]`: it beats every other E[T] interval; "
     "`E[T] tie`: the contenders that could be fastest; `E[T] tie, then E[C]`: of those, the ones "
-    "no other is proven cheaper than; `E[T] undetermined: unreliable CI of P`: P could be the fastest "
-    "but its simulated E[T] cannot be trusted, so the tie is left whole; with an SLO or a budget, the fastest on the SLO's metric "
-    "among the contenders that meet both; `E[C] 5 % lower, E[T] within 5 % of P`: the "
+    "no other is proven cheaper than; `P99 (E[T] undecidable: infinite variance)`: a contender of the E[T] "
+    "tie has a response time of infinite variance, so its simulated E[T] cannot be trusted, and the P99's "
+    "intervals (which need no finite variance) decide among the tied; `P99 tie (...)`: they overlap too, and "
+    "the tie stays whole; `E[T] undetermined: unreliable CI of P`: P could be the fastest "
+    "but its simulated E[T] cannot be trusted (the run had not settled), so the tie is left whole; with an SLO "
+    "or a budget, the fastest on the SLO's metric among the contenders that meet both (on the P99 where E[T] "
+    "cannot decide); `E[C] 5 % lower, E[T] within 5 % of P`: the "
     "cheaper-policy rule preferred a cheaper policy to P, the fastest). `tail`: the "
     "response-time quantile at the SLO's level (P99 without one). "
     + " ".join(f"`{term}`: {TERMS[term]}." for term in ("extra load", "decided by", "margin", "cheaper-policy rule"))
@@ -909,7 +943,7 @@ def html(
     said, differences = law_differences(ds, rec)
     context = {
         "study": ds.attrs.get("study", "?"),
-        "headline_lead": headline_lead(ds),
+        "headline_lead": headline_lead(ds, rec),
         "headline": headline.sentences(rec, _shown(ds, rec)) + undetermined_sentences(rec),
         "recommendation_groups": [
             {"title": title, "table": _table_html(rows)}

@@ -42,7 +42,7 @@ import pandas as pd
 import xarray as xr
 
 from . import policies
-from .intervals import CRITERIA, MINIMISE, UNRELIABLE, confidence, fmt_interval, intervals, setting_dims
+from .intervals import CRITERIA, HEAVY_TAIL, MINIMISE, UNRELIABLE, confidence, fmt_interval, intervals, setting_dims
 
 __all__ = [
     "CRITERIA",
@@ -276,6 +276,9 @@ class PointTable:
         self.iv = intervals(ds)
         self.level = confidence(ds)
         self.paired = _paired_flag(ds)
+        self.tail_label = ""
+        """The name of the ``tail`` criterion's quantile (``P99``) once it is added
+        (:func:`straggler.decision.decision_table`); ``""`` without it."""
         self._contenders()
         self.arrays: dict[str, dict[str, np.ndarray]] = {}
         for crit, iv in self.iv.items():
@@ -321,7 +324,7 @@ class PointTable:
         ``present`` and, per load, ``verdict``) of a criterion, and the per-replication
         values that pair its comparisons."""
         lead = [*self.dims, *(["load"] if "load" in iv["low"].dims else [])]
-        keys = ("low", "high", "estimate", "evidence", "present", "verdict")
+        keys = ("low", "high", "estimate", "evidence", "present", "verdict", "reason")
         arrays = {k: self.flat(iv[k], lead) for k in keys if k in iv}
         if replications is not None:
             arrays["replications"] = self.flat(replications.broadcast_like(iv["low"]), lead, ("replication",))
@@ -459,21 +462,85 @@ def decided_by(decision: Decision) -> str:
     return PAIRED_RULE if decision.evidence == PAIRED else DISJOINT_RULE
 
 
+def undecidable(why: str) -> str:
+    """The words of a basis decided on the tail because E[T] cannot be: ``E[T]
+    undecidable: infinite variance``."""
+    return f"E[T] undecidable: {why}"
+
+
+def tail_basis(label: str, decision: Decision, why: str) -> str:
+    """The basis of a recommendation decided on the tail quantile ``label`` (``P99``)
+    where E[T] cannot be: ``P99 (E[T] undecidable: infinite variance)``, ``P99 tie
+    (...)`` when the quantile's intervals tie too."""
+    return f"{label}{'' if decision.decided else ' tie'} ({undecidable(why)})"
+
+
+def on_tail(basis: str) -> bool:
+    """Whether a recommendation's ``basis`` says it was decided on the tail quantile
+    because E[T] cannot be (:func:`tail_basis`)."""
+    return "(E[T] undecidable: " in str(basis)
+
+
+def heavy_unknown(table: PointTable, at: tuple, names) -> tuple[list[str], str]:
+    """Of the contenders ``names`` at ``at``, those whose E[T] is unknown (their
+    simulated CI cannot be trusted and nothing exact stands in: evidence ``unreliable
+    CI``), and why, when every one of them is for the same reason that a quantile's
+    interval does not share: an infinite variance (:data:`~straggler.intervals.HEAVY_TAIL`).
+    ``(unknown, "")`` otherwise: a run not settled biases the quantiles as much as the mean."""
+    names = set(names)
+    unknown = [c for c in table.candidates("latency", at) if c.name in names and c.evidence == UNRELIABLE]
+    if not unknown:
+        return [], ""
+    a = table.arrays["latency"]
+    if "reason" not in a:
+        return [c.name for c in unknown], ""
+    k_of = {p: k for k, p in enumerate(table.policies)}
+    reasons = {str(a["reason"][(*at, k_of[c.name])]) for c in unknown}
+    return [c.name for c in unknown], HEAVY_TAIL if reasons == {HEAVY_TAIL} else ""
+
+
+def on_the_tail(table: PointTable, at: tuple, lat: Decision) -> tuple[Decision, str] | None:
+    """Where E[T] cannot decide at ``at`` because a contender of its tie set has an
+    infinite-variance response time (:func:`heavy_unknown`), the decision among that
+    tie set on the tail quantile (``table``'s ``tail`` criterion, P99), by the same
+    rule as every criterion (:func:`decide`: its intervals, or its paired CI under
+    common random numbers), and why E[T] could not decide; None where E[T] decides, or
+    could, or the table has no tail."""
+    if lat.decided or not lat.winners or "tail" not in table.arrays:
+        return None
+    unknown, why = heavy_unknown(table, at, lat.winners)
+    if not unknown or not why:
+        return None
+    tail = table.decide("tail", at, among=set(lat.winners))
+    return (tail, why) if tail.winners else None
+
+
 def recommend(table: PointTable, index: tuple, li: int) -> dict:
     """The recommendation at one setting and load: the E[T] winner or tie set; a tie
     narrowed by E[C] among the tied (the policies of the tie that no other member
     beats on cost), with the hull of their E[T] and E[C] intervals, the E[T]
     runner-up and its margin. A tie that holds a contender whose E[T] is unknown (its
-    simulated CI cannot be trusted: evidence ``unreliable CI``) is left whole: the
-    point is undetermined."""
+    simulated CI cannot be trusted: evidence ``unreliable CI``) is decided on the tail
+    quantile (P99, where the table has it) among the tied when the CI cannot be trusted
+    because the response time has an infinite variance (:func:`on_the_tail`): a
+    quantile's interval needs no finite variance; the P99's winner or, when its
+    intervals overlap, its tie set (basis ``P99 (E[T] undecidable: infinite
+    variance)``, ``P99 tie (...)``), with the P99's runner-up and margin. Otherwise it
+    is left whole: the point is undetermined."""
     at = (*index, li)
     lat = table.decide("latency", at)
     row = dict(table.setting(index))
     row["load"] = plain(table.ds["load"].values[li])
     chosen, basis = list(lat.winners), "E[T]" + ("" if lat.decided else " tie")
     unknown = [c.name for c in table.candidates("latency", at) if c.name in chosen and c.evidence == UNRELIABLE]
+    deciding = lat
+    tail = on_the_tail(table, at, lat) if unknown else None
     if not chosen:
         basis = lat.evidence
+    elif tail is not None:
+        deciding, why = tail
+        chosen = list(deciding.winners)
+        basis = tail_basis(table.tail_label or "tail", deciding, why)
     elif unknown and not lat.decided:
         # a contender whose E[T] the simulation cannot tell may be the fastest: the point
         # is undetermined, and no cheaper member of the tie is named in its place
@@ -495,12 +562,13 @@ def recommend(table: PointTable, index: tuple, li: int) -> dict:
 
     row["recommended"] = ", ".join(chosen)
     row["basis"] = basis
-    row["decided by"] = decided_by(lat)
+    row["decided by"] = decided_by(deciding)
     row["E[T]"], row["E[T] evidence"] = hull(lat_c)
     row["E[C]"], row["E[C] evidence"] = hull(cost_c)
-    row["runner_up"] = lat.runner_up
-    row["margin"] = lat.margin
-    row["undetermined"] = ", ".join(lat.undetermined)
+    row["runner_up"] = deciding.runner_up
+    row["margin"] = deciding.margin
+    row["undetermined"] = ", ".join(deciding.undetermined)
+    row["decided"] = bool(deciding.decided)
     return row
 
 
