@@ -184,7 +184,8 @@ def test_best_at_a_point_and_off_the_grid():
     text = "\n".join(lines)
     assert ok and text.startswith("At distribution = pareto, dependence = iid, r_slow = 0.3")
     assert lines[1].startswith("  rule: the least E[T], unless a policy within 5 % of it costs at least 5 % less E[C]")
-    assert lines[2].startswith("  recommended: ")
+    assert lines[2] == "  assumes: each copy of a request takes a duration of its own (i.i.d. copies, c = 0)"
+    assert lines[3].startswith("  recommended: ")
     assert "stability (lambda_max):" in text and "latency (E[T]):" in text and "cost (E[C]):" in text
     assert "with the oracles: KT" in text and "KT (oracle):" in text
     assert "every contender" in text and "(simulation)" in text

@@ -254,3 +254,19 @@ def point_words(ds: xr.Dataset, point: dict) -> str:
         else:
             c = assumed_strength(ds, axis)
     return dependence_words(c, kind)
+
+
+def study_sentence(ds: xr.Dataset) -> str:
+    """The report's lead on what the study assumes of a job's copies."""
+    if "dependence" not in ds.coords:
+        return ""
+    names = [str(v) for v in ds["dependence"].values.ravel()]
+    axis = strength_axis(ds)
+    if len(names) == 1:
+        text = f"It assumes that {point_words(ds, {'dependence': names[0]})}"
+        if axis is not None:
+            swept = ", ".join(f"{float(v):g}" for v in ds[axis].values)
+            text += f", and evaluates every contender again at c = {swept} (how far the answer holds)"
+        return text + "."
+    each = "; ".join(f"{n}: {point_words(ds, {'dependence': n})}" for n in names)
+    return f"How a job's copies relate is an axis of the study (dependence): {each}."

@@ -270,12 +270,18 @@ def recommendation_table(ds: xr.Dataset, rec: pd.DataFrame | None = None) -> pd.
 
 def headline_lead(ds: xr.Dataset, rec: pd.DataFrame | None = None) -> str:
     """What the first lines answer: the operator's question when the study asks one, else
-    the least E[T] (the winner maps below draw each criterion alone); with the
-    recommendation rows ``rec``, where E[T] could not decide and the tail quantile did."""
+    the least E[T] (the winner maps below draw each criterion alone), and what it assumes of
+    a job's copies (:func:`straggler.assumption.study_sentence`); with the recommendation
+    rows ``rec``, where E[T] could not decide and the tail quantile did."""
+    from .assumption import study_sentence
+
     c = constraints(ds)
     default = "" if "prefer_cheaper_within" in decision_section(ds) else ", the default"
     within = f" (decision.prefer_cheaper_within: {c.cheaper_within:g}{default})"
     lead = f"The policy to use by case and load: {c.rule_words()}{within}."
+    assumes = study_sentence(ds)
+    if assumes:
+        lead += f" {assumes}"
     if rec is not None and len(rec) and rec["basis"].astype(str).map(on_tail).any():
         name = metric_label(c)
         lead += (
