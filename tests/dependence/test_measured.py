@@ -189,3 +189,16 @@ def test_the_intervals_cover_as_often_as_they_claim(ci_scale):
         m = measure(mixture_pairs(1000, 0.3, seed=1000 + seed), resamples=1000)
         covered += m.rho.low <= 0.3 <= m.rho.high
     assert covered / runs >= floor, covered
+
+
+def test_the_workload_guide_states_the_module_s_constants():
+    from pathlib import Path
+
+    from straggler.dependence.measured import CONFIDENCE, RESAMPLES, TAIL_LEVEL, TAIL_PAIRS
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "workload.md").read_text()
+    section = " ".join(page.split("## 7. How alike a request's copies are")[1].split("\n## ")[0].split())
+    assert f"{100 * CONFIDENCE:g} % percentile bootstrap intervals over {RESAMPLES:,} resamples" in section
+    assert f"At least {MIN_PAIRS} pairs are read" in section
+    assert f"from {TAIL_PAIRS:,} pairs on ({TAIL_PAIRS * (1 - TAIL_LEVEL):.0f} above p{100 * TAIL_LEVEL:g})" in section
+    assert "<!-- generated: pairs-example -->" in section
