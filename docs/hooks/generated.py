@@ -6,7 +6,7 @@ policy registry (the glossary), the config schema (the configuration reference),
 dataset's variable table and the figure catalog (the outputs), the declared layers
 (the architecture), the command's argument parser (the command reference) and the
 bench's own table over a recorded run (contributing), and ``straggler fit`` run on the
-shipped trace (the workload guide). So the
+shipped trace and pairs (the workload guide). So the
 reference cannot drift from the code; a marker with no writer fails the build.
 """
 
@@ -365,6 +365,25 @@ def fit_example() -> str:
     return "\n".join([f"```text\n$ straggler fit {file} --column {column}", out.getvalue().rstrip(), "```"])
 
 
+PAIRS_EXAMPLE = "config/data/pairs_ms.csv"
+"""The paired durations of the workload guide's ``straggler fit --pairs`` example."""
+
+
+def pairs_example() -> str:
+    """``straggler fit --pairs`` on the shipped pairs, as the command prints it (run at build time)."""
+    from pathlib import Path
+
+    from straggler.cli import main
+
+    root = Path(__file__).resolve().parents[2]
+    out = io.StringIO()
+    with contextlib.chdir(root), contextlib.redirect_stdout(out):
+        status = main(["fit", "--pairs", PAIRS_EXAMPLE])
+    if status != 0:
+        raise RuntimeError(f"straggler fit --pairs {PAIRS_EXAMPLE} exited with {status}")
+    return "\n".join([f"```text\n$ straggler fit --pairs {PAIRS_EXAMPLE}", out.getvalue().rstrip(), "```"])
+
+
 BY_TYPE_STUDY = "config/studies/measured_types.yaml"
 """The study of the workload guide's "Job types with sizes of their own"."""
 
@@ -416,6 +435,7 @@ SECTIONS: dict[str, Callable[[], str]] = {
     "ci-coverage-quantiles": ci_coverage_quantiles,
     "warmup-gap": warmup_gap,
     "fit-example": fit_example,
+    "pairs-example": pairs_example,
     "by-type-example": by_type_example,
 }
 

@@ -175,6 +175,12 @@ def _schema(args) -> int:
 def _fit(args) -> int:
     import yaml
 
+    if args.pairs is not None:
+        return _fit_pairs(args)
+    if args.file is None:
+        raise _Usage("expected a file of sizes, or --pairs FILE (a file of paired durations)")
+    if args.columns is not None:
+        raise _Usage("--columns picks the two columns of --pairs FILE; expected --column with a file of sizes")
     from .distributions import ParameterError
     from .distributions.data_files import sorted_sample
     from .distributions.fitting import describe, fit_families
@@ -198,6 +204,100 @@ def _fit(args) -> int:
         print(snippet, end="")
     yaml.safe_load(snippet)  # what it printed is YAML
     return 0
+
+
+def _fit_pairs(args) -> int:
+    import yaml
+
+    from .dependence.measured import PairsError, measure, read_pairs
+
+    if args.file is not None:
+        raise _Usage(f"--pairs {args.pairs} and a file of sizes ({args.file}) were both given; expected one of them")
+    if args.column is not None:
+        raise _Usage("--column picks a file of sizes' column; expected --columns A,B with --pairs")
+    columns = None
+    if args.columns is not None:
+        names = [c.strip() for c in args.columns.split(",")]
+        if len(names) != 2 or not all(names):
+            raise _Usage(
+                f"--columns {args.columns} is not allowed; expected two columns, A,B: headers or indices from 0"
+            )
+        columns = tuple(int(c) if c.isdigit() else c for c in names)
+    if args.output:
+        _writable(args.output, "study-file snippet")
+    try:
+        pairs = read_pairs(args.pairs, columns)  # type: ignore[arg-type]
+    except PairsError as err:
+        raise _Failure(str(err)) from None
+    measured = measure(pairs)
+    print(pairs_report(args.pairs, pairs.names, measured), end="")
+    snippet = pairs_snippet(args.pairs, measured)
+    if args.output:
+        from .files import write_text
+
+        write_text(args.output, snippet)
+        print(f"# the study-file snippet: {args.output}")
+    else:
+        print()
+        print(snippet, end="")
+    yaml.safe_load(snippet)  # what it printed is YAML
+    return 0
+
+
+def _interval(x) -> str:
+    return f"{x.value:.2f} [{x.low:.2f}, {x.high:.2f}]"
+
+
+def pairs_report(file: str, names: tuple[str, str], m) -> str:
+    """``straggler fit --pairs``'s figures: rho, the tail dependence and the mixture's
+    ``c``, each with its interval, and a line when the mixture does not describe the
+    pairs (:class:`straggler.dependence.measured.Measured`)."""
+    from .dependence.measured import TAIL_PAIRS
+
+    q = f"p{100 * m.level:g}"
+    lines = [
+        f"{file}, columns {names[0]} and {names[1]}: {m.n:,} pairs",
+        f"  Spearman's rho {_interval(m.rho)}: 0 for independent copies, 1 for identical ones",
+    ]
+    if m.tail is None:
+        lines.append(
+            f"  tail dependence not estimated: {m.n:,} pairs put about {m.n * (1 - m.level):.0f} above {q}; "
+            f"it needs {TAIL_PAIRS:,} pairs"
+        )
+    else:
+        lines.append(
+            f"  tail dependence {_interval(m.tail)}: P(second > its {q} | first > its {q}); "
+            f"{1 - m.level:g} independent, 1 identical"
+        )
+    mixture = f"  mixture (all copies one draw with probability c, else independent): c {_interval(m.c)}"
+    lines.append(mixture + ("" if m.tail_c is None else f", the tail's c {_interval(m.tail_c.clipped())}"))
+    verdict = m.verdict()
+    if verdict:
+        lines.append(f"  {verdict}")
+    lines.append(
+        f"  ([a, b]: {100 * m.confidence:g} % percentile bootstrap intervals over {m.resamples:,} resamples of the pairs)"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def pairs_snippet(file: str, m) -> str:
+    """A study-file snippet: the measured mixture and its interval's ends on the
+    dependence axis."""
+    c = m.c
+    rho = f"Spearman's rho {_interval(m.rho)} from {m.n:,} pairs of {file}"
+    lines = [
+        "# The copies' dependence as a mixture, c Spearman's rho to 2 decimals (clipped to [0, 1]):",
+        "# merge into a study file: its grid then compares the policies at c and at its interval's ends.",
+        "dependences:",
+        f"  measured: {{kind: mixture, identical: {c.value:.2f}}}   # {rho}",
+    ]
+    ends = [(f"measured_{end}", v) for end, v in (("low", c.low), ("high", c.high)) if f"{v:.2f}" != f"{c.value:.2f}"]
+    lines += [f"  {name}: {{kind: mixture, identical: {v:.2f}}}" for name, v in ends]
+    if not ends:
+        lines[-1] += "; the interval is this one value"
+    axis = [name for name, _ in ends[:1]] + ["measured"] + [name for name, _ in ends[1:]]
+    lines += ["grid:", f"  dependence: [{', '.join(axis)}]"]
+    return "\n".join(lines) + "\n"
 
 
 def fit_report(file: str, column, summary, fits) -> str:
@@ -662,12 +762,23 @@ def _study_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.set_defaults(func=_check_config)
     p = command(
         "fit",
-        "describe a file of measured job sizes and fit the parametric families to it, with their distances",
+        "describe a file of measured job sizes and fit the parametric families to it, with their distances; "
+        "or, with --pairs, measure how dependent a request's copies are",
         "straggler fit config/data/requests_ms.csv --column duration_ms",
         "straggler fit config/data/requests_ms.csv --column duration_ms -o fits.yaml",
+        "straggler fit --pairs config/data/pairs_ms.csv",
     )
-    p.add_argument("file", help="a file of sizes: .csv/.tsv with a header, .npy or one value a line (.gz too)")
+    p.add_argument(
+        "file", nargs="?", help="a file of sizes: .csv/.tsv with a header, .npy or one value a line (.gz too)"
+    )
     p.add_argument("--column", help="the column that holds the sizes: its header or its index from 0")
+    p.add_argument(
+        "--pairs",
+        metavar="FILE",
+        help="a file of paired durations, a request's on two servers (.csv/.tsv, .npy of shape (n, 2), or two "
+        "values a line; .gz too): print Spearman's rho, the tail dependence and the mixture dependence they imply",
+    )
+    p.add_argument("--columns", metavar="A,B", help="with --pairs: the two columns to read, headers or indices from 0")
     p.add_argument("--keep", type=_positive_int, default=2, help="fits put beside the trace in the snippet")
     p.add_argument("-o", "--output", help="write the study-file snippet here instead of printing it")
     p.set_defaults(func=_fit)

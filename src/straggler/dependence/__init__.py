@@ -15,7 +15,7 @@ replica in pool ``i`` has size ``X_i``, and on a server of speed ``r`` it takes
   replica keeps the law of ``X`` and only how they relate varies (``c = 0`` is
   ``iid``, ``c = 1`` ``identical``).
 
-A package; three things live here:
+A package; four things live here:
 
 1. the models themselves (:class:`Identical`, :class:`IID`, :class:`SX`, each in
    its module :mod:`.identical`, :mod:`.iid`, :mod:`.sx` with its pair functionals;
@@ -28,7 +28,10 @@ A package; three things live here:
    :mod:`.expectations`;
 3. the joint sampler for the simulators (:mod:`.sampling`), :func:`sample_replicas`
    (numba) and :func:`sampler_args`, loaded when first asked for: importing numba
-   is most of an analytic job's start-up, and only a simulation needs them.
+   is most of an analytic job's start-up, and only a simulation needs them;
+4. the dependence measured from paired durations (:mod:`.measured`, ``straggler fit
+   --pairs``, pure numpy): Spearman's rho, the tail dependence and the mixture's ``c``
+   they imply, loaded only by that command.
 
 Closed forms versus quadrature (see the docstrings of the pair classes):
 

@@ -49,7 +49,8 @@ DIGEST_PREFIX = "sha256:"
 _DELIMITERS = {".csv": ",", ".tsv": "\t"}
 
 
-def _located(file: str) -> Path:
+def located(file: str) -> Path:
+    """The path of ``file``; a :class:`ParameterError` when there is no such file."""
     path = Path(file).expanduser()
     if not path.is_file():
         where = "" if path.is_absolute() else f" (a relative path is read from {Path.cwd()})"
@@ -65,7 +66,7 @@ def _stamp(path: Path) -> tuple[str, int, int]:
 
 def content_digest(file: str) -> str:
     """``sha256:<hex>`` of the file's bytes, as stored (a ``.gz`` file's compressed bytes)."""
-    return _digest(*_stamp(_located(file)))
+    return _digest(*_stamp(located(file)))
 
 
 @functools.lru_cache(maxsize=64)
@@ -81,16 +82,12 @@ def read_sample(file: str, column: str | int | None = None) -> np.ndarray:
     """The values of ``column`` of ``file`` (a read-only float64 array, in the file's
     order). Errors are :class:`~straggler.distributions.ParameterError` naming ``file``
     or ``column``, the value and what is allowed."""
-    return _read(*_stamp(_located(file)), file, column)
+    return _read(*_stamp(located(file)), file, column)
 
 
 @functools.lru_cache(maxsize=16)
 def _read(path: str, _mtime_ns: int, _size: int, file: str, column: str | int | None) -> np.ndarray:
-    name = path.lower()
-    compressed = name.endswith(".gz")
-    suffix = Path(name.removesuffix(".gz") if compressed else name).suffix
-    with open(path, "rb") as raw:
-        data = gzip.decompress(raw.read()) if compressed else raw.read()
+    data, suffix = file_bytes(path)
     if suffix == ".npy":
         values = _from_npy(data, file, column)
     else:
@@ -101,6 +98,18 @@ def _read(path: str, _mtime_ns: int, _size: int, file: str, column: str | int | 
         raise ParameterError("file", f"file {format_value(file)} holds no values")
     values.setflags(write=False)
     return values
+
+
+def file_bytes(path: str | Path) -> tuple[bytes, str]:
+    """The bytes of the file at ``path`` (a ``.gz`` file's decompressed) and the suffix that
+    says its format, in lower case (``.csv``, ``.tsv``, ``.npy`` or any other: plain
+    text), the ``.gz`` left out."""
+    name = str(path).lower()
+    compressed = name.endswith(".gz")
+    suffix = Path(name.removesuffix(".gz") if compressed else name).suffix
+    with open(path, "rb") as raw:
+        data = gzip.decompress(raw.read()) if compressed else raw.read()
+    return data, suffix
 
 
 def values_by_line(data: bytes, suffix: str, file: str, column: str | int | None) -> np.ndarray:
@@ -281,7 +290,7 @@ def _from_npy(data: bytes, file: str, column: str | int | None) -> np.ndarray:
 
 def sorted_sample(file: str, column: str | int | None = None) -> np.ndarray:
     """:func:`read_sample` in increasing order (read-only; kept while the file is unchanged)."""
-    return _sorted(*_stamp(_located(file)), file, column)
+    return _sorted(*_stamp(located(file)), file, column)
 
 
 @functools.lru_cache(maxsize=16)
