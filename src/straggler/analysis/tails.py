@@ -63,7 +63,10 @@ E[S^(m+1)] < inf of Kiefer and Wolfowitz, the M/G/1 rule above (c = 1 is always 
 critically loaded (R = c - j), not overloaded, which suffices for the finiteness
 of the moments below (k + 1)(a - 1), but the proof of the infinite ones needs k + 2
 of them (R > c - j). Only infiniteness is claimed here, so an integer R (to a relative
-1e-9) takes j = k + 2 (:func:`blocking_jobs`), the weaker claim.
+1e-9) takes j = k + 2 (:func:`blocking_jobs`), the weaker claim. (The papers were not
+at hand when this was written: the argument above is this module's own, and the
+integer case is its conservative reading; tests/analysis/test_central_tails.py checks
+the indices 2 (a - 1), a - 1 and, at R = 1, one in between, on the simulated M/G/2.)
 
 The response time T = W + S, with the job's own service time S independent of its
 wait W (FIFO), so E[T^m] = inf iff E[W^m] = inf or E[S^m] = inf: T's tail index is
