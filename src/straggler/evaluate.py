@@ -128,7 +128,7 @@ def evaluate_cell(resolved: ResolvedConfig, cell_id: str, store_root=None, stats
 
 def _evaluate(resolved: ResolvedConfig, cell: Cell, store_root, stats: dict | None) -> xr.Dataset:
     """:func:`evaluate_cell` of a cell whose policy has no tuned parameter."""
-    from .analysis.tails import cost_tail, latency_tail
+    from .analysis.tails import cost_tail, latency_tails
 
     c = _prepare(resolved, cell, store_root)
     model, result = c.model, c.analysis
@@ -167,7 +167,7 @@ def _evaluate(resolved: ResolvedConfig, cell: Cell, store_root, stats: dict | No
         model.loads, result.lambda_max, result.lambda_max_kind, result.lambda_sufficient, sim, c.monotone
     )
     if sim is not None:
-        values.update(verdict.apply(sim.values(), verdicts, latency_tail(model), cost_tail(model)))
+        values.update(verdict.apply(sim.values(), verdicts, latency_tails(model, result.alpha), cost_tail(model)))
     else:
         values.update(
             verdict=verdicts.verdict,

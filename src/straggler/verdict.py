@@ -229,10 +229,23 @@ ESTIMATES = (
 )
 
 
+def per_load(tail, n: int) -> list:
+    """A heavy-tail claim per load: ``tail`` is one claim for every load (a
+    :class:`~straggler.analysis.tails.LatencyTail`, or None) or a sequence of ``n``, one a
+    load (:func:`~straggler.analysis.tails.latency_tails`: central queues of several
+    servers depend on the load)."""
+    if tail is None or not isinstance(tail, (list, tuple)):
+        return [tail] * n
+    if len(tail) != n:
+        raise ValueError(f"{len(tail)} heavy-tail claims for {n} loads")
+    return list(tail)
+
+
 def ci_reliability(stable, tail=None, warmup_batches=None) -> tuple[np.ndarray, np.ndarray]:
     """Per load, whether the simulation's CI of E[T] can be trusted (``ci_reliable``: 1,
     0, or NaN where the load is not stable and there is no estimate) and, where not,
-    why (``ci_reliable_reason``).
+    why (``ci_reliable_reason``). ``tail``: one heavy-tail claim, or one a load
+    (:func:`per_load`).
 
     Reliable needs both: the response time has a finite variance under the size law
     (else the replication means converge slowly and from below, and the Student-t
@@ -246,14 +259,15 @@ def ci_reliability(stable, tail=None, warmup_batches=None) -> tuple[np.ndarray, 
     stable = np.asarray(stable, dtype=bool)
     reliable = np.where(stable, 1.0, math.nan)
     reason = np.full(len(stable), "", dtype=object)
-    if tail is not None and tail.variance_infinite:
-        reliable[stable] = 0.0
-        word = "infinite mean" if tail.mean_infinite else "infinite variance"
-        reason[stable] = f"{word}: {tail.why}"
-        return reliable, reason
+    heavy = np.zeros(len(stable), dtype=bool)
+    for li, t in enumerate(per_load(tail, len(stable))):
+        if t is not None and t.variance_infinite and stable[li]:
+            heavy[li] = True
+            reliable[li] = 0.0
+            reason[li] = f"{'infinite mean' if t.mean_infinite else 'infinite variance'}: {t.why}"
     if warmup_batches is not None:
         cut = np.asarray(warmup_batches, dtype=float)
-        drifting = stable & np.isfinite(cut) & (cut >= N_BATCHES // 2)
+        drifting = stable & ~heavy & np.isfinite(cut) & (cut >= N_BATCHES // 2)
         reliable[drifting] = 0.0
         reason[drifting] = (
             f"not settled: MSER would delete half the run ({N_BATCHES // 2} of the {N_BATCHES} batch means, "
@@ -275,12 +289,23 @@ def cost_ci_reliability(stable, tail=None) -> tuple[np.ndarray, np.ndarray]:
     return reliable, reason
 
 
+def _tail_notes(tails: list, stable: np.ndarray) -> list[str]:
+    """The heavy-tail claims' reasons at the stable loads, each once (a claim that
+    depends on the load names its load in its reason)."""
+    whys: list[str] = []
+    for li, t in enumerate(tails):
+        if t is not None and t.why and stable[li] and t.why not in whys:
+            whys.append(t.why)
+    return whys
+
+
 def apply(values: dict, verdicts: Verdicts, tail=None, cost_tail=None) -> dict:
     """The simulated variables with the verdicts applied (see the module docstring):
     estimates only at stable loads, sample means kept, +inf where the mean is
     infinite, and ``verdict``, ``verdict_source``, ``stable``, ``latency_mean_kind``,
     ``ci_reliable`` and ``ci_reliable_reason`` (:func:`ci_reliability`), and those of
-    E[C] (:func:`cost_ci_reliability`)."""
+    E[C] (:func:`cost_ci_reliability`). ``tail``: one heavy-tail claim for every load,
+    or one a load (:func:`per_load`)."""
     out = dict(values)
     stable = np.asarray(verdicts.verdict, dtype=object) == "stable"
     out["latency_sample_mean"] = np.asarray(values["latency_mean"], dtype=float).copy()
@@ -293,14 +318,17 @@ def apply(values: dict, verdicts: Verdicts, tail=None, cost_tail=None) -> dict:
         out[name] = array
     kind = np.full(len(stable), "", dtype=object)
     kind[stable] = "estimate"
-    if tail is not None and tail.variance_infinite:
-        kind[stable] = "ci_undercovers"
-    if tail is not None and tail.mean_infinite:
-        kind[stable] = "infinite"
-        out["latency_mean"][stable] = math.inf
-        out["latency_mean_ci"][stable] = math.nan
-    if tail is not None and tail.why and stable.any():
-        verdicts.notes.append(tail.why)
+    tails = per_load(tail, len(stable))
+    for li, t in enumerate(tails):
+        if t is None or not stable[li]:
+            continue
+        if t.variance_infinite:
+            kind[li] = "ci_undercovers"
+        if t.mean_infinite:
+            kind[li] = "infinite"
+            out["latency_mean"][li] = math.inf
+            out["latency_mean_ci"][li] = math.nan
+    verdicts.notes.extend(_tail_notes(tails, stable))
     out["latency_mean_kind"] = kind
     out["ci_reliable"], out["ci_reliable_reason"] = ci_reliability(stable, tail, out.pop("warmup_batches", None))
     out["cost_ci_reliable"], out["cost_ci_reliable_reason"] = cost_ci_reliability(stable, cost_tail)

@@ -121,3 +121,34 @@ def test_a_cells_dataset_carries_ci_reliable_with_its_reason():
             assert (ds["cost_ci_reliable"].values.ravel()[stable] == 1.0).all()
         else:
             assert (values[stable] == 1.0).all(), reasons
+
+
+def test_a_central_queue_of_two_servers_is_judged_load_by_load():
+    """ZRed on one central queue of 2 servers, Pareto 1.8 sizes (M/G/2): at R = 0.6 a long
+    wait needs both servers held, E[T] is finite and its variance is not; at R = 1.4 one
+    big job overloads the other server and E[T] = inf (:mod:`straggler.analysis.tails`)."""
+    from straggler.config import resolve_config
+    from straggler.evaluate import evaluate_cell
+    from straggler.grid import build_grid
+
+    resolved = resolve_config(
+        {
+            "study": "central-tails",
+            "seed": 1,
+            "grid": {"policy": ["ZRed"], "distribution": ["pareto"], "dependence": ["iid"], "N": [2]},
+            "load": [0.3, 0.7],
+            "distributions": {"pareto": {"family": "pareto", "xm": 1, "alpha": 1.8}},
+            "system": {"pools": 1, "queueing": "central"},
+            "simulation": {"jobs": 20000, "warmup": 2000, "replications": 2},
+        }
+    )
+    (cid,) = build_grid(resolved).cells
+    ds = evaluate_cell(resolved, cid)
+    assert ds["verdict"].values.ravel().tolist() == ["stable", "stable"]
+    assert ds["latency_mean_kind"].values.ravel().tolist() == ["ci_undercovers", "infinite"]
+    latency = ds["latency_mean"].values.ravel()
+    assert math.isfinite(latency[0]) and math.isinf(latency[1])
+    assert ds["ci_reliable"].values.ravel().tolist() == [0.0, 0.0]
+    reasons = [str(r) for r in ds["ci_reliable_reason"].values.ravel()]
+    assert reasons[0].startswith("infinite variance") and "R = 0.6 servers" in reasons[0]
+    assert reasons[1].startswith("infinite mean") and "R = 1.4 servers" in reasons[1]

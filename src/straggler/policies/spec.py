@@ -259,6 +259,12 @@ class PolicySpec:
     blocking_order: Callable[[Any], tuple[int, int]] = one_replica_blocks
     """``(r, k)``: a server is blocked behind a job for the k-th smallest of r of its
     replica sizes (the heavy-tail rule of :mod:`straggler.analysis.tails`)."""
+    single_copy: bool = False
+    """Each job is one copy, sent to a pool with fixed probabilities (``alpha``) and never
+    moved, copied or cancelled: on central queues every pool is then an M/G/c queue whose
+    offered load is ``lambda E[B_i]`` (the threshold paper's eq. 5), which the heavy-tail
+    rule of central queues needs (:mod:`straggler.analysis.tails`). False: that load has
+    no closed form there, and no claim is made."""
     concurrent_replicas: int = 1
     """Replicas of a job in service at once besides the ``d`` of a policy with
     ``uses_d``: the work-unit cost model's units per job (:mod:`straggler.workunits`)."""

@@ -50,6 +50,7 @@ SPECS: tuple[PolicySpec, ...] = (
         analysis="zero_redundancy",
         sizes_by_type=True,
         kernel_code=ZRED_CODE,
+        single_copy=True,
         simulated_in=EVERYWHERE,
         monotone="random dispatch with fixed probabilities: every server (or pool "
         "queue) is an M/G/1 (M/G/c) queue whose load grows with lambda",
@@ -161,6 +162,7 @@ SPECS: tuple[PolicySpec, ...] = (
         analysis="known_types",
         sizes_by_type=True,
         kernel_code=KT_CODE,
+        single_copy=True,
         simulated_in=EVERYWHERE,
         oracle=True,
         monotone="a fixed assignment: every server is an M/G/1 queue whose load grows with lambda",
