@@ -281,23 +281,28 @@ def pairs_report(file: str, names: tuple[str, str], m) -> str:
 
 
 def pairs_snippet(file: str, m) -> str:
-    """A study-file snippet: the measured mixture and its interval's ends on the
-    dependence axis."""
+    """A study-file snippet (the measured mixture, with its c swept over c and its
+    interval's ends on the same arrivals and draws) and a question's two keys (answered
+    under c, checked over the interval and at both ends of the scale)."""
     c = m.c
     rho = f"Spearman's rho {_interval(m.rho)} from {m.n:,} pairs of {file}"
-    lines = [
-        "# The copies' dependence as a mixture, c Spearman's rho to 2 decimals (clipped to [0, 1]):",
-        "# merge into a study file: its grid then compares the policies at c and at its interval's ends.",
-        "dependences:",
-        f"  measured: {{kind: mixture, identical: {c.value:.2f}}}   # {rho}",
-    ]
-    ends = [(f"measured_{end}", v) for end, v in (("low", c.low), ("high", c.high)) if f"{v:.2f}" != f"{c.value:.2f}"]
-    lines += [f"  {name}: {{kind: mixture, identical: {v:.2f}}}" for name, v in ends]
-    if not ends:
-        lines[-1] += "; the interval is this one value"
-    axis = [name for name, _ in ends[:1]] + ["measured"] + [name for name, _ in ends[1:]]
-    lines += ["grid:", f"  dependence: [{', '.join(axis)}]"]
-    return "\n".join(lines) + "\n"
+    sweep = sorted({f"{v:.2f}" for v in (c.low, c.value, c.high)}, key=float)
+    check = sorted({"0", "1", *sweep} - {f"{c.value:.2f}"}, key=float)
+    return "\n".join(
+        [
+            "# The copies' dependence as a mixture, c Spearman's rho to 2 decimals (clipped to [0, 1]).",
+            "# In a study file: the policies compared at c and at its interval's ends, on the same draws:",
+            "dependences:",
+            f"  measured: {{kind: mixture, identical: {c.value:.2f}}}   # {rho}",
+            "grid:",
+            "  dependence: [measured]",
+            f"  measured.identical: [{', '.join(sweep)}]",
+            "# In a question (straggler recommend): answered under c, and how far the answer holds",
+            "# checked over the interval and at both ends (independent copies, identical copies):",
+            f"dependence: {{kind: mixture, identical: {c.value:.2f}}}",
+            f"check_dependence: [{', '.join(check)}]",
+        ]
+    ) + "\n"
 
 
 def fit_report(file: str, column, summary, fits) -> str:

@@ -145,8 +145,10 @@ def test_the_command_prints_the_figures_and_a_yaml_snippet(tmp_path, capsys):
     assert "tail dependence" in report and "the tail's c" in report
     parsed = yaml.safe_load(snippet)
     assert parsed["dependences"]["measured"] == {"kind": "mixture", "identical": round(m.c.value, 2)}
-    assert parsed["dependences"]["measured_low"]["identical"] == round(m.c.low, 2)
-    assert parsed["grid"]["dependence"] == ["measured_low", "measured", "measured_high"]
+    ends = [round(m.c.low, 2), round(m.c.value, 2), round(m.c.high, 2)]
+    assert parsed["grid"] == {"dependence": ["measured"], "measured.identical": ends}
+    assert parsed["dependence"] == parsed["dependences"]["measured"]  # a question's keys
+    assert parsed["check_dependence"] == [0, ends[0], ends[2], 1]
     assert f"from 5,000 pairs of {file}" in snippet
     out_file = tmp_path / "snippet.yaml"
     assert main(["fit", "--pairs", file, "-o", str(out_file)]) == 0
