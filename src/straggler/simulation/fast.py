@@ -29,7 +29,8 @@ Rer     one replica; if it would run longer than tau of its first pool it is
         the other pool, where its FCFS position is that time (a heap of
         pending restarts is merged with the arrivals in time order); the second
         run is the second replica of the dependence (identical: the same X;
-        iid, sx: a fresh replica), or with ``resume`` the remaining work
+        iid, sx: a fresh replica; mixture: the same X if the job is coupled,
+        else a fresh one), or with ``resume`` the remaining work
         ``x - r_ij tau`` of the first replica
 ======  =====================================================================
 
@@ -76,8 +77,13 @@ engine that wants to be compared job by job). Per arrival:
   may place (:func:`.encode.replicas_per_job`: d for CoC, CoS, RIQ, FJ; 2 for
   FRed, Rer, Rep; 1 for ZRed, KT), whichever run: one value of SIZES (the first
   replica's size, or the job's X), and from SLOWDOWNS one slowdown per replica
-  (sx) or the sizes of the replicas after the first (iid). Replica r gets the
+  (sx) or the sizes of the replicas after the first (iid, mixture). Replica r gets the
   r-th size (RIQ: of the idle ones; CoS, FJ cancelling on start: in start order).
+* COUPLING (mixture only, ``c = s_params[0]``): one uniform u per job, every policy;
+  if ``u < c`` the job is coupled and every replica gets the first replica's size (the
+  SLOWDOWNS values it takes are dropped), else as iid. The block ``cb`` is as long as
+  the SIZES block ``xb`` and refilled with it, so job q's u is ``cb[xi]``, at its
+  size's index. Rer: a coupled job's second run is the first replica's size.
   With the streams seeded by the workload, policies compared on one workload see
   the same arrivals, types and sizes (:mod:`.streams`). A law per job type
   (:class:`~straggler.distributions.ByType`) fills SIZES (and SLOWDOWNS under iid)
@@ -107,6 +113,10 @@ into, a numba function (``nogil``) that returns nothing and
   arrival found it idle (the idle evidence of the verdict);
 * sets ``acc[A_ARRIVALS]``, ``acc[A_TIME]`` and ``acc[A_WORK]``.
 
+Dependence codes: the branch on the code is the run's constant, so the identical,
+iid and sx jobs take the branches they took before the mixture (under iid, one
+predicted test more a job: whether it is coupled).
+
 Structure: ``run`` refills the stream blocks (the only generator calls) and
 hands chunks of jobs to one small loop per policy family (``_chunk_one``,
 ``_chunk_cancel``, ``_chunk_start``, ``_chunk_riq``; Rer has its own loop with
@@ -132,7 +142,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import policies
-from ..dependence import IDENTICAL_CODE, IID_CODE, SX_CODE
+from ..dependence import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, SX_CODE
 from ..distributions.sampling import size_of_type
 from ..kernel_cache import kernel
 from . import encode as E
@@ -147,14 +157,18 @@ from .streams import block_size, distinct_servers, refill_exponential, refill_fa
 
 Model = namedtuple(
     "Model",
-    "policy N d k keep p1 pools p_start J type_cdf alpha inv_speeds dep xc x_params inv_lam warmup inv_batch cd",
+    "policy N d k keep p1 pools p_start J type_cdf alpha inv_speeds dep xc x_params inv_lam warmup inv_batch cd coupling",
 )
 """The cell's model as the chunks read it (``ints`` and ``flts`` decoded, see
 :mod:`.encode`; ``xc``, ``x_params``: the size law's code and sampler parameters, which
 :func:`~straggler.distributions.sampling.size_of_type` reads), the run's rate,
-warm-up and batch scale, and ``cd`` the cancellation delay (``flts[F_CANCEL_DELAY]``)."""
-Blocks = namedtuple("Blocks", "eb ub xb sb")
-"""The blocks of the four random streams (arrivals, routing, sizes, second sizes)."""
+warm-up and batch scale, ``cd`` the cancellation delay (``flts[F_CANCEL_DELAY]``), and
+``coupling`` the mixture's c (``s_params[0]``; -1.0 for the other dependences, so that
+no coupling uniform is below it)."""
+Blocks = namedtuple("Blocks", "eb ub xb sb cb")
+"""The blocks of the five random streams (arrivals, routing, sizes, second sizes,
+coupling: ``cb`` as long as ``xb`` and read at the sizes' position, one element unless
+the mixture)."""
 Servers = namedtuple("Servers", "free perm srv ksrv st fin dur sel")
 """The servers' free times, the placement permutation and one job's replica scratch."""
 Out = namedtuple("Out", "acc batches hist fbuf ibuf trace n_trace rows")
@@ -335,6 +349,8 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
     fred = m.policy == policies.FRED_CODE
     cd = m.cd
+    iid = dep == IID_CODE or dep == MIXTURE_CODE  # SLOWDOWNS holds the replicas after the first
+    cb, coupling = b.cb, m.coupling
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -357,9 +373,11 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
                 seen0, seen1, idle0, idle1 = _seen(seen0, seen1, idle0, idle1, pool, idle)
         c = np.inf
         x0 = size_of_type(xc, x_params, j, xb[xi])
+        # mixture: coupled (u < c), every copy is x0; never under the other dependences
+        own = iid and not (dep == MIXTURE_CODE and cb[xi] < coupling)
         for r in range(d):
             x = x0
-            if dep == IID_CODE and r > 0:  # replicas after the first: the second stream
+            if own and r > 0:  # replicas after the first: the second stream
                 x = size_of_type(xc, x_params, j, sb[si + r - 1])
             s = srv[r]
             du = x * inv_speeds[_pool(s, p1), j]
@@ -375,7 +393,7 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
             if f < c:
                 c = f
         xi += 1
-        if dep == IID_CODE:
+        if iid:
             si += d - 1
         elif dep == SX_CODE:
             si += d
@@ -419,6 +437,8 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     acc, rows = o.acc, o.rows
     seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
     cd = m.cd
+    iid = dep == IID_CODE or dep == MIXTURE_CODE  # SLOWDOWNS holds the replicas after the first
+    cb, coupling = b.cb, m.coupling
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -484,13 +504,14 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
                     q += 1
         x0 = size_of_type(xc, x_params, j, xb[xi])
         x = x0
+        own = iid and not (dep == MIXTURE_CODE and cb[xi] < coupling)  # mixture: not coupled
         if keep == k:
             # every kept replica must finish: no cut, so this stays the exact
             # arithmetic (and results) of fork-early-cancel
             cost = 0.0
             last = t
             for q in range(k):
-                if dep == IID_CODE:
+                if own:
                     x = x0 if q == 0 else size_of_type(xc, x_params, j, sb[si + q - 1])
                 s = ksrv[q]
                 du = x * inv_speeds[_pool(s, p1), j]
@@ -503,7 +524,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
                     last = f
         else:
             for q in range(keep):
-                if dep == IID_CODE:
+                if own:
                     x = x0 if q == 0 else size_of_type(xc, x_params, j, sb[si + q - 1])
                 du = x * inv_speeds[_pool(ksrv[q], p1), j]
                 if dep == SX_CODE:
@@ -521,7 +542,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
                 cost += cd
         # every job takes d replica sizes, whichever run (common random numbers)
         xi += 1
-        if dep == IID_CODE:
+        if iid:
             si += d - 1
         elif dep == SX_CODE:
             si += d
@@ -556,6 +577,8 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     acc, rows = o.acc, o.rows
     seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
     cd = m.cd
+    iid = dep == IID_CODE or dep == MIXTURE_CODE  # SLOWDOWNS holds the replicas after the first
+    cb, coupling = b.cb, m.coupling
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -581,8 +604,9 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         c = np.inf
         x0 = size_of_type(xc, x_params, j, xb[xi])
         x = x0
+        own = iid and not (dep == MIXTURE_CODE and cb[xi] < coupling)  # mixture: not coupled
         for r in range(nr):
-            if dep == IID_CODE:
+            if own:
                 x = x0 if r == 0 else size_of_type(xc, x_params, j, sb[si + r - 1])
             s = ksrv[r]
             du = x * inv_speeds[_pool(s, p1), j]
@@ -599,7 +623,7 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
                 c = f
         # every job takes d replica sizes, whichever run (common random numbers)
         xi += 1
-        if dep == IID_CODE:
+        if iid:
             si += d - 1
         elif dep == SX_CODE:
             si += d
@@ -659,6 +683,9 @@ def run(
     ru = rngs[1]
     rx = rngs[2]
     rs = rngs[3]
+    rc = rngs[4]
+    mix = dep == MIXTURE_CODE
+    iid = dep == IID_CODE or mix  # SLOWDOWNS: the replicas after the first
     need_e = 2 if J > 1 else 1
     need_u = 1 + max(d, 2)
     need_x = max(d, 2)
@@ -668,8 +695,10 @@ def run(
     eb = np.empty(BE)
     ub = np.empty(BU)
     xb = np.empty(BX)
-    # the second size stream: slowdowns (sx) or the replicas after the first (iid)
-    sb = np.empty(BX if dep == SX_CODE or dep == IID_CODE else 1)
+    # the second size stream: slowdowns (sx) or the replicas after the first (iid, mixture)
+    sb = np.empty(BX if dep == SX_CODE or iid else 1)
+    # the coupling uniforms (mixture), refilled with xb: job q's is at its size's index
+    cb = np.empty(BX if mix else 1)
     ei = BE
     ui = BU
     xi = BX
@@ -702,8 +731,9 @@ def run(
         warmup,
         inv_batch,
         flts[E.F_CANCEL_DELAY],
+        s_params[0] if mix else -1.0,
     )
-    b = Blocks(eb, ub, xb, sb)
+    b = Blocks(eb, ub, xb, sb, cb)
     o = Out(acc, batches, hist, fbuf, ibuf, trace, n_trace, np.empty((BE, S.ROW_COLUMNS)))
     if policy == policies.RER_CODE:
         _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scratch, sz)
@@ -731,14 +761,16 @@ def run(
             if ui > BU // 2:
                 ui = refill_uniform(ru, ub, ui)
             if xi > BX // 2:
+                if mix:  # the coupling block, at the sizes' position (the same shift)
+                    refill_uniform(rc, cb, xi)
                 xi = refill_family(xc, x_params, rx, xb, xi)
             if dep == SX_CODE and si > BX // 2:
                 si = refill_family(sc, s_params, rs, sb, si)
-            elif dep == IID_CODE and si > BX // 2:
+            elif iid and si > BX // 2:
                 si = refill_family(xc, x_params, rs, sb, si)
             # ... and run as many jobs as they surely cover
             n1 = min(end, n + (BE - ei) // need_e, n + (BU - ui) // need_u, n + (BX - xi) // need_x)
-            if dep == SX_CODE or dep == IID_CODE:
+            if dep == SX_CODE or iid:
                 n1 = min(n1, n + (BX - si) // need_x)
             n1 = min(n1, n + o.rows.shape[0])
             if policy == policies.ZRED_CODE or policy == policies.KT_CODE:
@@ -836,9 +868,9 @@ def _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scra
         m.warmup,
         m.inv_batch,
     )
-    eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
+    eb, ub, xb, sb, cb = b.eb, b.ub, b.xb, b.sb, b.cb
     acc, batches, hist, trace, fbuf, ibuf = o.acc, o.batches, o.hist, o.trace, o.fbuf, o.ibuf
-    re, ru, rx, rs = rngs[0], rngs[1], rngs[2], rngs[3]
+    re, ru, rx, rs, rc = rngs[0], rngs[1], rngs[2], rngs[3], rngs[4]
     N = ints[E.I_N]
     pools = ints[E.I_POOLS]
     J = ints[E.I_J]
@@ -911,10 +943,12 @@ def _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scra
         if ui > BU - 4:
             ui = refill_uniform(ru, ub, ui)
         if xi > BX - 2:
+            if dep == MIXTURE_CODE:  # the coupling block, at the sizes' position
+                refill_uniform(rc, cb, xi)
             xi = refill_family(xc, x_params, rx, xb, xi)
         if dep == SX_CODE and si > BX - 2:
             si = refill_family(sc, s_params, rs, sb, si)
-        elif dep == IID_CODE and si > BX - 2:
+        elif (dep == IID_CODE or dep == MIXTURE_CODE) and si > BX - 2:
             si = refill_family(xc, x_params, rs, sb, si)
         t = t_next
         j = 0
@@ -939,6 +973,11 @@ def _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scra
             sz[0] = size_of_type(xc, x_params, j, xb[xi])
             sz[1] = sz[0]
             xi += 1
+        elif dep == MIXTURE_CODE:  # coupled (u < c): as identical, else as iid; one value of each
+            sz[0] = size_of_type(xc, x_params, j, xb[xi])
+            sz[1] = sz[0] if cb[xi] < m.coupling else size_of_type(xc, x_params, j, sb[si])
+            xi += 1
+            si += 1
         else:
             x = size_of_type(xc, x_params, j, xb[xi])
             xi += 1
