@@ -83,7 +83,9 @@ engine that wants to be compared job by job). Per arrival:
   if ``u < c`` the job is coupled and every replica gets the first replica's size (the
   SLOWDOWNS values it takes are dropped), else as iid. The block ``cb`` is as long as
   the SIZES block ``xb`` and refilled with it, so job q's u is ``cb[xi]``, at its
-  size's index. Rer: a coupled job's second run is the first replica's size.
+  size's index. Before a chunk, :func:`_couple` writes each coupled job's SIZES value
+  over the SLOWDOWNS values it will read, so the chunks run the mixture as iid (one
+  loop, no test a job). Rer: a coupled job's second run is the first replica's size.
   With the streams seeded by the workload, policies compared on one workload see
   the same arrivals, types and sizes (:mod:`.streams`). A law per job type
   (:class:`~straggler.distributions.ByType`) fills SIZES (and SLOWDOWNS under iid)
@@ -113,9 +115,9 @@ into, a numba function (``nogil``) that returns nothing and
   arrival found it idle (the idle evidence of the verdict);
 * sets ``acc[A_ARRIVALS]``, ``acc[A_TIME]`` and ``acc[A_WORK]``.
 
-Dependence codes: the branch on the code is the run's constant, so the identical,
-iid and sx jobs take the branches they took before the mixture (under iid, one
-predicted test more a job: whether it is coupled).
+Dependence codes: the branch on the code is the run's constant, and the chunks read
+the mixture as iid (:func:`_couple`), so identical, iid and sx jobs run the loops they
+ran before the mixture.
 
 Structure: ``run`` refills the stream blocks (the only generator calls) and
 hands chunks of jobs to one small loop per policy family (``_chunk_one``,
@@ -350,7 +352,6 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     fred = m.policy == policies.FRED_CODE
     cd = m.cd
     iid = dep == IID_CODE or dep == MIXTURE_CODE  # SLOWDOWNS holds the replicas after the first
-    cb, coupling = b.cb, m.coupling
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -373,11 +374,9 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
                 seen0, seen1, idle0, idle1 = _seen(seen0, seen1, idle0, idle1, pool, idle)
         c = np.inf
         x0 = size_of_type(xc, x_params, j, xb[xi])
-        # mixture: coupled (u < c), every copy is x0; never under the other dependences
-        own = iid and not (dep == MIXTURE_CODE and cb[xi] < coupling)
         for r in range(d):
             x = x0
-            if own and r > 0:  # replicas after the first: the second stream
+            if iid and r > 0:  # replicas after the first: the second stream
                 x = size_of_type(xc, x_params, j, sb[si + r - 1])
             s = srv[r]
             du = x * inv_speeds[_pool(s, p1), j]
@@ -438,7 +437,6 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
     cd = m.cd
     iid = dep == IID_CODE or dep == MIXTURE_CODE  # SLOWDOWNS holds the replicas after the first
-    cb, coupling = b.cb, m.coupling
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -504,14 +502,13 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
                     q += 1
         x0 = size_of_type(xc, x_params, j, xb[xi])
         x = x0
-        own = iid and not (dep == MIXTURE_CODE and cb[xi] < coupling)  # mixture: not coupled
         if keep == k:
             # every kept replica must finish: no cut, so this stays the exact
             # arithmetic (and results) of fork-early-cancel
             cost = 0.0
             last = t
             for q in range(k):
-                if own:
+                if iid:
                     x = x0 if q == 0 else size_of_type(xc, x_params, j, sb[si + q - 1])
                 s = ksrv[q]
                 du = x * inv_speeds[_pool(s, p1), j]
@@ -524,7 +521,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
                     last = f
         else:
             for q in range(keep):
-                if own:
+                if iid:
                     x = x0 if q == 0 else size_of_type(xc, x_params, j, sb[si + q - 1])
                 du = x * inv_speeds[_pool(ksrv[q], p1), j]
                 if dep == SX_CODE:
@@ -578,7 +575,6 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
     cd = m.cd
     iid = dep == IID_CODE or dep == MIXTURE_CODE  # SLOWDOWNS holds the replicas after the first
-    cb, coupling = b.cb, m.coupling
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -604,9 +600,8 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         c = np.inf
         x0 = size_of_type(xc, x_params, j, xb[xi])
         x = x0
-        own = iid and not (dep == MIXTURE_CODE and cb[xi] < coupling)  # mixture: not coupled
         for r in range(nr):
-            if own:
+            if iid:
                 x = x0 if r == 0 else size_of_type(xc, x_params, j, sb[si + r - 1])
             s = ksrv[r]
             du = x * inv_speeds[_pool(s, p1), j]
@@ -635,6 +630,21 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         rows[n - n0, S.ROW_COPIES] = float(nr)
     _put_seen(acc, seen0, seen1, idle0, idle1)
     return t, work, ei, ui, xi, si
+
+
+@kernel(nogil=True)
+def _couple(cb, xb, sb, xi, si, jobs, per, c):
+    """Mixture, before a chunk of ``jobs`` jobs that each read ``per`` SLOWDOWNS values
+    (the replicas after the first) from ``sb[si:]`` and one SIZES value from
+    ``xb[xi:]``: a coupled job (its coupling value, ``cb`` at its size's index, below
+    ``c``) gets its SIZES value in place of its SLOWDOWNS values (dropped), so the
+    chunk reads the mixture as iid, with the loop and the numbers of iid (a law per job
+    type: the same uniform, hence the same size, for every replica)."""
+    for q in range(jobs):
+        if cb[xi + q] < c:
+            x = xb[xi + q]
+            for r in range(per):
+                sb[si + q * per + r] = x
 
 
 # ---------------------------------------------------------------- the kernel
@@ -773,6 +783,8 @@ def run(
             if dep == SX_CODE or iid:
                 n1 = min(n1, n + (BX - si) // need_x)
             n1 = min(n1, n + o.rows.shape[0])
+            if mix and d > 1 and policy != policies.ZRED_CODE and policy != policies.KT_CODE:
+                _couple(cb, xb, sb, xi, si, n1 - n, d - 1, m.coupling)
             if policy == policies.ZRED_CODE or policy == policies.KT_CODE:
                 t, work, ei, ui, xi, si = _chunk_one(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
             elif (
