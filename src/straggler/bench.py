@@ -37,7 +37,7 @@ The goals (:data:`GOALS`) are ratios to the baseline of the same run: the fast
 path on CoC d = 2, N = 50 (``fast_coc_d2_n50``), the event engine on the same
 system (``event_coc_d2_n50``) and ``ps_mm1``.
 
-The kernels' times include the per-replication set-up (accumulators, the four
+The kernels' times include the per-replication set-up (accumulators, the five
 random streams), not numba's compilation (loaded from the cache or compiled by a
 warm-up call before timing).
 """

@@ -88,7 +88,7 @@ def test_replication_streams_are_independent_and_pure():
     seed = np.random.SeedSequence(1)
     a = [g.random() for g in replication_streams(seed)]
     b = [g.random() for g in replication_streams(seed)]
-    assert a == b and len(set(a)) == 4
+    assert a == b and len(set(a)) == 5
 
 
 def test_pystreams_reads_the_four_streams():

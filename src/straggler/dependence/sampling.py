@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..distributions import ByType, Deterministic, Distribution
+from ..distributions import DETERMINISTIC_CODE, ByType, Distribution
 from ..distributions import sample as _sample
 from ..kernel_cache import kernel
 from .base import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, Dependence
@@ -43,15 +43,13 @@ def sampler_args(dep: Dependence, X: Distribution) -> tuple[int, int, np.ndarray
     """``(dep_code, x_code, x_params, s_code, s_params)`` for :func:`sample_replicas`
     (a deterministic 1 as the slowdown unless ``dep`` is ``sx``; for a mixture, a
     deterministic ``c``: the slot carries the probability that the copies are one draw,
-    ``s_params[0]``, to every engine)."""
-    S = Deterministic(dep.identical) if isinstance(dep, Mixture) else dep.slowdown_or_dummy()
-    return (
-        int(dep.code),
-        int(X.code),
-        np.ascontiguousarray(X.sampler_params(), dtype=np.float64),
-        int(S.code),
-        np.ascontiguousarray(S.sampler_params(), dtype=np.float64),
-    )
+    ``s_params[0]``, to every engine; written directly, not as a ``Deterministic``, which
+    refuses ``c = 0``)."""
+    x = (int(dep.code), int(X.code), np.ascontiguousarray(X.sampler_params(), dtype=np.float64))
+    if isinstance(dep, Mixture):
+        return (*x, int(DETERMINISTIC_CODE), np.array([dep.identical], dtype=np.float64))
+    S = dep.slowdown_or_dummy()
+    return (*x, int(S.code), np.ascontiguousarray(S.sampler_params(), dtype=np.float64))
 
 
 @kernel()

@@ -23,7 +23,7 @@ Layout of the package:
   assignment, thresholds, sampler arguments);
 - :mod:`.statistics`: accumulators (running sums, batch means, a log-spaced
   latency histogram), the backlog monitor and the per-load summary;
-- :mod:`.streams`: the seeds of a load's replications and the four random
+- :mod:`.streams`: the seeds of a load's replications and the five random
   streams of a replication, read in blocks;
 - :mod:`.fast`: the FCFS per-server fast path (workload recursion), and the
   kernel contract that every engine follows;
@@ -53,8 +53,8 @@ Random streams: load ``x`` (keyed by ``repr(float(x))``, so a load's result does
 not depend on which other loads exist or on their order) gets the
 ``SeedSequence`` with the cell's entropy and the cell's spawn key extended by
 four words of the SHA-256 of that key; replication r uses its r-th spawned child,
-whose four children seed the replication's random streams (:mod:`.streams`:
-arrivals, routing, sizes, slowdowns), so replication r does not depend on how
+whose five children seed the replication's random streams (:mod:`.streams`:
+arrivals, routing, sizes, slowdowns, coupling), so replication r does not depend on how
 many replications there are either. Results are bitwise
 reproducible for the same inputs, in any process, with any number of workers.
 """

@@ -154,7 +154,13 @@ FJ          k of d: all d tasks run under PS (d sizes), the job finishes at the
 Random numbers: as in :mod:`.fast`; Rer and Rep draw the second server (per
 server queueing) at arrival iff the first replica's duration exceeds tau (it
 then surely reaches tau: service is preemptive-resume), and always take two
-sizes. Central queueing draws no server (the type, then the pool).
+sizes. Central queueing draws no server (the type, then the pool). Mixture: every
+arrival's COUPLING uniform is ``cb[xi]``, at its SIZES value's index (the two
+blocks are refilled together, :func:`_refill_for_arrival`); a coupled job (u < c)
+gives every copy its first size, and reads from SIZES and SLOWDOWNS what an iid job
+reads. Hedge keeps the flag with the job (``Work.hcoupled``): a coupled job's timer
+copies take its X (after reading, and dropping, the SLOWDOWNS value an iid copy
+takes then), the others their SLOWDOWNS draw.
 
 Capacity: every array is preallocated; a full queue, replica or job table stops
 the run with ``stable = 0`` (``STOP_CAPACITY``), never a crash. Jobs still in
@@ -169,7 +175,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import policies
-from ..dependence import IDENTICAL_CODE, IID_CODE, SX_CODE
+from ..dependence import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, SX_CODE
 from ..distributions.sampling import size_of_type
 from ..kernel_cache import kernel
 from . import encode as E
@@ -292,6 +298,7 @@ Work = namedtuple(
         "dirty",  # the queues an event changed
         "hsize",  # Hedge: the job's size X (before the server's speed)
         "jtype",  # and its type
+        "hcoupled",  # and (mixture) whether it is coupled: its copies all take hsize
         "timer_t",  # Hedge's timers, a ring in time order: when
         "timer_j",  # the job slot
         "timer_n",  # and its arrival number (a timer of a job gone is skipped)
@@ -308,14 +315,17 @@ Streams = namedtuple(
         "ru",
         "rx",
         "rs",
+        "rc",  # the coupling stream (mixture)
         "eb",
         "ub",
         "xb",
         "sb",
+        "cb",  # its block: as long as xb, refilled with it, read at the sizes' position
         "xc",
         "sc",
         "x_params",
         "s_params",
+        "coupling",  # the mixture's c (s_params[0]; -1.0 otherwise)
     ],
 )
 
@@ -603,12 +613,24 @@ def _refill_for_arrival(st, dep, need_u, need_x, ui, xi, si):
     if ui > BU - need_u:
         ui = refill_uniform(st.ru, st.ub, ui)
     if xi > BX - need_x:
+        if dep == MIXTURE_CODE:  # the coupling block, at the sizes' position (the same shift)
+            refill_uniform(st.rc, st.cb, xi)
         xi = refill_family(st.xc, st.x_params, st.rx, st.xb, xi)
     if dep == SX_CODE and si > BX - need_x:
         si = refill_family(st.sc, st.s_params, st.rs, st.sb, si)
-    elif dep == IID_CODE and si > BX - need_x:
+    elif (dep == IID_CODE or dep == MIXTURE_CODE) and si > BX - need_x:
         si = refill_family(st.xc, st.x_params, st.rs, st.sb, si)
     return ui, xi, si
+
+
+@event_part
+def _own_sizes(su, st, xi):
+    """Whether the arriving job's replicas after the first take their own sizes from the
+    second size stream: iid, and the mixture's jobs that are not coupled (the job's
+    coupling uniform, ``cb[xi]`` at its size's index, not below c)."""
+    if su.dep == MIXTURE_CODE:
+        return not st.cb[xi] < st.coupling
+    return su.dep == IID_CODE
 
 
 @event_part
@@ -664,15 +686,16 @@ def _route_fred(su, qu, st, stats, measured, j, srv, dur, ui, xi, si):
         for r in range(2):
             S.see(stats.acc, r, _idle(qu, su.central, srv[r]))
     x = _size(st, j, st.xb[xi])
+    own = _own_sizes(su, st, xi)
     for r in range(2):
-        if su.dep == IID_CODE and r > 0:
+        if own and r > 0:
             x = _size(st, j, st.sb[si])
         du = x * su.inv_speeds[r, j]
         if su.dep == SX_CODE:
             du *= st.sb[si + r]
         dur[r] = du
     xi += 1
-    if su.dep == IID_CODE:
+    if su.dep == IID_CODE or su.dep == MIXTURE_CODE:
         si += 1
     elif su.dep == SX_CODE:
         si += 2
@@ -707,8 +730,9 @@ def _route_sampled(su, qu, st, stats, measured, j, perm, srv, dur, ui, xi, si):
         nr = 1
     x0 = _size(st, j, st.xb[xi])
     x = x0
+    own = _own_sizes(su, st, xi)
     for r in range(nr):
-        if su.dep == IID_CODE:
+        if own:
             x = x0 if r == 0 else _size(st, j, st.sb[si + r - 1])
         du = x * su.inv_speeds[0 if srv[r] < su.p1 else 1, j]
         if su.dep == SX_CODE:
@@ -716,7 +740,7 @@ def _route_sampled(su, qu, st, stats, measured, j, perm, srv, dur, ui, xi, si):
         dur[r] = du
     # every job takes d replica sizes, whichever run (common random numbers)
     xi += 1
-    if su.dep == IID_CODE:
+    if su.dep == IID_CODE or su.dep == MIXTURE_CODE:
         si += d - 1
     elif su.dep == SX_CODE:
         si += d
@@ -755,6 +779,11 @@ def _route_one(su, qu, st, stats, measured, j, srv, dur, threshold, ui, xi, si):
             x0 = _size(st, j, st.xb[xi])
             x1 = x0
             xi += 1
+        elif su.dep == MIXTURE_CODE:  # coupled: as identical, else as iid; one value of each
+            x0 = _size(st, j, st.xb[xi])
+            x1 = _size(st, j, st.sb[si]) if _own_sizes(su, st, xi) else x0
+            xi += 1
+            si += 1
         else:
             x = _size(st, j, st.xb[xi])
             xi += 1
@@ -877,6 +906,8 @@ def on_arrival(su, qu, wk, st, stats, t, n, ps, threshold, bound, hedge, cur):
     rt = np.inf
     policy = su.policy
     x0 = _size(st, j, st.xb[xi]) if hedge else 0.0  # the job's X, which identical hedges copy
+    # (mixture) and whether it is coupled, so that its hedges copy X too
+    coupled = hedge and su.dep == MIXTURE_CODE and not _own_sizes(su, st, xi)
     if policy == policies.FRED_CODE:
         nr, ui, xi, si = _route_fred(su, qu, st, stats, measured, j, srv, dur, ui, xi, si)
     elif (
@@ -896,6 +927,8 @@ def on_arrival(su, qu, wk, st, stats, t, n, ps, threshold, bound, hedge, cur):
         js = wk.jfree[free_j]  # the slot the job took
         wk.hsize[js] = x0
         wk.jtype[js] = j
+        if su.dep == MIXTURE_CODE:
+            wk.hcoupled[js] = coupled
         if su.budget < np.inf:
             wk.tokens[0] = min(su.bcap, wk.tokens[0] + su.budget)
         if su.d > 1 and su.hdelay < np.inf and su.budget > 0.0 and not _timer_push(wk, t + su.hdelay, js, n):
@@ -1077,7 +1110,9 @@ def _hedge_server(su, wk, js, j, c, u):
 def on_timer(su, qu, wk, st, t, cur):
     """Hedge: a timer fires at t. If its job is still in the system and the budget has a
     token, a copy joins a server without one (a ROUTING uniform; identical: the job's X,
-    iid: a size, sx: a slowdown of the second stream, read now), and the timer is armed
+    iid: a size, sx: a slowdown of the second stream, read now; mixture: a size read
+    now as under iid, the copy's size unless the job is coupled, then the job's X),
+    and the timer is armed
     again a delay later while the job has fewer than d copies. Returns the queues
     changed (-1 when a table is full) and the cursor after it."""
     ring = wk.ring
@@ -1104,10 +1139,11 @@ def on_timer(su, qu, wk, st, t, cur):
     ui += 1
     x = wk.hsize[js]
     si = cur.s
-    if su.dep == IID_CODE:
+    if su.dep == IID_CODE or su.dep == MIXTURE_CODE:
         if si >= st.sb.shape[0]:
             si = refill_family(st.xc, st.x_params, st.rs, st.sb, si)
-        x = _size(st, j, st.sb[si])
+        if not (su.dep == MIXTURE_CODE and wk.hcoupled[js]):
+            x = _size(st, j, st.sb[si])
         si += 1
     du = x * su.inv_speeds[0 if s < su.p1 else 1, j]
     if su.dep == SX_CODE:
@@ -1342,6 +1378,7 @@ def _work(su, qu):
         np.empty(R + 2, dtype=np.int64),
         np.empty(H),
         np.zeros(H, dtype=np.int64),
+        np.zeros(H if su.dep == MIXTURE_CODE else 1, dtype=np.bool_),
         np.empty(TC),
         np.empty(TC, dtype=np.int64),
         np.empty(TC, dtype=np.int64),
@@ -1356,20 +1393,25 @@ def _streams(su, ints, x_params, s_params, rngs):
     BE = block_size(1)
     BU = block_size(2 + R)
     BX = block_size(R)
-    # the second size stream: slowdowns (sx) or the replicas after the first (iid)
+    mix = su.dep == MIXTURE_CODE
+    # the second size stream: slowdowns (sx) or the replicas after the first (iid, mixture);
+    # the coupling block (mixture) as long as the sizes' block
     return Streams(
         rngs[0],
         rngs[1],
         rngs[2],
         rngs[3],
+        rngs[4],
         np.empty(BE),
         np.empty(BU),
         np.empty(BX),
-        np.empty(BX if su.dep == SX_CODE or su.dep == IID_CODE else 1),
+        np.empty(BX if su.dep == SX_CODE or su.dep == IID_CODE or mix else 1),
+        np.empty(BX if mix else 1),
         ints[E.I_XCODE],
         ints[E.I_SCODE],
         x_params,
         s_params,
+        s_params[0] if mix else -1.0,
     )
 
 

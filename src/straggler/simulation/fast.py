@@ -29,7 +29,8 @@ Rer     one replica; if it would run longer than tau of its first pool it is
         the other pool, where its FCFS position is that time (a heap of
         pending restarts is merged with the arrivals in time order); the second
         run is the second replica of the dependence (identical: the same X;
-        iid, sx: a fresh replica), or with ``resume`` the remaining work
+        iid, sx: a fresh replica; mixture: the same X if the job is coupled,
+        else a fresh one), or with ``resume`` the remaining work
         ``x - r_ij tau`` of the first replica
 ======  =====================================================================
 
@@ -76,8 +77,15 @@ engine that wants to be compared job by job). Per arrival:
   may place (:func:`.encode.replicas_per_job`: d for CoC, CoS, RIQ, FJ; 2 for
   FRed, Rer, Rep; 1 for ZRed, KT), whichever run: one value of SIZES (the first
   replica's size, or the job's X), and from SLOWDOWNS one slowdown per replica
-  (sx) or the sizes of the replicas after the first (iid). Replica r gets the
+  (sx) or the sizes of the replicas after the first (iid, mixture). Replica r gets the
   r-th size (RIQ: of the idle ones; CoS, FJ cancelling on start: in start order).
+* COUPLING (mixture only, ``c = s_params[0]``): one uniform u per job, every policy;
+  if ``u < c`` the job is coupled and every replica gets the first replica's size (the
+  SLOWDOWNS values it takes are dropped), else as iid. The block ``cb`` is as long as
+  the SIZES block ``xb`` and refilled with it, so job q's u is ``cb[xi]``, at its
+  size's index. Before a chunk, :func:`_couple` writes each coupled job's SIZES value
+  over the SLOWDOWNS values it will read, so the chunks run the mixture as iid (one
+  loop, no test a job). Rer: a coupled job's second run is the first replica's size.
   With the streams seeded by the workload, policies compared on one workload see
   the same arrivals, types and sizes (:mod:`.streams`). A law per job type
   (:class:`~straggler.distributions.ByType`) fills SIZES (and SLOWDOWNS under iid)
@@ -107,6 +115,10 @@ into, a numba function (``nogil``) that returns nothing and
   arrival found it idle (the idle evidence of the verdict);
 * sets ``acc[A_ARRIVALS]``, ``acc[A_TIME]`` and ``acc[A_WORK]``.
 
+Dependence codes: the branch on the code is the run's constant, and the chunks read
+the mixture as iid (:func:`_couple`), so identical, iid and sx jobs run the loops they
+ran before the mixture.
+
 Structure: ``run`` refills the stream blocks (the only generator calls) and
 hands chunks of jobs to one small loop per policy family (``_chunk_one``,
 ``_chunk_cancel``, ``_chunk_start``, ``_chunk_riq``; Rer has its own loop with
@@ -132,7 +144,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import policies
-from ..dependence import IDENTICAL_CODE, IID_CODE, SX_CODE
+from ..dependence import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, SX_CODE
 from ..distributions.sampling import size_of_type
 from ..kernel_cache import kernel
 from . import encode as E
@@ -147,14 +159,18 @@ from .streams import block_size, distinct_servers, refill_exponential, refill_fa
 
 Model = namedtuple(
     "Model",
-    "policy N d k keep p1 pools p_start J type_cdf alpha inv_speeds dep xc x_params inv_lam warmup inv_batch cd",
+    "policy N d k keep p1 pools p_start J type_cdf alpha inv_speeds dep xc x_params inv_lam warmup inv_batch cd coupling",
 )
 """The cell's model as the chunks read it (``ints`` and ``flts`` decoded, see
 :mod:`.encode`; ``xc``, ``x_params``: the size law's code and sampler parameters, which
 :func:`~straggler.distributions.sampling.size_of_type` reads), the run's rate,
-warm-up and batch scale, and ``cd`` the cancellation delay (``flts[F_CANCEL_DELAY]``)."""
-Blocks = namedtuple("Blocks", "eb ub xb sb")
-"""The blocks of the four random streams (arrivals, routing, sizes, second sizes)."""
+warm-up and batch scale, ``cd`` the cancellation delay (``flts[F_CANCEL_DELAY]``), and
+``coupling`` the mixture's c (``s_params[0]``; -1.0 for the other dependences, so that
+no coupling uniform is below it)."""
+Blocks = namedtuple("Blocks", "eb ub xb sb cb")
+"""The blocks of the five random streams (arrivals, routing, sizes, second sizes,
+coupling: ``cb`` as long as ``xb`` and read at the sizes' position, one element unless
+the mixture)."""
 Servers = namedtuple("Servers", "free perm srv ksrv st fin dur sel")
 """The servers' free times, the placement permutation and one job's replica scratch."""
 Out = namedtuple("Out", "acc batches hist fbuf ibuf trace n_trace rows")
@@ -335,6 +351,7 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
     fred = m.policy == policies.FRED_CODE
     cd = m.cd
+    iid = dep == IID_CODE or dep == MIXTURE_CODE  # SLOWDOWNS holds the replicas after the first
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -359,7 +376,7 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         x0 = size_of_type(xc, x_params, j, xb[xi])
         for r in range(d):
             x = x0
-            if dep == IID_CODE and r > 0:  # replicas after the first: the second stream
+            if iid and r > 0:  # replicas after the first: the second stream
                 x = size_of_type(xc, x_params, j, sb[si + r - 1])
             s = srv[r]
             du = x * inv_speeds[_pool(s, p1), j]
@@ -375,7 +392,7 @@ def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
             if f < c:
                 c = f
         xi += 1
-        if dep == IID_CODE:
+        if iid:
             si += d - 1
         elif dep == SX_CODE:
             si += d
@@ -419,6 +436,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     acc, rows = o.acc, o.rows
     seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
     cd = m.cd
+    iid = dep == IID_CODE or dep == MIXTURE_CODE  # SLOWDOWNS holds the replicas after the first
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -490,7 +508,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
             cost = 0.0
             last = t
             for q in range(k):
-                if dep == IID_CODE:
+                if iid:
                     x = x0 if q == 0 else size_of_type(xc, x_params, j, sb[si + q - 1])
                 s = ksrv[q]
                 du = x * inv_speeds[_pool(s, p1), j]
@@ -503,7 +521,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
                     last = f
         else:
             for q in range(keep):
-                if dep == IID_CODE:
+                if iid:
                     x = x0 if q == 0 else size_of_type(xc, x_params, j, sb[si + q - 1])
                 du = x * inv_speeds[_pool(ksrv[q], p1), j]
                 if dep == SX_CODE:
@@ -521,7 +539,7 @@ def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
                 cost += cd
         # every job takes d replica sizes, whichever run (common random numbers)
         xi += 1
-        if dep == IID_CODE:
+        if iid:
             si += d - 1
         elif dep == SX_CODE:
             si += d
@@ -556,6 +574,7 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     acc, rows = o.acc, o.rows
     seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
     cd = m.cd
+    iid = dep == IID_CODE or dep == MIXTURE_CODE  # SLOWDOWNS holds the replicas after the first
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -582,7 +601,7 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         x0 = size_of_type(xc, x_params, j, xb[xi])
         x = x0
         for r in range(nr):
-            if dep == IID_CODE:
+            if iid:
                 x = x0 if r == 0 else size_of_type(xc, x_params, j, sb[si + r - 1])
             s = ksrv[r]
             du = x * inv_speeds[_pool(s, p1), j]
@@ -599,7 +618,7 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
                 c = f
         # every job takes d replica sizes, whichever run (common random numbers)
         xi += 1
-        if dep == IID_CODE:
+        if iid:
             si += d - 1
         elif dep == SX_CODE:
             si += d
@@ -611,6 +630,21 @@ def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
         rows[n - n0, S.ROW_COPIES] = float(nr)
     _put_seen(acc, seen0, seen1, idle0, idle1)
     return t, work, ei, ui, xi, si
+
+
+@kernel(nogil=True)
+def _couple(cb, xb, sb, xi, si, jobs, per, c):
+    """Mixture, before a chunk of ``jobs`` jobs that each read ``per`` SLOWDOWNS values
+    (the replicas after the first) from ``sb[si:]`` and one SIZES value from
+    ``xb[xi:]``: a coupled job (its coupling value, ``cb`` at its size's index, below
+    ``c``) gets its SIZES value in place of its SLOWDOWNS values (dropped), so the
+    chunk reads the mixture as iid, with the loop and the numbers of iid (a law per job
+    type: the same uniform, hence the same size, for every replica)."""
+    for q in range(jobs):
+        if cb[xi + q] < c:
+            x = xb[xi + q]
+            for r in range(per):
+                sb[si + q * per + r] = x
 
 
 # ---------------------------------------------------------------- the kernel
@@ -659,6 +693,9 @@ def run(
     ru = rngs[1]
     rx = rngs[2]
     rs = rngs[3]
+    rc = rngs[4]
+    mix = dep == MIXTURE_CODE
+    iid = dep == IID_CODE or mix  # SLOWDOWNS: the replicas after the first
     need_e = 2 if J > 1 else 1
     need_u = 1 + max(d, 2)
     need_x = max(d, 2)
@@ -668,8 +705,10 @@ def run(
     eb = np.empty(BE)
     ub = np.empty(BU)
     xb = np.empty(BX)
-    # the second size stream: slowdowns (sx) or the replicas after the first (iid)
-    sb = np.empty(BX if dep == SX_CODE or dep == IID_CODE else 1)
+    # the second size stream: slowdowns (sx) or the replicas after the first (iid, mixture)
+    sb = np.empty(BX if dep == SX_CODE or iid else 1)
+    # the coupling uniforms (mixture), refilled with xb: job q's is at its size's index
+    cb = np.empty(BX if mix else 1)
     ei = BE
     ui = BU
     xi = BX
@@ -702,8 +741,9 @@ def run(
         warmup,
         inv_batch,
         flts[E.F_CANCEL_DELAY],
+        s_params[0] if mix else -1.0,
     )
-    b = Blocks(eb, ub, xb, sb)
+    b = Blocks(eb, ub, xb, sb, cb)
     o = Out(acc, batches, hist, fbuf, ibuf, trace, n_trace, np.empty((BE, S.ROW_COLUMNS)))
     if policy == policies.RER_CODE:
         _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scratch, sz)
@@ -731,16 +771,20 @@ def run(
             if ui > BU // 2:
                 ui = refill_uniform(ru, ub, ui)
             if xi > BX // 2:
+                if mix:  # the coupling block, at the sizes' position (the same shift)
+                    refill_uniform(rc, cb, xi)
                 xi = refill_family(xc, x_params, rx, xb, xi)
             if dep == SX_CODE and si > BX // 2:
                 si = refill_family(sc, s_params, rs, sb, si)
-            elif dep == IID_CODE and si > BX // 2:
+            elif iid and si > BX // 2:
                 si = refill_family(xc, x_params, rs, sb, si)
             # ... and run as many jobs as they surely cover
             n1 = min(end, n + (BE - ei) // need_e, n + (BU - ui) // need_u, n + (BX - xi) // need_x)
-            if dep == SX_CODE or dep == IID_CODE:
+            if dep == SX_CODE or iid:
                 n1 = min(n1, n + (BX - si) // need_x)
             n1 = min(n1, n + o.rows.shape[0])
+            if mix and d > 1 and policy != policies.ZRED_CODE and policy != policies.KT_CODE:
+                _couple(cb, xb, sb, xi, si, n1 - n, d - 1, m.coupling)
             if policy == policies.ZRED_CODE or policy == policies.KT_CODE:
                 t, work, ei, ui, xi, si = _chunk_one(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
             elif (
@@ -836,9 +880,9 @@ def _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scra
         m.warmup,
         m.inv_batch,
     )
-    eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
+    eb, ub, xb, sb, cb = b.eb, b.ub, b.xb, b.sb, b.cb
     acc, batches, hist, trace, fbuf, ibuf = o.acc, o.batches, o.hist, o.trace, o.fbuf, o.ibuf
-    re, ru, rx, rs = rngs[0], rngs[1], rngs[2], rngs[3]
+    re, ru, rx, rs, rc = rngs[0], rngs[1], rngs[2], rngs[3], rngs[4]
     N = ints[E.I_N]
     pools = ints[E.I_POOLS]
     J = ints[E.I_J]
@@ -911,10 +955,12 @@ def _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scra
         if ui > BU - 4:
             ui = refill_uniform(ru, ub, ui)
         if xi > BX - 2:
+            if dep == MIXTURE_CODE:  # the coupling block, at the sizes' position
+                refill_uniform(rc, cb, xi)
             xi = refill_family(xc, x_params, rx, xb, xi)
         if dep == SX_CODE and si > BX - 2:
             si = refill_family(sc, s_params, rs, sb, si)
-        elif dep == IID_CODE and si > BX - 2:
+        elif (dep == IID_CODE or dep == MIXTURE_CODE) and si > BX - 2:
             si = refill_family(xc, x_params, rs, sb, si)
         t = t_next
         j = 0
@@ -939,6 +985,11 @@ def _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scra
             sz[0] = size_of_type(xc, x_params, j, xb[xi])
             sz[1] = sz[0]
             xi += 1
+        elif dep == MIXTURE_CODE:  # coupled (u < c): as identical, else as iid; one value of each
+            sz[0] = size_of_type(xc, x_params, j, xb[xi])
+            sz[1] = sz[0] if cb[xi] < m.coupling else size_of_type(xc, x_params, j, sb[si])
+            xi += 1
+            si += 1
         else:
             x = size_of_type(xc, x_params, j, xb[xi])
             xi += 1

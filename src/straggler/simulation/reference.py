@@ -7,7 +7,9 @@ rules literally (cancel a running replica by aborting it, a waiting one by
 dropping it from its queue), instead of the workload recursion of :mod:`.fast`.
 It reads the random streams of :mod:`.streams` one value at a time, in the order
 of the random-number contract of :mod:`.fast`, so with the same seed the two see
-the same jobs, and their latencies and costs can be compared job by job.
+the same jobs, and their latencies and costs can be compared job by job. Mixture
+(:func:`_replica_sizes`): a job reads its COUPLING uniform when it takes its sizes,
+then the sizes an iid job takes, and keeps the first for every replica if coupled.
 
 :class:`PSReferenceSimulator` does the same for processor-sharing servers
 (every policy, with the semantics of :mod:`.events`), checking the event engine.
@@ -40,7 +42,9 @@ the job's second copy with two pools whose speeds differ for its type, a server 
 the other pool (one ROUTING uniform, ``start + int(u n_other)``); otherwise the ``int(u (N - c))``-th (0-based, in server order) of
 the N - c servers without one of its c copies. Its size: identical, the job's X;
 iid, ``size_of_type`` of the next SLOWDOWNS value; sx, X times the next SLOWDOWNS
-value (duration: size times ``inv_speeds``). While the job has fewer than d copies
+value (duration: size times ``inv_speeds``); mixture, the job reads its COUPLING
+uniform u at arrival, and a copy reads the next SLOWDOWNS value as under iid but
+takes the job's X if the job is coupled (u < c). While the job has fewer than d copies
 the timer is armed again a delay later. At one instant an arrival comes before a
 timer, which comes before a completion (delay 0: all d copies at arrival). The
 first copy to finish completes the job, the others are cancelled; its copies are
@@ -61,7 +65,7 @@ from collections import deque
 import numpy as np
 
 from .. import policies
-from ..dependence import IDENTICAL_CODE, IID_CODE, SX_CODE
+from ..dependence import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, SX_CODE
 from ..distributions.sampling import size_of_type
 from . import encode as E
 from .streams import PyStreams
@@ -100,6 +104,7 @@ class _Job:
         "copies",
         "x",
         "servers",
+        "coupled",
     )
 
     def __init__(self, idx, t, jtype):
@@ -120,6 +125,7 @@ class _Job:
         self.copies = 0  # the copies launched (sent to a server, whether they ran or not)
         self.x = 0.0  # Hedge: the job's X (identical hedges copy it)
         self.servers = []  # Hedge: the servers of its copies, in launch order
+        self.coupled = False  # Hedge, mixture: its copies all take x
 
 
 class _Replica:
@@ -147,9 +153,17 @@ def _replica_sizes(enc, n, streams, jtype):
     :mod:`.fast`: every job takes the sizes of all the replicas its policy may place,
     whichever run, so that policies compared on one workload see the same sizes).
     Each value of X read is turned into the type's size (:func:`_size_of_type`);
-    a slowdown S is not."""
+    a slowdown S is not. Mixture: the job's COUPLING uniform u first; below c
+    (``s_params[0]``) every replica is the first's size, else as iid; the SIZES and
+    SLOWDOWNS values are those of iid either way."""
     dep = int(enc.ints[E.I_DEP])
     every = E.replicas_per_job(enc)
+    if dep == MIXTURE_CODE:
+        coupled = streams.coupling() < float(enc.s_params[0])
+        sizes = [streams.size()] + [streams.extra_size() for _ in range(every - 1)]
+        if coupled:
+            sizes = [sizes[0]] * every
+        return [_size_of_type(enc, jtype, x) for x in sizes[:n]]
     if dep == IDENTICAL_CODE:
         x = _size_of_type(enc, jtype, streams.size())
         return [x] * n
@@ -183,6 +197,8 @@ class _Hedging:
             pool = 0 if streams.uniform() < enc.alpha[0, jtype] else 1
         lo, hi = ints[E.I_POOL0 + pool], ints[E.I_POOL0 + pool + 1]
         s = lo + int(streams.uniform() * (hi - lo))
+        if ints[E.I_DEP] == MIXTURE_CODE:  # its coupling uniform: coupled, its hedges copy x
+            job.coupled = streams.coupling() < float(enc.s_params[0])
         job.x = _size_of_type(enc, jtype, streams.size())
         du = job.x * enc.inv_speeds[pool, jtype]
         if ints[E.I_DEP] == SX_CODE:
@@ -217,8 +233,9 @@ class _Hedging:
             s = free[int(u * (self.N - c))]
         dep = ints[E.I_DEP]
         x = job.x
-        if dep == IID_CODE:
-            x = _size_of_type(enc, job.type, streams.extra_size())
+        if dep == IID_CODE or dep == MIXTURE_CODE:  # a coupled job's draw is read and dropped
+            x1 = _size_of_type(enc, job.type, streams.extra_size())
+            x = x if job.coupled else x1
         du = x * enc.inv_speeds[self._pool(s), job.type]
         if dep == SX_CODE:
             du *= streams.slowdown()

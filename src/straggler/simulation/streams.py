@@ -1,10 +1,10 @@
-"""Random streams of a replication: their seeds, four independent generators, read in blocks.
+"""Random streams of a replication: their seeds, five independent generators, read in blocks.
 
 A load's replications are seeded from the cell's ``SeedSequence`` by
 :func:`load_seed_sequence` and :func:`replication_seeds` (keyed by the load's
 value, see :mod:`straggler.simulation`).
 
-A replication draws from four independent ``numpy.random.Generator`` streams
+A replication draws from five independent ``numpy.random.Generator`` streams
 (PCG64, from :func:`replication_streams`), each consumed in job order:
 
 ``ARRIVALS``
@@ -17,13 +17,27 @@ A replication draws from four independent ``numpy.random.Generator`` streams
     code): one per job, the first replica's size (identical, sx: the job's X).
 ``SLOWDOWNS``
     the second size stream: sx, draws of the slowdown family S, one per replica;
-    iid, draws of X for the replicas after the first.
+    iid and mixture, draws of X for the replicas after the first.
+``COUPLING``
+    uniforms on [0, 1), read only under the mixture (``MIXTURE_CODE``, ``c =
+    s_params[0]``): one per job, ``u``; the job is *coupled* if ``u < c``: every
+    copy takes the first replica's size (as identical), else the copies after the
+    first take their SLOWDOWNS draws (as iid). Either way the job reads from SIZES
+    and SLOWDOWNS exactly what an iid job reads (a coupled job's SLOWDOWNS draws are
+    read and dropped), so a job keeps its sizes whatever ``c``: ``c = 0`` gives the
+    iid numbers and ``c = 1`` the identical ones, bit for bit (the other streams are
+    other generators). A copy sized later (Hedge's timer) takes the job's first size
+    if the job is coupled, else its SLOWDOWNS draw, read then as under iid.
+
+Streams 0..3 are children 0..3 of the replication's ``SeedSequence``; COUPLING is
+child 4, so adding it left every other stream as it was, bit for bit.
 
 Common random numbers: a job takes the same values whatever the policy. Its
 arrival and type come from ARRIVALS, its first replica's size from SIZES (one per
 job), and every job takes the sizes of all the replicas its policy may place
 (:func:`.encode.replicas_per_job`: 1 for ZRed and KT, 2 for FRed, Rer and Rep, d
-for CoC, CoS, RIQ and FJ), whichever run. Only the routing depends on the policy.
+for CoC, CoS, RIQ and FJ), whichever run, and (mixture) one COUPLING value. Only
+the routing depends on the policy.
 The streams are seeded by the workload (the setting without the policy and its
 parameters, the load, the replication: :func:`straggler.grid.workload_id`), so
 policies compared on one workload see the same arrivals, types and sizes: all of
@@ -34,7 +48,10 @@ The q-th value a job takes from a stream is the q-th draw of that stream's
 generator, whatever the buffering, so an engine can read the streams in blocks
 (the fast path refills a block of ``block_size`` values when fewer than one job
 may need remain) and the pure-Python reference can draw one value at a time and
-still see the same numbers. Filling a block is a tight loop per family (about
+still see the same numbers. The engines keep COUPLING in a block as long as the
+SIZES block and refill the two together, at the same read position (each job reads
+one value of each): job q's coupling value sits at the index of its SIZES value, so
+one read position serves both. Filling a block is a tight loop per family (about
 3-4 ns a value for the common families), which keeps the generators' indirect
 calls out of the simulation loop: with the generator called inside the loop a
 CoC job costs several times more.
@@ -62,9 +79,9 @@ from ..distributions.sampling import (
 )
 from ..kernel_cache import kernel
 
-ARRIVALS, ROUTING, SIZES, SLOWDOWNS = range(4)
-N_STREAMS = 4
-NAMES = ("arrivals", "routing", "sizes", "slowdowns")
+ARRIVALS, ROUTING, SIZES, SLOWDOWNS, COUPLING = range(5)
+N_STREAMS = 5
+NAMES = ("arrivals", "routing", "sizes", "slowdowns", "coupling")
 
 
 def load_seed_sequence(seed_sequence: np.random.SeedSequence, load: float) -> np.random.SeedSequence:
@@ -81,9 +98,10 @@ def replication_seeds(seed_sequence, load: float, replications: int) -> list:
 
 
 def replication_streams(seed: np.random.SeedSequence) -> tuple:
-    """The four generators of a replication, from its ``SeedSequence`` (children
-    0..3 of ``seed.spawn``; a fresh copy of ``seed`` is spawned, so the call is
-    pure)."""
+    """The five generators of a replication, from its ``SeedSequence`` (children
+    0..4 of ``seed.spawn``, in the order of :data:`NAMES`; a fresh copy of ``seed`` is
+    spawned, so the call is pure). Child i depends only on ``seed`` and i, so the
+    first four are the streams of the four-stream engines, bit for bit."""
     ss = np.random.SeedSequence(entropy=seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size)
     return tuple(np.random.Generator(np.random.PCG64(c)) for c in ss.spawn(N_STREAMS))
 
@@ -208,6 +226,10 @@ class PyStreams:
     def slowdown(self) -> float:
         """The next draw of the slowdown S from the second size stream (sx)."""
         return self._sample(self.s[0], self.s[1], self.rngs[SLOWDOWNS])
+
+    def coupling(self) -> float:
+        """The next uniform on [0, 1) of the coupling stream (mixture: one per job)."""
+        return self.rngs[COUPLING].random()
 
 
 @kernel(nogil=True, _nrt=False, inline="always")
