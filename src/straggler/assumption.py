@@ -131,7 +131,9 @@ def assumption_lines(ds: xr.Dataset) -> list[str]:
     if all(len(v) == 1 for v in base.values()) and base:
         for side, words in ((1.0, "up to"), (-1.0, "down to")):
             if any((c - c0) * side > 0 for c in values):
-                parts.append(_margin(_walk(values, c0, side, holds), words, c0))
+                walked = _walk(values, c0, side, holds)
+                change = "" if walked[1] is None else _change(every[walked[1]][0], base, table)
+                parts.append(_margin(walked, words, c0, change))
     else:
         parts.append("no single contender at every load to hold")
     if 1.0 in every and c0 != 1.0:
@@ -188,14 +190,29 @@ def _walk(values: list[float], c0: float, side: float, holds) -> tuple[float, fl
     return last, fail, None
 
 
-def _margin(walked: tuple[float, float | None, float | None], words: str, c0: float) -> str:
-    """``for c up to 0.31 (not at 0.34)``: how far the answer holds on one side."""
+def _margin(walked: tuple[float, float | None, float | None], words: str, c0: float, change: str = "") -> str:
+    """``for c up to 0.31 (at 0.34, load 0.7: CoC d=2)``: how far the answer holds on one
+    side, and what it is at the first value where it does not."""
     last, fail, _ = walked
     if fail is None:
         return f"for c {words} {last:g} (every value checked)"
+    where = f"at {fail:.3g}" + (f", {change}" if change else "")
     if last == c0 and abs(fail - c0) <= RESOLUTION:
-        return f"at c = {c0:g} only (not at {fail:.3g})"
-    return f"for c {words} {last:.3g} (not at {fail:.3g})"
+        return f"at c = {c0:g} only ({where})"
+    return f"for c {words} {last:.3g} ({where})"
+
+
+def _change(chosen: dict, base: dict, table: PointTable) -> str:
+    """Where and how the answer ``chosen`` differs from ``base``: the first load that
+    differs and what it is there (``load 0.7: CoC d=2``; a tie's names; ``none qualifies``)."""
+    for key, names in base.items():
+        if chosen.get(key) != names:
+            index, li = key
+            load = table.ds["load"].values[li]
+            setting = ", ".join(f"{k} = {v}" for k, v in table.setting(index).items() if table.ds.sizes[k] > 1)
+            what = ", ".join(chosen.get(key) or ()) or "none qualifies"
+            return f"{setting + ', ' if setting else ''}load {float(load):g}: {what}"
+    return ""
 
 
 def probes_needed(ds: xr.Dataset) -> list[float]:
