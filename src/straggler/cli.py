@@ -173,7 +173,6 @@ def _schema(args) -> int:
 
 
 def _fit(args) -> int:
-    import yaml
 
     if args.pairs is not None:
         return _fit_pairs(args)
@@ -194,11 +193,19 @@ def _fit(args) -> int:
     fits = fit_families(xs)
     print(fit_report(args.file, column, summary, fits), end="")
     snippet = fit_snippet(args.file, column, [f for f in fits if f.law is not None][: args.keep])
-    if args.output:
+    return _emit_snippet(snippet, args.output)
+
+
+def _emit_snippet(snippet: str, output: str | None) -> int:
+    """The study-file snippet of ``fit``: written to ``output`` (its path said), or printed
+    after a blank line; it is YAML either way."""
+    import yaml
+
+    if output:
         from .files import write_text
 
-        write_text(args.output, snippet)
-        print(f"# the study-file snippet: {args.output}")
+        write_text(output, snippet)
+        print(f"# the study-file snippet: {output}")
     else:
         print()
         print(snippet, end="")
@@ -207,8 +214,6 @@ def _fit(args) -> int:
 
 
 def _fit_pairs(args) -> int:
-    import yaml
-
     from .dependence.measured import PairsError, measure, read_pairs
 
     if args.file is not None:
@@ -232,16 +237,7 @@ def _fit_pairs(args) -> int:
     measured = measure(pairs)
     print(pairs_report(args.pairs, pairs.names, measured), end="")
     snippet = pairs_snippet(args.pairs, measured)
-    if args.output:
-        from .files import write_text
-
-        write_text(args.output, snippet)
-        print(f"# the study-file snippet: {args.output}")
-    else:
-        print()
-        print(snippet, end="")
-    yaml.safe_load(snippet)  # what it printed is YAML
-    return 0
+    return _emit_snippet(snippet, args.output)
 
 
 def _interval(x) -> str:
@@ -288,21 +284,24 @@ def pairs_snippet(file: str, m) -> str:
     rho = f"Spearman's rho {_interval(m.rho)} from {m.n:,} pairs of {file}"
     sweep = sorted({f"{v:.2f}" for v in (c.low, c.value, c.high)}, key=float)
     check = sorted({"0", "1", *sweep} - {f"{c.value:.2f}"}, key=float)
-    return "\n".join(
-        [
-            "# The copies' dependence as a mixture, c Spearman's rho to 2 decimals (clipped to [0, 1]).",
-            "# In a study file: the policies compared at c and at its interval's ends, on the same draws:",
-            "dependences:",
-            f"  measured: {{kind: mixture, identical: {c.value:.2f}}}   # {rho}",
-            "grid:",
-            "  dependence: [measured]",
-            f"  measured.identical: [{', '.join(sweep)}]",
-            "# In a question (straggler recommend): answered under c, and how far the answer holds",
-            "# checked over the interval and at both ends (independent copies, identical copies):",
-            f"dependence: {{kind: mixture, identical: {c.value:.2f}}}",
-            f"check_dependence: [{', '.join(check)}]",
-        ]
-    ) + "\n"
+    return (
+        "\n".join(
+            [
+                "# The copies' dependence as a mixture, c Spearman's rho to 2 decimals (clipped to [0, 1]).",
+                "# In a study file: the policies compared at c and at its interval's ends, on the same draws:",
+                "dependences:",
+                f"  measured: {{kind: mixture, identical: {c.value:.2f}}}   # {rho}",
+                "grid:",
+                "  dependence: [measured]",
+                f"  measured.identical: [{', '.join(sweep)}]",
+                "# In a question (straggler recommend): answered under c, and how far the answer holds",
+                "# checked over the interval and at both ends (independent copies, identical copies):",
+                f"dependence: {{kind: mixture, identical: {c.value:.2f}}}",
+                f"check_dependence: [{', '.join(check)}]",
+            ]
+        )
+        + "\n"
+    )
 
 
 def fit_report(file: str, column, summary, fits) -> str:
