@@ -322,7 +322,8 @@ def test_best_answers_over_d_when_the_point_leaves_it_out():
     assert lines[1] == (
         "  rule: the least P99 among the policies with P99 <= 6 and extra load <= 0.1, a tie broken by the least E[C]"
     )
-    assert lines[2].startswith("  recommended: ") and "extra load" in lines[2] and "P99" in lines[2]
+    assert lines[2].startswith("  assumes: ")
+    assert lines[3].startswith("  recommended: ") and "extra load" in lines[3] and "P99" in lines[3]
     assert any(line.startswith("  slo (") for line in lines) and any(line.startswith("  budget (") for line in lines)
     lines, ok = best_at(ds, {"load": "0.5", "d": "2"})
     text = "\n".join(lines)

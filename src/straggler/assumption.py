@@ -82,7 +82,16 @@ def dependence_words(c: float | None, kind: str | None = None) -> str:
 def _answers(ds: xr.Dataset, axis: str, c: float) -> tuple[dict, dict, PointTable]:
     """At one ``c``: per load, the recommended contenders and the statuses
     (:func:`straggler.decision.answer`), and the decision table."""
-    from .decision import FAILS, MEETS, _joined, answer, budget_statuses, constraints, decision_table, slo_statuses
+    from .decision import (
+        FAILS,
+        MEETS,
+        answer,
+        budget_statuses,
+        constraints,
+        decision_table,
+        joined_statuses,
+        slo_statuses,
+    )
 
     sub = ds.sel({axis: c})
     cons = constraints(sub)
@@ -95,7 +104,7 @@ def _answers(ds: xr.Dataset, axis: str, c: float) -> tuple[dict, dict, PointTabl
         at = (*index, li)
         chosen[(index, li)] = tuple(n for n in str(row["recommended"]).split(", ") if n)
         maps = [m for m in (slo_statuses(table, cons, at), budget_statuses(table, cons, at)) if m]
-        joined = _joined(*maps) if maps else {}
+        joined = joined_statuses(*maps) if maps else {}
         meets[(index, li)] = {n for n, s in joined.items() if s == MEETS}
         meets[(index, li)] -= {n for n, s in joined.items() if s == FAILS}
     return chosen, meets, table
@@ -104,7 +113,7 @@ def _answers(ds: xr.Dataset, axis: str, c: float) -> tuple[dict, dict, PointTabl
 def assumption_lines(ds: xr.Dataset) -> list[str]:
     """Two lines at most: what the answer assumes, and (with a sweep of ``c``) how far it
     holds, the answer under identical copies and the contender safe at every ``c``."""
-    from .decision import _hull
+    from .decision import hull_words
 
     axis = strength_axis(ds)
     if axis is None:
@@ -142,9 +151,9 @@ def assumption_lines(ds: xr.Dataset) -> list[str]:
     safe = set.intersection(*(m for c in values for m in every[c][1].values())) if every else set()
     if safe:
         pick = _safest(safe, every, base)
-        cost = _hull(table, "extra_load", _first_point(base), [pick])[0]
+        cost = hull_words(table, "extra_load", _first_point(base), [pick])[0]
         mine = {n for v in base.values() for n in v}
-        against = _hull(table, "extra_load", _first_point(base), sorted(mine))[0] if mine else ""
+        against = hull_words(table, "extra_load", _first_point(base), sorted(mine))[0] if mine else ""
         parts.append(
             f"qualifies at every c: {pick}"
             + (f" (extra load {cost} against {against} at the first load)" if cost and pick not in mine else "")

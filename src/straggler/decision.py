@@ -254,7 +254,7 @@ def _constrained(
     return d
 
 
-def _joined(*maps: dict[str, str]) -> dict[str, str]:
+def joined_statuses(*maps: dict[str, str]) -> dict[str, str]:
     """Contenders' statuses under several constraints: fails if any fails, meets if all
     meet, else undetermined (a contender missing from a map fails it)."""
     names = set(maps[0]).intersection(*maps[1:]) if maps else set()
@@ -397,7 +397,7 @@ the constraint that binds and what would change the answer, whether it is decide
 the tie set before E[C] narrowed it (``tied``)."""
 
 
-def _hull(table: PointTable, crit: str, at: tuple, names) -> tuple[str, str]:
+def hull_words(table: PointTable, crit: str, at: tuple, names) -> tuple[str, str]:
     """The hull of the intervals of ``names`` on ``crit`` in words, and their evidence."""
     low, high, evidence = _span(table, crit, at, names)
     if not evidence and math.isnan(low):
@@ -432,12 +432,12 @@ def _what_would_change(table: PointTable, at: tuple, metric: str, slo, budget, c
     if slo is not None:
         d = _constrained(table, "cost", at, slo, "slo", "none meets")
         verb = "meets" if len(d.winners) == 1 else "meet"
-        at_most = f"extra load {_hull(table, 'extra_load', at, d.winners)[0]}"
+        at_most = f"extra load {hull_words(table, 'extra_load', at, d.winners)[0]}"
         out.append(f"{', '.join(d.winners)} {verb} the SLO at {at_most}" if d.winners else "none meets the SLO")
     if budget is not None:
         d = _constrained(table, metric, at, budget, "budget", "none within budget")
         verb = "keeps" if len(d.winners) == 1 else "keep"
-        value = f"{name} {_hull(table, metric, at, d.winners)[0]}"
+        value = f"{name} {hull_words(table, metric, at, d.winners)[0]}"
         out.append(
             f"{', '.join(d.winners)} {verb} within the budget at {value}"
             if d.winners
@@ -501,8 +501,8 @@ def _prefer_cheaper(table: PointTable, at: tuple, metric: str, row: dict, allowe
     row["decided"] = bool(cost.decided)
     row["runner_up"], row["margin"] = ", ".join(chosen), saved
     row["undetermined"] = ", ".join(cost.undetermined)
-    row["E[T]"], row["E[T] evidence"] = _hull(table, "latency", at, names)
-    row["E[C]"], row["E[C] evidence"] = _hull(table, "cost", at, names)
+    row["E[T]"], row["E[T] evidence"] = hull_words(table, "latency", at, names)
+    row["E[C]"], row["E[C] evidence"] = hull_words(table, "cost", at, names)
     return names
 
 
@@ -525,7 +525,7 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
     slo = slo_statuses(table, c, at) if c.target is not None else None
     budget = budget_statuses(table, c, at) if c.budget is not None else None
     maps = [m for m in (slo, budget) if m is not None]
-    joined = _joined(*maps)
+    joined = joined_statuses(*maps)
     note = ""  # why E[T] could not decide, where the tail quantile did
     if not maps:
         base = recommend(table, index, li)
@@ -568,8 +568,8 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
         row["basis"] = (basis + (f" ({note})" if note else "")) if chosen else d.evidence
         row["decided by"] = decided_by(d)
         row["decided"] = bool(d.decided)
-        row["E[T]"], row["E[T] evidence"] = _hull(table, "latency", at, chosen)
-        row["E[C]"], row["E[C] evidence"] = _hull(table, "cost", at, chosen)
+        row["E[T]"], row["E[T] evidence"] = hull_words(table, "latency", at, chosen)
+        row["E[C]"], row["E[C] evidence"] = hull_words(table, "cost", at, chosen)
         row["runner_up"] = d.runner_up
         row["margin"] = d.margin
         row["undetermined"] = ", ".join(d.undetermined)
@@ -579,8 +579,8 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
     if note and note not in str(row["basis"]):  # the cheaper-policy rule's words replaced it
         row["basis"] += f" ({note})"
     row["metric"] = metric
-    row["tail"] = _hull(table, "tail", at, chosen)[0]
-    row["extra load"] = _hull(table, "extra_load", at, chosen)[0]
+    row["tail"] = hull_words(table, "tail", at, chosen)[0]
+    row["extra load"] = hull_words(table, "extra_load", at, chosen)[0]
     return row
 
 

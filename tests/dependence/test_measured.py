@@ -13,7 +13,7 @@ import yaml
 from scipy import stats
 
 from straggler.cli import main
-from straggler.dependence.measured import MIN_PAIRS, PairsError, _Column, _statistics, measure, read_pairs
+from straggler.dependence.measured import MIN_PAIRS, PairsError, RankedColumn, measure, read_pairs, weighted_statistics
 
 
 def mixture_pairs(n: int, c: float, seed: int) -> np.ndarray:
@@ -54,11 +54,11 @@ def test_a_resample_s_figures_are_those_of_the_resample_ranked_again():
     (rounded durations, repeated pairs) at their mean rank."""
     rng = np.random.default_rng(14)
     x = np.round(mixture_pairs(400, 0.5, seed=15), 0)  # many ties
-    columns = (_Column.of(x[:, 0]), _Column.of(x[:, 1]))
+    columns = (RankedColumn.of(x[:, 0]), RankedColumn.of(x[:, 1]))
     for _ in range(5):
         idx = rng.integers(0, len(x), len(x))
         weights = np.bincount(idx, minlength=len(x))[None, :].astype(float)
-        rho, tail = _statistics(columns, weights, 0.9)
+        rho, tail = weighted_statistics(columns, weights, 0.9)
         y = x[idx]
         assert rho[0] == pytest.approx(stats.spearmanr(y[:, 0], y[:, 1])[0], abs=1e-12)
         upto = [np.searchsorted(np.sort(y[:, j]), y[:, j], side="right") for j in (0, 1)]

@@ -352,7 +352,7 @@ def _from_npy(data: bytes, file: str, columns) -> tuple[np.ndarray, tuple[str, s
 
 
 @dataclass(frozen=True)
-class _Column:
+class RankedColumn:
     """What ranking one column in every resample takes, computed once: the order that
     sorts it, where each run of equal values starts in that order (None when all
     differ), and each value's run."""
@@ -362,7 +362,7 @@ class _Column:
     run: np.ndarray
 
     @classmethod
-    def of(cls, x: np.ndarray) -> _Column:
+    def of(cls, x: np.ndarray) -> RankedColumn:
         n = len(x)
         order = np.argsort(x, kind="stable")
         xs = x[order]
@@ -383,7 +383,9 @@ class _Column:
         return np.take(mean_rank, self.run, axis=1), np.take(upto, self.run, axis=1)
 
 
-def _statistics(columns: tuple[_Column, _Column], weights: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+def weighted_statistics(
+    columns: tuple[RankedColumn, RankedColumn], weights: np.ndarray, level: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Spearman's rho and the tail dependence at ``level`` of each resample (a row of
     ``weights``)."""
     n = weights.shape[1]
@@ -417,8 +419,8 @@ def measure(
     # whatever the pairs' order)
     values = values[np.argsort(values[:, 0], kind="stable")]
     n = values.shape[0]
-    columns = (_Column.of(values[:, 0]), _Column.of(values[:, 1]))
-    rho, tail = _statistics(columns, np.ones((1, n)), level)
+    columns = (RankedColumn.of(values[:, 0]), RankedColumn.of(values[:, 1]))
+    rho, tail = weighted_statistics(columns, np.ones((1, n)), level)
     rng = np.random.default_rng(seed)
     per_chunk = max(1, _CHUNK // n)
     rhos, tails = [], []
@@ -426,7 +428,7 @@ def measure(
         k = min(per_chunk, resamples - start)
         drawn = rng.integers(0, n, size=(k, n)) + n * np.arange(k)[:, None]
         weights = np.bincount(drawn.ravel(), minlength=k * n).reshape(k, n).astype(np.float64)
-        r, t = _statistics(columns, weights, level)
+        r, t = weighted_statistics(columns, weights, level)
         rhos.append(r)
         tails.append(t)
     ends = [(1 - confidence) / 2, (1 + confidence) / 2]
