@@ -129,6 +129,9 @@ def test_a_rerun_keeps_the_values_of_c_the_bisection_added(tmp_path):
     question = add_probes(read_question(path, tmp_path), [0.375])
     question.study_path.write_text(study_text(question))
     assert read_question(path, tmp_path).study["grid"]["copies.identical"] == [0, 0.25, 0.375, 0.5, 1]
+    # another question in the same file: the earlier midpoints are not its own
+    other = _question(tmp_path, load=[0.4])
+    assert read_question(other, tmp_path).study["grid"]["copies.identical"] == [0, 0.25, 0.5, 1]
 
 
 def test_the_default_policies_are_the_practical_ones_that_can_run_here():

@@ -22,10 +22,11 @@ The margin is located by bisection to :data:`RESOLUTION`: on each side of the as
 ``c``, the sweep's values are walked outwards from it to the first at which the answer
 does not hold, and the bracket between that one and the last that holds is halved
 (:func:`probes_needed` names the midpoint to evaluate next; ``straggler recommend`` adds
-it to the study's axis and runs it) until it is at most :data:`RESOLUTION` wide. The walk
-reads only the values the bisection itself visits, so values left from another run change
-nothing, and the margin is a function of the question alone. It assumes, as a bisection
-must, that the answer changes once between the two ends of the bracket.
+it to the study's axis and runs it) until it is at most :data:`RESOLUTION` wide. The sweep
+holds the question's values and the midpoints its own bisection asked for, nothing else
+(``straggler recommend`` keeps a rerun's earlier midpoints only for the same question), so
+the margin is a function of the question alone. It assumes, as a bisection must, that the
+answer changes once between the two ends of the bracket.
 """
 
 from __future__ import annotations

@@ -547,10 +547,11 @@ def read_question(path, run_dir) -> Question:
 
 
 def _keep_probes(study: dict, previous: Path) -> None:
-    """Keep the values of ``c`` that an earlier run of the question added to its sweep
+    """Keep the values of ``c`` that an earlier run of the same question added to its sweep
     (the margin's bisection, :func:`add_probes`), so that a rerun has the same grid and
-    computes nothing. Values the bisection does not visit change no answer
-    (:mod:`straggler.assumption`)."""
+    computes nothing. Only when the earlier study is this one but for those values: the
+    midpoints of another question's bisection are not this one's, and would move its
+    margin (:mod:`straggler.assumption`)."""
     import yaml
 
     key = f"{COPIES}.identical"
@@ -558,10 +559,16 @@ def _keep_probes(study: dict, previous: Path) -> None:
     if key not in grid or not previous.is_file():
         return
     try:
-        old = (yaml.safe_load(previous.read_text()) or {}).get("grid", {}).get(key) or []
-    except (OSError, yaml.YAMLError, AttributeError):
+        old = yaml.safe_load(previous.read_text()) or {}
+        values = old["grid"][key]
+    except (OSError, yaml.YAMLError, AttributeError, KeyError, TypeError):
         return
-    extra = [v for v in old if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1]
+    if not isinstance(values, list) or {**old, "grid": {**old["grid"], key: None}} != {
+        **study,
+        "grid": {**grid, key: None},
+    }:
+        return
+    extra = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1]
     grid[key] = sorted(set(grid[key]) | set(extra))
 
 
