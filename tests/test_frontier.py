@@ -152,6 +152,64 @@ def test_zred_p99_capacity_contains_the_mm1_frontier(tmp_path):
     assert row["stability_evidence"] == "exact (analysis)"
 
 
+@pytest.mark.parametrize("seed", [2024, 12345])
+def test_a_straggling_probe_is_run_longer_to_the_resolution(tmp_path, seed):
+    """The issue's case: ZRed on 10 exponential servers, P99 <= 10, at the default run
+    length (4 replications of 200000 jobs) and resolution 0.01. The probes next to the
+    frontier 0.5395 straddle the target at that length; run longer they clear it, so the
+    frontier ends at most 0.02 wide around it (0.54 itself, 0.1 % above the target, is
+    too close to tell within the cap, and the evidence says so and gives the width)."""
+    raw = _raw(
+        seed=seed,
+        grid={"policy": ["ZRed"], "N": [10]},
+        load=[0.1, 0.3, 0.5, 0.7, 0.9],
+        simulation={"jobs": 200000, "warmup": 20000, "replications": 4, "confidence": 0.95},
+        decision={"slo": {"quantile": 0.99, "target": 10}, "resolution": 0.01},
+    )
+    _, found = _search(raw, tmp_path / "sim")
+    row = _row(found, "ZRed")
+    assert row["slo_low"] <= 1 - math.log(100) / 10 <= row["slo_high"], row
+    assert row["slo_high"] - row["slo_low"] <= 0.02 + 1e-12, row
+    assert row["slo_evidence"] == "located" or (
+        "too close to tell within the cap (64)" in row["slo_evidence"]
+        and row["slo_evidence"].endswith(f"width {row['slo_high'] - row['slo_low']:.3g}")
+    ), row
+    # never run longer (a cap of the study's own jobs): never narrower, and the row says why
+    capped = {**raw, "decision": {**raw["decision"], "max_jobs": 800000}}
+    _, short = _search(capped, tmp_path / "short")
+    narrow = _row(short, "ZRed")
+    assert narrow["slo_high"] - narrow["slo_low"] >= row["slo_high"] - row["slo_low"], narrow
+    assert "at the cap (4 replications)" in narrow["slo_evidence"]
+
+
+def test_longer_runs_to_the_fewest_replications_that_tell_and_stops_at_the_cap():
+    from straggler.frontier import Longer
+
+    rule = Longer(base=4, most=64, confidence=0.95)
+    assert rule.next(4, 10.2, 0.3, 10.0) == (8, "")  # first: twice the replications
+    more, _ = rule.next(8, 10.2, 0.25, 10.0)  # then the square-root law, 1.2 times
+    assert 12 <= more <= 64
+    assert rule.next(8, 10.01, 0.1, 10.0)[0] is None  # too close to tell within the cap
+    assert rule.next(64, 10.2, 0.3, 10.0) == (None, "at the cap (64 replications)")
+    assert rule.next(8, 11.0, 0.2, 10.0) == (16, "")  # clear, but a verdict still to decide
+
+
+def test_more_replications_reuse_the_ones_already_run(tmp_path):
+    """A load asked for 8 replications after 4 reads the 4 back and runs 4 new ones, the
+    same as 8 run at once (a replication's seed does not depend on how many run)."""
+    raw = _raw(load=[0.5], simulation={"jobs": 5000, "warmup": 500, "replications": 4, "confidence": 0.95})
+    resolved = resolve_config(raw)
+    cid = next(iter(build_grid(resolved).cells))
+    four, eight, at_once = {}, {}, {}
+    evaluate_cell(resolved, cid, tmp_path / "a", four)
+    ds = evaluate_cell(resolved, cid, tmp_path / "a", eight, replications=8)
+    fresh = evaluate_cell(resolved, cid, tmp_path / "b", at_once, replications=8)
+    assert eight["simulated_jobs"] == four["simulated_jobs"] == at_once["simulated_jobs"] // 2 > 0
+    for name in ("latency_replication_quantile", "latency_quantile", "latency_quantile_ci", "latency_mean"):
+        assert np.array_equal(ds[name].values, fresh[name].values, equal_nan=True), name
+    assert ds["latency_replication_mean"].sizes["replication"] == 8
+
+
 def test_an_exact_frontier_is_taken_and_a_bounded_one_located_between_its_bounds(tmp_path):
     """ZRed's lambda_max is exact (the two pools' capacities); Rer's is known by a
     sufficient and a necessary bound here: its located frontier lies between them."""

@@ -18,8 +18,10 @@ replications' values says *faster* (the break-even lies above the delay), *slowe
 lattice ``resolution * E[X]`` (``decision.resolution``, 0.01 without one) and each is the
 contender's cell at that delay and load, evaluated into its store like any cell (a rerun
 reads it back, so the answer is the same on any number of cores and however the work
-is cut). A contender not faster even at the smallest delay of the grid never breaks
-even: its row says so.
+is cut). A delay whose paired CI contains 0 is run longer, the contender and single
+copy together on more replications (:class:`straggler.frontier.Longer`, capped by
+``decision.max_jobs``), before it counts as a tie. A contender not faster even at the
+smallest delay of the grid never breaks even: its row says so.
 """
 
 from __future__ import annotations
@@ -97,21 +99,24 @@ class BreakEvenSearch:
 
     # -------------------------------------------------------------- probes
 
-    def _at(self, c: Contender, delay: float, load: float) -> xr.Dataset:
-        """The contender's cell at ``delay`` and ``load``: the grid's own cell at a delay of
-        the grid, else a cell of a grid whose delay axis holds only ``delay``."""
+    def _at(self, c: Contender, delay: float, load: float, replications: int | None = None) -> xr.Dataset:
+        """The contender's cell at ``delay`` and ``load`` (on ``replications``, the study's
+        by default): the grid's own cell at a delay of the grid, else a cell of a grid
+        whose delay axis holds only ``delay``."""
         from .evaluate import evaluate_cell
 
+        if replications == self.search.longer.base:
+            replications = None
         literal = self.literals.get(delay, delay)
         cell = self.search.grid.cells[c.cell]
-        key = (c.cell, literal, load)
+        key = (c.cell, literal, load, replications)
         if key not in self._cells:
             grid = self.resolved.grid
             extra = tuple((a, (literal,) if a == CANCEL_DELAY else v) for a, v in grid.extra)
             resolved = replace(self.resolved, grid=replace(grid, extra=extra), load=(load,))
             cid = cell_id((a, literal if a == CANCEL_DELAY else v) for a, v in cell.coords)
             stats: dict = {}
-            self._cells[key] = evaluate_cell(resolved, cid, self.store_root, stats)
+            self._cells[key] = evaluate_cell(resolved, cid, self.store_root, stats, replications)
             self.search.simulated_jobs += int(stats.get("simulated_jobs", 0))
             self.search.evaluations += 1
         return self._cells[key]
@@ -130,18 +135,26 @@ class BreakEvenSearch:
 
     def judge(self, c: Contender, single: Contender, load: float, criterion: str):
         """The judge of one search: at a delay, is the contender faster than single copy
-        (BELOW: the break-even lies above), proven not faster (ABOVE), or a tie?"""
-        base = self._values(self.search.evaluate(single.cell, [load]), load, criterion)
+        (BELOW: the break-even lies above), proven not faster (ABOVE), or a tie? A tie is
+        run longer (:meth:`straggler.frontier.SettingSearch.run_longer`)."""
+
+        def measure(delay: float, replications: int | None) -> tuple[str, float, float, float]:
+            base = self._values(self.search.evaluate(single.cell, [load], replications), load, criterion)
+            ci = paired_ci(self._values(self._at(c, delay, load, replications), load, criterion), base, self.level)
+            if ci is None:
+                return UNKNOWN, math.nan, math.nan, 0.0
+            verdict = BELOW if ci[1] < 0.0 else ABOVE if ci[0] >= 0.0 else UNKNOWN
+            return verdict, 0.5 * (ci[0] + ci[1]), 0.5 * (ci[1] - ci[0]), 0.0
 
         def at(delay: float) -> str:
-            ci = paired_ci(self._values(self._at(c, delay, load), load, criterion), base, self.level)
-            if ci is None:
-                return UNKNOWN
-            if ci[1] < 0.0:
-                return BELOW
-            return ABOVE if ci[0] >= 0.0 else UNKNOWN
+            key = (self._what(c, load, criterion), delay)
+            return self.search.run_longer(key, measure(delay, None)[0], lambda r: measure(delay, r))
 
         return at
+
+    def _what(self, c: Contender, load: float, criterion: str) -> str:
+        """The key of one search's probes run longer (:attr:`SettingSearch.stops`)."""
+        return f"break-even {c.name} {load!r} {criterion}"
 
     def locate(self, c: Contender, single: Contender, load: float, criterion: str) -> Located:
         """The break-even delay of one contender at one load: the grid's delays first,
@@ -157,6 +170,7 @@ class BreakEvenSearch:
         hi = min(slower) if slower else math.inf
         step = self.resolution * self.unit
         found = locate(lo, hi, judge, step, top=TOP * self.unit)
+        found = self.search.stopped(self._what(c, load, criterion), found, step)
         return replace(found, probes=list(seen) + found.probes)
 
     # -------------------------------------------------------------- the setting

@@ -114,23 +114,41 @@ def store_key(resolved: ResolvedConfig, cell, settings: dict) -> str:
     return f"{cell.policy}-{hashlib.sha256(text.encode()).hexdigest()[:20]}"
 
 
-def evaluate_cell(resolved: ResolvedConfig, cell_id: str, store_root=None, stats: dict | None = None) -> xr.Dataset:
+def evaluate_cell(
+    resolved: ResolvedConfig,
+    cell_id: str,
+    store_root=None,
+    stats: dict | None = None,
+    replications: int | None = None,
+) -> xr.Dataset:
     """The cell's dataset: analysis, simulation (its replications read from and written
     to the store under ``store_root``, when given) and verdicts. ``stats``, when given,
     receives ``simulated_jobs`` (jobs run here, not read back). An id that is not a cell
-    of the grid is :class:`straggler.grid.UnknownCell` (a KeyError)."""
+    of the grid is :class:`straggler.grid.UnknownCell` (a KeyError).
+
+    ``replications``, when given, runs that many replications instead of
+    ``simulation.replications``, in the store of the study's own: the ones it holds are
+    read and only the new ones run, each on its own seed (a probe run longer,
+    :mod:`straggler.frontier`)."""
     cell = build_grid(resolved).cell(cell_id)  # an unknown id: grid.UnknownCell, a KeyError
     knob = tuned_knob(resolved, cell)
     if knob is not None:
-        return _evaluate_tuned(resolved, cell, knob, store_root, stats)
-    return _evaluate(resolved, cell, store_root, stats)
+        return _evaluate_tuned(resolved, cell, knob, store_root, stats, replications)
+    return _evaluate(resolved, cell, store_root, stats, replications)
 
 
-def _evaluate(resolved: ResolvedConfig, cell: Cell, store_root, stats: dict | None) -> xr.Dataset:
+def _evaluate(
+    resolved: ResolvedConfig, cell: Cell, store_root, stats: dict | None, replications: int | None = None
+) -> xr.Dataset:
     """:func:`evaluate_cell` of a cell whose policy has no tuned parameter."""
     from .analysis.tails import cost_tail, latency_tails
 
     c = _prepare(resolved, cell, store_root)
+    tag = ""
+    if c.settings is not None and replications is not None and int(replications) != c.settings["replications"]:
+        # after the store's key (it holds the study's run length): the same store, more files
+        c.settings = {**c.settings, "replications": int(replications)}
+        tag = f"-r{int(replications)}"
     model, result = c.model, c.analysis
     values: dict = {"size_mean": size_mean(model)}
     notes: list[str] = []
@@ -153,6 +171,7 @@ def _evaluate(resolved: ResolvedConfig, cell: Cell, store_root, stats: dict | No
                 precision=run.precision,
                 max_jobs=run.max_jobs,
                 store=c.store,
+                tag=tag,
                 **c.settings,
             )
         except NotImplementedError as err:
@@ -331,7 +350,9 @@ def analysis_optimum(name: str, model, analysis, notes: list[str]) -> np.ndarray
     return out
 
 
-def _evaluate_tuned(resolved: ResolvedConfig, cell: Cell, knob: Knob, store_root, stats: dict | None) -> xr.Dataset:
+def _evaluate_tuned(
+    resolved: ResolvedConfig, cell: Cell, knob: Knob, store_root, stats: dict | None, replications: int | None = None
+) -> xr.Dataset:
     """A cell with a tuned parameter (docs/guide/tuning.md): at each load, the search of
     :mod:`straggler.tuning`, each value a whole evaluation of the cell at that load
     (:func:`evaluate_cell`, its replications in their own store under ``store_root``);
@@ -376,7 +397,7 @@ def _evaluate_tuned(resolved: ResolvedConfig, cell: Cell, knob: Knob, store_root
         return impossible_reason(policy, {**params, name: value}, d) is None
 
     choices, per_load, jobs = _tune_each_load(
-        resolved, cell, knob, integer, optimum_for_search, feasible, store_root, notes
+        resolved, cell, knob, integer, optimum_for_search, feasible, store_root, notes, replications
     )
     if stats is not None:
         stats["simulated_jobs"] = jobs
@@ -475,7 +496,9 @@ def _tuning_note(spec, knob: Knob, loads, choices, optimum, verdicts) -> str:
     )
 
 
-def _tune_each_load(resolved, cell: Cell, knob: Knob, integer: bool, optimum, feasible, store_root, notes):
+def _tune_each_load(
+    resolved, cell: Cell, knob: Knob, integer: bool, optimum, feasible, store_root, notes, replications=None
+):
     """(the search's choice, the cell's dataset at the chosen value or None, simulated
     jobs) per load of ``resolved``: each value tried is a whole evaluation of the cell at that
     load alone (:func:`evaluate_cell`), on the workload's common random numbers."""
@@ -497,7 +520,9 @@ def _tune_each_load(resolved, cell: Cell, knob: Knob, integer: bool, optimum, fe
             nonlocal jobs
             own_stats: dict = {}
             # the cell of the study's grid is the cell of this config's: the knob is on no axis
-            ds = _evaluate(apply_override(at_load, f"{policy}.{name}", value), cell, store_root, own_stats)
+            ds = _evaluate(
+                apply_override(at_load, f"{policy}.{name}", value), cell, store_root, own_stats, replications
+            )
             jobs += int(own_stats.get("simulated_jobs", 0))
             datasets[value] = ds
             return _outcome(ds, knob.level)

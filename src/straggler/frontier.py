@@ -29,7 +29,18 @@ verdicts; an exact analytic stability frontier is taken as it is. Probes are on 
 resolution's lattice (multiples of it), so a rerun with another bracket reuses them.
 The search stops when the interval is at most the resolution wide, or when the loads still inside cannot be told apart
 (undetermined: the simulation's evidence cannot separate them), and its ``evidence``
-says which. Stability is searched only where it
+says which.
+
+A probe whose interval straddles what it is judged against (an SLO's target; between
+two contenders, their paired difference and 0) is **run longer** before it counts as
+undetermined (:class:`Longer`): on more replications, those already run read back from
+the store and the new ones on their own seeds (replication ``i`` of a load has the same
+seed whatever the count, :func:`straggler.simulation.streams.replication_seeds`), so
+common random numbers are kept across contenders and loads. How many is a function of
+the probe's own evidence (the spread of its replications and the distance of its
+estimate to the target), never of the order of the work; it stops when the interval
+clears the target, at the cap (``decision.max_jobs``), or when even the cap would not
+clear it. An evidence that stops wider than the resolution says so. Stability is searched only where it
 is monotone in the load (:func:`straggler.policies.stability_monotone`); an SLO is
 assumed monotone in the load (a response time grows with the load), and a frontier
 found otherwise would be one of several.
@@ -46,7 +57,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import xarray as xr
 
-from .decision import FAILS, MEETS, Constraints, constraints_of, decision_table, status
+from .decision import FAILS, MEETS, UNDETERMINED, Constraints, constraints_of, decision_table, status
 from .grid import Grid, is_policy_axis, policy_uses_axis
 from .intervals import stability_intervals
 from .winners import candidate_name, plain
@@ -72,6 +83,68 @@ CAPACITY_COLUMNS = (
 )
 """The columns of ``capacity.csv`` after the setting's axes and the contender's own
 policy axes (``d``, a parameter)."""
+
+LONGER_FACTOR = 16
+"""``decision.max_jobs`` by default: a probe may use 16 times the study's measured jobs
+per load (``simulation.jobs * simulation.replications``). An interval's half-width
+shrinks as the square root of the replications, so the cap narrows a probe's interval
+4 times: at the default run length a P99's interval spans 2 to 5 steps of 0.01, so at
+the cap it spans about one, and the probes one step either side of a frontier can be
+told apart from it. Most probes that straggle need far fewer (3 to 4 times); one that
+would need more than the cap is not run to it (:meth:`Longer.next`)."""
+
+ROUNDS = 8
+"""At most this many runs longer of one probe (each at least 1.5 times the last)."""
+
+
+@dataclass(frozen=True)
+class Longer:
+    """The rule that runs a probe longer: more replications of the study's run length,
+    from ``base`` (``simulation.replications``) up to ``most`` (``decision.max_jobs``
+    over ``simulation.jobs``)."""
+
+    base: int
+    most: int
+    confidence: float
+
+    @classmethod
+    def of(cls, resolved) -> Longer:
+        run = resolved.simulation
+        decision = resolved.decision.to_dict() if resolved.decision is not None else {}
+        jobs, base = int(run.jobs), int(run.replications)
+        cap = decision.get("max_jobs")
+        cap = LONGER_FACTOR * jobs * base if cap is None else int(cap)
+        return cls(base, max(base, cap // jobs), float(run.confidence))
+
+    def next(self, replications: int, estimate: float, half: float, target: float) -> tuple[int | None, str]:
+        """(the replications to run next, ``""``) for a probe on ``replications`` whose
+        estimate +- ``half`` straggles ``target``, or (None, why it stops there). A probe
+        first runs on twice its replications; then on the fewest whose Student-t
+        interval, at the spread seen so far, would clear the target at the distance of
+        the estimate (1.2 times that, at least 1.5 times as many as now). It stops
+        where the target is too close to tell within the cap: where, one standard error
+        nearer the target than the estimate, the interval at the cap would still
+        straddle it (a probe at the frontier itself, whose estimate wanders about the
+        target, is not run to the cap)."""
+        from .simulation.statistics import fewest_replications, t_quantile
+
+        at_cap = f"at the cap ({replications} replications)"
+        if replications >= self.most:
+            return None, at_cap
+        if replications < 2 or not (math.isfinite(estimate) and math.isfinite(half) and half > 0):
+            return None, f"on {replications} replications: no interval to run longer"
+        distance = abs(estimate - target)
+        if replications < 2 * self.base or distance > half:  # the first run longer, or a verdict to decide
+            return min(self.most, 2 * replications), ""
+        error = half / t_quantile(self.confidence, replications - 1)  # the estimate's standard error
+        spread = error * math.sqrt(replications)
+        at_most = t_quantile(self.confidence, self.most - 1) * spread / math.sqrt(self.most)
+        if distance - error < at_most:
+            # one standard error nearer the target, the cap's interval would still straddle it
+            return None, f"on {replications} replications: too close to tell within the cap ({self.most})"
+        need = fewest_replications(spread, distance, self.confidence, replications + 1, self.most)
+        return min(self.most, max(math.ceil(1.2 * need), math.ceil(1.5 * replications))), ""
+
 
 CROSSOVER_COLUMNS = ("criterion", "low", "high", "below", "above", "evidence", "probes")
 """The columns of ``crossovers.csv`` after the setting's axes: between ``low`` (where
@@ -208,6 +281,10 @@ class SettingSearch:
         self._stability: xr.Dataset | None = None
         self.level = float(resolved.simulation.confidence)
         self.paired = str(self.attrs.get("common_random_numbers", "")).strip().lower() == "true"
+        self.longer = Longer.of(resolved)
+        self.stops: dict[tuple, str] = {}
+        self._runs: dict[tuple, int] = {}
+        """(what, load) -> why a probe run longer stopped still undetermined"""
 
     def _contenders(self) -> list[Contender]:
         out, seen = [], set()
@@ -230,16 +307,19 @@ class SettingSearch:
 
     # -------------------------------------------------------------- probes
 
-    def evaluate(self, cell: str, loads) -> xr.Dataset:
+    def evaluate(self, cell: str, loads, replications: int | None = None) -> xr.Dataset:
         """The cell's dataset at ``loads`` (sorted, distinct), its replications read from
-        the store where it holds them."""
+        the store where it holds them; on ``replications`` instead of the study's (a
+        probe run longer)."""
         from .evaluate import evaluate_cell
 
-        key = (cell, tuple(loads))
+        if replications == self.longer.base:
+            replications = None
+        key = (cell, tuple(loads), replications)
         if key not in self._cache:
             stats: dict = {}
             resolved = replace(self.resolved, load=tuple(loads))
-            self._cache[key] = evaluate_cell(resolved, cell, self.store_root, stats)
+            self._cache[key] = evaluate_cell(resolved, cell, self.store_root, stats, replications)
             self.simulated_jobs += int(stats.get("simulated_jobs", 0))
             self.evaluations += 1
         return self._cache[key]
@@ -263,6 +343,43 @@ class SettingSearch:
             ds = self.study(contenders, loads)
             self._tables[key] = (ds, decision_table(ds, self.constraints))
         return self._tables[key]
+
+    def run_longer(self, key: tuple, first: str, measure: Callable[[int], tuple[str, float, float, float]]) -> str:
+        """A judge's answer at a probe whose answer at the study's run length is
+        ``first``: where it cannot tell, the probe is run on more replications
+        (:class:`Longer`) and judged again by ``measure(replications)`` -> (answer,
+        estimate, half-width, target), until it can tell or the rule stops; why it
+        stopped is kept under ``key`` for the evidence."""
+        if first != UNKNOWN:
+            return first
+        replications = self.longer.base
+        verdict, estimate, half, target = measure(replications)
+        for _ in range(ROUNDS):
+            if verdict != UNKNOWN:
+                return verdict
+            more, why = self.longer.next(replications, estimate, half, target)
+            if more is None:
+                self.stops[key] = why
+                return verdict
+            replications = more
+            self._runs[key] = replications
+            verdict, estimate, half, target = measure(replications)
+        if verdict == UNKNOWN:
+            self.stops[key] = f"after {ROUNDS} runs longer ({replications} replications)"
+        return verdict
+
+    def stopped(self, what: str, found: Located, resolution: float | None = None) -> Located:
+        """``found`` with its evidence saying, where it ends wider than the resolution
+        (the study's, or ``resolution``), why the probes inside it stopped undetermined,
+        and the width reached."""
+        resolution = self.resolution if resolution is None else resolution
+        wide = math.isfinite(found.high) and found.high - found.low > resolution * (1 + 1e-9)
+        if not wide or not found.evidence.startswith("undetermined"):
+            return found
+        inside = sorted({x for x in found.probes if found.low < x < found.high and (what, x) in self.stops})
+        words = "; ".join(f"{x:g} {self.stops[(what, x)]}" for x in inside)
+        evidence = found.evidence + (f"; run longer, {words}" if words else "")
+        return replace(found, evidence=f"{evidence}; width {found.high - found.low:.3g}")
 
     def _at(self, table, x: float) -> tuple:
         """The table's point of the setting at load ``x``."""
@@ -311,7 +428,36 @@ class SettingSearch:
         stability = self.stability(c, grid_ds, lambda x: look(x)[0])
         if self.constraints.target is None:
             return stability, Located(math.nan, math.nan, "")
-        return stability, self.slo(seen, stability, lambda x: look(x)[1])
+
+        def measure(x: float, replications: int) -> tuple[str, float, float, float]:
+            cell = self.evaluate(c.cell, [x], replications)
+            st = self._statuses(cell)[x][1]
+            estimate, half = self._slo_estimate(cell)
+            return (
+                (BELOW if st == MEETS else ABOVE if st == FAILS else UNKNOWN),
+                estimate,
+                half,
+                self.constraints.target,
+            )
+
+        def status_at(x: float) -> str:
+            st = look(x)[1]
+            first = BELOW if st == MEETS else ABOVE if st == FAILS else UNKNOWN
+            verdict = self.run_longer((f"slo {c.name}", x), first, lambda r: measure(x, r))
+            return {BELOW: MEETS, ABOVE: FAILS}.get(verdict, UNDETERMINED)
+
+        return stability, self.stopped(f"slo {c.name}", self.slo(seen, stability, status_at))
+
+    def _slo_estimate(self, cell: xr.Dataset) -> tuple[float, float]:
+        """(estimate, CI half-width) of the SLO's metric in a probe's dataset (one load):
+        its quantile, or E[T]."""
+        level = self.constraints.level
+        if level is None:
+            return float(np.ravel(cell["latency_mean"].values)[0]), float(np.ravel(cell["latency_mean_ci"].values)[0])
+        at = {"quantile": level}
+        value = cell["latency_quantile"].sel(at, method="nearest")
+        half = cell["latency_quantile_ci"].sel(at, method="nearest")
+        return float(np.ravel(value.values)[0]), float(np.ravel(half.values)[0])
 
     def stability(self, c: Contender, grid_ds: xr.Dataset, verdict_at: Callable[[float], str]) -> Located:
         """The contender's stability frontier, from the grid's bracket (analysis and
@@ -404,9 +550,27 @@ class SettingSearch:
         among = self._named({*below.split(", "), *above.split(", ")} - {""})
         third: list[tuple[float, str]] = []
 
+        def measure(x: float, replications: int) -> tuple[str, float, float, float]:
+            # a tie of the two sides' winners, run longer: their paired difference against 0
+            from .simulation.statistics import paired_ci
+
+            w, per = self._probe_candidates(crit, x, among, replications)
+            if w in (below, above):
+                return (BELOW if w == below else ABOVE), 0.0, 0.0, 0.0
+            one = next((n for n in below.split(", ") if n in per), None)
+            other = next((n for n in above.split(", ") if n in per and n != one), None)
+            ci = None if one is None or other is None else paired_ci(per[one], per[other], self.level)
+            if ci is None:
+                return UNKNOWN, math.nan, math.nan, 0.0
+            return UNKNOWN, 0.5 * (ci[0] + ci[1]), 0.5 * (ci[1] - ci[0]), 0.0
+
         def judge(x: float) -> str:
             # the contenders at the probe alone, as a frontier's probe
             w = self._winners(crit, [x], x, among) if crit == "answer" else self._probe_winners(crit, x, among)
+            if crit != "answer" and w not in (below, above) and len(w.split(", ")) > 1:
+                # a tie that neither side's winners are: run longer, it may be either side
+                self.run_longer((f"{crit} {below} | {above}", x), UNKNOWN, lambda r: measure(x, r))
+                w = self._probe_candidates(crit, x, among, self._longest(crit, below, above, x))[0]
             if w not in (below, above):
                 third.append((x, w))
                 raise _Elsewhere
@@ -441,11 +605,21 @@ class SettingSearch:
             return str(answer(table, at[:-1], at[-1])["recommended"])
         return ", ".join(table.decide(crit, at).winners)
 
+    def _longest(self, crit: str, below: str, above: str, x: float) -> int:
+        """The replications a crossover's probe was last run on (:meth:`run_longer`)."""
+        return self._runs.get((f"{crit} {below} | {above}", x), self.longer.base)
+
     def _probe_winners(self, crit: str, x: float, among: list[Contender]) -> str:
+        return self._probe_candidates(crit, x, among)[0]
+
+    def _probe_candidates(
+        self, crit: str, x: float, among: list[Contender], replications: int | None = None
+    ) -> tuple[str, dict[str, np.ndarray]]:
         """The winners on ``latency`` or ``tail`` at a probe, decided as the study decides
         them (:func:`straggler.winners.decide` on each contender's interval, paired on its
         replications) from the contenders' cells at ``x`` directly: a study dataset and its
-        table for one load and two contenders cost ten times the decision."""
+        table for one load and two contenders cost ten times the decision. With each
+        contender's replications' values (on ``replications``: a probe run longer)."""
         from .intervals import latency_intervals, tail_intervals
         from .winners import ORACLES, Candidate, decide
 
@@ -454,7 +628,7 @@ class SettingSearch:
         for c in among:
             if c.axes["policy"] in ORACLES:
                 continue
-            cell = self.evaluate(c.cell, [x])
+            cell = self.evaluate(c.cell, [x], replications)
             if crit == "latency":
                 iv = latency_intervals(cell)
                 reps = cell["latency_replication_mean"].where(iv["reliable"])
@@ -470,7 +644,8 @@ class SettingSearch:
             candidates.append(
                 Candidate(c.name, low, high, evidence, estimate, verdict, per if np.isfinite(per).any() else None)
             )
-        return ", ".join(decide(candidates, crit, self.level, self.paired, minimise=True).winners)
+        winners = ", ".join(decide(candidates, crit, self.level, self.paired, minimise=True).winners)
+        return winners, {k.name: k.replications for k in candidates if k.replications is not None}
 
     # -------------------------------------------------------------- all of it
 

@@ -645,6 +645,25 @@ class DecisionConfig(Section):
             "maximum": 0.5,
         },
     )
+    max_jobs: int | None = held(
+        OPTIONAL,
+        default=None,
+        schema={
+            "description": (
+                "The cap on a probe of a located answer (a frontier, a crossover, a break-even "
+                "delay): the measured jobs it may use at its load, all replications together. "
+                "A probe whose confidence interval straddles what it is judged against is run "
+                "on more replications (the ones already run are reused) until the interval "
+                "clears it or this cap is reached. Default 16 times simulation.jobs x "
+                "simulation.replications: a 4 times narrower interval (docs/guide/frontiers.md). "
+                "An integer >= 1; at most jobs x replications: probes are never run longer."
+            ),
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 10000000000000,
+        },
+    )
+    """Absent (None) unless given: 16 times the study's jobs per load."""
 
 
 @dataclass(frozen=True, kw_only=True)

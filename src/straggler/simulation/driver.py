@@ -24,9 +24,12 @@ from .streams import replication_seeds
 class _Driver:
     """Runs a cell's replications (in this process, or from the store)."""
 
-    def __init__(self, engine: Engine, length: RunLength, workers: int, store: Store | None = None):
+    def __init__(self, engine: Engine, length: RunLength, workers: int, store: Store | None = None, tag: str = ""):
         self.engine, self.length, self.workers, self.store = engine, length, workers, store
         self.fresh_jobs = 0
+        self.tag = tag
+        """appended to the names of the files kept whole (``precision``, ``extended-<jobs>``):
+        a load run on another number of replications than the study's keeps its own"""
 
     def run(self, load: Load, indices, jobs: int) -> Replications:
         """Replications ``indices`` of ``load`` with ``jobs`` measured jobs each."""
@@ -49,16 +52,20 @@ class _Driver:
 
     def fixed(self, load: Load, first: int, stop: int) -> Replications:
         """Replications ``first .. stop - 1`` at the configured length, from the store
-        when it holds them (then written back when computed)."""
+        when it holds them (then written back when computed). Those the store holds
+        from ``first`` on are read and only the rest run: a load asked for more
+        replications than before (a probe run longer, :mod:`straggler.frontier`) reuses
+        the ones already run."""
         jobs = int(self.length.jobs)
-        if self.store is not None:
-            kept = self.store.read(load.value, load.keep, first, stop, jobs)
-            if kept is not None:
-                return kept
-        rec = self.run(load, range(first, stop), jobs)
-        if self.store is not None:
-            self.store.write(load.value, load.keep, rec)
-        return rec
+        if self.store is None:
+            return self.run(load, range(first, stop), jobs)
+        kept = self.store.read(load.value, load.keep, first, stop, jobs)
+        if kept is not None:
+            return kept
+        kept = self.store.read_prefix(load.value, load.keep, first, stop, jobs)
+        rec = self.run(load, range(first + len(kept), stop), jobs)
+        self.store.write(load.value, load.keep, rec)
+        return Replications.join([kept, rec]) if len(kept) else rec
 
     def extended(self, load: Load, rec: Replications) -> Replications:
         """The fixed replications of an undetermined load run longer (the same
@@ -78,7 +85,7 @@ class _Driver:
             longer = min(int(math.ceil(1.1 * need)), cap)
             if not longer > rec.jobs:
                 break
-            name = f"extended-{longer}"
+            name = f"extended-{longer}{self.tag}"
             kept = self.store.read_named(load.value, load.keep, name) if self.store is not None else None
             if kept is not None and len(kept) == reps:
                 rec = kept
@@ -91,7 +98,7 @@ class _Driver:
     def sequential(self, load: Load, stable_below: bool) -> Replications:
         """Precision mode (see :func:`simulate`)."""
         if self.store is not None:
-            kept = self.store.read_precision(load.value, load.keep)
+            kept = self.store.read_named(load.value, load.keep, f"precision{self.tag}")
             if kept is not None:
                 return kept
         length = self.length
@@ -122,7 +129,7 @@ class _Driver:
             more = replications_for(half, len(rec), precision * mean, length.confidence, most)
             rec = Replications.join([rec, self.run(load, range(len(rec), more), jobs)])
         if self.store is not None:
-            self.store.write_precision(load.value, load.keep, rec)
+            self.store.write_named(load.value, load.keep, f"precision{self.tag}", rec)
         return rec
 
 
@@ -211,6 +218,7 @@ def simulate(
     precision: float | None = None,
     max_jobs: int | None = None,
     store=None,
+    tag: str = "",
 ) -> SimulationResult:
     """Simulate ``model`` at each of its loads (see :mod:`straggler.simulation`).
 
@@ -239,6 +247,9 @@ def simulate(
     unstable, or ``max_jobs`` measured jobs (default: 100 times the fixed
     budget) would be exceeded. Every decision is a function of the results so far,
     which are a function of the seed: the result does not depend on ``workers``.
+
+    ``tag`` names the store's whole-load files (``precision<tag>``,
+    ``extended-<jobs><tag>``) of a run on other replications than the study's.
     """
     length = RunLength(
         int(jobs),
@@ -249,7 +260,7 @@ def simulate(
         None if max_jobs is None else int(max_jobs),
     )
     chosen, loads = _loads(model, seed_sequence, alpha, tau, keep, engine)
-    driver = _Driver(chosen, length, workers, store)
+    driver = _Driver(chosen, length, workers, store, tag)
     order = list(np.argsort([ld.value for ld in loads], kind="stable"))
     records, summaries, skipped = _run_in_order(
         driver, loads, order, known.monotone, known.unstable_from, known.stable_below

@@ -149,6 +149,23 @@ class Store:
             at = end
         return Replications.join(parts)
 
+    def read_prefix(self, load: float, keep, first: int, stop: int, jobs: int) -> Replications:
+        """The longest run of replications ``first .. k - 1`` (``k <= stop``) that the
+        store holds in files, possibly none: what a load run on more replications than
+        before reuses (a replication is a function of its own seed, not of how many run)."""
+        folder = self.dir / _load_dir(load, keep)
+        ends = set()
+        if folder.is_dir():
+            for path in folder.glob("r*-*.npz"):
+                a, _, b = path.stem[1:].partition("-")
+                if a.isdigit() and b.isdigit() and int(a) >= first and int(b) <= stop:
+                    ends.add(int(b))
+        for end in sorted(ends, reverse=True):
+            kept = self.read(load, keep, first, end, jobs)
+            if kept is not None:
+                return kept
+        return Replications.empty(jobs)
+
     def write(self, load: float, keep, rec: Replications) -> None:
         """Keep consecutive replications ``rec`` of a load in one file (nothing when
         empty); ValueError when their indices are not consecutive."""
