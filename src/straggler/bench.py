@@ -88,6 +88,17 @@ EMPIRICAL_SAMPLE = 10_000
 """The empirical-size workloads draw from a sample of this many exponential(1) values
 (seed 0), written to a temporary file: the same law as their exponential twins but for
 the sampling, so the two throughputs compare the samplers."""
+HEAVY_SEED = 20260415
+"""The seed of the heavy-tailed trace (:func:`heavy_trace`)."""
+HEAVY_VALUES = 20_000
+HEAVY_MIX = ((0.9, 5.0, 0.5), (0.095, 50.0, 0.4))
+"""The trace's lognormal parts: share, median and sigma (of the log)."""
+HEAVY_PARETO = (0.005, 500.0, 1.6)
+"""Its Pareto part: share, x_m and alpha (infinite variance)."""
+HEAVY_SHARE_GOAL = 0.5
+"""Each event-engine workload on the heavy-tailed trace should run at least this share of
+its exponential twin's jobs per second in the same run (the engine's cost per event
+should not grow with the queues a heavy tail builds)."""
 EMPIRICAL_SHARE_GOAL = 0.8
 """Each engine's throughput on CoC d = 2, N = 50 with empirical sizes should be at least
 this share of its throughput with exponential sizes in the same run."""
@@ -172,6 +183,45 @@ def empirical_sizes():
     atexit.register(shutil.rmtree, folder, True)
     path = folder / "sizes.npy"
     np.save(path, np.random.default_rng(0).exponential(1.0, EMPIRICAL_SAMPLE))
+    return Empirical(str(path), scale_to_mean=1.0)
+
+
+def heavy_trace():
+    """The heavy-tailed trace, :data:`HEAVY_VALUES` job sizes: 90 % lognormal (median 5,
+    sigma 0.5), 9.5 % lognormal (median 50, sigma 0.4) and 0.5 % Pareto (x_m 500, alpha
+    1.6), exact counts in an order drawn at random; mean about 18, the largest a few
+    thousand times the median. Every value from ``numpy.random.default_rng(HEAVY_SEED)``
+    in a fixed order (PCG64: the same on every platform), like
+    config/data/make_requests_ms.py."""
+    import numpy as np
+
+    rng = np.random.default_rng(HEAVY_SEED)
+    counts = [round(HEAVY_VALUES * share) for share, *_ in (*HEAVY_MIX, HEAVY_PARETO)]
+    assert sum(counts) == HEAVY_VALUES, counts
+    part = rng.permutation(np.repeat(np.arange(len(counts)), counts))
+    logn = [rng.lognormal(math.log(median), sigma, HEAVY_VALUES) for _, median, sigma in HEAVY_MIX]
+    _, xm, alpha = HEAVY_PARETO
+    pareto = xm * (1.0 - rng.random(HEAVY_VALUES)) ** (-1.0 / alpha)
+    return np.choose(part, [*logn, pareto])
+
+
+@functools.cache
+def heavy_sizes():
+    """The law of :func:`heavy_trace` scaled to mean 1 (the exponential rows' mean), read
+    from a .npy file written once per process to a temporary folder."""
+    import atexit
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from .distributions import Empirical
+
+    folder = Path(tempfile.mkdtemp(prefix="straggler-bench-"))
+    atexit.register(shutil.rmtree, folder, True)
+    path = folder / "heavy.npy"
+    np.save(path, heavy_trace())
     return Empirical(str(path), scale_to_mean=1.0)
 
 
