@@ -182,3 +182,43 @@ def test_the_event_set_comparison_runs_and_its_structures_agree(capsys):
     assert module.main(["--steps", "5000"]) == 0
     rows = capsys.readouterr().out.splitlines()
     assert len(rows) == len(module.SIZES) + 2 and rows[1].split()[0] == str(module.SIZES[0])
+
+
+def test_the_heavy_tailed_trace_is_reproducible_and_heavy():
+    x = bench.heavy_trace()
+    assert x.shape == (bench.HEAVY_VALUES,) and np.array_equal(x, bench.heavy_trace())  # a fixed seed
+    assert 15 < x.mean() < 21 and np.median(x) < 6 and x.max() > 1000 * np.median(x)
+    assert (x >= bench.HEAVY_PARETO[1]).sum() >= round(bench.HEAVY_VALUES * bench.HEAVY_PARETO[0])
+    assert bench.heavy_sizes().mean() == pytest.approx(1.0)
+
+
+def test_every_event_engine_policy_has_a_heavy_tailed_twin():
+    ws = {w.name: w for w in bench.workloads()}
+    heavy = [w for w in ws.values() if w.sizes == "heavy"]
+    assert {(w.policy, w.discipline, w.queueing) for w in heavy} == {
+        (w.policy, w.discipline, w.queueing) for w in ws.values() if w.engine == "events" and w.group == "policies"
+    }
+    for w in heavy:
+        twin = ws[w.name.replace("_heavy", "")]
+        # the same system (a headline twin runs HEADLINE_FACTOR times the jobs)
+        assert (twin.policy, twin.engine, twin.discipline, twin.queueing, twin.N, twin.d) == (
+            w.policy,
+            w.engine,
+            w.discipline,
+            w.queueing,
+            w.N,
+            w.d,
+        )
+        assert twin.sizes == "exponential" and twin.params == w.params
+
+
+def test_the_heavy_tailed_shares(tiny):
+    pytest.importorskip("simpy")
+    out = bench.run_bench(json=True, file=io.StringIO(), only=["event_hedge_d2_n50", "event_hedge_heavy_d2_n50"])
+    rows = out["workloads"]
+    assert rows["event_hedge_heavy_d2_n50"]["load"] == rows["event_hedge_d2_n50"]["load"]  # the twin's
+    share = out["heavy_shares"]["event_hedge_heavy_d2_n50"]
+    assert share["of"] == "event_hedge_d2_n50" and share["goal"] == bench.HEAVY_SHARE_GOAL
+    a, b = (rows[n]["jobs_per_second"] for n in ("event_hedge_heavy_d2_n50", "event_hedge_d2_n50"))
+    assert share["share"] == pytest.approx(a / b)
+    assert "heavy-tailed trace's share" in bench.table(out)

@@ -44,6 +44,7 @@ warm-up call before timing).
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import functools
 import json as _json
@@ -88,6 +89,17 @@ EMPIRICAL_SAMPLE = 10_000
 """The empirical-size workloads draw from a sample of this many exponential(1) values
 (seed 0), written to a temporary file: the same law as their exponential twins but for
 the sampling, so the two throughputs compare the samplers."""
+HEAVY_SEED = 20260415
+"""The seed of the heavy-tailed trace (:func:`heavy_trace`)."""
+HEAVY_VALUES = 20_000
+HEAVY_MIX = ((0.9, 5.0, 0.5), (0.095, 50.0, 0.4))
+"""The trace's lognormal parts: share, median and sigma (of the log)."""
+HEAVY_PARETO = (0.005, 500.0, 1.6)
+"""Its Pareto part: share, x_m and alpha (infinite variance)."""
+HEAVY_SHARE_GOAL = 0.5
+"""Each event-engine workload on the heavy-tailed trace should run at least this share of
+its exponential twin's jobs per second in the same run (the engine's cost per event
+should not grow with the queues a heavy tail builds)."""
 EMPIRICAL_SHARE_GOAL = 0.8
 """Each engine's throughput on CoC d = 2, N = 50 with empirical sizes should be at least
 this share of its throughput with exponential sizes in the same run."""
@@ -136,17 +148,19 @@ class Workload:
     group: str = "policies"
     """``policies``, ``N`` or ``d`` (the scaling rows), ``PS bound``, ``sizes`` or ``M/M/1``."""
     sizes: str = "exponential"
-    """``exponential`` (mean 1) or ``empirical`` (:func:`empirical_sizes`)."""
+    """``exponential`` (mean 1), ``empirical`` (:func:`empirical_sizes`) or ``heavy``
+    (:func:`heavy_sizes`)."""
 
     def model(self, load: float):
         from .policies import POLICIES
         from .simulation.reference import make_model
 
+        size = {"empirical": empirical_sizes, "heavy": heavy_sizes}.get(self.sizes, lambda: None)()
         return make_model(
             self.policy,
             self.N,
             [load],
-            size=empirical_sizes() if self.sizes == "empirical" else None,
+            size=size,
             d=self.d,
             params=self.params,
             two_pools=self.N > 1 and not POLICIES[self.policy].uses_d,
@@ -172,6 +186,45 @@ def empirical_sizes():
     atexit.register(shutil.rmtree, folder, True)
     path = folder / "sizes.npy"
     np.save(path, np.random.default_rng(0).exponential(1.0, EMPIRICAL_SAMPLE))
+    return Empirical(str(path), scale_to_mean=1.0)
+
+
+def heavy_trace():
+    """The heavy-tailed trace, :data:`HEAVY_VALUES` job sizes: 90 % lognormal (median 5,
+    sigma 0.5), 9.5 % lognormal (median 50, sigma 0.4) and 0.5 % Pareto (x_m 500, alpha
+    1.6), exact counts in an order drawn at random; mean about 18, the largest a few
+    thousand times the median. Every value from ``numpy.random.default_rng(HEAVY_SEED)``
+    in a fixed order (PCG64: the same on every platform), like
+    config/data/make_requests_ms.py."""
+    import numpy as np
+
+    rng = np.random.default_rng(HEAVY_SEED)
+    counts = [round(HEAVY_VALUES * share) for share, *_ in (*HEAVY_MIX, HEAVY_PARETO)]
+    assert sum(counts) == HEAVY_VALUES, counts
+    part = rng.permutation(np.repeat(np.arange(len(counts)), counts))
+    logn = [rng.lognormal(math.log(median), sigma, HEAVY_VALUES) for _, median, sigma in HEAVY_MIX]
+    _, xm, alpha = HEAVY_PARETO
+    pareto = xm * (1.0 - rng.random(HEAVY_VALUES)) ** (-1.0 / alpha)
+    return np.choose(part, [*logn, pareto])
+
+
+@functools.cache
+def heavy_sizes():
+    """The law of :func:`heavy_trace` scaled to mean 1 (the exponential rows' mean), read
+    from a .npy file written once per process to a temporary folder."""
+    import atexit
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    import numpy as np
+
+    from .distributions import Empirical
+
+    folder = Path(tempfile.mkdtemp(prefix="straggler-bench-"))
+    atexit.register(shutil.rmtree, folder, True)
+    path = folder / "heavy.npy"
+    np.save(path, heavy_trace())
     return Empirical(str(path), scale_to_mean=1.0)
 
 
@@ -236,6 +289,11 @@ def workloads(quick: bool = False) -> list[Workload]:
                 for value in POLICIES[policy].value_names["ps_bound"]:
                     if value != "none":
                         add(policy, N_POLICY, D, "PS bound", {"ps_bound": value}, value, SLOW_JOBS // f)
+        if engine.name == "events":
+            # every policy on the heavy-tailed trace beside its exponential twin (the row
+            # above), at the twin's load (measure)
+            for policy in simulated:
+                add(policy, N_POLICY, D if POLICIES[policy].uses_d else None, "heavy", variant="heavy", sizes="heavy")
         if coc in simulated and (discipline, queueing) == FCFS_PER_SERVER:
             # at its exponential twin's load (LOAD: the analysis of the empirical law, which
             # knows less, would choose a lower one)
@@ -296,7 +354,12 @@ def measure(w: Workload, repeat: int = 3) -> dict:
     its description (engine, setting, policy, N, d, parameters, load)."""
     from .simulation import engine_for
 
-    load = stable_load(w.model(LOAD)) if w.load is None else w.load
+    if w.load is not None:
+        load = w.load
+    elif w.sizes == "heavy":  # at its exponential twin's load (an analysis of the trace is slow)
+        load = stable_load(dataclasses.replace(w, sizes="exponential").model(LOAD))
+    else:
+        load = stable_load(w.model(LOAD))
     model = w.model(load)
     result = kernel_throughput(engine_for(model, w.engine).kernel, model, w.jobs, repeat)
     return {
@@ -466,6 +529,7 @@ def run_bench(json: bool = False, quick: bool = False, file=None, only=None) -> 
     out = {
         "workloads": {name: {k: _finite(v) for k, v in r.items()} for name, r in results.items()},
         "empirical_shares": empirical_shares(results),
+        "heavy_shares": empirical_shares(results, "heavy"),
         "baseline": BASELINE,
         "ratio": None if head is None else head["x_simpy"],
         "goals": goals,
@@ -484,22 +548,20 @@ def run_bench(json: bool = False, quick: bool = False, file=None, only=None) -> 
     return out
 
 
-def empirical_shares(results: dict) -> dict:
-    """Per engine: its throughput with empirical sizes as a share of its throughput with
-    exponential sizes (CoC d = 2, N = 50, FCFS), against :data:`EMPIRICAL_SHARE_GOAL`."""
+def empirical_shares(results: dict, sizes: str = "empirical") -> dict:
+    """Per workload with ``sizes`` (``empirical``: CoC d = 2, N = 50, FCFS, on each engine;
+    ``heavy``: every policy on the event engine): its throughput as a share of its twin's
+    with exponential sizes in the same run, against :data:`EMPIRICAL_SHARE_GOAL` or
+    :data:`HEAVY_SHARE_GOAL`."""
+    goal = HEAVY_SHARE_GOAL if sizes == "heavy" else EMPIRICAL_SHARE_GOAL
     shares = {}
     for name, r in results.items():
-        twin = name.replace("_empirical", "")
-        if r.get("sizes") != "empirical" or twin not in results:
+        twin = name.replace(f"_{sizes}", "")
+        if r.get("sizes") != sizes or twin not in results:
             continue
         a, b = r["jobs_per_second"], results[twin]["jobs_per_second"]
         share = None if a is None or b is None else a / b
-        shares[name] = {
-            "of": twin,
-            "share": share,
-            "goal": EMPIRICAL_SHARE_GOAL,
-            "met": (share or 0.0) >= EMPIRICAL_SHARE_GOAL,
-        }
+        shares[name] = {"of": twin, "share": share, "goal": goal, "met": (share or 0.0) >= goal}
     return shares
 
 
@@ -555,6 +617,12 @@ def table(out: dict) -> str:
             f"empirical sizes' share of exponential ({name} / {e['of']}): {value}  "
             f"goal >= {e['goal']}  {'met' if e['met'] else 'not met'}"
         )
+    heavy = out.get("heavy_shares", {})
+    if heavy:
+        lines.append(f"heavy-tailed trace's share of exponential (goal >= {HEAVY_SHARE_GOAL} each):")
+        for name, e in heavy.items():
+            value = "stopped" if e["share"] is None else f"{e['share']:.2f}"
+            lines.append(f"  {name:<34}{value:>8}  {'met' if e['met'] else 'not met'}")
     lines.append(f"{len(rows)} workloads in {out['seconds']:.0f} s{' (--quick)' if out['quick'] else ''}")
     return "\n".join(lines)
 
@@ -562,6 +630,7 @@ def table(out: dict) -> str:
 _GROUP_TITLES = {
     "PS bound": "PS bound systems, ps_bound lower and upper",
     "sizes": f"empirical sizes: a sample of {EMPIRICAL_SAMPLE:,} exponential(1) values",
+    "heavy": f"the heavy-tailed trace ({HEAVY_VALUES:,} values, heavy_trace) scaled to mean 1, at the twin's load",
     "N": "scaling with N, d = 2",
     "d": "scaling with d, N = 50",
     "M/M/1": "M/M/1-PS, load 0.7",
