@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from straggler.assumption import RESOLUTION, _margin, _walk, dependence_words
+from straggler.assumption import RESOLUTION, dependence_words, margin_words, walk
 
 
 def holds_below(edge: float, seen: list[float]):
@@ -23,7 +23,7 @@ def test_the_walk_bisects_to_the_resolution_and_asks_for_each_midpoint():
     asked = []
     while True:
         seen: list[float] = []
-        last, fail, need = _walk(values, 0.0, 1.0, holds_below(0.3, seen))
+        last, fail, need = walk(values, 0.0, 1.0, holds_below(0.3, seen))
         assert set(seen) <= set(values)  # only values it has are judged
         if need is None:
             break
@@ -37,13 +37,13 @@ def test_the_walk_bisects_to_the_resolution_and_asks_for_each_midpoint():
 def test_the_walk_over_the_sweep_and_its_midpoints_is_the_bisection_s_bracket():
     # a rerun reads the sweep with the midpoints its bisection added: the same bracket
     values = [0.0, 0.25, 0.28125, 0.3125, 0.375, 0.5, 1.0]
-    assert _walk(values, 0.0, 1.0, holds_below(0.3, [])) == (0.28125, 0.3125, None)
+    assert walk(values, 0.0, 1.0, holds_below(0.3, [])) == (0.28125, 0.3125, None)
 
 
 def test_the_walk_goes_both_ways_and_says_when_every_value_holds():
     values = [0.0, 0.25, 0.4, 0.5, 1.0]
-    assert _walk(values, 0.4, 1.0, lambda c: True) == (1.0, None, None)
-    last, fail, need = _walk(values, 0.4, -1.0, lambda c: c > 0.2)
+    assert walk(values, 0.4, 1.0, lambda c: True) == (1.0, None, None)
+    last, fail, need = walk(values, 0.4, -1.0, lambda c: c > 0.2)
     assert (last, fail, need) == (0.25, 0.0, 0.125)
 
 
@@ -56,7 +56,7 @@ def test_the_walk_goes_both_ways_and_says_when_every_value_holds():
     ],
 )
 def test_the_margin_in_words(walked, words):
-    assert _margin(walked, "up to", 0.0, "load 0.5: CoC d=3") == words
+    assert margin_words(walked, "up to", 0.0, "load 0.5: CoC d=3") == words
 
 
 def test_the_dependence_in_words():

@@ -141,9 +141,9 @@ def assumption_lines(ds: xr.Dataset) -> list[str]:
     if all(len(v) == 1 for v in base.values()) and base:
         for side, words in ((1.0, "up to"), (-1.0, "down to")):
             if any((c - c0) * side > 0 for c in values):
-                walked = _walk(values, c0, side, holds)
+                walked = walk(values, c0, side, holds)
                 change = "" if walked[1] is None else _change(every[walked[1]][0], base, table)
-                parts.append(_margin(walked, words, c0, change))
+                parts.append(margin_words(walked, words, c0, change))
     else:
         parts.append("no single contender at every load to hold")
     if 1.0 in every and c0 != 1.0:
@@ -175,7 +175,7 @@ def _kind(ds: xr.Dataset, name: str | None) -> str | None:
         return None
 
 
-def _walk(values: list[float], c0: float, side: float, holds) -> tuple[float, float | None, float | None]:
+def walk(values: list[float], c0: float, side: float, holds) -> tuple[float, float | None, float | None]:
     """On one ``side`` of ``c0`` (+1 above, -1 below): ``(last value where the answer
     holds, first where it does not or None, the midpoint still to evaluate or None)``.
     ``holds(c)`` is called only for values in ``values``."""
@@ -200,7 +200,7 @@ def _walk(values: list[float], c0: float, side: float, holds) -> tuple[float, fl
     return last, fail, None
 
 
-def _margin(walked: tuple[float, float | None, float | None], words: str, c0: float, change: str = "") -> str:
+def margin_words(walked: tuple[float, float | None, float | None], words: str, c0: float, change: str = "") -> str:
     """``for c up to 0.31 (at 0.34, load 0.7: CoC d=2)``: how far the answer holds on one
     side, and what it is at the first value where it does not."""
     last, fail, _ = walked
@@ -246,7 +246,7 @@ def probes_needed(ds: xr.Dataset) -> list[float]:
             cache[c] = all(chosen.get(k) == v for k, v in base.items())
         return cache[c]
 
-    need = [_walk(values, c0, side, holds)[2] for side in (1.0, -1.0)]
+    need = [walk(values, c0, side, holds)[2] for side in (1.0, -1.0)]
     return sorted(c for c in need if c is not None)
 
 

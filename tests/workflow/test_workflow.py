@@ -109,8 +109,9 @@ def test_outputs_exist(tiny_study):
     winners = (out / "winners.csv").read_text().splitlines()
     # d is swept: (policy, d) pairs are contenders ("CoC d=2"), so d is no setting axis
     assert winners[0].startswith("distribution,dependence,r_slow,N,load,criterion,winners,decided")
-    loads = ds.sizes["load"]  # a stability row per setting, E[T] and E[C] rows per load (no tail: analytic)
-    assert len(winners) == 1 + 2 * 2 * 2 * (1 + 2 * loads)
+    # a stability row per setting; E[T], E[C] and the recommendation's rows per load (no tail: analytic)
+    loads = ds.sizes["load"]
+    assert len(winners) == 1 + 2 * 2 * 2 * (1 + 3 * loads)
     assert "CoC d=2" in "\n".join(winners) and "CoC d=20" not in "\n".join(winners)
     for name in ("stability", "load", "cost", "latency", "tradeoff", "winners_d"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 1000
