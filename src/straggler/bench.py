@@ -169,10 +169,9 @@ class Workload:
         )
 
 
-@functools.cache
-def empirical_sizes():
-    """The empirical law of :data:`EMPIRICAL_SAMPLE` exponential(1) draws (seed 0), read
-    from a .npy file written once per process to a temporary folder."""
+def _law_of(name: str, values):
+    """The empirical law of ``values`` scaled to mean 1, read from a .npy file written once
+    per process to a temporary folder (removed at exit)."""
     import atexit
     import shutil
     import tempfile
@@ -184,9 +183,17 @@ def empirical_sizes():
 
     folder = Path(tempfile.mkdtemp(prefix="straggler-bench-"))
     atexit.register(shutil.rmtree, folder, True)
-    path = folder / "sizes.npy"
-    np.save(path, np.random.default_rng(0).exponential(1.0, EMPIRICAL_SAMPLE))
+    path = folder / f"{name}.npy"
+    np.save(path, values)
     return Empirical(str(path), scale_to_mean=1.0)
+
+
+@functools.cache
+def empirical_sizes():
+    """The empirical law of :data:`EMPIRICAL_SAMPLE` exponential(1) draws (seed 0)."""
+    import numpy as np
+
+    return _law_of("sizes", np.random.default_rng(0).exponential(1.0, EMPIRICAL_SAMPLE))
 
 
 def heavy_trace():
@@ -210,22 +217,8 @@ def heavy_trace():
 
 @functools.cache
 def heavy_sizes():
-    """The law of :func:`heavy_trace` scaled to mean 1 (the exponential rows' mean), read
-    from a .npy file written once per process to a temporary folder."""
-    import atexit
-    import shutil
-    import tempfile
-    from pathlib import Path
-
-    import numpy as np
-
-    from .distributions import Empirical
-
-    folder = Path(tempfile.mkdtemp(prefix="straggler-bench-"))
-    atexit.register(shutil.rmtree, folder, True)
-    path = folder / "heavy.npy"
-    np.save(path, heavy_trace())
-    return Empirical(str(path), scale_to_mean=1.0)
+    """The law of :func:`heavy_trace` scaled to mean 1 (the exponential rows' mean)."""
+    return _law_of("heavy", heavy_trace())
 
 
 def stable_load(model) -> float:
