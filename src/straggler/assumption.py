@@ -55,14 +55,21 @@ def strength_axis(ds: xr.Dataset) -> str | None:
 
 def assumed_strength(ds: xr.Dataset, axis: str) -> float | None:
     """The ``c`` the study's dependence names (its config's value, the answer's assumption)."""
+    try:
+        return float(_spec(ds, axis.rsplit(".", 1)[0])[STRENGTH])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _spec(ds: xr.Dataset, name: str | None) -> dict:
+    """The study's ``dependences.<name>`` (its config in the dataset's attributes), or {}."""
     import yaml
 
-    name = axis.rsplit(".", 1)[0]
     try:
-        config = yaml.safe_load(ds.attrs["config"]) or {}
-        return float(config["dependences"][name][STRENGTH])
+        spec = (yaml.safe_load(ds.attrs["config"]) or {})["dependences"][name]
     except (KeyError, TypeError, ValueError, yaml.YAMLError):
-        return None
+        return {}
+    return spec if isinstance(spec, dict) else {}
 
 
 def dependence_words(c: float | None, kind: str | None = None) -> str:
@@ -166,13 +173,8 @@ def assumption_lines(ds: xr.Dataset) -> list[str]:
 
 
 def _kind(ds: xr.Dataset, name: str | None) -> str | None:
-    import yaml
-
-    try:
-        config = yaml.safe_load(ds.attrs["config"]) or {}
-        return str(config["dependences"][name]["kind"])
-    except (KeyError, TypeError, ValueError, yaml.YAMLError):
-        return None
+    kind = _spec(ds, name).get("kind")
+    return None if kind is None else str(kind)
 
 
 def walk(values: list[float], c0: float, side: float, holds) -> tuple[float, float | None, float | None]:

@@ -741,29 +741,8 @@ CELL = "policy=CoC__distribution=exp__dependence=iid__r_slow=0.5__d=2__N=10"
 """A cell of the default study, for the examples."""
 
 
-def _study_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
-    """The commands on a study file and the registry: policies, check-config, cells,
-    evaluate, plan, bench (``command(name, help, *examples)`` adds one)."""
-    from .policies import ALIASES, POLICIES
-
-    replicating = next(name for name, spec in POLICIES.items() if spec.uses_d)
-    pooled = next(name for name, spec in POLICIES.items() if spec.two_pools)
-    p = command(
-        "policies",
-        "the policy glossary: what each policy does to a job, its parameters, what the analysis knows",
-        "straggler policies",
-        f"straggler policies {replicating} {pooled}",
-        f"straggler policies {next(iter(ALIASES))}",
-    )
-    p.add_argument("names", nargs="*", metavar="NAME", help="policies (names or aliases; default: a line for each)")
-    p.set_defaults(func=_policies)
-    p = command(
-        "check-config",
-        "validate a config and print it resolved",
-        "straggler check-config config/config.yaml",
-    )
-    p.add_argument("file", help="a study file, e.g. config/config.yaml")
-    p.set_defaults(func=_check_config)
+def _fit_command(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """``fit``: a file of measured sizes, or of paired durations (``--pairs``)."""
     p = command(
         "fit",
         "describe a file of measured job sizes and fit the parametric families to it, with their distances; "
@@ -786,6 +765,32 @@ def _study_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--keep", type=_positive_int, default=2, help="fits put beside the trace in the snippet")
     p.add_argument("-o", "--output", help="write the study-file snippet here instead of printing it")
     p.set_defaults(func=_fit)
+
+
+def _study_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """The commands on a study file and the registry: policies, check-config, fit, schema,
+    cells, evaluate, plan, bench (``command(name, help, *examples)`` adds one)."""
+    from .policies import ALIASES, POLICIES
+
+    replicating = next(name for name, spec in POLICIES.items() if spec.uses_d)
+    pooled = next(name for name, spec in POLICIES.items() if spec.two_pools)
+    p = command(
+        "policies",
+        "the policy glossary: what each policy does to a job, its parameters, what the analysis knows",
+        "straggler policies",
+        f"straggler policies {replicating} {pooled}",
+        f"straggler policies {next(iter(ALIASES))}",
+    )
+    p.add_argument("names", nargs="*", metavar="NAME", help="policies (names or aliases; default: a line for each)")
+    p.set_defaults(func=_policies)
+    p = command(
+        "check-config",
+        "validate a config and print it resolved",
+        "straggler check-config config/config.yaml",
+    )
+    p.add_argument("file", help="a study file, e.g. config/config.yaml")
+    p.set_defaults(func=_check_config)
+    _fit_command(command)
     p = command(
         "schema",
         "print the JSON schema of a study file (YAML): every key, its default and what it allows",
