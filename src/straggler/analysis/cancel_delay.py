@@ -169,16 +169,21 @@ def prob_below(X: Distribution, z: float) -> float:
         return 0.0
     if math.isinf(z):
         return 1.0
-    return max(1.0 - survival(X, z) - mass_at(X, z), 0.0)
+    return max(1.0 - prob_at_least(X, z), 0.0)
 
 
 def prob_at_least(X: Distribution, z: float) -> float:
-    """``P(X >= z)`` (an atom at ``z`` included)."""
+    """``P(X >= z)`` (an atom at ``z`` included, and every atom within :data:`TIE_RTOL`
+    of it once: the survival is taken above the tolerance, where an atom just above z,
+    counted at z, is not counted again)."""
     if z <= 0.0:
         return 1.0
     if math.isinf(z):
         return 0.0
-    return min(survival(X, z) + mass_at(X, z), 1.0)
+    at = mass_at(X, z)
+    if at == 0.0:
+        return survival(X, z)
+    return min(survival(X, z / (1.0 - TIE_RTOL)) + at, 1.0)
 
 
 def strict_losses(P: Pair, y: float) -> tuple[float, float]:

@@ -69,9 +69,10 @@ import numpy as np
 from ..dependence import IID, SX, Dependence, Identical, Mixture, mean_min_replicas
 from ..dependence.expectations import survival
 from ..distributions import Distribution
+from ..distributions.pieces import quadrature_between_breaks
 from ..numerics import RELATIVE_1E10, integrate_split
 from ..two_pools import TwoPoolSystem
-from .cancel_delay import prob_at_least
+from .cancel_delay import TIE_RTOL, prob_at_least
 
 MAX_BREAKS = 256
 """At most this many of a law's break points split the quadrature (per copy)."""
@@ -128,10 +129,17 @@ def _identical(Y: Distribution, delay: float, d: int) -> LightTraffic:
 def _iid(Y: Distribution, delay: float, d: int) -> LightTraffic:
     """i.i.d. replicas of law ``Y``: ``P(T0 > t) = prod_{s_i < t} P(Y > t - s_i)``
     integrated between the send times (``J_k`` over ``[s_k, s_{k+1})``, while k copies
-    are out); ``E[T0] = sum_k J_k`` and the copies' server time ``sum_k k J_k``."""
+    are out); ``E[T0] = sum_k J_k`` and the copies' server time ``sum_k k J_k``.
+
+    A tabulated law (a trace, a quantile table: ``P(Y > y)`` linear or constant between
+    knots) takes exact sums instead of quadratures (:func:`_tabulated_pieces`,
+    :func:`_tabulated_ties`): a trace of 10^5 values costs a few vector operations."""
     starts = [i * delay for i in range(d)]
+    tabulated = Y.quantile_pieces() is not None
     if delay == 0.0:
         pieces = [0.0] * (d - 1) + [Y.mean_min_of(d)]
+    elif tabulated:
+        pieces = _tabulated_pieces(Y, starts)
     else:
         breaks = Y.breaks()
         if len(breaks) > MAX_BREAKS:  # a trace's many atoms: every k-th (the quadrature resolves the rest)
@@ -150,7 +158,80 @@ def _iid(Y: Distribution, delay: float, d: int) -> LightTraffic:
     latency = math.fsum(pieces)
     work = math.fsum((k + 1) * J for k, J in enumerate(pieces))
     sent = [math.prod(prob_at_least(Y, starts[i] - starts[m]) for m in range(i)) for i in range(1, d)]
-    return LightTraffic(latency=latency, work=work, charged=max(math.fsum(sent) - _ties(Y, starts), 0.0))
+    ties = _tabulated_ties(Y, starts) if tabulated else _ties(Y, starts)
+    return LightTraffic(latency=latency, work=work, charged=max(math.fsum(sent) - ties, 0.0))
+
+
+def _knots(Y: Distribution) -> np.ndarray:
+    """The points between which ``P(Y > y)`` of a tabulated law is linear or constant."""
+    q = Y.quantile_pieces()
+    return np.unique(np.concatenate((q.x0, q.x1)))
+
+
+def _tabulated_pieces(Y: Distribution, starts: list[float]) -> list[float]:
+    """``J_k`` of :func:`_iid` for a tabulated law, exactly: between consecutive points of
+    ``{knots + s_i} ∪ {s_i}`` every factor ``P(Y > t - s_i)`` is linear in t, so
+    ``P(T0 > t)`` is a polynomial of degree at most d there and Gauss-Legendre is exact."""
+    knots = _knots(Y)
+    top = float(knots[-1]) + starts[0]  # P(T0 > t) <= P(Y > t - s_1) = 0 beyond
+    cuts = np.concatenate([knots + s for s in starts] + [np.asarray(starts)])
+    cuts = np.unique(np.concatenate((cuts[(cuts >= 0.0) & (cuts <= top)], [0.0, top])))
+    nodes, weights = quadrature_between_breaks(cuts, len(starts))
+    tail = np.ones_like(nodes)
+    for s in starts:
+        later = nodes > s
+        tail[later] *= np.asarray(Y.sf(nodes[later] - s), dtype=float)
+    per_interval = np.sum(weights * tail.reshape(weights.shape), axis=1)
+    lows = cuts[:-1][cuts[1:] > cuts[:-1]]
+    copies_out = np.searchsorted(np.asarray(starts), lows, side="right") - 1  # k + 1 copies out on [s_k, s_k+1)
+    return [math.fsum(per_interval[copies_out == k].tolist()) for k in range(len(starts))]
+
+
+def _at_least(Y: Distribution, z: np.ndarray) -> np.ndarray:
+    """``P(Y >= z)`` at every ``z``, the atoms within :data:`.cancel_delay.TIE_RTOL` of z
+    included (:func:`.cancel_delay.prob_at_least`, vectorised)."""
+    z = np.asarray(z, dtype=float)
+    masses = sorted(Y.point_masses())
+    above = np.maximum(z, 0.0)
+    if not masses:
+        return np.where(z <= 0.0, 1.0, np.asarray(Y.sf(above), dtype=float))
+    values = np.array([v for v, _ in masses])
+    cumulative = np.concatenate(([0.0], np.cumsum([q for _, q in masses])))
+    # |v - z| <= r max(|v|, |z|) for z > 0 is z (1 - r) <= v <= z / (1 - r)
+    lo = np.searchsorted(values, z * (1.0 - TIE_RTOL), side="left")
+    hi = np.searchsorted(values, above / (1.0 - TIE_RTOL), side="right")
+    at = cumulative[hi] - cumulative[lo]
+    beyond = np.asarray(Y.sf(np.where(at > 0.0, above / (1.0 - TIE_RTOL), above)), dtype=float)
+    return np.where(z <= 0.0, 1.0, np.minimum(beyond + at, 1.0))
+
+
+def _tabulated_ties(Y: Distribution, starts: list[float]) -> float:
+    """:func:`_ties` for a tabulated law, exactly: the atoms' sum vectorised, and the
+    continuous part (an interpolated trace) a Gauss-Legendre sum between the points where
+    a factor ``P(Y >= y + s_i - s_m)`` has a knot, each factor linear there."""
+    masses = Y.point_masses()
+    if not any(q > 0 for _, q in masses):
+        return 0.0
+    atoms = np.array([v for v, _ in masses])
+    weights = np.array([q for _, q in masses])
+    knots = _knots(Y)
+    d = len(starts)
+    total = []
+    for i, si in enumerate(starts):
+        shifts = [si - sm for m, sm in enumerate(starts) if m != i]
+        on_atoms = weights.copy()
+        for shift in shifts:
+            on_atoms *= _at_least(Y, atoms + shift)
+        total.append(math.fsum(on_atoms.tolist()))
+        if weights.sum() < 1.0 - 1e-12:  # the density's part
+            cuts = np.unique(np.concatenate([knots] + [knots - shift for shift in shifts]))
+            cuts = cuts[(cuts >= knots[0]) & (cuts <= knots[-1])]
+            nodes, w = quadrature_between_breaks(cuts, d)
+            f = np.asarray(Y.pdf(nodes), dtype=float)
+            for shift in shifts:
+                f = f * np.asarray(Y.sf(nodes + shift), dtype=float)
+            total.append(math.fsum(np.sum(w * f.reshape(w.shape), axis=1).tolist()))
+    return max(math.fsum(total) - 1.0, 0.0)
 
 
 def _ties(Y: Distribution, starts: list[float]) -> float:

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dependence import IID, SX, Dependence, Identical, pair
+from ..dependence import IID, SX, Dependence, Identical, Mixture, over_branches, pair
 from ..distributions import (
     Deterministic,
     Discrete,
@@ -156,9 +156,13 @@ def load_ratio_curve(
     cancel_delay: float = 0.0,
 ) -> np.ndarray:
     """:func:`load_ratio` at each of ``taus``: for a tabulated law (a trace, a quantile
-    table, a discrete law) with identical or i.i.d. replicas, every tau at once from the
+    table, a discrete law) with identical, i.i.d. or mixed replicas, every tau at once from the
     law's pieces (:func:`..distributions.pieces.truncated_curves`), so that a grid over a
     trace's 10^5 values costs prefix sums, not 10^5 sums over the trace."""
+    if isinstance(dep, Mixture) and not resume:
+        # L is linear in a job's joint law of its two runs (over one mean): c times the
+        # identical branch's curve plus 1 - c times the i.i.d. one's
+        return over_branches(dep, lambda branch: load_ratio_curve(taus, X, branch, resume, cancel_delay))
     linear = X.quantile_pieces()
     if linear is None or resume or not isinstance(dep, (IID, Identical)):
         return np.array([load_ratio(t, X, dep, resume, cancel_delay) for t in taus], dtype=float)

@@ -109,11 +109,15 @@ class IIDPair(MarginalAX):
                 for pj, mj in phases:
                     total += head * pj / (1.0 / (a * mi) + 1.0 / (b * mj)) ** m
             return total
-        law = atomic_law(X) if len(X.point_masses()) <= FEW_ATOMS else None
+        many = len(X.point_masses()) > FEW_ATOMS
+        law = atomic_law(X) if not many else None
         if law is not None:
             v, p = law
             kap = _kappa(m, y, a * v[:, None], b * v[None, :])
             return float(p @ kap @ p)
+        tables = self._atomic_tables(m) if many else None
+        if tables is not None:
+            return _k_from_tables(tables, m, y)
         lo, hi = X.support()
         upper = min(a * hi - y, b * hi)
         if not upper > 0:
@@ -144,5 +148,36 @@ class IIDPair(MarginalAX):
 
         return integrate_split(f, 0.0, upper, RELATIVE_1E10, pts, scale=min(a, b) * X.mean())
 
+    def _atomic_tables(self, m: int):
+        """For a purely atomic X with many atoms (a trace): its values times a and b,
+        their masses, and the sums that :func:`_k_from_tables` reads, computed once per
+        pair and moment (None: X is not purely atomic)."""
+        cache = self.__dict__.setdefault("_tables", {})
+        if m not in cache:
+            law = atomic_law(self.X)
+            if law is None:
+                cache[m] = None
+            else:
+                v, p = law
+                order = np.argsort(v, kind="stable")
+                v, p = v[order], p[order]
+                bv = self.b * v
+                below = np.concatenate(([0.0], np.cumsum(p * bv**m)))  # sum_{j<k} p_j (b v_j)^m
+                at_or_above = np.concatenate((np.cumsum(p[::-1])[::-1], [0.0]))  # sum_{j>=k} p_j
+                cache[m] = (self.a * v, p, bv, below, at_or_above)
+        return cache[m]
+
     def mean_min_AB(self) -> float:
         return self.k(1, 0.0)
+
+
+def _k_from_tables(tables, m: int, y: float) -> float:
+    """``k^m(y) = sum_i p_i 1{a v_i > y} E[min(a v_i - y, b X)^m]`` for an atomic X, the
+    inner expectation ``sum_{b v_j < alpha} p_j (b v_j)^m + alpha^m P(b X >= alpha)`` read
+    from prefix sums: O(n log n) a call, no pass over pairs of atoms."""
+    av, p, bv, below, at_or_above = tables
+    first = int(np.searchsorted(av, y, side="right"))  # a v_i > y from here
+    alpha = av[first:] - y
+    idx = np.searchsorted(bv, alpha, side="left")  # b v_j < alpha for j < idx
+    inner = below[idx] + alpha**m * at_or_above[idx]
+    return math.fsum((p[first:] * inner).tolist())
