@@ -72,6 +72,7 @@ def main(argv=None) -> int:
     estimate = [line for line in dry.stdout.splitlines() if re.search(r"CPU|estimat", line)]
     print("\n".join(estimate))
     shutil.rmtree(folder / "results", ignore_errors=True)
+    (folder / "question.study.yaml").unlink(missing_ok=True)  # its probes of c are kept from run to run
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     run = subprocess.run(

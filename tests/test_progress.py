@@ -219,12 +219,37 @@ def test_progress_says_a_line_when_jobs_finish(tmp_path):
     assert progress.poll() == "straggler: 4 of 4 evaluate jobs done (100% of the estimated work) in 1 min 00 s"
     # on two cores, the other job running is counted halfway through a mean job: 30 s
     # done and (10 + 30 + 30) / 3 / 2 running, of 100, in 30 s: 58.3 left at 0.72 s each
-    two = workunits.Progress(units, parallel=2, clock=lambda: now[0])
     paths[0].unlink()
     for p in paths[2:]:
         p.unlink()
+    two = workunits.Progress(units, parallel=2, clock=lambda: now[0])
     now[0] += 30.0
+    assert two.poll() is None  # a file an earlier run wrote counts once it is written again
+    later = paths[1].stat().st_mtime + 1.0
+    os.utime(paths[1], (later, later))
     assert two.poll().endswith("in 30 s; about 42 s left")
+
+
+def test_the_jobs_after_the_cells_share_their_part_of_the_estimate(tmp_path):
+    """The report's, the searches' and the break-even delays' estimates are progress units
+    of their own, so the time left does not reach zero with them still to run."""
+    later = workunits.later_work(
+        {"report": 40.0, "searches": 30.0, "break-even": 0.0},
+        {"report": ["r.html"], "searches": ["a.json", "b.json"], "break-even": ["c.json"]},
+    )
+    assert [(u.path, u.seconds, u.rule) for u in later] == [
+        ("r.html", 40.0, "report"),
+        ("a.json", 15.0, "searches"),
+        ("b.json", 15.0, "searches"),
+    ]
+    units = [workunits.Unit(str(tmp_path / "u.json"), 60.0, "evaluate"), *later]
+    now = [0.0]
+    progress = workunits.Progress(units, parallel=1, clock=lambda: now[0])
+    (tmp_path / "u.json").write_text("{}")
+    now[0] = 60.0
+    assert progress.poll() == (
+        "straggler: 1 of 4 jobs done (46% of the estimated work) in 1 min 00 s; about 1 min 10 s left"
+    )
 
 
 def test_the_time_left_never_rises_by_more_than_ten_percent(tmp_path):
@@ -299,7 +324,7 @@ def test_a_run_ends_with_the_reports_path_and_compiles_nothing_it_does_not_simul
     run = snakemake(tmp_path, configfile, "--cores", "2", env=env)
     out = run.stdout + run.stderr
     assert run.returncode == 0, out[-4000:]
-    assert "straggler: this run evaluates 16 cells in 1 job: about" in out
+    assert "straggler: this run evaluates 16 cells in 1 job, then its report: about" in out
     assert "compiling the simulation kernels" not in out
     # in full: the run's directory is not the project's (snakemake --directory)
     report = tmp_path.resolve() / "results" / "tiny"

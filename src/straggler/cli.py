@@ -30,6 +30,7 @@ Any other exception is a bug and shows its traceback.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import textwrap
@@ -414,20 +415,22 @@ def _plan(args) -> int:
     return 0
 
 
-def _print_estimate(resolved: ResolvedConfig) -> None:
-    """The plan of a resolved study: its cells and jobs, and the estimated CPU time."""
+def _print_estimate(resolved: ResolvedConfig, extra: str = "", extra_seconds: float = 0.0) -> None:
+    """The plan of a resolved study: its cells and jobs, and the estimated CPU time (with
+    ``extra_seconds`` of work the study file does not show, called ``extra``)."""
     from .grid import build_grid, central_queues
     from .sources import model_hash
-    from .workunits import plan, tuned_values
+    from .workunits import plan, study_seconds, tuned_values
 
     grid = build_grid(resolved)
     p = plan(resolved, grid, model_hash())
+    later = study_seconds(resolved, grid, p)
     sim = resolved.simulation
     simulated = [c for c in p.costs.values() if c.replications]
     # a tuned knob runs each value its search tries (at most tuned_values per load)
     runs = sum(c.replications * max(1, tuned_values(resolved, grid.cells[cid])) for cid, c in p.costs.items())
     jobs = runs * len(resolved.load) * (int(sim.jobs) + int(sim.warmup))
-    seconds = p.cpu_seconds()
+    seconds = p.cpu_seconds() + sum(later.values()) + extra_seconds
     print(
         f"study {resolved.study}: {len(grid.cells)} cells ({len(simulated)} simulated), "
         f"{len(p.batches)} evaluate jobs, {len(p.shards)} shard jobs"
@@ -442,7 +445,10 @@ def _print_estimate(resolved: ResolvedConfig) -> None:
             f"{int(sim.replications)} to {most} replications of {int(sim.jobs):.3g} jobs a load"
         )
     print(f"simulated jobs (all loads and replications): {jobs:.3g}")
-    print(f"estimated CPU time: {seconds / 3600:.3g} h ({seconds:.0f} s)")
+    parts = [f"cells' jobs {p.cpu_seconds():.0f} s", *(f"{name} {v:.0f} s" for name, v in later.items())]
+    if extra_seconds:
+        parts.append(f"{extra} {extra_seconds:.0f} s")
+    print(f"estimated CPU time: {seconds / 3600:.3g} h ({seconds:.0f} s: {', '.join(parts)})")
     print(
         "  (an upper estimate: unstable loads stop early, the loads above them are not simulated"
         + (
@@ -582,10 +588,13 @@ def _run_folder(results: str | None) -> Path:
     return folder.absolute().parent
 
 
-def _snakemake(snakefile: Path, folder: Path, study: Path, cores: str, profile: str | None) -> int:
-    """Run Snakemake on ``study`` in ``folder`` with this interpreter, its output going to
-    the terminal; its exit status. An interrupt (Ctrl-C reaches both processes) waits
-    for Snakemake to stop its jobs and remove its lock, so that a rerun resumes."""
+def _snakemake(
+    snakefile: Path, folder: Path, study: Path, cores: str, profile: str | None, targets: list[str] | None = None
+) -> int:
+    """Run Snakemake on ``study`` in ``folder`` with this interpreter (for ``targets``,
+    paths from ``folder``; default: the whole study), its output going to the terminal;
+    its exit status. An interrupt (Ctrl-C reaches both processes) waits for Snakemake to
+    stop its jobs and remove its lock, so that a rerun resumes."""
     import subprocess
 
     command = [
@@ -609,6 +618,7 @@ def _snakemake(snakefile: Path, folder: Path, study: Path, cores: str, profile: 
     if profile is not None:
         # a profile given by its path is found from the caller's folder, not the run's
         command += ["--profile", str(Path(profile).absolute()) if Path(profile).exists() else profile]
+    command[3:3] = list(targets or [])  # before the options (--quiet takes a list)
     sys.stdout.flush()  # what was printed comes before Snakemake's output
     process = subprocess.Popen(command, cwd=folder)
     try:
@@ -666,7 +676,7 @@ def _recommend(args) -> int:
     if args.dry_run:
         print(text, end="")
         print(f"# the plan (nothing run; the results would go to {results}):")
-        _print_estimate(question.resolved)
+        _print_estimate(question.resolved, "checking the answer's margin in c", _margin_seconds(question.resolved))
         return 0
     snakefile = _repository() / "workflow" / "Snakefile"
     if not snakefile.is_file():
@@ -681,13 +691,17 @@ def _recommend(args) -> int:
         raise _Failure(f"cannot write {question.study_path} ({_os_reason(err)}); expected a writable folder") from None
     print(f"study file: {_shown(question.study_path)}; results: {results}")
     dataset = results / f"{question.name}.nc"
-    status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile)
     # the margin in c located by bisection: each round adds the midpoints it needs to the
-    # study's sweep of c and runs it (only the new cells are computed)
+    # study's sweep of c and runs it (only the new cells are computed); the rounds build
+    # the dataset alone, the figures and the report are made once, at the end
+    only_dataset = [f"results/{question.name}/{question.name}.nc"]  # from the run's folder (the Snakefile's RESULTS)
+    status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile, only_dataset)
     while status == 0 and (probes := _probes(dataset, probes_needed)):
         question = add_probes(question, probes)
         write_text(question.study_path, study_text(question))
         print("checking the answer at c = " + ", ".join(f"{c:g}" for c in probes), file=sys.stderr)
+        status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile, only_dataset)
+    if status == 0:
         status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile)
     if status != 0:
         locks = _locks_of(folder, question.name)
@@ -712,6 +726,32 @@ def _recommend(args) -> int:
         raise _Failure(f"cannot read {dataset} ({err}); {DATASET_EXPECTED}") from None
     print("\n".join(lines))
     return 0
+
+
+MARGIN_ROUND_SECONDS = 8.0
+"""One round of the margin's bisection besides its cells: Snakemake, the aggregation and
+the jobs' start-ups (measured on benchmarks/heavy_question.py: 7-9 s)."""
+
+
+def _margin_seconds(resolved) -> float:
+    """The estimated CPU seconds of the bisection of the margin in c (:func:`_recommend`):
+    as many rounds as halve the narrowest gap of the sweep of c down to the assumption's
+    resolution, each the cells of one value of c and :data:`MARGIN_ROUND_SECONDS`."""
+    from .assumption import RESOLUTION
+    from .grid import build_grid
+    from .sources import model_hash
+    from .workunits import plan
+
+    grid = build_grid(resolved)
+    axis = next((a for a in grid.axes if a.endswith(".identical")), None)
+    values = sorted(float(v) for v in grid.axes.get(axis, [])) if axis else []
+    if len(values) < 2:
+        return 0.0
+    gap = min(b - a for a, b in zip(values, values[1:]))
+    rounds = max(0, math.ceil(math.log2(gap / RESOLUTION))) if gap > RESOLUTION else 0
+    costs = plan(resolved, grid, model_hash()).costs
+    per_value = sum(c.total for cid, c in costs.items() if f"{axis}=" in cid) / len(values)
+    return rounds * (per_value + MARGIN_ROUND_SECONDS)
 
 
 def _probes(dataset: Path, needed) -> list[float]:

@@ -116,18 +116,71 @@ def _value(resolved: ResolvedConfig, cell: Cell, axis: str, default):
     return cell.get(axis, default)
 
 
+TABLE_VALUES = 4096
+"""A tabulated size law (a trace) with more values than this outgrows the processor's
+fast caches: each size drawn is a cache miss."""
+TABLE_FACTOR = 2.0
+"""Simulation seconds per job with such a law, over the same policy's with a law drawn in
+closed form (measured: CoC d = 2..4 on 32 servers, 135-220 ns a job on a trace of 50,000
+values, 60-80 ns on exponential sizes)."""
+TABLE_ANALYSIS_SECONDS = 1e-4
+"""Per value of a trace, the analysis of a policy whose spec gives ``quadrature_seconds``
+(Rep: its threshold search evaluates a sum over the trace a few thousand times; 5 s on
+50,000 values)."""
+HEAVY_SCV = 20.0
+"""A size law whose squared coefficient of variation exceeds this (or with an infinite
+variance) is heavy-tailed for the cost model: its loads' stability verdicts usually need a
+longer run than the fixed length (:meth:`straggler.simulation.driver.Driver.extended`)."""
+HEAVY_RUNS = 3.0
+"""Jobs such a law's cells simulate, over the fixed length (measured: 2.8 on the
+heavy-tailed trace of benchmarks/heavy_question.py, where every load ran its replications
+again at about twice the length)."""
+
+
+@dataclass(frozen=True)
+class LawFacts:
+    """What the cost model reads of a size law."""
+
+    values: int
+    """its number of tabulated values (0: drawn in closed form)"""
+    heavy: bool
+    """:data:`HEAVY_SCV`"""
+
+
+_LAW_FACTS: dict[str, LawFacts] = {}
+
+
+def law_facts(resolved: ResolvedConfig, name: str) -> LawFacts:
+    """The cost model's facts of the study's size law ``name`` (kept per spec)."""
+    spec = resolved.distributions[name]
+    key = json.dumps(spec, sort_keys=True, default=str)
+    if key not in _LAW_FACTS:
+        from .distributions import from_spec
+
+        try:
+            law = from_spec(dict(spec))
+            mean, second = law.mean(), law.second_moment()
+            scv = second / (mean * mean) - 1.0 if mean > 0 else 0.0
+            values = int(getattr(law, "size", 0) or 0)
+            _LAW_FACTS[key] = LawFacts(values, not (math.isfinite(scv) and scv <= HEAVY_SCV))
+        except (ValueError, TypeError, OSError, ArithmeticError):  # the estimate never stops a study
+            _LAW_FACTS[key] = LawFacts(0, False)
+    return _LAW_FACTS[key]
+
+
 def analysis_seconds(resolved: ResolvedConfig, cell: Cell) -> float:
     """The analysis of a cell and the writing of its file: tens of milliseconds
     (``PolicySpec.analysis_seconds``), except the replica bounds with i.i.d. or S&X replicas
     of a law without closed-form order statistics (a quadrature per pool weight:
-    1-2 s)."""
+    1-2 s), and the threshold search of Rep (:data:`TABLE_ANALYSIS_SECONDS`)."""
     spec = POLICIES[cell.policy]
     dist = resolved.distributions[cell["distribution"]]["family"]
     dep = resolved.dependences[cell["dependence"]].get("kind", "identical")
     if spec.uses_d and dep != "identical" and dist != "exponential":
         return 2.0
     if spec.quadrature_seconds is not None and dep != "identical" and dist != "exponential":
-        return spec.quadrature_seconds + WRITE_SECONDS
+        values = law_facts(resolved, cell["distribution"]).values
+        return max(spec.quadrature_seconds, TABLE_ANALYSIS_SECONDS * values) + WRITE_SECONDS
     seconds = OTHER_ANALYSIS_SECONDS if spec.analysis_seconds is None else spec.analysis_seconds
     return seconds + WRITE_SECONDS
 
@@ -148,7 +201,10 @@ def seconds_per_job(resolved: ResolvedConfig, cell: Cell) -> float:
     replica, :attr:`straggler.engines.EngineSpec.seconds_per_unit`)."""
     spec = POLICIES[cell.policy]
     replicas = int(cell.get("d", 1)) if spec.uses_d else spec.concurrent_replicas
-    return (1 + replicas) * engine_of(resolved, cell).seconds_per_unit
+    facts = law_facts(resolved, cell["distribution"])
+    table = TABLE_FACTOR if facts.values > TABLE_VALUES else 1.0
+    runs = HEAVY_RUNS if facts.heavy else 1.0
+    return (1 + replicas) * engine_of(resolved, cell).seconds_per_unit * table * runs
 
 
 def estimate(resolved: ResolvedConfig, cell: Cell) -> Cost:
@@ -566,6 +622,8 @@ class Progress:
         self.clock = clock
         self.start = clock()
         self.finished: set[str] = set()
+        # a job's file already there from an earlier run counts once it is written again
+        self.before = {u.path: _mtime(u.path) for u in self.units}
         self._stop = threading.Event()
         self._left: tuple[float, float] | None = None  # the last time left shown, and when
 
@@ -580,9 +638,10 @@ class Progress:
                 left = smoothed_left(left, shown, elapsed - at)
             self._left = (left, elapsed)
         share = 100 * done / self.total if self.total > 0 else 100.0
-        rules = "evaluate and shard" if any(u.rule != "evaluate" for u in self.units) else "evaluate"
+        kinds = {u.rule for u in self.units}
+        rules = "evaluate " if kinds == {"evaluate"} else "evaluate and shard " if kinds <= SIMULATING else ""
         text = (
-            f"straggler: {len(self.finished)} of {len(self.units)} {rules} jobs done "
+            f"straggler: {len(self.finished)} of {len(self.units)} {rules}jobs done "
             f"({share:.0f}% of the estimated work) in {duration(elapsed)}"
         )
         if left is not None and len(self.finished) < len(self.units):
@@ -591,7 +650,7 @@ class Progress:
 
     def poll(self) -> str | None:
         """The progress line if a job has finished since the last poll, else None."""
-        new = {u.path for u in self.units if u.path not in self.finished and Path(u.path).exists()}
+        new = {u.path for u in self.units if u.path not in self.finished and _mtime(u.path) > self.before[u.path]}
         if not new:
             return None
         self.finished |= new
@@ -616,6 +675,30 @@ class Progress:
     def stop(self) -> None:
         """End :meth:`watch`."""
         self._stop.set()
+
+
+SIMULATING = {"evaluate", "simulate_shard"}
+"""The rules of the cells' jobs (:func:`pending_work`)."""
+
+
+def _mtime(path: str) -> float:
+    """The file's modification time, -inf when it does not exist."""
+    try:
+        return Path(path).stat().st_mtime
+    except OSError:
+        return -math.inf
+
+
+def later_work(parts: dict[str, float], files: dict[str, list[str]]) -> list[Unit]:
+    """The jobs after the cells as :class:`Unit` s for the progress lines: each part of
+    :func:`study_seconds` shared among the files its jobs write (``files``: part -> paths;
+    a part without files is left out)."""
+    units = []
+    for part, paths in files.items():
+        if paths and parts.get(part, 0.0) > 0.0:
+            share = parts[part] / len(paths)
+            units += [Unit(path, share, part) for path in paths]
+    return units
 
 
 SEARCH_FACTOR = 4.0
@@ -651,3 +734,58 @@ def runtime_minutes(seconds: float, attempt: int = 1) -> int:
     """A job's runtime request: three times its estimate plus start-up, at least 5
     minutes, and longer on each retry."""
     return int(max(5, math.ceil(3 * (seconds + STARTUP_SECONDS) / 60))) * int(attempt)
+
+
+REPORT_SECONDS = 40.0
+"""CPU seconds of a run's rules after its cells, whatever their number: the aggregation,
+the two figure jobs, the report and its claims (measured: 41-47 s on 44 to 112 cells,
+start-ups included)."""
+REPORT_CELL_SECONDS = 0.05
+SNAKEMAKE_SECONDS = 3.0
+"""Snakemake's own process: parsing the workflow and building the jobs' graph."""
+SEARCH_SHARE = 1.3
+"""A located study's searches, over the evaluation of the cells of the settings they
+search (the default study at ``resolution: 0.01``: 1.3)."""
+BREAK_EVEN_SEARCH_SECONDS = 2.0
+BREAK_EVEN_PROBE_RUNS = 100.0
+"""One break-even search (a contender, a load, a criterion) costs
+:data:`BREAK_EVEN_SEARCH_SECONDS` plus this many times one replication set of the contender
+at one load: its bisection's probes, each evaluated like a cell, some run longer
+(measured on the hedging study: 7.1 s a search on exponential and on Pareto sizes)."""
+
+
+def study_seconds(resolved: ResolvedConfig, grid: Grid, work: Plan) -> dict[str, float]:
+    """The estimated CPU seconds of a study's work besides its cells' jobs, by part:
+    ``report`` (aggregation, figures, report, claims, and Snakemake itself), ``searches``
+    (located frontiers and crossovers) and ``break-even`` (break-even delays)."""
+    parts = {"report": SNAKEMAKE_SECONDS + REPORT_SECONDS + REPORT_CELL_SECONDS * len(grid.cells)}
+    simulated = "simulation" in resolved.evaluate
+    decision = resolved.decision
+    if simulated and decision is not None and decision.resolution is not None:
+        parts["searches"] = SEARCH_SHARE * sum(c.total for c in work.costs.values())
+    if simulated:
+        from .break_even import delay_settings
+
+        settings = delay_settings(grid)
+        if settings:
+            parts["break-even"] = _break_even_seconds(resolved, grid, settings)
+    return parts
+
+
+def _break_even_seconds(resolved: ResolvedConfig, grid: Grid, settings: list[dict]) -> float:
+    """:data:`BREAK_EVEN_PROBE_RUNS`: per setting, load, criterion and contender that
+    cancels copies (one per policy configuration, at the grid's first delay)."""
+    sim = resolved.simulation
+    decision = resolved.decision
+    criteria = 2 if decision is not None and decision.slo is not None else 1
+    first = grid.axes["cancel_delay"][0]
+    runs = int(sim.replications) * (int(sim.jobs) + int(sim.warmup))
+    total = 0.0
+    for setting in settings:
+        for cell in grid.cells.values():
+            if cell.get("cancel_delay") != first or not POLICIES[cell.policy].cancels:
+                continue
+            if all(cell.get(axis, value) == value for axis, value in setting.items()):
+                probe = runs * seconds_per_job(resolved, cell)
+                total += len(resolved.load) * criteria * (BREAK_EVEN_SEARCH_SECONDS + BREAK_EVEN_PROBE_RUNS * probe)
+    return total

@@ -184,7 +184,9 @@ from straggler.workunits import (
     duration,
     kernel_kind,
     kind_engine,
+    later_work,
     pending_work,
+    study_seconds,
     wall_seconds,
     with_compiles,
 )
@@ -266,6 +268,14 @@ def quiet_job_blocks():
 PROGRESS = None
 
 
+def _to_write():
+    """The files this run's jobs will write (a run of some targets only makes no report)."""
+    try:
+        return {str(f) for job in workflow.dag.needrun_jobs() for f in job.output}
+    except (AttributeError, TypeError, WorkflowError):
+        return set()
+
+
 def start_run():
     """onstart: say whether the kernels are compiled first and what the run will cost and,
     for a run of more than a minute, start the progress lines."""
@@ -282,14 +292,28 @@ def start_run():
     if not bare:
         return
     units = with_compiles(bare, parallel, kinds)
+    compiling = sum(u.seconds for u in units) - sum(u.seconds for u in bare)
+    # the jobs after the cells (their files: what the progress lines watch)
+    later = later_work(
+        study_seconds(RESOLVED, GRID, PLAN),
+        {
+            "report": [f"{RESULTS}/report.html"],
+            "searches": [search_path(key) for key in SETTINGS],
+            "break-even": [break_even_path(key) for key in BREAK_EVEN_SETTINGS],
+        },
+    )
+    jobs = len(units)
+    writing = _to_write()
+    units += [u for u in later if u.path in writing]
     cpu = sum(u.seconds for u in units)
-    compiling = cpu - sum(u.seconds for u in bare)
     wall = wall_seconds(units, parallel)
     cells = sum(len(PLAN.to_compute(RESULTS, b, DAMAGED)) for b in PENDING)
     watched = cpu > PROGRESS_MIN_SECONDS
+    then = sorted({u.rule for u in units[jobs:]}, key=["report", "searches", "break-even"].index)
     logger.info(
-        f"straggler: this run evaluates {cells} cells in {len(units)} "
-        f"job{'s' if len(units) != 1 else ''}: about {duration(cpu)} of CPU time"
+        f"straggler: this run evaluates {cells} cells in {jobs} "
+        f"job{'s' if jobs != 1 else ''}{', then its ' + ', '.join(then) if then else ''}: about {duration(cpu)} "
+        "of CPU time"
         + (f" ({duration(compiling)} of it compiling)" if compiling >= 1 else "")
         + f", {duration(wall)} on {parallel} "
         + (("core" if parallel == 1 else "cores") if workflow.local_exec else "jobs at once")
@@ -304,6 +328,9 @@ def end_run():
     """onsuccess: stop the progress lines, and say where the report is."""
     if PROGRESS is not None:
         PROGRESS.stop()
+        last = PROGRESS.poll()  # the report, written after the last poll
+        if last is not None:
+            logger.info(last)
     if not workflow.is_main_process:
         return
     dataset = Path(f"{RESULTS}/{STUDY}.nc")

@@ -1,0 +1,94 @@
+"""The plan's estimate against a whole run: for each study, what ``straggler plan``
+estimates, then the study run by Snakemake from scratch in a temporary folder, timed.
+
+    .venv/bin/python benchmarks/plan_against_run.py [STUDY ...] [--cores 2] [--keep DIR]
+
+For each study (default: the default study and the hedging study): the estimated CPU
+seconds of the plan (:meth:`straggler.workunits.Plan.cpu_seconds` and the study's other
+rules, :func:`straggler.workunits.study_seconds`), then the CPU seconds the run took (every
+process Snakemake started), their ratio, and per policy the cells' estimated seconds
+against the seconds their jobs recorded (``units/*.json``). The kernels should be in
+numba's cache (run a study once before): the plan counts a cold compile apart. A
+benchmark, not a timed test; run it on a quiet machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def estimate(study: Path):
+    from straggler.config import load_config, resolve_config
+    from straggler.grid import build_grid
+    from straggler.sources import model_hash
+    from straggler.workunits import plan, study_seconds
+
+    resolved = resolve_config(load_config(study))
+    grid = build_grid(resolved)
+    p = plan(resolved, grid, model_hash())
+    return resolved, grid, p, p.cpu_seconds() + sum(study_seconds(resolved, grid, p).values())
+
+
+def run(study: Path, cores: str, folder: Path) -> float:
+    """CPU seconds of every process of a Snakemake run of ``study`` in ``folder``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "workflow" / "Snakefile"),
+         "--directory", str(folder), "--configfile", str(study.resolve()), "--cores", cores, "--quiet", "all"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def per_policy(results: Path, p) -> dict[str, list[float]]:
+    """Policy -> [estimated seconds, recorded seconds] of its cells."""
+    by_key = {key: cell for cell, key in p.keys.items()}
+    out: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for manifest in results.glob("units/*.json"):
+        for row in json.loads(manifest.read_text())["cells"]:
+            cell = by_key.get(row["key"], row["cell"])
+            policy = cell.split("__")[0].removeprefix("policy=")
+            out[policy][0] += p.costs[cell].total if cell in p.costs else float("nan")
+            out[policy][1] += row["seconds"]
+    return dict(out)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("studies", nargs="*", type=Path)
+    parser.add_argument("--cores", default="2")
+    parser.add_argument("--keep", type=Path, help="run in this folder and keep it")
+    args = parser.parse_args(argv)
+    studies = args.studies or [ROOT / "config" / "config.yaml", ROOT / "config" / "studies" / "hedging.yaml"]
+    for study in studies:
+        resolved, grid, p, estimated = estimate(study)
+        folder = args.keep or Path(tempfile.mkdtemp(prefix="plan-run-"))
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in ("config", "data"):
+            if (ROOT / "config" / name).exists() and name == "config":
+                shutil.copytree(ROOT / "config", folder / "config", dirs_exist_ok=True)
+        measured = run(study, args.cores, folder)
+        print(
+            f"{resolved.study}: {len(grid.cells)} cells; estimated {estimated:.0f} s CPU, measured {measured:.0f} s "
+            f"(measured / estimated {measured / estimated:.2f})"
+        )
+        for policy, (est, rec) in sorted(per_policy(folder / "results" / resolved.study, p).items()):
+            print(f"  {policy:8s} cells: estimated {est:7.1f} s, recorded {rec:7.1f} s ({rec / est:5.2f})")
+        if args.keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
