@@ -231,3 +231,51 @@ def test_execution_keys_are_validated(key, value):
 
     with pytest.raises(ConfigError, match=f"execution.{key}: value"):
         study(execution={key: value})
+
+
+def test_the_cost_model_reads_the_size_law(tmp_path):
+    """A trace of many values costs TABLE_FACTOR a job (cache misses), a heavy tail
+    HEAVY_RUNS (its verdicts need longer runs), and Rep's analysis grows with the trace;
+    the facts are kept with the cached resolution, so a job's parse builds no law."""
+    import json
+
+    import numpy as np
+
+    values = np.where(np.arange(10_000) % 100 == 0, 1000.0, 1.0)  # scv about 89
+    np.savetxt(tmp_path / "trace.txt", values)
+    raw = load_config(ROOT / "config" / "config.yaml")
+    raw["distributions"] = {
+        **raw["distributions"],
+        "trace": {"family": "empirical", "file": str(tmp_path / "trace.txt")},
+    }
+    raw["grid"] = {**raw["grid"], "distribution": ["exp", "trace"]}
+    resolved = resolve_config(raw)
+    facts = workunits.law_facts(resolved, "trace")
+    assert facts == workunits.LawFacts(10_000, True)
+    assert workunits.law_facts(resolved, "exp") == workunits.LawFacts(0, False)
+    cells = build_grid(resolved).cells.values()
+    pick = {
+        (c.policy, c["distribution"]): c
+        for c in cells
+        if c["dependence"] == "iid" and c.get("r_slow", 1.0) == raw["grid"]["r_slow"][0]
+    }
+    ratio = workunits.seconds_per_job(resolved, pick["CoC", "trace"]) / workunits.seconds_per_job(
+        resolved, pick["CoC", "exp"]
+    )
+    assert ratio == pytest.approx(workunits.TABLE_FACTOR * workunits.HEAVY_RUNS)
+    rep = workunits.analysis_seconds(resolved, pick["Rep", "trace"]) - workunits.WRITE_SECONDS
+    assert rep == pytest.approx(workunits.TABLE_ANALYSIS_SECONDS * 10_000)
+    kept = json.loads(json.dumps(workunits.study_law_facts(resolved)))
+    assert kept[workunits._law_key(resolved.distributions["trace"])] == [10_000, True]
+
+
+def test_the_study_s_estimate_counts_the_work_after_its_cells():
+    """The report always; the break-even searches of a study that sweeps cancel_delay."""
+    resolved = resolve_config(load_config(ROOT / "config" / "studies" / "hedging.yaml"))
+    grid = build_grid(resolved)
+    parts = workunits.study_seconds(resolved, grid, workunits.plan(resolved, grid, "code"))
+    assert set(parts) == {"report", "break-even"}
+    assert parts["break-even"] > parts["report"] > workunits.REPORT_SECONDS
+    plain = resolve_config(load_config(ROOT / "config" / "config.yaml"))
+    grid = build_grid(plain)
+    assert set(workunits.study_seconds(plain, grid, workunits.plan(plain, grid, "code"))) == {"report"}

@@ -150,22 +150,46 @@ class LawFacts:
 _LAW_FACTS: dict[str, LawFacts] = {}
 
 
-def law_facts(resolved: ResolvedConfig, name: str) -> LawFacts:
-    """The cost model's facts of the study's size law ``name`` (kept per spec)."""
-    spec = resolved.distributions[name]
-    key = json.dumps(spec, sort_keys=True, default=str)
-    if key not in _LAW_FACTS:
-        from .distributions import from_spec
+def _law_key(spec) -> str:
+    return json.dumps(spec, sort_keys=True, default=str)
 
-        try:
-            law = from_spec(dict(spec))
-            mean, second = law.mean(), law.second_moment()
-            scv = second / (mean * mean) - 1.0 if mean > 0 else 0.0
-            values = int(getattr(law, "size", 0) or 0)
-            _LAW_FACTS[key] = LawFacts(values, not (math.isfinite(scv) and scv <= HEAVY_SCV))
-        except (ValueError, TypeError, OSError, ArithmeticError):  # the estimate never stops a study
-            _LAW_FACTS[key] = LawFacts(0, False)
+
+def law_facts(resolved: ResolvedConfig, name: str) -> LawFacts:
+    """The cost model's facts of the study's size law ``name``: kept per spec, and given
+    by :func:`study_law_facts` where the config's resolution is cached (a job's parse
+    then builds no law: no numpy)."""
+    key = _law_key(resolved.distributions[name])
+    if key not in _LAW_FACTS:
+        _LAW_FACTS[key] = _facts_of(resolved.distributions[name])
     return _LAW_FACTS[key]
+
+
+def _facts_of(spec) -> LawFacts:
+    from .distributions import from_spec
+
+    try:
+        law = from_spec(dict(spec))
+        mean, second = law.mean(), law.second_moment()
+        scv = second / (mean * mean) - 1.0 if mean > 0 else 0.0
+        values = int(getattr(law, "size", 0) or 0)
+        return LawFacts(values, not (math.isfinite(scv) and scv <= HEAVY_SCV))
+    except (ValueError, TypeError, OSError, ArithmeticError):  # the estimate never stops a study
+        return LawFacts(0, False)
+
+
+def study_law_facts(resolved: ResolvedConfig) -> dict[str, list]:
+    """The facts of every size law of the study, as JSON (kept with the cached resolution,
+    :func:`straggler.config.resolve_config_cached`)."""
+    return {
+        _law_key(spec): [law_facts(resolved, name).values, law_facts(resolved, name).heavy]
+        for name, spec in resolved.distributions.items()
+    }
+
+
+def remember_law_facts(facts: dict[str, list]) -> None:
+    """Take the facts :func:`study_law_facts` wrote."""
+    for key, (values, heavy) in facts.items():
+        _LAW_FACTS[key] = LawFacts(int(values), bool(heavy))
 
 
 def analysis_seconds(resolved: ResolvedConfig, cell: Cell) -> float:
