@@ -198,13 +198,16 @@ from straggler.grid import build_grid
 from straggler.sources import model_hash, presentation_hash
 from straggler.workunits import plan
 raw = load_config({str(ROOT / "config" / "config.yaml")!r})
-resolve_config_cached(raw, "cache")  # the first parse validates (distributions: numpy)
+from straggler.workunits import cache_law_facts, _LAW_FACTS
+cache_law_facts(resolve_config_cached(raw, "cache"), "cache")  # the first parse validates (numpy)
 """
     subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True)
     code += """
 for m in [m for m in sys.modules if m.split(".")[0] in ("numpy", "numba", "scipy")]:
     del sys.modules[m]
+_LAW_FACTS.clear()
 resolved = resolve_config_cached(raw, "cache")  # a job's parse: read back
+cache_law_facts(resolved, "cache")
 grid = build_grid(resolved)
 plan(resolved, grid, model_hash()).pending("results/default")
 figure_names(grid.axes), presentation_hash()

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from . import engines
 from .engines import EngineSpec, choose
-from .files import damage
+from .files import damage, write_text
 from .grid import Cell, Grid, cell_spec, result_config, result_spec  # noqa: F401
 from .policies import POLICIES, tuned_parameters, tuned_range
 from .tuning import candidate_count
@@ -190,6 +190,23 @@ def remember_law_facts(facts: dict[str, list]) -> None:
     """Take the facts :func:`study_law_facts` wrote."""
     for key, (values, heavy) in facts.items():
         _LAW_FACTS[key] = LawFacts(int(values), bool(heavy))
+
+
+def cache_law_facts(resolved: ResolvedConfig, cache_dir) -> None:
+    """The study's size laws' facts read from ``cache_dir``, or found and kept there: a
+    job's parse (workflow/rules/common.smk) then builds no law, which would import numpy."""
+    text = json.dumps(resolved.distributions, sort_keys=True, default=str)
+    path = Path(cache_dir) / f"laws-{hashlib.sha256(text.encode()).hexdigest()[:20]}.json"
+    try:
+        remember_law_facts(json.loads(path.read_text()))
+        return
+    except (OSError, ValueError, TypeError):
+        pass
+    facts = study_law_facts(resolved)
+    try:
+        write_text(path, json.dumps(facts))
+    except OSError:
+        pass  # a read-only place: found again at every parse
 
 
 def analysis_seconds(resolved: ResolvedConfig, cell: Cell) -> float:

@@ -13,7 +13,14 @@ from straggler.files import restore_previous
 from straggler.grid import build_grid, setting_key
 from straggler.grid import settings as grid_settings
 from straggler.sources import figures_hash, model_hash, presentation_hash
-from straggler.workunits import plan, result_config, runtime_minutes, search_hash, search_seconds
+from straggler.workunits import (
+    cache_law_facts,
+    plan,
+    result_config,
+    runtime_minutes,
+    search_hash,
+    search_seconds,
+)
 
 # The project's folder: the one that holds workflow/ (where the main Snakefile is) and config/.
 # A run elsewhere (snakemake --snakefile .../workflow/Snakefile --directory X) still takes
@@ -35,6 +42,7 @@ try:
         default=PROJECT / "config" / "config.yaml",
     )
     RESOLVED = resolve_config_cached(_RAW, ".snakemake/straggler", overrides=workflow.config_settings.config)
+    cache_law_facts(RESOLVED, ".snakemake/straggler")
 except ConfigError as err:
     raise WorkflowError(f"invalid configuration:\n{err}") from None
 config.clear()

@@ -348,20 +348,13 @@ def resolve_config_cached(raw: dict, cache_dir, overrides: Mapping | None = None
     # the data files' contents too: a changed file resolves to a new digest
     text = json.dumps([raw, data_file_digests(raw)], sort_keys=True, default=repr) + model_hash()
     path = Path(cache_dir) / f"resolved-{hashlib.sha256(text.encode()).hexdigest()[:20]}.yaml"
-    # what the plan's cost model reads of the size laws, kept beside it (building a law
-    # imports numpy, which a job's parse does not)
-    facts = path.with_suffix(".laws.json")
-    from ..workunits import remember_law_facts, study_law_facts
-
-    if path.is_file() and facts.is_file():
-        remember_law_facts(json.loads(facts.read_text()))
+    if path.is_file():
         return ResolvedConfig.from_yaml(path.read_text())
     try:
         resolved = resolve_config(raw)
     except ConfigError as exc:
         raise with_override_hints(exc, overrides) from None
     try:
-        write_text(facts, json.dumps(study_law_facts(resolved)))
         write_text(path, dump_config(resolved))
     except OSError:
         pass  # a read-only place: resolve every time
