@@ -13,8 +13,9 @@ per load) is too long for one job. So, from ``execution`` (config):
   writes its replications into the cell's store (:mod:`.simulation.store`); the
   cell is then evaluated alone, reading them back (sequential stopping,
   ``simulation.precision``, is never split);
-- the other cells are batched, in grid order, into jobs of about
-  ``target_seconds`` (``cells_per_job``: ``auto`` or a count).
+- the other cells are batched, in grid order (:func:`batch_order`: a swept override's
+  values outermost), into jobs of about ``target_seconds`` (``cells_per_job``: ``auto``
+  or a count).
 
 The plan depends only on the config and the code (never on which results exist),
 so every job that parses the Snakefile again sees the same units. A unit whose
@@ -420,6 +421,23 @@ def batch_seconds(work: float, target: float) -> float:
     return work / batch_count(work, target)
 
 
+def batch_order(grid: Grid) -> list[str]:
+    """The cells in the order batches are cut: grid order, but by the values of the swept
+    overrides (axes ``<name>.<key>``, such as the share of identical copies that
+    ``straggler recommend`` bisects) first, so that the cells of a value added to such an
+    axis are next to each other, a job or two, not one cell in every batch."""
+    overrides = [axis for axis in grid.axes if "." in axis]
+    if not overrides:
+        return list(grid.cells)
+
+    def position(cid: str) -> tuple[int, ...]:
+        cell = grid.cells[cid]
+        values = [list(grid.axes[axis]) for axis in overrides]
+        return tuple(v.index(cell[a]) if cell.get(a) in v else -1 for a, v in zip(overrides, values))
+
+    return sorted(grid.cells, key=position)  # stable: grid order within a value
+
+
 def plan(resolved: ResolvedConfig, grid: Grid, code: str) -> Plan:
     """Cut the study's cells into batches and shards (see the module docstring)."""
     ex = execution(resolved)
@@ -443,7 +461,7 @@ def plan(resolved: ResolvedConfig, grid: Grid, code: str) -> Plan:
     current = 0  # the share the open group belongs to
     group: list[str] = []
     seconds = done = 0.0
-    for cid in grid.cells:
+    for cid in batch_order(grid):
         cost = costs[cid]
         split = splits[cid]
         if split:
