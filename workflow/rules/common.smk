@@ -13,14 +13,8 @@ from straggler.files import restore_previous
 from straggler.grid import build_grid, setting_key
 from straggler.grid import settings as grid_settings
 from straggler.sources import figures_hash, model_hash, presentation_hash
-from straggler.workunits import (
-    cache_law_facts,
-    plan,
-    result_config,
-    runtime_minutes,
-    search_hash,
-    search_seconds,
-)
+from straggler.workunits import cache_law_facts
+from straggler.workunits import plan, result_config, runtime_minutes, search_hash, search_seconds
 
 # The project's folder: the one that holds workflow/ (where the main Snakefile is) and config/.
 # A run elsewhere (snakemake --snakefile .../workflow/Snakefile --directory X) still takes
@@ -276,14 +270,6 @@ def quiet_job_blocks():
 PROGRESS = None
 
 
-def _to_write():
-    """The files this run's jobs will write (a run of some targets only makes no report)."""
-    try:
-        return {str(f) for job in workflow.dag.needrun_jobs() for f in job.output}
-    except (AttributeError, TypeError, WorkflowError):
-        return set()
-
-
 def start_run():
     """onstart: say whether the kernels are compiled first and what the run will cost and,
     for a run of more than a minute, start the progress lines."""
@@ -311,13 +297,17 @@ def start_run():
         },
     )
     jobs = len(units)
-    writing = _to_write()
+    try:  # the files this run's jobs write (a run of some targets only makes no report)
+        writing = {str(f) for job in workflow.dag.needrun_jobs() for f in job.output}
+    except (AttributeError, TypeError, WorkflowError):
+        writing = set()
     units += [u for u in later if u.path in writing]
     cpu = sum(u.seconds for u in units)
     wall = wall_seconds(units, parallel)
     cells = sum(len(PLAN.to_compute(RESULTS, b, DAMAGED)) for b in PENDING)
     watched = cpu > PROGRESS_MIN_SECONDS
-    then = sorted({u.rule for u in units[jobs:]}, key=["report", "searches", "break-even"].index)
+    # what runs after the cells (Snakemake's linter reads "rule" and a colon as a rule)
+    then = sorted({getattr(u, "rule") for u in units[jobs:]}, key=["report", "searches", "break-even"].index)
     logger.info(
         f"straggler: this run evaluates {cells} cells in {jobs} "
         f"job{'s' if jobs != 1 else ''}{', then its ' + ', '.join(then) if then else ''}: about {duration(cpu)} "

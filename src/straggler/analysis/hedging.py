@@ -165,6 +165,8 @@ def _iid(Y: Distribution, delay: float, d: int) -> LightTraffic:
 def _knots(Y: Distribution) -> np.ndarray:
     """The points between which ``P(Y > y)`` of a tabulated law is linear or constant."""
     q = Y.quantile_pieces()
+    if q is None:
+        raise ValueError(f"{Y!r} is not a tabulated law")
     return np.unique(np.concatenate((q.x0, q.x1)))
 
 
