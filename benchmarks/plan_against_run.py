@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def estimate(study: Path):
+    from straggler.break_even import delay_settings
     from straggler.config import load_config, resolve_config
     from straggler.grid import build_grid
     from straggler.sources import model_hash
@@ -36,7 +37,7 @@ def estimate(study: Path):
     resolved = resolve_config(load_config(study))
     grid = build_grid(resolved)
     p = plan(resolved, grid, model_hash())
-    return resolved, grid, p, p.cpu_seconds() + sum(study_seconds(resolved, grid, p).values())
+    return resolved, grid, p, p.cpu_seconds() + sum(study_seconds(resolved, grid, p, delay_settings(grid)).values())
 
 
 def run(study: Path, cores: str, folder: Path) -> float:

@@ -269,14 +269,16 @@ def test_the_cost_model_reads_the_size_law(tmp_path):
     rep = workunits.analysis_seconds(resolved, pick["Rep", "trace"]) - workunits.WRITE_SECONDS
     assert rep == pytest.approx(workunits.TABLE_ANALYSIS_SECONDS * 10_000)
     kept = json.loads(json.dumps(workunits.study_law_facts(resolved)))
-    assert kept[workunits._law_key(resolved.distributions["trace"])] == [10_000, True]
+    assert kept[workunits.law_key(resolved.distributions["trace"])] == [10_000, True]
 
 
 def test_the_study_s_estimate_counts_the_work_after_its_cells():
     """The report always; the break-even searches of a study that sweeps cancel_delay."""
     resolved = resolve_config(load_config(ROOT / "config" / "studies" / "hedging.yaml"))
     grid = build_grid(resolved)
-    parts = workunits.study_seconds(resolved, grid, workunits.plan(resolved, grid, "code"))
+    from straggler.break_even import delay_settings
+
+    parts = workunits.study_seconds(resolved, grid, workunits.plan(resolved, grid, "code"), delay_settings(grid))
     assert set(parts) == {"report", "break-even"}
     assert parts["break-even"] > parts["report"] > workunits.REPORT_SECONDS
     plain = resolve_config(load_config(ROOT / "config" / "config.yaml"))

@@ -418,13 +418,14 @@ def _plan(args) -> int:
 def _print_estimate(resolved: ResolvedConfig, extra: str = "", extra_seconds: float = 0.0) -> None:
     """The plan of a resolved study: its cells and jobs, and the estimated CPU time (with
     ``extra_seconds`` of work the study file does not show, called ``extra``)."""
+    from .break_even import delay_settings
     from .grid import build_grid, central_queues
     from .sources import model_hash
     from .workunits import plan, study_seconds, tuned_values
 
     grid = build_grid(resolved)
     p = plan(resolved, grid, model_hash())
-    later = study_seconds(resolved, grid, p)
+    later = study_seconds(resolved, grid, p, delay_settings(grid) if "simulation" in resolved.evaluate else [])
     sim = resolved.simulation
     simulated = [c for c in p.costs.values() if c.replications]
     # a tuned knob runs each value its search tries (at most tuned_values per load)

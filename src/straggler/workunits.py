@@ -151,7 +151,8 @@ class LawFacts:
 _LAW_FACTS: dict[str, LawFacts] = {}
 
 
-def _law_key(spec) -> str:
+def law_key(spec) -> str:
+    """A size law's spec as the key of its facts."""
     return json.dumps(spec, sort_keys=True, default=str)
 
 
@@ -159,7 +160,7 @@ def law_facts(resolved: ResolvedConfig, name: str) -> LawFacts:
     """The cost model's facts of the study's size law ``name``: kept per spec, and given
     by :func:`study_law_facts` where the config's resolution is cached (a job's parse
     then builds no law: no numpy)."""
-    key = _law_key(resolved.distributions[name])
+    key = law_key(resolved.distributions[name])
     if key not in _LAW_FACTS:
         _LAW_FACTS[key] = _facts_of(resolved.distributions[name])
     return _LAW_FACTS[key]
@@ -182,7 +183,7 @@ def study_law_facts(resolved: ResolvedConfig) -> dict[str, list]:
     """The facts of every size law of the study, as JSON (kept with the cached resolution,
     :func:`straggler.config.resolve_config_cached`)."""
     return {
-        _law_key(spec): [law_facts(resolved, name).values, law_facts(resolved, name).heavy]
+        law_key(spec): [law_facts(resolved, name).values, law_facts(resolved, name).heavy]
         for name, spec in resolved.distributions.items()
     }
 
@@ -813,21 +814,21 @@ at one load: its bisection's probes, each evaluated like a cell, some run longer
 (measured on the hedging study: 7.1 s a search on exponential and on Pareto sizes)."""
 
 
-def study_seconds(resolved: ResolvedConfig, grid: Grid, work: Plan) -> dict[str, float]:
+def study_seconds(
+    resolved: ResolvedConfig, grid: Grid, work: Plan, delay_settings: Iterable[dict] = ()
+) -> dict[str, float]:
     """The estimated CPU seconds of a study's work besides its cells' jobs, by part:
     ``report`` (aggregation, figures, report, claims, and Snakemake itself), ``searches``
-    (located frontiers and crossovers) and ``break-even`` (break-even delays)."""
+    (located frontiers and crossovers) and ``break-even`` (break-even delays, of the
+    ``delay_settings``: :func:`straggler.break_even.delay_settings`)."""
     parts = {"report": SNAKEMAKE_SECONDS + REPORT_SECONDS + REPORT_CELL_SECONDS * len(grid.cells)}
     simulated = "simulation" in resolved.evaluate
     decision = resolved.decision
     if simulated and decision is not None and decision.resolution is not None:
         parts["searches"] = SEARCH_SHARE * sum(c.total for c in work.costs.values())
-    if simulated:
-        from .break_even import delay_settings
-
-        settings = delay_settings(grid)
-        if settings:
-            parts["break-even"] = _break_even_seconds(resolved, grid, settings)
+    settings = list(delay_settings)
+    if simulated and settings:
+        parts["break-even"] = _break_even_seconds(resolved, grid, settings)
     return parts
 
 

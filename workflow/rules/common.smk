@@ -289,7 +289,7 @@ def start_run():
     compiling = sum(u.seconds for u in units) - sum(u.seconds for u in bare)
     # the jobs after the cells (their files: what the progress lines watch)
     later = later_work(
-        study_seconds(RESOLVED, GRID, PLAN),
+        study_seconds(RESOLVED, GRID, PLAN, list(BREAK_EVEN_SETTINGS.values())),
         {
             "report": [f"{RESULTS}/report.html"],
             "searches": [search_path(key) for key in SETTINGS],
