@@ -36,8 +36,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import xarray as xr
 
-    from .winners import PointTable
-
 STRENGTH = "identical"
 """The mixture's parameter swept: the probability that a job's copies are one draw."""
 
@@ -87,35 +85,68 @@ def dependence_words(c: float | None, kind: str | None = None) -> str:
     return f"a request's copies all take one duration with probability c = {c:g}, else durations of their own"
 
 
-def _answers(ds: xr.Dataset, axis: str, c: float) -> tuple[dict, dict, PointTable]:
-    """At one ``c``: per load, the recommended contenders and the statuses
-    (:func:`straggler.decision.answer`), and the decision table."""
-    from .decision import (
-        FAILS,
-        MEETS,
-        answer,
-        budget_statuses,
-        constraints,
-        decision_table,
-        joined_statuses,
-        slo_statuses,
-    )
+class _Sweep:
+    """The answers at every ``c`` of the sweep, from one decision table of the whole
+    dataset (the criteria's cost is xarray's, per call, not per point: one table for
+    every ``c`` instead of one per value).
 
-    sub = ds.sel({axis: c})
-    cons = constraints(sub)
-    table = decision_table(sub, cons)
-    chosen, meets = {}, {}
-    for index, li in table.points():
-        if li is None:
-            continue
-        row = answer(table, index, li)
-        at = (*index, li)
-        chosen[(index, li)] = tuple(n for n in str(row["recommended"]).split(", ") if n)
-        maps = [m for m in (slo_statuses(table, cons, at), budget_statuses(table, cons, at)) if m]
-        joined = joined_statuses(*maps) if maps else {}
-        meets[(index, li)] = {n for n, s in joined.items() if s == MEETS}
-        meets[(index, li)] -= {n for n, s in joined.items() if s == FAILS}
-    return chosen, meets, table
+    ``chosen[c]`` and ``meets[c]`` are keyed by (setting index without the ``c`` axis,
+    load index): per load, the recommended contenders and those sure to meet the
+    constraints (:func:`straggler.decision.answer`)."""
+
+    def __init__(self, ds: xr.Dataset, axis: str):
+        from .decision import (
+            FAILS,
+            MEETS,
+            answer,
+            budget_statuses,
+            constraints,
+            decision_table,
+            joined_statuses,
+            slo_statuses,
+        )
+
+        cons = constraints(ds)
+        self.table = table = decision_table(ds, cons)
+        self.axis = axis
+        self.position = table.dims.index(axis)
+        self.values = [float(v) for v in ds[axis].values]
+        self.chosen: dict[float, dict] = {c: {} for c in self.values}
+        self.meets: dict[float, dict] = {c: {} for c in self.values}
+        for index, li in table.points():
+            if li is None:
+                continue
+            c = self.values[index[self.position]]
+            key = (index[: self.position] + index[self.position + 1 :], li)
+            row = answer(table, index, li)
+            at = (*index, li)
+            self.chosen[c][key] = tuple(n for n in str(row["recommended"]).split(", ") if n)
+            maps = [m for m in (slo_statuses(table, cons, at), budget_statuses(table, cons, at)) if m]
+            joined = joined_statuses(*maps) if maps else {}
+            self.meets[c][key] = {n for n, s in joined.items() if s == MEETS}
+            self.meets[c][key] -= {n for n, s in joined.items() if s == FAILS}
+
+    def at(self, c: float, key: tuple) -> tuple:
+        """The table's point of ``key`` (a setting index without the ``c`` axis, a load
+        index) at ``c``."""
+        index, li = key
+        return (*index[: self.position], self.values.index(c), *index[self.position :], li)
+
+    def change(self, c: float, base: dict) -> str:
+        """Where and how the answer at ``c`` differs from ``base``: the first load that
+        differs and what it is there (``load 0.7: CoC d=2``; a tie's names; ``none
+        qualifies``)."""
+        table, chosen = self.table, self.chosen[c]
+        for key, names in base.items():
+            if chosen.get(key) != names:
+                at = self.at(c, key)
+                load = table.ds["load"].values[at[-1]]
+                setting = table.setting(at[:-1])
+                shown = {k: v for k, v in setting.items() if k != self.axis and table.ds.sizes[k] > 1}
+                words = ", ".join(f"{k} = {v}" for k, v in shown.items())
+                what = ", ".join(chosen.get(key) or ()) or "none qualifies"
+                return f"{words + ', ' if words else ''}load {float(load):g}: {what}"
+        return ""
 
 
 def assumption_lines(ds: xr.Dataset) -> list[str]:
@@ -135,13 +166,11 @@ def assumption_lines(ds: xr.Dataset) -> list[str]:
         return [f"Assumed: {dependence_words(c0)}; its answer is not in the dataset."]
     measured = "" if c0 in (0.0, 1.0) else " (as given)"
     lines = [f"Assumed: {dependence_words(c0)}{measured}."]
-    base, base_meets, table = _answers(ds, axis, c0)
-    every = {}
-    for c in values:
-        every[c] = _answers(ds, axis, c) if c != c0 else (base, base_meets, table)
+    sweep = _Sweep(ds, axis)
+    base, table = sweep.chosen[c0], sweep.table
 
     def holds(c: float) -> bool:
-        chosen = every[c][0]
+        chosen = sweep.chosen[c]
         return all(len(v) == 1 and chosen.get(k) == v for k, v in base.items())
 
     parts = []
@@ -149,19 +178,21 @@ def assumption_lines(ds: xr.Dataset) -> list[str]:
         for side, words in ((1.0, "up to"), (-1.0, "down to")):
             if any((c - c0) * side > 0 for c in values):
                 walked = walk(values, c0, side, holds)
-                change = "" if walked[1] is None else _change(every[walked[1]][0], base, table)
+                change = "" if walked[1] is None else sweep.change(walked[1], base)
                 parts.append(margin_words(walked, words, c0, change))
     else:
         parts.append("no single contender at every load to hold")
-    if 1.0 in every and c0 != 1.0:
-        ident = sorted({", ".join(v) or "none qualifies" for v in every[1.0][0].values()})
+    if 1.0 in sweep.chosen and c0 != 1.0:
+        ident = sorted({", ".join(v) or "none qualifies" for v in sweep.chosen[1.0].values()})
         parts.append("with identical copies (c = 1) the answer is " + "; ".join(ident))
-    safe = set.intersection(*(m for c in values for m in every[c][1].values())) if every else set()
+    every_meets = [m for c in values for m in sweep.meets[c].values()]
+    safe = set.intersection(*every_meets) if every_meets else set()
     if safe:
-        pick = _safest(safe, every, base)
-        cost = hull_words(table, "extra_load", _first_point(base), [pick])[0]
+        pick = _safest(safe, sweep.chosen, base)
+        first = sweep.at(c0, next(iter(base)))
+        cost = hull_words(table, "extra_load", first, [pick])[0]
         mine = {n for v in base.values() for n in v}
-        against = hull_words(table, "extra_load", _first_point(base), sorted(mine))[0] if mine else ""
+        against = hull_words(table, "extra_load", first, sorted(mine))[0] if mine else ""
         parts.append(
             f"qualifies at every c: {pick}"
             + (f" (extra load {cost} against {against} at the first load)" if cost and pick not in mine else "")
@@ -214,19 +245,6 @@ def margin_words(walked: tuple[float, float | None, float | None], words: str, c
     return f"for c {words} {last:.3g} ({where})"
 
 
-def _change(chosen: dict, base: dict, table: PointTable) -> str:
-    """Where and how the answer ``chosen`` differs from ``base``: the first load that
-    differs and what it is there (``load 0.7: CoC d=2``; a tie's names; ``none qualifies``)."""
-    for key, names in base.items():
-        if chosen.get(key) != names:
-            index, li = key
-            load = table.ds["load"].values[li]
-            setting = ", ".join(f"{k} = {v}" for k, v in table.setting(index).items() if table.ds.sizes[k] > 1)
-            what = ", ".join(chosen.get(key) or ()) or "none qualifies"
-            return f"{setting + ', ' if setting else ''}load {float(load):g}: {what}"
-    return ""
-
-
 def probes_needed(ds: xr.Dataset) -> list[float]:
     """The values of ``c`` the bisection of the margin needs next (none: it is located
     to :data:`RESOLUTION`, or there is no sweep, or no single answer to hold)."""
@@ -237,30 +255,23 @@ def probes_needed(ds: xr.Dataset) -> list[float]:
     values = sorted(float(v) for v in ds[axis].values)
     if c0 not in values:
         return []
-    base = _answers(ds, axis, c0)[0]
+    sweep = _Sweep(ds, axis)
+    base = sweep.chosen[c0]
     if not base or any(len(v) != 1 for v in base.values()):
         return []
-    cache: dict[float, bool] = {}
 
     def holds(c: float) -> bool:
-        if c not in cache:
-            chosen = _answers(ds, axis, c)[0]
-            cache[c] = all(chosen.get(k) == v for k, v in base.items())
-        return cache[c]
+        chosen = sweep.chosen[c]
+        return all(chosen.get(k) == v for k, v in base.items())
 
     need = [walk(values, c0, side, holds)[2] for side in (1.0, -1.0)]
     return sorted(c for c in need if c is not None)
 
 
-def _first_point(base: dict) -> tuple:
-    index, li = next(iter(base))
-    return (*index, li)
-
-
-def _safest(safe: set, every: dict, base: dict) -> str:
+def _safest(safe: set, chosen_at: dict, base: dict) -> str:
     """The safe contender most often the answer over the sweep, then by name."""
     counts = {n: 0 for n in safe}
-    for chosen, _, _ in every.values():
+    for chosen in chosen_at.values():
         for v in chosen.values():
             for n in v:
                 if n in counts:

@@ -36,7 +36,7 @@ import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from .pilot import PILOT_JOBS, PILOT_REPLICATIONS
 
@@ -661,10 +661,9 @@ def _locks_of(folder: Path, study: str) -> list[Path]:
 def _recommend(args) -> int:
     import xarray as xr
 
-    from .assumption import probes_needed
     from .config import ConfigError
     from .files import write_text
-    from .question import add_probes, answer_lines, read_question, study_text
+    from .question import answer_lines, read_question, study_text
 
     _readable(args.question, QUESTION_EXPECTED)
     folder = _run_folder(args.results)
@@ -697,25 +696,12 @@ def _recommend(args) -> int:
     # the dataset alone, the figures and the report are made once, at the end
     only_dataset = [f"results/{question.name}/{question.name}.nc"]  # from the run's folder (the Snakefile's RESULTS)
     status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile, only_dataset)
-    while status == 0 and (probes := _probes(dataset, probes_needed)):
-        question = add_probes(question, probes)
-        write_text(question.study_path, study_text(question))
-        print("checking the answer at c = " + ", ".join(f"{c:g}" for c in probes), file=sys.stderr)
-        status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile, only_dataset)
-    if status == 0:
-        status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile)
     if status != 0:
-        locks = _locks_of(folder, question.name)
-        if locks:
-            raise _Failure(
-                f"{results} is locked: another run is writing it (this question, or one of the same name), or a "
-                f"run killed without warning left its lock; when no such run is going, remove the lock "
-                f"(rm {' '.join(str(p) for p in locks)}) and run the same command again: it resumes"
-            )
-        raise _Failure(
-            f"snakemake stopped with exit status {status} (its messages above say why); once that is "
-            "fixed, the same command resumes: only the cells without a result are computed"
-        )
+        _snakemake_failed(status, folder, question.name, results)
+    question = _margin_rounds(question, args, snakefile, folder, dataset)
+    status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile)
+    if status != 0:
+        _snakemake_failed(status, folder, question.name, results)
     try:
         with xr.open_dataset(dataset, engine="netcdf4") as ds:
             study = ds.load()
@@ -727,6 +713,59 @@ def _recommend(args) -> int:
         raise _Failure(f"cannot read {dataset} ({err}); {DATASET_EXPECTED}") from None
     print("\n".join(lines))
     return 0
+
+
+def _snakemake_failed(status: int, folder: Path, name: str, results: Path) -> NoReturn:
+    """Why a run of a question's study stopped, and how to resume it."""
+    locks = _locks_of(folder, name)
+    if locks:
+        raise _Failure(
+            f"{results} is locked: another run is writing it (this question, or one of the same name), or a "
+            f"run killed without warning left its lock; when no such run is going, remove the lock "
+            f"(rm {' '.join(str(p) for p in locks)}) and run the same command again: it resumes"
+        )
+    raise _Failure(
+        f"snakemake stopped with exit status {status} (its messages above say why); once that is "
+        "fixed, the same command resumes: only the cells without a result are computed"
+    )
+
+
+def _margin_rounds(question, args, snakefile: Path, folder: Path, dataset: Path):
+    """The bisection of the margin in c after the first run: each round adds the values
+    of c it needs to the study's sweep and computes their cells. With a cluster profile a
+    round is a Snakemake run of the dataset (its cells go to the cluster); otherwise the
+    rounds' cells run in workers of this process (:mod:`straggler.margin_rounds`). The
+    question with every value of c the rounds added."""
+    from .assumption import probes_needed
+    from .files import write_text
+    from .margin_rounds import RoundPool
+    from .question import add_probes, study_text
+
+    def round_of(probes: list[float]) -> None:
+        nonlocal question
+        question = add_probes(question, probes)
+        write_text(question.study_path, study_text(question))
+        print("checking the answer at c = " + ", ".join(f"{c:g}" for c in probes), file=sys.stderr)
+
+    if args.profile is not None:
+        only_dataset = [f"results/{question.name}/{question.name}.nc"]
+        while probes := _probes(dataset, probes_needed):
+            round_of(probes)
+            status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile, only_dataset)
+            if status != 0:
+                _snakemake_failed(status, folder, question.name, _shown(dataset.parent))
+        return question
+    probes = _probes(dataset, probes_needed)
+    cores = (os.cpu_count() or 1) if args.cores == "all" else int(args.cores)
+    with RoundPool(cores) as pool:
+        while probes:
+            round_of(probes)
+            try:
+                study = pool.run(question.study_path, folder)
+            except KeyboardInterrupt:
+                raise _Failure("interrupted; run the same command again to resume (the cells done are kept)") from None
+            probes = probes_needed(study)
+    return question
 
 
 MARGIN_ROUND_SECONDS = 8.0

@@ -36,7 +36,7 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
             "report",
         ),
     ),
-    (("pipeline", "cli", "question"),),
+    (("pipeline", "cli", "question", "margin_rounds"),),
 )
 
 

@@ -136,9 +136,23 @@ def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config, rec
     beside it. The dataset records ``recorded_yaml`` (the config without the keys
     that never change a number), so it is the same however the work was cut."""
 
+    from .dataset import write_netcdf
+
+    study = combined(resolved_yaml, cell_paths, recorded_yaml)
+    write_netcdf(study, out_nc)
+    keep_previous(out_nc)
+    write_text(out_config, resolved_yaml)
+    _prune(cell_paths)
+    # every job that writes under the study's folder has finished: what a killed job left
+    for tmp in sweep_temporaries([Path(out_nc).parent]):
+        log.info("removed %s (left by a killed job)", tmp)
+
+
+def combined(resolved_yaml: str, cell_paths: list[str], recorded_yaml: str | None = None):
+    """The study dataset of the cell files, in memory (what :func:`aggregate` writes)."""
     from .config.resolved import ResolvedConfig
     from .dataset import aggregate as combine
-    from .dataset import read_cell, write_netcdf
+    from .dataset import read_cell
     from .grid import build_grid
     from .provenance import provenance
 
@@ -156,14 +170,7 @@ def aggregate(resolved_yaml: str, cell_paths: list[str], out_nc, out_config, rec
     if missing:
         raise ValueError(f"missing cell results: {sorted(missing)[:5]}")
     recorded = resolved_yaml if recorded_yaml is None else recorded_yaml
-    study = combine(grid, cells, provenance(ResolvedConfig.from_yaml(recorded), recorded))
-    write_netcdf(study, out_nc)
-    keep_previous(out_nc)
-    write_text(out_config, resolved_yaml)
-    _prune(cell_paths)
-    # every job that writes under the study's folder has finished: what a killed job left
-    for tmp in sweep_temporaries([Path(out_nc).parent]):
-        log.info("removed %s (left by a killed job)", tmp)
+    return combine(grid, cells, provenance(ResolvedConfig.from_yaml(recorded), recorded))
 
 
 def _prune(cell_paths: list[str]) -> None:

@@ -91,6 +91,24 @@ def test_a_rerun_computes_nothing_and_answers_the_same(example):
     assert "this run evaluates" not in again.stderr
 
 
+def test_the_margin_s_rounds_give_the_same_dataset_in_the_command_s_workers_as_by_snakemake(example, tmp_path):
+    """Without a cluster profile the margin's rounds run in the command's own workers;
+    with one, each round is a Snakemake run. Both compute the same cells: the answers
+    are the same and the datasets equal bit for bit."""
+    import xarray as xr
+
+    assert "checking the answer at c = " in example[1].stderr  # the example's margin takes rounds
+    folder = question_folder(tmp_path)
+    profile = str(ROOT / "workflow" / "profiles" / "default")
+    run = recommend(folder, "config/questions/example.yaml", "--cores", "2", "--profile", profile)
+    assert run.returncode == 0, run.stderr[-4000:]
+    assert answer_of(run) == answer_of(example[1])
+    name = "results/example/example.nc"
+    with xr.open_dataset(example[0] / name) as here, xr.open_dataset(folder / name) as by_snakemake:
+        assert here.sizes == by_snakemake.sizes
+        assert [v for v in here.data_vars if not here[v].equals(by_snakemake[v])] == []
+
+
 QUICK = {
     "system": {"N": 10},
     "load": [0.3, 0.6],
