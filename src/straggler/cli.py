@@ -30,6 +30,7 @@ Any other exception is a bug and shows its traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import sys
@@ -590,12 +591,19 @@ def _run_folder(results: str | None) -> Path:
 
 
 def _snakemake(
-    snakefile: Path, folder: Path, study: Path, cores: str, profile: str | None, targets: list[str] | None = None
+    snakefile: Path,
+    folder: Path,
+    study: Path,
+    cores: str,
+    profile: str | None,
+    targets: list[str] | None = None,
+    log: Path | None = None,
 ) -> int:
     """Run Snakemake on ``study`` in ``folder`` with this interpreter (for ``targets``,
-    paths from ``folder``; default: the whole study), its output going to the terminal;
-    its exit status. An interrupt (Ctrl-C reaches both processes) waits for Snakemake to
-    stop its jobs and remove its lock, so that a rerun resumes."""
+    paths from ``folder``; default: the whole study), its output going to the terminal
+    (or to the file ``log``); its exit status. An interrupt (Ctrl-C reaches both
+    processes) waits for Snakemake to stop its jobs and remove its lock, so that a rerun
+    resumes."""
     import subprocess
 
     command = [
@@ -621,7 +629,10 @@ def _snakemake(
         command += ["--profile", str(Path(profile).absolute()) if Path(profile).exists() else profile]
     command[3:3] = list(targets or [])  # before the options (--quiet takes a list)
     sys.stdout.flush()  # what was printed comes before Snakemake's output
-    process = subprocess.Popen(command, cwd=folder)
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "w") if log is not None else contextlib.nullcontext() as out:
+        process = subprocess.Popen(command, cwd=folder, stdout=out, stderr=subprocess.STDOUT if out else None)
     try:
         return process.wait()
     except KeyboardInterrupt:
@@ -698,7 +709,21 @@ def _recommend(args) -> int:
     status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile, only_dataset)
     if status != 0:
         _snakemake_failed(status, folder, question.name, results)
-    question = _margin_rounds(question, args, snakefile, folder, dataset)
+    question, study = _margin_rounds(question, args, snakefile, folder, dataset)
+    report = str(results / "report.html")
+    decision = question.resolved.decision
+    if study is not None and (decision is None or decision.resolution is None):
+        # every number of the answer is in the dataset the rounds combined (no located
+        # frontier to wait for): the answer first, then the figures and the report,
+        # Snakemake's output in a log (shown if it fails)
+        log = results / "logs" / "recommend-report.log"
+        print(f"the answer; its report follows (Snakemake's output: {log})", file=sys.stderr, flush=True)
+        print("\n".join(answer_lines(study, report=report)), flush=True)
+        status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile, log=log)
+        if status != 0:
+            print(_tail(log), file=sys.stderr)
+            _snakemake_failed(status, folder, question.name, results)
+        return 0
     status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile)
     if status != 0:
         _snakemake_failed(status, folder, question.name, results)
@@ -708,11 +733,19 @@ def _recommend(args) -> int:
         from .frontier import with_located
 
         study = with_located(study, results / "capacity.csv")
-        lines = answer_lines(study, report=str(results / "report.html"))
+        lines = answer_lines(study, report=report)
     except (OSError, ValueError) as err:
         raise _Failure(f"cannot read {dataset} ({err}); {DATASET_EXPECTED}") from None
     print("\n".join(lines))
     return 0
+
+
+def _tail(log: Path, lines: int = 40) -> str:
+    """The last ``lines`` of a log (empty when it cannot be read)."""
+    try:
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
 
 
 def _snakemake_failed(status: int, folder: Path, name: str, results: Path) -> NoReturn:
@@ -735,7 +768,8 @@ def _margin_rounds(question, args, snakefile: Path, folder: Path, dataset: Path)
     of c it needs to the study's sweep and computes their cells. With a cluster profile a
     round is a Snakemake run of the dataset (its cells go to the cluster); otherwise the
     rounds' cells run in workers of this process (:mod:`straggler.margin_rounds`). The
-    question with every value of c the rounds added."""
+    question with every value of c the rounds added, and (without a profile) the study's
+    dataset with them all, combined in memory (None with a profile)."""
     from .assumption import probes_needed
     from .files import write_text
     from .margin_rounds import RoundPool
@@ -754,8 +788,15 @@ def _margin_rounds(question, args, snakefile: Path, folder: Path, dataset: Path)
             status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile, only_dataset)
             if status != 0:
                 _snakemake_failed(status, folder, question.name, _shown(dataset.parent))
-        return question
-    probes = _probes(dataset, probes_needed)
+        return question, None
+    import xarray as xr
+
+    try:
+        with xr.open_dataset(dataset, engine="netcdf4") as ds:
+            study = ds.load()
+    except (OSError, ValueError) as err:
+        raise _Failure(f"cannot read {dataset} ({err}); {DATASET_EXPECTED}") from None
+    probes = probes_needed(study)
     cores = (os.cpu_count() or 1) if args.cores == "all" else int(args.cores)
     with RoundPool(cores) as pool:
         while probes:
@@ -765,12 +806,14 @@ def _margin_rounds(question, args, snakefile: Path, folder: Path, dataset: Path)
             except KeyboardInterrupt:
                 raise _Failure("interrupted; run the same command again to resume (the cells done are kept)") from None
             probes = probes_needed(study)
-    return question
+    return question, study
 
 
-MARGIN_ROUND_SECONDS = 8.0
-"""One round of the margin's bisection besides its cells: Snakemake, the aggregation and
-the jobs' start-ups (measured on benchmarks/heavy_question.py: 7-9 s)."""
+MARGIN_ROUND_SECONDS = 2.0
+"""One round of the margin's bisection besides its cells, in the command's own workers
+(:mod:`straggler.margin_rounds`): the dataset combined, the next values of c found, the
+workers' start-up shared by the rounds (measured on benchmarks/heavy_question.py: 1-2 s a
+round; by Snakemake, with a cluster profile, 7-9 s)."""
 
 
 def _margin_seconds(resolved) -> float:
