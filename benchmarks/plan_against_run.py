@@ -52,7 +52,7 @@ def run(study: Path, cores: str, folder: Path) -> tuple[float, list[tuple[float,
     start = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "workflow" / "Snakefile"),
-         "--directory", str(folder), "--configfile", str(study.resolve()), "--cores", cores, "--quiet", "all"],
+         "--directory", str(folder), "--configfile", str(study.resolve()), "--cores", cores, "--quiet", "rules", "host"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     lines = [(time.perf_counter() - start, line.rstrip()) for line in process.stderr]

@@ -252,6 +252,26 @@ def test_the_jobs_after_the_cells_share_their_part_of_the_estimate(tmp_path):
     )
 
 
+def test_the_report_s_time_left_is_its_estimate_on_at_most_two_cores(tmp_path):
+    """The cells' pace says nothing of the report's (its jobs are the aggregation, the
+    figures and the report, on two cores at most): cells twice as fast as estimated
+    leave the report's time left as estimated, its CPU time over two cores of four."""
+    paths = [tmp_path / f"u{i}.json" for i in range(2)]
+    units = [workunits.Unit(str(p), 40.0, "evaluate") for p in paths]
+    units.append(workunits.Unit(str(tmp_path / "report.html"), 48.0, "report"))
+    units.append(workunits.Unit(str(tmp_path / "s.json"), 40.0, "searches"))
+    now = [0.0]
+    progress = workunits.Progress(units, parallel=4, clock=lambda: now[0])
+    paths[0].write_text("{}")
+    now[0] = 20.0  # 40 s of estimated work in 20 s, the other job running halfway
+    progress.poll()
+    assert progress.time_left(now[0]) == pytest.approx(20.0 * 20.0 / 60.0 + 48.0 / 2 + 40.0 / 4)
+    paths[1].write_text("{}")
+    progress.poll()
+    assert progress.time_left(now[0]) == pytest.approx(48.0 / 2 + 40.0 / 4)
+    assert workunits.later_wall_seconds(units[2], 1) == 48.0  # one core: all of it
+
+
 def test_the_time_left_never_rises_by_more_than_ten_percent(tmp_path):
     """A job that finishes late (a compile) makes the pace so far slower: the raw
     estimate jumps up; the line says at most 10 % more than the line before."""

@@ -687,11 +687,26 @@ class Progress:
         self._stop = threading.Event()
         self._left: tuple[float, float] | None = None  # the last time left shown, and when
 
+    def time_left(self, elapsed: float) -> float | None:
+        """The wall seconds left at ``elapsed``: the cells' jobs left at their pace so far
+        (:func:`remaining_seconds`), then the jobs after them at their estimate
+        (:func:`later_wall_seconds`: their pace is not the cells', and the report's jobs
+        share few cores); None before anything has finished."""
+        undone = [u for u in self.units if u.path not in self.finished]
+        later = sum(later_wall_seconds(u, self.parallel) for u in undone if u.rule not in SIMULATING)
+        cells = [u for u in self.units if u.rule in SIMULATING]
+        cells_left = [u.seconds for u in undone if u.rule in SIMULATING]
+        if not cells_left:
+            return later if self.finished else None
+        done = sum(u.seconds for u in cells if u.path in self.finished)
+        total = sum(u.seconds for u in cells)
+        at_pace = remaining_seconds(done, total, elapsed, running_credit(cells_left, self.parallel))
+        return None if at_pace is None else at_pace + later
+
     def line(self, elapsed: float) -> str:
         """The progress line at ``elapsed`` seconds."""
         done = sum(u.seconds for u in self.units if u.path in self.finished)
-        running = running_credit([u.seconds for u in self.units if u.path not in self.finished], self.parallel)
-        left = remaining_seconds(done, self.total, elapsed, running)
+        left = self.time_left(elapsed)
         if left is not None:
             if self._left is not None:
                 shown, at = self._left
@@ -739,6 +754,19 @@ class Progress:
 
 SIMULATING = {"evaluate", "simulate_shard"}
 """The rules of the cells' jobs (:func:`pending_work`)."""
+
+REPORT_CORES = 2
+"""The cores the report's jobs use at once: the aggregation, then the figures in two
+jobs side by side (:func:`straggler.catalog.figure_parts`), then the report (measured:
+its wall time about half its CPU time on two cores, 22-26 s for 41-47 s)."""
+
+
+def later_wall_seconds(unit: Unit, parallel: int) -> float:
+    """The wall seconds of a job after the cells (:func:`later_work`): the report's on at
+    most :data:`REPORT_CORES` cores, the searches' and the break-even delays' (one job a
+    setting) on every core."""
+    cores = min(int(parallel), REPORT_CORES) if unit.rule == "report" else int(parallel)
+    return unit.seconds / max(1, cores)
 
 
 def _mtime(path: str) -> float:
