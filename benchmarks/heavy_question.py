@@ -79,7 +79,15 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     answered = None
     with tempfile.TemporaryFile("w+") as errors:
-        command = [_straggler(), "recommend", str(question), "--cores", args.cores, "--results", str(folder / "results")]
+        command = [
+            _straggler(),
+            "recommend",
+            str(question),
+            "--cores",
+            args.cores,
+            "--results",
+            str(folder / "results"),
+        ]
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, text=True)
         out = []
         for line in process.stdout:

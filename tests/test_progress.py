@@ -175,23 +175,36 @@ def test_wall_time_spreads_the_work_over_the_cores_but_not_below_the_longest_job
     assert workunits.wall_seconds([], 4) == 0.0
 
 
-def test_the_time_left_is_the_rest_at_the_pace_so_far():
-    assert workunits.remaining_seconds(0.0, 100.0, 5.0) is None  # nothing finished yet
-    # 25 of 100 estimated seconds in 10 s of wall time: 75 more at that pace
-    assert workunits.remaining_seconds(25.0, 100.0, 10.0) == pytest.approx(30.0)
-    # the model overestimates (an upper estimate) or the machine is slower: it self-corrects
-    assert workunits.remaining_seconds(50.0, 100.0, 100.0) == pytest.approx(100.0)
-    assert workunits.remaining_seconds(100.0, 100.0, 40.0) == 0.0
-    # with 10 more seconds of work done in the jobs still running
-    assert workunits.remaining_seconds(25.0, 100.0, 10.0, running=10.0) == pytest.approx(65.0 * 10.0 / 35.0)
+def test_jobs_are_scheduled_longest_first_each_on_the_first_core_free():
+    assert workunits.schedule_finishes([10.0, 30.0, 30.0, 30.0], 1) == [100.0, 30.0, 60.0, 90.0]
+    assert workunits.schedule_finishes([10.0, 30.0, 30.0, 30.0], 2) == [40.0, 30.0, 30.0, 60.0]
+    assert workunits.schedule_finishes([5.0, 5.0], 8) == [5.0, 5.0]
+    assert workunits.schedule_finishes([], 2) == []
 
 
-def test_the_jobs_still_running_count_as_half_done():
-    # two cores: when a job finishes, the other core's job is halfway on average
-    assert workunits.running_credit([10.0, 20.0, 30.0], 2) == pytest.approx(0.5 * 20.0)
-    assert workunits.running_credit([10.0, 20.0, 30.0], 8) == pytest.approx(0.5 * 3 * 20.0)  # all in flight
-    assert workunits.running_credit([10.0, 20.0], 1) == 0.0
-    assert workunits.running_credit([], 4) == 0.0
+def test_the_time_left_stretches_each_phase_by_its_own_pace(tmp_path):
+    """The hedging study's shape: short cells' jobs, two long break-even bisections side
+    by side, the report. The cells at twice their estimate's pace do not shorten the
+    bisections; once one bisection has finished, the other (begun with it) is about done."""
+    cells = [workunits.Unit(str(tmp_path / f"c{i}.json"), 10.0, "evaluate") for i in range(2)]
+    be = [workunits.Unit(str(tmp_path / f"b{i}.json"), 300.0, "break-even") for i in range(2)]
+    report = workunits.Unit(str(tmp_path / "report.html"), 40.0, "report")
+    now = [0.0]
+    progress = workunits.Progress([*cells, *be, report], parallel=2, clock=lambda: now[0])
+    assert progress.time_left(0.0) is None
+    for unit in cells:
+        Path(unit.path).write_text("{}")
+    now[0] = 5.0
+    progress.poll()
+    assert progress.time_left(5.0) == pytest.approx(300.0 + 40.0 / 2)
+    Path(be[0].path).write_text("{}")
+    now[0] = 245.0  # 240 s for 300 estimated: the other bisection ends now too
+    progress.poll()
+    assert progress.time_left(245.0) == pytest.approx(20.0)
+    Path(be[1].path).write_text("{}")
+    now[0] = 250.0
+    progress.poll()
+    assert progress.time_left(250.0) == pytest.approx(20.0)
 
 
 def test_durations_read_as_a_person_says_them():
@@ -217,8 +230,8 @@ def test_progress_says_a_line_when_jobs_finish(tmp_path):
     assert progress.poll().startswith("straggler: 3 of 4 evaluate jobs done (90% of the estimated work) in 1 min 00 s;")
     paths[0].write_text("{}")
     assert progress.poll() == "straggler: 4 of 4 evaluate jobs done (100% of the estimated work) in 1 min 00 s"
-    # on two cores, the other job running is counted halfway through a mean job: 30 s
-    # done and (10 + 30 + 30) / 3 / 2 running, of 100, in 30 s: 58.3 left at 0.72 s each
+    # on two cores, longest first: the two 30 s jobs end at 30, then 30 and 10 s more on
+    # the two cores: the first ended at 30 s as estimated, 30 s left
     paths[0].unlink()
     for p in paths[2:]:
         p.unlink()
@@ -227,7 +240,7 @@ def test_progress_says_a_line_when_jobs_finish(tmp_path):
     assert two.poll() is None  # a file an earlier run wrote counts once it is written again
     later = paths[1].stat().st_mtime + 1.0
     os.utime(paths[1], (later, later))
-    assert two.poll().endswith("in 30 s; about 42 s left")
+    assert two.poll().endswith("in 30 s; about 30 s left")
 
 
 def test_the_jobs_after_the_cells_share_their_part_of_the_estimate(tmp_path):
@@ -255,7 +268,8 @@ def test_the_jobs_after_the_cells_share_their_part_of_the_estimate(tmp_path):
 def test_the_report_s_time_left_is_its_estimate_on_at_most_two_cores(tmp_path):
     """The cells' pace says nothing of the report's (its jobs are the aggregation, the
     figures and the report, on two cores at most): cells twice as fast as estimated
-    leave the report's time left as estimated, its CPU time over two cores of four."""
+    leave the searches and the report at their estimates, the report's CPU time over
+    two cores of four."""
     paths = [tmp_path / f"u{i}.json" for i in range(2)]
     units = [workunits.Unit(str(p), 40.0, "evaluate") for p in paths]
     units.append(workunits.Unit(str(tmp_path / "report.html"), 48.0, "report"))
@@ -263,13 +277,16 @@ def test_the_report_s_time_left_is_its_estimate_on_at_most_two_cores(tmp_path):
     now = [0.0]
     progress = workunits.Progress(units, parallel=4, clock=lambda: now[0])
     paths[0].write_text("{}")
-    now[0] = 20.0  # 40 s of estimated work in 20 s, the other job running halfway
+    now[0] = 20.0  # 40 s of estimated work in 20 s: the other cell's job, begun with it, ends now too
     progress.poll()
-    assert progress.time_left(now[0]) == pytest.approx(20.0 * 20.0 / 60.0 + 48.0 / 2 + 40.0 / 4)
+    assert progress.time_left(now[0]) == pytest.approx(40.0 + 48.0 / 2)
     paths[1].write_text("{}")
     progress.poll()
-    assert progress.time_left(now[0]) == pytest.approx(48.0 / 2 + 40.0 / 4)
-    assert workunits.later_wall_seconds(units[2], 1) == 48.0  # one core: all of it
+    assert progress.time_left(now[0]) == pytest.approx(40.0 + 48.0 / 2)
+    one = workunits.Progress(units, parallel=1, clock=lambda: now[0])
+    one.finished_at = {p: 80.0 for p in map(str, paths)}  # one core: the report's 48 s on it
+    one.finished = set(one.finished_at)
+    assert one.time_left(80.0) == pytest.approx(40.0 + 48.0)
 
 
 def test_the_time_left_never_rises_by_more_than_ten_percent(tmp_path):
@@ -279,13 +296,13 @@ def test_the_time_left_never_rises_by_more_than_ten_percent(tmp_path):
     units = [workunits.Unit(str(p), 10.0, "evaluate") for p in paths]
     now = [0.0]
     progress = workunits.Progress(units, parallel=1, clock=lambda: now[0])
-    shown = []
+    shown, raw = [], []
     for i, t in enumerate([10.0, 20.0, 60.0, 70.0]):  # the third job took 40 s
         paths[i].write_text("{}")
         now[0] = t
         line = progress.poll()
         shown.append(float(line.split("about ")[1].split(" s left")[0]))
-    raw = [workunits.remaining_seconds(10.0 * k, 50.0, t) for k, t in zip(range(1, 5), [10.0, 20.0, 60.0, 70.0])]
+        raw.append(progress.time_left(t))
     assert raw[2] > 1.3 * raw[1]  # the estimate alone rises by a third
     assert all(b <= 1.1 * a + 0.5 for a, b in zip(shown, shown[1:])), shown  # 0.5: the line's rounding
     assert workunits.smoothed_left(100.0, None, 0.0) == 100.0

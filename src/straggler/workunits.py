@@ -615,16 +615,24 @@ def wall_seconds(units: list[Unit], cores: int) -> float:
     return max(cpu / max(1, min(int(cores), len(units))), max(u.seconds for u in units))
 
 
-def remaining_seconds(done: float, total: float, elapsed: float, running: float = 0.0) -> float | None:
-    """The wall time left once ``done`` of ``total`` estimated seconds of work have
-    finished in ``elapsed`` seconds, ``running`` more being the part already done of
-    the jobs still running: the rest at the pace so far (so the estimate corrects
-    itself for the machine, the cores and the model's errors); None before anything
-    has finished."""
-    progressed = done + running
-    if done <= 0 or elapsed <= 0:
-        return None
-    return max(0.0, total - progressed) * elapsed / progressed
+def schedule_finishes(seconds: list[float], cores: int) -> list[float]:
+    """When each job of ``seconds`` ends if they run longest first on ``cores`` (as
+    Snakemake starts them: by priority, the longest estimate first), each on the first
+    core free; in the order given."""
+    import heapq
+
+    free = [0.0] * max(1, int(cores))
+    ends = [0.0] * len(seconds)
+    for i in sorted(range(len(seconds)), key=lambda i: -seconds[i]):
+        start = heapq.heappop(free)
+        ends[i] = start + seconds[i]
+        heapq.heappush(free, ends[i])
+    return ends
+
+
+PHASES = (("evaluate", "simulate_shard"), ("searches", "break-even"), ("report",))
+"""The run's jobs in the order they can run: the cells' jobs, then the searches and the
+break-even delays (they read the cells), then the report (it reads them all)."""
 
 
 RISE_LIMIT = 0.10
@@ -640,17 +648,6 @@ def smoothed_left(raw: float, previous: float | None, since: float) -> float:
         return raw
     blended = 0.5 * (raw + max(0.0, previous - since))
     return min(blended, (1 + RISE_LIMIT) * previous)
-
-
-def running_credit(left: list[float], parallel: int) -> float:
-    """The estimated work already done, on average, of the jobs running when one has
-    just finished: the other ``parallel - 1`` cores' jobs are halfway through theirs
-    (the freed core's next job has just started). Without it, the first lines of a
-    run on many cores would count the work in flight as not begun."""
-    if not left:
-        return 0.0
-    busy = min(max(int(parallel) - 1, 0), len(left))
-    return 0.5 * busy * sum(left) / len(left)
 
 
 def duration(seconds: float) -> str:
@@ -682,26 +679,43 @@ class Progress:
         self.clock = clock
         self.start = clock()
         self.finished: set[str] = set()
+        self.finished_at: dict[str, float] = {}  # a job's file's path: when a poll saw it
         # a job's file already there from an earlier run counts once it is written again
         self.before = {u.path: _mtime(u.path) for u in self.units}
         self._stop = threading.Event()
         self._left: tuple[float, float] | None = None  # the last time left shown, and when
 
     def time_left(self, elapsed: float) -> float | None:
-        """The wall seconds left at ``elapsed``: the cells' jobs left at their pace so far
-        (:func:`remaining_seconds`), then the jobs after them at their estimate
-        (:func:`later_wall_seconds`: their pace is not the cells', and the report's jobs
-        share few cores); None before anything has finished."""
-        undone = [u for u in self.units if u.path not in self.finished]
-        later = sum(later_wall_seconds(u, self.parallel) for u in undone if u.rule not in SIMULATING)
-        cells = [u for u in self.units if u.rule in SIMULATING]
-        cells_left = [u.seconds for u in undone if u.rule in SIMULATING]
-        if not cells_left:
-            return later if self.finished else None
-        done = sum(u.seconds for u in cells if u.path in self.finished)
-        total = sum(u.seconds for u in cells)
-        at_pace = remaining_seconds(done, total, elapsed, running_credit(cells_left, self.parallel))
-        return None if at_pace is None else at_pace + later
+        """The wall seconds left at ``elapsed`` (None before a job has finished). Each
+        phase of the run (:data:`PHASES`) is its jobs' estimates scheduled on the cores
+        (:func:`schedule_finishes`; the report's on at most :data:`REPORT_CORES`),
+        stretched by its own pace: the seconds its finished jobs took against when the
+        schedule ends them. A phase begins when the one before ends (as seen, once it
+        has; else as predicted), and a phase with no job finished yet runs at its
+        estimate: the cells' pace says nothing of the report's, and jobs that run side
+        by side finish close together (a job still running is not counted as begun)."""
+        if not self.finished:
+            return None
+        begin = 0.0
+        for rules in PHASES:
+            units = [u for u in self.units if u.rule in rules]
+            if not units:
+                continue
+            if rules == ("report",):  # its own jobs, one after another, share a few cores
+                share = max(1, min(self.parallel, REPORT_CORES))
+                ends = schedule_finishes([u.seconds / share for u in units], 1)
+            else:
+                ends = schedule_finishes([u.seconds for u in units], self.parallel)
+            seen = [(self.finished_at[u.path], end) for u, end in zip(units, ends) if u.path in self.finished]
+            if len(seen) == len(units):
+                begin = max(at for at, _ in seen)
+                continue
+            pace = 1.0
+            if seen:
+                last = max(at for at, _ in seen)
+                pace = max(last - begin, 0.0) / max(max(end for _, end in seen), 1e-9)
+            begin += pace * max(ends)
+        return max(0.0, begin - elapsed)
 
     def line(self, elapsed: float) -> str:
         """The progress line at ``elapsed`` seconds."""
@@ -728,8 +742,10 @@ class Progress:
         new = {u.path for u in self.units if u.path not in self.finished and _mtime(u.path) > self.before[u.path]}
         if not new:
             return None
+        elapsed = self.clock() - self.start
         self.finished |= new
-        return self.line(self.clock() - self.start)
+        self.finished_at.update({path: elapsed for path in new})
+        return self.line(elapsed)
 
     def watch(self, emit: Callable[[str], object], interval: float = 2.0) -> threading.Thread:
         """Poll every ``interval`` seconds in a daemon thread, ``emit`` each line, until
@@ -759,14 +775,6 @@ REPORT_CORES = 2
 """The cores the report's jobs use at once: the aggregation, then the figures in two
 jobs side by side (:func:`straggler.catalog.figure_parts`), then the report (measured:
 its wall time about half its CPU time on two cores, 22-26 s for 41-47 s)."""
-
-
-def later_wall_seconds(unit: Unit, parallel: int) -> float:
-    """The wall seconds of a job after the cells (:func:`later_work`): the report's on at
-    most :data:`REPORT_CORES` cores, the searches' and the break-even delays' (one job a
-    setting) on every core."""
-    cores = min(int(parallel), REPORT_CORES) if unit.rule == "report" else int(parallel)
-    return unit.seconds / max(1, cores)
 
 
 def _mtime(path: str) -> float:
