@@ -196,15 +196,15 @@ def test_the_time_left_stretches_each_phase_by_its_own_pace(tmp_path):
         Path(unit.path).write_text("{}")
     now[0] = 5.0
     progress.poll()
-    assert progress.time_left(5.0) == pytest.approx(300.0 + 40.0 / 2)
+    assert progress.time_left(5.0) == pytest.approx(300.0 + 40.0)
     Path(be[0].path).write_text("{}")
     now[0] = 245.0  # 240 s for 300 estimated: the other bisection ends now too
     progress.poll()
-    assert progress.time_left(245.0) == pytest.approx(20.0)
+    assert progress.time_left(245.0) == pytest.approx(40.0)
     Path(be[1].path).write_text("{}")
     now[0] = 250.0
     progress.poll()
-    assert progress.time_left(250.0) == pytest.approx(20.0)
+    assert progress.time_left(250.0) == pytest.approx(40.0)
 
 
 def test_durations_read_as_a_person_says_them():
@@ -265,28 +265,36 @@ def test_the_jobs_after_the_cells_share_their_part_of_the_estimate(tmp_path):
     )
 
 
-def test_the_report_s_time_left_is_its_estimate_on_at_most_two_cores(tmp_path):
-    """The cells' pace says nothing of the report's (its jobs are the aggregation, the
-    figures and the report, on two cores at most): cells twice as fast as estimated
-    leave the searches and the report at their estimates, the report's CPU time over
-    two cores of four."""
+def test_the_jobs_after_the_cells_run_at_their_estimate_not_the_cells_pace(tmp_path):
+    """The cells' pace says nothing of the jobs after them: cells twice as fast as
+    estimated leave the figures (two jobs side by side, with the searches), and the
+    report last, at their estimates."""
     paths = [tmp_path / f"u{i}.json" for i in range(2)]
     units = [workunits.Unit(str(p), 40.0, "evaluate") for p in paths]
-    units.append(workunits.Unit(str(tmp_path / "report.html"), 48.0, "report"))
-    units.append(workunits.Unit(str(tmp_path / "s.json"), 40.0, "searches"))
+    units += workunits.later_work(
+        {"report": 40.0, "searches": 40.0},
+        {"report": [str(tmp_path / "report.html")], "figures": ["f0.png", "f1.png"], "searches": ["s.json"]},
+    )
+    assert [(u.rule, u.seconds) for u in units[2:]] == [
+        ("report", pytest.approx(12.0)),
+        ("figures", pytest.approx(14.0)),
+        ("figures", pytest.approx(14.0)),
+        ("searches", 40.0),
+    ]
     now = [0.0]
     progress = workunits.Progress(units, parallel=4, clock=lambda: now[0])
     paths[0].write_text("{}")
     now[0] = 20.0  # 40 s of estimated work in 20 s: the other cell's job, begun with it, ends now too
     progress.poll()
-    assert progress.time_left(now[0]) == pytest.approx(40.0 + 48.0 / 2)
+    # the searches and both figures jobs side by side on four cores, then the report
+    assert progress.time_left(now[0]) == pytest.approx(40.0 + 12.0)
     paths[1].write_text("{}")
     progress.poll()
-    assert progress.time_left(now[0]) == pytest.approx(40.0 + 48.0 / 2)
+    assert progress.time_left(now[0]) == pytest.approx(40.0 + 12.0)
     one = workunits.Progress(units, parallel=1, clock=lambda: now[0])
-    one.finished_at = {p: 80.0 for p in map(str, paths)}  # one core: the report's 48 s on it
+    one.finished_at = {p: 80.0 for p in map(str, paths)}  # one core: one after another
     one.finished = set(one.finished_at)
-    assert one.time_left(80.0) == pytest.approx(40.0 + 48.0)
+    assert one.time_left(80.0) == pytest.approx(40.0 + 28.0 + 12.0)
 
 
 def test_the_time_left_never_rises_by_more_than_ten_percent(tmp_path):

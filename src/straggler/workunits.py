@@ -630,9 +630,10 @@ def schedule_finishes(seconds: list[float], cores: int) -> list[float]:
     return ends
 
 
-PHASES = (("evaluate", "simulate_shard"), ("searches", "break-even"), ("report",))
-"""The run's jobs in the order they can run: the cells' jobs, then the searches and the
-break-even delays (they read the cells), then the report (it reads them all)."""
+PHASES = (("evaluate", "simulate_shard"), ("figures", "searches", "break-even"), ("report",))
+"""The run's jobs in the order they can run: the cells' jobs, then the figures, the
+searches and the break-even delays (they read the cells, side by side), then the report
+(it reads them all)."""
 
 
 RISE_LIMIT = 0.10
@@ -688,7 +689,7 @@ class Progress:
     def time_left(self, elapsed: float) -> float | None:
         """The wall seconds left at ``elapsed`` (None before a job has finished). Each
         phase of the run (:data:`PHASES`) is its jobs' estimates scheduled on the cores
-        (:func:`schedule_finishes`; the report's on at most :data:`REPORT_CORES`),
+        (:func:`schedule_finishes`),
         stretched by its own pace: the seconds its finished jobs took against when the
         schedule ends them. A phase begins when the one before ends (as seen, once it
         has; else as predicted), and a phase with no job finished yet runs at its
@@ -701,11 +702,7 @@ class Progress:
             units = [u for u in self.units if u.rule in rules]
             if not units:
                 continue
-            if rules == ("report",):  # its own jobs, one after another, share a few cores
-                share = max(1, min(self.parallel, REPORT_CORES))
-                ends = schedule_finishes([u.seconds / share for u in units], 1)
-            else:
-                ends = schedule_finishes([u.seconds for u in units], self.parallel)
+            ends = schedule_finishes([u.seconds for u in units], self.parallel)
             seen = [(self.finished_at[u.path], end) for u, end in zip(units, ends) if u.path in self.finished]
             if len(seen) == len(units):
                 begin = max(at for at, _ in seen)
@@ -771,10 +768,12 @@ class Progress:
 SIMULATING = {"evaluate", "simulate_shard"}
 """The rules of the cells' jobs (:func:`pending_work`)."""
 
-REPORT_CORES = 2
-"""The cores the report's jobs use at once: the aggregation, then the figures in two
-jobs side by side (:func:`straggler.catalog.figure_parts`), then the report (measured:
-its wall time about half its CPU time on two cores, 22-26 s for 41-47 s)."""
+FIGURES_SHARE = 0.7
+"""The part of the report's estimate (:data:`REPORT_SECONDS`) that the aggregation and
+the figures take, in two jobs side by side once the cells are done; the rest is the
+report's own job, last (measured: the figures and the aggregation 29 s of wall time of
+the default study's 41-47 s of CPU on two cores; the report's job alone, after the
+hedging study's bisections, 7 s)."""
 
 
 def _mtime(path: str) -> float:
@@ -788,7 +787,12 @@ def _mtime(path: str) -> float:
 def later_work(parts: dict[str, float], files: dict[str, list[str]]) -> list[Unit]:
     """The jobs after the cells as :class:`Unit` s for the progress lines: each part of
     :func:`study_seconds` shared among the files its jobs write (``files``: part -> paths;
-    a part without files is left out)."""
+    a part without files is left out). With ``figures`` files (a file of each figures
+    job), :data:`FIGURES_SHARE` of the report's part is theirs."""
+    parts = dict(parts)
+    if files.get("figures") and parts.get("report", 0.0) > 0.0:
+        parts["figures"] = FIGURES_SHARE * parts["report"]
+        parts["report"] -= parts["figures"]
     units = []
     for part, paths in files.items():
         if paths and parts.get(part, 0.0) > 0.0:

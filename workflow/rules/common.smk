@@ -292,6 +292,7 @@ def start_run():
         study_seconds(RESOLVED, GRID, PLAN, list(BREAK_EVEN_SETTINGS.values())),
         {
             "report": [f"{RESULTS}/report.html"],
+            "figures": [f"{RESULTS}/figures/{names[0]}.png" for names in FIGURE_PARTS if names],
             "searches": [search_path(key) for key in SETTINGS],
             "break-even": [break_even_path(key) for key in BREAK_EVEN_SETTINGS],
         },
@@ -307,7 +308,10 @@ def start_run():
     cells = sum(len(PLAN.to_compute(RESULTS, b, DAMAGED)) for b in PENDING)
     watched = cpu > PROGRESS_MIN_SECONDS
     # what runs after the cells (Snakemake's linter reads "rule" and a colon as a rule)
-    then = sorted({getattr(u, "rule") for u in units[jobs:]}, key=["report", "searches", "break-even"].index)
+    then = sorted(
+        {{"figures": "report"}.get(getattr(u, "rule"), getattr(u, "rule")) for u in units[jobs:]},
+        key=["report", "searches", "break-even"].index,
+    )
     logger.info(
         f"straggler: this run evaluates {cells} cells in {jobs} "
         f"job{'s' if jobs != 1 else ''}{', then its ' + ', '.join(then) if then else ''}: about {duration(cpu)} "
