@@ -207,6 +207,29 @@ def test_the_time_left_stretches_each_phase_by_its_own_pace(tmp_path):
     assert progress.time_left(250.0) == pytest.approx(40.0)
 
 
+def test_figures_drawn_beside_the_bisections_run_first_and_do_not_set_their_pace(tmp_path):
+    """Without searches the figures' jobs run beside the break-even bisections, first
+    (their priority): two short figures jobs finishing early say nothing of the long
+    bisections after them on the same cores."""
+    cell = workunits.Unit(str(tmp_path / "c.json"), 10.0, "evaluate")
+    later = workunits.later_work(
+        {"report": 40.0, "break-even": 600.0},
+        {"report": ["r.html"], "figures": [str(tmp_path / "f0.png"), str(tmp_path / "f1.png")],
+         "break-even": [str(tmp_path / "b0.json"), str(tmp_path / "b1.json")]},
+    )  # fmt: skip
+    now = [0.0]
+    progress = workunits.Progress([cell, *later], parallel=2, clock=lambda: now[0])
+    Path(cell.path).write_text("{}")
+    now[0] = 10.0
+    progress.poll()
+    assert progress.time_left(10.0) == pytest.approx(14.0 + 300.0 + 12.0)
+    for name in ("f0.png", "f1.png"):
+        (tmp_path / name).write_text("")
+    now[0] = 24.0
+    progress.poll()
+    assert progress.time_left(24.0) == pytest.approx(300.0 + 12.0)
+
+
 def test_durations_read_as_a_person_says_them():
     assert workunits.duration(4.4) == "4 s"
     assert workunits.duration(200) == "3 min 20 s"
@@ -286,11 +309,11 @@ def test_the_jobs_after_the_cells_run_at_their_estimate_not_the_cells_pace(tmp_p
     paths[0].write_text("{}")
     now[0] = 20.0  # 40 s of estimated work in 20 s: the other cell's job, begun with it, ends now too
     progress.poll()
-    # the searches and both figures jobs side by side on four cores, then the report
-    assert progress.time_left(now[0]) == pytest.approx(40.0 + 12.0)
+    # the search, then both figures jobs side by side (they read its frontiers), then the report
+    assert progress.time_left(now[0]) == pytest.approx(40.0 + 14.0 + 12.0)
     paths[1].write_text("{}")
     progress.poll()
-    assert progress.time_left(now[0]) == pytest.approx(40.0 + 12.0)
+    assert progress.time_left(now[0]) == pytest.approx(40.0 + 14.0 + 12.0)
     one = workunits.Progress(units, parallel=1, clock=lambda: now[0])
     one.finished_at = {p: 80.0 for p in map(str, paths)}  # one core: one after another
     one.finished = set(one.finished_at)

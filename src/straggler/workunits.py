@@ -615,25 +615,30 @@ def wall_seconds(units: list[Unit], cores: int) -> float:
     return max(cpu / max(1, min(int(cores), len(units))), max(u.seconds for u in units))
 
 
-def schedule_finishes(seconds: list[float], cores: int) -> list[float]:
+def schedule_finishes(seconds: list[float], cores: int, first: list[bool] | None = None) -> list[float]:
     """When each job of ``seconds`` ends if they run longest first on ``cores`` (as
-    Snakemake starts them: by priority, the longest estimate first), each on the first
-    core free; in the order given."""
+    Snakemake starts them: by priority, the longest estimate first), those marked in
+    ``first`` before the others, each on the first core free; in the order given."""
     import heapq
 
+    ahead = first or [False] * len(seconds)
     free = [0.0] * max(1, int(cores))
     ends = [0.0] * len(seconds)
-    for i in sorted(range(len(seconds)), key=lambda i: -seconds[i]):
+    for i in sorted(range(len(seconds)), key=lambda i: (not ahead[i], -seconds[i])):
         start = heapq.heappop(free)
         ends[i] = start + seconds[i]
         heapq.heappush(free, ends[i])
     return ends
 
 
-PHASES = (("evaluate", "simulate_shard"), ("figures", "searches", "break-even"), ("report",))
-"""The run's jobs in the order they can run: the cells' jobs, then the figures, the
-searches and the break-even delays (they read the cells, side by side), then the report
-(it reads them all)."""
+def phases(rules: set[str]) -> list[tuple[str, ...]]:
+    """The run's jobs (by rule) in the order they can run: the cells' jobs; then side by
+    side the searches, the break-even bisections and the figures, which wait for the
+    searches when there are any (the winners map reads the located frontiers); the
+    report's job last."""
+    after = ("figures",) if "searches" in rules else ()
+    beside = ("searches", "break-even") + (() if after else ("figures",))
+    return [("evaluate", "simulate_shard"), beside, after, ("report",)]
 
 
 RISE_LIMIT = 0.10
@@ -688,7 +693,7 @@ class Progress:
 
     def time_left(self, elapsed: float) -> float | None:
         """The wall seconds left at ``elapsed`` (None before a job has finished). Each
-        phase of the run (:data:`PHASES`) is its jobs' estimates scheduled on the cores
+        phase of the run (:func:`phases`) is its jobs' estimates scheduled on the cores
         (:func:`schedule_finishes`),
         stretched by its own pace: the seconds its finished jobs took against when the
         schedule ends them. A phase begins when the one before ends (as seen, once it
@@ -698,11 +703,12 @@ class Progress:
         if not self.finished:
             return None
         begin = 0.0
-        for rules in PHASES:
+        for rules in phases({u.rule for u in self.units}):
             units = [u for u in self.units if u.rule in rules]
             if not units:
                 continue
-            ends = schedule_finishes([u.seconds for u in units], self.parallel)
+            # the figures' jobs start first (their rule's priority), then the longest
+            ends = schedule_finishes([u.seconds for u in units], self.parallel, [u.rule == "figures" for u in units])
             seen = [(self.finished_at[u.path], end) for u, end in zip(units, ends) if u.path in self.finished]
             if len(seen) == len(units):
                 begin = max(at for at, _ in seen)

@@ -22,6 +22,9 @@ for _part, _names in enumerate(FIGURE_PARTS):
             svg=[f"{RESULTS}/figures/{name}.svg" for name in _names],
         log:
             f"{RESULTS}/logs/figures_{_part}.log",
+        # before the searches and the break-even bisections that wait beside them: the
+        # time left (straggler.workunits.Progress) schedules them first, as they run
+        priority: 1
         params:
             names=_names,
             code=PLOTS_HASH,
