@@ -339,6 +339,7 @@ def test_the_time_left_never_rises_by_more_than_ten_percent(tmp_path):
     assert workunits.smoothed_left(100.0, None, 0.0) == 100.0
     assert workunits.smoothed_left(50.0, 40.0, 10.0) == pytest.approx(40.0)  # mean of 50 and 30
     assert workunits.smoothed_left(200.0, 40.0, 0.0) == pytest.approx(44.0)  # capped at +10 %
+    assert workunits.smoothed_left(12.0, 250.0, 330.0) == 12.0  # the last line's time has run out
 
 
 def test_the_estimate_counts_the_compiles_of_kinds_numba_has_not_cached(monkeypatch):

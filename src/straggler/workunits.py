@@ -649,10 +649,11 @@ def smoothed_left(raw: float, previous: float | None, since: float) -> float:
     """The time left to show: the mean of the new estimate ``raw`` and what the last
     line's ``previous``, ``since`` seconds ago, says now, and never more than
     :data:`RISE_LIMIT` above ``previous``. A job finishing later than the pace so far
-    (a compile, a costly cell) would otherwise make the time left jump up and down."""
+    (a compile, a costly cell) would otherwise make the time left jump up and down. A
+    last line whose time has run out is not blended in (it would halve the new estimate)."""
     if previous is None:
         return raw
-    blended = 0.5 * (raw + max(0.0, previous - since))
+    blended = raw if previous <= since else 0.5 * (raw + previous - since)
     return min(blended, (1 + RISE_LIMIT) * previous)
 
 
