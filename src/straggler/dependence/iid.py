@@ -12,7 +12,6 @@ import numpy as np
 from .. import distributions as _distributions
 from ..distributions import Distribution, Exponential
 from ..distributions.pieces import quadrature_between_breaks, quadrature_sum
-from ..kernel_cache import kernel
 from ..numerics import RELATIVE_1E10, integrate_split
 from .base import IID_CODE, Dependence, MarginalAX
 from .expectations import atomic_law, check_moment_order, check_threshold, survival, zero_safe_product
@@ -175,32 +174,10 @@ class IIDPair(MarginalAX):
 def _k_from_tables(tables, m: int, y: float) -> float:
     """``k^m(y) = sum_i p_i 1{a v_i > y} E[min(a v_i - y, b X)^m]`` for an atomic X, the
     inner expectation ``sum_{b v_j < alpha} p_j (b v_j)^m + alpha^m P(b X >= alpha)`` read
-    from prefix sums (:func:`_k_sum`): O(n) a call, no pass over pairs of atoms."""
+    from prefix sums (:func:`straggler.dependence.atomic_sums.k_sum`, compiled: imported
+    here, so that an analysis without a trace imports no numba): O(n) a call, no pass over
+    pairs of atoms."""
+    from .atomic_sums import k_sum
+
     av, p, bv, below, at_or_above = tables
-    return float(_k_sum(av, p, bv, below, at_or_above, m, float(y)))
-
-
-@kernel()
-def _k_sum(av, p, bv, below, at_or_above, m, y):  # pragma: no cover - compiled
-    # alpha = a v_i - y grows with i (av sorted), so the first j with b v_j >= alpha only
-    # moves right: one merge-like pass instead of a binary search per atom. The sum is
-    # compensated (Neumaier): within an ulp or two of the exactly rounded sum, the same
-    # on every machine (no fast-math, a fixed order).
-    n = av.shape[0]
-    total = 0.0
-    carry = 0.0
-    j = 0
-    for i in range(n):
-        alpha = av[i] - y
-        if not alpha > 0.0:
-            continue
-        while j < n and bv[j] < alpha:
-            j += 1
-        term = p[i] * (below[j] + alpha**m * at_or_above[j])
-        t = total + term
-        if abs(total) >= abs(term):
-            carry += (total - t) + term
-        else:
-            carry += (term - t) + total
-        total = t
-    return total + carry
+    return float(k_sum(av, p, bv, below, at_or_above, m, float(y)))
