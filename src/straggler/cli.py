@@ -787,7 +787,7 @@ def _margin_rounds(question, args, snakefile: Path, folder: Path, dataset: Path)
             round_of(probes)
             status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile, only_dataset)
             if status != 0:
-                _snakemake_failed(status, folder, question.name, _shown(dataset.parent))
+                _snakemake_failed(status, folder, question.name, dataset.parent)
         return question, None
     import xarray as xr
 
