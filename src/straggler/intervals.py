@@ -118,16 +118,41 @@ def monotone(ds: xr.Dataset) -> xr.DataArray:
 # ------------------------------------------------------------------ array helpers
 
 
+def spread(array: xr.DataArray, like: xr.DataArray, trail: tuple[str, ...] = ()) -> np.ndarray:
+    """The values of ``array`` on the dims of ``like``, in their order, then its own
+    dims ``trail``: what ``array.broadcast_like(like).transpose(*like.dims, *trail)
+    .values`` gives, without xarray's alignment where the two share their coordinates
+    (the variables of one dataset do). A decision table reads some fifty variables this
+    way, and a located search builds a table at every probe: the alignment was most of
+    its time."""
+    dims = (*like.dims, *trail)
+    mine, theirs = array.indexes, like.indexes
+    same = set(trail) <= set(array.dims) <= set(dims) and all(
+        d in trail
+        or (
+            array.sizes[d] == like.sizes[d]
+            and (d in mine) == (d in theirs)
+            and (d not in mine or mine[d] is theirs[d] or mine[d].equals(theirs[d]))
+        )
+        for d in array.dims
+    )
+    if not same:
+        return array.broadcast_like(like).transpose(*dims).values
+    values = array.variable.transpose(*[d for d in dims if d in array.dims]).values
+    shape = tuple(array.sizes[d] if d in array.dims else 1 for d in dims)
+    return np.broadcast_to(values.reshape(shape), (*like.shape, *(array.sizes[d] for d in trail)))
+
+
 def _floats(ds: xr.Dataset, name: str, like: xr.DataArray) -> np.ndarray:
     if name not in ds:
         return np.full(like.shape, np.nan)
-    return np.asarray(ds[name].broadcast_like(like).transpose(*like.dims).values, dtype=float)
+    return np.array(spread(ds[name], like), dtype=float)
 
 
 def _strings(ds: xr.Dataset, name: str, like: xr.DataArray) -> np.ndarray:
     if name not in ds:
         return np.full(like.shape, "", dtype=object)
-    values = ds[name].broadcast_like(like).transpose(*like.dims).values
+    values = spread(ds[name], like)
     return np.vectorize(
         lambda v: "" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v), otypes=[object]
     )(values)
@@ -230,14 +255,20 @@ def present(ds: xr.Dataset) -> xr.DataArray:
             any_value |= (np.asarray(v, dtype=object).astype(str) != "").any(axis=-1)
     for name in ("latency_mean", "latency_approx"):
         if name in ds:
-            v = np.asarray(ds[name].broadcast_like(ds["load"]).transpose(*like.dims, "load").values, dtype=float)
+            v = np.asarray(spread(ds[name], _load_like(ds)), dtype=float)
             any_value |= ~np.isnan(v).all(axis=-1)
     return xr.DataArray(any_value, dims=like.dims, coords=like.coords)
 
 
 def _load_like(ds: xr.Dataset) -> xr.DataArray:
-    dims = list(ds["lambda_max"].dims) + ["load"]
-    return ds["lambda_max"].broadcast_like(ds["load"]).transpose(*dims)
+    """``lambda_max`` spread along ``load``: the shape of a criterion per policy,
+    setting and load (built directly: the broadcast's alignment is the same and slower)."""
+    lm = ds["lambda_max"]
+    if "load" in lm.dims:
+        return lm
+    out = lm.expand_dims(load=ds.indexes["load"], axis=-1)
+    out.coords["load"].attrs.update(ds["load"].attrs)
+    return out
 
 
 def verdicts(ds: xr.Dataset) -> np.ndarray:
@@ -263,7 +294,7 @@ def stability_intervals(ds: xr.Dataset) -> xr.Dataset:
     if "verdict" in ds:
         v = verdicts(ds)
         loads = np.broadcast_to(np.asarray(ds["load"].values, dtype=float), v.shape)
-        mono = monotone(ds).broadcast_like(like).transpose(*like.dims).values
+        mono = spread(monotone(ds), like)
         stable_max = np.where(v == "stable", loads, -np.inf).max(axis=-1)
         unstable_min = np.where(v == "unstable", loads, np.inf).min(axis=-1)
         # stable at a load l means lambda* > l (unstable at l: lambda* <= l), so that
@@ -423,10 +454,10 @@ def tail_intervals(ds: xr.Dataset, level: float = 0.99) -> xr.Dataset:
     if "latency_quantile" not in ds:
         return _as_dataset(like, nan, nan, nan, np.full(like.shape, NOTHING, dtype=object))
     q = ds["latency_quantile"].sel(quantile=level, method="nearest").drop_vars("quantile")
-    value = _floats(ds.assign(_q=q), "_q", like)
+    value = np.array(spread(q, like), dtype=float)
     if "latency_quantile_ci" in ds:
         half = ds["latency_quantile_ci"].sel(quantile=level, method="nearest").drop_vars("quantile")
-        ci = _floats(ds.assign(_h=half), "_h", like)
+        ci = np.array(spread(half, like), dtype=float)
     else:
         ci = nan
     v = verdicts(ds)
@@ -447,7 +478,8 @@ def size_mean(ds: xr.Dataset) -> xr.DataArray:
     like = ds["lambda_max"]
     if "size_mean" not in ds:
         return xr.full_like(like, np.nan, dtype=float)
-    return ds["size_mean"].broadcast_like(like).transpose(*like.dims)
+    mean = ds["size_mean"]
+    return xr.DataArray(spread(mean, like), dims=like.dims, coords=like.coords, name=mean.name, attrs=mean.attrs)
 
 
 def extra_load_intervals(ds: xr.Dataset) -> xr.Dataset:
@@ -457,11 +489,11 @@ def extra_load_intervals(ds: xr.Dataset) -> xr.Dataset:
     E[X] is exact. Negative where the copies together spend less than one full copy
     (cancelled early: i.i.d. heavy-tailed replicas)."""
     cost = cost_intervals(ds)
-    mean = size_mean(ds).broadcast_like(cost["low"]).transpose(*cost["low"].dims)
+    mean = spread(size_mean(ds), cost["low"])
     out = cost.copy()
     for key in ("low", "high", "estimate"):
-        out[key] = cost[key] / mean - 1.0
-    unknown = ~np.isfinite(mean.values)
+        out[key] = cost[key].copy(data=cost[key].values / mean - 1.0)
+    unknown = ~np.isfinite(mean)
     out["evidence"] = (cost["evidence"].dims, np.where(unknown, NOTHING, cost["evidence"].values).astype(object))
     return out
 
@@ -479,7 +511,7 @@ def intervals(ds: xr.Dataset) -> dict[str, xr.Dataset]:
     like = _load_like(ds)
     v = verdicts(ds)
     for name, iv in out.items():
-        iv["present"] = here.broadcast_like(iv["low"]).transpose(*iv["low"].dims)
+        iv["present"] = (iv["low"].dims, np.array(spread(here, iv["low"])))
         if name != "stability":
             iv["verdict"] = (like.dims, v)
     return out

@@ -42,7 +42,17 @@ import pandas as pd
 import xarray as xr
 
 from . import policies
-from .intervals import CRITERIA, HEAVY_TAIL, MINIMISE, UNRELIABLE, confidence, fmt_interval, intervals, setting_dims
+from .intervals import (
+    CRITERIA,
+    HEAVY_TAIL,
+    MINIMISE,
+    UNRELIABLE,
+    confidence,
+    fmt_interval,
+    intervals,
+    setting_dims,
+    spread,
+)
 
 __all__ = [
     "CRITERIA",
@@ -310,10 +320,11 @@ class PointTable:
         self.policy_of = policies
         self._positions = np.asarray(positions, dtype=int)
 
-    def flat(self, array: xr.DataArray, lead: list[str], trail: tuple[str, ...] = ()) -> np.ndarray:
-        """``array`` as (lead..., contender, trail...)."""
+    def flat(self, array: xr.DataArray | np.ndarray, lead: list[str], trail: tuple[str, ...] = ()) -> np.ndarray:
+        """``array`` as (lead..., contender, trail...): a DataArray with those dims, or
+        their values in that order."""
         order = [*lead, "policy", *self.candidate_axes, *trail]
-        values = array.transpose(*order).values
+        values = array.variable.transpose(*order).values if isinstance(array, xr.DataArray) else array
         nlead = len(lead)
         shape = values.shape
         flat = values.reshape(shape[:nlead] + (-1,) + shape[nlead + 1 + len(self.candidate_axes) :])
@@ -327,7 +338,11 @@ class PointTable:
         keys = ("low", "high", "estimate", "evidence", "present", "verdict", "reason")
         arrays = {k: self.flat(iv[k], lead) for k in keys if k in iv}
         if replications is not None:
-            arrays["replications"] = self.flat(replications.broadcast_like(iv["low"]), lead, ("replication",))
+            like = iv["low"]
+            values = spread(replications, like, ("replication",))
+            order = [*lead, "policy", *self.candidate_axes, "replication"]
+            axes = [(*like.dims, "replication").index(d) for d in order]
+            arrays["replications"] = self.flat(np.transpose(values, axes), lead, ("replication",))
         self.arrays[crit] = arrays
 
     def candidates(self, crit: str, index: tuple, with_oracles: bool = False) -> list[Candidate]:
