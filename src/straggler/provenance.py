@@ -17,6 +17,7 @@ import xarray as xr
 
 from . import __version__
 from .config.resolved import ResolvedConfig
+from .distributions.units import study_unit
 from .sources import model_hash
 
 
@@ -35,6 +36,8 @@ def provenance(resolved: ResolvedConfig, config_text: str, traces: Mapping[str, 
         # the per-replication means of two policies are paired
         "common_random_numbers": "true",
         "load_basis": resolved.basis,
+        # the unit of every time in the dataset, as the laws state it ("": unit-free)
+        "time_unit": study_unit(resolved.distributions),
         # the measured samples the size laws are read from, by their content
         "data_files": data_files(resolved, traces),
         "straggler_version": __version__,

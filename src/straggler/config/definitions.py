@@ -106,8 +106,8 @@ DEFINITIONS: dict[str, dict] = {
     "distribution": {
         "description": (
             "A job-size distribution: family and its parameters; any family also "
-            "takes scale_to_mean (rescale to that mean). Its mean must be in [1e-100, "
-            "1e100]."
+            "takes scale_to_mean (rescale to that mean) and unit (s, ms or us: the unit of its "
+            "times). Its mean must be in [1e-100, 1e100]."
         ),
         "type": "object",
         "required": ["family"],
@@ -117,6 +117,15 @@ DEFINITIONS: dict[str, dict] = {
         "description": "Rescale the distribution to this mean (> 0).",
         "type": "number",
         "exclusiveMinimum": 0,
+    },
+    "time_unit": {
+        "description": (
+            "The unit of the law's times (s, ms or us): every time of the study (E[T], its quantiles, "
+            "a delay, an SLO's target) is a number in it, printed with it and converted from it where a "
+            "deployed stack wants another (straggler recommend --emit). Without it the times are "
+            "unit-free and the answers say so; the laws of one study state one unit."
+        ),
+        "enum": ["s", "ms", "us"],
     },
     "dependence": {
         "description": (

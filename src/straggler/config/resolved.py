@@ -571,9 +571,12 @@ class SloConfig(Section):
 
 @dataclass(frozen=True, kw_only=True)
 class BudgetConfig(Section):
-    """``decision.budget``: the server time a policy may spend beyond one copy of each job."""
+    """``decision.budget``: the server time a policy may spend beyond one copy of each job,
+    the extra copies it may send per job, or both."""
 
-    extra_load: float = held(
+    extra_load: float | None = held(
+        OPTIONAL,
+        default=None,
         schema={
             "description": (
                 "The largest acceptable extra load E[C] / E[X] - 1, >= 0: the server time "
@@ -585,6 +588,24 @@ class BudgetConfig(Section):
             "maximum": 1000,
         },
     )
+    hedges: float | None = held(
+        OPTIONAL,
+        default=None,
+        schema={
+            "description": (
+                "The most extra copies a job may send on average, >= 0: copies_mean - 1, the "
+                "budget of a hedging stack (Finagle's maxExtraLoad, gRPC's and Envoy's hedges "
+                "counted per request). A copy counts whether it ran or was cancelled before it "
+                "started, so a hedge of a request stuck in a queue costs a hedge but little "
+                "server time: extra_load counts that time."
+            ),
+            "type": "number",
+            "minimum": 0,
+            "maximum": 1000,
+        },
+    )
+
+    SCHEMA_EXTRA: ClassVar[dict] = {"minProperties": 1}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -610,7 +631,12 @@ class DecisionConfig(Section):
         section=BudgetConfig,
         filled=False,
         default=None,
-        schema={"description": "The cost budget: {extra_load: b}. Absent: no budget."},
+        schema={
+            "description": (
+                "The cost budget: {extra_load: b} (server time), {hedges: h} (extra copies per "
+                "job), or both. Absent: no budget."
+            )
+        },
     )
     prefer_cheaper_within: float | None = held(
         OPTIONAL,

@@ -48,7 +48,11 @@ def _schema() -> dict:
 
 def _family_branch(cls) -> dict:
     """The schema of one family's parameters (``Distribution.schema``), under its name."""
-    own = {"family": {"description": "The distribution family."}, "scale_to_mean": {"$ref": "#/$defs/scale_to_mean"}}
+    own = {
+        "family": {"description": "The distribution family."},
+        "scale_to_mean": {"$ref": "#/$defs/scale_to_mean"},
+        "unit": {"$ref": "#/$defs/time_unit"},
+    }
     return {
         "if": {"properties": {"family": {"const": cls.family}}, "required": ["family"]},
         "then": {
@@ -131,7 +135,7 @@ def family_parameters() -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {}
     for branch in _schema()["$defs"]["distribution"]["allOf"]:
         family = branch["if"]["properties"]["family"]["const"]
-        params = [k for k in branch["then"]["properties"] if k not in ("family", "scale_to_mean")]
+        params = [k for k in branch["then"]["properties"] if k not in ("family", "scale_to_mean", "unit")]
         out[family] = tuple(params)
     return out
 

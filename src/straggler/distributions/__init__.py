@@ -34,7 +34,8 @@ A parameter called ``mean`` in the config is stored as the field ``mean_value``
 (``mean`` is a method). ``mean`` is E[X] in every family: a
 ``shifted_exponential`` has ``mean > shift`` and stores the exponential part's mean
 as ``tail_mean = mean - shift``. Any family also accepts
-``scale_to_mean: m`` in :func:`from_spec` (rescale so that ``E[X] = m``).
+``scale_to_mean: m`` in :func:`from_spec` (rescale so that ``E[X] = m``) and ``unit``
+(the unit of its times, a label: :mod:`.units`).
 
 All families are scale families, so ``X / r`` (a replica on a server of speed
 ``r``) is again a member: :meth:`Distribution.scaled`.
@@ -107,6 +108,7 @@ from .families import (
     Uniform,
     Weibull,
 )
+from .units import SECONDS, UNIT_KEY
 
 #: the numba samplers, loaded from :mod:`.sampling` when first asked for (importing
 #: numba is most of an analytic job's start-up, and only a simulation needs them)
@@ -180,6 +182,9 @@ def from_spec(spec: dict) -> Distribution:
     if "family" not in spec:
         raise ValueError(f"distribution is missing 'family'; allowed: {allowed_families}")
     family = spec.pop("family")
+    unit = spec.pop(UNIT_KEY, None)  # a label of its times (.units): the law is the same
+    if unit is not None and unit not in SECONDS:
+        raise ValueError(f"{family}: unit must be one of {', '.join(SECONDS)}, got {format_value(unit)}")
     if family not in FAMILIES:
         raise ValueError(f"unknown distribution family {family!r}; allowed: {allowed_families}")
     cls = FAMILIES[family]

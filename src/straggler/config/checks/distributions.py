@@ -205,3 +205,24 @@ def named_spec_errors(dists: dict, user_deps: dict) -> list[Err]:
             elif isinstance(slowdown, dict):
                 errs += _check_distribution(slowdown, path + ("slowdown",))
     return errs
+
+
+def unit_errors(dists: dict) -> list[Err]:
+    """The laws of one study state one time unit (or none): a study's times (an SLO's
+    target, a delay, its E[T] and quantiles) are numbers in one unit."""
+    from ...distributions.units import law_unit
+
+    stated = {name: law_unit(spec) for name, spec in dists.items() if law_unit(spec)}
+    if len(set(stated.values())) <= 1:
+        return []
+    first = next(iter(stated))
+    return [
+        not_allowed(
+            ("distributions", name, "unit"),
+            unit,
+            f"{stated[first]!r}, the unit of distributions.{first}: a study's times are in one unit "
+            "(give the law's sizes in it, with scale_to_mean or a rescaled file)",
+        )
+        for name, unit in stated.items()
+        if unit != stated[first]
+    ]
