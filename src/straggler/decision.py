@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from .intervals import extra_load_intervals, fmt_interval, fmt_signed, size_mean, tail_intervals
+from .intervals import extra_load_intervals, fmt_interval, fmt_signed, hedges_intervals, size_mean, tail_intervals
 from .winners import (
     COLUMNS,
     NONE_STABLE,
@@ -81,10 +81,19 @@ class Constraints:
     """The largest extra load (None: no budget)."""
     cheaper_within: float = DEFAULT_CHEAPER_WITHIN
     """Within this fraction of the fastest, the cheapest is recommended (:func:`cheaper_near`)."""
+    hedges: float | None = None
+    """The most extra copies sent per job, ``copies_mean - 1`` (None: no such budget)."""
+    unit: str = ""
+    """The unit of the study's times (``ms``; ``""``: unit-free, :mod:`straggler.distributions.units`)."""
 
     @property
     def any(self) -> bool:
-        return self.target is not None or self.budget is not None
+        return self.target is not None or self.budget is not None or self.hedges is not None
+
+    @property
+    def budgeted(self) -> bool:
+        """A budget is stated: on the extra load, the hedges, or both."""
+        return self.budget is not None or self.hedges is not None
 
     @property
     def tail_level(self) -> float:
@@ -100,11 +109,14 @@ class Constraints:
         """``P99 <= 10``, ``E[T] <= 2``."""
         if self.target is None:
             return ""
-        return f"{metric_name(self.level)} <= {self.target:g}"
+        return f"{metric_name(self.level)} <= {self.target:g}" + (f" {self.unit}" if self.unit else "")
 
     def budget_words(self) -> str:
-        """``extra load <= 0.1``."""
-        return "" if self.budget is None else f"extra load <= {self.budget:g}"
+        """``extra load <= 0.1``, ``hedges per job <= 0.05``, or both."""
+        words = [] if self.budget is None else [f"extra load <= {self.budget:g}"]
+        if self.hedges is not None:
+            words.append(f"hedges per job <= {self.hedges:g}")
+        return " and ".join(words)
 
     def rule_words(self) -> str:
         """The rule that picks the answer, as applied (:func:`cheaper_near`), e.g. "the
@@ -147,12 +159,14 @@ def decision_section(ds: xr.Dataset) -> dict:
 
 
 def constraints(ds: xr.Dataset) -> Constraints:
-    """The constraints of the study that made ``ds`` (its config's ``decision``)."""
-    return constraints_of(decision_section(ds))
+    """The constraints of the study that made ``ds`` (its config's ``decision``), its
+    times in the dataset's ``time_unit``."""
+    return constraints_of(decision_section(ds), str(ds.attrs.get("time_unit", "")))
 
 
-def constraints_of(decision: dict) -> Constraints:
-    """:class:`Constraints` from a resolved ``decision`` section (a dict)."""
+def constraints_of(decision: dict, unit: str = "") -> Constraints:
+    """:class:`Constraints` from a resolved ``decision`` section (a dict), its times in
+    ``unit``."""
     slo = decision.get("slo") or {}
     budget = decision.get("budget") or {}
     if "mean" in slo:
@@ -161,11 +175,18 @@ def constraints_of(decision: dict) -> Constraints:
         target, level = float(slo["target"]), float(slo.get("quantile", DEFAULT_TAIL))
     else:
         target, level = None, None
-    extra = budget.get("extra_load")
+    extra, hedges = budget.get("extra_load"), budget.get("hedges")
     within = decision.get("prefer_cheaper_within")
     if within is None:
-        within = DEFAULT_CHEAPER_WITHIN if target is None and extra is None else 0.0
-    return Constraints(target, level, None if extra is None else float(extra), float(within))
+        within = DEFAULT_CHEAPER_WITHIN if target is None and extra is None and hedges is None else 0.0
+    return Constraints(
+        target,
+        level,
+        None if extra is None else float(extra),
+        float(within),
+        None if hedges is None else float(hedges),
+        unit,
+    )
 
 
 def status(low: float, high: float, bound: float) -> str:
@@ -204,6 +225,7 @@ def decision_table(ds: xr.Dataset, c: Constraints | None = None) -> PointTable:
     if "cost_replication_mean" in ds:
         reps = (ds["cost_replication_mean"] / size_mean(ds) - 1.0).where(extra_iv["reliable"])
     table.add("extra_load", extra, reps)
+    table.add("hedges", _with_place(hedges_intervals(ds), table))
     table.constraints = c  # type: ignore[attr-defined]
     return table
 
@@ -220,10 +242,14 @@ def slo_statuses(table: PointTable, c: Constraints, at: tuple) -> dict[str, str]
 
 
 def budget_statuses(table: PointTable, c: Constraints, at: tuple) -> dict[str, str]:
-    """Per contender, whether its extra load keeps within the budget."""
-    if c.budget is None:
-        return {}
-    return _statuses(table, "extra_load", at, c.budget)
+    """Per contender, whether it keeps within the budget: its extra load, its hedges per
+    job, or both (:func:`joined_statuses`)."""
+    maps = []
+    if c.budget is not None:
+        maps.append(_statuses(table, "extra_load", at, c.budget))
+    if c.hedges is not None:
+        maps.append(_statuses(table, "hedges", at, c.hedges))
+    return joined_statuses(*maps) if maps else {}
 
 
 def _constrained(
@@ -280,7 +306,7 @@ def decide_criterion(table: PointTable, crit: str, at: tuple) -> Decision:
 def criteria(c: Constraints, simulated: bool = True) -> tuple[str, ...]:
     """The decision criteria of a study with constraints ``c``: ``tail`` when the
     quantiles were simulated, ``slo`` and ``budget`` when stated."""
-    stated = {"tail": simulated, "slo": c.target is not None, "budget": c.budget is not None}
+    stated = {"tail": simulated, "slo": c.target is not None, "budget": c.budgeted}
     return tuple(name for name, given in stated.items() if given)
 
 
@@ -381,6 +407,7 @@ ANSWER_COLUMNS = (
     "E[T] evidence",
     "tail",
     "extra load",
+    "hedges",
     "E[C]",
     "E[C] evidence",
     "runner_up",
@@ -402,8 +429,18 @@ def hull_words(table: PointTable, crit: str, at: tuple, names) -> tuple[str, str
     low, high, evidence = _span(table, crit, at, names)
     if not evidence and math.isnan(low):
         return "", ""
-    fmt = fmt_signed if crit == "extra_load" else fmt_interval
+    fmt = fmt_signed if crit in ("extra_load", "hedges") else fmt_interval
     return fmt(low, high), evidence
+
+
+def _over_budget(table: PointTable, at: tuple, name: str, c: Constraints) -> list[str]:
+    """How the contender ``name`` is over the budget, in words: its extra load, its hedges."""
+    out = []
+    for crit, bound, words in (("extra_load", c.budget, "extra load"), ("hedges", c.hedges, "hedges per job")):
+        found = [x for x in table.candidates(crit, at) if x.name == name]
+        if bound is not None and found and found[0].low > bound:
+            out.append(f"its {words} {fmt_signed(found[0].low, found[0].high)} is above {bound:g}")
+    return out
 
 
 def _what_would_change(table: PointTable, at: tuple, metric: str, slo, budget, chosen: list[str]) -> str:
@@ -413,16 +450,14 @@ def _what_would_change(table: PointTable, at: tuple, metric: str, slo, budget, c
     c: Constraints = table.constraints  # type: ignore[attr-defined]
     name = metric_name(c.tail_level) if metric == "tail" else "E[T]"
     speed = {x.name: x for x in table.candidates(metric, at)}
-    extra = {x.name: x for x in table.candidates("extra_load", at)}
     if chosen:
         best = min((speed[n].high for n in chosen if n in speed), default=math.inf)
         for x in sorted((x for n, x in speed.items() if n not in chosen and x.high < best), key=lambda x: x.high):
             why = []
             if slo is not None and slo.get(x.name) == FAILS:
                 why.append(f"its {name} {fmt_interval(x.low, x.high)} is above {c.target:g}")
-            if budget is not None and budget.get(x.name) == FAILS and x.name in extra:
-                e = extra[x.name]
-                why.append(f"its extra load {fmt_signed(e.low, e.high)} is above {c.budget:g}")
+            if budget is not None and budget.get(x.name) == FAILS:
+                why += _over_budget(table, at, x.name, c)
             if why:
                 return f"{x.name} is faster ({name} {fmt_interval(x.low, x.high)}), but " + " and ".join(why)
         return ""
@@ -523,7 +558,7 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
     row = dict(table.setting(index))
     row["load"] = plain(table.ds["load"].values[li])
     slo = slo_statuses(table, c, at) if c.target is not None else None
-    budget = budget_statuses(table, c, at) if c.budget is not None else None
+    budget = budget_statuses(table, c, at) if c.budgeted else None
     maps = [m for m in (slo, budget) if m is not None]
     joined = joined_statuses(*maps)
     note = ""  # why E[T] could not decide, where the tail quantile did
@@ -581,6 +616,7 @@ def answer(table: PointTable, index: tuple, li: int) -> dict:
     row["metric"] = metric
     row["tail"] = hull_words(table, "tail", at, chosen)[0]
     row["extra load"] = hull_words(table, "extra_load", at, chosen)[0]
+    row["hedges"] = hull_words(table, "hedges", at, chosen)[0]
     return row
 
 

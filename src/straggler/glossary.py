@@ -134,6 +134,11 @@ TERMS: dict[str, str] = {
     "extra load": (
         "E[C] / E[X] - 1: the server time a job takes beyond one copy of it at full speed (0.5: half as much again)"
     ),
+    "hedges": (
+        "copies_mean - 1: the extra copies a job sends on average, whether they ran or were cancelled "
+        "before they started (the budget a hedging stack counts: Finagle's maxExtraLoad); a hedge of a "
+        "request stuck in a queue costs a hedge but little server time, which the extra load counts"
+    ),
     "decided by": (
         "the rule that named a policy alone, as applied: intervals disjoint (its interval lies "
         "wholly on the better side of every other contender's), paired CI of the difference "

@@ -498,6 +498,31 @@ def extra_load_intervals(ds: xr.Dataset) -> xr.Dataset:
     return out
 
 
+def hedges_intervals(ds: xr.Dataset) -> xr.Dataset:
+    """``low``, ``high``, ``estimate``, ``evidence`` of the extra copies a job sends,
+    ``copies_mean - 1`` +- ``copies_mean_ci``, per policy, setting and load: the budget a
+    hedging stack counts (a copy counts whether it ran or was cancelled before it
+    started). The simulation's only, at stable loads (clipped at 0); ``[inf, inf]``
+    where unstable, ``[0, inf)`` where undetermined or not simulated."""
+    like = _load_like(ds)
+    nan = np.full(like.shape, np.nan)
+    if "copies_mean" not in ds:
+        return _as_dataset(like, nan, nan, nan, np.full(like.shape, NOTHING, dtype=object))
+    value = _floats(ds, "copies_mean", like) - 1.0
+    ci = _floats(ds, "copies_mean_ci", like)
+    ci = np.where(np.isfinite(ci), ci, 0.0)
+    v = verdicts(ds)
+    ok = ((v == "stable") | (v == "")) & np.isfinite(value)
+    low = np.where(ok, np.maximum(value - ci, 0.0), 0.0)
+    high = np.where(ok, value + ci, np.inf)
+    estimate = np.where(ok, value, np.nan)
+    evidence = np.where(ok, SIMULATION, NOTHING).astype(object)
+    unstable = v == "unstable"
+    low, high = np.where(unstable, np.inf, low), np.where(unstable, np.inf, high)
+    evidence = np.where(unstable, UNSTABLE, np.where(v == "undetermined", UNDETERMINED, evidence))
+    return _as_dataset(like, low, high, estimate, evidence)
+
+
 def intervals(ds: xr.Dataset) -> dict[str, xr.Dataset]:
     """The intervals of every criterion (:data:`CRITERIA`), each a dataset with
     ``low``, ``high``, ``estimate`` and ``evidence``; latency and cost also carry

@@ -313,7 +313,8 @@ def answer_sentences(ds: xr.Dataset, rec: pd.DataFrame, table: PointTable) -> li
     unstable = int((rec["basis"] == NONE_STABLE).sum())
     none = int((rec["recommended"] == "").sum()) - unstable
     out = [
-        f"Asked: {asked} (extra load: server time per job E[C] / E[X] - 1, against one copy at full speed).",
+        f"Asked: {asked} (extra load: server time per job E[C] / E[X] - 1, against one copy at full speed; "
+        f"times {unit_words(c.unit)}).",
         f"One contender is the answer at {one} of {n} (setting, load) points"
         + (f", a tie set or an undetermined one at {n - one - none - unstable}" if n - one - none - unstable else "")
         + (f"; none qualifies at {none}" if none else "")
@@ -860,7 +861,9 @@ BASIS_WORDS = (
     "cannot decide); `E[C] 5 % lower, E[T] within 5 % of P`: the "
     "cheaper-policy rule preferred a cheaper policy to P, the fastest). `tail`: the "
     "response-time quantile at the SLO's level (P99 without one). "
-    + " ".join(f"`{term}`: {TERMS[term]}." for term in ("extra load", "decided by", "margin", "cheaper-policy rule"))
+    + " ".join(
+        f"`{term}`: {TERMS[term]}." for term in ("extra load", "hedges", "decided by", "margin", "cheaper-policy rule")
+    )
     + " `what would change it`: the fastest contender a constraint rules out and by how "
     "much it misses; where none qualifies, the nearest miss of each constraint."
 )
@@ -1090,10 +1093,13 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
     lines = [f"At {where}:"]
     lines.append(f"  rule: {c.rule_words()}")
     lines.append(f"  assumes: {point_words(ds, sel)}")
+    lines.append(f"  times: {unit_words(c.unit)}")
     if r["recommended"]:
         text = f"  recommended: {r['recommended']} ({r['basis']})"
         text += f", E[T] {r['E[T]'] or 'unknown'} ({r['E[T] evidence'] or '-'})"
         text += f", {tail_name} {r['tail'] or 'unknown'}, extra load {r['extra load'] or 'unknown'}"
+        if r["hedges"] and r["hedges"] != "0":
+            text += f", hedges per job {r['hedges']}"
         text += f", E[C] {r['E[C]'] or 'unknown'}"
         if r["decided by"].startswith(CHEAPER_RULE):
             text += f"; the fastest {r['runner_up']}, E[C] saved {r['margin']:.3g}"
@@ -1122,17 +1128,19 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
             w = points.decide(crit, at, with_oracles=True)
             if w.winners != dec.winners:
                 lines.append(f"    with the oracles: {', '.join(w.winners)} ({fmt_interval(w.low, w.high)})")
-    lines.append(f"  every contender (stability; E[T]; extra load; E[C]; {tail_name} of T at this load; verdict):")
+    lines.append(
+        f"  every contender (stability; E[T]; extra load; hedges per job; E[C]; {tail_name} of T at this load; verdict):"
+    )
     source = points.flat(ds["verdict_source"], [*points.dims, "load"]) if "verdict_source" in ds else None
     for k, p in enumerate(points.policies):
         if not bool(points.arrays["stability"]["present"][(*index, k)]):
             lines.append(f"    {p}: not evaluated here")
             continue
         parts = []
-        for crit in ("stability", "latency", "extra_load", "cost", "tail"):
+        for crit in ("stability", "latency", "extra_load", "hedges", "cost", "tail"):
             a = points.arrays[crit]
             at = (*index, k) if crit == "stability" else (*index, li, k)
-            fmt = fmt_signed if crit == "extra_load" else fmt_interval
+            fmt = fmt_signed if crit in ("extra_load", "hedges") else fmt_interval
             iv = fmt(float(a["low"][at]), float(a["high"][at])) or "unknown"
             parts.append(f"{iv} ({a['evidence'][at]})")
         v = points.arrays["latency"]["verdict"][(*index, li, k)] or "no verdict"
@@ -1141,6 +1149,11 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
         lines.append(f"    {p}{tag}: " + "; ".join(parts) + f"; {v}" + (f" ({src})" if src else ""))
     lines += located_lines(points, index, c)
     return lines, True
+
+
+def unit_words(unit: str) -> str:
+    """Where the study's times are: ``in ms``, or unit-free (its laws state none)."""
+    return f"in {unit}" if unit else "unit-free: the size laws state no unit (unit: ms on a law states one)"
 
 
 def located_lines(points, index: tuple, c: Constraints) -> list[str]:
