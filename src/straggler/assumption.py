@@ -59,6 +59,15 @@ def assumed_strength(ds: xr.Dataset, axis: str) -> float | None:
         return None
 
 
+def at_assumed(ds: xr.Dataset) -> xr.Dataset:
+    """``ds`` at the ``c`` its study assumes, where it sweeps c and that value is on the
+    sweep (the answer is the assumed c's; the sweep checks it); ``ds`` otherwise."""
+    axis = strength_axis(ds)
+    if axis is not None and assumed_strength(ds, axis) in [float(v) for v in ds[axis].values]:
+        return ds.sel({axis: assumed_strength(ds, axis)})
+    return ds
+
+
 def _spec(ds: xr.Dataset, name: str | None) -> dict:
     """The study's ``dependences.<name>`` (its config in the dataset's attributes), or {}."""
     import yaml

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from .pilot import PILOT_JOBS, PILOT_REPLICATIONS
+from .policies.stacks import STACKS
 
 if TYPE_CHECKING:
     from .config.resolved import ResolvedConfig
@@ -673,8 +674,9 @@ def _recommend(args) -> int:
     import xarray as xr
 
     from .config import ConfigError
+    from .deploy import setting_lines
     from .files import write_text
-    from .question import answer_lines, read_question, study_text
+    from .question import answer_lines, question_unit, read_question, study_text
 
     _readable(args.question, QUESTION_EXPECTED)
     folder = _run_folder(args.results)
@@ -682,6 +684,11 @@ def _recommend(args) -> int:
         question = read_question(args.question, folder)
     except ConfigError as err:
         raise _Usage(*(f"{args.question}: {line}" for line in err.errors)) from None
+    if args.emit and not question_unit(question):
+        raise _Usage(
+            f"{args.question}: workload: --emit {args.emit} writes times in the stack's units, and the workload "
+            "states none; expected its unit, e.g. workload: {..., unit: ms} (one of s, ms, us)"
+        )
     text = study_text(question)
     results = _shown(folder / "results" / question.name)
     if args.dry_run:
@@ -719,6 +726,8 @@ def _recommend(args) -> int:
         log = results / "logs" / "recommend-report.log"
         print(f"the answer; its report follows (Snakemake's output: {log})", file=sys.stderr, flush=True)
         print("\n".join(answer_lines(study, report=report)), flush=True)
+        if args.emit:
+            print("\n".join(setting_lines(study, args.emit)), flush=True)
         status = _snakemake(snakefile, folder, question.study_path, args.cores, args.profile, log=log)
         if status != 0:
             print(_tail(log), file=sys.stderr)
@@ -734,6 +743,8 @@ def _recommend(args) -> int:
 
         study = with_located(study, results / "capacity.csv")
         lines = answer_lines(study, report=report)
+        if args.emit:
+            lines += setting_lines(study, args.emit)
     except (OSError, ValueError) as err:
         raise _Failure(f"cannot read {dataset} ({err}); {DATASET_EXPECTED}") from None
     print("\n".join(lines))
@@ -1053,6 +1064,13 @@ def _question_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
         metavar="DIR",
         help="the results folder, named results (default: results/ of the repository): the study runs in its "
         "parent and writes DIR/<name>/",
+    )
+    p.add_argument(
+        "--emit",
+        choices=list(STACKS),
+        metavar="STACK",
+        help="after the answer, print the recommended contender a client alone can run as the setting of an RPC "
+        f"stack, in its format and units: {', '.join(STACKS)} (the workload needs its unit, e.g. unit: ms)",
     )
     p.set_defaults(func=_recommend)
 

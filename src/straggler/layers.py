@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
             "winners",
             "decision",
             "assumption",
+            "deploy",
             "frontier",
             "break_even",
             "figures",

@@ -17,7 +17,8 @@ question                  study
 ``dependence``            ``grid.dependence`` (default ``iid``; a spec goes under
                           ``dependences``)
 ``load``                  ``load``
-``policies``              ``grid.policy`` (default: :func:`practical_policies`)
+``policies``              ``grid.policy`` (default: :func:`practical_policies`;
+                          ``deployable``: those a client alone can run)
 ``d``                     ``grid.d`` (default ``[2, 3, 4]``)
 ``parameters``            ``policies``
 ``slo``, ``budget``       ``decision.slo``, ``decision.budget``
@@ -55,6 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .config.errors import ConfigError, did_you_mean, fmt_path, format_value, not_allowed, one_of
+from .distributions.units import with_unit
 
 if TYPE_CHECKING:
     import xarray as xr
@@ -154,13 +156,14 @@ def study_name(stem: str) -> str:
     return name or "question"
 
 
-def practical_policies(discipline: str = "FCFS", queueing: str = "per_server") -> list[str]:
+def practical_policies(discipline: str = "FCFS", queueing: str = "per_server", deployable: bool = False) -> list[str]:
     """The policies a question compares when it names none: every policy of the registry
     that is not an oracle (an oracle knows what no dispatcher knows), that is simulated
     in the system's setting (a tail needs the simulation), and whose copies are the job
     itself (a fork-join policy's tasks are a job of another size law; with its defaults,
     k = 1, it is cancel on complete again). The grid then leaves out those that have no
-    possible cell on the system (:func:`read_question`)."""
+    possible cell on the system (:func:`read_question`). With ``deployable``, those a
+    client alone can run (``policies: deployable``, :mod:`straggler.deploy`)."""
     from .policies import POLICIES
 
     setting = (discipline, queueing)
@@ -168,7 +171,12 @@ def practical_policies(discipline: str = "FCFS", queueing: str = "per_server") -
         name
         for name, spec in POLICIES.items()
         if not spec.oracle and not spec.analytic_only and setting in spec.simulated_in and not spec.task_law
+        if spec.client_form or not deployable
     ]
+
+
+DEPLOYABLE = "deployable"
+"""``policies: deployable``: the practical policies a client-side RPC stack can run."""
 
 
 # ------------------------------------------------------------------ from a question to a study
@@ -393,15 +401,15 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
         t.problems.append(
             "slo, budget: both missing; expected at least one of them: slo {quantile: 0.99, target: t} or "
             "{mean: t} (the response time the service may take), budget {extra_load: b} (the server time "
-            "it may spend beyond one copy of each job)"
+            "it may spend beyond one copy of each job) or {hedges: h} (the extra copies it may send per job)"
         )
 
     policies = raw.get("policies")
-    if policies is None:
+    if policies is None or policies == DEPLOYABLE:
         t.default_policies = True
         discipline = system_section.get("discipline", "FCFS")
         queueing = system_section.get("queueing", "per_server")
-        policies = practical_policies(str(discipline), str(queueing))
+        policies = practical_policies(str(discipline), str(queueing), deployable=policies == DEPLOYABLE)
         if not policies:  # a discipline or queueing the study refuses: its error says so
             t.said.add("policies")
     decision = {k: raw[k] for k in ("slo", "budget", "resolution") if raw.get(k) is not None}
@@ -663,15 +671,45 @@ def _answer_line(table: PointTable, at: tuple, row: dict, label: str, tail_label
             head += f" (tied on {deciding} with {', '.join(others) or 'others'}; the cheaper on E[C])"
         elif not row["decided"]:
             head += " (not decided: the intervals overlap)"
+    unit = table.constraints.unit  # type: ignore[attr-defined]
     line = (
-        f"{label}: {head}: E[T] {row['E[T]'] or 'unknown'}, {tail_label} {row['tail'] or 'unknown'}, "
-        f"extra load {row['extra load'] or 'unknown'}"
+        f"{label}: {head}: E[T] {with_unit(row['E[T]'] or 'unknown', unit)}, "
+        f"{tail_label} {with_unit(row['tail'] or 'unknown', unit)}, extra load {row['extra load'] or 'unknown'}"
     )
+    if row.get("hedges") and row["hedges"] != "0":  # a contender that sends copies: what a stack's budget counts
+        line += f", hedges per job {row['hedges']}"
     if row["runner_up"]:
         margin = float(row["margin"])
         behind = f"{deciding} at least {margin:.3g} higher" if margin > 0 else "not surely slower"
         line += f"; runner-up {row['runner_up']} ({behind})"
     return line
+
+
+def _client_line(row: dict, client, index: tuple, li: int, tail_label: str) -> list[str]:
+    """Where the answer needs the servers' help, a line saying what it needs and the best
+    contender a client alone can run (:mod:`straggler.deploy`), with its numbers."""
+    from .decision import candidate_parts
+    from .deploy import deployable_answer, server_help
+
+    needs = {p: server_help(p) for p in (candidate_parts(n)[0] for n in str(row["recommended"]).split(", ") if n)}
+    needs = {p: why for p, why in needs.items() if why}
+    if not needs:
+        return []
+    said = "; ".join(f"{p} needs {why}" for p, why in needs.items())
+    best = deployable_answer(client, index, li)
+    if best is None or not best["recommended"]:
+        return [f"  {said}; no contender a client alone can run qualifies"]
+    unit = client.constraints.unit
+    numbers = f"{tail_label} {with_unit(best['tail'] or 'unknown', unit)}, extra load {best['extra load'] or 'unknown'}"
+    if best.get("hedges") and best["hedges"] != "0":
+        numbers += f", hedges per job {best['hedges']}"
+    names = str(best["recommended"]).split(", ")
+    what = (
+        run_words(names[0], client.setting(index)).replace("Run ", "run ", 1)
+        if len(names) == 1
+        else f"run any of {', '.join(names)}"
+    )
+    return [f"  {said}; a client alone can {what} ({numbers})"]
 
 
 def _fit(head: list[str], blocks: list[list[str]], tail: list[str], more: str, spare: list[str]) -> list[str]:
@@ -727,13 +765,12 @@ def answer_lines(ds: xr.Dataset, report: str | None = None) -> list[str]:
     extra-load intervals and its runner-up, then what would change the answer; last,
     where the ``report`` is (its path, when given). With more loads than fit, one line
     per load and, past that, a line saying how many are in the report only."""
-    from .assumption import assumed_strength, assumption_lines, strength_axis
+    from .assumption import assumption_lines, at_assumed
     from .decision import answer, constraints, decision_table, metric_name
+    from .deploy import deployable_table
 
     assumed = assumption_lines(ds)
-    axis = strength_axis(ds)
-    if axis is not None and assumed_strength(ds, axis) in [float(v) for v in ds[axis].values]:
-        ds = ds.sel({axis: assumed_strength(ds, axis)})  # the answer is the assumed c's
+    ds = at_assumed(ds)  # the answer is the assumed c's
     c = constraints(ds)
     table = decision_table(ds, c)
     tail_label = metric_name(c.tail_level)
@@ -741,8 +778,10 @@ def answer_lines(ds: xr.Dataset, report: str | None = None) -> list[str]:
     metric = c.slo_criterion
     deciding = metric_name(c.level) if metric == "tail" else "E[T]"
     asked = " and ".join(w for w in (c.slo_words(), c.budget_words()) if w) or "the smallest E[T]"
-    head = [f"Asked: {asked} (extra load: server time per job E[C] / E[X] - 1, against one copy at full speed)."]
+    times = "" if c.unit else "; times in the workload's unit, which it does not state"
+    head = [f"Asked: {asked} (extra load: server time per job E[C] / E[X] - 1, against one copy at full speed{times})."]
     several = any(ds.sizes[d] > 1 for d in table.dims)
+    client = deployable_table(ds)
     blocks, named = [], []
     for index, li in table.points():
         if li is None:
@@ -756,9 +795,17 @@ def answer_lines(ds: xr.Dataset, report: str | None = None) -> list[str]:
         block = [_answer_line(table, (*index, li), row, label, tail_label, deciding)]
         if c.any:
             block.append(_what_would_change(row))
+        block += _client_line(row, client, index, li, tail_label)
         blocks.append(block)
     where = report or "the study's report"
     tail = [f"Every contender at every load, with the evidence: {where}"] if report else []
     tail = assumed + _located_line(table, named, c) + tail
     more = "... and {n} more loads: see " + where
     return _fit(head, blocks, tail, more, _policy_words(named))
+
+
+def question_unit(question: Question) -> str:
+    """The unit of the question's times, as its workload states it ("": none)."""
+    from .distributions.units import study_unit
+
+    return study_unit(question.resolved.distributions)

@@ -4,7 +4,7 @@ complete (redundancy-d), cancel on start and redundant to idle queues. Their ana
 
 from __future__ import annotations
 
-from .spec import ANY, D_OF_N, FCFS_PER_SERVER, PLACEMENT, PS_PER_SERVER, PolicySpec, swept
+from .spec import ANY, AT_ONCE, D_OF_N, FCFS_PER_SERVER, PLACEMENT, PS_PER_SERVER, PolicySpec, swept
 
 # their codes in the simulation kernels (PolicySpec.kernel_code)
 COC_CODE, COS_CODE, RIQ_CODE = 3, 4, 5
@@ -19,6 +19,8 @@ SPECS: tuple[PolicySpec, ...] = (
     PolicySpec(
         "CoC",
         "d copies, cancel the rest on first completion",
+        client_form=AT_ONCE,
+        client_side="d copies sent at once, the first answer taken and the others cancelled (gRPC's hedgingPolicy with hedgingDelay 0s)",
         title="cancel on complete (redundancy-d)",
         explanation="On arrival a job gets d copies on d servers chosen at random among "
         "the N; the first copy to finish completes the job and the other copies are "
@@ -61,6 +63,7 @@ SPECS: tuple[PolicySpec, ...] = (
     PolicySpec(
         "CoS",
         "d copies, cancel the rest when the first starts",
+        server_help="the servers cancel the other copies when one starts (a client sees a copy start only through them)",
         title="cancel on start (join the least work of d)",
         explanation="On arrival a job gets d copies on d servers chosen at random; when the "
         "first copy starts service the others are cancelled, so exactly one copy is "
@@ -85,6 +88,7 @@ SPECS: tuple[PolicySpec, ...] = (
     PolicySpec(
         "RIQ",
         "copies to the idle servers among d sampled",
+        server_help="the servers say which of the d sampled queues are idle",
         title="redundant to idle queues",
         explanation="On arrival d servers are sampled at random; the job gets a copy on "
         "each of them that is idle, or one copy on the first sampled if none is; the first "

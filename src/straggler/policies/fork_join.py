@@ -83,6 +83,7 @@ SPECS: tuple[PolicySpec, ...] = (
     PolicySpec(
         "FJ",
         "k-of-d fork-join with cancellation",
+        server_help="the job cut into k coded pieces that the servers hold (erasure-coded storage)",
         title="k-of-d fork-join",
         explanation="A job is forked into d tasks on d servers chosen at random and is "
         "done when k of them finish; the remaining tasks are then cancelled. keep r < d "

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from decimal import Decimal
 
-from .spec import EVENT_LIST, FCFS_PER_SERVER, PS_PER_SERVER, PolicySpec, Tunable, swept
+from .spec import EVENT_LIST, FCFS_PER_SERVER, HEDGED, PS_PER_SERVER, PolicySpec, Tunable, swept
 
 # its code in the simulation kernels (PolicySpec.kernel_code)
 HEDGE_CODE = 9
@@ -93,6 +93,8 @@ SPECS: tuple[PolicySpec, ...] = (
     PolicySpec(
         "Hedge",
         "one copy, then another every delay until one finishes, up to d copies, within a budget",
+        client_form=HEDGED,
+        client_side="hedged requests: gRPC's hedgingPolicy, Envoy's hedge_on_per_try_timeout, Finagle's backup requests, brpc's backup_request_ms",
         title="hedged requests",
         explanation="A job is sent to one server (with two pools: a pool drawn as for zero "
         "redundancy, then a server of it). If it has not finished delay after its arrival, a "

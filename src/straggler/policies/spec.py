@@ -43,6 +43,15 @@ PAPERS: dict[str, str] = {
 }
 
 
+ONE_REQUEST = "one request"
+"""A client-side form (:attr:`PolicySpec.client_form`): one request, no redundancy."""
+AT_ONCE = "at once"
+"""A client-side form: d copies sent together, the first answer taken, the rest cancelled."""
+HEDGED = "hedged"
+"""A client-side form: one copy, then another every ``delay`` without an answer, up to d,
+within a budget of ``max_extra_load`` hedges per job."""
+
+
 def one_replica_blocks(model) -> tuple[int, int]:
     """One replica served in full blocks its server: ``(1, 1)`` (see
     :mod:`straggler.analysis.tails`)."""
@@ -194,6 +203,18 @@ class PolicySpec:
     oracle: bool = False
     """Knows each job's type or size: a benchmark, not an option (the report also
     names the best policy without the oracles)."""
+    client_form: str = ""
+    """What it is to a client-side RPC stack: :data:`ONE_REQUEST`, :data:`AT_ONCE` (d
+    copies sent together) or :data:`HEDGED` (a copy every ``delay``); "" when a client
+    alone cannot run it."""
+    client_side: str = ""
+    """How a client alone runs it, in an RPC stack's words ("": it needs the servers'
+    help, :attr:`server_help`): the contenders a question with ``policies: deployable``
+    compares, and those ``straggler recommend --emit`` writes a stack's setting for
+    (:mod:`straggler.policies.stacks`)."""
+    server_help: str = ""
+    """What it needs from the servers that a client-side stack cannot give (cancel a
+    copy when another starts, say which queues are idle, two pools with affinity)."""
     monotone: str = ""
     """Why the set of stable loads is an interval (0, lambda*): the verdict is then
     monotone in the load, and the loads above an unstable one are not simulated

@@ -4,7 +4,7 @@ known sizes). Their analyses: :mod:`straggler.analysis.two_pool_handlers`."""
 
 from __future__ import annotations
 
-from .spec import EVENT_LIST, EVERYWHERE, FIXED_WORK, PolicySpec, Tunable
+from .spec import EVENT_LIST, EVERYWHERE, FIXED_WORK, ONE_REQUEST, PolicySpec, Tunable
 
 # their codes in the simulation kernels (PolicySpec.kernel_code; plain ints, so that numba
 # compiles a comparison with one as a constant)
@@ -30,6 +30,8 @@ SPECS: tuple[PolicySpec, ...] = (
     PolicySpec(
         "ZRed",
         "one copy, dispatched at random",
+        client_form=ONE_REQUEST,
+        client_side="one request to a server the client's load balancer picks, no hedging configured",
         title="zero redundancy",
         explanation="Each job gets one copy, sent to one server and never moved or copied. "
         "With two pools the job goes to pool 1 with probability alpha and to pool 2 otherwise "
@@ -59,6 +61,7 @@ SPECS: tuple[PolicySpec, ...] = (
     PolicySpec(
         "FRed",
         "a copy in every pool at arrival, cancel on complete",
+        server_help="two server pools with job-server affinity, a copy in each",
         title="full redundancy",
         explanation="On arrival a job gets one copy in each of the two pools (a server of "
         "each, at random); the first copy to finish completes the job and the other is "
@@ -81,6 +84,7 @@ SPECS: tuple[PolicySpec, ...] = (
     PolicySpec(
         "Rer",
         "after tau of processing, kill and restart in the other pool",
+        server_help="two server pools with job-server affinity, and the copy's processing time (not its wait) measured by its server",
         title="rerouting after a timeout (speculative load balancing)",
         explanation="A job is sent to one pool; if it has not finished after tau units of "
         "processing there, it is killed and restarted in the other pool (from scratch, or "
@@ -117,6 +121,7 @@ SPECS: tuple[PolicySpec, ...] = (
     PolicySpec(
         "Rep",
         "after tau of processing, replicate in the other pool",
+        server_help="two server pools with job-server affinity, and the copy's processing time (not its wait) measured by its server",
         title="replication after a timeout",
         explanation="A job is sent to one pool; if it has not finished after tau units of "
         "processing there, a copy starts in the other pool as well, and the first copy to "
@@ -147,6 +152,7 @@ SPECS: tuple[PolicySpec, ...] = (
     PolicySpec(
         "KT",
         "type-aware optimal assignment, no redundancy",
+        server_help="an oracle: knows each job's type before it runs",
         title="known types (an oracle)",
         explanation="The dispatcher knows each job's type and sends it, by the assignment "
         "that maximises the stability bound, to a server of a pool; no copies. A "
@@ -171,6 +177,7 @@ SPECS: tuple[PolicySpec, ...] = (
     PolicySpec(
         "KS",
         "size-aware thresholds",
+        server_help="an oracle: knows each job's size before it runs",
         title="known sizes (an oracle)",
         explanation="The dispatcher knows each job's size and uses size-aware thresholds "
         "to decide where it runs and whether it is rerouted or replicated. A benchmark of "
