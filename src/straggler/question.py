@@ -680,7 +680,7 @@ def _answer_line(table: PointTable, at: tuple, row: dict, label: str, tail_label
         line += f", hedges per job {row['hedges']}"
     if row["runner_up"]:
         margin = float(row["margin"])
-        behind = f"{deciding} at least {margin:.3g} higher" if margin > 0 else "not surely slower"
+        behind = f"{deciding} at least {with_unit(f'{margin:.3g}', unit)} higher" if margin > 0 else "not surely slower"
         line += f"; runner-up {row['runner_up']} ({behind})"
     return line
 

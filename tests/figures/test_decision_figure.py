@@ -233,3 +233,85 @@ assert "numba" not in sys.modules, [m for m in sys.modules if m.startswith("numb
 """
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]
+
+
+@pytest.fixture(scope="module")
+def crowded():
+    """A question with 16 contenders at one load: the case whose names overlapped."""
+    return with_decision(
+        study(
+            policies=("ZRed", "FRed", "Rer", "Rep", "CoC", "CoS", "RIQ", "Hedge"),
+            distributions=("exp",),
+            dependences=("iid",),
+            r_slow=(1.0,),
+            d=(2, 3, 4),
+            loads=(0.5,),
+        )
+    )
+
+
+def label_boxes(fig):
+    """Per panel, the window boxes of the contenders' names (the annotations)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    return [
+        [t.get_window_extent(renderer) for t in ax.texts if t.__class__.__name__ == "Annotation"]
+        for ax in axes_with_points(fig)
+    ]
+
+
+def test_no_two_names_overlap_and_every_contender_is_named(crowded, one_setting):
+    """The names are placed where they cover no other name: the boxes, measured on the
+    drawn figure, are pairwise disjoint; a name with no such place within reach is
+    listed under the panel instead, so every contender is named once."""
+    for ds in (crowded, one_setting):
+        fig = figures.decision_figure(ds)
+        for ax, boxes in zip(axes_with_points(fig), label_boxes(fig)):
+            for i, a in enumerate(boxes):
+                for b in boxes[i + 1 :]:
+                    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+                    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+                    assert not (w > 0 and h > 0), (a, b)
+            named = [t.get_text() for t in ax.texts if t.__class__.__name__ == "Annotation"]
+            crowded_out = (
+                ax.get_xlabel().split("too crowded: ", 1)[1].rstrip(")").split(", ")
+                if "crowded" in ax.get_xlabel()
+                else []
+            )
+            assert len(named) + len(crowded_out) == len(set(named) | set(crowded_out))
+        plt.close(fig)
+
+
+def test_one_answer_s_panel_is_at_least_as_large_as_its_legend(crowded):
+    fig = figures.decision_figure(crowded)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    (ax,) = axes_with_points(fig)
+    panel = ax.get_window_extent(renderer)
+    legend = fig.legends[0].get_window_extent(renderer)
+    assert panel.width * panel.height >= legend.width * legend.height
+    plt.close(fig)
+
+
+def test_contenders_that_need_the_servers_are_hollow(crowded):
+    """A client alone runs ZRed, CoC and Hedge (filled markers); the others need the
+    servers (hollow: a white face), and the legend says which is which."""
+    from matplotlib.colors import to_rgba
+
+    from straggler.deploy import is_deployable
+
+    fig = figures.decision_figure(crowded)
+    ax = axes_with_points(fig)[0]
+    faces = {}
+    for line in ax.get_lines():
+        if len(line.get_xdata()) == 1 and line.get_marker() not in ("None", None, "", "|", "_"):  # not the caps
+            faces[line.get_color()] = to_rgba(line.get_markerfacecolor()) == to_rgba("white")
+    handles = {h.get_label().split(" – ")[0]: h for h in fig.legends[0].legend_handles}
+    drawn = [p for p in ("ZRed", "FRed", "Rer", "Rep", "CoC", "CoS", "RIQ", "Hedge") if p in handles]
+    assert {"CoC", "Hedge", "CoS", "RIQ"} <= set(drawn)
+    for policy in drawn:
+        hollow = to_rgba(handles[policy].get_markerfacecolor()) == to_rgba("white")
+        assert hollow == (not is_deployable(policy)), policy
+    assert "hollow: needs the servers" in handles
+    assert set(faces.values()) == {True, False}
+    plt.close(fig)

@@ -23,8 +23,10 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from ..assumption import at_assumed
 from ..catalog import CASE_DIMS
 from ..decision import Constraints, answer, constraints, decision_table, metric_name
+from ..deploy import is_deployable
 from ..winners import ORACLES, PointTable
 from .layout import ESTIMATE_BARS, WIDTH, backend, empty_figure, finish, load_label, plain_log_labels, side_label
 from .selection import fmt_value, shown_loads
@@ -315,6 +317,8 @@ def decision_figure(ds: xr.Dataset):
     """The ``decision`` figure (what it shows, in words: its kind's caption in
     :data:`straggler.catalog.FIGURE_KINDS`)."""
     c = constraints(ds)
+    if c.any:  # an operator's question: the answer's picture, at the c it assumes (its sweep checks it)
+        ds = at_assumed(ds)
     crit = y_criterion(c)
     asked = " and ".join(w.replace("<=", "≤") for w in (c.slo_words(), c.budget_words()) if w)
     title = f"{y_name(c)} against the extra load: the fastest contender" + (f" with {asked}" if asked else "")
@@ -354,11 +358,14 @@ class _Seen:
 def _draw(c: Constraints, lay: Layout, title: str, table: PointTable):
     plt = backend()
     nrows, ncols = len(lay.rows), max(len(row) for row in lay.rows)
-    pw = min(2.35, WIDTH / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(pw * ncols, 1.9 * nrows + 0.3), squeeze=False)
+    # a question's few panels are drawn large: at least as large as the legend under them
+    pw = min(_PANEL_WIDTH.get(ncols, 2.35), WIDTH / ncols)
+    ph = max(1.9, 0.78 * pw) if nrows == 1 else 1.9
+    fig, axes = plt.subplots(nrows, ncols, figsize=(pw * ncols, ph * nrows + 0.3), squeeze=False)
     seen = _Seen()
     labels = []
-    ylabel = y_name(c) + (" (response time)" if y_criterion(c) == "tail" else " (mean response time)")
+    ylabel = y_name(c) + (" (response time" if y_criterion(c) == "tail" else " (mean response time")
+    ylabel += f", {c.unit})" if c.unit else ")"
     for i, row in enumerate(lay.rows):
         for j in range(ncols):
             ax = axes[i, j]
@@ -396,12 +403,16 @@ def _draw(c: Constraints, lay: Layout, title: str, table: PointTable):
     return fig
 
 
+_PANEL_WIDTH = {1: 4.6, 2: 3.5, 3: 2.35}
+"""The width of a panel (inches) when a row has that many: one answer's panel large."""
+
+
 def _legend(fig, handles: list) -> None:
-    """One legend under the panels, in as many columns (three at most) as fit in the
-    figure's width (the policies' names spelled out are long)."""
+    """One legend under the panels, in as many columns (four at most) as fit in the
+    figure's width."""
     renderer = fig.canvas.get_renderer()
     width = fig.get_window_extent(renderer).width
-    for ncol in (3, 2, 1):
+    for ncol in (4, 3, 2, 1):
         legend = fig.legend(
             handles=handles,
             loc="upper center",
@@ -474,6 +485,7 @@ def _draw_panel(ax, panel: Panel, c: Constraints, seen: _Seen) -> list:
             color=s["colour"],
             marker=s["marker"],
             **ESTIMATE_BARS,
+            **_face(p.policy),
         )
         if p.name in chosen:
             ax.scatter([p.x], [p.y], s=95, facecolors="none", edgecolors="black", lw=1.1, zorder=5)
@@ -526,6 +538,12 @@ def _y_range(pts: list[Point], c: Constraints) -> tuple[float, float]:
     return lo / 1.45, hi * 1.45
 
 
+def _face(policy: str) -> dict:
+    """A contender a client alone can run is drawn filled, one that needs the servers'
+    help hollow (:mod:`straggler.deploy`)."""
+    return {} if is_deployable(policy) else {"markerfacecolor": "white"}
+
+
 def _handles(c: Constraints, seen: _Seen, table: PointTable) -> list:
     """The legend: the policies spelled out, the constraints, the feasible corner, the
     answer's ring, the bars, the marks of the contenders left out."""
@@ -538,7 +556,27 @@ def _handles(c: Constraints, seen: _Seen, table: PointTable) -> list:
         title = policy_title(p)
         handles.append(
             Line2D(
-                [], [], color=s["colour"], marker=s["marker"], ls="none", ms=4.5, label=f"{p} – {title}" if title else p
+                [],
+                [],
+                color=s["colour"],
+                marker=s["marker"],
+                ls="none",
+                ms=4.5,
+                label=f"{p} – {title.split(' (')[0]}" if title else p,
+                **_face(p),
+            )
+        )
+    if any(not is_deployable(p) for p in seen.policies):
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color="0.3",
+                marker="o",
+                ls="none",
+                ms=4.5,
+                markerfacecolor="white",
+                label="hollow: needs the servers",
             )
         )
     if c.target is not None:
@@ -616,10 +654,14 @@ def place_labels(ax, items: list, lines: tuple = (None, None)) -> None:
         x = ax.transData.transform((budget, items[0][0].y))[0]
         obstacles.append(((x - bar, box.y0, x + bar, box.y1), 0.2))
     near = [(5.0, 0.0), (-5.0, 0.0), (0.0, 5.0), (0.0, -5.0), (4.0, 4.0), (4.0, -4.0), (-4.0, 4.0), (-4.0, -4.0)]
-    near += [(5.0, 2.5), (5.0, -2.5)]
+    near += [(5.0, 2.5), (5.0, -2.5), (-5.0, 2.5), (-5.0, -2.5)]
     candidates = [(dx, dy, 0) for dx, dy in near]
-    candidates += [(dx * k, dy * k, level) for level, k in ((1, 2.2), (2, 3.4), (3, 4.6)) for dx, dy in near]
+    far = ((1, 2.2), (2, 3.4), (3, 4.6), (4, 6.0), (5, 7.6), (6, 9.4))
+    candidates += [(dx * k, dy * k, level) for level, k in far for dx, dy in near]
     order = sorted(range(len(items)), key=lambda k: (-items[k][2], -xy[k][1]))
+    placed: list[tuple] = []  # the names' boxes so far: a name never covers another
+    gap = 1.0 * scale
+    crowded = []
     for k in order:
         p, colour, bold = items[k]
         px, py = xy[k]
@@ -636,15 +678,20 @@ def place_labels(ax, items: list, lines: tuple = (None, None)) -> None:
             left = px + ox if dx > 0 else px + ox - w if dx < 0 else px - w / 2
             bottom = py + oy if dy > 0 else py + oy - h if dy < 0 else py - h / 2
             rect = (left, bottom, left + w, bottom + h)
+            if any(_overlap((rect[0] - gap, rect[1] - gap, rect[2] + gap, rect[3] + gap), r) for r in placed):
+                continue
             cost = 0.1 * level * w * h + 4.0 * _outside(rect, box)
             cost += sum(wt * _overlap(rect, o) for n, (o, wt) in enumerate(obstacles) if n != k or n >= markers)
             if cost < best_cost - 1e-9:
                 best, best_cost = (dx, dy, level, rect), cost
             if cost == 0:
                 break
-        assert best is not None
+        if best is None:  # every place within reach covers a name: named in the panel's note instead
+            crowded.append(p.name)
+            continue
         dx, dy, level, rect = best
         obstacles.append((rect, 3.0))
+        placed.append(rect)
         ax.annotate(
             p.name,
             (p.x, p.y),
@@ -659,6 +706,8 @@ def place_labels(ax, items: list, lines: tuple = (None, None)) -> None:
             path_effects=[patheffects.withStroke(linewidth=1.6, foreground="white")],
             arrowprops={"arrowstyle": "-", "color": colour, "lw": 0.4, "shrinkA": 0, "shrinkB": 3} if level else None,
         )
+    if crowded:
+        ax.set_xlabel(ax.get_xlabel() + "\n(not named, too crowded: " + ", ".join(crowded) + ")", fontsize=6)
 
 
 def _overlap(a: tuple, b: tuple) -> float:
