@@ -83,6 +83,36 @@ def test_the_guide_shows_the_example_s_answer(example):
     assert shown == run.stdout.splitlines(), "\n".join(run.stdout.splitlines())
 
 
+def test_emit_grpc_writes_the_answer_s_setting_as_the_guide_shows(example):
+    """``--emit grpc`` on the answered example computes nothing more and prints, after
+    the same answer, a service config per group of loads that parses, whose maxAttempts
+    is the answer's d with a delay of 0 (CoC's copies at once); the block of
+    docs/guide/deploy.md is what it prints."""
+    import json
+
+    folder, run = example
+    emitted = recommend(folder, "config/questions/example.yaml", "--cores", "2", "--emit", "grpc")
+    assert emitted.returncode == 0, emitted.stderr[-4000:]
+    lines = emitted.stdout.splitlines()
+    assert lines[: len(run.stdout.splitlines())] == run.stdout.splitlines()
+    rest = lines[len(run.stdout.splitlines()) :]
+    heads = [k for k, line in enumerate(rest) if line.startswith("gRPC setting for ")]
+    assert heads, rest
+    named = dict(re.findall(r"^load ([\d.]+): Run CoC with d = (\d)", run.stdout, re.MULTILINE))
+    for k, end in zip(heads, [*heads[1:], len(rest)]):
+        d = re.match(r"gRPC setting for CoC d=(\d)", rest[k]).group(1)
+        config = json.loads("\n".join(x for x in rest[k + 1 : end] if not x.startswith("#")))
+        policy = config["methodConfig"][0]["hedgingPolicy"]
+        assert policy["maxAttempts"] == int(d) and policy["hedgingDelay"] == "0s"
+        loads = rest[k].split("the answer at load ")[1].rstrip(":").split(", ")
+        assert all(named[x] == d for x in loads)
+    page = (ROOT / "docs" / "guide" / "deploy.md").read_text()
+    block = re.search(
+        r"```text\n\$ straggler recommend config/questions/example.yaml --emit grpc\n(.*?)```", page, re.DOTALL
+    )
+    assert block and block.group(1).splitlines() == lines, "\n".join(lines)
+
+
 def test_a_rerun_computes_nothing_and_answers_the_same(example):
     folder, run = example
     again = recommend(folder, "config/questions/example.yaml", "--cores", "2")
