@@ -401,3 +401,47 @@ def test_the_guide_s_refusal_is_what_the_command_prints(tmp_path, monkeypatch, c
     monkeypatch.chdir(tmp_path)
     assert main(["recommend", "mine.yaml"]) == 2
     assert capsys.readouterr().err.splitlines() == block.splitlines()
+
+
+def test_policies_deployable_are_those_a_client_alone_can_run(tmp_path):
+    from straggler.question import read_question
+
+    question = read_question(_question(tmp_path, policies="deployable"), tmp_path)
+    chosen = question.study["grid"]["policy"]
+    assert chosen and set(chosen) < set(practical_policies())
+    assert all(POLICIES[p].client_form for p in chosen)
+    assert {p for p in practical_policies() if POLICIES[p].client_form} == set(chosen)
+
+
+def test_an_answer_that_needs_the_servers_says_so_and_names_a_client_s_best():
+    """On this synthetic study (E[X] = 1, CIs on the quantiles) the answer is Rer, which
+    needs two pools: the answer's block says what it needs and names the best contender a
+    client alone can run, as :func:`straggler.deploy.deployable_answer` decides it."""
+    from straggler.decision import answer, decision_table
+    from straggler.deploy import deployable_answer, deployable_table, is_deployable
+
+    ds = synthetic_study(
+        policies=("ZRed", "FRed", "Rer", "Rep", "CoC", "CoS", "RIQ", "Hedge"),
+        distributions=("exp",),
+        dependences=("iid",),
+        r_slow=(1.0,),
+        d=(2, 3, 4),
+        loads=(0.5,),
+    )
+    ds.attrs["config"] += yaml.safe_dump(
+        {"decision": {"slo": {"quantile": 0.99, "target": 6}, "budget": {"extra_load": 0.4}}}
+    )
+    ds["size_mean"] = ds["lambda_max"] * 0 + 1.0
+    ds["latency_quantile_ci"] = ds["latency_quantile"] * 0.05
+    table = decision_table(ds)
+    index = tuple(0 for _ in table.dims)
+    chosen = answer(table, index, 0)["recommended"]
+    assert chosen and not is_deployable(chosen.split(" ")[0]), chosen
+    best = deployable_answer(deployable_table(ds), index, 0)["recommended"]
+    lines = answer_lines(ds)
+    (said,) = [line for line in lines if "needs " in line]
+    assert said.startswith(f"  {chosen.split(' ')[0]} needs ")
+    if best:
+        assert said.split("a client alone can ")[1].split(" (")[0].split(" ")[1] == best.split(" ")[0]
+    else:
+        assert said.endswith("no contender a client alone can run qualifies")
