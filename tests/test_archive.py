@@ -234,6 +234,7 @@ def test_every_provenance_attribute_is_compared_or_said_machine_dependent():
         "seed",
         "common_random_numbers",
         "load_basis",
+        "time_unit",
         "data_files",
         "Conventions",
     }

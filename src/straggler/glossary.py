@@ -46,6 +46,10 @@ def _facts(spec: PolicySpec) -> list[str]:
         facts.append("Chooses a pool first: needs the two-pool system.")
     if spec.oracle:
         facts.append("An oracle: a benchmark, not a contender (the report names the best policy without it).")
+    if spec.client_side:
+        facts.append(f"A client alone can run it: {spec.client_side}.")
+    elif spec.server_help and not spec.oracle:
+        facts.append(f"Needs the servers' help: {spec.server_help}.")
     facts.append(f"Simulated by {_settings(spec)}")
     if spec.monotone:
         facts.append("Its stable loads form an interval: loads above an unstable one are not simulated.")
