@@ -75,6 +75,7 @@ def test_the_shipped_example_becomes_a_study_of_the_trace_named_from_the_reposit
         "family": "empirical",
         "file": "config/data/requests_ms.csv",
         "column": "duration_ms",
+        "unit": "ms",
     }
     assert study["decision"] == {"slo": {"quantile": 0.99, "target": 40}, "budget": {"extra_load": 0.1}}
     assert study["simulation"] == DEFAULT_SIMULATION

@@ -259,6 +259,8 @@ def recommendation_table(ds: xr.Dataset, rec: pd.DataFrame | None = None) -> pd.
     c = constraints(ds)
     tail = metric_label(c)
     keep = [*_shown(ds, rec), *ANSWER_COLUMNS[: ANSWER_COLUMNS.index("E[C]") + 1]]  # load ... E[C]
+    if c.hedges is None:  # the hedges per job, a column where the study budgets them
+        keep.remove("hedges")
     out = rec[keep].copy().rename(columns={"tail": tail})
     out["runner_up"] = rec["runner_up"]
     out["margin"] = [("" if not np.isfinite(m) else f"{m:.3g}") for m in rec["margin"].astype(float)]
@@ -1093,12 +1095,11 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
     lines = [f"At {where}:"]
     lines.append(f"  rule: {c.rule_words()}")
     lines.append(f"  assumes: {point_words(ds, sel)}")
-    lines.append(f"  times: {unit_words(c.unit)}")
     if r["recommended"]:
         text = f"  recommended: {r['recommended']} ({r['basis']})"
         text += f", E[T] {r['E[T]'] or 'unknown'} ({r['E[T] evidence'] or '-'})"
         text += f", {tail_name} {r['tail'] or 'unknown'}, extra load {r['extra load'] or 'unknown'}"
-        if r["hedges"] and r["hedges"] != "0":
+        if c.budgeted and r["hedges"] and r["hedges"] != "0":  # with a budget: what a stack's budget counts
             text += f", hedges per job {r['hedges']}"
         text += f", E[C] {r['E[C]'] or 'unknown'}"
         if r["decided by"].startswith(CHEAPER_RULE):
@@ -1128,8 +1129,10 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
             w = points.decide(crit, at, with_oracles=True)
             if w.winners != dec.winners:
                 lines.append(f"    with the oracles: {', '.join(w.winners)} ({fmt_interval(w.low, w.high)})")
+    hedged = ("hedges",) if c.budgeted else ()  # the extra copies per job, beside a budget
     lines.append(
-        f"  every contender (stability; E[T]; extra load; hedges per job; E[C]; {tail_name} of T at this load; verdict):"
+        f"  every contender (stability; E[T]; extra load; {'hedges per job; ' if hedged else ''}E[C]; "
+        f"{tail_name} of T at this load; verdict):"
     )
     source = points.flat(ds["verdict_source"], [*points.dims, "load"]) if "verdict_source" in ds else None
     for k, p in enumerate(points.policies):
@@ -1137,7 +1140,7 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
             lines.append(f"    {p}: not evaluated here")
             continue
         parts = []
-        for crit in ("stability", "latency", "extra_load", "hedges", "cost", "tail"):
+        for crit in ("stability", "latency", "extra_load", *hedged, "cost", "tail"):
             a = points.arrays[crit]
             at = (*index, k) if crit == "stability" else (*index, li, k)
             fmt = fmt_signed if crit in ("extra_load", "hedges") else fmt_interval
@@ -1148,6 +1151,7 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
         tag = " (oracle)" if points.policy_of[k] in ORACLES else ""
         lines.append(f"    {p}{tag}: " + "; ".join(parts) + f"; {v}" + (f" ({src})" if src else ""))
     lines += located_lines(points, index, c)
+    lines.append(f"  times: {unit_words(c.unit)}")
     return lines, True
 
 
