@@ -230,3 +230,30 @@ def test_a_hedges_budget_rules_out_a_contender(tmp_path):
     assert row["recommended"] == "Hedge"
     assert float(row["hedges"].strip("[]").split(",")[0]) < 0.5
     np.testing.assert_allclose(ds["copies_mean"].sel(policy="CoC").values, 2.0)
+
+
+def test_finagle_s_rule_sets_the_delay_that_sends_b_hedges(tmp_path):
+    """Hedge's delay tuned with ``objective: hedges=0.05``: the delay at which a job's
+    first copy has not answered in 5 % of the jobs (Finagle's rule). With exponential
+    sizes of mean 1 and no wait, P(X > tau) = exp(-tau) = 0.05 at tau = ln 20 = 2.996; at
+    load 0.002 on 10 servers a job waits with probability at most 0.002, so the hedges
+    per job at tau lie in [exp(-tau), exp(-tau) + 0.002] and the root in [ln 20,
+    ln(1 / 0.048)] = [2.996, 3.037]. The search over [1, 5] ends on a grid of step
+    0.125 (9 values, then two refinements of 5): its best lies within half a step of the
+    root, plus the noise of 160,000 jobs (a hedges SE of 0.0005 at a slope of 0.05: 0.01
+    in tau)."""
+    law = {"family": "exponential", "mean": 1, "unit": "s"}
+    ds = _study(
+        tmp_path,
+        ["Hedge"],
+        law=law,
+        loads=(0.002,),
+        N=10,
+        sim={"jobs": 40000, "warmup": 4000, "replications": 4},
+        params={"Hedge": {"delay": {"tune": [1, 5], "objective": "hedges=0.05"}}},
+    )
+    tau = float(ds["tuned_value"].values.ravel()[0])
+    assert math.log(20) - 0.0625 - 0.03 <= tau <= math.log(1 / 0.048) + 0.0625 + 0.03, tau
+    h = float(ds["copies_mean"].values.ravel()[0]) - 1.0
+    assert abs(h - 0.05) < 0.01, h
+    assert ds["copies_replication_mean"].shape[-1] == 4

@@ -27,6 +27,7 @@ import xarray as xr
 from . import dataset, tuning, verdict
 from .grid import build_grid, seed_sequence, workload_id
 from .policies import OBJECTIVES, POLICIES, tuned_objective, tuned_parameters, tuned_range
+from .policies.spec import hedges_target
 
 if TYPE_CHECKING:  # imported where used: the analysis costs start-up time
     from .analysis.cell import AnalyticResult
@@ -305,11 +306,18 @@ class Knob:
 
     @property
     def level(self) -> float | None:
-        """The latency quantile the search minimises (None: the mean)."""
-        return OBJECTIVES[self.objective]
+        """The latency quantile the search minimises (None: the mean, or the hedges)."""
+        return OBJECTIVES.get(self.objective)
+
+    @property
+    def hedges(self) -> float | None:
+        """The b of ``hedges=b``: the extra copies per job the delay is set to send."""
+        return hedges_target(self.objective)
 
     def words(self) -> str:
         """What the search minimises, in words."""
+        if self.hedges is not None:
+            return f"{self.hedges:g} hedges per job (Finagle's rule)"
         return "the least mean response time" if self.level is None else f"the least {self.objective.upper()}"
 
 
@@ -381,11 +389,11 @@ def _evaluate_tuned(
         values.update({n: getattr(result, n) for n in ANALYTIC_VARIABLES})
         notes.extend(result.notes)
     optimum = analysis_optimum(name, model, result, notes)
-    if knob.level is not None and np.isfinite(optimum).any():
+    if (knob.level is not None or knob.hedges is not None) and np.isfinite(optimum).any():
         # the analyses' optima minimise the mean: tried as a value, compared with nothing
         notes.append(
             f"{policy}.{name}: the analysis's optimum minimises the mean response time, not the "
-            f"{knob.objective.upper()} the search minimises; it is tried, not compared"
+            f"{knob.words()} the search looks for; it is tried, not compared"
         )
         optimum_for_search, optimum = optimum, np.full_like(optimum, math.nan)
     else:
@@ -437,10 +445,16 @@ def _evaluate_tuned(
     return dataset.cell_dataset(model.loads, values, attrs)
 
 
-def _outcome(ds: xr.Dataset, level: float | None) -> tuning.Outcome:
+def _outcome(ds: xr.Dataset, knob: Knob) -> tuning.Outcome:
     """What one value's evaluation (one load) says of the search's objective: the mean
-    response time, or the quantile ``level``, and each replication's own."""
+    response time, the quantile ``knob.level``, or the distance of the hedges per job
+    from ``knob.hedges``, and each replication's own."""
     stable = bool(ds["stable"].values[0] == 1)
+    level = knob.level
+    if knob.hedges is not None:
+        b = knob.hedges
+        reps = np.abs(np.asarray(ds["copies_replication_mean"].values[0], dtype=float) - 1.0 - b)
+        return tuning.Outcome(abs(float(ds["copies_mean"].values[0]) - 1.0 - b), reps.tolist(), stable)
     if level is None:
         return tuning.Outcome(
             float(ds["latency_mean"].values[0]), ds["latency_replication_mean"].values[0].tolist(), stable
@@ -525,7 +539,7 @@ def _tune_each_load(
             )
             jobs += int(own_stats.get("simulated_jobs", 0))
             datasets[value] = ds
-            return _outcome(ds, knob.level)
+            return _outcome(ds, knob)
 
         x = float(optimum[i])
         search = tuning.Search(lo, hi, integer, confidence, None if math.isnan(x) else x)

@@ -175,6 +175,13 @@ VARIABLES: tuple[Variable, ...] = (
         "time",
     ),
     Variable(
+        "copies_replication_mean",
+        ("load", "replication"),
+        "copies a job launched in each replication (stable loads; for paired comparisons: a hedging delay "
+        "tuned to a budget of hedges)",
+        "1",
+    ),
+    Variable(
         "latency_replication_quantile",
         ("load", "quantile", "replication"),
         "response-time quantile of each replication (stable loads; for paired comparisons; "

@@ -225,6 +225,7 @@ ESTIMATES = (
     "precision_achieved",
     "latency_replication_mean",
     "cost_replication_mean",
+    "copies_replication_mean",
     "latency_replication_quantile",
 )
 

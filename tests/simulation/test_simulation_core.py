@@ -366,6 +366,7 @@ def test_result_shapes_and_values_for_the_dataset():
         "latency_quantile_ci",
         "latency_replication_mean",
         "cost_replication_mean",
+        "copies_replication_mean",
         "latency_replication_quantile",
         "warmup_batches",  # read by the verdicts into ci_reliable, not a dataset variable
     }

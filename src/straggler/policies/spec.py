@@ -5,6 +5,7 @@ papers, and the hooks most policies take.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,6 +76,18 @@ OBJECTIVES: dict[str, float | None] = {
 }
 """Objective name -> the latency quantile it minimises (None: the mean)."""
 
+HEDGES_OBJECTIVE = re.compile(r"^hedges=((?:0|[1-9][0-9]*)(?:\.[0-9]+)?)$")
+"""``hedges=b``: the objective of a hedging delay set by Finagle's rule, the delay at which
+the extra copies per job are b (the response-time percentile 1 - b of a job's first copy,
+in the steady state: a copy is sent when the first has not answered by then). The search
+minimises |copies_mean - 1 - b|."""
+
+
+def hedges_target(objective: str) -> float | None:
+    """The b of an objective ``hedges=b`` (None for another objective)."""
+    match = HEDGES_OBJECTIVE.match(str(objective))
+    return float(match.group(1)) if match else None
+
 
 @dataclass(frozen=True)
 class Tunable:
@@ -108,9 +121,11 @@ class Tunable:
                     "items": item,
                 },
                 OBJECTIVE: {
-                    "description": "What the search minimises: mean (E[T], the default) or a latency quantile "
-                    "the simulation estimates (p99: the 99th percentile).",
-                    "enum": list(OBJECTIVES),
+                    "description": "What the search minimises: mean (E[T], the default), a latency quantile "
+                    "the simulation estimates (p99: the 99th percentile), or hedges=b: the distance of the "
+                    "extra copies per job from b (a hedging delay by Finagle's rule: the delay that sends b "
+                    "hedges per job).",
+                    "anyOf": [{"enum": list(OBJECTIVES)}, {"type": "string", "pattern": HEDGES_OBJECTIVE.pattern}],
                 },
             },
         }

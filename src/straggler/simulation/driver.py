@@ -368,7 +368,7 @@ def _result(
     njobs = np.zeros(L, dtype=np.int64)
     nreps = np.zeros(L, dtype=np.int64)
     width = max([len(r) for r in records.values()] + [int(length.replications)])
-    means = np.full((L, width, 2), math.nan)
+    means = np.full((L, width, 3), math.nan)
     rep_quant = np.full((L, len(QUANTILES), width), math.nan)
     for li, s in summaries.items():
         for name in SUMMARISED:

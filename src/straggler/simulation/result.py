@@ -61,7 +61,7 @@ class SimulationResult:
     idle_fraction: np.ndarray = field(default_factory=lambda: np.zeros(0))
     """per load, the smallest over replications of the busiest pool's idle fraction
     as the measured arrivals found it"""
-    replication_means: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 2)))
+    replication_means: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 3)))
     """(loads, replications, 2): each replication's mean latency and mean server time
     per job (NaN where a replication does not exist), for paired comparisons"""
     replication_quantiles: np.ndarray = field(default_factory=lambda: np.zeros((0, len(QUANTILES), 0)))
@@ -110,5 +110,6 @@ class SimulationResult:
             "latency_quantile_ci": self.latency_quantile_ci,
             "latency_replication_mean": self.replication_means[:, :, 0],
             "cost_replication_mean": self.replication_means[:, :, 1],
+            "copies_replication_mean": self.replication_means[:, :, 2],
             "latency_replication_quantile": self.replication_quantiles,
         }

@@ -530,13 +530,13 @@ def _parts(replications):
 
 
 def replication_means(replications) -> np.ndarray:
-    """(R, 2): each replication's mean latency and mean server time per job (NaN
-    for a replication without measured jobs)."""
+    """(R, 3): each replication's mean latency, mean server time per job and mean
+    copies per job (NaN for a replication without measured jobs)."""
     rows, _, _ = _parts(replications)
-    out = np.full((len(rows), 2), math.nan)
+    out = np.full((len(rows), 3), math.nan)
     for i, r in enumerate(rows):
         if r[A_N] > 0:
-            out[i] = r[A_SUM_T] / r[A_N], r[A_SUM_C] / r[A_N]
+            out[i] = r[A_SUM_T] / r[A_N], r[A_SUM_C] / r[A_N], r[A_SUM_COPIES] / r[A_N]
     return out
 
 
