@@ -257,3 +257,6 @@ def test_finagle_s_rule_sets_the_delay_that_sends_b_hedges(tmp_path):
     h = float(ds["copies_mean"].values.ravel()[0]) - 1.0
     assert abs(h - 0.05) < 0.01, h
     assert ds["copies_replication_mean"].shape[-1] == 4
+    # the setting of a tuned delay is the value the search chose at that load
+    text = setting_lines(ds, "brpc")
+    assert f"options.backup_request_ms = {round(tau * 1000)};" in text

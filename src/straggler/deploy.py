@@ -110,7 +110,7 @@ def delay_value(ds: xr.Dataset, delay, law: str) -> tuple[float, str]:
 def deployment(table: PointTable, index: tuple, li: int, name: str) -> Deployment:
     """What the contender ``name`` asks a client to run at a setting and load."""
     from .decision import candidate_parts
-    from .policies import POLICIES
+    from .policies import POLICIES, is_tuned, tuned_objective
     from .policies.stacks import Deployment
 
     ds = table.ds
@@ -121,7 +121,10 @@ def deployment(table: PointTable, index: tuple, li: int, name: str) -> Deploymen
     d = int(float(own.get("d", setting.get("d", 1))))
     law = str(setting.get("distribution", ds["distribution"].values[0]))
     delay, words = (math.inf, "")
-    if DELAY in params:
+    if DELAY in params and is_tuned(params[DELAY]):  # searched per load: the value it chose here
+        tuned = table.flat(ds["tuned_value"], [*table.dims, "load"])[(*index, li, table.policies.index(name))]
+        delay, words = float(tuned), f"tuned for {tuned_objective(params[DELAY])}"
+    elif DELAY in params:
         delay, words = delay_value(ds, params[DELAY], law)
     hedges = [x for x in table.candidates("hedges", (*index, li)) if x.name == name]
     estimate = hedges[0].estimate if hedges else math.nan
