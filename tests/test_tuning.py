@@ -350,5 +350,6 @@ def test_a_bad_objective_on_hedge_s_delay_names_the_objective_key():
     raw = guide_hedge_study(2)
     raw["policies"]["Hedge"]["delay"]["objective"] = "p42"
     assert errors_of(raw) == [
-        "policies.Hedge.delay.objective: value 'p42' is not allowed; expected one of mean, p50, p90, p95, p99, p99.9"
+        "policies.Hedge.delay.objective: value 'p42' is not allowed; expected one of mean, p50, p90, p95, p99, "
+        "p99.9 or hedges=b with a number b >= 0 (the delay that sends b hedges per job)"
     ]

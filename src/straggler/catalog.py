@@ -229,7 +229,11 @@ FIGURE_KINDS: tuple[FigureKind, ...] = (
             "with a point), the cases down and the other setting axes across (at most 24 panels; further "
             "axes at the value with the most estimates, as the title says). A contender unstable (x), "
             "undetermined (?) or without a finite interval (∞) at that load is left out and named in the "
-            "panel's corner; a row or column without a point is left out, as the title says."
+            "panel's corner; a row or column without a point is left out, as the title says. A filled "
+            "marker is a policy a client-side RPC stack can run alone, a hollow one a policy that needs "
+            "the servers' help. A question that checks its assumption over c is drawn at the c it "
+            "assumes, its panels as large as its legend; no name covers another (one with no room is "
+            "listed under its panel)."
         ),
     ),
     FigureKind(

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from ..distributions import FAMILIES
 from ..policies import TUNE, all_policy_names, is_tuned, schema_definitions, tunable_names
 from ..policies import schema_entries as policy_schema_entries
+from ..policies.spec import HEDGES_OBJECTIVE
 from .definitions import DEFINITIONS
 from .errors import Err, did_you_mean, fmt_path, format_value, not_allowed, one_of
 from .resolved import ResolvedConfig
@@ -151,6 +152,7 @@ def deref(sch):
 
 
 _PATTERN_TEXT = {
+    HEDGES_OBJECTIVE.pattern: "hedges=b with a number b >= 0 (the delay that sends b hedges per job)",
     "^[A-Za-z_][A-Za-z0-9_-]{0,63}$(?!\\n)": (
         "a name of letters, digits, '_' and '-' (no dots), starting with a letter or '_', at most 64 characters"
     ),
