@@ -89,3 +89,25 @@ def study(
         },
     )
     return ds
+
+
+def crowded_question() -> xr.Dataset:
+    """A question's study with 16 contenders at one load (8 policies, d = 2, 3, 4): P99 at
+    most 6 and extra load at most 0.4, E[X] = 1 and CIs on the quantiles. Its answer needs
+    the servers (Rer), and its names crowd one panel."""
+    import yaml
+
+    ds = study(
+        policies=("ZRed", "FRed", "Rer", "Rep", "CoC", "CoS", "RIQ", "Hedge"),
+        distributions=("exp",),
+        dependences=("iid",),
+        r_slow=(1.0,),
+        d=(2, 3, 4),
+        loads=(0.5,),
+    )
+    ds.attrs["config"] += yaml.safe_dump(
+        {"decision": {"slo": {"quantile": 0.99, "target": 6}, "budget": {"extra_load": 0.4}}}
+    )
+    ds["size_mean"] = ds["lambda_max"] * 0 + 1.0
+    ds["latency_quantile_ci"] = ds["latency_quantile"] * 0.05
+    return ds

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from synthetic import crowded_question
 from synthetic import study as synthetic_study
 
 from straggler.cli import build_parser, main
@@ -421,19 +422,7 @@ def test_an_answer_that_needs_the_servers_says_so_and_names_a_client_s_best():
     from straggler.decision import answer, decision_table
     from straggler.deploy import deployable_answer, deployable_table, is_deployable
 
-    ds = synthetic_study(
-        policies=("ZRed", "FRed", "Rer", "Rep", "CoC", "CoS", "RIQ", "Hedge"),
-        distributions=("exp",),
-        dependences=("iid",),
-        r_slow=(1.0,),
-        d=(2, 3, 4),
-        loads=(0.5,),
-    )
-    ds.attrs["config"] += yaml.safe_dump(
-        {"decision": {"slo": {"quantile": 0.99, "target": 6}, "budget": {"extra_load": 0.4}}}
-    )
-    ds["size_mean"] = ds["lambda_max"] * 0 + 1.0
-    ds["latency_quantile_ci"] = ds["latency_quantile"] * 0.05
+    ds = crowded_question()
     table = decision_table(ds)
     index = tuple(0 for _ in table.dims)
     chosen = answer(table, index, 0)["recommended"]

@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.collections import PathCollection  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
-from synthetic import study  # noqa: E402
+from synthetic import crowded_question, study  # noqa: E402
 
 from straggler import figures  # noqa: E402
 from straggler.catalog import figure_names  # noqa: E402
@@ -238,16 +238,7 @@ assert "numba" not in sys.modules, [m for m in sys.modules if m.startswith("numb
 @pytest.fixture(scope="module")
 def crowded():
     """A question with 16 contenders at one load: the case whose names overlapped."""
-    return with_decision(
-        study(
-            policies=("ZRed", "FRed", "Rer", "Rep", "CoC", "CoS", "RIQ", "Hedge"),
-            distributions=("exp",),
-            dependences=("iid",),
-            r_slow=(1.0,),
-            d=(2, 3, 4),
-            loads=(0.5,),
-        )
-    )
+    return crowded_question()
 
 
 def label_boxes(fig):
