@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from .distributions.units import with_unit
 from .intervals import extra_load_intervals, fmt_interval, fmt_signed, hedges_intervals, size_mean, tail_intervals
 from .winners import (
     COLUMNS,
@@ -433,11 +434,6 @@ def hull_words(table: PointTable, crit: str, at: tuple, names) -> tuple[str, str
     return fmt(low, high), evidence
 
 
-def _timed(text: str, c: Constraints) -> str:
-    """A time in words, with the study's unit when it has one."""
-    return f"{text} {c.unit}" if c.unit and text else text
-
-
 def _over_budget(table: PointTable, at: tuple, name: str, c: Constraints) -> list[str]:
     """How the contender ``name`` is over the budget, in words: its extra load, its hedges."""
     out = []
@@ -460,11 +456,16 @@ def _what_would_change(table: PointTable, at: tuple, metric: str, slo, budget, c
         for x in sorted((x for n, x in speed.items() if n not in chosen and x.high < best), key=lambda x: x.high):
             why = []
             if slo is not None and slo.get(x.name) == FAILS:
-                why.append(f"its {name} {_timed(fmt_interval(x.low, x.high), c)} is above {_timed(f'{c.target:g}', c)}")
+                why.append(
+                    f"its {name} {with_unit(fmt_interval(x.low, x.high), c.unit)} is above {with_unit(f'{c.target:g}', c.unit)}"
+                )
             if budget is not None and budget.get(x.name) == FAILS:
                 why += _over_budget(table, at, x.name, c)
             if why:
-                return f"{x.name} is faster ({name} {_timed(fmt_interval(x.low, x.high), c)}), but " + " and ".join(why)
+                return (
+                    f"{x.name} is faster ({name} {with_unit(fmt_interval(x.low, x.high), c.unit)}), but "
+                    + " and ".join(why)
+                )
         return ""
     if not speed:
         return ""  # no policy stable: no constraint to relax

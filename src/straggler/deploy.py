@@ -48,13 +48,6 @@ def server_help(policy: str) -> str:
     return "" if spec is None or spec.client_form else spec.server_help
 
 
-def deployable_names(names) -> list[str]:
-    """The contenders of ``names`` a client alone can run."""
-    from .decision import candidate_parts
-
-    return [n for n in names if is_deployable(candidate_parts(n)[0])]
-
-
 def deployable_table(ds: xr.Dataset) -> PointTable | None:
     """The decision table of ``ds``'s deployable policies alone (None: it has none)."""
     from .decision import constraints, decision_table
@@ -144,11 +137,13 @@ def setting_lines(ds: xr.Dataset, stack: str) -> list[str]:
     """The block ``recommend --emit STACK`` prints after the answer: per load (loads with
     the same contender together), the recommended deployable contender's setting in the
     stack's format, then its notes (``# ``). Where the answer needs the servers, the
-    best deployable contender's."""
-    from .assumption import at_assumed
+    best deployable contender's. Last, what the answer assumes of a request's copies
+    and how far that may move (:func:`straggler.assumption.assumption_lines`)."""
+    from .assumption import assumption_lines, at_assumed
     from .decision import answer, constraints, decision_table
     from .policies.stacks import STACKS, describe, setting_text
 
+    assumed = assumption_lines(ds)
     ds = at_assumed(ds)  # the answer's c, as answer_lines reads it
     c = constraints(ds)
     table = decision_table(ds, c)
@@ -177,4 +172,7 @@ def setting_lines(ds: xr.Dataset, stack: str) -> list[str]:
         out.append(f"{STACKS[stack]} setting for {describe(dep)}, the answer at load {loads}:")
         out += text.rstrip("\n").splitlines()
         out += [f"# {n}" for n in notes]
+    if out and assumed:  # a setting is only as good as the answer's assumption
+        out.append("# every setting above rests on what the answer assumes of a request's copies:")
+        out += [f"#   {line}" for line in assumed]
     return out

@@ -1129,7 +1129,19 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
             w = points.decide(crit, at, with_oracles=True)
             if w.winners != dec.winners:
                 lines.append(f"    with the oracles: {', '.join(w.winners)} ({fmt_interval(w.low, w.high)})")
-    hedged = ("hedges",) if c.budgeted else ()  # the extra copies per job, beside a budget
+    lines += _contender_lines(points, index, li, c.budgeted, tail_name)
+    lines += located_lines(points, index, c)
+    lines.append(f"  times: {unit_words(c.unit)}")
+    return lines, True
+
+
+def _contender_lines(points, index: tuple, li: int, budgeted: bool, tail_name: str) -> list[str]:
+    """``best``'s every contender at a setting and load: its stability, E[T], extra load
+    (and hedges per job, where the study states a budget), E[C] and tail intervals, and
+    its verdict."""
+    ds = points.ds
+    lines: list[str] = []
+    hedged = ("hedges",) if budgeted else ()  # the extra copies per job, beside a budget
     lines.append(
         f"  every contender (stability; E[T]; extra load; {'hedges per job; ' if hedged else ''}E[C]; "
         f"{tail_name} of T at this load; verdict):"
@@ -1150,9 +1162,7 @@ def best_at(ds: xr.Dataset, point: dict[str, str]) -> tuple[list[str], bool]:
         src = "" if source is None else str(source[(*index, li, k)])
         tag = " (oracle)" if points.policy_of[k] in ORACLES else ""
         lines.append(f"    {p}{tag}: " + "; ".join(parts) + f"; {v}" + (f" ({src})" if src else ""))
-    lines += located_lines(points, index, c)
-    lines.append(f"  times: {unit_words(c.unit)}")
-    return lines, True
+    return lines
 
 
 def unit_words(unit: str) -> str:
