@@ -306,3 +306,20 @@ def test_contenders_that_need_the_servers_are_hollow(crowded):
     assert "hollow: needs the servers" in handles
     assert set(faces.values()) == {True, False}
     plt.close(fig)
+
+
+def test_a_contender_over_the_hedges_budget_is_named_so():
+    """The x axis is the extra load: a budget of hedges per job has no line there, so a
+    contender surely over it says so in its name (here every contender sends 2 copies:
+    1 hedge per job, over 0.5)."""
+    import yaml
+
+    ds = crowded_question()
+    ds.attrs["config"] += yaml.safe_dump({"decision": {"budget": {"hedges": 0.5}}})
+    ds["copies_mean"] = ds["latency_mean"] * 0 + 2.0
+    ds["copies_mean_ci"] = ds["latency_mean"] * 0 + 0.01
+    fig = figures.decision_figure(ds)
+    (ax,) = axes_with_points(fig)
+    names = [t.get_text() for t in ax.texts if t.__class__.__name__ == "Annotation"]
+    assert names and all(n.endswith("(hedges > budget)") for n in names)
+    plt.close(fig)

@@ -17,7 +17,7 @@ the title says so.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -76,6 +76,8 @@ class Panel:
     points: list[Point] = field(default_factory=list)
     left_out: list[tuple[str, str]] = field(default_factory=list)
     answer: dict = field(default_factory=dict)
+    over_hedges: set = field(default_factory=set)
+    """The contenders surely over the budget of hedges per job (the x axis cannot show it)."""
 
     @property
     def chosen(self) -> list[str]:
@@ -328,7 +330,10 @@ def decision_figure(ds: xr.Dataset):
     for index in settings:
         for li in range(ds.sizes["load"]):
             points, left_out = panel_points(table, crit, (*index, li))
-            by_setting.setdefault(index, []).append(Panel(index, li, points, left_out))
+            over = {
+                x.name for x in table.candidates("hedges", (*index, li)) if c.hedges is not None and x.low > c.hedges
+            }
+            by_setting.setdefault(index, []).append(Panel(index, li, points, left_out, over_hedges=over))
     lname = load_label(ds).split(" = ")[0]
     lay = layout(ds, table, settings, by_setting, lname)
     if not any(p is not None and p.points for row in lay.rows for p in row):
@@ -492,7 +497,9 @@ def _draw_panel(ax, panel: Panel, c: Constraints, seen: _Seen) -> list:
             seen.ringed = True
         if p.policy not in seen.policies:
             seen.policies.append(p.policy)
-        items.append((p, s["colour"], p.name in chosen))
+        # a contender over the hedges budget is named so: the extra load on x cannot show it
+        named = replace(p, name=f"{p.name} (hedges > budget)") if p.name in panel.over_hedges else p
+        items.append((named, s["colour"], p.name in chosen))
     if note:
         seen.left_out |= {why for _, why in panel.left_out}
         ax.text(
