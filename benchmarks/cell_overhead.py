@@ -5,7 +5,7 @@
 Prints, as medians over fresh processes: the bare interpreter start (the
 baseline, measured in the same run), the import of what the evaluate script
 imports, and a whole cell (imports, analysis at every load, netCDF write) done
-by `straggler.pipeline.evaluate` — the "import to first result" time.
+by `straggler.run.pipeline.evaluate` — the "import to first result" time.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args(argv)
 
-    from straggler.config import load_config, resolve_config
-    from straggler.grid import build_grid, cell_spec
+    from straggler.study.config import load_config, resolve_config
+    from straggler.study.grid import build_grid, cell_spec
 
     resolved = resolve_config(load_config(args.config))
     grid = build_grid(resolved)
@@ -49,13 +49,13 @@ def main(argv=None) -> int:
             spec.write_text(json.dumps(cell_spec(resolved, grid.cells[cid])))
             out = Path(tmp) / "cell.nc"
             code = (
-                "from straggler.pipeline import evaluate; from pathlib import Path; "
+                "from straggler.run.pipeline import evaluate; from pathlib import Path; "
                 f"evaluate(Path({str(spec)!r}).read_text(), {cid!r}, {str(out)!r})"
             )
             rows.append((cid, _time(code, args.repeat)))
         baseline = _time("pass", args.repeat)
         imports = _time(
-            "import straggler.pipeline, straggler.evaluate, straggler.dataset, straggler.analysis.cell, xarray",
+            "import straggler.run.pipeline, straggler.study.evaluate, straggler.study.dataset, straggler.engines.analysis.cell, xarray",
             args.repeat,
         )
     print(f"{'what':<72} {'seconds':>8}")

@@ -77,7 +77,7 @@ LAWS = {
     "pareto_1.5": {"family": "pareto", "xm": 1, "alpha": 1.5},
     "pareto_1.1": {"family": "pareto", "xm": 1, "alpha": 1.1},
 }
-"""The shipped studies' laws, one of each shape (``straggler.distributions.from_spec``);
+"""The shipped studies' laws, one of each shape (``straggler.model.distributions.from_spec``);
 ``by_type`` is measured_types.yaml's, 80 % reads from the shipped trace and 20 % writes."""
 
 LOADS = (0.3, 0.6, 0.9)
@@ -112,8 +112,8 @@ def cases(only: str | None, laws: str | None = None) -> list[tuple[str, str]]:
 
 
 def model(system: str, law: str):
-    from straggler import distributions
-    from straggler.simulation.reference import make_model
+    from straggler.engines.simulation.reference import make_model
+    from straggler.model import distributions
 
     scale = PER_LOAD.get(system, 1.0)
     settings = dict(SYSTEMS[system])
@@ -165,11 +165,11 @@ def run_case(args) -> dict:
     run length, :data:`LENGTH` unless given)."""
     import numpy as np
 
-    from straggler.analysis.cell import analyze
-    from straggler.analysis.tails import cost_tail, latency_tail
-    from straggler.grid import seed_sequence
-    from straggler.simulation import QUANTILES, simulate
-    from straggler.verdict import ci_reliability, cost_ci_reliability
+    from straggler.engines.analysis.cell import analyze
+    from straggler.engines.analysis.tails import cost_tail, latency_tail
+    from straggler.engines.simulation import QUANTILES, simulate
+    from straggler.study.grid import seed_sequence
+    from straggler.study.verdict import ci_reliability, cost_ci_reliability
 
     system, law, seeds, length = args
     m = model(system, law)

@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from straggler.simulation import simulate
-from straggler.simulation.reference import make_model
+from straggler.engines.simulation import simulate
+from straggler.engines.simulation.reference import make_model
 
 
 def main(argv=None) -> int:

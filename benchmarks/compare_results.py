@@ -19,7 +19,7 @@ from pathlib import Path
 
 import xarray as xr
 
-from straggler.archive import MACHINE_ATTRS, same_values
+from straggler.outputs.archive import MACHINE_ATTRS, same_values
 
 PROVENANCE = MACHINE_ATTRS
 

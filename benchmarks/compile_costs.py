@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/compile_costs.py [CONFIG] [--jobs 2000]
 
-A kind of cell (:func:`straggler.workunits.kernel_kind`: engine, policy, size family,
+A kind of cell (:func:`straggler.study.workunits.kernel_kind`: engine, policy, size family,
 dependence, discipline, queueing) decides which kernels and signatures a cell compiles.
 In a fresh numba cache (a temporary ``NUMBA_CACHE_DIR``), one process evaluates one
 short cell of each of the config's kinds in turn, timing each: the first cell of an
@@ -10,7 +10,7 @@ engine pays for the engine's kernels, each later kind for its own signatures. A 
 process then does the same on the now warm cache: each kind's time to load its kernels
 from disk. A third evaluates the cells once more in a warm process, the baseline: the
 cells' own work, which both other passes subtract. Prints the medians per engine that
-:attr:`straggler.engines.EngineSpec.compile_seconds` holds, beside the values it holds now.
+:attr:`straggler.engines.registry.EngineSpec.compile_seconds` holds, beside the values it holds now.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 PASS = r"""
 import json, sys, time
-from straggler.config import load_config, resolve_config
-from straggler.evaluate import evaluate_cell
-from straggler.grid import build_grid
-from straggler.workunits import kernel_kind
+from straggler.study.config import load_config, resolve_config
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid
+from straggler.study.workunits import kernel_kind
 
 cfg = load_config(sys.argv[1])
 cfg["simulation"] = {**cfg["simulation"], "jobs": int(sys.argv[2]), "warmup": int(sys.argv[2]) // 10,
@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2000)
     args = parser.parse_args(argv)
 
-    from straggler.workunits import engine_compile_seconds
+    from straggler.study.workunits import engine_compile_seconds
 
     with tempfile.TemporaryDirectory() as cache:
         cold = run(args.config, args.jobs, cache, 1)

@@ -40,7 +40,7 @@ from datetime import UTC, datetime
 import numba
 import numpy as np
 
-from straggler.simulation.events import TREE_MIN_QUEUES, earliest, tree_fix
+from straggler.engines.simulation.events import TREE_MIN_QUEUES, earliest, tree_fix
 
 SIZES = (4, 10, 50, 100, 1000, 10_000)
 STRUCTURES = ("scan", "tree", "heap2", "heap4")

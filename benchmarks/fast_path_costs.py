@@ -5,7 +5,7 @@ thing the fast path keeps per job added, against the fast path itself, in one ru
 
 CoC d = 2, N = 50, i.i.d. exponential replicas, load 0.4 (the bench's headline system).
 The rows add, one at a time and then together, to the bare loop of
-``straggler.simulation.bare``, each as the fast path keeps it: the statistics of every
+``straggler.engines.simulation.bare``, each as the fast path keeps it: the statistics of every
 measured job (sums, batch means, the latency histogram: each job's row written, then
 ``statistics.record_rows`` over a block), the idle evidence of every arrival (counted in
 registers), and the random numbers read from block-filled buffers (arrivals, routing,
@@ -23,12 +23,12 @@ import time
 import numba
 import numpy as np
 
-from straggler.simulation import engine_for, run_replication
-from straggler.simulation import statistics as S
-from straggler.simulation.bare import coc_mean_latency
-from straggler.simulation.encode import encode
-from straggler.simulation.reference import make_model
-from straggler.simulation.streams import refill_exponential, refill_uniform
+from straggler.engines.simulation import engine_for, run_replication
+from straggler.engines.simulation import statistics as S
+from straggler.engines.simulation.bare import coc_mean_latency
+from straggler.engines.simulation.encode import encode
+from straggler.engines.simulation.reference import make_model
+from straggler.engines.simulation.streams import refill_exponential, refill_uniform
 
 N, D, LOAD = 50, 2, 0.4
 BLOCK = 4096

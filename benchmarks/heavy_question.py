@@ -4,7 +4,7 @@ operator with 32 servers whose request durations have a Pareto tail.
     .venv/bin/python benchmarks/heavy_question.py [FOLDER] [--cores 2] [--values 50000]
 
 Writes ``FOLDER/trace.csv`` (``--values`` durations from the bench's heavy-tailed law,
-:func:`straggler.bench.heavy_trace`: 90 % lognormal of median 5, 9.5 % lognormal of
+:func:`straggler.engines.bench.heavy_trace`: 90 % lognormal of median 5, 9.5 % lognormal of
 median 50, 0.5 % Pareto from 500 with alpha 1.6) and ``FOLDER/question.yaml`` (32 servers,
 load 0.6, P99 at most 60, at most 20 % extra server time, the default contenders), then
 prints what ``straggler recommend --dry-run`` estimates and what ``straggler recommend``
@@ -39,7 +39,7 @@ budget: {{extra_load: 0.2}}
 
 def write_inputs(folder: Path, values: int) -> Path:
     """The trace and the question in ``folder``; the question's path."""
-    from straggler import bench
+    from straggler.engines import bench
 
     folder.mkdir(parents=True, exist_ok=True)
     old = bench.HEAVY_VALUES

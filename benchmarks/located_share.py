@@ -5,7 +5,7 @@
 The case of issue 58: ZRed on 10 identical FCFS servers, exponential sizes, P99 at most
 10 (exactly up to rho = 1 - ln(100)/10 = 0.5395), ``resolution: 0.01``, the default run
 length (4 replications of 200,000 jobs). Located: the grid's five loads (0.1 to 0.9),
-then the setting's search (:class:`straggler.frontier.SettingSearch`); fixed: one cell
+then the setting's search (:class:`straggler.decide.frontier.SettingSearch`); fixed: one cell
 of 81 loads, 0.10 to 0.90 by 0.01. Both run warm in this process (a first located run
 reads the kernels from numba's cache and does the imports), the CPU time of each read
 around it. Prints the share located / fixed and the frontier found. A benchmark, not a
@@ -46,11 +46,11 @@ def located(seed: int) -> tuple[float, dict]:
     """CPU seconds of the located study (its cells, then its search), and what it found."""
     import yaml
 
-    from straggler.config import resolve_config
-    from straggler.dataset import aggregate
-    from straggler.evaluate import evaluate_cell
-    from straggler.frontier import SettingSearch
-    from straggler.grid import build_grid, settings
+    from straggler.decide.frontier import SettingSearch
+    from straggler.study.config import resolve_config
+    from straggler.study.dataset import aggregate
+    from straggler.study.evaluate import evaluate_cell
+    from straggler.study.grid import build_grid, settings
 
     decision = {"slo": {"quantile": 0.99, "target": 10}, "resolution": 0.01}
     store = Path(tempfile.mkdtemp(prefix="located-"))
@@ -69,9 +69,9 @@ def located(seed: int) -> tuple[float, dict]:
 
 def fixed(seed: int) -> float:
     """CPU seconds of the fixed grid of the same resolution: one cell of 81 loads."""
-    from straggler.config import resolve_config
-    from straggler.evaluate import evaluate_cell
-    from straggler.grid import build_grid
+    from straggler.study.config import resolve_config
+    from straggler.study.evaluate import evaluate_cell
+    from straggler.study.grid import build_grid
 
     store = Path(tempfile.mkdtemp(prefix="fixed-"))
     try:

@@ -44,7 +44,7 @@ def half_widths(a: np.ndarray, b: np.ndarray, level: float) -> tuple[float, floa
 
 
 def compare(ds: xr.Dataset, level: float = 0.95) -> dict:
-    from straggler.winners import ORACLES
+    from straggler.decide.winners import ORACLES
 
     policies = [str(p) for p in ds["policy"].values if str(p) not in ORACLES]
     out: dict = {}

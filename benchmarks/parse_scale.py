@@ -49,11 +49,11 @@ def parse_in_process(config: dict, workdir: Path) -> tuple[float, list[str]]:
     code = """
 import sys, time, yaml
 start = time.perf_counter()
-from straggler.catalog import figure_names
-from straggler.config import resolve_config_cached
-from straggler.grid import build_grid
-from straggler.sources import model_hash
-from straggler.workunits import plan
+from straggler.outputs.catalog import figure_names
+from straggler.study.config import resolve_config_cached
+from straggler.study.grid import build_grid
+from straggler.common.sources import model_hash
+from straggler.study.workunits import plan
 resolved = resolve_config_cached(yaml.safe_load(open("study.yaml")), ".snakemake/straggler")
 grid = build_grid(resolved)
 p = plan(resolved, grid, model_hash())

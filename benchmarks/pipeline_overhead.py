@@ -4,7 +4,7 @@
 
 For each study (default: the default study and ``threshold_r_slow``), measured in one
 run, in a temporary directory: every cell evaluated in one process on one core
-(``straggler.evaluate.evaluate_cell``, after a warm-up cell so that numba's cache is
+(``straggler.study.evaluate.evaluate_cell``, after a warm-up cell so that numba's cache is
 loaded, as in a job), then ``snakemake --cores N`` from empty results (all rules:
 work units, dataset, figures, report). Prints both wall times and their ratio; the
 docs/guide/running.md ("Work units") shows the figures. A benchmark, never a timed test.
@@ -28,9 +28,9 @@ DEFAULT = [ROOT / "config" / "config.yaml", ROOT / "config" / "studies" / "thres
 def in_process(config: Path) -> tuple[float, int]:
     code = f"""
 import time
-from straggler.config import load_config, resolve_config
-from straggler.evaluate import evaluate_cell
-from straggler.grid import build_grid
+from straggler.study.config import load_config, resolve_config
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid
 resolved = resolve_config(load_config({str(config)!r}))
 cells = list(build_grid(resolved).cells)
 evaluate_cell(resolved, cells[0])  # numba's cache loaded, as a job's first cell does

@@ -4,8 +4,8 @@ estimates, then the study run by Snakemake from scratch in a temporary folder, t
     .venv/bin/python benchmarks/plan_against_run.py [STUDY ...] [--cores 2] [--keep DIR]
 
 For each study (default: the default study and the hedging study): the estimated CPU
-seconds of the plan (:meth:`straggler.workunits.Plan.cpu_seconds` and the study's other
-rules, :func:`straggler.workunits.study_seconds`), then the CPU seconds the run took (every
+seconds of the plan (:meth:`straggler.study.workunits.Plan.cpu_seconds` and the study's other
+rules, :func:`straggler.study.workunits.study_seconds`), then the CPU seconds the run took (every
 process Snakemake started), their ratio, and per policy the cells' estimated seconds
 against the seconds their jobs recorded (``units/*.json``); and each progress line's
 time left against the truth, the run's end (the issue's check: within a factor of 2 after
@@ -32,11 +32,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def estimate(study: Path):
-    from straggler.break_even import delay_settings
-    from straggler.config import load_config, resolve_config
-    from straggler.grid import build_grid
-    from straggler.sources import model_hash
-    from straggler.workunits import plan, study_seconds
+    from straggler.common.sources import model_hash
+    from straggler.decide.break_even import delay_settings
+    from straggler.study.config import load_config, resolve_config
+    from straggler.study.grid import build_grid
+    from straggler.study.workunits import plan, study_seconds
 
     resolved = resolve_config(load_config(study))
     grid = build_grid(resolved)
@@ -67,7 +67,7 @@ LEFT = re.compile(r"straggler: (\d+) of (\d+) .* in .*; about (.+) left")
 
 
 def seconds_of(text: str) -> float:
-    """``1 min 05 s``, ``2 h 05 min``, ``45 s`` in seconds (:func:`straggler.workunits.duration`)."""
+    """``1 min 05 s``, ``2 h 05 min``, ``45 s`` in seconds (:func:`straggler.study.workunits.duration`)."""
     units = {"h": 3600.0, "min": 60.0, "s": 1.0}
     return sum(float(n) * units[u] for n, u in re.findall(r"(\d+) (h|min|s)\b", text))
 

@@ -5,7 +5,7 @@ estimates, and one replication of the study's most expensive cell, timed.
 
 For each study (default: the default study and every file in ``config/studies/``)
 and each scale it defines: cells, evaluate jobs, shard jobs and the estimated CPU
-hours (:func:`straggler.workunits.plan`, as ``straggler plan`` prints them); then
+hours (:func:`straggler.study.workunits.plan`, as ``straggler plan`` prints them); then
 replication 0 of the cell with the largest estimate is simulated in this process, at
 every load, into a temporary store (after a short run of it that loads its kernels) (``evaluate.simulate_cell_shard``, what a shard job
 runs), and its seconds are set against the model's estimate for the jobs it actually
@@ -29,7 +29,7 @@ CELL_FILE_BYTES = 16_000
 
 
 def _resolve(path: Path, scale: str | None) -> dict:
-    from straggler.config import load_config, resolve_config
+    from straggler.study.config import load_config, resolve_config
 
     raw = load_config(path)
     if scale is not None:
@@ -38,7 +38,7 @@ def _resolve(path: Path, scale: str | None) -> dict:
 
 
 def _scales(path: Path) -> list[str]:
-    from straggler.config import load_config
+    from straggler.study.config import load_config
 
     return ["quick"] + (["paper"] if "paper" in (load_config(path).get("scales") or {}) else [])
 
@@ -46,10 +46,10 @@ def _scales(path: Path) -> list[str]:
 def check(path: Path, scale: str) -> str:
     from dataclasses import replace
 
-    from straggler.evaluate import simulate_cell_shard
-    from straggler.grid import build_grid
-    from straggler.sources import model_hash
-    from straggler.workunits import LOAD_SECONDS, engine_of, plan, seconds_per_job
+    from straggler.common.sources import model_hash
+    from straggler.study.evaluate import simulate_cell_shard
+    from straggler.study.grid import build_grid
+    from straggler.study.workunits import LOAD_SECONDS, engine_of, plan, seconds_per_job
 
     resolved = _resolve(path, scale)
     grid = build_grid(resolved)

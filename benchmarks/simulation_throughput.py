@@ -8,7 +8,7 @@ event engine with FCFS and PS per-server queues and FCFS central queues), CoC's
 scaling with N (10 to 10^4) and the policies' with d (2, 4, 8), and M/M/1-PS, each
 as a ratio to SimPy's CoC d = 2, N = 50 measured in the same run; prints a table
 grouped by engine and the goals (fast path >= 1000x, event engine >= 250x,
-M/M/1-PS >= 600x) met or not. The same as ``straggler bench`` (see straggler.bench).
+M/M/1-PS >= 600x) met or not. The same as ``straggler bench`` (see straggler.engines.bench).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def main(argv=None) -> int:
         "--only", action="append", metavar="PATTERN", help="only the workloads matching PATTERN (repeatable)"
     )
     args = parser.parse_args(argv)
-    from straggler.bench import run_bench
+    from straggler.engines.bench import run_bench
 
     run_bench(json=args.json, quick=args.quick, only=args.only)
     return 0

@@ -16,10 +16,10 @@ import time
 
 import numpy as np
 
-from straggler import dependence, distributions
-from straggler.analysis import speculation
-from straggler.simulation import simulate
-from straggler.simulation.reference import make_model
+from straggler.engines.analysis import speculation
+from straggler.engines.simulation import simulate
+from straggler.engines.simulation.reference import make_model
+from straggler.model import dependence, distributions
 
 
 def main(argv=None) -> int:

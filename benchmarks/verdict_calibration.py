@@ -13,12 +13,12 @@ and how often the verdicts are wrong.
     flagged, and prints the work per server (in monitor waits) at which the
     monitor fired: per n, the quantile x_p of the slowest law at each level p of
     ``DETECTION_LEVELS``. These are the constants ``DETECTION_WAITS`` of
-    ``straggler.simulation.statistics`` (a replication that ran x_p waits without
+    ``straggler.engines.simulation.statistics`` (a replication that ran x_p waits without
     being flagged would have been flagged with probability p had the load been
     5 % above its bound). Runs not flagged within the run length count as flagged
     at +inf, so a quantile is never underestimated.
 ``rates``
-    The simulation's verdict rule end to end (``straggler.simulation.simulate``,
+    The simulation's verdict rule end to end (``straggler.engines.simulation.simulate``,
     2 replications, starting from 200,000 jobs, with sequential stopping so that
     each run goes on until it has a verdict: ``precision = 1``, a cap of 10^9
     jobs), ``--runs`` seeds per setting: light (exponential) and heavy (Pareto
@@ -29,7 +29,7 @@ and how often the verdicts are wrong.
     replication the verdicts took (median and largest).
 
 ``idle``
-    The idle evidence (``straggler.simulation.statistics.idle_evidence``) at the
+    The idle evidence (``straggler.engines.simulation.statistics.idle_evidence``) at the
     shortest runs it accepts: ZRed on n identical servers (FCFS, and PS for n = 10)
     at loads 1.0 and 1.05 of the exact bound, the four size laws, ``--runs`` runs
     each whose measured part spans ``IDLE_SPAN_WAITS`` waits of time (``--span``
@@ -61,7 +61,7 @@ POOL_SIZES = (1, 2, 5, 10, 100, 1000)
 
 
 def _size(name):
-    from straggler import distributions as D
+    from straggler.model import distributions as D
 
     family, params = SIZES[name]
     return D.from_spec({"family": family, **params})
@@ -72,10 +72,10 @@ def detection_waits(
 ) -> tuple[np.ndarray, float]:
     """Work per server (in waits) at which the monitor fired, +inf for runs it did
     not fire within ``length`` waits; and the wait."""
-    from straggler.simulation import encode_model, engine_for, run_replication
-    from straggler.simulation import statistics as S
-    from straggler.simulation.encode import F_MONITOR_WAIT
-    from straggler.simulation.reference import make_model
+    from straggler.engines.simulation import encode_model, engine_for, run_replication
+    from straggler.engines.simulation import statistics as S
+    from straggler.engines.simulation.encode import F_MONITOR_WAIT
+    from straggler.engines.simulation.reference import make_model
 
     X = _size(size)
     model = make_model("ZRed", n, [load], size=X, two_pools=False)
@@ -96,7 +96,7 @@ def detection_waits(
 
 
 def table(runs: int, quick: bool) -> dict:
-    from straggler.simulation.statistics import DETECTION_LEVELS
+    from straggler.engines.simulation.statistics import DETECTION_LEVELS
 
     out = {}
     for n in POOL_SIZES if not quick else (1, 10):
@@ -130,10 +130,10 @@ def false_alarms(runs: int, quick: bool) -> None:
 
 
 def rates(runs: int, quick: bool, only: str | None = None) -> None:
-    from straggler import distributions as D
-    from straggler.grid import seed_sequence
-    from straggler.simulation import simulate
-    from straggler.simulation.reference import make_model
+    from straggler.engines.simulation import simulate
+    from straggler.engines.simulation.reference import make_model
+    from straggler.model import distributions as D
+    from straggler.study.grid import seed_sequence
 
     jobs, warmup, reps = 200_000, 20_000, 2
     print(f"{'setting':32s} load  stable unstable undetermined  jobs per replication (median, max)", flush=True)
@@ -178,10 +178,10 @@ def rates(runs: int, quick: bool, only: str | None = None) -> None:
 
 
 def idle(runs: int, quick: bool, span: float | None = None, loads=(1.05, 1.0)) -> None:
-    from straggler.simulation import encode_model, engine_for, run_replication
-    from straggler.simulation import statistics as S
-    from straggler.simulation.encode import F_MONITOR_WAIT
-    from straggler.simulation.reference import make_model
+    from straggler.engines.simulation import encode_model, engine_for, run_replication
+    from straggler.engines.simulation import statistics as S
+    from straggler.engines.simulation.encode import F_MONITOR_WAIT
+    from straggler.engines.simulation.reference import make_model
 
     print(f"{'n':>5s} {'disc':4s} {'law':10s} {'load':>5s}  called stable  largest idle fraction", flush=True)
     span = S.IDLE_SPAN_WAITS if span is None else float(span)

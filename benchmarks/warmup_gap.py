@@ -24,18 +24,18 @@ import math
 import sys
 
 WORKLOAD = "distribution=exp__dependence=iid__r_slow=0.5__N=10"
-"""The cell's workload id in the default study (``straggler.grid.workload_id``)."""
+"""The cell's workload id in the default study (``straggler.study.grid.workload_id``)."""
 STUDY_SEED = 12345
 
 
 def _model():
-    from straggler.simulation.reference import make_model
+    from straggler.engines.simulation.reference import make_model
 
     return make_model("ZRed", 10, [0.5], r_slow=0.5)
 
 
 def _run(seed_sequence, jobs: int, warmup: int, replications: int = 4):
-    from straggler.simulation import simulate
+    from straggler.engines.simulation import simulate
 
     return simulate(_model(), seed_sequence, jobs, warmup, replications, 0.95)
 
@@ -50,8 +50,8 @@ def _mean_and_se(values) -> tuple[float, float]:
 def measure(seeds: int) -> dict:
     import numpy as np
 
-    from straggler.analysis.cell import analyze
-    from straggler.grid import seed_sequence
+    from straggler.engines.analysis.cell import analyze
+    from straggler.study.grid import seed_sequence
 
     exact = float(analyze(_model()).latency_approx[0])
     study = _run(seed_sequence(STUDY_SEED, WORKLOAD), 200_000, 20_000)

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import xarray as xr
 
-from straggler.quantiles import QUANTILES
+from straggler.common.quantiles import QUANTILES
 
 GRID_DIMS = ("policy", "distribution", "dependence", "r_slow", "d", "N")
 

@@ -17,8 +17,8 @@ import pytest
 import xarray as xr
 import yaml
 
-from straggler import archive
 from straggler.cli import main
+from straggler.outputs import archive
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,11 +45,11 @@ CELLS = 6
 def build_results(root: Path, config: dict = MINI) -> Path:
     """results/<study> (mini) as the workflow makes it (workflow/rules/common.smk and the
     evaluate and aggregate rules), without Snakemake."""
-    from straggler.config import dump_config, resolve_config
-    from straggler.grid import build_grid, result_config
-    from straggler.pipeline import aggregate, evaluate_batch
-    from straggler.sources import model_hash
-    from straggler.workunits import plan
+    from straggler.common.sources import model_hash
+    from straggler.run.pipeline import aggregate, evaluate_batch
+    from straggler.study.config import dump_config, resolve_config
+    from straggler.study.grid import build_grid, result_config
+    from straggler.study.workunits import plan
 
     resolved = resolve_config(config)
     grid = build_grid(resolved)
@@ -142,7 +142,7 @@ def netcdf_edit(change):
     """A change of a netCDF member: ``change(dataset)`` on the decoded dataset, written back."""
 
     def edit(data: bytes) -> bytes:
-        from straggler.dataset import write_netcdf
+        from straggler.study.dataset import write_netcdf
 
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "x.nc"
@@ -222,8 +222,8 @@ def test_the_creation_time_is_not_compared(good, tmp_path, capsys):
 def test_every_provenance_attribute_is_compared_or_said_machine_dependent():
     """A new provenance attribute must be placed: one a rebuild reproduces, or one of
     archive.MACHINE_ATTRS (a rebuild elsewhere, later, would differ in it)."""
-    from straggler.config import dump_config, resolve_config
-    from straggler.provenance import provenance
+    from straggler.study.config import dump_config, resolve_config
+    from straggler.study.provenance import provenance
 
     resolved = resolve_config(MINI)
     reproduced = set(provenance(resolved, dump_config(resolved))) - archive.MACHINE_ATTRS
@@ -435,7 +435,7 @@ def test_snakemake_archive_makes_an_archive_that_verifies(tmp_path):
     )
     assert run.returncode == 0, run.stderr[-4000:]
     names = [info.name for info, _ in members(tmp_path / "archives" / "mini.tar.gz")]
-    assert "mini/project/src/straggler/archive.py" in names  # the Snakefile's project, not the work directory's
+    assert "mini/project/src/straggler/outputs/archive.py" in names  # the Snakefile's project, not the work directory's
     assert "mini/project/workflow/Snakefile" in names
     straggler = str(Path(sys.executable).with_name("straggler"))
     run = subprocess.run(
@@ -462,7 +462,7 @@ def test_the_git_commit_names_the_package_checkout_from_any_working_directory(tm
     import subprocess
     from pathlib import Path
 
-    from straggler.provenance import git_commit
+    from straggler.study.provenance import git_commit
 
     checkout = Path(__file__).resolve().parents[1]
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=checkout, capture_output=True, text=True)

@@ -1,4 +1,4 @@
-"""What an answer assumes of a request's copies (straggler.assumption): the bisection of
+"""What an answer assumes of a request's copies (straggler.decide.assumption): the bisection of
 the margin in c, its words, and the dependence in words. The whole path, a question's
 study swept over c and the margin located by the rounds `straggler recommend` runs, is
 tests/workflow/test_recommend.py's."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from straggler.assumption import RESOLUTION, dependence_words, margin_words, walk
+from straggler.decide.assumption import RESOLUTION, dependence_words, margin_words, walk
 
 
 def holds_below(edge: float, seen: list[float]):

@@ -1,4 +1,4 @@
-"""straggler.bound_checks: simulated means against the analytic bounds, on any study dataset,
+"""straggler.decide.bound_checks: simulated means against the analytic bounds, on any study dataset,
 and analytic values that are NaN or +inf without a note naming them."""
 
 import copy
@@ -10,11 +10,11 @@ import pytest
 import xarray as xr
 import yaml
 
-from straggler import bound_checks
-from straggler.config import load_config, resolve_config
-from straggler.dataset import aggregate
-from straggler.evaluate import evaluate_cell
-from straggler.grid import build_grid
+from straggler.decide import bound_checks
+from straggler.study.config import load_config, resolve_config
+from straggler.study.dataset import aggregate
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 

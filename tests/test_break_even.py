@@ -1,4 +1,4 @@
-"""Break-even cancellation delays (straggler.break_even): which settings are searched, the
+"""Break-even cancellation delays (straggler.decide.break_even): which settings are searched, the
 bracket the search returns checked against the simulation at its two ends, and a rerun
 that reads its probes back and answers bit for bit the same."""
 
@@ -7,12 +7,12 @@ import math
 import numpy as np
 import yaml
 
-from straggler.break_even import SINGLE_COPY, BreakEvenSearch, break_even_table, delay_settings, report_frame
-from straggler.config import resolve_config
-from straggler.dataset import aggregate
-from straggler.evaluate import evaluate_cell
-from straggler.grid import build_grid
-from straggler.simulation.statistics import paired_ci
+from straggler.decide.break_even import SINGLE_COPY, BreakEvenSearch, break_even_table, delay_settings, report_frame
+from straggler.engines.simulation.statistics import paired_ci
+from straggler.study.config import resolve_config
+from straggler.study.dataset import aggregate
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid
 
 
 def _raw(**over):
@@ -98,7 +98,7 @@ def test_the_report_shows_the_bracket(tmp_path):
 def test_the_first_lines_give_each_policy_s_range_of_break_evens():
     import xarray as xr
 
-    from straggler.break_even import sentences
+    from straggler.decide.break_even import sentences
 
     header = "contender,load,policy,criterion,break_even_low,break_even_high,evidence,probes"
     rows = [

@@ -1,4 +1,4 @@
-"""The cell files' numpy codec (straggler.cdf5) against the netCDF4 library: what it
+"""The cell files' numpy codec (straggler.common.cdf5) against the netCDF4 library: what it
 writes the library reads as the library's own file, and what it reads is what the
 library reads, on real cells and on the corners of the format."""
 
@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from straggler import cdf5
-from straggler.config import resolve_config
-from straggler.dataset import CELL_FORMAT, read_cell, write_cell, write_cell_netcdf4
-from straggler.evaluate import evaluate_cell
-from straggler.grid import build_grid
+from straggler.common import cdf5
+from straggler.study.config import resolve_config
+from straggler.study.dataset import CELL_FORMAT, read_cell, write_cell, write_cell_netcdf4
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid
 
 
 def library_read(path):

@@ -210,8 +210,8 @@ def test_a_bad_cell_id_is_a_usage_error_with_the_closest_id(tmp_path, capsys):
 
 
 def test_the_unknown_cell_error_is_a_key_error_with_a_plain_message(tmp_path):
-    from straggler.config import load_config, resolve_config
-    from straggler.grid import UnknownCell, build_grid
+    from straggler.study.config import load_config, resolve_config
+    from straggler.study.grid import UnknownCell, build_grid
 
     grid = build_grid(resolve_config(load_config(write(tmp_path, GOOD))))
     with pytest.raises(KeyError) as info:
@@ -250,12 +250,12 @@ def test_argparse_errors_are_status_2(capsys):
 
 def test_an_internal_error_keeps_its_traceback(tmp_path, monkeypatch):
     """Only user errors are one line: a bug in the code is an exception, not status 1."""
-    import straggler.grid
+    import straggler.study.grid
 
     def broken(resolved):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(straggler.grid, "build_grid", broken)
+    monkeypatch.setattr(straggler.study.grid, "build_grid", broken)
     with pytest.raises(RuntimeError, match="a bug"):
         main(["cells", write(tmp_path, GOOD)])
 

@@ -7,9 +7,7 @@ import numpy as np
 import pytest
 import yaml
 
-from straggler.config import ConfigError, resolve_config
-from straggler.dataset import aggregate
-from straggler.decision import (
+from straggler.decide.decision import (
     DEFAULT_CHEAPER_WITHIN,
     FAILS,
     MEETS,
@@ -25,9 +23,11 @@ from straggler.decision import (
     status,
     winners_table,
 )
-from straggler.evaluate import evaluate_cell
-from straggler.grid import build_grid
-from straggler.winners import Candidate, decide
+from straggler.decide.winners import Candidate, decide
+from straggler.study.config import ConfigError, resolve_config
+from straggler.study.dataset import aggregate
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid
 
 
 def _study(**override):
@@ -120,7 +120,7 @@ def test_a_bad_decision_section_is_refused_with_its_key(decision, words):
 
 def test_the_decision_changes_no_cell():
     """The SLO and budget weigh the results: the cells (ids, specs) are those without them."""
-    from straggler.grid import result_spec
+    from straggler.study.grid import result_spec
 
     base = {
         "grid": {"policy": ["ZRed"], "distribution": ["exp"], "r_slow": [1], "d": [1], "N": [2]},
@@ -312,7 +312,7 @@ def test_policy_and_d_pairs_are_contenders():
 
 
 def test_best_answers_over_d_when_the_point_leaves_it_out():
-    from straggler.report import best_at
+    from straggler.outputs.report import best_at
 
     ds = _study(grid={"d": [2, 3]}, load=[0.5], decision={"slo": {"target": 6}, "budget": {"extra_load": 0.1}})
     lines, ok = best_at(ds, {"load": "0.5"})

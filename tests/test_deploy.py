@@ -1,5 +1,5 @@
 """From the answer to the setting a stack takes: units, the hedges budget, deployable
-contenders, and ``--emit``'s formats (:mod:`straggler.deploy`, :mod:`straggler.policies.stacks`).
+contenders, and ``--emit``'s formats (:mod:`straggler.decide.deploy`, :mod:`straggler.model.policies.stacks`).
 
 The studies here are evaluated in the process (a few cells, short runs, fixed seeds):
 the hedging numbers are simulated, the checks on them are exact light-traffic counts."""
@@ -13,23 +13,23 @@ import numpy as np
 import pytest
 import yaml
 
-from straggler.config import ConfigError, resolve_config
-from straggler.deploy import is_deployable, setting_lines
-from straggler.distributions import from_spec
-from straggler.distributions.units import in_seconds, study_unit
-from straggler.policies import POLICIES
-from straggler.policies.spec import AT_ONCE, HEDGED, ONE_REQUEST
-from straggler.policies.stacks import STACKS, Deployment, setting_text
+from straggler.decide.deploy import is_deployable, setting_lines
+from straggler.model.distributions import from_spec
+from straggler.model.distributions.units import in_seconds, study_unit
+from straggler.model.policies import POLICIES
+from straggler.model.policies.spec import AT_ONCE, HEDGED, ONE_REQUEST
+from straggler.model.policies.stacks import STACKS, Deployment, setting_text
+from straggler.study.config import ConfigError, resolve_config
 
 LAW = {"family": "exponential", "mean": 10, "unit": "ms"}
 
 
 def _study(tmp_path, policies, decision=None, law=LAW, loads=(0.3,), N=4, d=(2,), params=None, sim=None):
     """A study dataset of ``policies`` evaluated here, its attributes the pipeline's."""
-    from straggler.dataset import aggregate
-    from straggler.evaluate import evaluate_cell
-    from straggler.grid import build_grid
-    from straggler.provenance import provenance
+    from straggler.study.dataset import aggregate
+    from straggler.study.evaluate import evaluate_cell
+    from straggler.study.grid import build_grid
+    from straggler.study.provenance import provenance
 
     raw = {
         "study": "deploy",
@@ -178,7 +178,7 @@ def test_the_emitted_settings_are_the_answers_hedge(hedge_study):
 
 
 def test_the_answer_names_the_unit_and_the_hedges(hedge_study):
-    from straggler.question import answer_lines
+    from straggler.decide.question import answer_lines
 
     lines = answer_lines(hedge_study)
     assert lines[0].startswith("Asked: P99 <= 200 ms and hedges per job <= 0.5")
@@ -221,7 +221,7 @@ def test_hedges_per_job_in_light_traffic_and_under_a_budget(tmp_path):
 def test_a_hedges_budget_rules_out_a_contender(tmp_path):
     """CoC d = 2 sends one extra copy per job: a budget of 0.5 hedges rules it out and
     leaves Hedge, which sends about 0.05."""
-    from straggler.decision import answer, decision_table
+    from straggler.decide.decision import answer, decision_table
 
     ds = _study(tmp_path, ["CoC", "Hedge"], decision={"budget": {"hedges": 0.5}})
     table = decision_table(ds)

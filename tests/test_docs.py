@@ -49,8 +49,8 @@ def test_every_generated_section_has_a_writer_that_runs():
 
 
 def test_the_glossary_names_every_policy_with_its_parameters():
-    from straggler.glossary import glossary_markdown, policy_text
-    from straggler.policies import POLICIES
+    from straggler.model.policies import POLICIES
+    from straggler.outputs.glossary import glossary_markdown, policy_text
 
     text = glossary_markdown()
     for name, spec in POLICIES.items():
@@ -114,7 +114,7 @@ def test_the_default_study_leaves_no_disagreement_unexplained(getting_started):
     each one with its class."""
     import xarray as xr
 
-    from straggler.disagreements import classify
+    from straggler.decide.disagreements import classify
 
     repo, _ = getting_started
     with xr.open_dataset(repo / "results/default/default.nc") as ds:
@@ -155,31 +155,26 @@ def test_the_tutorial_runs_after_it(getting_started):
     assert (repo / "results/mystudy/mystudy.nc").exists() and (repo / "archives/mystudy.tar.gz").exists()
 
 
-def test_the_architecture_file_map_names_every_module():
-    # a module missing from the map is one a contributor cannot find: name it in its
-    # own line (path) or in its folder's line (file name, or its stem in a list)
-    import fnmatch
+def test_the_architecture_map_names_every_module_in_its_room():
+    # the map is written from the package: every module is on it, under its own room,
+    # with what its docstring says it owns (a module without a docstring shows a gap)
+    from straggler.common import sources
 
-    from straggler import sources
-
-    text = (DOCS / "architecture.md").read_text()
-    block = text[text.index("## The files") :]
-    entries = re.split(r"\n(?=  \S)", block)
-    tokens = set(re.findall(r"[\w/*.]+\.(?:py|j2|yaml)", block))
-    missing = []
-    for path in sorted(sources.ROOT.rglob("*")):
-        if "__pycache__" in path.parts or not path.is_file() or path.suffix not in (".py", ".j2", ".yaml"):
-            continue
-        rel = path.relative_to(sources.ROOT).as_posix()
-        folder, _, name = rel.rpartition("/")
-        if rel in tokens or any(fnmatch.fnmatch(rel, t) for t in tokens if "*" in t):
-            continue
-        in_folder = [e for e in entries if e.strip().startswith(folder + "/")] if folder else []
-        stem = path.stem if name != "__init__.py" else "__init__"
-        if any(name == "__init__.py" or re.search(rf"\b{re.escape(stem)}\b", e) for e in in_folder):
-            continue
-        missing.append(rel)
-    assert missing == []
+    text = _hook().package_map()
+    rows = re.findall(r"^\| `([\w/.]+\.py)` \| (.*) \|$", text, re.MULTILINE)
+    listed = {path: owns for path, owns in rows}
+    files = sorted(
+        path.relative_to(sources.ROOT).as_posix()
+        for path in sources.ROOT.rglob("*.py")
+        if "__pycache__" not in path.parts
+    )
+    rooms = re.findall(r"^### `straggler\.(\w+)`$", text, re.MULTILINE)
+    # a room's own __init__ is its heading, with what its docstring says
+    assert sorted(listed) == [f for f in files if f not in {f"{room}/__init__.py" for room in rooms}]
+    assert [path for path, owns in listed.items() if not owns.strip()] == []
+    for room in rooms:
+        section = text.split(f"### `straggler.{room}`")[1].split("### ")[0]
+        assert all(path.startswith(room + "/") for path in re.findall(r"^\| `([\w/.]+\.py)`", section, re.MULTILINE))
 
 
 def test_the_recorded_bench_run_has_the_bench_s_workloads():
@@ -187,7 +182,7 @@ def test_the_recorded_bench_run_has_the_bench_s_workloads():
     # or renamed since it was recorded means recording it again
     import json
 
-    from straggler import bench
+    from straggler.engines import bench
 
     out = json.loads((ROOT / _hook().BENCH_RUN).read_text())
     assert set(out["workloads"]) == {w.name for w in bench.workloads()} | {bench.BASELINE, bench.BARE}
@@ -211,7 +206,7 @@ def test_the_recorded_event_engine_comparison_has_the_bench_s_event_workloads():
     import fnmatch
     import json
 
-    from straggler import bench
+    from straggler.engines import bench
 
     hook = _hook()
     module = hook.benchmark("event_engine_against")
@@ -243,12 +238,12 @@ def test_the_running_guide_s_measured_workload_is_the_shipped_study_s():
     (block,) = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)
     study = yaml.safe_load((ROOT / "config" / "studies" / "measured.yaml").read_text())
     assert yaml.safe_load(block)["distributions"] == study["distributions"]
-    from straggler.distributions.data_files import content_digest
+    from straggler.model.distributions.data_files import content_digest
 
     assert content_digest(str(ROOT / study["distributions"]["requests"]["file"])).startswith("sha256:")
     # the quantile table is the trace's own quantiles, to the 0.1 ms it is written in, and
     # the page's figures are the two laws'
-    from straggler.distributions import from_spec
+    from straggler.model.distributions import from_spec
 
     trace = from_spec(study["distributions"]["requests"])
     table = study["distributions"]["requests_p"]["quantiles"]
@@ -264,9 +259,9 @@ def test_the_workload_guide_s_figures_are_the_trace_s():
     output are the trace's, and its quantile table's mean is the one it states."""
     import yaml
 
-    from straggler.distributions import from_spec
-    from straggler.distributions.data_files import sorted_sample
-    from straggler.distributions.fitting import describe, fit_families
+    from straggler.model.distributions import from_spec
+    from straggler.model.distributions.data_files import sorted_sample
+    from straggler.model.distributions.fitting import describe, fit_families
 
     page = " ".join((ROOT / "docs" / "guide" / "workload.md").read_text().split())
     xs = sorted_sample(str(ROOT / "config/data/requests_ms.csv"), "duration_ms")
@@ -285,8 +280,8 @@ def test_the_workload_page_s_bootstrap_line_resamples_the_trace():
     resamples on the axis requests.resample."""
     import yaml
 
-    from straggler.config import resolve_config
-    from straggler.grid import build_grid
+    from straggler.study.config import resolve_config
+    from straggler.study.grid import build_grid
 
     page = (ROOT / "docs" / "guide" / "workload.md").read_text()
     section = page.split("## 5. How sure the answer is")[1].split("\n## ")[0]
@@ -327,8 +322,8 @@ def test_the_decision_guide_s_section_is_the_shipped_study_s():
     study with that section, and each of its keys is one the schema describes."""
     import yaml
 
-    from straggler.config import resolve_config
-    from straggler.config.loader import load_config
+    from straggler.study.config import resolve_config
+    from straggler.study.config.loader import load_config
 
     page = (ROOT / "docs" / "guide" / "decisions.md").read_text()
     block = re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)[0]
@@ -349,7 +344,7 @@ def test_the_hedging_guide_s_grid_is_the_shipped_study_s():
     """The page's first yaml block is config/studies/hedging.yaml's grid, load and policies."""
     import yaml
 
-    from straggler.config.loader import load_config
+    from straggler.study.config.loader import load_config
 
     page = (ROOT / "docs" / "guide" / "hedging.md").read_text()
     shown = yaml.safe_load(re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)[0])

@@ -1,5 +1,5 @@
 """The engines are data: one record per engine, chosen by what a policy needs
-(straggler.engines), and a kernel factory per engine (simulation.engines.KERNELS)."""
+(straggler.engines.registry), and a kernel factory per engine (simulation.engines.KERNELS)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from straggler import bench, engines, glossary, workunits
-from straggler.config import load_config, resolve_config
-from straggler.grid import build_grid
-from straggler.policies import (
+from straggler.engines import bench
+from straggler.engines import registry as engines
+from straggler.engines.simulation import encode_model, engine_for, run_replication
+from straggler.engines.simulation import engines as sim_engines
+from straggler.engines.simulation.reference import make_model
+from straggler.model.policies import (
     EVENT_LIST,
     FCFS_PER_SERVER,
     POLICIES,
     PS_PER_SERVER,
     WORKLOAD_RECURSION,
 )
-from straggler.simulation import encode_model, engine_for, run_replication
-from straggler.simulation import engines as sim_engines
-from straggler.simulation.reference import make_model
+from straggler.outputs import glossary
+from straggler.study import workunits
+from straggler.study.config import load_config, resolve_config
+from straggler.study.grid import build_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 

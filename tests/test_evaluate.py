@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from straggler.analysis import queues
-from straggler.config import resolve_config
-from straggler.dataset import aggregate, cell_dataset, read_cell, write_cell, write_netcdf
-from straggler.evaluate import evaluate_cell
-from straggler.grid import build_grid
+from straggler.engines.analysis import queues
+from straggler.study.config import resolve_config
+from straggler.study.dataset import aggregate, cell_dataset, read_cell, write_cell, write_netcdf
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid
 
 
 def resolved(**overrides):
@@ -275,7 +275,7 @@ def test_loads_above_the_bound_are_simulated_and_flagged():
     # 1.2 unstable, where the monitor saw the growth too
     assert ds["verdict_source"].values.tolist() == ["both", "both"]
     assert ds["verdict_evidence"].values.tolist() == ["idle", "exact bound"]
-    from straggler.intervals import tail_intervals
+    from straggler.decide.intervals import tail_intervals
 
     study = ds.expand_dims(policy=[cell_policy(cid)])
     tail = tail_intervals(study).isel(policy=0)
@@ -321,10 +321,10 @@ def test_every_simulated_policy_is_simulated(system):
 
 
 def test_a_cell_evaluated_by_hand_from_its_spec(tmp_path):
-    """`python -m straggler.pipeline evaluate SPEC.json CELL OUT.nc`: the cell's own config
+    """`python -m straggler.run.pipeline evaluate SPEC.json CELL OUT.nc`: the cell's own config
     (grid.cell_spec, as JSON) gives the cell the study's config gives."""
-    from straggler import pipeline
-    from straggler.grid import cell_spec
+    from straggler.run import pipeline
+    from straggler.study.grid import cell_spec
 
     cfg = resolved()
     grid = build_grid(cfg)
@@ -351,9 +351,9 @@ def test_an_analytic_cell_imports_no_numba():
     study = Path(__file__).resolve().parents[1] / "config" / "studies" / "threshold_r_slow.yaml"
     code = f"""
 import sys
-from straggler.config import load_config, resolve_config
-from straggler.evaluate import evaluate_cell
-from straggler.grid import build_grid
+from straggler.study.config import load_config, resolve_config
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid
 resolved = resolve_config(load_config({str(study)!r}))
 for cell in list(build_grid(resolved).cells)[::40]:
     evaluate_cell(resolved, cell)

@@ -1,4 +1,4 @@
-"""Answers between the grid's loads (straggler.frontier): the bisection itself, frontiers
+"""Answers between the grid's loads (straggler.decide.frontier): the bisection itself, frontiers
 against exact results and bounds, and searches that resume bit for bit."""
 
 import json
@@ -8,10 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from straggler.config import ConfigError, resolve_config
-from straggler.dataset import aggregate
-from straggler.evaluate import evaluate_cell
-from straggler.frontier import (
+from straggler.decide.frontier import (
     ABOVE,
     BELOW,
     UNKNOWN,
@@ -21,8 +18,11 @@ from straggler.frontier import (
     lattice,
     locate,
 )
-from straggler.grid import build_grid, settings
-from straggler.intervals import stability_intervals
+from straggler.decide.intervals import stability_intervals
+from straggler.study.config import ConfigError, resolve_config
+from straggler.study.dataset import aggregate
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid, settings
 
 # ------------------------------------------------------------------ the bisection
 
@@ -100,7 +100,7 @@ def test_a_resolution_needs_the_simulation_and_a_positive_value():
 
 def test_a_resolution_changes_no_cell():
     """The searches come after the cells: a resolution reruns none of them."""
-    from straggler.grid import cell_spec
+    from straggler.study.grid import cell_spec
 
     with_it, without = resolve_config(_raw()), resolve_config(_raw(decision={"slo": {"target": 10}}))
     grid = build_grid(with_it)
@@ -183,7 +183,7 @@ def test_a_straggling_probe_is_run_longer_to_the_resolution(tmp_path, seed):
 
 
 def test_longer_runs_to_the_fewest_replications_that_tell_and_stops_at_the_cap():
-    from straggler.frontier import Longer
+    from straggler.decide.frontier import Longer
 
     rule = Longer(base=4, most=64, confidence=0.95)
     assert rule.next(4, 10.2, 0.3, 10.0) == (8, "")  # first: twice the replications
@@ -285,8 +285,8 @@ def test_located_frontiers_decide_the_stability_winner(tmp_path):
 
 
 def test_best_and_recommend_print_the_located_values(tmp_path):
-    from straggler.question import answer_lines
-    from straggler.report import best_at
+    from straggler.decide.question import answer_lines
+    from straggler.outputs.report import best_at
 
     raw = _raw(grid={"policy": ["ZRed", "FRed"], "r_slow": [0.5], "N": [10]}, load=[0.2, 0.5, 0.8])
     ds, found = _search(raw, tmp_path / "sim")
@@ -306,8 +306,8 @@ def test_locate_writes_the_tables_and_the_capacity_figure(tmp_path):
     first), crossovers.csv and the capacity figure, from the settings' search files."""
     import pandas as pd
 
-    from straggler.frontier import CAPACITY_COLUMNS, CROSSOVER_COLUMNS, read_capacity
-    from straggler.pipeline import locate as locate_step
+    from straggler.decide.frontier import CAPACITY_COLUMNS, CROSSOVER_COLUMNS, read_capacity
+    from straggler.run.pipeline import locate as locate_step
 
     raw = _raw(grid={"policy": ["ZRed", "FRed"], "r_slow": [0.5], "N": [10]}, load=[0.2, 0.5, 0.8])
     _, found = _search(raw, tmp_path / "sim")
@@ -327,7 +327,7 @@ def test_locate_writes_the_tables_and_the_capacity_figure(tmp_path):
 
 
 def test_the_report_shows_the_located_frontiers(tmp_path):
-    from straggler.report import located_table, markdown
+    from straggler.outputs.report import located_table, markdown
 
     raw = _raw(grid={"policy": ["ZRed", "FRed"], "r_slow": [0.5], "N": [10]}, load=[0.2, 0.5, 0.8])
     ds, found = _search(raw, tmp_path / "sim")

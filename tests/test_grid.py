@@ -5,8 +5,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from straggler.config import ResolvedConfig, resolve_config
-from straggler.grid import build_grid, cell_spec, literal, seed_sequence, workload_id
+from straggler.study.config import ResolvedConfig, resolve_config
+from straggler.study.grid import build_grid, cell_spec, literal, seed_sequence, workload_id
 
 
 def config(**grid):

@@ -1,4 +1,4 @@
-"""The report's first screen (:mod:`straggler.headline`): a sentence per case with the
+"""The report's first screen (:mod:`straggler.outputs.headline`): a sentence per case with the
 runs of loads and their extra load, the table grouped by setting with runs of "no policy
 stable" folded, and, in a real browser, the sentences and the winners map on the first
 screen of report.html."""
@@ -12,8 +12,8 @@ import subprocess
 import pandas as pd
 import pytest
 
-from straggler import headline
-from straggler.winners import NONE_STABLE
+from straggler.decide.winners import NONE_STABLE
+from straggler.outputs import headline
 
 
 def rows(case: str, r_slow: float, picks: list[tuple[float, str, str]]) -> list[dict]:
@@ -91,8 +91,8 @@ def test_the_first_screen_of_report_html_holds_the_answer_and_the_winners_map(tm
     px) visible; before, it started about 4,300 px down."""
     from synthetic import study
 
-    from straggler.figures import write_figures
-    from straggler.report import html
+    from straggler.outputs.figures import write_figures
+    from straggler.outputs.report import html
 
     ds = study(policies=("ZRed", "FRed", "CoC"), r_slow=(0.3, 1.0), loads=(0.1, 0.3, 0.5, 0.7, 0.9))
     write_figures(ds, tmp_path / "figures", ["winners_r_slow"])

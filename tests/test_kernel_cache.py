@@ -1,4 +1,4 @@
-"""Numba's cache of the kernels follows their sources (straggler.kernel_cache).
+"""Numba's cache of the kernels follows their sources (straggler.common.kernel_cache).
 
 Each check runs in a fresh interpreter on a copy of the package, with its own
 NUMBA_CACHE_DIR, so that it sees what a new job would: an unchanged source reuses
@@ -25,7 +25,8 @@ PACKAGE = Path(straggler.__file__).resolve().parent
 
 PROBE = """
 import json, numpy as np
-from straggler import distributions, kernel_cache
+from straggler.common import kernel_cache
+from straggler.model import distributions
 X, rng = distributions.Exponential(1.0), np.random.default_rng(1)
 x = [distributions.sample(X.code, X.sampler_params(), rng) for _ in range(5)]
 stats = distributions.sample.stats
@@ -57,7 +58,7 @@ def test_unchanged_sources_reuse_the_cache_and_an_edit_compiles_afresh(package_c
     assert again["hits"] == 1 and again["misses"] == 0
     assert again["folder"] == first["folder"] and again["x"] == first["x"]
 
-    streams = package_copy / "straggler" / "simulation" / "streams.py"
+    streams = package_copy / "straggler" / "engines" / "simulation" / "streams.py"
     streams.write_text(streams.read_text() + "\n# an edit\n")
     edited = _probe(package_copy, cache)
     assert edited["misses"] == 1 and edited["hits"] == 0
@@ -74,7 +75,7 @@ def test_an_inherited_digest_folder_is_not_nested(package_copy, tmp_path):
 
 
 def test_every_kernel_module_is_a_kernel_source():
-    from straggler import kernel_cache
+    from straggler.common import kernel_cache
 
     sources = set(kernel_cache.kernel_source_files())
     declaring = {path for path in PACKAGE.rglob("*.py") if "@kernel(" in path.read_text()}
@@ -83,7 +84,7 @@ def test_every_kernel_module_is_a_kernel_source():
 
 
 def _module_of(path: Path) -> str:
-    from straggler import sources
+    from straggler.common import sources
 
     return sources.module_name(path)
 
@@ -111,7 +112,7 @@ def _parsed(path: Path) -> ast.Module:
 def _definition(module: str, name: str, depth: int = 0) -> tuple[Path, ast.AST | None] | None:
     """Where ``straggler.<module>.<name>`` is defined: its file and its top-level node
     (None for a submodule), following re-exports; None outside the package."""
-    from straggler import sources
+    from straggler.common import sources
 
     path = sources.module_file(module)
     if path is None or depth > 10:
@@ -185,17 +186,24 @@ def test_every_source_a_kernel_compiles_from_keys_the_cache(monkeypatch):
     """The constants and functions a kernel reads from other modules (family and
     dependence codes, the policies' codes, the samplers it calls) are frozen into its
     machine code: an edit of any of their files must change the cache folder."""
-    from straggler import kernel_cache
+    from straggler.common import kernel_cache
 
     inputs = _kernel_inputs()
     names = {path.relative_to(PACKAGE).as_posix() for path in inputs}
     # the ones that matter most, so that the scan itself is seen to follow imports
-    assert {"distributions/sampling.py", "dependence/sampling.py", "dependence/base.py", "policies/d_of_n.py"} <= names
+    assert {
+        "model/distributions/sampling.py",
+        "model/dependence/sampling.py",
+        "model/dependence/base.py",
+        "model/policies/d_of_n.py",
+    } <= names
     assert sorted(names - {p.relative_to(PACKAGE).as_posix() for p in kernel_cache.kernel_source_files()}) == []
 
     # and it fails when a source is left out (the old "dependence.py" alone)
     monkeypatch.setattr(
-        kernel_cache, "KERNEL_SOURCES", tuple(p for p in kernel_cache.KERNEL_SOURCES if p != "dependence/*.py")
+        kernel_cache, "KERNEL_SOURCES", tuple(p for p in kernel_cache.KERNEL_SOURCES if p != "model/dependence/*.py")
     )
     missed = inputs - set(kernel_cache.kernel_source_files())
-    assert {"dependence/base.py", "dependence/sampling.py"} <= {p.relative_to(PACKAGE).as_posix() for p in missed}
+    assert {"model/dependence/base.py", "model/dependence/sampling.py"} <= {
+        p.relative_to(PACKAGE).as_posix() for p in missed
+    }

@@ -7,9 +7,10 @@ Read from the source, as sources.py reads import closures: every ``import`` of a
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
-from straggler import layers, sources
+from straggler.common import layers, sources
 
 REPO = Path(__file__).resolve().parents[1]
 MODULES = {
@@ -134,7 +135,7 @@ def test_the_checks_see_what_they_forbid(tmp_path):
     """The private-name scan finds both spellings."""
     probe = tmp_path / "probe.py"
     probe.write_text(
-        "from straggler.dependence import _atomic_law\nfrom straggler import distributions as D\nD._fmt(1)\n"
+        "from straggler.model.dependence import _atomic_law\nfrom straggler.model import distributions as D\nD._fmt(1)\n"
     )
     assert len(private_uses(probe)) == 2
 
@@ -142,7 +143,7 @@ def test_the_checks_see_what_they_forbid(tmp_path):
 # ----------------------------------------------------------------- calls at run time
 
 
-INTEGRATORS = "numerics"
+INTEGRATORS = "common.numerics"
 """The module of the adaptive quadratures (QUADPACK through scipy), which evaluate the
 integrand they are given, a function of a number: the one kind of call up allowed."""
 
@@ -193,10 +194,10 @@ def test_evaluating_a_cell_never_calls_up_the_layers(tmp_path):
     law's, and tuned cells, whose search asks its caller for each value's outcome rather
     than calling it (ask and tell); and the cell files written, atomically, by a context
     rather than a writer handed to the files module."""
-    from straggler.config import load_config, resolve_config
-    from straggler.dataset import write_cell
-    from straggler.evaluate import evaluate_cell
-    from straggler.grid import build_grid
+    from straggler.study.config import load_config, resolve_config
+    from straggler.study.dataset import write_cell
+    from straggler.study.evaluate import evaluate_cell
+    from straggler.study.grid import build_grid
 
     studies = []
     for path in ("config/config.yaml", "config/studies/measured.yaml"):
@@ -235,11 +236,45 @@ def test_evaluating_a_cell_never_calls_up_the_layers(tmp_path):
 
 def test_the_run_time_check_sees_a_call_up():
     """A function of a high layer's module called from a low layer's is found."""
-    from straggler import evaluate, sources
+    from straggler.common import sources
+    from straggler.study import evaluate
 
     exec("def handed_down():\n    return 1\n", vars(evaluate) | {}, high := {})
     exec("def calls_back(f):\n    return f()\n", vars(sources) | {}, low := {})
     # the functions run with their module's globals, as if defined there
     handed_down = type(high["handed_down"])(high["handed_down"].__code__, vars(evaluate))
     calls_back = type(low["calls_back"])(low["calls_back"].__code__, vars(sources))
-    assert calls_up(lambda: calls_back(handed_down)) == ["sources.calls_back calls evaluate.handed_down"]
+    assert calls_up(lambda: calls_back(handed_down)) == ["common.sources.calls_back calls study.evaluate.handed_down"]
+
+
+def _room_of(name: str) -> str | None:
+    head = name.split(".")[0]
+    return head if head in layers.ROOMS else None
+
+
+def _declared(room: str) -> set[str]:
+    """The rooms that ``room``'s docstring says it may import."""
+    doc = ast.get_docstring(ast.parse(sources.module_file(room).read_text())) or ""
+    line = next((ln for ln in doc.splitlines() if ln.startswith("May import:")), None)
+    assert line is not None, f"straggler.{room}'s docstring has no 'May import:' line"
+    return set(re.findall(r"``(\w+)``", line))
+
+
+def test_each_room_imports_only_what_its_docstring_allows():
+    """A room's docstring says which rooms below it its modules may import; none imports
+    another, nor a room above it; and the package root holds the face and the command."""
+    order = {room: rank for rank, room in enumerate(layers.ROOMS)}
+    wrong = []
+    for room in layers.ROOMS:
+        allowed = _declared(room)
+        wrong += [f"{room} may import {r}, a room above it" for r in allowed if order[r] >= order[room]]
+        for name, targets in _edges().items():
+            if _room_of(name) != room:
+                continue
+            used = {_room_of(t) for t in targets} - {None, room}
+            wrong += [f"{name} imports the room {r}" for r in sorted(used - allowed)]
+    assert wrong == []
+    root = sorted(p.name for p in sources.ROOT.iterdir() if p.suffix == ".py")
+    assert root == ["__init__.py", "__main__.py"]
+    rooms = sorted(p.name for p in sources.ROOT.iterdir() if (p / "__init__.py").exists())
+    assert rooms == sorted([*layers.ROOMS, "cli"])

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from straggler.cell_build import build_model
-from straggler.config import ConfigError, dump_config, load_config, resolve_config
-from straggler.evaluate import evaluate_cell
-from straggler.figures import figure_names, load_label
-from straggler.grid import build_grid, seed_sequence
+from straggler.outputs.figures import figure_names, load_label
+from straggler.study.cell_build import build_model
+from straggler.study.config import ConfigError, dump_config, load_config, resolve_config
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid, seed_sequence
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDIES = [ROOT / "config" / "config.yaml", *sorted((ROOT / "config" / "studies").glob("*.yaml"))]
@@ -153,7 +153,7 @@ def test_nominal_configs_are_unchanged(path):
 
 
 def _simulate(dep, d, load, jobs, reps, confidence):
-    from straggler import simulation
+    from straggler.engines import simulation
 
     resolved, models = _models(_config(deps=(dep,), ds=(d,), loads=(load,)))
     ((cid, m),) = models.items()

@@ -1,4 +1,4 @@
-"""The pilot's projections (straggler.pilot): the CI arithmetic on a known pilot, and a
+"""The pilot's projections (straggler.study.pilot): the CI arithmetic on a known pilot, and a
 pilot's projection against a run of the projected length."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from straggler.config import load_config, resolve_config
-from straggler.evaluate import evaluate_cell
-from straggler.pilot import Pilot, PilotLoad, comparison_text, pilot_config, project, run_pilot
+from straggler.study.config import load_config, resolve_config
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.pilot import Pilot, PilotLoad, comparison_text, pilot_config, project, run_pilot
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,7 +95,7 @@ def test_a_pilot_projects_the_half_width_of_a_longer_run():
 
 
 def _cells(resolved):
-    from straggler.grid import build_grid
+    from straggler.study.grid import build_grid
 
     return build_grid(resolved).cells
 

@@ -1,13 +1,13 @@
-"""The policy registry is the one place a policy is declared (straggler.policies)."""
+"""The policy registry is the one place a policy is declared (straggler.model.policies)."""
 
 from __future__ import annotations
 
 import pytest
 
-from straggler import config
-from straggler.analysis.cell import HANDLERS
-from straggler.engines import BY_NAME, choose
-from straggler.policies import ALIASES, POLICIES, all_policy_names
+from straggler.engines.analysis.cell import HANDLERS
+from straggler.engines.registry import BY_NAME, choose
+from straggler.model.policies import ALIASES, POLICIES, all_policy_names
+from straggler.study import config
 
 
 def test_every_policy_names_an_existing_analysis():
@@ -34,9 +34,9 @@ def test_the_schema_is_completed_from_the_registry():
 
 def test_the_hooks_named_by_a_spec_exist():
     """A hook that lives above the registry is named by the spec and looked up there."""
-    from straggler.cell_build import TASK_LAWS
-    from straggler.config.checks import POLICY_CHECKS
-    from straggler.evaluate import ANALYSIS_CHOICES
+    from straggler.study.cell_build import TASK_LAWS
+    from straggler.study.config.checks import POLICY_CHECKS
+    from straggler.study.evaluate import ANALYSIS_CHOICES
 
     for name, spec in POLICIES.items():
         assert not spec.config_errors or spec.config_errors in POLICY_CHECKS, name
@@ -49,13 +49,13 @@ def test_the_hooks_named_by_a_spec_exist():
 
 
 def test_every_engine_has_a_kernel_that_results_depend_on():
-    from straggler import sources
-    from straggler.engines import ENGINES
-    from straggler.simulation.engines import KERNELS
+    from straggler.common import sources
+    from straggler.engines.registry import ENGINES
+    from straggler.engines.simulation.engines import KERNELS
 
     assert [e.name for e in ENGINES] == list(KERNELS)
-    closure = {str(p.relative_to(sources.ROOT)) for p in sources.import_closure("simulation")}
-    assert {"simulation/fast.py", "simulation/events.py"} <= closure
+    closure = {str(p.relative_to(sources.ROOT)) for p in sources.import_closure("engines.simulation")}
+    assert {"engines/simulation/fast.py", "engines/simulation/events.py"} <= closure
 
 
 def test_a_toy_parametrised_policy(monkeypatch):
@@ -68,11 +68,12 @@ def test_a_toy_parametrised_policy(monkeypatch):
 
     import numpy as np
 
-    from straggler import glossary, policies
-    from straggler.config import resolve_config
-    from straggler.evaluate import evaluate_cell
-    from straggler.grid import build_grid
-    from straggler.simulation.encode import F_POLICY, encode
+    from straggler.engines.simulation.encode import F_POLICY, encode
+    from straggler.model import policies
+    from straggler.outputs import glossary
+    from straggler.study.config import resolve_config
+    from straggler.study.evaluate import evaluate_cell
+    from straggler.study.grid import build_grid
 
     toy = policies.PolicySpec(
         "Toy",
@@ -91,7 +92,7 @@ def test_a_toy_parametrised_policy(monkeypatch):
         monotone=policies.PLACEMENT,
     )
     monkeypatch.setitem(POLICIES, "Toy", toy)
-    schema_module = importlib.import_module("straggler.config.schema")
+    schema_module = importlib.import_module("straggler.study.config.schema")
     for cached in (schema_module._schema, schema_module.family_parameters, schema_module.schema_validator):
         cached.cache_clear()
     try:
@@ -115,8 +116,8 @@ def test_a_toy_parametrised_policy(monkeypatch):
         values = [float(evaluate_cell(cfg, cid)["latency_mean"].values.ravel()[0]) for cid in toys]
         coc = float(evaluate_cell(cfg, next(c for c in cells if "CoC" in c))["latency_mean"].values.ravel()[0])
         assert values == [coc, coc]
-        from straggler.cell_build import build_model
-        from straggler.grid import cell_config
+        from straggler.study.cell_build import build_model
+        from straggler.study.grid import cell_config
 
         grid = build_grid(cfg)
         knobs = {

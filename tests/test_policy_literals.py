@@ -1,6 +1,6 @@
 """A policy is named in its spec only: no other module spells a policy's name.
 
-A policy's facts live in its :class:`straggler.policies.PolicySpec` (docs/contributing.md, "Adding
+A policy's facts live in its :class:`straggler.model.policies.PolicySpec` (docs/contributing.md, "Adding
 a policy"); a module that tests ``policy == "FJ"`` or keys a table by ``"Rep"``
 holds a fact the registry does not, and a new policy silently misses it. So every
 string constant of ``src/straggler`` (f-string parts and dict keys included;
@@ -15,7 +15,7 @@ import ast
 import re
 from pathlib import Path
 
-from straggler.policies import ALIASES, POLICIES
+from straggler.model.policies import ALIASES, POLICIES
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "straggler"
 
@@ -25,26 +25,35 @@ ALL = None
 #: path under src/straggler ("x/" covers a package) -> (the names it may spell, or
 #: ALL; why). One line each: edit here when a module is split or a literal removed.
 ALLOWED: dict[str, tuple[frozenset[str] | None, str]] = {
-    "policies/": (ALL, "the registry: where each policy is declared, by family"),
-    "analysis/two_pool_handlers.py": (ALL, "analysis handlers (HANDLERS): each implements one policy's analysis"),
-    "analysis/d_of_n_handlers.py": (ALL, "analysis handlers (HANDLERS): each implements one policy's analysis"),
-    "analysis/fork_join_handlers.py": (ALL, "analysis handlers (HANDLERS): each implements one policy's analysis"),
-    "analysis/hedging_handlers.py": (ALL, "analysis handlers (HANDLERS): each implements one policy's analysis"),
-    "simulation/fast.py": (ALL, "numba kernel: a branch per policy"),
-    "simulation/events.py": (ALL, "numba kernel: a branch per policy"),
-    "simulation/reference.py": (ALL, "the reference simulator: a branch per policy"),
-    "claims/": (ALL, "paper claims: a claim quotes the policies its paper compares"),
-    "catalog.py": (
+    "model/policies/": (ALL, "the registry: where each policy is declared, by family"),
+    "engines/analysis/two_pool_handlers.py": (
+        ALL,
+        "analysis handlers (HANDLERS): each implements one policy's analysis",
+    ),
+    "engines/analysis/d_of_n_handlers.py": (ALL, "analysis handlers (HANDLERS): each implements one policy's analysis"),
+    "engines/analysis/fork_join_handlers.py": (
+        ALL,
+        "analysis handlers (HANDLERS): each implements one policy's analysis",
+    ),
+    "engines/analysis/hedging_handlers.py": (
+        ALL,
+        "analysis handlers (HANDLERS): each implements one policy's analysis",
+    ),
+    "engines/simulation/fast.py": (ALL, "numba kernel: a branch per policy"),
+    "engines/simulation/events.py": (ALL, "numba kernel: a branch per policy"),
+    "engines/simulation/reference.py": (ALL, "the reference simulator: a branch per policy"),
+    "decide/claims/": (ALL, "paper claims: a claim quotes the policies its paper compares"),
+    "outputs/catalog.py": (
         frozenset({"FJ", "KS", "KT"}),
         "user-visible figure captions: FJ.k is the example of a swept axis; the oracles named",
     ),
-    "config/schema.py": (frozenset({"Rer"}), "user-visible help: Rer.tau is the example of a dotted grid axis"),
-    "config/resolved.py": (
+    "study/config/schema.py": (frozenset({"Rer"}), "user-visible help: Rer.tau is the example of a dotted grid axis"),
+    "study/config/resolved.py": (
         frozenset({"Rer", "CoC"}),
         "the keys' descriptions: Rer.tau is the example of a dotted grid axis; load_basis redundancy is CoC's",
     ),
-    "config/definitions.py": (frozenset({"Rep", "FRed"}), "the threshold's description: Rep with tau 0 is FRed"),
-    "variables.py": (frozenset({"FJ"}), "user-visible description of keep_opt, FJ's chosen tasks"),
+    "study/config/definitions.py": (frozenset({"Rep", "FRed"}), "the threshold's description: Rep with tau 0 is FRed"),
+    "study/variables.py": (frozenset({"FJ"}), "user-visible description of keep_opt, FJ's chosen tasks"),
 }
 
 NAMES = sorted(set(POLICIES) | set(ALIASES), key=len, reverse=True)

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from straggler import kernel_cache, workunits
-from straggler.config import load_config, resolve_config
-from straggler.grid import build_grid
+from straggler.common import kernel_cache
+from straggler.study import workunits
+from straggler.study.config import load_config, resolve_config
+from straggler.study.grid import build_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,7 +24,7 @@ def fast_costs(monkeypatch, seconds: tuple[float, float, float]) -> None:
     """The fast engine's compile costs set to ``seconds``, and no other engine's."""
     from dataclasses import replace
 
-    from straggler import engines
+    from straggler.engines import registry as engines
 
     monkeypatch.setattr(engines, "BY_NAME", {"fast": replace(engines.BY_NAME["fast"], compile_seconds=seconds)})
 
@@ -96,23 +97,23 @@ def test_every_job_that_compiles_says_so_with_what_and_how_long(tmp_path, monkey
     console: the engine's kernels at first, then each new kind, seconds; nothing once cached."""
     import logging
 
-    from straggler import pipeline
+    from straggler.run import pipeline
 
     folder = tmp_path / "kernels-0123456789abcdef"
     monkeypatch.setattr(kernel_cache, "cache_folder", lambda: folder)
     fast_costs(monkeypatch, (40.0, 5.0, 0.5))
     resolved = study()  # (a later kind of 5 s: the default study's cost nothing, and are not announced)
     cells = list(build_grid(resolved).cells)[:3]  # ZRed, exp, identical, three r_slow
-    with caplog.at_level(logging.INFO, logger="straggler.pipeline"):
+    with caplog.at_level(logging.INFO, logger="straggler.run.pipeline"):
         assert pipeline.announce_compile(resolved, cells) == [KIND]
     assert "compiling the simulation kernels of 1 kind of cell new to numba's cache (ZRed): about 40 s" in caplog.text
     fake_numba_files(folder)
     pipeline.note_compiled([KIND])
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger="straggler.pipeline"):
+    with caplog.at_level(logging.INFO, logger="straggler.run.pipeline"):
         assert pipeline.announce_compile(resolved, cells) == []
     assert caplog.text == ""
-    with caplog.at_level(logging.INFO, logger="straggler.pipeline"):
+    with caplog.at_level(logging.INFO, logger="straggler.run.pipeline"):
         other = [c for c in build_grid(resolved).cells if c.startswith("policy=KT")][:1]
         assert pipeline.announce_compile(resolved, other) == ["fast/KT/exponential/identical/FCFS/per_server"]
     assert "of 1 kind of cell new to numba's cache (KT): about 5 s" in caplog.text  # a variant of a cached engine

@@ -1,4 +1,4 @@
-"""An operator's question (straggler.question, ``straggler recommend``): the study it
+"""An operator's question (straggler.decide.question, ``straggler recommend``): the study it
 becomes, its refusals in the question's own key paths, and the answer's ten lines."""
 
 import os
@@ -14,9 +14,7 @@ from synthetic import crowded_question
 from synthetic import study as synthetic_study
 
 from straggler.cli import build_parser, main
-from straggler.config import ConfigError
-from straggler.policies import ORACLES, POLICIES
-from straggler.question import (
+from straggler.decide.question import (
     DEFAULT_D,
     DEFAULT_SIMULATION,
     MAX_ANSWER_LINES,
@@ -28,6 +26,8 @@ from straggler.question import (
     study_name,
     study_text,
 )
+from straggler.model.policies import ORACLES, POLICIES
+from straggler.study.config import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "config" / "questions" / "example.yaml"
@@ -383,7 +383,7 @@ def test_the_guide_shows_the_shipped_example_question():
     blocks = re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)
     assert EXAMPLE.read_text() in blocks
     # every key of a question is explained there
-    from straggler.question import QUESTION_KEYS, SYSTEM_KEYS
+    from straggler.decide.question import QUESTION_KEYS, SYSTEM_KEYS
 
     table = page.split("## Every key", 1)[1].split("\n## ", 1)[0]
     for key in (*QUESTION_KEYS, *(f"system.{k}" for k in SYSTEM_KEYS)):
@@ -406,7 +406,7 @@ def test_the_guide_s_refusal_is_what_the_command_prints(tmp_path, monkeypatch, c
 
 
 def test_policies_deployable_are_those_a_client_alone_can_run(tmp_path):
-    from straggler.question import read_question
+    from straggler.decide.question import read_question
 
     question = read_question(_question(tmp_path, policies="deployable"), tmp_path)
     chosen = question.study["grid"]["policy"]
@@ -418,9 +418,9 @@ def test_policies_deployable_are_those_a_client_alone_can_run(tmp_path):
 def test_an_answer_that_needs_the_servers_says_so_and_names_a_client_s_best():
     """On this synthetic study (E[X] = 1, CIs on the quantiles) the answer is Rer, which
     needs two pools: the answer's block says what it needs and names the best contender a
-    client alone can run, as :func:`straggler.deploy.deployable_answer` decides it."""
-    from straggler.decision import answer, decision_table
-    from straggler.deploy import deployable_answer, deployable_table, is_deployable
+    client alone can run, as :func:`straggler.decide.deploy.deployable_answer` decides it."""
+    from straggler.decide.decision import answer, decision_table
+    from straggler.decide.deploy import deployable_answer, deployable_table, is_deployable
 
     ds = crowded_question()
     table = decision_table(ds)

@@ -7,10 +7,10 @@ import numpy as np
 import xarray as xr
 from synthetic import study
 
-from straggler import report
-from straggler.decision import recommendations
-from straggler.report import SECTIONS, best_at, html, markdown, summary, write_report
-from straggler.winners import winners
+from straggler.decide.decision import recommendations
+from straggler.decide.winners import winners
+from straggler.outputs import report
+from straggler.outputs.report import SECTIONS, best_at, html, markdown, summary, write_report
 
 
 def dataset():
@@ -265,8 +265,8 @@ def test_the_summary_counts_where_theory_and_simulation_disagree_and_sorts_them(
     """An exact value outside the simulation's CI is counted and classed: far outside a
     light-tailed CI it is unexplained; just outside, chance; with an infinite variance,
     heavy tail. The report lists every one with its class."""
-    from straggler.disagreements import classify
-    from straggler.report import conflict_sentences
+    from straggler.decide.disagreements import classify
+    from straggler.outputs.report import conflict_sentences
 
     ds = study(policies=("ZRed", "CoC"), r_slow=(1.0,))
     ds["latency_approx_kind"] = xr.full_like(ds["latency_approx_kind"], "exact")
@@ -293,7 +293,7 @@ def test_every_word_the_report_uses_is_defined_in_its_how_to_read_and_on_the_out
     documentation's outputs page is written from too."""
     from pathlib import Path
 
-    from straggler.glossary import TERMS
+    from straggler.outputs.glossary import TERMS
 
     ds = study(policies=("ZRed", "FRed", "CoC"), r_slow=(0.5, 1.0))
     page = html(ds, {})

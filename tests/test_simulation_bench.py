@@ -14,9 +14,9 @@ import json
 import numpy as np
 import pytest
 
-from straggler import bench
-from straggler.engines import where_simulated
-from straggler.policies import POLICIES
+from straggler.engines import bench
+from straggler.engines.registry import where_simulated
+from straggler.model.policies import POLICIES
 
 
 def test_simpy_baseline_simulates_the_same_system():
@@ -139,7 +139,7 @@ def test_the_bare_loop_is_the_fast_paths_model(N, d, lam, mean):
     # is M/M/1 at service rate 2 (both serve the head job, the first completion ends it).
     # 10^6 jobs at utilisation 0.3: the mean's standard error is about 0.2 %, so 1 % is
     # five of them.
-    from straggler.simulation.bare import coc_mean_latency
+    from straggler.engines.simulation.bare import coc_mean_latency
 
     got = coc_mean_latency(N, d, lam, 1_000_000, np.random.default_rng(2026))
     assert got == pytest.approx(mean, rel=0.01)

@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from straggler.config import resolve_config
-from straggler.evaluate import evaluate_cell
-from straggler.grid import build_grid
-from straggler.variables import VARIABLE_BY_NAME
+from straggler.study.config import resolve_config
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid
+from straggler.study.variables import VARIABLE_BY_NAME
 
 EXP = {"family": "exponential", "mean": 1}
 

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from straggler.config import ResolvedConfig, load_config, resolve_config
-from straggler.evaluate import evaluate_cell
-from straggler.figures import figure_names
-from straggler.grid import build_grid
+from straggler.outputs.figures import figure_names
+from straggler.study.config import ResolvedConfig, load_config, resolve_config
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDIES = [ROOT / "config" / "config.yaml", *sorted((ROOT / "config" / "studies").glob("*.yaml"))]

@@ -1,5 +1,5 @@
 """Tuned knobs, ``{tune: [lo, hi]}`` (docs/guide/tuning.md): the config's checks, the
-search (:mod:`straggler.tuning`) and a tuned cell's evaluation, its determinism and
+search (:mod:`straggler.study.tuning`) and a tuned cell's evaluation, its determinism and
 its store, the integer search, the work-unit plan."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 import yaml
 
-from straggler import tuning, workunits
-from straggler.config import ConfigError, apply_override, resolve_config
-from straggler.dataset import aggregate, read_cell, write_cell
-from straggler.evaluate import evaluate_cell
-from straggler.grid import build_grid
+from straggler.study import tuning, workunits
+from straggler.study.config import ConfigError, apply_override, resolve_config
+from straggler.study.dataset import aggregate, read_cell, write_cell
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid
 
 # a two-point law: 90 % of the jobs take 1, 10 % take 20 (i.i.d. replicas)
 TWO_POINT = {"family": "discrete", "values": [1, 20], "p": [0.9, 0.1]}
@@ -208,7 +208,7 @@ def test_the_study_dataset_has_the_tuned_variables_nan_for_an_untuned_cell(rer_s
 
 
 def test_the_report_says_whether_the_simulation_agrees_with_the_analysis(rer_study, rer_cell):
-    from straggler.report import markdown, tuned_table
+    from straggler.outputs.report import markdown, tuned_table
 
     cid, store, _, ds = rer_cell
     grid = build_grid(rer_study)
@@ -314,8 +314,8 @@ def test_hedge_s_delay_tuned_for_the_tail_has_the_least_p99_it_tried(tmp_path):
     """The guide's tail example: ``objective: p99`` picks, among the delays tried, the one
     whose simulated P99 is least (not the least mean), each compared on common random
     numbers; the report's table says the search minimised the P99."""
-    from straggler.evaluate import tuned_knob
-    from straggler.report import tuned_table
+    from straggler.outputs.report import tuned_table
+    from straggler.study.evaluate import tuned_knob
 
     raw = guide_hedge_study(2)
     assert raw["policies"]["Hedge"]["delay"]["objective"] == "p99"

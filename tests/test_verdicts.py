@@ -10,20 +10,20 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from straggler import distributions as D
-from straggler import verdict as V
-from straggler.analysis.cell import analyze
-from straggler.analysis.tails import latency_tail
-from straggler.config import ConfigError, load_config, resolve_config
-from straggler.dependence import SX
-from straggler.evaluate import evaluate_cell
-from straggler.grid import build_grid
-from straggler.policies import POLICIES, stability_monotone
-from straggler.simulation import KnownStability, encode_model, engine_for, run_replication, simulate
-from straggler.simulation import statistics as S
-from straggler.simulation.driver import replications_for
-from straggler.simulation.encode import F_MONITOR_WAIT, I_CHECK
-from straggler.simulation.reference import make_model
+from straggler.engines.analysis.cell import analyze
+from straggler.engines.analysis.tails import latency_tail
+from straggler.engines.simulation import KnownStability, encode_model, engine_for, run_replication, simulate
+from straggler.engines.simulation import statistics as S
+from straggler.engines.simulation.driver import replications_for
+from straggler.engines.simulation.encode import F_MONITOR_WAIT, I_CHECK
+from straggler.engines.simulation.reference import make_model
+from straggler.model import distributions as D
+from straggler.model.dependence import SX
+from straggler.model.policies import POLICIES, stability_monotone
+from straggler.study import verdict as V
+from straggler.study.config import ConfigError, load_config, resolve_config
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid
 
 CI = bool(os.environ.get("STRAGGLER_CI"))
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import xarray as xr
 
-from straggler.intervals import cost_intervals, fmt_interval, latency_intervals, stability_intervals
-from straggler.simulation.statistics import paired_ci
-from straggler.winners import Candidate, beats, decide, winners
+from straggler.decide.intervals import cost_intervals, fmt_interval, latency_intervals, stability_intervals
+from straggler.decide.winners import Candidate, beats, decide, winners
+from straggler.engines.simulation.statistics import paired_ci
 
 POLICIES = ["ZRed", "FRed", "CoC"]
 LOADS = [0.2, 0.5]
@@ -217,7 +217,7 @@ def test_the_tie_set_is_well_defined_without_transitivity():
     assert set(d.winners) >= unbeaten and not d.decided or len(d.winners) == 1
     # a hand-made cycle
     a, b, c = Candidate("A", 1, 2), Candidate("B", 3, 4), Candidate("C", 5, 6)
-    import straggler.winners as w
+    import straggler.decide.winners as w
 
     cycle = {("A", "B"), ("B", "C"), ("C", "A")}
     orig = w.beats
@@ -344,7 +344,7 @@ def heavy_ds(p99, half, reason=HEAVY, unreliable_at=0):
 
 
 def answer_at(ds, load):
-    from straggler.decision import recommendations
+    from straggler.decide.decision import recommendations
 
     rec = recommendations(ds)
     return rec[rec["load"] == load].iloc[0].to_dict()
@@ -378,7 +378,7 @@ def test_a_run_not_settled_is_no_ground_for_the_p99_the_tie_is_left_whole():
 def test_reliable_e_t_is_decided_as_before_bit_for_bit():
     """At load 0.5 every E[T] CI can be trusted: the answer is the one of the same point
     without any P99 or reliability data, column for column."""
-    from straggler.decision import recommendations
+    from straggler.decide.decision import recommendations
 
     heavy = answer_at(heavy_ds(p99=[30.0, 20.0, 10.0], half=[0.5, 0.5, 0.5]), 0.5)
     plain_rec = recommendations(ds_of())
@@ -390,8 +390,8 @@ def test_reliable_e_t_is_decided_as_before_bit_for_bit():
 
 
 def test_winners_csv_and_best_say_the_basis():
-    from straggler.decision import winners_table
-    from straggler.report import best_at
+    from straggler.decide.decision import winners_table
+    from straggler.outputs.report import best_at
 
     ds = heavy_ds(p99=[10.0, 20.0, 30.0], half=[0.5, 0.5, 0.5])
     t = winners_table(ds)
@@ -403,8 +403,8 @@ def test_winners_csv_and_best_say_the_basis():
 
 
 def test_with_a_budget_the_p99_decides_among_the_qualifying_and_the_answer_says_so():
-    from straggler.decision import recommendations
-    from straggler.question import MAX_ANSWER_LINES, answer_lines
+    from straggler.decide.decision import recommendations
+    from straggler.decide.question import MAX_ANSWER_LINES, answer_lines
 
     ds = heavy_ds(p99=[10.0, 20.0, 30.0], half=[0.5, 0.5, 0.5])
     ds = ds.assign(size_mean=(("policy", "r_slow"), np.ones((3, 1))))

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from straggler import sources, workunits
-from straggler.config import load_config, resolve_config
-from straggler.grid import build_grid
+from straggler.common import sources
+from straggler.study import workunits
+from straggler.study.config import load_config, resolve_config
+from straggler.study.grid import build_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -170,35 +171,43 @@ def test_the_import_scan_finds_every_import_a_parse_finds():
 
 
 def test_presentation_code_is_outside_what_the_numbers_depend_on():
-    closure = {str(p.relative_to(sources.ROOT)) for p in sources.import_closure("evaluate", "dataset")}
+    closure = {str(p.relative_to(sources.ROOT)) for p in sources.import_closure("study.evaluate", "study.dataset")}
     for name in (
-        "figures/__init__.py",
-        "report.py",
-        "archive.py",
-        "cli.py",
-        "bench.py",
-        "workunits.py",
-        "catalog.py",
-        "pipeline.py",
+        "outputs/figures/__init__.py",
+        "outputs/report.py",
+        "outputs/archive.py",
+        "cli/__init__.py",
+        "engines/bench.py",
+        "study/workunits.py",
+        "outputs/catalog.py",
+        "run/pipeline.py",
     ):
         assert name not in closure, name
-    assert {"evaluate.py", "verdict.py", "simulation/fast.py", "analysis/cell.py"} <= closure
-    simulation = {str(p.relative_to(sources.ROOT)) for p in sources.import_closure("simulation", "cell_build", "grid")}
-    assert "analysis/cell.py" not in simulation and "verdict.py" not in simulation
-    assert "simulation/events.py" in simulation
+    assert {
+        "study/evaluate.py",
+        "study/verdict.py",
+        "engines/simulation/fast.py",
+        "engines/analysis/cell.py",
+    } <= closure
+    simulation = {
+        str(p.relative_to(sources.ROOT))
+        for p in sources.import_closure("engines.simulation", "study.cell_build", "study.grid")
+    }
+    assert "engines/analysis/cell.py" not in simulation and "study/verdict.py" not in simulation
+    assert "engines/simulation/events.py" in simulation
 
 
 def test_the_parse_imports_no_heavy_module(tmp_path):
     """What workflow/rules/common.smk runs at every parse, cluster jobs included."""
     code = f"""
 import sys
-from straggler.catalog import figure_names
-from straggler.config import load_config, resolve_config_cached
-from straggler.grid import build_grid
-from straggler.sources import model_hash, presentation_hash
-from straggler.workunits import plan
+from straggler.outputs.catalog import figure_names
+from straggler.study.config import load_config, resolve_config_cached
+from straggler.study.grid import build_grid
+from straggler.common.sources import model_hash, presentation_hash
+from straggler.study.workunits import plan
 raw = load_config({str(ROOT / "config" / "config.yaml")!r})
-from straggler.workunits import cache_law_facts, _LAW_FACTS
+from straggler.study.workunits import cache_law_facts, _LAW_FACTS
 cache_law_facts(resolve_config_cached(raw, "cache"), "cache")  # the first parse validates (numpy)
 """
     subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True)
@@ -219,7 +228,7 @@ assert not heavy, heavy
 
 
 def test_a_cached_resolution_is_the_resolution(tmp_path):
-    from straggler.config import resolve_config_cached
+    from straggler.study.config import resolve_config_cached
 
     for path in [ROOT / "config" / "config.yaml", *sorted((ROOT / "config" / "studies").glob("*.yaml"))]:
         raw = load_config(path)
@@ -230,7 +239,7 @@ def test_a_cached_resolution_is_the_resolution(tmp_path):
 
 @pytest.mark.parametrize("key,value", [("target_seconds", 0), ("cells_per_job", "some"), ("replications_per_job", 0)])
 def test_execution_keys_are_validated(key, value):
-    from straggler.config import ConfigError
+    from straggler.study.config import ConfigError
 
     with pytest.raises(ConfigError, match=f"execution.{key}: value"):
         study(execution={key: value})
@@ -276,7 +285,7 @@ def test_the_study_s_estimate_counts_the_work_after_its_cells():
     """The report always; the break-even searches of a study that sweeps cancel_delay."""
     resolved = resolve_config(load_config(ROOT / "config" / "studies" / "hedging.yaml"))
     grid = build_grid(resolved)
-    from straggler.break_even import delay_settings
+    from straggler.decide.break_even import delay_settings
 
     parts = workunits.study_seconds(resolved, grid, workunits.plan(resolved, grid, "code"), delay_settings(grid))
     assert set(parts) == {"report", "break-even"}

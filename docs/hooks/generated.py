@@ -3,8 +3,8 @@
 A page holds a marker line ``<!-- generated: NAME -->``; the build replaces it with
 what :data:`SECTIONS` writes for NAME, from the tables the code itself runs on: the
 policy registry (the glossary), the config schema (the configuration reference), the
-dataset's variable table and the figure catalog (the outputs), the declared layers
-(the architecture), the command's argument parser (the command reference) and the
+dataset's variable table and the figure catalog (the outputs), the package's rooms
+and modules (the architecture), the command's argument parser (the command reference) and the
 bench's own table over a recorded run (contributing), and ``straggler fit`` run on the
 shipped trace and pairs (the workload guide). So the
 reference cannot drift from the code; a marker with no writer fails the build.
@@ -29,13 +29,13 @@ def _cell(text) -> str:
 
 
 def policies() -> str:
-    from straggler.glossary import glossary_markdown
+    from straggler.outputs.glossary import glossary_markdown
 
     return glossary_markdown()
 
 
 def terms() -> str:
-    from straggler.glossary import TERMS
+    from straggler.outputs.glossary import TERMS
 
     rows = ["| term | meaning |", "| --- | --- |"]
     rows += [f"| {term} | {_cell(text[0].upper() + text[1:])}. |" for term, text in TERMS.items()]
@@ -69,9 +69,9 @@ def _key_rows(node, path: str, describe, deref, rows: list) -> None:
 
 
 def configuration() -> str:
-    from straggler.config.schema import deref, family_parameters, schema
+    from straggler.study.config.schema import deref, family_parameters, schema
 
-    schema_module = importlib.import_module("straggler.config.schema")
+    schema_module = importlib.import_module("straggler.study.config.schema")
 
     describe: Callable = getattr(schema_module, "describe", None) or schema_module._describe
     sch = schema()
@@ -100,7 +100,7 @@ def configuration() -> str:
     out += ["### Policy parameters", ""]
     out += ["Under `policies.<name>`: see each policy's entry in the [policy glossary](policies.md)."]
     out += ["", "| policy | parameters |", "| --- | --- |"]
-    from straggler.policies import POLICIES
+    from straggler.model.policies import POLICIES
 
     for spec in POLICIES.values():
         names = ", ".join(f"`{p}`" for p in spec.parameters) or "none"
@@ -109,7 +109,7 @@ def configuration() -> str:
 
 
 def dataset() -> str:
-    from straggler.variables import COORD_ATTRS, VARIABLES
+    from straggler.study.variables import COORD_ATTRS, VARIABLES
 
     out = ["| coordinate | meaning | units |", "| --- | --- | --- |"]
     for name, (long_name, units) in COORD_ATTRS.items():
@@ -126,7 +126,7 @@ def dataset() -> str:
 
 
 def figures() -> str:
-    from straggler.catalog import FIGURE_KINDS
+    from straggler.outputs.catalog import FIGURE_KINDS
 
     out = ["| figure | report section | what it shows |", "| --- | --- | --- |"]
     for kind in FIGURE_KINDS:
@@ -135,23 +135,49 @@ def figures() -> str:
 
 
 def _first_line(module: str) -> str:
-    try:
-        doc = importlib.import_module(f"straggler.{module}" if module else "straggler").__doc__ or ""
-    except ImportError:
-        return ""
+    import ast
+
+    from straggler.common import sources
+
+    path = sources.module_file(module)  # read, not imported: a __main__ would run
+    doc = (ast.get_docstring(ast.parse(path.read_text())) or "") if path else ""
     paragraph = doc.strip().split("\n\n")[0]
     return _cell(re.sub(r":[a-z]+:`~?([^`]+)`", r"`\1`", paragraph))
 
 
-def layers() -> str:
-    from straggler.layers import LAYERS
+def _may_import(room: str) -> str:
+    import ast
 
-    out = ["| layer | group | module | what it owns |", "| --- | --- | --- | --- |"]
-    for rank in range(len(LAYERS) - 1, -1, -1):
-        for group, modules in enumerate(LAYERS[rank]):
-            for module in modules:
-                shown = f"`{module}`" if module else "`__init__`"  # of straggler: short, for the narrow column
-                out.append(f"| {rank} | {group} | {shown} | {_first_line(module)} |")
+    from straggler.common import sources
+
+    doc = ast.get_docstring(ast.parse(sources.module_file(room).read_text())) or ""
+    line = next((ln for ln in doc.splitlines() if ln.startswith("May import:")), "May import: nothing.")
+    return line.replace("``", "`")
+
+
+def package_map() -> str:
+    """The package as its rooms, top room first, each with its job, the rooms it may
+    import, and every module in it with the first paragraph of its docstring: walked from
+    the package itself, so a module added is on the map at the next build."""
+    from straggler.common import layers, sources
+
+    modules = sorted(
+        sources.module_name(path) for path in sources.ROOT.rglob("*.py") if "__pycache__" not in path.parts
+    )
+    out = []
+    for room in ["cli", *reversed(layers.ROOMS)]:
+        out += [f"### `straggler.{room}`", "", _first_line(room), ""]
+        if room != "cli":
+            out += [_may_import(room), ""]
+        out += ["| module | what it owns |", "| --- | --- |"]
+        inside = [m for m in modules if m.startswith(room + ".")]
+        for module in inside:
+            path = sources.module_file(module).relative_to(sources.ROOT).as_posix()
+            out.append(f"| `{path}` | {_first_line(module)} |")
+        out.append("")
+    face = [m for m in modules if "." not in m and m not in ("cli", *layers.ROOMS)]
+    out += ["### The package's root", "", "| module | what it owns |", "| --- | --- |"]
+    out += [f"| `{'__init__' if not m else m}.py` | {_first_line(m)} |" for m in face]
     return "\n".join(out) + "\n"
 
 
@@ -180,7 +206,7 @@ def bench_run() -> str:
     import json
     from pathlib import Path
 
-    from straggler.bench import table
+    from straggler.engines.bench import table
 
     out = json.loads((Path(__file__).resolve().parents[2] / BENCH_RUN).read_text())
     versions = ", ".join(f"{k} {v}" for k, v in out["versions"].items())
@@ -395,10 +421,10 @@ def by_type_example() -> str:
 
     import yaml
 
-    from straggler.analysis.cell import analyze
-    from straggler.cell_build import build_model
-    from straggler.config import resolve_config
-    from straggler.grid import build_grid
+    from straggler.engines.analysis.cell import analyze
+    from straggler.study.cell_build import build_model
+    from straggler.study.config import resolve_config
+    from straggler.study.grid import build_grid
 
     root = Path(__file__).resolve().parents[2]
     with contextlib.chdir(root):
@@ -425,7 +451,7 @@ SECTIONS: dict[str, Callable[[], str]] = {
     "configuration": configuration,
     "dataset": dataset,
     "figures": figures,
-    "layers": layers,
+    "package-map": package_map,
     "commands": commands,
     "bench-run": bench_run,
     "event-sets": event_sets,

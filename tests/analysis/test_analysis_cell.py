@@ -1,4 +1,4 @@
-"""The dispatcher (straggler.analysis.cell): its handler table, what analyze returns for
+"""The dispatcher (straggler.engines.analysis.cell): its handler table, what analyze returns for
 each policy family, and the rules it applies to every handler's result."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import math
 import numpy as np
 import pytest
 
-from straggler.analysis import cell
-from straggler.analysis.cell import HANDLERS, AnalyticResult, analyze
-from straggler.cell_build import build_model
-from straggler.config import resolve_config
-from straggler.grid import build_grid
-from straggler.policies import POLICIES
+from straggler.engines.analysis import cell
+from straggler.engines.analysis.cell import HANDLERS, AnalyticResult, analyze
+from straggler.model.policies import POLICIES
+from straggler.study.cell_build import build_model
+from straggler.study.config import resolve_config
+from straggler.study.grid import build_grid
 
 LOADS = [0.2, 0.5]
 STABILITY_KINDS = {"exact", "necessary", "sufficient", "conjectured", "approximate"}
@@ -219,6 +219,6 @@ def test_loads_change_basis_in_analyze_only(monkeypatch):
 def test_the_dispatcher_module_holds_the_dispatch_only():
     """cell.py keeps analyze, HANDLERS and AnalyticResult importable; the handlers live
     in their families' modules."""
-    assert cell.HANDLERS["fork_join"].__module__ == "straggler.analysis.fork_join_handlers"
-    assert cell.AnalyticResult.__module__ == "straggler.analysis.result"
-    assert all(handler.__module__ != "straggler.analysis.cell" for handler in HANDLERS.values())
+    assert cell.HANDLERS["fork_join"].__module__ == "straggler.engines.analysis.fork_join_handlers"
+    assert cell.AnalyticResult.__module__ == "straggler.engines.analysis.result"
+    assert all(handler.__module__ != "straggler.engines.analysis.cell" for handler in HANDLERS.values())

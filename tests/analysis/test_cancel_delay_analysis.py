@@ -1,6 +1,6 @@
 """A cancelled copy that keeps its server (CellModel.cancel_delay) in the analysis: at 0 nothing
 changes; above 0 the values that carry it move the way they must, the others are NaN with a
-note (straggler.analysis.cancel_delay.restrict), and the carried work per pool agrees with a
+note (straggler.engines.analysis.cancel_delay.restrict), and the carried work per pool agrees with a
 direct computation."""
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ import math
 import numpy as np
 import pytest
 
-from straggler.analysis import cancel_delay, speculation, threshold
-from straggler.analysis.cell import HANDLERS, analyze
-from straggler.analysis.result import AnalyticResult
-from straggler.cell_build import build_model
-from straggler.config import resolve_config
-from straggler.dependence import IID, SX, Identical, IdenticalPair, IIDPair, pair
-from straggler.distributions import Deterministic, Discrete, Exponential, Weibull
-from straggler.grid import build_grid
-from straggler.policies import POLICIES
+from straggler.engines.analysis import cancel_delay, speculation, threshold
+from straggler.engines.analysis.cell import HANDLERS, analyze
+from straggler.engines.analysis.result import AnalyticResult
+from straggler.model.dependence import IID, SX, Identical, IdenticalPair, IIDPair, pair
+from straggler.model.distributions import Deterministic, Discrete, Exponential, Weibull
+from straggler.model.policies import POLICIES
+from straggler.study.cell_build import build_model
+from straggler.study.config import resolve_config
+from straggler.study.grid import build_grid
 
 LOADS = [0.2, 0.5]
 VALUES = cancel_delay.VALUES + ("rho",)

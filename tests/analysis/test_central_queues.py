@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from straggler import distributions as D
-from straggler.analysis import queues
-from straggler.analysis.cell import analyze
-from straggler.analysis.tails import latency_tail
-from straggler.simulation.reference import make_model
+from straggler.engines.analysis import queues
+from straggler.engines.analysis.cell import analyze
+from straggler.engines.analysis.tails import latency_tail
+from straggler.engines.simulation.reference import make_model
+from straggler.model import distributions as D
 
 LOADS = [0.1, 0.3, 0.6, 0.9]
 

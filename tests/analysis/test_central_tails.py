@@ -9,15 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from straggler import distributions as D
-from straggler.analysis.tails import (
+from straggler.engines.analysis.tails import (
     blocking_jobs,
     central_pools,
     latency_tail,
     latency_tails,
     spare_servers,
 )
-from straggler.simulation.reference import make_model
+from straggler.engines.simulation.reference import make_model
+from straggler.model import distributions as D
 
 
 def _largest_k(c, R):
@@ -144,7 +144,7 @@ def test_copies_across_pools_make_no_claim_and_say_why():
 
 
 def test_per_load_claims_reach_the_verdicts():
-    from straggler.verdict import Verdicts, apply
+    from straggler.study.verdict import Verdicts, apply
 
     m = make_model("ZRed", 2, [0.4, 0.75, 0.9], size=D.Pareto(1.0, 1.8), two_pools=False, queueing="central")
     tails = latency_tails(m)
@@ -173,7 +173,7 @@ def waiting_tail_slope(load, jobs, replications=4, seed=2024):
     ``load``: the slope of the waiting time's survival function on a log-log scale over a
     decade, an estimate of its tail index, from ``replications`` runs of the event engine
     (W = T - C per job: ZRed's server time is its one copy's service)."""
-    from straggler.simulation import encode_model, engine_for, run_replication
+    from straggler.engines.simulation import encode_model, engine_for, run_replication
 
     m = mg2(1.8, load)
     engine, enc, lam = engine_for(m), encode_model(m), float(m.rates()[0])

@@ -7,9 +7,9 @@ import numba
 import numpy as np
 import pytest
 
-from straggler import dependence as dp
-from straggler import distributions as D
-from straggler.analysis import forkjoin as fj
+from straggler.engines.analysis import forkjoin as fj
+from straggler.model import dependence as dp
+from straggler.model import distributions as D
 
 # ---------------------------------------------------------------------------------
 # Order statistics

@@ -11,11 +11,11 @@ import math
 import numpy as np
 import pytest
 
-from straggler import distributions as D
-from straggler.analysis import forkjoin as fj
-from straggler.analysis.cell import analyze
-from straggler.simulation import simulate
-from straggler.simulation.reference import make_model
+from straggler.engines.analysis import forkjoin as fj
+from straggler.engines.analysis.cell import analyze
+from straggler.engines.simulation import simulate
+from straggler.engines.simulation.reference import make_model
+from straggler.model import distributions as D
 
 MU = (1.0, 2.5)
 RHOS = np.linspace(0.05, 0.95, 19)

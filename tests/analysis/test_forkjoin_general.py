@@ -9,13 +9,13 @@ over 10 replications (t_9 = 2.26, so about 9 standard errors), fixed seeds.
 import numpy as np
 import pytest
 
-from straggler import distributions as D
-from straggler.analysis import forkjoin, queues
-from straggler.analysis.cell import analyze
-from straggler.cell_build import split_shift
-from straggler.config import ConfigError, resolve_config
-from straggler.simulation import encode_model, fast, run_replication, simulate
-from straggler.simulation.reference import make_model
+from straggler.engines.analysis import forkjoin, queues
+from straggler.engines.analysis.cell import analyze
+from straggler.engines.simulation import encode_model, fast, run_replication, simulate
+from straggler.engines.simulation.reference import make_model
+from straggler.model import distributions as D
+from straggler.study.cell_build import split_shift
+from straggler.study.config import ConfigError, resolve_config
 
 K = 4.0
 
@@ -133,7 +133,7 @@ def test_bad_fork_join_parameters_are_refused_clearly(fj, grid, needles):
 
 
 def test_keep_above_some_d_leaves_those_cells_nan():
-    from straggler.grid import build_grid
+    from straggler.study.grid import build_grid
 
     raw = _cfg(k=1, keep=3)
     raw["grid"]["d"] = [2, 4]
@@ -142,8 +142,8 @@ def test_keep_above_some_d_leaves_those_cells_nan():
 
 
 def test_split_keeps_the_arrival_rate_of_a_load_for_every_k():
-    from straggler.cell_build import build_model
-    from straggler.grid import build_grid
+    from straggler.study.cell_build import build_model
+    from straggler.study.grid import build_grid
 
     raw = _cfg(split="shift")
     raw["grid"]["FJ.k"] = [1, 4]

@@ -1,4 +1,4 @@
-"""Hedge's analysis (straggler.analysis.hedging, hedging_handlers): its two limits are ZRed's
+"""Hedge's analysis (straggler.engines.analysis.hedging, hedging_handlers): its two limits are ZRed's
 and CoC's analyses; otherwise the pathwise lower bound E[min_i((i-1) delay + X_i)], checked
 against Monte Carlo and the exponential closed form, the light-traffic cost, and the
 stability bounds in the right order."""
@@ -11,13 +11,13 @@ import math
 import numpy as np
 import pytest
 
-from straggler.analysis import hedging
-from straggler.analysis.cell import analyze
-from straggler.cell_build import build_model
-from straggler.config import resolve_config
-from straggler.dependence import IID, SX, Identical
-from straggler.distributions import Discrete, Exponential, Pareto, Weibull
-from straggler.grid import build_grid
+from straggler.engines.analysis import hedging
+from straggler.engines.analysis.cell import analyze
+from straggler.model.dependence import IID, SX, Identical
+from straggler.model.distributions import Discrete, Exponential, Pareto, Weibull
+from straggler.study.cell_build import build_model
+from straggler.study.config import resolve_config
+from straggler.study.grid import build_grid
 
 LOADS = [0.2, 0.5]
 VALUES = ("lambda_max", "lambda_sufficient", "cost", "cost_lower", "cost_upper", "latency_approx", "latency_lower")

@@ -15,16 +15,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from straggler import dependence
-from straggler import distributions as D
-from straggler.analysis import forkjoin as fj
-from straggler.analysis.cell import analyze
-from straggler.analysis.notes import Load, LoadUnit, Time, note
-from straggler.cell_build import build_model
-from straggler.config import load_config, resolve_config
-from straggler.grid import build_grid
-from straggler.simulation import simulate
-from straggler.simulation.reference import make_model
+from straggler.engines.analysis import forkjoin as fj
+from straggler.engines.analysis.cell import analyze
+from straggler.engines.analysis.notes import Load, LoadUnit, Time, note
+from straggler.engines.simulation import simulate
+from straggler.engines.simulation.reference import make_model
+from straggler.model import dependence
+from straggler.model import distributions as D
+from straggler.study.cell_build import build_model
+from straggler.study.config import load_config, resolve_config
+from straggler.study.grid import build_grid
 
 ROOT = Path(__file__).resolve().parents[2]
 K = 4.0
@@ -329,7 +329,7 @@ def test_notes_with_loads_in_the_redundancy_basis_are_converted_once():
 
 
 def test_dataset_keeps_the_public_form_of_notes():
-    from straggler.evaluate import evaluate_cell
+    from straggler.study.evaluate import evaluate_cell
 
     resolved, models = _study("ps_fig5", evaluate=["analytic"])
     cid = next(iter(models))

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from straggler.analysis import queues
+from straggler.engines.analysis import queues
 
 
 def test_mm1_from_pollaczek_khinchine():

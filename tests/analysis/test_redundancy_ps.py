@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from straggler import dependence as dp
-from straggler import distributions as D
-from straggler.analysis import redundancy_ps as ps
-from straggler.dependence import mean_min_replicas
+from straggler.engines.analysis import redundancy_ps as ps
+from straggler.model import dependence as dp
+from straggler.model import distributions as D
+from straggler.model.dependence import mean_min_replicas
 
 IID, IDENT = dp.IID(), dp.Identical()
 SX = dp.SX(D.Discrete((1.0, 10.0), (0.9, 0.1)))

@@ -6,14 +6,14 @@ import math
 import numpy as np
 import pytest
 
-from straggler import distributions as D
-from straggler.analysis import forkjoin
-from straggler.analysis import replica_bounds as rb
-from straggler.analysis.cell import analyze
-from straggler.dependence import IID, SX, Identical
-from straggler.simulation import simulate
-from straggler.simulation.reference import make_model
-from straggler.two_pools import TwoPoolSystem
+from straggler.engines.analysis import forkjoin
+from straggler.engines.analysis import replica_bounds as rb
+from straggler.engines.analysis.cell import analyze
+from straggler.engines.simulation import simulate
+from straggler.engines.simulation.reference import make_model
+from straggler.model import distributions as D
+from straggler.model.dependence import IID, SX, Identical
+from straggler.model.two_pools import TwoPoolSystem
 
 LAWS = {
     "exp": D.Exponential(1.0),

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from straggler import dependence as dp
-from straggler import distributions as D
-from straggler.analysis import speculation as sp
+from straggler.engines.analysis import speculation as sp
+from straggler.model import dependence as dp
+from straggler.model import distributions as D
 
 IID, IDENT = dp.IID(), dp.Identical()
 ONE = D.Deterministic(1.0)
@@ -274,8 +274,8 @@ def test_latency_approx_limits_and_threshold_consistency():
     assert sp.latency_approx(5.0, math.inf, X, IID, 10) == pytest.approx(1 / (1 - 0.5))
     # on two unit-speed single-server pools, random re-routing and the threshold
     # paper's rerouting to the other pool give the same loads and approximation
-    from straggler import two_pools
-    from straggler.analysis import threshold as th
+    from straggler.engines.analysis import threshold as th
+    from straggler.model import two_pools
 
     Y = D.Hyperexponential((0.9, 0.1), (2.0, 0.2))
     system = two_pools.TwoPoolSystem.affinity(2, 1.0)

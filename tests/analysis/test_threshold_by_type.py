@@ -1,5 +1,5 @@
 """A size law per job type (``by_type``) in the threshold paper's analysis: every sum over
-the types uses the type's own law (straggler.two_pools, straggler.analysis.threshold,
+the types uses the type's own law (straggler.model.two_pools, straggler.engines.analysis.threshold,
 two_pool_handlers), checked against evaluations written here from scratch.
 
 - ``ByType((a, ..., a))`` is the plain law ``a``: every bound, work, threshold and latency
@@ -20,21 +20,21 @@ import math
 import numpy as np
 import pytest
 
-from straggler import dependence
-from straggler.analysis import threshold as T
-from straggler.analysis.cell import analyze
-from straggler.cell_build import build_model
-from straggler.cell_model import CellModel
-from straggler.config import resolve_config
-from straggler.distributions import ByType, Discrete, Quantiles, Uniform, sample_many
-from straggler.grid import build_grid
-from straggler.two_pools import (
+from straggler.engines.analysis import threshold as T
+from straggler.engines.analysis.cell import analyze
+from straggler.model import dependence
+from straggler.model.cell_model import CellModel
+from straggler.model.distributions import ByType, Discrete, Quantiles, Uniform, sample_many
+from straggler.model.two_pools import (
     TwoPoolSystem,
     assignment_fractions,
     expected_work_zero_redundancy,
     optimal_assignment_no_redundancy,
     replica_work,
 )
+from straggler.study.cell_build import build_model
+from straggler.study.config import resolve_config
+from straggler.study.grid import build_grid
 
 # ------------------------------------------------------------------------------ the laws
 
@@ -567,7 +567,7 @@ B_SPEC = {"family": "discrete", "values": [1, 3], "p": [0.7, 0.3]}
 
 def config_model(policy: str, r_slow: float = 0.5, **extra) -> CellModel:
     """The one cell of a small study with a law per type (resolved and built as a run does)."""
-    from straggler.policies import POLICIES
+    from straggler.model.policies import POLICIES
 
     grid = {"policy": [policy], "distribution": ["x"], "dependence": ["iid"], "r_slow": [r_slow], "N": [2]}
     if POLICIES[policy].uses_d:

@@ -12,8 +12,8 @@ import os
 import numpy as np
 import pytest
 
-from straggler import dependence, distributions, two_pools
-from straggler.analysis import known_sizes, queues, threshold
+from straggler.engines.analysis import known_sizes, queues, threshold
+from straggler.model import dependence, distributions, two_pools
 
 CI = bool(os.environ.get("STRAGGLER_CI"))
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from straggler import dependence, distributions, two_pools
-from straggler.analysis import threshold
+from straggler.engines.analysis import threshold
+from straggler.model import dependence, distributions, two_pools
 
 EXP10 = distributions.from_spec({"family": "exponential", "mean": 10})
 PARETO = distributions.from_spec({"family": "pareto", "xm": 1, "alpha": 10 / 9})
@@ -99,7 +99,7 @@ def test_assignment_lp_matches_brute_force(p1, r, n1, n2):
 def _monte_carlo_work(system, X, dep, q, n, rng, policy):
     """Sample jobs and apply the policy's definition: the processing time spent in
     each pool (ZRed: the one copy's run; FRed: both copies until the first ends)."""
-    from straggler.dependence import sample_replicas, sampler_args
+    from straggler.model.dependence import sample_replicas, sampler_args
 
     args = sampler_args(dep, X)
     out = np.empty(2)

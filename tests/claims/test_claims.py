@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from straggler import claims
-from straggler.claims import FAILS, HOLDS, NOT_TESTED, check_claims, claims_for
-from straggler.claims.data import difference
+from straggler.decide import claims
+from straggler.decide.claims import FAILS, HOLDS, NOT_TESTED, check_claims, claims_for
+from straggler.decide.claims.data import difference
 
 ROOT = Path(__file__).resolve().parents[2]
 PAPER_STUDIES = [

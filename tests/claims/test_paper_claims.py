@@ -15,7 +15,7 @@ import pytest
 import xarray as xr
 from runs import snakemake
 
-from straggler.claims import FAILS, HOLDS, NOT_TESTED, check_claims
+from straggler.decide.claims import FAILS, HOLDS, NOT_TESTED, check_claims
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,14 +12,14 @@ import pytest
 import yaml
 
 from straggler import cli
-from straggler.cell_build import build_model
-from straggler.config import ConfigError, dump_config, load_config, resolve_config
-from straggler.distributions import ByType, Empirical, from_spec
-from straggler.distributions.base import ParameterError
-from straggler.distributions.data_files import content_digest
-from straggler.evaluate import store_key
-from straggler.grid import build_grid, result_spec
-from straggler.provenance import data_file_entries, data_files
+from straggler.model.distributions import ByType, Empirical, from_spec
+from straggler.model.distributions.base import ParameterError
+from straggler.model.distributions.data_files import content_digest
+from straggler.study.cell_build import build_model
+from straggler.study.config import ConfigError, dump_config, load_config, resolve_config
+from straggler.study.evaluate import store_key
+from straggler.study.grid import build_grid, result_spec
+from straggler.study.provenance import data_file_entries, data_files
 
 REPO = Path(__file__).resolve().parents[2]
 TRACE = "config/data/requests_ms.csv"

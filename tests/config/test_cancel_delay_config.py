@@ -3,9 +3,9 @@ applies to, and the errors that name the key, the value and what is allowed."""
 
 import pytest
 
-from straggler.cell_build import build_model
-from straggler.config import ConfigError, resolve_config
-from straggler.grid import build_grid, workload_id
+from straggler.study.cell_build import build_model
+from straggler.study.config import ConfigError, resolve_config
+from straggler.study.grid import build_grid, workload_id
 
 
 def _raw(**over):

@@ -1,4 +1,4 @@
-"""straggler.config: schema, defaults, normalisation and every refused value (the config contract)."""
+"""straggler.study.config: schema, defaults, normalisation and every refused value (the config contract)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from straggler import config as C
-from straggler.config import ConfigError, apply_override, dump_config, load_config, resolve_config
-from straggler.policies import POLICIES, all_policy_names
+from straggler.model.policies import POLICIES, all_policy_names
+from straggler.study import config as C
+from straggler.study.config import ConfigError, apply_override, dump_config, load_config, resolve_config
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -206,8 +206,8 @@ def test_odd_n_fine_on_homogeneous_system_and_with_pools():
 
 
 def test_one_pool_is_one_queue_of_n_servers():
-    from straggler.cell_build import build_model
-    from straggler.grid import build_grid, central_queues
+    from straggler.study.cell_build import build_model
+    from straggler.study.grid import build_grid, central_queues
 
     raw = minimal()
     raw["grid"].update(r_slow=[1.0], N=[10, 7])
@@ -721,7 +721,7 @@ def test_dump_round_trip(tmp_path, resolved):
 
 def test_the_workflow_s_schema_file_is_the_generated_schema():
     """workflow/schemas/config.schema.yaml is `straggler schema`'s output, read back as the schema."""
-    from straggler.config.schema import SCHEMA_FILE, schema_text
+    from straggler.study.config.schema import SCHEMA_FILE, schema_text
 
     text = (REPO / SCHEMA_FILE).read_text(encoding="utf-8")
     assert text == schema_text(), "regenerate it: straggler schema > " + SCHEMA_FILE
@@ -730,7 +730,7 @@ def test_the_workflow_s_schema_file_is_the_generated_schema():
 
 def test_the_schema_s_defaults_are_the_typed_config_s():
     """A section built from nothing but its dataclass defaults is what the schema fills in."""
-    from straggler.config import resolved as R
+    from straggler.study.config import resolved as R
 
     filled = resolve_config(minimal())
     assert R.SystemConfig() == filled.system
@@ -760,7 +760,7 @@ def test_schema_policies_match_policy_table():
 
 
 def test_schema_families_match_distributions():
-    from straggler import distributions
+    from straggler.model import distributions
 
     assert sorted(C.family_parameters()) == sorted(distributions.FAMILIES)
     for family, params in C.family_parameters().items():
@@ -852,10 +852,10 @@ def test_a_typed_override_is_the_dict_round_trip_it_replaces(study):
     # apply_override replaces one section of the typed config; it must give what setting
     # the value in the resolved dict and building the config again gave, key order included
     # (the dataset's config text and the hashes are made from to_dict)
-    from straggler.config.axes import applied, axes_of, axis_of
-    from straggler.config.keys import SYSTEM_AXES
-    from straggler.config.resolved import ResolvedConfig
-    from straggler.grid import build_grid
+    from straggler.study.config.axes import applied, axes_of, axis_of
+    from straggler.study.config.keys import SYSTEM_AXES
+    from straggler.study.config.resolved import ResolvedConfig
+    from straggler.study.grid import build_grid
 
     path = REPO / "config" / ("config.yaml" if study == "config" else f"studies/{study}.yaml")
     resolved = resolve_config(load_config(path))
@@ -881,8 +881,8 @@ def test_the_resolved_sections_are_the_schema_s_keys():
     in the order of the resolved dict: the same keys, so the two cannot drift apart."""
     from dataclasses import fields
 
-    from straggler.config import resolved as R
-    from straggler.config.resolved import KEY_ORDER
+    from straggler.study.config import resolved as R
+    from straggler.study.config.resolved import KEY_ORDER
 
     top = C.schema()["properties"]
     assert [f.name for f in fields(R.ResolvedConfig)] == [k for k in KEY_ORDER if k != "scales"]

@@ -1,6 +1,6 @@
 """Hostile configs: each is refused before any work, in one line naming the key (its full
 path), the value and what is allowed, by ``straggler check-config`` and by the Snakefile
-(straggler.config.limits, straggler.config.loader, the schema's maxima)."""
+(straggler.study.config.limits, straggler.study.config.loader, the schema's maxima)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import yaml
 from runs import snakemake
 
 from straggler import cli
-from straggler.config import ConfigError, load_config, resolve_config, schema
-from straggler.config import limits as L
+from straggler.study.config import ConfigError, load_config, resolve_config, schema
+from straggler.study.config import limits as L
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -236,7 +236,7 @@ def test_the_grid_of_10_7_points_is_refused_from_its_axis_lengths_before_it_is_w
     def walked(cfg):
         raise AssertionError("the schema walked a grid that its axis lengths already refuse")
 
-    monkeypatch.setattr("straggler.config.schema_errors", walked)
+    monkeypatch.setattr("straggler.study.config.schema_errors", walked)
     with pytest.raises(ConfigError) as info:
         resolve_config(raw)
     (line,) = info.value.errors
@@ -277,7 +277,7 @@ def test_the_schema_states_the_limits():
 
 
 def test_the_longest_shipped_cell_id_is_far_from_the_limit():
-    from straggler.grid import build_grid
+    from straggler.study.grid import build_grid
 
     studies = [ROOT / "config" / "config.yaml", *sorted((ROOT / "config" / "studies").glob("*.yaml"))]
     longest = max(len(cid.encode()) for f in studies for cid in build_grid(resolve_config(load_config(f))).cells)

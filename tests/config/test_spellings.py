@@ -11,7 +11,8 @@ import pytest
 import yaml
 
 from straggler import cli
-from straggler.config import (
+from straggler.common.sources import model_hash
+from straggler.study.config import (
     ConfigError,
     dump_config,
     load_config,
@@ -20,9 +21,8 @@ from straggler.config import (
     resolve_config,
     resolve_config_cached,
 )
-from straggler.grid import build_grid
-from straggler.sources import model_hash
-from straggler.workunits import cell_key
+from straggler.study.grid import build_grid
+from straggler.study.workunits import cell_key
 
 DEFAULT = Path(__file__).resolve().parents[2] / "config" / "config.yaml"
 BASE = {

@@ -1,4 +1,4 @@
-"""Replica dependence models and their two-replica functionals (straggler.dependence).
+"""Replica dependence models and their two-replica functionals (straggler.model.dependence).
 
 - every Pair method against Monte Carlo from the numba joint sampler
   (within 4 estimated standard errors, fixed seeds);
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from straggler import dependence as dm
-from straggler import distributions as dd
-from straggler.dependence import IID, SX, Identical, from_spec, pair, sample_jobs
+from straggler.model import dependence as dm
+from straggler.model import distributions as dd
+from straggler.model.dependence import IID, SX, Identical, from_spec, pair, sample_jobs
 
 N_MC = 200_000
 N_SE = 4.0
@@ -476,8 +476,8 @@ def test_iid_k_on_a_trace_is_the_double_sum_over_its_atoms(monkeypatch, a, b, m,
     atoms and the pieces between them matter."""
     from pathlib import Path
 
-    from straggler.dependence import iid
-    from straggler.distributions import Empirical
+    from straggler.model.dependence import iid
+    from straggler.model.distributions import Empirical
 
     trace = Empirical(str(Path(__file__).parents[1] / "data" / "request_ms.csv"), "duration_ms")
     assert len(trace.point_masses()) > 100
@@ -491,8 +491,8 @@ def test_iid_k_on_a_trace_is_the_double_sum_over_its_atoms(monkeypatch, a, b, m,
 def test_iid_k_on_a_quantile_table_is_the_quadrature():
     """A continuous tabulated law: the sum over its knots against the adaptive quadrature
     (its own tolerance, 1e-10)."""
-    from straggler.dependence import iid
-    from straggler.distributions import Quantiles
+    from straggler.model.dependence import iid
+    from straggler.model.distributions import Quantiles
 
     law = Quantiles({0: 5.0, 0.5: 30.0, 0.9: 80.0, 0.99: 250.0, 1: 400.0})
     for a, b, m, y in [(1.0, 2.0, 1, 0.0), (2.0, 1.0, 2, 25.0), (1.0, 1.0, 1, 100.0)]:
@@ -515,7 +515,7 @@ def test_sample_jobs_of_a_law_per_type_draws_each_job_from_its_own_type():
     """iid replicas of a type-j job are copies of X_j, not of the mixture: E[min of 2]
     is sum_j p_j E[min of 2 X_j] = 0.7998 (the mixture's own: 0.7455), within 5
     standard errors of 4e5 jobs."""
-    from straggler.distributions import ByType
+    from straggler.model.distributions import ByType
 
     a = dd.from_spec({"family": "quantiles", "quantiles": {0: 0.1, 0.5: 0.6, 0.9: 2.0, 1: 5.0}})
     b = dd.from_spec({"family": "discrete", "values": [1.0, 3.0], "p": [0.7, 0.3]})

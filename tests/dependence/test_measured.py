@@ -1,5 +1,5 @@
 """``straggler fit --pairs``: the dependence of a request's copies measured from paired
-durations (straggler.dependence.measured): the mixture's c found within its interval, the
+durations (straggler.model.dependence.measured): the mixture's c found within its interval, the
 exact ends (independent, identical), the tail dependence the mixture implies, the files
 read and the bad ones refused in one line."""
 
@@ -13,7 +13,14 @@ import yaml
 from scipy import stats
 
 from straggler.cli import main
-from straggler.dependence.measured import MIN_PAIRS, PairsError, RankedColumn, measure, read_pairs, weighted_statistics
+from straggler.model.dependence.measured import (
+    MIN_PAIRS,
+    PairsError,
+    RankedColumn,
+    measure,
+    read_pairs,
+    weighted_statistics,
+)
 
 
 def mixture_pairs(n: int, c: float, seed: int) -> np.ndarray:
@@ -196,7 +203,7 @@ def test_the_intervals_cover_as_often_as_they_claim(ci_scale):
 def test_the_workload_guide_states_the_module_s_constants():
     from pathlib import Path
 
-    from straggler.dependence.measured import CONFIDENCE, RESAMPLES, TAIL_LEVEL, TAIL_PAIRS
+    from straggler.model.dependence.measured import CONFIDENCE, RESAMPLES, TAIL_LEVEL, TAIL_PAIRS
 
     page = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "workload.md").read_text()
     section = " ".join(page.split("## 7. How alike a request's copies are")[1].split("\n## ")[0].split())

@@ -20,11 +20,11 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from straggler import dependence as dm
-from straggler import distributions as dd
-from straggler.config import resolve_config
-from straggler.evaluate import evaluate_cell
-from straggler.grid import build_grid, workload_id
+from straggler.model import dependence as dm
+from straggler.model import distributions as dd
+from straggler.study.config import resolve_config
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid, workload_id
 
 TRACE = str(Path(__file__).parents[1] / "data" / "request_ms.csv")
 
@@ -62,7 +62,7 @@ def test_smallest_copy_moments_are_the_mixture(c):
     m1, m2 = _min_moments(X, c, 3)
     dep = dm.Mixture(c)
     assert dm.mean_min_replicas(X, dep, 3) == pytest.approx(m1, rel=1e-9)
-    from straggler.analysis.order_statistics import replica_min_moment
+    from straggler.engines.analysis.order_statistics import replica_min_moment
 
     assert replica_min_moment(X, dep, 3, 2) == pytest.approx(m2, rel=1e-9)
 

@@ -1,4 +1,4 @@
-"""Tests of straggler.distributions: closed forms against the base-class
+"""Tests of straggler.model.distributions: closed forms against the base-class
 quadrature, against Monte Carlo from the numba sampler, scaling, config round
 trips, validation and tail classes."""
 
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import straggler.distributions as D
-from straggler.distributions import (
+import straggler.model.distributions as D
+from straggler.model.distributions import (
     FAMILIES,
     PARAMETERS,
     BoundedPareto,
@@ -670,7 +670,7 @@ def test_import_is_cheap_no_scipy():
     # numba itself imports the top-level scipy package (~10 ms); the costly
     # subpackages must stay out until a quadrature or special function is needed
     code = (
-        "import sys, straggler.distributions as d; d.Exponential(1).mean_min(2); d.Pareto(1, 2).mean_min_of(2);"
+        "import sys, straggler.model.distributions as d; d.Exponential(1).mean_min(2); d.Pareto(1, 2).mean_min_of(2);"
         "print(sorted(m for m in sys.modules if m.split('.')[:2] in "
         "(['scipy', 'integrate'], ['scipy', 'special'], ['scipy', 'stats'])))"
     )
@@ -759,7 +759,7 @@ def test_discrete_draws_by_binary_search_pick_what_a_scan_of_the_probabilities_p
     # the sampler searches the cumulative sums; the scan it replaced summed the p_i as it
     # went: the same index for every u, at and around each cumulative sum too
     # (and the guide table the sampler now starts from picks it too)
-    from straggler.distributions.sampling import pick_component, pick_cumulative, pick_guided
+    from straggler.model.distributions.sampling import pick_component, pick_cumulative, pick_guided
 
     rng = np.random.default_rng(8)
     for n in (1, 2, 3, 7, 64, 999):
@@ -800,7 +800,7 @@ def _guide_laws() -> dict[str, Discrete]:
 
 def _raw_guided_params(masses) -> np.ndarray:
     """The discrete layout over probabilities as given, zeros kept (ties among the c_i)."""
-    from straggler.distributions.bounded import discrete_guide_table
+    from straggler.model.distributions.bounded import discrete_guide_table
 
     cumulative, acc = [], 0.0
     for q in masses:
@@ -830,7 +830,7 @@ def _adversarial_uniforms(params: np.ndarray) -> np.ndarray:
 def _indices_by_guide_and_by_binary_search(params, us):
     import numba
 
-    from straggler.distributions.sampling import pick_cumulative, pick_guided
+    from straggler.model.distributions.sampling import pick_cumulative, pick_guided
 
     @numba.njit
     def both(params, us):
@@ -883,7 +883,7 @@ def test_discrete_guide_table_is_exact_at_its_boundaries():
     """g_j is the first i with c_i > (j - 1) / m in exact arithmetic (n - 1 if none), g_0 = 0."""
     from fractions import Fraction
 
-    from straggler.distributions.bounded import discrete_guide_table
+    from straggler.model.distributions.bounded import discrete_guide_table
 
     for law in _guide_laws().values():
         params = law.sampler_params()
@@ -920,7 +920,7 @@ def _old_rule_draws(law: Discrete, n_draws: int, seed: int) -> np.ndarray:
 def test_discrete_sample_many_draws_what_the_binary_search_drew(name):
     """sample_many and the kernels' block refill draw, for a fixed seed, the same array as
     the binary search did (bit for bit: the shipped results do not move)."""
-    from straggler.simulation.streams import refill_family
+    from straggler.engines.simulation.streams import refill_family
 
     law = _guide_laws()[name]
     want = _old_rule_draws(law, 200_000, 31)

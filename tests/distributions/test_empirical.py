@@ -22,19 +22,19 @@ import numpy as np
 import pytest
 
 import straggler
-import straggler.distributions as D
-from straggler.cell_build import build_model
-from straggler.config import ConfigError, resolve_config
-from straggler.distributions import Discrete, Empirical, from_spec, sample_many
-from straggler.distributions.base import ParameterError
-from straggler.distributions.codes import DISCRETE_CODE
-from straggler.distributions.data_files import content_digest, read_sample
-from straggler.evaluate import evaluate_cell, store_key
-from straggler.grid import build_grid, result_spec
+import straggler.model.distributions as D
+from straggler.model.distributions import Discrete, Empirical, from_spec, sample_many
+from straggler.model.distributions.base import ParameterError
+from straggler.model.distributions.codes import DISCRETE_CODE
+from straggler.model.distributions.data_files import content_digest, read_sample
+from straggler.study.cell_build import build_model
+from straggler.study.config import ConfigError, resolve_config
+from straggler.study.evaluate import evaluate_cell, store_key
+from straggler.study.grid import build_grid, result_spec
 
 VALUES = [3.0, 1.5, 0.25, 1.5, 7.0, 2.0]
 # the module (the package's name ``schema`` is its function)
-config_schema = importlib.import_module("straggler.config.schema")
+config_schema = importlib.import_module("straggler.study.config.schema")
 
 
 @pytest.fixture
@@ -187,7 +187,7 @@ def _outcome(read):
 def test_the_c_reader_reads_what_the_line_parser_reads(tmp_path, name, content, column, in_c):
     """The fast path through numpy's reader gives the values the line-by-line parser gives,
     or declines, and the error is the line parser's, line and value named."""
-    from straggler.distributions.data_files import values_by_line, values_in_c
+    from straggler.model.distributions.data_files import values_by_line, values_in_c
 
     path = tmp_path / name
     data = content if isinstance(content, bytes) else content.encode()
@@ -232,7 +232,7 @@ def test_decimal_strings_read_in_c_are_the_doubles_float_gives(tmp_path):
         path = tmp_path / f"decimals{suffix}"
         path.write_text(body)
         column = "size" if suffix == ".csv" else None
-        from straggler.distributions.data_files import values_in_c
+        from straggler.model.distributions.data_files import values_in_c
 
         assert values_in_c(path.read_bytes(), suffix, str(path), column) is not None
         assert read_sample(str(path), column).tolist() == expected
@@ -310,7 +310,7 @@ def test_the_file_content_is_in_the_cell_identity(files, tmp_path):
     assert result_spec(again, cell) != spec
     assert store_key(again, cell, {"alpha": None, "tau": None, "keep": None}) != key
     # the dataset's provenance names the file by its content
-    from straggler.provenance import data_files
+    from straggler.study.provenance import data_files
 
     assert data_files(again) == f"trace: {path} ({content_digest(str(path))}, 3 values)"
     # a cell planned before the change refuses the new content rather than mix the two
@@ -551,8 +551,8 @@ def test_bootstrap_is_an_axis_of_resamples_that_a_larger_b_extends(files):
 _READ_IN_A_FRESH_PROCESS = """
 import json, resource, sys
 import numpy as np
-from straggler.distributions import from_spec
-from straggler.distributions.data_files import sorted_sample
+from straggler.model.distributions import from_spec
+from straggler.model.distributions.data_files import sorted_sample
 path, out = sys.argv[1], sys.argv[2]
 
 

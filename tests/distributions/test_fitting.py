@@ -11,9 +11,8 @@ import yaml
 from scipy import stats
 
 from straggler.cli import main
-from straggler.config import resolve_config
-from straggler.distributions import Exponential, Lognormal, sample_many
-from straggler.distributions.fitting import (
+from straggler.model.distributions import Exponential, Lognormal, sample_many
+from straggler.model.distributions.fitting import (
     describe,
     fit_bounded_pareto,
     fit_families,
@@ -25,6 +24,7 @@ from straggler.distributions.fitting import (
     ks_distance,
     wasserstein_distance,
 )
+from straggler.study.config import resolve_config
 
 
 def draws(law, n, seed):

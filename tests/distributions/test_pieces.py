@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from straggler.analysis.order_statistics import order_statistic_moment
-from straggler.analysis.replica_bounds import mean_sum_smallest
-from straggler.distributions import Discrete, Distribution, Empirical, Quantiles, sample_many
+from straggler.engines.analysis.order_statistics import order_statistic_moment
+from straggler.engines.analysis.replica_bounds import mean_sum_smallest
+from straggler.model.distributions import Discrete, Distribution, Empirical, Quantiles, sample_many
 
 SAMPLE = [0.5, 1.5, 1.5, 2.0, 9.0]  # a tie: an atom of the interpolated law
 TABLE = {0: 0.1, 0.5: 1.0, 0.9: 4.0, 0.99: 12.0, 1: 40.0}
@@ -168,8 +168,8 @@ def test_the_load_ratio_over_a_grid_of_timeouts_is_the_pointwise_one(sample_file
     """The speculation paper's L(tau) for a whole grid at once (prefix sums over the
     pieces) against L at each tau, with identical and i.i.d. replicas; for a sample the
     optimal timeout is the best atom, as evaluating L at every value of the sample says."""
-    from straggler.analysis import speculation
-    from straggler.dependence import IID, Identical
+    from straggler.engines.analysis import speculation
+    from straggler.model.dependence import IID, Identical
 
     law = {
         "sample": lambda: Empirical(sample_file),

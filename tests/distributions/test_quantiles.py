@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from straggler.config import ConfigError, resolve_config
-from straggler.distributions import Distribution, ParameterError, Quantiles, from_spec, sample_many
-from straggler.evaluate import evaluate_cell
-from straggler.grid import build_grid
+from straggler.model.distributions import Distribution, ParameterError, Quantiles, from_spec, sample_many
+from straggler.study.config import ConfigError, resolve_config
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid
 
 TABLE = {0: 0.1, 0.5: 1.0, 0.9: 4.0, 0.99: 12.0, 1: 40.0}
 PS = [0.0, 0.5, 0.9, 0.99, 1.0]

@@ -15,10 +15,10 @@ from matplotlib.collections import PathCollection  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 from synthetic import crowded_question, study  # noqa: E402
 
-from straggler import figures  # noqa: E402
-from straggler.catalog import figure_names  # noqa: E402
-from straggler.decision import answer, constraints, decision_table  # noqa: E402
-from straggler.figures.decision import SLO_STYLE, deciding_load, panel_points  # noqa: E402
+from straggler.decide.decision import answer, constraints, decision_table  # noqa: E402
+from straggler.outputs import figures  # noqa: E402
+from straggler.outputs.catalog import figure_names  # noqa: E402
+from straggler.outputs.figures.decision import SLO_STYLE, deciding_load, panel_points  # noqa: E402
 
 DECISION = "decision: {slo: {quantile: 0.99, target: 6}, budget: {extra_load: 0.4}}\n"
 
@@ -102,7 +102,7 @@ def test_the_budget_and_the_slo_are_lines_at_their_values(one_setting):
 
 def test_points_are_the_contenders_and_the_answer_is_ringed(one_setting):
     """A point per contender but the oracle KT at its extra load and P99 (CIs as bars);
-    the ring sits on the answer of :func:`straggler.decision.answer`."""
+    the ring sits on the answer of :func:`straggler.decide.decision.answer`."""
     table = decision_table(one_setting)
     index = (0,) * len(table.dims)
     points, left_out = panel_points(table, "tail", (*index, 0))
@@ -198,7 +198,7 @@ def test_many_settings_get_a_panel_each_at_the_load_that_decides():
 
 
 def test_deciding_load_prefers_the_highest_load_with_an_answer():
-    from straggler.figures.decision import Panel, Point
+    from straggler.outputs.figures.decision import Panel, Point
 
     point = Point("CoC", "CoC", 0, 0, 0, 1, 1, 1)
     panels = [
@@ -214,7 +214,7 @@ def test_deciding_load_prefers_the_highest_load_with_an_answer():
 
 def test_drawing_it_imports_no_numba():
     """The figure's own imports pull no numba (a paired comparison of replications,
-    :func:`straggler.winners.beats`, is not the figure's)."""
+    :func:`straggler.decide.winners.beats`, is not the figure's)."""
     import subprocess
     import sys
     from pathlib import Path
@@ -227,7 +227,7 @@ from synthetic import study
 ds = study(policies=("ZRed", "CoC"), distributions=("exp",), dependences=("iid",), r_slow=(1.0,))
 ds.attrs["config"] += "decision: {{budget: {{extra_load: 0.5}}}}\\n"
 ds["size_mean"] = ds["lambda_max"] * 0 + 1.0
-from straggler.figures import make_figure
+from straggler.outputs.figures import make_figure
 make_figure(ds, "decision")
 assert "numba" not in sys.modules, [m for m in sys.modules if m.startswith("numba")][:3]
 """
@@ -289,7 +289,7 @@ def test_contenders_that_need_the_servers_are_hollow(crowded):
     servers (hollow: a white face), and the legend says which is which."""
     from matplotlib.colors import to_rgba
 
-    from straggler.deploy import is_deployable
+    from straggler.decide.deploy import is_deployable
 
     fig = figures.decision_figure(crowded)
     ax = axes_with_points(fig)[0]

@@ -12,8 +12,8 @@ import xarray as xr  # noqa: E402
 from matplotlib.colors import to_rgb  # noqa: E402
 from synthetic import study  # noqa: E402
 
-from straggler import figures  # noqa: E402
-from straggler.policies import POLICIES  # noqa: E402
+from straggler.model.policies import POLICIES  # noqa: E402
+from straggler.outputs import figures  # noqa: E402
 
 
 def test_every_canonical_policy_has_its_own_colour_and_marker():
@@ -30,7 +30,7 @@ def test_every_canonical_policy_has_its_own_colour_and_marker():
 
 def test_a_registry_past_the_twelve_markers_still_styles_every_policy():
     # a 13th policy once fell off the end of the markers and got no style at all
-    from straggler.figures.style import styles_for
+    from straggler.outputs.figures.style import styles_for
 
     names = tuple(f"P{i}" for i in range(36))
     style = styles_for(names)
@@ -305,17 +305,17 @@ def test_every_figure_kind_is_drawn_captioned_and_placed():
     import importlib
     from pathlib import Path
 
-    from straggler.catalog import FIGURE_KINDS
-    from straggler.report import SECTIONS
+    from straggler.outputs.catalog import FIGURE_KINDS
+    from straggler.outputs.report import SECTIONS
 
     root = Path(__file__).resolve().parents[2]
     rst = root / "workflow" / "report" / "figures"
     # a section of report.html, or a place its template puts figures (the decision
     # figures sit under the answer, in the summary)
-    template = (root / "src" / "straggler" / "templates" / "report.html.j2").read_text()
+    template = (root / "src" / "straggler" / "outputs" / "templates" / "report.html.j2").read_text()
     for kind in FIGURE_KINDS:
         module, function = kind.draw.split(":")
-        assert callable(getattr(importlib.import_module(f"straggler.figures.{module}"), function)), kind.name
+        assert callable(getattr(importlib.import_module(f"straggler.outputs.figures.{module}"), function)), kind.name
         assert kind.section in SECTIONS or f"figures.{kind.section})" in template, kind.name
         assert kind.caption, kind.name
         assert (rst / f"{kind.family}.rst").is_file(), kind.name
@@ -325,7 +325,7 @@ def test_every_figure_kind_is_drawn_captioned_and_placed():
 def test_cost_against_a_swept_parameter_is_the_extra_load_with_bars_down_to_minus_one():
     """``cost_vs_<axis>`` draws E[C]/E[X] - 1, what a budget counts; a copy cancelled
     early can make it negative (down to -1, no server time), and its CI bar reaches below 0."""
-    from straggler.figures.against_axis import against_axis_figure
+    from straggler.outputs.figures.against_axis import against_axis_figure
 
     ds = study(policies=("ZRed", "CoC"), r_slow=(1.0,), extra={"cancel_delay": [0.0, 0.1]})
     ds["size_mean"] = xr.full_like(ds["lambda_max"], 2.0)

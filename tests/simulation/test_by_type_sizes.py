@@ -2,7 +2,7 @@
 
 A by_type law's size streams hold uniforms (SIZES, and SLOWDOWNS under iid); every
 engine turns the value it reads into the job's size with its type's quantile function
-(:func:`straggler.distributions.sampling.size_of_type`) once the type is known, and
+(:func:`straggler.model.distributions.sampling.size_of_type`) once the type is known, and
 multiplies by a slowdown S (sx) only after. The checks: the kernel function is each
 type's quantile function; a type-j job's size in a simulation is type j's quantile at
 its uniform of the SIZES stream (exactly, on the fast path); and the fast path, the
@@ -13,15 +13,15 @@ each dependence (two pools, r_slow < 1, so the types' speeds differ too).
 import numpy as np
 import pytest
 
-from straggler import distributions as D
-from straggler.dependence import SX
-from straggler.distributions import ByType, from_spec
-from straggler.distributions.sampling import size_of_type
-from straggler.simulation import encode as E
-from straggler.simulation import encode_model, events, fast, run_replication
-from straggler.simulation.engines import supports
-from straggler.simulation.reference import make_model, simulate_reference
-from straggler.simulation.streams import ARRIVALS, SIZES, SLOWDOWNS, replication_streams
+from straggler.engines.simulation import encode as E
+from straggler.engines.simulation import encode_model, events, fast, run_replication
+from straggler.engines.simulation.engines import supports
+from straggler.engines.simulation.reference import make_model, simulate_reference
+from straggler.engines.simulation.streams import ARRIVALS, SIZES, SLOWDOWNS, replication_streams
+from straggler.model import distributions as D
+from straggler.model.dependence import SX
+from straggler.model.distributions import ByType, from_spec
+from straggler.model.distributions.sampling import size_of_type
 
 QUANTILES = {0: 0.1, 0.5: 0.6, 0.9: 2.0, 1: 5.0}
 A = from_spec({"family": "quantiles", "quantiles": QUANTILES})

@@ -28,10 +28,10 @@ import functools
 import numpy as np
 import pytest
 
-from straggler.analysis.cell import analyze
-from straggler.distributions import ByType, from_spec
-from straggler.simulation import simulate
-from straggler.simulation.reference import make_model
+from straggler.engines.analysis.cell import analyze
+from straggler.engines.simulation import simulate
+from straggler.engines.simulation.reference import make_model
+from straggler.model.distributions import ByType, from_spec
 
 pytestmark = pytest.mark.slow
 

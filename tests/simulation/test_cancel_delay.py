@@ -3,7 +3,7 @@ its server that much longer and its cost counts it; a waiting one is dropped at 
 
 * the fast path against the event-driven reference, job by job, with a delay, for
   every FCFS policy the fast path runs (both read the streams of
-  ``straggler.simulation.streams``; the reference implements the delay literally,
+  ``straggler.engines.simulation.streams``; the reference implements the delay literally,
   as a cancelled copy that stays on its server);
 * the fast path against an independent recursion written here (plain Python and
   numpy, its own generator): CoC with d = 2 on N = 10 FCFS servers;
@@ -17,15 +17,15 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from straggler import distributions as D
-from straggler.dependence import SX
-from straggler.engines import BY_NAME
-from straggler.policies import POLICIES
-from straggler.simulation import encode as E
-from straggler.simulation import encode_model, fast, run_replication, simulate
-from straggler.simulation import statistics as S
-from straggler.simulation.reference import ReferenceSimulator, make_model
-from straggler.simulation.streams import replication_streams
+from straggler.engines.registry import BY_NAME
+from straggler.engines.simulation import encode as E
+from straggler.engines.simulation import encode_model, fast, run_replication, simulate
+from straggler.engines.simulation import statistics as S
+from straggler.engines.simulation.reference import ReferenceSimulator, make_model
+from straggler.engines.simulation.streams import replication_streams
+from straggler.model import distributions as D
+from straggler.model.dependence import SX
+from straggler.model.policies import POLICIES
 
 H2 = D.Hyperexponential(p=(0.8, 0.2), rates=(2.0, 0.4))
 SX_EXP = SX(D.Exponential(1.0))
@@ -324,8 +324,8 @@ EVENT_CASES = {
 
 @pytest.mark.parametrize("name", sorted(EVENT_CASES))
 def test_event_engine_with_a_delay_equals_reference_job_by_job(name):
-    from straggler.simulation import events
-    from straggler.simulation.reference import PSReferenceSimulator
+    from straggler.engines.simulation import events
+    from straggler.engines.simulation.reference import PSReferenceSimulator
 
     case = dict(EVENT_CASES[name])
     discipline = "PS" if name.startswith("ps") else "FCFS"

@@ -6,11 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from straggler import distributions as D
-from straggler.analysis.tails import cost_tail, latency_tail
-from straggler.simulation import statistics as S
-from straggler.simulation.reference import make_model
-from straggler.verdict import ci_reliability, cost_ci_reliability
+from straggler.engines.analysis.tails import cost_tail, latency_tail
+from straggler.engines.simulation import statistics as S
+from straggler.engines.simulation.reference import make_model
+from straggler.model import distributions as D
+from straggler.study.verdict import ci_reliability, cost_ci_reliability
 
 
 def mser_by_hand(y):
@@ -93,9 +93,9 @@ def test_cost_tail_is_the_blocking_replicas_tail(alpha, policy, dependence, infi
 def test_a_cells_dataset_carries_ci_reliable_with_its_reason():
     """A heavy-tailed ZRed cell (Pareto 2.2, FCFS) is unreliable at every stable load, with
     the reason (its E[C] is reliable: Var X is finite); an exponential one is reliable."""
-    from straggler.config import resolve_config
-    from straggler.evaluate import evaluate_cell
-    from straggler.grid import build_grid
+    from straggler.study.config import resolve_config
+    from straggler.study.evaluate import evaluate_cell
+    from straggler.study.grid import build_grid
 
     resolved = resolve_config(
         {
@@ -126,10 +126,10 @@ def test_a_cells_dataset_carries_ci_reliable_with_its_reason():
 def test_a_central_queue_of_two_servers_is_judged_load_by_load():
     """ZRed on one central queue of 2 servers, Pareto 1.8 sizes (M/G/2): at R = 0.6 a long
     wait needs both servers held, E[T] is finite and its variance is not; at R = 1.4 one
-    big job overloads the other server and E[T] = inf (:mod:`straggler.analysis.tails`)."""
-    from straggler.config import resolve_config
-    from straggler.evaluate import evaluate_cell
-    from straggler.grid import build_grid
+    big job overloads the other server and E[T] = inf (:mod:`straggler.engines.analysis.tails`)."""
+    from straggler.study.config import resolve_config
+    from straggler.study.evaluate import evaluate_cell
+    from straggler.study.grid import build_grid
 
     resolved = resolve_config(
         {

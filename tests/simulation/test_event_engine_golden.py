@@ -1,6 +1,6 @@
 """The event engine's numbers, bit for bit, on fixed seeds: its accumulators, batch
 means, histograms and per-job trace on Hedge (d = 2, 3) and Rep, on the bench's
-heavy-tailed trace (:func:`straggler.bench.heavy_trace`) and on exponential sizes, on
+heavy-tailed trace (:func:`straggler.engines.bench.heavy_trace`) and on exponential sizes, on
 FCFS and PS servers, with i.i.d. and identical copies (identical copies of a heavy tail
 build queues of thousands), central queues and a cancellation delay.
 
@@ -19,11 +19,11 @@ import hashlib
 import numpy as np
 import pytest
 
-from straggler import bench
-from straggler.distributions import Exponential
-from straggler.policies.hedging import hedge_delay
-from straggler.simulation import encode_model, events, run_replication
-from straggler.simulation.reference import make_model
+from straggler.engines import bench
+from straggler.engines.simulation import encode_model, events, run_replication
+from straggler.engines.simulation.reference import make_model
+from straggler.model.distributions import Exponential
+from straggler.model.policies.hedging import hedge_delay
 
 JOBS = 20_000
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats as st
 
-from straggler.kernel_cache import kernel
-from straggler.simulation import encode_model, run_replication
-from straggler.simulation import events as E
-from straggler.simulation import statistics as S
-from straggler.simulation.reference import make_model
+from straggler.common.kernel_cache import kernel
+from straggler.engines.simulation import encode_model, run_replication
+from straggler.engines.simulation import events as E
+from straggler.engines.simulation import statistics as S
+from straggler.engines.simulation.reference import make_model
 
 
 @E.event_part

@@ -12,9 +12,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from straggler.simulation import encode_model, events, fast, run_replication, simulate
-from straggler.simulation import statistics as S
-from straggler.simulation.reference import make_model
+from straggler.engines.simulation import encode_model, events, fast, run_replication, simulate
+from straggler.engines.simulation import statistics as S
+from straggler.engines.simulation.reference import make_model
 
 REPS = 8
 K = 4.0
@@ -102,7 +102,7 @@ def test_a_zero_budget_never_hedges():
 def test_the_hedge_is_sent_after_the_delay_counted_from_the_arrival():
     # a lone job on idle servers with deterministic size 3 and delay 1: the hedge starts
     # at 1 and ends at 4, so the first copy (ends at 3) wins; the cost is 3 + 2 = 5
-    from straggler import distributions as D
+    from straggler.model import distributions as D
 
     m = _hedge(N=4, load=1e-4, d=2, delay=1.0, size=D.Deterministic(3.0), dependence="identical")
     acc, tr = _one(m, jobs=50, trace=50)
@@ -112,7 +112,7 @@ def test_the_hedge_is_sent_after_the_delay_counted_from_the_arrival():
 
 
 def test_two_pools_send_the_first_hedge_to_the_other_pool():
-    from straggler import distributions as D
+    from straggler.model import distributions as D
 
     # pool 2 is 10 times slower for every job: a hedge there after 1 finishes at 11 > 3
     m = make_model(
@@ -172,7 +172,7 @@ def test_the_cost_grows_with_the_cancellation_delay(discipline):
 def test_a_lone_job_s_cancelled_copy_costs_the_delay():
     # idle servers, identical copies of deterministic size 1 under CoC and iid exponential
     # under Hedge(0): the loser is in service when the winner ends, so it costs the delay
-    from straggler import distributions as D
+    from straggler.model import distributions as D
 
     m = make_model("CoC", 4, [1e-4], d=2, size=D.Exponential(1.0), dependence="iid", two_pools=False)
     a, ta = _one(m, jobs=200, trace=200)

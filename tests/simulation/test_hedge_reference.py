@@ -14,13 +14,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from straggler import distributions as D
-from straggler.dependence import SX
-from straggler.simulation import encode as E
-from straggler.simulation import encode_model, run_replication
-from straggler.simulation import statistics as S
-from straggler.simulation.reference import PSReferenceSimulator, ReferenceSimulator, make_model
-from straggler.simulation.streams import PyStreams, replication_streams
+from straggler.engines.simulation import encode as E
+from straggler.engines.simulation import encode_model, run_replication
+from straggler.engines.simulation import statistics as S
+from straggler.engines.simulation.reference import PSReferenceSimulator, ReferenceSimulator, make_model
+from straggler.engines.simulation.streams import PyStreams, replication_streams
+from straggler.model import distributions as D
+from straggler.model.dependence import SX
 
 SX_EXP = SX(D.Exponential(1.0))
 H2 = D.Hyperexponential(p=(0.8, 0.2), rates=(2.0, 0.4))
@@ -235,7 +235,7 @@ EVENT_CASES = {
 def _events_simulate_hedge():
     """The event engine's kernel, or None while it does not simulate Hedge."""
     try:
-        from straggler.simulation import events
+        from straggler.engines.simulation import events
 
         enc = encode_model(hedge(N=4, load=0.3, d=2, delay=0.1, two_pools=False))
         acc, _ = run_replication(events.run, enc, 1.0, 0, 50, np.random.SeedSequence(0))

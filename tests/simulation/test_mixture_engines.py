@@ -15,14 +15,14 @@ import math
 import numpy as np
 import pytest
 
-from straggler import distributions as D
-from straggler.dependence import IID, Identical, mean_min_replicas, sampler_args
-from straggler.dependence.base import MIXTURE_CODE
-from straggler.dependence.mixture import Mixture
-from straggler.simulation import encode as E
-from straggler.simulation import encode_model, events, fast, run_replication, simulate
-from straggler.simulation.reference import PSReferenceSimulator, ReferenceSimulator, make_model
-from straggler.simulation.streams import COUPLING, N_STREAMS, NAMES, PyStreams, replication_streams
+from straggler.engines.simulation import encode as E
+from straggler.engines.simulation import encode_model, events, fast, run_replication, simulate
+from straggler.engines.simulation.reference import PSReferenceSimulator, ReferenceSimulator, make_model
+from straggler.engines.simulation.streams import COUPLING, N_STREAMS, NAMES, PyStreams, replication_streams
+from straggler.model import distributions as D
+from straggler.model.dependence import IID, Identical, mean_min_replicas, sampler_args
+from straggler.model.dependence.base import MIXTURE_CODE
+from straggler.model.dependence.mixture import Mixture
 
 MIX = Mixture(0.4)
 H2 = D.Hyperexponential(p=(0.8, 0.2), rates=(2.0, 0.4))

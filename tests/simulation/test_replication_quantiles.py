@@ -10,16 +10,16 @@ import pytest
 import xarray as xr
 from scipy import stats
 
-from straggler.config import resolve_config
-from straggler.dataset import CellRecord, aggregate, cell_dataset, read_cell, write_cell
-from straggler.evaluate import evaluate_cell
-from straggler.grid import build_grid
-from straggler.quantiles import QUANTILES
-from straggler.simulation import KnownStability, simulate, simulate_shard
-from straggler.simulation import statistics as S
-from straggler.simulation.reference import make_model
-from straggler.simulation.store import Replications, Store
-from straggler.variables import VARIABLE_BY_NAME
+from straggler.common.quantiles import QUANTILES
+from straggler.engines.simulation import KnownStability, simulate, simulate_shard
+from straggler.engines.simulation import statistics as S
+from straggler.engines.simulation.reference import make_model
+from straggler.engines.simulation.store import Replications, Store
+from straggler.study.config import resolve_config
+from straggler.study.dataset import CellRecord, aggregate, cell_dataset, read_cell, write_cell
+from straggler.study.evaluate import evaluate_cell
+from straggler.study.grid import build_grid
+from straggler.study.variables import VARIABLE_BY_NAME
 
 JOBS, WARMUP, REPS, CONFIDENCE = 4_000, 400, 4, 0.95
 

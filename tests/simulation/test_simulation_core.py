@@ -7,11 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from straggler import distributions as D
-from straggler import policies, two_pools
-from straggler.dependence import SX
-from straggler.distributions import sample_many
-from straggler.simulation import (
+from straggler.engines.simulation import (
     SimulationResult,
     encode_model,
     engine_for,
@@ -19,16 +15,20 @@ from straggler.simulation import (
     replication_seeds,
     simulate,
 )
-from straggler.simulation import encode as E
-from straggler.simulation import statistics as S
-from straggler.simulation.reference import make_model
-from straggler.simulation.streams import (
+from straggler.engines.simulation import encode as E
+from straggler.engines.simulation import statistics as S
+from straggler.engines.simulation.reference import make_model
+from straggler.engines.simulation.streams import (
     PyStreams,
     refill_exponential,
     refill_family,
     refill_uniform,
     replication_streams,
 )
+from straggler.model import distributions as D
+from straggler.model import policies, two_pools
+from straggler.model.dependence import SX
+from straggler.model.distributions import sample_many
 
 FAMILIES = [
     D.Exponential(2.0),
@@ -406,8 +406,8 @@ def test_encode_refuses_an_empty_pool_that_gets_jobs():
 
 _CHILD = """
 import numpy as np
-from straggler.simulation import simulate
-from straggler.simulation.reference import make_model
+from straggler.engines.simulation import simulate
+from straggler.engines.simulation.reference import make_model
 m = make_model("Rer", 4, [0.3, 0.5], r_slow=0.5, params={"tau": 1.0})
 r = simulate(m, np.random.SeedSequence(99, spawn_key=(3,)), 5000, 500, 2, 0.95)
 print(np.concatenate([r.latency_mean, r.latency_quantile.ravel(), r.cost_mean_ci]).tobytes().hex())

@@ -1,4 +1,4 @@
-"""The event-driven engine (straggler.simulation.events) against exact results,
+"""The event-driven engine (straggler.engines.simulation.events) against exact results,
 the analysis and the FCFS fast path.
 
 Statistical checks: fixed seeds, >= 8 replications, tolerance 4 CI half-widths
@@ -10,11 +10,11 @@ import math
 import numpy as np
 import pytest
 
-from straggler import distributions as D
-from straggler.analysis import threshold as th
-from straggler.simulation import encode_model, engine_for, events, fast, run_replication, simulate
-from straggler.simulation.engines import supports
-from straggler.simulation.reference import make_model
+from straggler.engines.analysis import threshold as th
+from straggler.engines.simulation import encode_model, engine_for, events, fast, run_replication, simulate
+from straggler.engines.simulation.engines import supports
+from straggler.engines.simulation.reference import make_model
+from straggler.model import distributions as D
 
 REPS = 8
 K = 4.0  # CI half-widths
@@ -227,7 +227,7 @@ def test_full_redundancy_latency_one_server_per_pool(policy, dep, discipline):
     with service min(X_1/r_1j, X_2/r_2j); FCFS: the threshold paper's Section 6 latency at
     tau = 0, exact there; PS: E[M] / (1 - lam E[M]). analysis.cell's latency_approx
     (kind exact) against the simulation at 30 % and 70 % of the stability bound."""
-    from straggler.analysis.cell import analyze
+    from straggler.engines.analysis.cell import analyze
 
     params = {"tau": 0.0} if policy == "Rep" else {}
     probe = make_model(policy, 2, [0.1], r_slow=0.1, dependence=dep, pools=(1, 1), discipline=discipline, params=params)
@@ -335,7 +335,7 @@ def test_work_done_counts_every_replica_once(policy, discipline):
     """The work the monitor sees (acc A_WORK) is the sum of the jobs' costs once
     every job has completed (warm-up 0: all jobs recorded), killed Rer replicas
     and FJ's early completions included once."""
-    from straggler.simulation import statistics as S
+    from straggler.engines.simulation import statistics as S
 
     params = {"tau": 0.5} if policy == "Rer" else {"k": 2}
     m = make_model(
@@ -360,7 +360,7 @@ def test_monitor_does_not_flag_a_stable_redundancy_ps_system(seed):
     M/M/1 queue (E[T] = 2): these two runs were flagged unstable by the monitor
     that checked two checkpoints (every server holds the same jobs, so the median
     over servers does not smooth); three consecutive ones are required now."""
-    from straggler.simulation import statistics as S
+    from straggler.engines.simulation import statistics as S
 
     m = make_model("CoC", 10, [0.95], d=10, discipline="PS", two_pools=False)
     acc, _ = run_replication(

@@ -1,7 +1,7 @@
 """The fast kernel against the event-driven reference, job by job, on one stream.
 
-Both read the random streams of ``straggler.simulation.streams`` in the order of
-the contract in ``straggler.simulation.fast`` (the kernel in blocks, the
+Both read the random streams of ``straggler.engines.simulation.streams`` in the order of
+the contract in ``straggler.engines.simulation.fast`` (the kernel in blocks, the
 reference one value at a time); their
 dynamics are implemented independently (workload recursion versus explicit
 queues and events), so equal per-job latencies and costs check the recursion of
@@ -11,13 +11,13 @@ every policy.
 import numpy as np
 import pytest
 
-from straggler import distributions as D
-from straggler.dependence import SX
-from straggler.engines import BY_NAME
-from straggler.policies import POLICIES
-from straggler.simulation import encode_model, engine_for, fast, run_replication
-from straggler.simulation.reference import make_model, simulate_reference
-from straggler.simulation.streams import replication_streams
+from straggler.engines.registry import BY_NAME
+from straggler.engines.simulation import encode_model, engine_for, fast, run_replication
+from straggler.engines.simulation.reference import make_model, simulate_reference
+from straggler.engines.simulation.streams import replication_streams
+from straggler.model import distributions as D
+from straggler.model.dependence import SX
+from straggler.model.policies import POLICIES
 
 H2 = D.Hyperexponential(p=(0.8, 0.2), rates=(2.0, 0.4))
 SX_BIMODAL = SX(D.Discrete(values=(1.0, 4.0), p=(0.7, 0.3)))
@@ -150,7 +150,7 @@ def build_ps(case):
 
 @pytest.mark.parametrize("name", sorted(PS_CASES))
 def test_event_engine_ps_equals_reference_job_by_job(name):
-    from straggler.simulation import events
+    from straggler.engines.simulation import events
 
     model, enc = build_ps(PS_CASES[name])
     assert engine_for(model, "events").name == "events"

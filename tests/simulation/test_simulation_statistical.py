@@ -11,14 +11,14 @@ import os
 import numpy as np
 import pytest
 
-from straggler import distributions as D
-from straggler import two_pools
-from straggler.analysis import queues, threshold
-from straggler.analysis.cell import analyze
-from straggler.dependence import SX, pair
-from straggler.simulation import encode_model, fast, monitor_scale, replication_seeds, run_replication, simulate
-from straggler.simulation import statistics as S
-from straggler.simulation.reference import make_model
+from straggler.engines.analysis import queues, threshold
+from straggler.engines.analysis.cell import analyze
+from straggler.engines.simulation import encode_model, fast, monitor_scale, replication_seeds, run_replication, simulate
+from straggler.engines.simulation import statistics as S
+from straggler.engines.simulation.reference import make_model
+from straggler.model import distributions as D
+from straggler.model import two_pools
+from straggler.model.dependence import SX, pair
 
 SCALE = 0.25 if os.environ.get("STRAGGLER_CI") else 1.0
 K = 4.0  # tolerance in CI half-widths
@@ -392,7 +392,7 @@ def test_fork_join_engine_within_the_papers_bounds(X, n, k, load):
     """(n, k) fork-join (FJ, d = N = n, i.i.d. tasks) on the fast path: the mean
     latency lies between Theorem 4's lower and split-merge upper bounds and the
     cost within the cost bounds of section 7.1 (4 CI half-widths of slack)."""
-    from straggler.analysis import forkjoin
+    from straggler.engines.analysis import forkjoin
 
     m = make_model("FJ", n, [load], size=X, d=n, params={"k": k}, two_pools=False)
     res = sim(m, 300_000 * SCALE, 30_000 * SCALE)

@@ -30,9 +30,9 @@ import runs
 import xarray as xr
 import yaml
 
-from straggler.catalog import figure_names, figure_parts
-from straggler.config import resolve_config
-from straggler.grid import build_grid
+from straggler.outputs.catalog import figure_names, figure_parts
+from straggler.study.config import resolve_config
+from straggler.study.grid import build_grid
 
 ROOT = Path(__file__).resolve().parents[2]
 PROFILES = ROOT / "profiles"
@@ -145,17 +145,17 @@ def assert_same(got: xr.Dataset, want: xr.Dataset):
 
 
 def cell_file(workdir: Path, cell: str) -> Path:
-    """cells/<cell id>@<hash of its spec and code>.nc (straggler.workunits)."""
+    """cells/<cell id>@<hash of its spec and code>.nc (straggler.study.workunits)."""
     found = sorted((workdir / "results" / "mini" / "cells").glob(f"{cell}@*.nc"))
     return found[0] if found else workdir / "results" / "mini" / "cells" / f"{cell}@.nc"
 
 
 def batch_of(cell: str):
-    """The work unit (straggler.workunits.Batch) that evaluates ``cell``."""
-    from straggler.config import resolve_config
-    from straggler.grid import build_grid
-    from straggler.sources import model_hash
-    from straggler.workunits import plan
+    """The work unit (straggler.study.workunits.Batch) that evaluates ``cell``."""
+    from straggler.common.sources import model_hash
+    from straggler.study.config import resolve_config
+    from straggler.study.grid import build_grid
+    from straggler.study.workunits import plan
 
     resolved = resolve_config(STUDY)
     p = plan(resolved, build_grid(resolved), model_hash())
@@ -245,7 +245,7 @@ class Killer(threading.Thread):
 
 def test_a_killed_job_fails_the_run_by_cell_and_a_rerun_computes_only_it(slurm, local, tmp_path):
     profile = ["--profile", str(PROFILES / "slurm"), *SLURM_OPTIONS]
-    from straggler.workunits import runtime_minutes
+    from straggler.study.workunits import runtime_minutes
 
     target = CELLS[2]
     batch = batch_of(target)

@@ -6,9 +6,9 @@ import xarray as xr
 import yaml
 from runs import snakemake
 
-from straggler import files
-from straggler.simulation.statistics import new_accumulator
-from straggler.simulation.store import Replications, Store
+from straggler.common import files
+from straggler.engines.simulation.statistics import new_accumulator
+from straggler.engines.simulation.store import Replications, Store
 
 STUDY = {
     "study": "faults",

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from straggler.policies import POLICIES
-from straggler.question import MAX_ANSWER_LINES
+from straggler.decide.question import MAX_ANSWER_LINES
+from straggler.model.policies import POLICIES
 
 pytestmark = pytest.mark.workflow
 

@@ -197,7 +197,7 @@ def test_bad_config_is_refused_before_any_job(tmp_path, path, value, expected):
 
 
 def test_archive_verifies_reruns_and_is_reproducible(tiny_study, tmp_path):
-    from straggler import archive
+    from straggler.outputs import archive
 
     workdir, _ = tiny_study
     first = archive.create("tiny", results_root=workdir / "results", project_root=ROOT, output=tmp_path / "a.tar.gz")
@@ -215,7 +215,7 @@ def test_archive_verifies_reruns_and_is_reproducible(tiny_study, tmp_path):
 def test_verify_reports_an_altered_member(tiny_study, tmp_path):
     import tarfile
 
-    from straggler import archive
+    from straggler.outputs import archive
 
     workdir, _ = tiny_study
     path = archive.create("tiny", results_root=workdir / "results", project_root=ROOT, output=tmp_path / "a.tar.gz")
@@ -238,9 +238,9 @@ def test_verify_reports_an_altered_member(tiny_study, tmp_path):
 def test_every_figure_draws_when_a_case_has_no_values(tiny_study, tmp_path):
     """A panel without a positive value (a case no analysis covers) keeps a linear
     axis instead of failing the log scale (it did for speculation_fig1)."""
-    from straggler.config import resolve_config
-    from straggler.figures import figure_names, write_figures
-    from straggler.grid import build_grid
+    from straggler.outputs.figures import figure_names, write_figures
+    from straggler.study.config import resolve_config
+    from straggler.study.grid import build_grid
 
     _, ds = tiny_study
     ds = ds.copy(deep=True)
@@ -361,10 +361,10 @@ def simulated_study(tmp_path_factory):
 
 
 def test_every_section_and_figure_of_the_report(simulated_study):
-    from straggler.config import load_config, resolve_config
-    from straggler.figures import figure_names
-    from straggler.grid import build_grid
-    from straggler.report import SECTIONS
+    from straggler.outputs.figures import figure_names
+    from straggler.outputs.report import SECTIONS
+    from straggler.study.config import load_config, resolve_config
+    from straggler.study.grid import build_grid
 
     _, out, _ = simulated_study
     resolved = resolve_config(load_config(TINY_SIMULATED))
@@ -388,7 +388,7 @@ def test_every_section_and_figure_of_the_report(simulated_study):
 def test_a_policy_has_the_same_colour_and_marker_in_every_figure_of_a_study(simulated_study):
     import matplotlib.pyplot as plt
 
-    from straggler import figures
+    from straggler.outputs import figures
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "figures"))
     from test_figures import check_policy_styles

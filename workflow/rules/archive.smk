@@ -10,7 +10,7 @@ rule archive:
     log:
         f"{RESULTS}/logs/archive.log",
     run:
-        from straggler.archive import create
+        from straggler.outputs.archive import create
 
         # the code is the Snakefile's project (common.smk, PROJECT), also when --directory runs the study elsewhere
         create(STUDY, project_root=PROJECT, output=output[0], force=True)

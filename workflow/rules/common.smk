@@ -6,15 +6,15 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from straggler.break_even import delay_settings
-from straggler.catalog import figure_names, figure_parts
-from straggler.config import ConfigError, dump_config, read_study_files, resolve_config_cached
-from straggler.files import restore_previous
-from straggler.grid import build_grid, setting_key
-from straggler.grid import settings as grid_settings
-from straggler.sources import figures_hash, model_hash, presentation_hash
-from straggler.workunits import cache_law_facts
-from straggler.workunits import plan, result_config, runtime_minutes, search_hash, search_seconds
+from straggler.decide.break_even import delay_settings
+from straggler.outputs.catalog import figure_names, figure_parts
+from straggler.study.config import ConfigError, dump_config, read_study_files, resolve_config_cached
+from straggler.common.files import restore_previous
+from straggler.study.grid import build_grid, setting_key
+from straggler.study.grid import settings as grid_settings
+from straggler.common.sources import figures_hash, model_hash, presentation_hash
+from straggler.study.workunits import cache_law_facts
+from straggler.study.workunits import plan, result_config, runtime_minutes, search_hash, search_seconds
 
 # The project's folder: the one that holds workflow/ (where the main Snakefile is) and config/.
 # A run elsewhere (snakemake --snakefile .../workflow/Snakefile --directory X) still takes
@@ -70,7 +70,7 @@ for _path, _why in DAMAGED.items():
 MEM_MB = 1000
 PENDING = PLAN.pending(RESULTS, DAMAGED)
 # Answers between the grid's loads (decision.resolution): a search job per setting
-# (straggler.frontier), named by the setting and by what its answers depend on beyond the
+# (straggler.decide.frontier), named by the setting and by what its answers depend on beyond the
 # dataset (the decision section and the code), so a new SLO or resolution searches again.
 SEARCHED = (
     RESOLVED.decision is not None and RESOLVED.decision.resolution is not None and "simulation" in RESOLVED.evaluate
@@ -78,7 +78,7 @@ SEARCHED = (
 SETTINGS = {setting_key(s): s for s in grid_settings(GRID)} if SEARCHED else {}
 SEARCH_HASH = search_hash(RESOLVED, MODEL_HASH) if SEARCHED else ""
 # Break-even cancellation delays (a grid that sweeps cancel_delay and holds ZRed,
-# straggler.break_even): a job per setting without the delay, named like a search.
+# straggler.decide.break_even): a job per setting without the delay, named like a search.
 BREAK_EVEN_SETTINGS = {setting_key(s): s for s in delay_settings(GRID)} if "simulation" in RESOLVED.evaluate else {}
 BREAK_EVEN_HASH = search_hash(RESOLVED, MODEL_HASH) if BREAK_EVEN_SETTINGS else ""
 
@@ -86,7 +86,7 @@ BREAK_EVEN_HASH = search_hash(RESOLVED, MODEL_HASH) if BREAK_EVEN_SETTINGS else 
 # one caption per kind of figure (workflow/report/figures/<family>.rst; the family is
 # the kind's, in catalog.FIGURE_KINDS)
 def figure_caption(name):
-    from straggler.catalog import figure_family
+    from straggler.outputs.catalog import figure_family
 
     return f"../report/figures/{figure_family(name)}.rst"
 
@@ -179,8 +179,8 @@ import logging
 
 from snakemake_interface_logger_plugins.common import LogEvent
 
-from straggler import kernel_cache
-from straggler.workunits import (
+from straggler.common import kernel_cache
+from straggler.study.workunits import (
     PROGRESS_MIN_SECONDS,
     Progress,
     duration,

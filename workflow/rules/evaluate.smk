@@ -1,4 +1,4 @@
-# Work units (straggler.workunits): batches of cheap cells, and shards of an expensive
+# Work units (straggler.study.workunits): batches of cheap cells, and shards of an expensive
 # cell's replications followed by the cell's own evaluation. A unit's manifest
 # (units/<batch>~<todo>.json, Plan.unit_target) records that its job ran; the cells'
 # files are what counts, and a batch that loses a cell since is a new target. (Not

@@ -1,4 +1,4 @@
-# Answers between the grid's loads (decision.resolution, straggler.frontier): one job
+# Answers between the grid's loads (decision.resolution, straggler.decide.frontier): one job
 # per setting searches its contenders' stability and SLO frontiers and the loads where
 # its winners change, by probes simulated into the cells' stores (a rerun, or a search
 # killed midway, reads them back); `locate` gathers the settings into capacity.csv,
@@ -52,7 +52,7 @@ rule locate:
         "../scripts/locate.py"
 
 
-# Break-even cancellation delays (straggler.break_even): per setting without the delay,
+# Break-even cancellation delays (straggler.decide.break_even): per setting without the delay,
 # each contender that cancels copies against ZRed, located by bisection on the workload's
 # common random numbers; `break_even_table` gathers them into break_even.csv.
 rule break_even:

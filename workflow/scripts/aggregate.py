@@ -1,9 +1,9 @@
-# Run by `rule aggregate`; the work is in straggler.pipeline.aggregate.
+# Run by `rule aggregate`; the work is in straggler.run.pipeline.aggregate.
 import logging
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
-from straggler.pipeline import aggregate
+from straggler.run.pipeline import aggregate
 
 aggregate(
     snakemake.params.resolved,

@@ -1,10 +1,10 @@
-# Run by `rule break_even`; the work is in straggler.pipeline.break_even.
+# Run by `rule break_even`; the work is in straggler.run.pipeline.break_even.
 import logging
 from pathlib import Path
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
-from straggler.pipeline import break_even
+from straggler.run.pipeline import break_even
 
 break_even(
     snakemake.params.resolved,

@@ -1,10 +1,10 @@
-# Run by `rule evaluate`; the work is in straggler.pipeline.evaluate_batch.
+# Run by `rule evaluate`; the work is in straggler.run.pipeline.evaluate_batch.
 import logging
 from pathlib import Path
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
-from straggler.pipeline import evaluate_batch
+from straggler.run.pipeline import evaluate_batch
 
 evaluate_batch(
     snakemake.params.resolved,

@@ -1,10 +1,10 @@
-# Run by the `figures_<part>` rules; the work is in straggler.pipeline.figures.
+# Run by the `figures_<part>` rules; the work is in straggler.run.pipeline.figures.
 import logging
 from pathlib import Path
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
-from straggler.pipeline import figures
+from straggler.run.pipeline import figures
 
 figures(
     snakemake.input[0],

@@ -1,10 +1,10 @@
-# Run by `rule locate`; the work is in straggler.pipeline.locate.
+# Run by `rule locate`; the work is in straggler.run.pipeline.locate.
 import logging
 from pathlib import Path
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
-from straggler.pipeline import locate
+from straggler.run.pipeline import locate
 
 locate(
     list(snakemake.input),

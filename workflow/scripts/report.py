@@ -1,9 +1,9 @@
-# Run by `rule report`; the work is in straggler.pipeline.report.
+# Run by `rule report`; the work is in straggler.run.pipeline.report.
 import logging
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
-from straggler.pipeline import report
+from straggler.run.pipeline import report
 
 report(
     snakemake.input.dataset,

@@ -1,10 +1,10 @@
-# Run by `rule search`; the work is in straggler.pipeline.search.
+# Run by `rule search`; the work is in straggler.run.pipeline.search.
 import logging
 from pathlib import Path
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
-from straggler.pipeline import search
+from straggler.run.pipeline import search
 
 search(
     snakemake.params.resolved,

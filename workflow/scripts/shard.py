@@ -1,10 +1,10 @@
-# Run by `rule simulate_shard`; the work is in straggler.pipeline.run_shard.
+# Run by `rule simulate_shard`; the work is in straggler.run.pipeline.run_shard.
 import logging
 from pathlib import Path
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 
-from straggler.pipeline import run_shard
+from straggler.run.pipeline import run_shard
 
 run_shard(
     snakemake.params.resolved,

@@ -1,0 +1,7 @@
+"""``python -m straggler``: the ``straggler`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,228 @@
+"""The size laws and dependences: their parameters, probabilities and means."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+from ..errors import Err, did_you_mean, fmt_path, format_value, not_allowed, one_of
+from ..keys import BUILTIN_DEPENDENCES, PROBABILITY_TOLERANCE
+from ..limits import SIZE_RANGE
+from ..schema import schema_validator
+from .values import numbers
+
+
+def check_probabilities(p, path) -> list[Err]:
+    if not numbers(p) or not p:
+        return []
+    if any(x < 0 for x in p):
+        return [not_allowed(path, p, "probabilities, each >= 0, summing to 1")]
+    total = math.fsum(p)
+    if not abs(total - 1.0) <= PROBABILITY_TOLERANCE:
+        return [
+            Err(
+                tuple(path),
+                f"{fmt_path(path)}: value {format_value(p)} is not allowed: it sums to {total!r}; "
+                f"expected probabilities summing to 1",
+            )
+        ]
+    return []
+
+
+def _check_distribution(spec, path: tuple) -> list[Err]:
+    """Checks of one distribution spec beyond the schema, then distributions.from_spec."""
+    if not isinstance(spec, dict) or not schema_validator("distribution").is_valid(copy.deepcopy(spec)):
+        return []  # the schema errors say what is wrong
+    family = spec["family"]
+    if family == "by_type":
+        return _by_type_errors(spec, path)
+    errs: list[Err] = []
+    if family in ("hyperexponential", "discrete"):
+        errs += check_probabilities(spec["p"], path + ("p",))
+        other = "rates" if family == "hyperexponential" else "values"
+        if len(spec[other]) != len(spec["p"]):
+            errs.append(
+                Err(
+                    path + (other,),
+                    f"{fmt_path(path + (other,))}: value {format_value(spec[other])} is not "
+                    f"allowed: it has {len(spec[other])} entries; expected one per probability in p "
+                    f"({len(spec['p'])})",
+                )
+            )
+    if family in ("bounded_pareto", "uniform") and not spec["high"] > spec["low"]:
+        errs.append(not_allowed(path + ("high",), spec["high"], f"a number > low = {spec['low']}"))
+    if family == "discrete" and not errs and not math.fsum(v * q for v, q in zip(spec["values"], spec["p"])) > 0:
+        errs.append(not_allowed(path, spec, "a distribution with a positive mean"))
+    if errs:
+        return errs
+
+    from ....model import distributions
+
+    if family not in distributions.FAMILIES:
+        return [
+            Err(
+                path + ("family",),
+                f"{fmt_path(path + ('family',))}: value {family!r} is not allowed: "
+                f"straggler.model.distributions does not implement it; expected one of "
+                f"{one_of(distributions.FAMILIES)}",
+            )
+        ]
+    try:
+        mean = _mean(spec)
+    except (ValueError, TypeError, ArithmeticError) as exc:
+        where = path + (exc.parameter,) if isinstance(exc, distributions.ParameterError) else path
+        return [Err(where, f"{fmt_path(where)}: {exc}")]
+    if not (math.isfinite(mean) and mean > 0):
+        return [not_allowed(path, spec, f"a distribution with a finite positive mean (its mean is {mean!r})")]
+    if not SIZE_RANGE[0] <= mean <= SIZE_RANGE[1]:
+        # a mean of 1e-320 made the arrival rate infinite; name the key that sets the mean
+        key = next((k for k in ("scale_to_mean", "mean", "value") if k in spec), None)
+        where, value = (path + (key,), spec[key]) if key else (path, spec)
+        return [not_allowed(where, value, f"a distribution whose mean is in {range_text()} (its mean is {mean!r})")]
+    return []
+
+
+def _by_type_errors(spec: dict, path: tuple) -> list[Err]:
+    """A law per job type: each type's law checked as a law of its own (and of a family
+    the engines draw by its quantile function)."""
+    from ....model.distributions.by_type import TYPE_LAW_FAMILIES
+
+    errs: list[Err] = []
+    for k, law in enumerate(spec["laws"]):
+        where = path + ("laws", k)
+        if law.get("family") not in TYPE_LAW_FAMILIES:
+            errs.append(not_allowed(where + ("family",), law.get("family"), f"one of {one_of(TYPE_LAW_FAMILIES)}"))
+        elif law.get("bootstrap"):
+            errs.append(
+                not_allowed(
+                    where + ("bootstrap",),
+                    law["bootstrap"],
+                    "0: a type's trace is not resampled inside by_type (give the trace a law of its own to "
+                    "bootstrap it)",
+                )
+            )
+        else:
+            errs += _check_distribution(law, where)
+    return errs
+
+
+def per_type_errors(cfg: dict, dists: dict, user_deps: dict, types: dict) -> list[Err]:
+    """A law per job type against the rest of the study: one law per type of
+    system.types.p, whose probabilities are the law's (a ``p`` it carries is theirs); not a slowdown (a slowdown has no type); not with the redundancy
+    load basis (its rho~ takes E[min of d] of one law)."""
+    p = types.get("p", [0.5, 0.5])
+    J = len(p) if isinstance(p, list) else None
+    errs: list[Err] = []
+    per_type = [name for name, spec in dists.items() if isinstance(spec, dict) and spec.get("family") == "by_type"]
+    for name in per_type:
+        if "p" in dists[name] and dists[name]["p"] != p:  # a resolved study carries system.types.p
+            errs.append(
+                not_allowed(
+                    ("distributions", name, "p"),
+                    dists[name]["p"],
+                    f"nothing, or system.types.p ({format_value(p)}): the types' probabilities are the "
+                    "system's (the study copies them here when it is resolved)",
+                )
+            )
+        laws = dists[name].get("laws")
+        if J is not None and isinstance(laws, list) and len(laws) != J:
+            errs.append(
+                not_allowed(
+                    ("distributions", name, "laws"),
+                    f"{len(laws)} laws",
+                    f"{J} laws, one per job type of system.types.p ({format_value(p)})",
+                )
+            )
+    for name, dep in user_deps.items():
+        slowdown = dep.get("slowdown") if isinstance(dep, dict) else None
+        if slowdown in per_type or (isinstance(slowdown, dict) and slowdown.get("family") == "by_type"):
+            errs.append(
+                not_allowed(
+                    ("dependences", name, "slowdown"),
+                    slowdown,
+                    "a law with no job types (a slowdown multiplies the job's own size, whatever its type)",
+                )
+            )
+    if per_type and cfg.get("load_basis") == "redundancy":
+        errs.append(
+            not_allowed(
+                ("load_basis",),
+                "redundancy",
+                f"'nominal' with a law per job type ({one_of(per_type)}): rho~ takes E[min of d] of one size law",
+            )
+        )
+    return errs
+
+
+def range_text() -> str:
+    return f"[{SIZE_RANGE[0]:g}, {SIZE_RANGE[1]:g}]"
+
+
+def _mean(spec: dict) -> float:
+    from ....model import distributions
+
+    return float(distributions.from_spec(copy.deepcopy(spec)).mean())
+
+
+def mean_or_none(spec) -> float | None:
+    """The mean of a valid spec (None for anything else: its errors are reported apart)."""
+    if not isinstance(spec, dict) or not schema_validator("distribution").is_valid(copy.deepcopy(spec)):
+        return None
+    try:
+        mean = _mean(spec)
+    except (ValueError, TypeError, ArithmeticError):
+        return None
+    return mean if math.isfinite(mean) and mean > 0 else None
+
+
+def named_spec_errors(dists: dict, user_deps: dict) -> list[Err]:
+    """The named distributions' and dependences' own errors."""
+    errs: list[Err] = []
+    for name, spec in dists.items():
+        errs += _check_distribution(spec, ("distributions", name))
+    for name, spec in user_deps.items():
+        path = ("dependences", name)
+        if name in BUILTIN_DEPENDENCES and spec != BUILTIN_DEPENDENCES[name]:
+            errs.append(
+                not_allowed(
+                    path,
+                    spec,
+                    f"{format_value(BUILTIN_DEPENDENCES[name])} (a built-in name; "
+                    f"choose another name for another dependence)",
+                )
+            )
+        if isinstance(spec, dict) and spec.get("kind") == "sx":
+            slowdown = spec.get("slowdown")
+            if isinstance(slowdown, str) and slowdown not in dists:
+                errs.append(
+                    not_allowed(
+                        path + ("slowdown",),
+                        slowdown,
+                        f"a distribution defined under distributions ({one_of(dists)}) "
+                        f"or an inline distribution{did_you_mean(slowdown, dists)}",
+                    )
+                )
+            elif isinstance(slowdown, dict):
+                errs += _check_distribution(slowdown, path + ("slowdown",))
+    return errs
+
+
+def unit_errors(dists: dict) -> list[Err]:
+    """The laws of one study state one time unit (or none): a study's times (an SLO's
+    target, a delay, its E[T] and quantiles) are numbers in one unit."""
+    from ....model.distributions.units import law_unit
+
+    stated = {name: law_unit(spec) for name, spec in dists.items() if law_unit(spec)}
+    if len(set(stated.values())) <= 1:
+        return []
+    first = next(iter(stated))
+    return [
+        not_allowed(
+            ("distributions", name, "unit"),
+            unit,
+            f"{stated[first]!r}, the unit of distributions.{first}: a study's times are in one unit "
+            "(give the law's sizes in it, with scale_to_mean or a rescaled file)",
+        )
+        for name, unit in stated.items()
+        if unit != stated[first]
+    ]
