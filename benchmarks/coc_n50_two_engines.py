@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/coc_n50_two_engines.py [--jobs 10000000] [--runs 10]
 
 The reference value 0.6956 (finite N = 50, above the mean field 0.69266; see
-tests/simulation/test_simulation_statistical.py) must lie within 0.5% of both.
+tests/engines/simulation/test_simulation_statistical.py) must lie within 0.5% of both.
 """
 
 from __future__ import annotations

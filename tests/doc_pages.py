@@ -117,7 +117,7 @@ def run_page(page: Path, repo: Path) -> list[str]:
     return ran
 
 
-#: transcripts other tests run (tests/workflow/test_recommend.py, tests/test_question.py)
+#: transcripts other tests run (tests/workflow/test_recommend.py, tests/decide/test_question.py)
 TESTED_ELSEWHERE = ("straggler recommend",)
 
 

@@ -16,7 +16,7 @@ from ``numpy.random.default_rng(SEED)`` with ``SEED = 20260103``, in a fixed ord
 
 The seed and the model were chosen once, not searched for a sample with given figures.
 As with make_requests_ms.py, the output depends on nothing but the seed and numpy's
-PCG64 streams; tests/test_trace_generator.py checks the committed file against a run,
+PCG64 streams; tests/workflow/test_trace_generator.py checks the committed file against a run,
 byte for byte.
 """
 

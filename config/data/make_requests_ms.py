@@ -25,7 +25,7 @@ with ``SEED = 20260101``, in a fixed order:
 The seed and the model were chosen once, not searched for a sample with given figures.
 The output depends on nothing but the seed and numpy's PCG64 streams, which are the same
 on every platform, with floats printed in fixed formats and ``\\n`` line endings
-(written with numpy 2.4): tests/test_trace_generator.py checks the committed file against
+(written with numpy 2.4): tests/workflow/test_trace_generator.py checks the committed file against
 a run, byte for byte, so a numpy whose streams changed would be caught there.
 """
 

@@ -202,7 +202,7 @@ BENCH_RUN = "docs/validation/bench-run.json"
 def bench_run() -> str:
     """The recorded bench run, printed by the bench's own table (so the page shows what
     the command prints, and a recorded run that no longer matches the workloads fails
-    tests/test_docs.py)."""
+    tests/docs/test_docs.py)."""
     import json
     from pathlib import Path
 

@@ -390,7 +390,7 @@ def test_a_policy_has_the_same_colour_and_marker_in_every_figure_of_a_study(simu
 
     from straggler.outputs import figures
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "figures"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "outputs" / "figures"))
     from test_figures import check_policy_styles
 
     _, _, ds = simulated_study

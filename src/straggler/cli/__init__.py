@@ -1,7 +1,7 @@
 """The ``straggler`` command.
 
 Every subcommand's ``--help`` ends with examples that run as they are on the default
-study (``config/config.yaml``, ``results/default/default.nc``); tests/test_cli.py
+study (``config/config.yaml``, ``results/default/default.nc``); tests/cli/test_cli.py
 runs every one of them.
 
 A user error is never a traceback. It is one line on stderr,
@@ -867,7 +867,7 @@ def _cores(text: str) -> str:
 
 def _examples(*lines: str) -> str:
     """An ``examples:`` epilog; a line of a command begins with two spaces and
-    ``straggler`` (tests/test_cli.py runs them), others are comments."""
+    ``straggler`` (tests/cli/test_cli.py runs them), others are comments."""
     return "examples:\n" + "\n".join(f"  {line}" for line in lines)
 
 

@@ -14,7 +14,7 @@ it with automatic masking off: numeric variables as native-endian arrays, a char
 variable with an ``_Encoding`` attribute as an array of strings (its last dimension
 joined), attributes as a ``str`` or a numpy scalar or array. Anything else (another
 format, a record dimension) is not this module's: :func:`read` returns None and
-:func:`writable` False, and the caller uses the netCDF4 library. tests/test_cdf5.py
+:func:`writable` False, and the caller uses the netCDF4 library. tests/common/test_cdf5.py
 holds both against the library, on real cells and on the corners of the format.
 """
 

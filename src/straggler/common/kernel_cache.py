@@ -45,7 +45,7 @@ PACKAGE = Path(__file__).resolve().parents[1]
 #: the sources kernels are compiled from (globs relative to the package): the
 #: modules that declare kernels, and those whose functions or constants a kernel
 #: reads (numba freezes a global's value into the machine code), such as the policy
-#: codes of ``policies/``; tests/test_kernel_cache.py checks that none is missing
+#: codes of ``policies/``; tests/common/test_kernel_cache.py checks that none is missing
 KERNEL_SOURCES = (
     "common/kernel_cache.py",
     "common/numerics.py",

@@ -1,6 +1,6 @@
 """The package's architecture: its layers, and which module sits in which.
 
-tests/test_layers.py reads the source's imports (:func:`straggler.common.sources.imports_of`)
+tests/common/test_layers.py reads the source's imports (:func:`straggler.common.sources.imports_of`)
 and checks them against :data:`LAYERS`: imports run one way, downwards, and form no
 cycle. Light: the standard library only.
 """

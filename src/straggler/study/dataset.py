@@ -210,7 +210,7 @@ def write_cell(ds: xr.Dataset, path) -> None:
     a damaged cell file is recomputed), in :data:`CELL_FORMAT`, with numpy
     (:mod:`straggler.common.cdf5`; the netCDF4 library for content that module does not take):
     the dataset xarray opens is the one written, NaN fill for floats, strings as strings
-    (tests/test_evaluate.py)."""
+    (tests/study/test_evaluate.py)."""
     variables = []
     for name, var in [*ds.coords.items(), *ds.data_vars.items()]:
         values = np.asarray(var.values)
@@ -230,7 +230,7 @@ def write_cell(ds: xr.Dataset, path) -> None:
 
 def write_cell_netcdf4(tmp, dims: dict, variables: list, attrs: dict) -> None:
     """A cell file through the netCDF4 library (what :func:`write_cell` falls back to,
-    and what tests/test_cdf5.py holds :mod:`straggler.common.cdf5` against); the arguments
+    and what tests/common/test_cdf5.py holds :mod:`straggler.common.cdf5` against); the arguments
     are :func:`straggler.common.cdf5.write`'s."""
     import netCDF4
 

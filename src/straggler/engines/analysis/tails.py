@@ -65,7 +65,7 @@ of the moments below (k + 1)(a - 1), but the proof of the infinite ones needs k 
 of them (R > c - j). Only infiniteness is claimed here, so an integer R (to a relative
 1e-9) takes j = k + 2 (:func:`blocking_jobs`), the weaker claim. (The papers were not
 at hand when this was written: the argument above is this module's own, and the
-integer case is its conservative reading; tests/analysis/test_central_tails.py checks
+integer case is its conservative reading; tests/engines/analysis/test_central_tails.py checks
 the indices 2 (a - 1), a - 1 and, at R = 1, one in between, on the simulated M/G/2.)
 
 The response time T = W + S, with the job's own service time S independent of its

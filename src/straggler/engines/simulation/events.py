@@ -28,7 +28,7 @@ copies waiting deep in other queues (CoC, Hedge, FRed, Rep), and a heavy tail bu
 queues of thousands. As a shifted array (to 2117cda) a removal scanned and shifted
 the queue: with identical copies of the bench's heavy-tailed trace (N = 32, CPU time
 of one process) the list runs Rep at load 0.6 2.1x as fast, Hedge d = 2 at load 0.9
-2.5x, with the same numbers bit for bit (tests/simulation/test_event_engine_golden.py).
+2.5x, with the same numbers bit for bit (tests/engines/simulation/test_event_engine_golden.py).
 Walks of the running replicas (``advance``, ``reschedule``) follow the links.
 
 *Replicas* (:data:`Work`; preallocated slots, a free list): queue, job,

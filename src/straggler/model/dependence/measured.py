@@ -38,7 +38,7 @@ the pairs (a fixed seed: the same file prints the same figures). A resample is d
 the count of times each pair is in it, so each resample's ranks come from one sort of
 each column (cumulative counts over the sorted values), not a sort per resample: the
 ranks and exceedances are exactly those of the resample, ties among its repeated pairs
-given their mean rank. tests/dependence/test_measured.py checks the coverage.
+given their mean rank. tests/model/dependence/test_measured.py checks the coverage.
 
 **Hedge logs are not read.** A hedged request's slower copy is cut off when the faster
 one finishes, so its duration is only known to exceed the winner's time (minus the hedge

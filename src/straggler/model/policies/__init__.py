@@ -18,7 +18,7 @@ of a function there (``config_errors``, ``task_law``, like ``analysis``): this
 module is imported by the config at parse time and sits below the analysis, the
 simulation and the config (:data:`straggler.common.layers.LAYERS`). No module outside
 the analysis handlers, the kernels, the reference simulator and the paper claims
-names a policy (tests/test_policy_literals.py).
+names a policy (tests/model/policies/test_policy_literals.py).
 
 The policy glossary (``straggler policies``, the documentation's policy page) is
 written from the specs' words (:attr:`PolicySpec.title`, :attr:`PolicySpec.explanation`,
