@@ -7,11 +7,15 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 CORES  ?= all
 PYTEST_ARGS ?=
+# pytest-xdist: one worker per core; a test file stays on one worker (its module fixtures, the
+# cluster tests' one SLURM at a time)
+WORKERS ?= auto
+XDIST  := -n $(WORKERS) --dist loadfile
 
-.PHONY: setup run test test-fast test-papers lint docs serve-docs clean help
+.PHONY: setup run test test-slow test-papers test-all lint docs serve-docs clean help
 
 help:
-	@echo "make setup | run | test | test-fast | test-papers | lint | docs | serve-docs | clean"
+	@echo "make setup | run | test | test-slow | test-papers | test-all | lint | docs | serve-docs | clean"
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "python >= 3.11 is required, found " + sys.version.split()[0])'
@@ -25,15 +29,23 @@ setup: $(STAMP)
 run: setup
 	$(BIN)/snakemake --cores $(CORES)
 
+# the fast loop (at most 10 minutes on two cores): every test but the slow, workflow,
+# cluster and papers markers (pyproject's addopts)
 test: setup
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
-test-fast: setup
-	$(BIN)/python -m pytest -m "not slow and not workflow and not cluster and not papers" $(PYTEST_ARGS)
+# the slow statistical tests, the Snakemake runs and the cluster profiles (CI runs them
+# at a reduced size, STRAGGLER_CI=1)
+test-slow: setup
+	$(BIN)/python -m pytest $(XDIST) -m "(slow or workflow or cluster) and not papers" $(PYTEST_ARGS)
 
-# every paper study at quick scale, its claims checked (about 15 minutes on two cores)
+# every paper study at quick scale, its claims checked
 test-papers: setup
-	$(BIN)/python -m pytest -m papers $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) -m papers $(PYTEST_ARGS)
+
+# everything: the three above
+test-all: setup
+	$(BIN)/python -m pytest $(XDIST) -m "" $(PYTEST_ARGS)
 
 # snakemake --lint exits 1 for its one accepted finding (no conda env per rule: the
 # workflow runs in the project's environment); any other finding fails, as in CI

@@ -1,6 +1,7 @@
 """Are two result sets the same, cell for cell and bit for bit?
 
     .venv/bin/python benchmarks/compare_results.py RESULTS_A RESULTS_B [STUDY ...]
+    .venv/bin/python benchmarks/compare_results.py --digest RESULTS [STUDY ...]
 
 For every study present in both ``results`` folders (or the ones named), compares
 each cell file of A with the file of the same cell id in B (cell files are
@@ -9,10 +10,16 @@ variable, NaN equal to NaN, strings as strings, and the cells' notes; then the s
 datasets without their provenance attributes (creation time, code hash, commit).
 Prints one line per study and exits 1 if anything differs. Used to show that a
 refactoring moves no number.
+
+``--digest`` prints, per study, a SHA-256 of its dataset's content without the
+provenance attributes (every coordinate and variable: name, dimensions, dtype, bytes and
+attributes; the other global attributes): two result sets with the same digests hold the
+same dataset bit for bit, whatever code or machine wrote them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -60,8 +67,31 @@ def compare(study_a: Path, study_b: Path) -> list[str]:
     return problems
 
 
+def content_digest(ds: xr.Dataset) -> str:
+    """SHA-256 of the dataset's numbers and labels, its provenance attributes left out."""
+    digest = hashlib.sha256()
+    for name in sorted(map(str, ds.variables)):
+        var = ds.variables[name]
+        values = var.values
+        data = values.tobytes() if values.dtype.kind != "O" else "\x1f".join(map(str, values.ravel())).encode()
+        head = [name, var.dims, str(values.dtype), values.shape, sorted((k, str(v)) for k, v in var.attrs.items())]
+        digest.update(repr(head).encode())
+        digest.update(data)
+    digest.update(repr(sorted((k, str(v)) for k, v in ds.attrs.items() if k not in PROVENANCE)).encode())
+    return digest.hexdigest()
+
+
+def digests(root: Path, studies: list[str]) -> int:
+    for study in studies or sorted(p.name for p in root.iterdir() if (p / f"{p.name}.nc").exists()):
+        with xr.open_dataset(root / study / f"{study}.nc") as ds:
+            print(f"{study}: {content_digest(ds.load())[:16]}")
+    return 0
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--digest"] and len(argv) >= 2:
+        return digests(Path(argv[1]), argv[2:])
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2

@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2000)
     args = parser.parse_args(argv)
 
-    from straggler.study.workunits import engine_compile_seconds
+    from straggler.study.progress import engine_compile_seconds
 
     with tempfile.TemporaryDirectory() as cache:
         cold = run(args.config, args.jobs, cache, 1)

@@ -9,7 +9,7 @@ cancelled ones). The candidates are:
 * ``scan``: no structure; a pass over the times per event (:func:`_earliest`, the
   engine's until this comparison: four interleaved running minima, then the first
   queue with that time);
-* ``tree``: a tournament tree, one leaf per queue (``events.tree_fix``);
+* ``tree``: a tournament tree, one leaf per queue (``events_state.tree_fix``);
 * ``heap2`` and ``heap4``: indexed binary and 4-ary heaps (a queue's time changes in
   place, then sifts up or down).
 
@@ -40,7 +40,7 @@ from datetime import UTC, datetime
 import numba
 import numpy as np
 
-from straggler.engines.simulation.events import TREE_MIN_QUEUES, earliest, tree_fix
+from straggler.engines.simulation.events_state import TREE_MIN_QUEUES, earliest, tree_fix
 
 SIZES = (4, 10, 50, 100, 1000, 10_000)
 STRUCTURES = ("scan", "tree", "heap2", "heap4")

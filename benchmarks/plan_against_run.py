@@ -67,7 +67,7 @@ LEFT = re.compile(r"straggler: (\d+) of (\d+) .* in .*; about (.+) left")
 
 
 def seconds_of(text: str) -> float:
-    """``1 min 05 s``, ``2 h 05 min``, ``45 s`` in seconds (:func:`straggler.study.workunits.duration`)."""
+    """``1 min 05 s``, ``2 h 05 min``, ``45 s`` in seconds (:func:`straggler.study.progress.duration`)."""
     units = {"h": 3600.0, "min": 60.0, "s": 1.0}
     return sum(float(n) * units[u] for n, u in re.findall(r"(\d+) (h|min|s)\b", text))
 

@@ -178,7 +178,7 @@ def test_the_emitted_settings_are_the_answers_hedge(hedge_study):
 
 
 def test_the_answer_names_the_unit_and_the_hedges(hedge_study):
-    from straggler.decide.question import answer_lines
+    from straggler.decide.question_answer import answer_lines
 
     lines = answer_lines(hedge_study)
     assert lines[0].startswith("Asked: P99 <= 200 ms and hedges per job <= 0.5")

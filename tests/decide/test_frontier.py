@@ -285,7 +285,7 @@ def test_located_frontiers_decide_the_stability_winner(tmp_path):
 
 
 def test_best_and_recommend_print_the_located_values(tmp_path):
-    from straggler.decide.question import answer_lines
+    from straggler.decide.question_answer import answer_lines
     from straggler.outputs.report import best_at
 
     raw = _raw(grid={"policy": ["ZRed", "FRed"], "r_slow": [0.5], "N": [10]}, load=[0.2, 0.5, 0.8])

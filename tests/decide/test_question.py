@@ -1,5 +1,6 @@
-"""An operator's question (straggler.decide.question, ``straggler recommend``): the study it
-becomes, its refusals in the question's own key paths, and the answer's ten lines."""
+"""An operator's question (straggler.decide.question and .question_answer, ``straggler
+recommend``): the study it becomes, its refusals in the question's own key paths, and the
+answer's ten lines."""
 
 import os
 import re
@@ -17,15 +18,13 @@ from straggler.cli import build_parser, main
 from straggler.decide.question import (
     DEFAULT_D,
     DEFAULT_SIMULATION,
-    MAX_ANSWER_LINES,
     add_probes,
-    answer_lines,
     practical_policies,
     read_question,
-    run_words,
     study_name,
     study_text,
 )
+from straggler.decide.question_answer import MAX_ANSWER_LINES, answer_lines, run_words
 from straggler.model.policies import ORACLES, POLICIES
 from straggler.study.config import ConfigError
 

@@ -404,7 +404,7 @@ def test_winners_csv_and_best_say_the_basis():
 
 def test_with_a_budget_the_p99_decides_among_the_qualifying_and_the_answer_says_so():
     from straggler.decide.decision import recommendations
-    from straggler.decide.question import MAX_ANSWER_LINES, answer_lines
+    from straggler.decide.question_answer import MAX_ANSWER_LINES, answer_lines
 
     ds = heavy_ds(p99=[10.0, 20.0, 30.0], half=[0.5, 0.5, 0.5])
     ds = ds.assign(size_mean=(("policy", "r_slow"), np.ones((3, 1))))

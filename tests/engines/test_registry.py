@@ -21,7 +21,7 @@ from straggler.model.policies import (
     WORKLOAD_RECURSION,
 )
 from straggler.outputs import glossary
-from straggler.study import workunits
+from straggler.study import progress, workunits
 from straggler.study.config import load_config, resolve_config
 from straggler.study.grid import build_grid
 
@@ -106,8 +106,8 @@ def test_a_toy_engine(monkeypatch):
     replicas = int(cell.get("d", 1)) if spec.uses_d else spec.concurrent_replicas
     assert workunits.seconds_per_job(resolved, cell) == pytest.approx((1 + replicas) * toy.seconds_per_unit)
     kind = workunits.kernel_kind(resolved, cell)
-    assert kind is not None and workunits.kind_engine(kind) == "toy"
-    assert workunits.compile_seconds(kind, engine_cached=False) == toy.compile_seconds[0]
+    assert kind is not None and progress.kind_engine(kind) == "toy"
+    assert progress.compile_seconds(kind, engine_cached=False) == toy.compile_seconds[0]
 
     # the bench measures it, the glossary and the coverage text name it
     names = {w.name for w in bench.workloads(quick=True)}

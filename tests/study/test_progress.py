@@ -1,6 +1,6 @@
 """What the console says during a run (issue 21): whether the kernels must be compiled
 first (kernel_cache's marker), the plan's estimate of the pending jobs and the time
-left as they finish (workunits), and, end to end, the report's path at the end."""
+left as they finish (workunits, progress), and, end to end, the report's path at the end."""
 
 import copy
 import os
@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from straggler.common import kernel_cache
+from straggler.study import progress as run_progress
 from straggler.study import workunits
 from straggler.study.config import load_config, resolve_config
 from straggler.study.grid import build_grid
@@ -139,7 +140,7 @@ def test_the_pending_work_is_the_plans_estimate_less_what_is_done(tmp_path):
     grid = build_grid(resolved)
     p = workunits.plan(resolved, grid, "code")
     results = str(tmp_path / "results")
-    units = workunits.pending_work(p, results, p.pending(results))
+    units = run_progress.pending_work(p, results, p.pending(results))
     assert len(units) == len(p.batches) and {u.rule for u in units} == {"evaluate"}
     assert sum(u.seconds for u in units) == pytest.approx(p.cpu_seconds())
     # a finished cell is no longer pending work
@@ -147,7 +148,7 @@ def test_the_pending_work_is_the_plans_estimate_less_what_is_done(tmp_path):
     done = Path(p.cell_path(results, first.cells[0]))
     done.parent.mkdir(parents=True)
     done.write_bytes(b"")
-    less = workunits.pending_work(p, results, p.pending(results))
+    less = run_progress.pending_work(p, results, p.pending(results))
     assert sum(u.seconds for u in less) == pytest.approx(p.cpu_seconds() - p.costs[first.cells[0]].total)
 
 
@@ -155,7 +156,7 @@ def test_shards_are_units_of_their_own(tmp_path):
     resolved = study(execution={"replications_per_job": 2})
     p = workunits.plan(resolved, build_grid(resolved), "code")
     results = str(tmp_path / "results")
-    units = workunits.pending_work(p, results, p.pending(results))
+    units = run_progress.pending_work(p, results, p.pending(results))
     assert sum(u.rule == "simulate_shard" for u in units) == len(p.shards)
     assert sum(u.seconds for u in units) == pytest.approx(p.cpu_seconds())
     shard = next(iter(p.shards.values()))
@@ -163,35 +164,35 @@ def test_shards_are_units_of_their_own(tmp_path):
     marker.parent.mkdir(parents=True)
     marker.write_text("{}")
     assert (
-        sum(u.rule == "simulate_shard" for u in workunits.pending_work(p, results, p.pending(results)))
+        sum(u.rule == "simulate_shard" for u in run_progress.pending_work(p, results, p.pending(results)))
         == len(p.shards) - 1
     )
 
 
 def test_wall_time_spreads_the_work_over_the_cores_but_not_below_the_longest_job():
-    units = [workunits.Unit(f"u{i}", s, "evaluate") for i, s in enumerate([10.0, 10.0, 10.0, 30.0])]
-    assert workunits.wall_seconds(units, 1) == 60.0
-    assert workunits.wall_seconds(units, 2) == 30.0
-    assert workunits.wall_seconds(units, 64) == 30.0  # the longest job
-    assert workunits.wall_seconds([], 4) == 0.0
+    units = [run_progress.Unit(f"u{i}", s, "evaluate") for i, s in enumerate([10.0, 10.0, 10.0, 30.0])]
+    assert run_progress.wall_seconds(units, 1) == 60.0
+    assert run_progress.wall_seconds(units, 2) == 30.0
+    assert run_progress.wall_seconds(units, 64) == 30.0  # the longest job
+    assert run_progress.wall_seconds([], 4) == 0.0
 
 
 def test_jobs_are_scheduled_longest_first_each_on_the_first_core_free():
-    assert workunits.schedule_finishes([10.0, 30.0, 30.0, 30.0], 1) == [100.0, 30.0, 60.0, 90.0]
-    assert workunits.schedule_finishes([10.0, 30.0, 30.0, 30.0], 2) == [40.0, 30.0, 30.0, 60.0]
-    assert workunits.schedule_finishes([5.0, 5.0], 8) == [5.0, 5.0]
-    assert workunits.schedule_finishes([], 2) == []
+    assert run_progress.schedule_finishes([10.0, 30.0, 30.0, 30.0], 1) == [100.0, 30.0, 60.0, 90.0]
+    assert run_progress.schedule_finishes([10.0, 30.0, 30.0, 30.0], 2) == [40.0, 30.0, 30.0, 60.0]
+    assert run_progress.schedule_finishes([5.0, 5.0], 8) == [5.0, 5.0]
+    assert run_progress.schedule_finishes([], 2) == []
 
 
 def test_the_time_left_stretches_each_phase_by_its_own_pace(tmp_path):
     """The hedging study's shape: short cells' jobs, two long break-even bisections side
     by side, the report. The cells at twice their estimate's pace do not shorten the
     bisections; once one bisection has finished, the other (begun with it) is about done."""
-    cells = [workunits.Unit(str(tmp_path / f"c{i}.json"), 10.0, "evaluate") for i in range(2)]
-    be = [workunits.Unit(str(tmp_path / f"b{i}.json"), 300.0, "break-even") for i in range(2)]
-    report = workunits.Unit(str(tmp_path / "report.html"), 40.0, "report")
+    cells = [run_progress.Unit(str(tmp_path / f"c{i}.json"), 10.0, "evaluate") for i in range(2)]
+    be = [run_progress.Unit(str(tmp_path / f"b{i}.json"), 300.0, "break-even") for i in range(2)]
+    report = run_progress.Unit(str(tmp_path / "report.html"), 40.0, "report")
     now = [0.0]
-    progress = workunits.Progress([*cells, *be, report], parallel=2, clock=lambda: now[0])
+    progress = run_progress.Progress([*cells, *be, report], parallel=2, clock=lambda: now[0])
     assert progress.time_left(0.0) is None
     for unit in cells:
         Path(unit.path).write_text("{}")
@@ -212,14 +213,14 @@ def test_figures_drawn_beside_the_bisections_run_first_and_do_not_set_their_pace
     """Without searches the figures' jobs run beside the break-even bisections, first
     (their priority): two short figures jobs finishing early say nothing of the long
     bisections after them on the same cores."""
-    cell = workunits.Unit(str(tmp_path / "c.json"), 10.0, "evaluate")
-    later = workunits.later_work(
+    cell = run_progress.Unit(str(tmp_path / "c.json"), 10.0, "evaluate")
+    later = run_progress.later_work(
         {"report": 40.0, "break-even": 600.0},
         {"report": ["r.html"], "figures": [str(tmp_path / "f0.png"), str(tmp_path / "f1.png")],
          "break-even": [str(tmp_path / "b0.json"), str(tmp_path / "b1.json")]},
     )  # fmt: skip
     now = [0.0]
-    progress = workunits.Progress([cell, *later], parallel=2, clock=lambda: now[0])
+    progress = run_progress.Progress([cell, *later], parallel=2, clock=lambda: now[0])
     Path(cell.path).write_text("{}")
     now[0] = 10.0
     progress.poll()
@@ -232,16 +233,16 @@ def test_figures_drawn_beside_the_bisections_run_first_and_do_not_set_their_pace
 
 
 def test_durations_read_as_a_person_says_them():
-    assert workunits.duration(4.4) == "4 s"
-    assert workunits.duration(200) == "3 min 20 s"
-    assert workunits.duration(7500) == "2 h 05 min"
+    assert run_progress.duration(4.4) == "4 s"
+    assert run_progress.duration(200) == "3 min 20 s"
+    assert run_progress.duration(7500) == "2 h 05 min"
 
 
 def test_progress_says_a_line_when_jobs_finish(tmp_path):
     paths = [tmp_path / f"u{i}.json" for i in range(4)]
-    units = [workunits.Unit(str(p), s, "evaluate") for p, s in zip(paths, [10.0, 30.0, 30.0, 30.0])]
+    units = [run_progress.Unit(str(p), s, "evaluate") for p, s in zip(paths, [10.0, 30.0, 30.0, 30.0])]
     now = [100.0]
-    progress = workunits.Progress(units, parallel=1, clock=lambda: now[0])
+    progress = run_progress.Progress(units, parallel=1, clock=lambda: now[0])
     assert progress.poll() is None  # nothing finished
     paths[1].write_text("{}")
     now[0] = 130.0
@@ -259,7 +260,7 @@ def test_progress_says_a_line_when_jobs_finish(tmp_path):
     paths[0].unlink()
     for p in paths[2:]:
         p.unlink()
-    two = workunits.Progress(units, parallel=2, clock=lambda: now[0])
+    two = run_progress.Progress(units, parallel=2, clock=lambda: now[0])
     now[0] += 30.0
     assert two.poll() is None  # a file an earlier run wrote counts once it is written again
     later = paths[1].stat().st_mtime + 1.0
@@ -270,7 +271,7 @@ def test_progress_says_a_line_when_jobs_finish(tmp_path):
 def test_the_jobs_after_the_cells_share_their_part_of_the_estimate(tmp_path):
     """The report's, the searches' and the break-even delays' estimates are progress units
     of their own, so the time left does not reach zero with them still to run."""
-    later = workunits.later_work(
+    later = run_progress.later_work(
         {"report": 40.0, "searches": 30.0, "break-even": 0.0},
         {"report": ["r.html"], "searches": ["a.json", "b.json"], "break-even": ["c.json"]},
     )
@@ -279,9 +280,9 @@ def test_the_jobs_after_the_cells_share_their_part_of_the_estimate(tmp_path):
         ("a.json", 15.0, "searches"),
         ("b.json", 15.0, "searches"),
     ]
-    units = [workunits.Unit(str(tmp_path / "u.json"), 60.0, "evaluate"), *later]
+    units = [run_progress.Unit(str(tmp_path / "u.json"), 60.0, "evaluate"), *later]
     now = [0.0]
-    progress = workunits.Progress(units, parallel=1, clock=lambda: now[0])
+    progress = run_progress.Progress(units, parallel=1, clock=lambda: now[0])
     (tmp_path / "u.json").write_text("{}")
     now[0] = 60.0
     assert progress.poll() == (
@@ -294,8 +295,8 @@ def test_the_jobs_after_the_cells_run_at_their_estimate_not_the_cells_pace(tmp_p
     estimated leave the figures (two jobs side by side, with the searches), and the
     report last, at their estimates."""
     paths = [tmp_path / f"u{i}.json" for i in range(2)]
-    units = [workunits.Unit(str(p), 40.0, "evaluate") for p in paths]
-    units += workunits.later_work(
+    units = [run_progress.Unit(str(p), 40.0, "evaluate") for p in paths]
+    units += run_progress.later_work(
         {"report": 40.0, "searches": 40.0},
         {"report": [str(tmp_path / "report.html")], "figures": ["f0.png", "f1.png"], "searches": ["s.json"]},
     )
@@ -306,7 +307,7 @@ def test_the_jobs_after_the_cells_run_at_their_estimate_not_the_cells_pace(tmp_p
         ("searches", 40.0),
     ]
     now = [0.0]
-    progress = workunits.Progress(units, parallel=4, clock=lambda: now[0])
+    progress = run_progress.Progress(units, parallel=4, clock=lambda: now[0])
     paths[0].write_text("{}")
     now[0] = 20.0  # 40 s of estimated work in 20 s: the other cell's job, begun with it, ends now too
     progress.poll()
@@ -315,7 +316,7 @@ def test_the_jobs_after_the_cells_run_at_their_estimate_not_the_cells_pace(tmp_p
     paths[1].write_text("{}")
     progress.poll()
     assert progress.time_left(now[0]) == pytest.approx(40.0 + 14.0 + 12.0)
-    one = workunits.Progress(units, parallel=1, clock=lambda: now[0])
+    one = run_progress.Progress(units, parallel=1, clock=lambda: now[0])
     one.finished_at = {p: 80.0 for p in map(str, paths)}  # one core: one after another
     one.finished = set(one.finished_at)
     assert one.time_left(80.0) == pytest.approx(40.0 + 28.0 + 12.0)
@@ -325,9 +326,9 @@ def test_the_time_left_never_rises_by_more_than_ten_percent(tmp_path):
     """A job that finishes late (a compile) makes the pace so far slower: the raw
     estimate jumps up; the line says at most 10 % more than the line before."""
     paths = [tmp_path / f"u{i}.json" for i in range(5)]
-    units = [workunits.Unit(str(p), 10.0, "evaluate") for p in paths]
+    units = [run_progress.Unit(str(p), 10.0, "evaluate") for p in paths]
     now = [0.0]
-    progress = workunits.Progress(units, parallel=1, clock=lambda: now[0])
+    progress = run_progress.Progress(units, parallel=1, clock=lambda: now[0])
     shown, raw = [], []
     for i, t in enumerate([10.0, 20.0, 60.0, 70.0]):  # the third job took 40 s
         paths[i].write_text("{}")
@@ -337,10 +338,10 @@ def test_the_time_left_never_rises_by_more_than_ten_percent(tmp_path):
         raw.append(progress.time_left(t))
     assert raw[2] > 1.3 * raw[1]  # the estimate alone rises by a third
     assert all(b <= 1.1 * a + 0.5 for a, b in zip(shown, shown[1:])), shown  # 0.5: the line's rounding
-    assert workunits.smoothed_left(100.0, None, 0.0) == 100.0
-    assert workunits.smoothed_left(50.0, 40.0, 10.0) == pytest.approx(40.0)  # mean of 50 and 30
-    assert workunits.smoothed_left(200.0, 40.0, 0.0) == pytest.approx(44.0)  # capped at +10 %
-    assert workunits.smoothed_left(12.0, 250.0, 330.0) == 12.0  # the last line's time has run out
+    assert run_progress.smoothed_left(100.0, None, 0.0) == 100.0
+    assert run_progress.smoothed_left(50.0, 40.0, 10.0) == pytest.approx(40.0)  # mean of 50 and 30
+    assert run_progress.smoothed_left(200.0, 40.0, 0.0) == pytest.approx(44.0)  # capped at +10 %
+    assert run_progress.smoothed_left(12.0, 250.0, 330.0) == 12.0  # the last line's time has run out
 
 
 def test_the_estimate_counts_the_compiles_of_kinds_numba_has_not_cached(monkeypatch):
@@ -350,24 +351,24 @@ def test_the_estimate_counts_the_compiles_of_kinds_numba_has_not_cached(monkeypa
     fast_costs(monkeypatch, (40.0, 5.0, 0.5))
     a, b = "fast/CoC/exponential/iid/FCFS/per_server", "fast/CoS/exponential/iid/FCFS/per_server"
     units = [
-        workunits.Unit("u0", 100.0, "evaluate", (a,)),
-        workunits.Unit("u1", 90.0, "evaluate", (a,)),
-        workunits.Unit("u2", 10.0, "evaluate", (a, b)),
-        workunits.Unit("u3", 10.0, "evaluate", ()),
+        run_progress.Unit("u0", 100.0, "evaluate", (a,)),
+        run_progress.Unit("u1", 90.0, "evaluate", (a,)),
+        run_progress.Unit("u2", 10.0, "evaluate", (a, b)),
+        run_progress.Unit("u3", 10.0, "evaluate", ()),
     ]
-    got = [u.seconds for u in workunits.with_compiles(units, 2, [a, b])]
+    got = [u.seconds for u in run_progress.with_compiles(units, 2, [a, b])]
     # u0, u1 start at 0 and compile a (40 s each); u2 starts at 130 with a cached: a load, b new: 5 s
     assert got == [140.0, 130.0, 10.0 + 0.5 + 5.0, 10.0]
-    assert [u.seconds for u in workunits.with_compiles(units, 2, [])] == [100.0, 90.0, 10.0, 10.0]
-    one = [u.seconds for u in workunits.with_compiles(units, 1, [a, b])]
+    assert [u.seconds for u in run_progress.with_compiles(units, 2, [])] == [100.0, 90.0, 10.0, 10.0]
+    one = [u.seconds for u in run_progress.with_compiles(units, 1, [a, b])]
     assert one == [140.0, 90.5, 10.0 + 0.5 + 5.0, 10.0]  # one core: one compile, then loads
-    both = workunits.with_compiles([workunits.Unit("u", 10.0, "evaluate", (a, b))], 2, [a, b])
+    both = run_progress.with_compiles([run_progress.Unit("u", 10.0, "evaluate", (a, b))], 2, [a, b])
     assert both[0].seconds == 10.0 + 40.0 + 5.0  # a job compiles its engine once, then each kind's own
 
 
 def test_progress_watch_emits_the_lines_and_ends(tmp_path):
     path = tmp_path / "u.json"
-    progress = workunits.Progress([workunits.Unit(str(path), 5.0, "simulate_shard")])
+    progress = run_progress.Progress([run_progress.Unit(str(path), 5.0, "simulate_shard")])
     lines: list[str] = []
     thread = progress.watch(lines.append, interval=0.01)
     path.write_text("{}")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from straggler.decide.question import MAX_ANSWER_LINES
+from straggler.decide.question_answer import MAX_ANSWER_LINES
 from straggler.model.policies import POLICIES
 
 pytestmark = pytest.mark.workflow

@@ -180,18 +180,17 @@ import logging
 from snakemake_interface_logger_plugins.common import LogEvent
 
 from straggler.common import kernel_cache
-from straggler.study.workunits import (
+from straggler.study.progress import (
     PROGRESS_MIN_SECONDS,
     Progress,
     duration,
-    kernel_kind,
     kind_engine,
     later_work,
     pending_work,
-    study_seconds,
     wall_seconds,
     with_compiles,
 )
+from straggler.study.workunits import kernel_kind, study_seconds
 
 
 def _parallel():

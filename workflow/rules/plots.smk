@@ -23,7 +23,7 @@ for _part, _names in enumerate(FIGURE_PARTS):
         log:
             f"{RESULTS}/logs/figures_{_part}.log",
         # before the searches and the break-even bisections that wait beside them: the
-        # time left (straggler.study.workunits.Progress) schedules them first, as they run
+        # time left (straggler.study.progress.Progress) schedules them first, as they run
         priority: 1
         params:
             names=_names,

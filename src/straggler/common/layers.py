@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("engines.analysis",), ("engines.simulation",)),
     (("engines.bench",),),
     (("study.config",),),
-    (("study.grid", "study.cell_build", "study.workunits", "study.tuning", "study.verdict"),),
+    (("study.grid", "study.cell_build", "study.workunits", "study.progress", "study.tuning", "study.verdict"),),
     (("study.variables", "study.provenance", "study.dataset", "study.evaluate", "study.pilot"),),
     (
         (
@@ -40,6 +40,7 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
             "decide.frontier",
             "decide.break_even",
             "decide.question",
+            "decide.question_answer",
         ),
     ),
     (

@@ -4,7 +4,8 @@ a latency target and a budget (``decision``), what that answer assumes and how f
 may move (``assumption``), what a client alone can deploy (``deploy``), frontiers
 located between loads (``frontier``), break-even delays (``break_even``), the papers'
 claims (``claims``), the bound checks (``bound_checks``), disagreements between the
-engines (``disagreements``) and the operator's question (``question``).
+engines (``disagreements``), the operator's question (``question``) and its answer in
+words (``question_answer``).
 
 May import: ``common``, ``model``, ``engines``, ``study``.
 """

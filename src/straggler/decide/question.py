@@ -38,11 +38,6 @@ A data file (a trace's ``file``) is named relative to the question's directory; 
 study names it relative to the directory Snakemake runs in when it lies under it (the
 repository's root: ``config/data/requests_ms.csv``), else by its absolute path, so that
 the study file reads the same file from where it runs.
-
-The answer (:func:`answer_lines`) is at most :data:`MAX_ANSWER_LINES` lines: what was
-asked, then per load the policy to run with its E[T], tail and extra-load intervals and
-its runner-up, and what would change the answer (the constraint that rules out a faster
-contender), from :func:`straggler.decide.decision.answer`.
 """
 
 from __future__ import annotations
@@ -55,14 +50,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..model.distributions.units import with_unit
 from ..study.config.errors import ConfigError, did_you_mean, fmt_path, format_value, not_allowed, one_of
 
 if TYPE_CHECKING:
-    import xarray as xr
-
     from ..study.config.resolved import ResolvedConfig
-    from .winners import PointTable
 
 QUESTION_KEYS = (
     "name",
@@ -112,9 +103,6 @@ COPIES = "copies"
 
 STUDY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 """A study's name (the config's ``study`` pattern): results go to results/<name>/."""
-
-MAX_ANSWER_LINES = 10
-"""The answer :func:`answer_lines` prints is at most this many lines."""
 
 
 @dataclass(frozen=True)
@@ -612,196 +600,6 @@ def study_text(question: Question) -> str:
         head += [f"#   {policy}: {why}" for policy, why in question.left_out.items()]
     body = yaml.safe_dump(question.study, sort_keys=False, default_flow_style=None, allow_unicode=True, width=100)
     return "\n".join(head) + "\n" + body
-
-
-# ------------------------------------------------------------------ the answer
-
-
-def run_words(name: str, setting: Mapping[str, Any]) -> str:
-    """``Run CoC with d = 3`` from the contender ``CoC d=3`` (a d the setting fixes is
-    added for a policy that places d copies)."""
-    from ..model.policies import POLICIES
-    from .decision import candidate_parts
-
-    policy, values = candidate_parts(name)
-    spec = POLICIES.get(policy)
-    if "d" not in values and spec is not None and spec.uses_d and "d" in setting:
-        values = {"d": str(setting["d"]), **values}
-    if not values:
-        return f"Run {policy}"
-    return f"Run {policy} with " + ", ".join(f"{k} = {v}" for k, v in values.items())
-
-
-BINDS = {"slo": "the SLO binds", "budget": "the budget binds", "both": "both bind"}
-"""The words of :func:`straggler.decide.decision.answer`'s ``binding``."""
-
-
-def _what_would_change(row: dict) -> str:
-    """The second line of a load's answer: the constraint that binds and what it rules
-    out (:func:`straggler.decide.decision.answer`'s ``what would change it``), or that none binds."""
-    text = str(row.get("what would change it") or "")
-    if row["binding"]:
-        return f"  {BINDS.get(str(row['binding']), str(row['binding']))}: {text}".rstrip(": ")
-    if text:
-        return f"  {text}"
-    if row["recommended"]:
-        return "  no constraint binds: no faster contender is ruled out"
-    return "  no contender has a result at this load"
-
-
-def _answer_line(table: PointTable, at: tuple, row: dict, label: str, tail_label: str, deciding: str) -> str:
-    """One load's answer: the policy to run with its E[T], tail (``tail_label``) and
-    extra-load intervals, and its runner-up on the ``deciding`` metric."""
-    chosen = [n for n in str(row["recommended"]).split(", ") if n]
-    if not chosen:
-        return f"{label}: no policy qualifies ({row['basis']})"
-    if "(E[T] undecidable: " in str(row["basis"]):  # decided on the tail quantile instead
-        deciding = tail_label
-        label += f" (on {tail_label}, E[T] undecidable: {str(row['basis']).split('E[T] undecidable: ', 1)[1]}"
-    if len(chosen) > 1:
-        head = f"a tie, run any of {', '.join(chosen)} (a longer run may separate them)"
-    else:
-        head = run_words(chosen[0], table.setting(at[:-1]))
-        if row["undetermined"]:
-            unsure = str(row["undetermined"]).split(", ")
-            who = ", ".join(unsure) if len(unsure) <= 3 else f"{len(unsure)} contenders"
-            head += f" (not sure: {who} may or may not meet the constraints; a longer run may tell)"
-        elif "narrowed by E[C]" in str(row["basis"]):
-            others = [n for n in str(row["tied"]).split(", ") if n and n not in chosen]
-            head += f" (tied on {deciding} with {', '.join(others) or 'others'}; the cheaper on E[C])"
-        elif not row["decided"]:
-            head += " (not decided: the intervals overlap)"
-    unit = table.constraints.unit  # type: ignore[attr-defined]
-    line = (
-        f"{label}: {head}: E[T] {with_unit(row['E[T]'] or 'unknown', unit)}, "
-        f"{tail_label} {with_unit(row['tail'] or 'unknown', unit)}, extra load {row['extra load'] or 'unknown'}"
-    )
-    if row.get("hedges") and row["hedges"] != "0":  # a contender that sends copies: what a stack's budget counts
-        line += f", hedges per job {row['hedges']}"
-    if row["runner_up"]:
-        margin = float(row["margin"])
-        behind = f"{deciding} at least {with_unit(f'{margin:.3g}', unit)} higher" if margin > 0 else "not surely slower"
-        line += f"; runner-up {row['runner_up']} ({behind})"
-    return line
-
-
-def _client_line(row: dict, client, index: tuple, li: int, tail_label: str) -> list[str]:
-    """Where the answer needs the servers' help, a line saying what it needs and the best
-    contender a client alone can run (:mod:`straggler.decide.deploy`), with its numbers."""
-    from .decision import candidate_parts
-    from .deploy import deployable_answer, server_help
-
-    needs = {p: server_help(p) for p in (candidate_parts(n)[0] for n in str(row["recommended"]).split(", ") if n)}
-    needs = {p: why for p, why in needs.items() if why}
-    if not needs:
-        return []
-    said = "; ".join(f"{p} needs {why}" for p, why in needs.items())
-    best = deployable_answer(client, index, li)
-    if best is None or not best["recommended"]:
-        return [f"  {said}; no contender a client alone can run qualifies"]
-    unit = client.constraints.unit
-    numbers = f"{tail_label} {with_unit(best['tail'] or 'unknown', unit)}, extra load {best['extra load'] or 'unknown'}"
-    if best.get("hedges") and best["hedges"] != "0":
-        numbers += f", hedges per job {best['hedges']}"
-    names = str(best["recommended"]).split(", ")
-    what = (
-        run_words(names[0], client.setting(index)).replace("Run ", "run ", 1)
-        if len(names) == 1
-        else f"run any of {', '.join(names)}"
-    )
-    return [f"  {said}; a client alone can {what} ({numbers})"]
-
-
-def _fit(head: list[str], blocks: list[list[str]], tail: list[str], more: str, spare: list[str]) -> list[str]:
-    """``head``, the blocks (a load's answer line first), ``tail``, in at most
-    :data:`MAX_ANSWER_LINES` lines: whole blocks when they fit, else each block's first
-    line, else as many first lines as fit and a line (``more``, given how many were
-    left out) saying so; then the ``spare`` lines that still fit, before ``tail``."""
-    room = MAX_ANSWER_LINES - len(head) - len(tail)
-    if sum(len(b) for b in blocks) <= room:
-        body = [line for b in blocks for line in b]
-    elif len(blocks) <= room:
-        body = [b[0] for b in blocks]
-    else:
-        shown = max(room - 1, 0)
-        body = [b[0] for b in blocks[:shown]] + [more.format(n=len(blocks) - shown)]
-    body += spare[: max(room - len(body), 0)]
-    return head + body + tail
-
-
-def _policy_words(names) -> list[str]:
-    """What each policy named does, a line each: ``CoC: cancel on complete ...``."""
-    from ..model.policies import POLICIES
-    from .decision import candidate_parts
-
-    policies = dict.fromkeys(candidate_parts(n)[0] for n in names)
-    return [f"{p}: {POLICIES[p].title}: {POLICIES[p].description}." for p in policies if p in POLICIES]
-
-
-def _located_line(table, named: list[str], c) -> list[str]:
-    """With ``resolution`` (capacity.csv attached, :func:`straggler.decide.frontier.attach`): up
-    to what load each recommended contender keeps the SLO (or stays stable), located."""
-    from .intervals import fmt_interval
-
-    ds = table.ds
-    # one setting (a question's usual one): with several, capacity.csv has every row
-    if "located_stability_low" not in ds or not named or any(ds.sizes[d] > 1 for d in table.dims):
-        return []
-    what = "slo" if c.target is not None else "stability"
-    low = table.flat(ds[f"located_{what}_low"], table.dims)
-    high = table.flat(ds[f"located_{what}_high"], table.dims)
-    parts = []
-    for k, name in enumerate(table.policies):
-        if name in named:
-            at = (*(0 for _ in table.dims), k)
-            parts.append(f"{name} {fmt_interval(float(low[at]), float(high[at])) or 'unknown'}")
-    label = f"{c.slo_words()} holds" if c.target is not None else "stable"
-    return [f"Located ({label} at the low end, not at the high one): " + "; ".join(parts) + "."]
-
-
-def answer_lines(ds: xr.Dataset, report: str | None = None) -> list[str]:
-    """The answer of a finished question's dataset in at most :data:`MAX_ANSWER_LINES`
-    lines: what was asked; per (setting and) load the policy to run, its E[T], tail and
-    extra-load intervals and its runner-up, then what would change the answer; last,
-    where the ``report`` is (its path, when given). With more loads than fit, one line
-    per load and, past that, a line saying how many are in the report only."""
-    from .assumption import assumption_lines, at_assumed
-    from .decision import answer, constraints, decision_table, metric_name
-    from .deploy import deployable_table
-
-    assumed = assumption_lines(ds)
-    ds = at_assumed(ds)  # the answer is the assumed c's
-    c = constraints(ds)
-    table = decision_table(ds, c)
-    tail_label = metric_name(c.tail_level)
-    # the answer is the fastest on the SLO's quantile, on E[T] for a mean SLO or none
-    metric = c.slo_criterion
-    deciding = metric_name(c.level) if metric == "tail" else "E[T]"
-    asked = " and ".join(w for w in (c.slo_words(), c.budget_words()) if w) or "the smallest E[T]"
-    times = "" if c.unit else "; times in the workload's unit, which it does not state"
-    head = [f"Asked: {asked} (extra load: server time per job E[C] / E[X] - 1, against one copy at full speed{times})."]
-    several = any(ds.sizes[d] > 1 for d in table.dims)
-    client = deployable_table(ds)
-    blocks, named = [], []
-    for index, li in table.points():
-        if li is None:
-            continue
-        row = answer(table, index, li)
-        named += [n for n in str(row["recommended"]).split(", ") if n]
-        load = row["load"]
-        label = f"load {load:g}" if isinstance(load, float) else f"load {load}"
-        if several:
-            label = ", ".join(f"{k} = {v}" for k, v in table.setting(index).items()) + f", {label}"
-        block = [_answer_line(table, (*index, li), row, label, tail_label, deciding)]
-        if c.any:
-            block.append(_what_would_change(row))
-        block += _client_line(row, client, index, li, tail_label)
-        blocks.append(block)
-    where = report or "the study's report"
-    tail = [f"Every contender at every load, with the evidence: {where}"] if report else []
-    tail = assumed + _located_line(table, named, c) + tail
-    more = "... and {n} more loads: see " + where
-    return _fit(head, blocks, tail, more, _policy_words(named))
 
 
 def question_unit(question: Question) -> str:

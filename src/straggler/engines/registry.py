@@ -10,7 +10,7 @@ compiling anything; the kernels are the simulation's
 (:data:`straggler.engines.simulation.engines.KERNELS`).
 
 Adding an engine is one :class:`EngineSpec` in :data:`ENGINES`, a module with a
-``run`` kernel that follows the contract of :mod:`straggler.engines.simulation.fast`, and its
+``run`` kernel that follows the contract of :mod:`straggler.engines.simulation.contract`, and its
 entry in ``KERNELS`` (docs/contributing.md, "Adding an engine").
 """
 

@@ -42,7 +42,8 @@ def announce_compile(resolved, cells: list[str]) -> list[str]:
     and a job that compiled silently looked like a hang."""
     from ..common import kernel_cache
     from ..study.grid import build_grid
-    from ..study.workunits import compile_seconds, duration, kernel_kind, kind_engine
+    from ..study.progress import compile_seconds, duration, kind_engine
+    from ..study.workunits import kernel_kind
 
     grid = build_grid(resolved)
     kinds = [kernel_kind(resolved, grid.cells[c]) for c in cells if c in grid.cells]

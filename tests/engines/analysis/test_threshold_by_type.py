@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from straggler.engines.analysis import threshold as T
+from straggler.engines.analysis import threshold_search as TS
 from straggler.engines.analysis.cell import analyze
 from straggler.model import dependence
 from straggler.model.cell_model import CellModel
@@ -272,9 +273,9 @@ def test_one_law_for_every_type_is_the_plain_law(which, dep):
         T.expected_work_full_redundancy(system, X, D), T.expected_work_full_redundancy(system, A, D), rtol=1e-13
     )
     same_bound(T.full_redundancy_bound(system, X, D), T.full_redundancy_bound(system, A, D))
-    same_bound(T.optimal_rerouting(system, X, D), T.optimal_rerouting(system, A, D))
+    same_bound(TS.optimal_rerouting(system, X, D), TS.optimal_rerouting(system, A, D))
     if not (which == "large" and dep == "iid"):  # i.i.d. replication needs quadrature: seconds
-        same_bound(T.optimal_replication(system, X, D), T.optimal_replication(system, A, D))
+        same_bound(TS.optimal_replication(system, X, D), TS.optimal_replication(system, A, D))
     alpha = assignment_fractions(system, [0.3] * len(system.belief[0]))
     for fn in (
         T.expected_work_rerouting,

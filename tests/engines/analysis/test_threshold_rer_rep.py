@@ -12,7 +12,7 @@ import os
 import numpy as np
 import pytest
 
-from straggler.engines.analysis import known_sizes, queues, threshold
+from straggler.engines.analysis import known_sizes, queues, threshold, threshold_search
 from straggler.model import dependence, distributions, two_pools
 
 CI = bool(os.environ.get("STRAGGLER_CI"))
@@ -251,14 +251,14 @@ def test_section5_closed_forms_exponential(r):
     assert load(threshold.full_redundancy_bound(s, EXP10, IID).rate, EXP10, IID) == pytest.approx((1 + r) / 2)
     kt = two_pools.optimal_assignment_no_redundancy(system(r, knowledge="known"), EXP10, IDENTICAL)
     assert load(kt.rate, EXP10, IDENTICAL) == pytest.approx(1.0, rel=1e-9)
-    rer = load(threshold.optimal_rerouting(s, EXP10, IDENTICAL).rate, EXP10, IDENTICAL)
-    rep = load(threshold.optimal_replication(s, EXP10, IDENTICAL).rate, EXP10, IDENTICAL)
+    rer = load(threshold_search.optimal_rerouting(s, EXP10, IDENTICAL).rate, EXP10, IDENTICAL)
+    rep = load(threshold_search.optimal_replication(s, EXP10, IDENTICAL).rate, EXP10, IDENTICAL)
     if r <= 0.3:
         assert rep == pytest.approx(0.5, rel=1e-9)  # Rep = FRed
     if r >= 0.5:  # Rer, Rep and ZRed coincide
         assert rer == pytest.approx(zred, rel=1e-9)
         assert rep == pytest.approx(zred, rel=1e-9)
-    rep_iid = load(threshold.optimal_replication(s, EXP10, IID).rate, EXP10, IID)
+    rep_iid = load(threshold_search.optimal_replication(s, EXP10, IID).rate, EXP10, IID)
     assert rep_iid == pytest.approx((1 + r) / 2, rel=1e-9)  # Rep = FRed (i.i.d.)
 
 
@@ -280,8 +280,8 @@ def test_thresholds_never_below_plain_policies(name, X, dep, kw, r):
     s = system(r, **kw)
     zred = two_pools.optimal_assignment_no_redundancy(s, X, dep).rate
     fred = threshold.full_redundancy_bound(s, X, dep).rate
-    rer = threshold.optimal_rerouting(s, X, dep)
-    rep = threshold.optimal_replication(s, X, dep)
+    rer = threshold_search.optimal_rerouting(s, X, dep)
+    rep = threshold_search.optimal_replication(s, X, dep)
     assert rer.rate >= zred * (1 - 1e-9)
     assert rep.rate >= max(zred, fred) * (1 - 1e-9)
     for b, fn in [(rer, threshold.expected_work_rerouting), (rep, threshold.expected_work_replication)]:
@@ -313,9 +313,9 @@ def test_optimiser_beats_brute_force_grid(name, X, dep, r, kw, policy):
     """The optimum is at least the best point of a 201 x 201 grid in u = tau/(s+tau)
     plus all the candidate thresholds (the inner LP in q is exact)."""
     s = system(r, **kw)
-    fn = threshold.optimal_rerouting if policy == "rerouting" else threshold.optimal_replication
+    fn = threshold_search.optimal_rerouting if policy == "rerouting" else threshold_search.optimal_replication
     best = fn(s, X, dep)
-    opt = threshold.ThresholdOptimiser(s, X, dep, policy)
+    opt = threshold_search.ThresholdOptimiser(s, X, dep, policy)
     us = np.linspace(0, 1, 101 if CI else 201)
     taus = [[opt.tau_of(i, u) for u in us] + list(opt.candidates(i)) for i in range(2)]
     V = opt.values(*taus)
@@ -327,7 +327,7 @@ def test_inner_lp_matches_scan_over_q():
     public E[B_i] (partly known types: q is a vector)."""
     s = system(0.3, knowledge="partial", belief=0.75, pools=(4, 6))
     tau = (7.0, 3.0)
-    opt = threshold.ThresholdOptimiser(s, EXP10, IID, "replication")
+    opt = threshold_search.ThresholdOptimiser(s, EXP10, IID, "replication")
     value = opt.value(*tau)
     grid = np.linspace(0, 1, 101)
     best = math.inf
@@ -345,7 +345,7 @@ def test_deterministic_sizes_atom_threshold():
     which is also the known-sizes bound."""
     for r in (0.05, 0.2, 0.4):
         s = system(r)
-        rer = threshold.optimal_rerouting(s, DET10, IDENTICAL)
+        rer = threshold_search.optimal_rerouting(s, DET10, IDENTICAL)
         assert load(rer.rate, DET10, IDENTICAL) == pytest.approx(2 / 3, rel=1e-12)
         assert rer.tau == (10.0, 10.0)
         ks = known_sizes.known_sizes_bound(s, DET10, IDENTICAL)
@@ -356,8 +356,8 @@ def test_pareto_heavy_tail_optimisation():
     """Pareto(1, 10/9): finite bounds, thresholds in [0, inf], and the optimum is a
     real improvement over both plain policies for i.i.d. replicas."""
     s = system(0.3)
-    rep = threshold.optimal_replication(s, PARETO, IID)
-    rer = threshold.optimal_rerouting(s, PARETO, IID)
+    rep = threshold_search.optimal_replication(s, PARETO, IID)
+    rer = threshold_search.optimal_rerouting(s, PARETO, IID)
     fred = threshold.full_redundancy_bound(s, PARETO, IID).rate
     zred = two_pools.optimal_assignment_no_redundancy(s, PARETO, IID).rate
     assert math.isfinite(rep.rate) and math.isfinite(rer.rate)
@@ -374,7 +374,7 @@ def test_rerouting_vanishes_as_r_slow_to_zero():
     """Identical replicas: lambda_max(Rer) -> 0 as r_slow -> 0 (Section 5.1.1); the
     decay is slow (~ 1 / log(1 / r_slow) for exponential sizes)."""
     values = [
-        load(threshold.optimal_rerouting(system(r), EXP10, IDENTICAL).rate, EXP10, IDENTICAL)
+        load(threshold_search.optimal_rerouting(system(r), EXP10, IDENTICAL).rate, EXP10, IDENTICAL)
         for r in (0.1, 1e-2, 1e-4, 1e-8, 1e-12)
     ]
     assert all(a > b for a, b in zip(values, values[1:])), values
@@ -385,7 +385,9 @@ def test_rerouting_vanishes_as_r_slow_to_zero():
 @pytest.mark.parametrize("dep", [IDENTICAL, IID], ids=["identical", "iid"])
 def test_replication_beats_rerouting_when_unbalanced(X, dep):
     s = system(0.1)
-    assert threshold.optimal_replication(s, X, dep).rate > 1.05 * threshold.optimal_rerouting(s, X, dep).rate
+    assert (
+        threshold_search.optimal_replication(s, X, dep).rate > 1.05 * threshold_search.optimal_rerouting(s, X, dep).rate
+    )
 
 
 @pytest.mark.parametrize("X", [EXP10, PARETO], ids=["exp", "pareto"])
@@ -397,7 +399,10 @@ def test_known_sizes_maximum_attained_by_rerouting(X, dep):
         assert ks.policy == "rerouting"
         assert ks.rerouting >= ks.replication * (1 - 1e-12)
         # KS dominates every policy with unknown sizes
-        others = [threshold.optimal_rerouting(s, X, dep).rate, threshold.optimal_replication(s, X, dep).rate]
+        others = [
+            threshold_search.optimal_rerouting(s, X, dep).rate,
+            threshold_search.optimal_replication(s, X, dep).rate,
+        ]
         assert ks.rate >= max(others) * (1 - 1e-9)
 
 
@@ -419,8 +424,8 @@ def test_stability_grows_convexly_with_type_knowledge(r):
     for b in bs:
         s = system(r, knowledge="partial", belief=float(b))
         curves["ZRed"].append(two_pools.optimal_assignment_no_redundancy(s, EXP10, IDENTICAL).rate)
-        curves["Rer"].append(threshold.optimal_rerouting(s, EXP10, IDENTICAL).rate)
-        curves["Rep"].append(threshold.optimal_replication(s, EXP10, IDENTICAL).rate)
+        curves["Rer"].append(threshold_search.optimal_rerouting(s, EXP10, IDENTICAL).rate)
+        curves["Rep"].append(threshold_search.optimal_replication(s, EXP10, IDENTICAL).rate)
         curves["KS"].append(known_sizes.known_sizes_bound(s, EXP10, IDENTICAL).rate)
     for name, c in curves.items():
         c = np.array([load(v, EXP10, IDENTICAL) for v in c])

@@ -1,5 +1,7 @@
 """docs/contributing.md, "Adding an event kind", followed once: the event engine's loop
-with one more kind of event, written from its own kernels (simulation/events.py).
+with one more kind of event, written from its own kernels (simulation/events.py), its
+state's operations (simulation/events_state.py) and its stream reads
+(simulation/events_routing.py).
 
 The toy event observes the number of jobs present every ``h`` time units. It is a
 kernel (``_observe``) and a branch of the loop, with its own time source like the
@@ -16,11 +18,13 @@ from scipy import stats as st
 from straggler.common.kernel_cache import kernel
 from straggler.engines.simulation import encode_model, run_replication
 from straggler.engines.simulation import events as E
+from straggler.engines.simulation import events_routing as R
+from straggler.engines.simulation import events_state as ES
 from straggler.engines.simulation import statistics as S
 from straggler.engines.simulation.reference import make_model
 
 
-@E.event_part
+@ES.event_part
 def _observe(qu, seen, k):
     """The toy event: the jobs present (one server: its queue's replicas) into seen[k]."""
     total = 0
@@ -41,11 +45,11 @@ def _loop_with_observer(su, qu, wk, st, stats, cur, lam, total, check, wait, h, 
     work_done = 0.0
     n = 0
     k = 0
-    v, cur = E.next_exponential(st, cur)
+    v, cur = R.next_exponential(st, cur)
     t_arr = v * inv_lam
     t_obs = h
     while True:
-        qmin, tq = E.next_queue(qu)
+        qmin, tq = ES.next_queue(qu)
         t_next = min(t_arr if n < total else np.inf, tq)
         # the new kind of event (while jobs arrive: the drain after is not stationary)
         if n < total and t_obs < t_next and k < seen.shape[0]:
@@ -58,17 +62,17 @@ def _loop_with_observer(su, qu, wk, st, stats, cur, lam, total, check, wait, h, 
             nd, cur = E.on_arrival(su, qu, wk, st, stats, t, n, True, False, False, False, cur)
             n += 1
             if n < total:
-                v, cur = E.next_exponential(st, cur)
+                v, cur = R.next_exponential(st, cur)
                 t_arr = t + v * inv_lam
         elif qmin >= 0:
             t = tq
-            E.advance(qu, wk, qmin, t)
+            ES.advance(qu, wk, qmin, t)
             nd, cost, cur = E.on_completion(su, qu, wk, stats, t, wk.job[qu.who[qmin]], qu.who[qmin], False, cur)
             work_done += cost
         else:
             break
         for i in range(nd):
-            E.reschedule(qu, wk, dirty[i], True, False)
+            ES.reschedule(qu, wk, dirty[i], True, False)
     stats.acc[S.A_ARRIVALS] = n
     stats.acc[S.A_TIME] = t_last
     stats.acc[S.A_WORK] = work_done
@@ -77,7 +81,7 @@ def _loop_with_observer(su, qu, wk, st, stats, cur, lam, total, check, wait, h, 
 
 @kernel(nogil=True)
 def _run_with_observer(h, seen, *contract):
-    return _loop_with_observer(*E.records(*contract), h, seen)
+    return _loop_with_observer(*ES.records(*contract), h, seen)
 
 
 def test_a_toy_event_kind_changes_nothing_and_measures_what_it_should():

@@ -1,7 +1,7 @@
 """The fast kernel against the event-driven reference, job by job, on one stream.
 
 Both read the random streams of ``straggler.engines.simulation.streams`` in the order of
-the contract in ``straggler.engines.simulation.fast`` (the kernel in blocks, the
+the contract in ``straggler.engines.simulation.contract`` (the kernel in blocks, the
 reference one value at a time); their
 dynamics are implemented independently (workload recursion versus explicit
 queues and events), so equal per-job latencies and costs check the recursion of

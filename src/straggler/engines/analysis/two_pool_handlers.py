@@ -9,7 +9,7 @@ import numpy as np
 
 from ...model.cell_model import CellModel
 from ...model.two_pools import Bound, assignment_fractions, belief_matrix, optimal_assignment_no_redundancy
-from . import known_sizes, queues, threshold
+from . import known_sizes, queues, threshold, threshold_search
 from .cancel_delay import vouch
 from .cell_setting import pools_of
 from .notes import Time
@@ -182,10 +182,12 @@ def threshold_policy(model: CellModel, policy: str) -> AnalyticResult:
     system, c = pools_of(model), model.cancel_delay
     tau = model.params.get("tau", "opt")
     if tau == "opt":
-        optimise = threshold.optimal_rerouting if policy == "rerouting" else (threshold.optimal_replication)
+        optimise = (
+            threshold_search.optimal_rerouting if policy == "rerouting" else (threshold_search.optimal_replication)
+        )
         bound = optimise(system, model.size, model.dependence, c)
     else:
-        bound = threshold.bound_at_threshold(system, model.size, model.dependence, policy, tau, c)
+        bound = threshold_search.bound_at_threshold(system, model.size, model.dependence, policy, tau, c)
     kind = "necessary" if policy == "rerouting" else _replication_kind(model)
     result = _from_work(
         model, system, bound, kind=kind, cost_kind="exact" if policy == "rerouting" else _cost_kind(kind)

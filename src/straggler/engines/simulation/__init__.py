@@ -25,8 +25,12 @@ Layout of the package:
   latency histogram), the backlog monitor and the per-load summary;
 - :mod:`.streams`: the seeds of a load's replications and the five random
   streams of a replication, read in blocks;
-- :mod:`.fast`: the FCFS per-server fast path (workload recursion), and the
-  kernel contract that every engine follows;
+- :mod:`.contract`: the kernel contract that every engine follows (its arguments,
+  what it writes) and the random-number contract;
+- :mod:`.fast`: the FCFS per-server fast path (workload recursion), its job loops
+  per policy family in :mod:`.fast_chunks`;
+- :mod:`.events`: the event-driven engine's events and loop, its state in
+  :mod:`.events_state`, its arrivals' routing in :mod:`.events_routing`;
 - :mod:`.reference`: slow, event-driven pure-Python simulators (per-server FCFS
   and PS) used by the tests (and :func:`.reference.make_model`, a CellModel
   without a config);
@@ -47,7 +51,7 @@ N servers: impossible grid points). :data:`ENGINES` lists the engines in the ord
 ``engines.KERNELS`` imports an engine's kernel only when asked
 (the fast path first, so it keeps the models it supports; ``simulate(...,
 engine=name)`` forces one, to cross-check them). The kernel follows the contract in
-:mod:`.fast`; the driver does the rest (seeds, replications, summaries).
+:mod:`.contract`; the driver does the rest (seeds, replications, summaries).
 
 Random streams: load ``x`` (keyed by ``repr(float(x))``, so a load's result does
 not depend on which other loads exist or on their order) gets the

@@ -43,7 +43,7 @@ arrays
     ``x_params``, ``s_params`` the sampler parameters.
 
 Server choice (documented here because every engine and the reference must draw
-the same random numbers in the same order, see :mod:`.fast`): a one-copy policy
+the same random numbers in the same order, see :mod:`.contract`): a one-copy policy
 picks a pool with one uniform against ``alpha[0, j]`` (no draw with one pool),
 then a server of that pool as ``start + int(u * n_pool)``; FRed draws one server
 per pool (pool 0 first); the policies that use d draw d distinct servers among all

@@ -28,7 +28,7 @@ def _event_kernel() -> Callable[..., None]:
     return run
 
 
-#: Engine name -> the factory of its numba kernel (the contract of :mod:`.fast`). The
+#: Engine name -> the factory of its numba kernel (the contract of :mod:`.contract`). The
 #: import is the factory's own, so that what a result depends on
 #: (:mod:`straggler.common.sources`) includes the kernel's module, and a job loads only the
 #: kernel it runs.

@@ -1,4 +1,6 @@
-"""The FCFS fast path: per-server FCFS queues by the exact workload recursion.
+"""The FCFS fast path: per-server FCFS queues by the exact workload recursion; its
+kernel, ``run``, and Rer's loop with its heap of restarts (the other policies' job loops:
+:mod:`.fast_chunks`).
 
 Each server keeps the time at which it empties, ``free[s]``. With FCFS per-server
 queues a job never affects the jobs that joined a queue before it, so when a job
@@ -61,80 +63,19 @@ With ``cd = 0`` every number is the one of instant cancellation, bit for bit (th
 cut's arithmetic adds an exact ``+ 0.0``; CoS's held replicas are behind a branch
 on ``cd > 0``, predicted since it is the run's constant).
 
-Random-number contract (:mod:`.streams`; shared with :mod:`.reference` and any
-engine that wants to be compared job by job). Per arrival:
-
-* ARRIVALS: one value e, the interarrival time ``e / lambda``; then, only if
-  J > 1, one value e' whose uniform ``1 - exp(-e')`` against ``type_cdf`` is the
-  type (the type is the workload's, not drawn from the policy's routing);
-* ROUTING, in this order: the servers: a one-copy policy draws its pool (one uniform against
-  ``alpha[0, j]``, only with two pools) then ``start + int(u * n_pool)``; FRed
-  one server in pool 0 then one in pool 1; CoC, CoS, RIQ and FJ d distinct
-  servers by a partial Fisher-Yates shuffle of a permutation of 0..N-1 kept
-  across jobs (place i takes ``perm[i + int(u * (N - i))]``); Rer, if the job
-  will be rerouted, then its second server in the other pool;
-* SIZES and SLOWDOWNS: every job takes the sizes of all the replicas its policy
-  may place (:func:`.encode.replicas_per_job`: d for CoC, CoS, RIQ, FJ; 2 for
-  FRed, Rer, Rep; 1 for ZRed, KT), whichever run: one value of SIZES (the first
-  replica's size, or the job's X), and from SLOWDOWNS one slowdown per replica
-  (sx) or the sizes of the replicas after the first (iid, mixture). Replica r gets the
-  r-th size (RIQ: of the idle ones; CoS, FJ cancelling on start: in start order).
-* COUPLING (mixture only, ``c = s_params[0]``): one uniform u per job, every policy;
-  if ``u < c`` the job is coupled and every replica gets the first replica's size (the
-  SLOWDOWNS values it takes are dropped), else as iid. The block ``cb`` is as long as
-  the SIZES block ``xb`` and refilled with it, so job q's u is ``cb[xi]``, at its
-  size's index. Before a chunk, :func:`_couple` writes each coupled job's SIZES value
-  over the SLOWDOWNS values it will read, so the chunks run the mixture as iid (one
-  loop, no test a job). Rer: a coupled job's second run is the first replica's size.
-  With the streams seeded by the workload, policies compared on one workload see
-  the same arrivals, types and sizes (:mod:`.streams`). A law per job type
-  (:class:`~straggler.model.distributions.ByType`) fills SIZES (and SLOWDOWNS under iid)
-  with uniforms: each value of X read is passed through
-  :func:`~straggler.model.distributions.sampling.size_of_type` with the job's type (the
-  identity for every other law; never a slowdown S).
-
-Kernel contract (every engine): ``run(*encoded.kernel_args(), lam, warmup, jobs,
-out, rngs)``, with ``out = (acc, batches, hist, mon, trace)`` the statistics it writes
-into, a numba function (``nogil``) that returns nothing and
-
-* simulates ``warmup + jobs`` Poisson arrivals at rate ``lam`` from an empty
-  system (``encoded``: :class:`.encode.Encoded`; ``rngs``: the tuple of
-  :func:`.streams.replication_streams`);
-* records each of the last ``jobs`` jobs with :func:`.statistics.record`
-  (measured index = arrival index - warmup; latency = completion - arrival;
-  cost = server time of all its replicas);
-* writes its first ``len(trace)`` jobs' ``(latency, cost)`` (warm-up included,
-  by arrival index) into ``trace`` (shape ``(n, 2)``, usually ``(0, 2)``);
-* every ``ints[I_CHECK]`` arrivals writes a checkpoint row into ``mon`` and calls
-  :func:`.statistics.backlog_check` with ``flts[F_MONITOR_WAIT]``; when it fires
-  (or a bounded buffer would overflow) stops with ``acc[A_STABLE] = 0`` and
-  ``acc[A_REASON]`` set;
-* for each measured arrival and each server it chose uniformly within a pool
-  before looking at the servers (ZRed, KT, Rer, Rep: the one; FRed: one per pool;
-  CoC, CoS, RIQ, FJ: the d sampled), calls :func:`.statistics.see` with whether the
-  arrival found it idle (the idle evidence of the verdict);
-* sets ``acc[A_ARRIVALS]``, ``acc[A_TIME]`` and ``acc[A_WORK]``.
+The kernel follows the kernel contract and the random-number contract of
+:mod:`.contract`.
 
 Dependence codes: the branch on the code is the run's constant, and the chunks read
-the mixture as iid (:func:`_couple`), so identical, iid and sx jobs run the loops they
-ran before the mixture.
+the mixture as iid (:func:`.fast_chunks.couple`), so identical, iid and sx jobs run the
+loops they ran before the mixture.
 
 Structure: ``run`` refills the stream blocks (the only generator calls) and
-hands chunks of jobs to one small loop per policy family (``_chunk_one``,
-``_chunk_cancel``, ``_chunk_start``, ``_chunk_riq``; Rer has its own loop with
-the restart heap, ``_run_rer``); a chunk writes each job's latency, cost and copies
+hands chunks of jobs to one small loop per policy family (:mod:`.fast_chunks`:
+``chunk_one``, ``chunk_cancel``, ``chunk_start``, ``chunk_riq``; Rer has its own
+loop with the restart heap, ``_run_rer``); a chunk writes each job's latency, cost and copies
 into ``rows``, which ``run`` then records in one pass (:func:`.statistics.record_rows`);
 it takes the checkpoints between chunks.
-
-Performance notes (measured, numba 0.68, CoC d = 2 on 50 servers, about 50 ns a job
-of which about 19 ns are the random numbers; ``benchmarks/fast_path_costs.py``): a
-generator passed into an inlined helper, a call to the generic sampler, an inlined
-helper that returns a tuple or calls another inlined helper, or all policies in one
-loop each cost 2-60 ns a job. Inside a job loop, three things cost most and are
-avoided: a branch on a coin flip (which replica wins, whether a server was idle; LLVM
-turns a select back into one, so ``_cancel_at`` blends with 0.0 and 1.0), a
-read-modify-write of the statistics in memory for every job (the idle evidence is
-counted in registers over a chunk, the sums in one pass over its rows).
 """
 
 from __future__ import annotations
@@ -149,11 +90,12 @@ from ...model.dependence import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, SX_CODE
 from ...model.distributions.sampling import size_of_type
 from . import encode as E
 from . import statistics as S
-from .streams import block_size, distinct_servers, refill_exponential, refill_family, refill_uniform
+from .fast_chunks import chunk_cancel, chunk_one, chunk_riq, chunk_start, couple
+from .streams import block_size, refill_exponential, refill_family, refill_uniform
 
 # ---------------------------------------------------------------- the records
 # What a chunk of jobs reads and changes, in four records (named tuples of the run's
-# arrays and numbers, built once a replication): a chunk kernel takes them and the
+# arrays and numbers, built once a replication): a chunk kernel (:mod:`.fast_chunks`) takes them and the
 # stream positions, not thirty arguments. Inside a chunk the fields are unpacked into
 # locals once, so the job loop is the code it was.
 
@@ -177,32 +119,7 @@ Out = namedtuple("Out", "acc batches hist fbuf ibuf trace n_trace rows")
 """The statistics a job's latency and cost are recorded in (:mod:`.statistics`), and
 ``rows``, a chunk's ``(latency, cost, copies)`` per job (:func:`.statistics.record_rows`)."""
 
-# ---------------------------------------------------------------- per-job helpers
-# (arrays and numbers only: the stream positions go in and come back out)
-
-
-@kernel(nogil=True, inline="always")
-def _pool(s, p1):
-    return 0 if s < p1 else 1
-
-
-@kernel(nogil=True, inline="always")
-def _seen(seen0, seen1, idle0, idle1, pool, idle):
-    """:func:`.statistics.see` on counts a chunk keeps in registers: a server of pool
-    ``pool`` (0.0 or 1.0) sampled, found idle (``idle`` 1.0) or busy (0.0). Counts of
-    whole numbers, so their sums are exact in any order."""
-    return seen0 + (1.0 - pool), seen1 + pool, idle0 + (idle - pool * idle), idle1 + pool * idle
-
-
-@kernel(nogil=True, inline="always")
-def _put_seen(acc, seen0, seen1, idle0, idle1):
-    """Write back the idle evidence (:func:`.statistics.see`) that a chunk counted in
-    registers: counted in ``acc`` job by job, its read-modify-writes cost the chunk
-    about a tenth of its time (measured: CoC d = 2)."""
-    acc[S.A_SEEN0] = seen0
-    acc[S.A_SEEN1] = seen1
-    acc[S.A_IDLE0] = idle0
-    acc[S.A_IDLE1] = idle1
+# ---------------------------------------------------------------- records and checkpoints
 
 
 @kernel(nogil=True)
@@ -213,35 +130,6 @@ def _record_chunk(o, n0, n1, warmup, inv_batch):
     for n in range(n0, min(n1, o.n_trace)):
         o.trace[n, 0] = o.rows[n - n0, S.ROW_LAT]
         o.trace[n, 1] = o.rows[n - n0, S.ROW_COST]
-
-
-@kernel(nogil=True, inline="always")
-def _cancel_at(free, srv, st, fin, dur, n, c, cd):
-    """Replicas ``0..n-1`` (started at st, finishing at fin) run until c: update
-    the servers' free times and return the server time consumed. A replica cut at
-    c (started before c, not finished by then) holds its server ``cd`` (the
-    cancellation delay) longer and costs ``c - start + cd``.
-
-    Which replica wins and whether the others started are coin flips, which a branch
-    mispredicts; LLVM turns a select on them back into a branch, so they are taken as
-    0.0 or 1.0 and blended by arithmetic (measured: CoC d = 2, about 7 ns a job). The
-    blend is exact: ``1.0 * u + 0.0 * v`` is ``u`` and ``0.0 * u + 1.0 * v`` is ``v`` for
-    the finite, non-negative duration and the finite cut (a signed zero added to the
-    non-negative cost changes nothing), and a replica that never started adds 0.0 and
-    keeps its server's free time: the results of the branches, bit for bit. The cut is
-    computed as ``(c + cd) - a`` (one addition a job, not one a replica); with cd = 0
-    that is ``c - a`` exactly: the results of instant cancellation, bit for bit."""
-    cost = 0.0
-    ce = c + cd  # when a cut replica frees its server
-    for i in range(n):
-        a = st[i]
-        f = fin[i]
-        done = np.float64(np.int64(f <= c))
-        started = np.float64(np.int64(a < c))
-        cost += started * (done * dur[i] + (1.0 - done) * (ce - a))
-        s = srv[i]
-        free[s] = started * (done * f + (1.0 - done) * ce) + (1.0 - started) * free[s]
-    return cost
 
 
 @kernel(nogil=True)
@@ -257,394 +145,6 @@ def _checkpoint(free, t, pools, p_start, scratch, mon, kc, work, N, wait):
         mon[kc, pool] = S.median_inplace(scratch, cnt) if cnt > 0 else 0.0
     mon[kc, S.MON_WORK] = work / N
     return S.backlog_check(mon, kc, pools, S.EPS, wait)
-
-
-# ---------------------------------------------------------------- job chunks
-# Each processes jobs n0..n1-1 of one policy family without refilling the
-# stream blocks (``run`` sizes the chunk so that they suffice) and returns the
-# updated (t, work, ei, ui, xi, si). Small separate loops: LLVM optimises them
-# better than one loop with every policy in it. Inside them, no helper that
-# returns a tuple or calls another inlined helper (each cost 2-60 ns a job,
-# measured): the type draw and the per-job bookkeeping are written out.
-
-
-@kernel(nogil=True)
-def _chunk_one(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
-    """ZRed, KT: one replica on a random server of the pool drawn from alpha."""
-    pools, p_start, J, type_cdf, alpha, inv_speeds, dep, xc, x_params, inv_lam, warmup = (
-        m.pools,
-        m.p_start,
-        m.J,
-        m.type_cdf,
-        m.alpha,
-        m.inv_speeds,
-        m.dep,
-        m.xc,
-        m.x_params,
-        m.inv_lam,
-        m.warmup,
-    )
-    eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
-    free = sv.free
-    acc, rows = o.acc, o.rows
-    seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
-    for n in range(n0, n1):
-        t += eb[ei] * inv_lam
-        ei += 1
-        j = 0
-        if J > 1:  # the type: from the arrivals stream (a uniform, 1 - exp(-e))
-            ut = -np.expm1(-eb[ei])
-            ei += 1
-            while j < J - 1 and ut >= type_cdf[j]:
-                j += 1
-        i = 0
-        if pools == 2:
-            if ub[ui] >= alpha[0, j]:
-                i = 1
-            ui += 1
-        lo = p_start[i]
-        s = lo + int(ub[ui] * (p_start[i + 1] - lo))
-        ui += 1
-        if n >= warmup:  # S.see, in registers over the chunk
-            idle = 1.0 if free[s] <= t else 0.0
-            seen0, seen1, idle0, idle1 = _seen(seen0, seen1, idle0, idle1, float(i), idle)
-        x = size_of_type(xc, x_params, j, xb[xi])
-        xi += 1
-        if dep == SX_CODE:
-            x *= sb[si]
-            si += 1
-        du = x * inv_speeds[i, j]
-        a = free[s]
-        if a < t:
-            a = t
-        f = a + du
-        free[s] = f
-        work += du
-        lat = f - t
-        rows[n - n0, S.ROW_LAT] = lat
-        rows[n - n0, S.ROW_COST] = du
-        rows[n - n0, S.ROW_COPIES] = 1.0
-    _put_seen(acc, seen0, seen1, idle0, idle1)
-    return t, work, ei, ui, xi, si
-
-
-@kernel(nogil=True)
-def _chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
-    """CoC, FRed, FJ: d replicas, done at the k-th completion, the rest cancelled."""
-    N, d, k, p1, J, type_cdf, inv_speeds, dep, xc, x_params, inv_lam, warmup = (
-        m.N,
-        m.d,
-        m.k,
-        m.p1,
-        m.J,
-        m.type_cdf,
-        m.inv_speeds,
-        m.dep,
-        m.xc,
-        m.x_params,
-        m.inv_lam,
-        m.warmup,
-    )
-    eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
-    free, perm, srv, st, fin, dur, sel = sv.free, sv.perm, sv.srv, sv.st, sv.fin, sv.dur, sv.sel
-    acc, rows = o.acc, o.rows
-    seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
-    fred = m.policy == policies.FRED_CODE
-    cd = m.cd
-    iid = dep == IID_CODE or dep == MIXTURE_CODE  # SLOWDOWNS holds the replicas after the first
-    for n in range(n0, n1):
-        t += eb[ei] * inv_lam
-        ei += 1
-        j = 0
-        if J > 1:  # the type: from the arrivals stream (a uniform, 1 - exp(-e))
-            ut = -np.expm1(-eb[ei])
-            ei += 1
-            while j < J - 1 and ut >= type_cdf[j]:
-                j += 1
-        if fred:  # one server in each pool
-            srv[0] = int(ub[ui] * p1)
-            srv[1] = p1 + int(ub[ui + 1] * (N - p1))
-            ui += 2
-        else:
-            ui = distinct_servers(perm, N, d, srv, ub, ui)
-        if n >= warmup:  # S.see, in registers over the chunk
-            for r in range(d):
-                pool = 1.0 if srv[r] >= p1 else 0.0
-                idle = 1.0 if free[srv[r]] <= t else 0.0
-                seen0, seen1, idle0, idle1 = _seen(seen0, seen1, idle0, idle1, pool, idle)
-        c = np.inf
-        x0 = size_of_type(xc, x_params, j, xb[xi])
-        for r in range(d):
-            x = x0
-            if iid and r > 0:  # replicas after the first: the second stream
-                x = size_of_type(xc, x_params, j, sb[si + r - 1])
-            s = srv[r]
-            du = x * inv_speeds[_pool(s, p1), j]
-            if dep == SX_CODE:
-                du *= sb[si + r]
-            a = free[s]
-            if a < t:
-                a = t
-            st[r] = a
-            dur[r] = du
-            f = a + du
-            fin[r] = f
-            if f < c:
-                c = f
-        xi += 1
-        if iid:
-            si += d - 1
-        elif dep == SX_CODE:
-            si += d
-        if k > 1:
-            for r in range(d):
-                sel[r] = fin[r]
-            c = S.kth_smallest(sel, d, k - 1)
-        cost = _cancel_at(free, srv, st, fin, dur, d, c, cd)
-        work += cost
-        lat = c - t
-        rows[n - n0, S.ROW_LAT] = lat
-        rows[n - n0, S.ROW_COST] = cost
-        rows[n - n0, S.ROW_COPIES] = float(d)
-    _put_seen(acc, seen0, seen1, idle0, idle1)
-    return t, work, ei, ui, xi, si
-
-
-@kernel(nogil=True)
-def _chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
-    """CoS, FJ with cancel on start: of d replicas the ``keep`` that start first run
-    (ties: sampling order), the q-th to start with the q-th size; done when k of
-    them finish, the others cut then (fork-join paper section 8.1, (n, r_f = d,
-    r = keep, k)). keep = k (CoS, ``early``) needs no cut: all kept run to the end."""
-    N, d, k, keep, p1, J, type_cdf, inv_speeds, dep, xc, x_params, inv_lam, warmup = (
-        m.N,
-        m.d,
-        m.k,
-        m.keep,
-        m.p1,
-        m.J,
-        m.type_cdf,
-        m.inv_speeds,
-        m.dep,
-        m.xc,
-        m.x_params,
-        m.inv_lam,
-        m.warmup,
-    )
-    eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
-    free, perm, srv, ksrv, st, fin, dur, sel = sv.free, sv.perm, sv.srv, sv.ksrv, sv.st, sv.fin, sv.dur, sv.sel
-    acc, rows = o.acc, o.rows
-    seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
-    cd = m.cd
-    iid = dep == IID_CODE or dep == MIXTURE_CODE  # SLOWDOWNS holds the replicas after the first
-    for n in range(n0, n1):
-        t += eb[ei] * inv_lam
-        ei += 1
-        j = 0
-        if J > 1:  # the type: from the arrivals stream (a uniform, 1 - exp(-e))
-            ut = -np.expm1(-eb[ei])
-            ei += 1
-            while j < J - 1 and ut >= type_cdf[j]:
-                j += 1
-        ui = distinct_servers(perm, N, d, srv, ub, ui)
-        for r in range(d):
-            a = free[srv[r]]
-            if n >= warmup:  # S.see, in registers over the chunk
-                pool = 1.0 if srv[r] >= p1 else 0.0
-                seen0, seen1, idle0, idle1 = _seen(seen0, seen1, idle0, idle1, pool, 1.0 if a <= t else 0.0)
-            if a < t:
-                a = t
-            st[r] = a
-        # with a cancellation delay, the replicas that start with the keep-th kept one
-        # (at sk) but are not kept: their servers, moved to srv[:nh] (srv is not read
-        # again this job); cancelled in service if the job is still running at sk
-        nh = 0
-        if keep == 1:
-            best = 0
-            for r in range(1, d):
-                if st[r] < st[best]:
-                    best = r
-            ksrv[0] = srv[best]
-            sk = st[best]
-            fin[0] = sk
-            if cd > 0.0:  # (a branch on the run's constant: predicted)
-                for r in range(d):
-                    if r != best and st[r] == sk:
-                        srv[nh] = srv[r]
-                        nh += 1
-        else:
-            for r in range(d):
-                sel[r] = st[r]
-            sk = S.kth_smallest(sel, d, keep - 1)
-            ties = keep
-            for r in range(d):
-                if st[r] < sk:
-                    ties -= 1
-            q = 0
-            for r in range(d):
-                a = st[r]
-                kept = a < sk
-                if not kept and a == sk:
-                    if ties > 0:
-                        kept = True
-                        ties -= 1
-                    elif cd > 0.0:  # started with the keep-th, not kept
-                        srv[nh] = srv[r]
-                        nh += 1
-                if kept:  # insertion by start time, stable
-                    pos = q
-                    while pos > 0 and fin[pos - 1] > a:
-                        fin[pos] = fin[pos - 1]
-                        ksrv[pos] = ksrv[pos - 1]
-                        pos -= 1
-                    fin[pos] = a
-                    ksrv[pos] = srv[r]
-                    q += 1
-        x0 = size_of_type(xc, x_params, j, xb[xi])
-        x = x0
-        if keep == k:
-            # every kept replica must finish: no cut, so this stays the exact
-            # arithmetic (and results) of fork-early-cancel
-            cost = 0.0
-            last = t
-            for q in range(k):
-                if iid:
-                    x = x0 if q == 0 else size_of_type(xc, x_params, j, sb[si + q - 1])
-                s = ksrv[q]
-                du = x * inv_speeds[_pool(s, p1), j]
-                if dep == SX_CODE:
-                    du *= sb[si + q]
-                f = fin[q] + du
-                free[s] = f
-                cost += du
-                if f > last:
-                    last = f
-        else:
-            for q in range(keep):
-                if iid:
-                    x = x0 if q == 0 else size_of_type(xc, x_params, j, sb[si + q - 1])
-                du = x * inv_speeds[_pool(ksrv[q], p1), j]
-                if dep == SX_CODE:
-                    du *= sb[si + q]
-                a = fin[q]
-                st[q] = a
-                dur[q] = du
-                fin[q] = a + du
-                sel[q] = a + du
-            last = S.kth_smallest(sel, keep, k - 1)
-            cost = _cancel_at(free, ksrv, st, fin, dur, keep, last, cd)
-        if nh > 0 and sk < last:  # each holds its server cd from sk, and costs cd
-            for h in range(nh):
-                free[srv[h]] = sk + cd
-                cost += cd
-        # every job takes d replica sizes, whichever run (common random numbers)
-        xi += 1
-        if iid:
-            si += d - 1
-        elif dep == SX_CODE:
-            si += d
-        work += cost
-        lat = last - t
-        rows[n - n0, S.ROW_LAT] = lat
-        rows[n - n0, S.ROW_COST] = cost
-        rows[n - n0, S.ROW_COPIES] = float(d)
-    _put_seen(acc, seen0, seen1, idle0, idle1)
-    return t, work, ei, ui, xi, si
-
-
-@kernel(nogil=True)
-def _chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
-    """RIQ: replicas on the idle servers among d sampled, cancel on complete;
-    none idle: one replica on the first sampled."""
-    N, d, p1, J, type_cdf, inv_speeds, dep, xc, x_params, inv_lam, warmup = (
-        m.N,
-        m.d,
-        m.p1,
-        m.J,
-        m.type_cdf,
-        m.inv_speeds,
-        m.dep,
-        m.xc,
-        m.x_params,
-        m.inv_lam,
-        m.warmup,
-    )
-    eb, ub, xb, sb = b.eb, b.ub, b.xb, b.sb
-    free, perm, srv, ksrv, st, fin, dur = sv.free, sv.perm, sv.srv, sv.ksrv, sv.st, sv.fin, sv.dur
-    acc, rows = o.acc, o.rows
-    seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
-    cd = m.cd
-    iid = dep == IID_CODE or dep == MIXTURE_CODE  # SLOWDOWNS holds the replicas after the first
-    for n in range(n0, n1):
-        t += eb[ei] * inv_lam
-        ei += 1
-        j = 0
-        if J > 1:  # the type: from the arrivals stream (a uniform, 1 - exp(-e))
-            ut = -np.expm1(-eb[ei])
-            ei += 1
-            while j < J - 1 and ut >= type_cdf[j]:
-                j += 1
-        ui = distinct_servers(perm, N, d, srv, ub, ui)
-        nr = 0
-        for r in range(d):
-            idle = free[srv[r]] <= t
-            if n >= warmup:  # S.see, in registers over the chunk
-                pool = 1.0 if srv[r] >= p1 else 0.0
-                seen0, seen1, idle0, idle1 = _seen(seen0, seen1, idle0, idle1, pool, 1.0 if idle else 0.0)
-            if idle:
-                ksrv[nr] = srv[r]
-                nr += 1
-        if nr == 0:
-            ksrv[0] = srv[0]
-            nr = 1
-        c = np.inf
-        x0 = size_of_type(xc, x_params, j, xb[xi])
-        x = x0
-        for r in range(nr):
-            if iid:
-                x = x0 if r == 0 else size_of_type(xc, x_params, j, sb[si + r - 1])
-            s = ksrv[r]
-            du = x * inv_speeds[_pool(s, p1), j]
-            if dep == SX_CODE:
-                du *= sb[si + r]
-            a = free[s]
-            if a < t:
-                a = t
-            st[r] = a
-            dur[r] = du
-            f = a + du
-            fin[r] = f
-            if f < c:
-                c = f
-        # every job takes d replica sizes, whichever run (common random numbers)
-        xi += 1
-        if iid:
-            si += d - 1
-        elif dep == SX_CODE:
-            si += d
-        cost = _cancel_at(free, ksrv, st, fin, dur, nr, c, cd)
-        work += cost
-        lat = c - t
-        rows[n - n0, S.ROW_LAT] = lat
-        rows[n - n0, S.ROW_COST] = cost
-        rows[n - n0, S.ROW_COPIES] = float(nr)
-    _put_seen(acc, seen0, seen1, idle0, idle1)
-    return t, work, ei, ui, xi, si
-
-
-@kernel(nogil=True)
-def _couple(cb, xb, sb, xi, si, jobs, per, c):
-    """Mixture, before a chunk of ``jobs`` jobs that each read ``per`` SLOWDOWNS values
-    (the replicas after the first) from ``sb[si:]`` and one SIZES value from
-    ``xb[xi:]``: a coupled job (its coupling value, ``cb`` at its size's index, below
-    ``c``) gets its SIZES value in place of its SLOWDOWNS values (dropped), so the
-    chunk reads the mixture as iid, with the loop and the numbers of iid (a law per job
-    type: the same uniform, hence the same size, for every replica)."""
-    for q in range(jobs):
-        if cb[xi + q] < c:
-            x = xb[xi + q]
-            for r in range(per):
-                sb[si + q * per + r] = x
 
 
 # ---------------------------------------------------------------- the kernel
@@ -666,7 +166,7 @@ def run(
     out,
     rngs,
 ):
-    """Simulate one replication (see the module docstring for the contract)."""
+    """Simulate one replication (the kernel contract: :mod:`.contract`)."""
     acc, batches, hist, mon, trace = out
     policy = ints[E.I_POLICY]
     N = ints[E.I_N]
@@ -784,19 +284,19 @@ def run(
                 n1 = min(n1, n + (BX - si) // need_x)
             n1 = min(n1, n + o.rows.shape[0])
             if mix and d > 1 and policy != policies.ZRED_CODE and policy != policies.KT_CODE:
-                _couple(cb, xb, sb, xi, si, n1 - n, d - 1, m.coupling)
+                couple(cb, xb, sb, xi, si, n1 - n, d - 1, m.coupling)
             if policy == policies.ZRED_CODE or policy == policies.KT_CODE:
-                t, work, ei, ui, xi, si = _chunk_one(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
+                t, work, ei, ui, xi, si = chunk_one(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
             elif (
                 policy == policies.COC_CODE
                 or policy == policies.FRED_CODE
                 or (policy == policies.FJ_CODE and early == 0)
             ):
-                t, work, ei, ui, xi, si = _chunk_cancel(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
+                t, work, ei, ui, xi, si = chunk_cancel(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
             elif policy == policies.COS_CODE or policy == policies.FJ_CODE:
-                t, work, ei, ui, xi, si = _chunk_start(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
+                t, work, ei, ui, xi, si = chunk_start(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
             else:
-                t, work, ei, ui, xi, si = _chunk_riq(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
+                t, work, ei, ui, xi, si = chunk_riq(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
             _record_chunk(o, n, n1, warmup, inv_batch)
             n = n1
         # checkpoint (a partial last one only if it covers a quarter interval)

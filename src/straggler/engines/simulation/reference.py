@@ -1,12 +1,21 @@
 """A slow, event-driven, pure-Python simulator of the per-server policies (FCFS and PS).
 
+One idea, ~860 lines: the literal simulation the kernels are checked against, not split.
+The FCFS simulator (:class:`ReferenceSimulator`, against :mod:`.fast`) and the PS one
+(:class:`PSReferenceSimulator`, against :mod:`.events`) share the job and replica records,
+the reading of the random streams in the contract's order (:func:`_replica_sizes`), Hedge's
+rules (:class:`_Hedging`) and the semantics stated once below (cancellation delay, Hedge);
+apart, each would import the other's half. :func:`make_model` (a
+:class:`~straggler.model.cell_model.CellModel` without a config, for the tests and
+benchmarks that compare the engines with this reference) is the one helper of another kind.
+
 It exists to check the kernels: it keeps explicit FIFO queues, a busy replica per
 server and an event list (arrivals, replica completions, Rer's kill after tau,
 Hedge's timers, the end of a cancellation delay), and implements each policy's
 rules literally (cancel a running replica by aborting it, a waiting one by
 dropping it from its queue), instead of the workload recursion of :mod:`.fast`.
 It reads the random streams of :mod:`.streams` one value at a time, in the order
-of the random-number contract of :mod:`.fast`, so with the same seed the two see
+of the random-number contract of :mod:`.contract`, so with the same seed the two see
 the same jobs, and their latencies and costs can be compared job by job. Mixture
 (:func:`_replica_sizes`): a job reads its COUPLING uniform when it takes its sizes,
 then the sizes an iid job takes, and keeps the first for every replica if coupled.
@@ -150,7 +159,7 @@ def _size_of_type(enc, jtype, x):
 
 def _replica_sizes(enc, n, streams, jtype):
     """The first ``n`` of the type-``jtype`` job's replica sizes (the contract of
-    :mod:`.fast`: every job takes the sizes of all the replicas its policy may place,
+    :mod:`.contract`: every job takes the sizes of all the replicas its policy may place,
     whichever run, so that policies compared on one workload see the same sizes).
     Each value of X read is turned into the type's size (:func:`_size_of_type`);
     a slowdown S is not. Mixture: the job's COUPLING uniform u first; below c
@@ -566,7 +575,7 @@ class PSReferenceSimulator(_Hedging):
     kept ones (all start at once on PS) and are cancelled at once: each shares its
     server for cd and costs cd.
 
-    It reads the random streams in the order of the contract of :mod:`.fast`
+    It reads the random streams in the order of the contract of :mod:`.contract`
     (the second server of Rer and Rep at arrival, iff the first replica's
     duration exceeds tau), and it advances every server at every event
     (O(replicas) per event): slow, literal, independent of the kernel's lazy

@@ -20,6 +20,6 @@ def run_replication(kernel, enc: Encoded, lam: float, warmup: int, jobs: int, se
     check = int(enc.ints[I_CHECK])
     mon = statistics.new_monitor(total, check)
     tr = np.zeros((int(trace), 2))
-    out = (acc.acc, acc.batches, acc.hist, mon, tr)  # what the kernel writes (its contract: .fast)
+    out = (acc.acc, acc.batches, acc.hist, mon, tr)  # what the kernel writes (its contract: .contract)
     kernel(*enc.kernel_args(), float(lam), int(warmup), int(jobs), out, rngs)
     return acc, tr

@@ -11,7 +11,7 @@ A replication draws from five independent ``numpy.random.Generator`` streams
     standard exponentials; interarrival time = value / lambda, then (J > 1) the
     job's type, from the uniform ``1 - exp(-value)`` of the next one.
 ``ROUTING``
-    uniforms on [0, 1): the job's pool and servers (see the order in :mod:`.fast`).
+    uniforms on [0, 1): the job's pool and servers (see the order in :mod:`.contract`).
 ``SIZES``
     draws of the job-size family X (``distributions.sample`` with the size's
     code): one per job, the first replica's size (identical, sx: the job's X).
