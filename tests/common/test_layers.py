@@ -278,3 +278,15 @@ def test_each_room_imports_only_what_its_docstring_allows():
     assert root == ["__init__.py", "__main__.py"]
     rooms = sorted(p.name for p in sources.ROOT.iterdir() if (p / "__init__.py").exists())
     assert rooms == sorted([*layers.ROOMS, "cli"])
+
+
+def test_a_long_module_is_one_idea_and_says_why():
+    """No module over 1,000 lines; one over 800 says in its docstring why it is one idea
+    ("One idea, ...": what keeps it together), since a long module usually holds two."""
+    long = {}
+    for name, path in MODULES.items():
+        lines = len(path.read_text().splitlines())
+        if lines > 800:
+            long[name] = (lines, ast.get_docstring(ast.parse(path.read_text())) or "")
+    assert [name for name, (lines, _) in long.items() if lines > 1000] == []
+    assert [name for name, (_, doc) in long.items() if "One idea" not in doc] == []

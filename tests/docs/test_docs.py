@@ -350,3 +350,18 @@ def test_the_hedging_guide_s_grid_is_the_shipped_study_s():
     shown = yaml.safe_load(re.findall(r"```yaml\n(.*?)```", page, re.DOTALL)[0])
     study = load_config(ROOT / "config" / "studies" / "hedging.yaml")
     assert shown == {k: study[k] for k in ("grid", "load", "policies")}
+
+
+def test_the_api_page_s_session_runs(monkeypatch):
+    """The API page's short session, as printed, in the repository (it evaluates one cell of
+    the default study, simulation included); and every name of the package's face resolves."""
+    import straggler
+
+    page = (DOCS / "api" / "index.md").read_text()
+    block = page.split("A short session")[1].split("```python\n")[1].split("```")[0]
+    monkeypatch.chdir(ROOT)
+    namespace: dict = {}
+    exec(compile(block, "docs/api/index.md", "exec"), namespace)
+    assert namespace["ds"].sizes["load"] > 0
+    for name, module in straggler.PUBLIC.items():
+        assert getattr(straggler, name) is getattr(importlib.import_module(module), name)
