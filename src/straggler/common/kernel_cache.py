@@ -53,6 +53,7 @@ KERNEL_SOURCES = (
     "model/dependence/*.py",
     "model/policies/*.py",
     "engines/simulation/*.py",
+    "engines/mean_field/*.py",
 )
 
 _DIGEST_FOLDER = re.compile(r"kernels-[0-9a-f]{16}")
