@@ -288,7 +288,7 @@ def test_a_zero_delay_is_bit_for_bit_the_model_without_one(name):
             lam,
             2000,
             20_000,
-            (acc.acc, acc.batches, acc.hist, mon, trace),
+            (acc.acc, acc.batches, acc.hist, mon, trace, np.zeros(model.N)),
             replication_streams(np.random.SeedSequence(6)),
         )
         assert acc.acc[S.A_STABLE] == 1.0

@@ -5,12 +5,16 @@ so does the pure-Python reference, :mod:`.reference`: they are compared job by j
 A kernel is chosen and called through :mod:`.engines` and :mod:`.replication`.
 
 Kernel contract (every engine): ``run(*encoded.kernel_args(), lam, warmup, jobs,
-out, rngs)``, with ``out = (acc, batches, hist, mon, trace)`` the statistics it writes
-into, a numba function (``nogil``) that returns nothing and
+out, rngs)``, with ``out = (acc, batches, hist, mon, trace, workloads)`` the statistics it
+writes into, a numba function (``nogil``) that returns nothing and
 
-* simulates ``warmup + jobs`` Poisson arrivals at rate ``lam`` from an empty
-  system (``encoded``: :class:`.encode.Encoded`; ``rngs``: the tuple of
+* simulates ``warmup + jobs`` Poisson arrivals at rate ``lam`` from a system whose
+  server s holds ``workloads[s]`` of work at t = 0 (zeros: empty; FCFS per-server
+  queues only, :mod:`.start`), as a job of no one's at the head of its queue
+  (``encoded``: :class:`.encode.Encoded`; ``rngs``: the tuple of
   :func:`.streams.replication_streams`);
+* writes into ``workloads`` each server's work left at the last arrival (per-server
+  queues; its end state, from which a larger system may start, :mod:`.start`);
 * records each of the last ``jobs`` jobs with :func:`.statistics.record`
   (measured index = arrival index - warmup; latency = completion - arrival;
   cost = server time of all its replicas);

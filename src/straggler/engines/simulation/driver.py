@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -15,7 +16,8 @@ from .engines import Engine, engine_for
 from .load import Load, load_jobs_for_verdict, load_verdict, monitor_scale
 from .replication import run_replication
 from .result import SimulationResult
-from .run_length import MAX_ROUNDS, NOTHING_KNOWN, KnownStability, RunLength
+from .run_length import MAX_ROUNDS, MAX_SETTLE_ROUNDS, NOTHING_KNOWN, KnownStability, RunLength
+from .start import EMPTY, Start
 from .statistics import QUANTILES
 from .store import Replications, Store
 from .streams import replication_seeds
@@ -39,7 +41,9 @@ class _Driver:
         seeds = load.seeds(max(indices) + 1)
 
         def one(r):
-            acc, _ = run_replication(self.engine.kernel, load.enc, load.rate, self.length.warmup, jobs, seeds[r])
+            acc, _ = run_replication(
+                self.engine.kernel, load.enc, load.rate, load.warmup, jobs, seeds[r], start=load.start
+            )
             return acc
 
         if self.workers > 1 and len(indices) > 1:
@@ -59,12 +63,12 @@ class _Driver:
         jobs = int(self.length.jobs)
         if self.store is None:
             return self.run(load, range(first, stop), jobs)
-        kept = self.store.read(load.value, load.keep, first, stop, jobs)
+        kept = self.store.read(load.value, load.folder, first, stop, jobs)
         if kept is not None:
             return kept
-        kept = self.store.read_prefix(load.value, load.keep, first, stop, jobs)
+        kept = self.store.read_prefix(load.value, load.folder, first, stop, jobs)
         rec = self.run(load, range(first + len(kept), stop), jobs)
-        self.store.write(load.value, load.keep, rec)
+        self.store.write(load.value, load.folder, rec)
         return Replications.join([kept, rec]) if len(kept) else rec
 
     def extended(self, load: Load, rec: Replications) -> Replications:
@@ -76,29 +80,53 @@ class _Driver:
         reps = len(rec)
         cap = length.verdict_budget // max(reps, 1)
         for _ in range(MAX_ROUNDS):
-            verdict, _, _ = load_verdict(rec, load, length.warmup)
+            verdict, _, _ = load_verdict(rec, load)
             if verdict != "undetermined":
                 break
-            need = load_jobs_for_verdict(rec, load, length.warmup)
+            need = load_jobs_for_verdict(rec, load)
             if not math.isfinite(need):
                 break
             longer = min(int(math.ceil(1.1 * need)), cap)
             if not longer > rec.jobs:
                 break
             name = f"extended-{longer}{self.tag}"
-            kept = self.store.read_named(load.value, load.keep, name) if self.store is not None else None
+            kept = self.store.read_named(load.value, load.folder, name) if self.store is not None else None
             if kept is not None and len(kept) == reps:
                 rec = kept
                 continue
             rec = self.run(load, range(reps), longer)
             if self.store is not None:
-                self.store.write_named(load.value, load.keep, name, rec)
+                self.store.write_named(load.value, load.folder, name, rec)
         return rec
+
+    def settled(self, load: Load, rec: Replications) -> tuple[Load, Replications]:
+        """A load whose measured part is still drifting, run again with the run so far
+        (warm-up and measured jobs) as its warm-up, at most :data:`MAX_SETTLE_ROUNDS`
+        times and within :attr:`RunLength.verdict_budget` simulated jobs; the load (its
+        warm-up) and replications of the last run. The same streams, so the longer run
+        begins with the earlier one's jobs; each round is a function of the results so
+        far, so of the seed."""
+        reps = max(len(rec), 1)
+        cap = self.length.verdict_budget // reps
+        for _ in range(MAX_SETTLE_ROUNDS):
+            longer = dataclasses.replace(load, warmup=load.warmup + rec.jobs)
+            if longer.warmup + rec.jobs > cap:
+                break
+            name = f"settled-{longer.warmup}{self.tag}"
+            kept = self.store.read_named(longer.value, longer.folder, name) if self.store is not None else None
+            if kept is None or len(kept) != len(rec):
+                kept = self.run(longer, range(len(rec)), rec.jobs)
+                if self.store is not None:
+                    self.store.write_named(longer.value, longer.folder, name, kept)
+            load, rec = longer, kept
+            if not math.isfinite(cut := statistics.warmup_batches(rec)) or cut < statistics.N_BATCHES // 2:
+                break
+        return load, rec
 
     def sequential(self, load: Load, stable_below: bool) -> Replications:
         """Precision mode (see :func:`simulate`)."""
         if self.store is not None:
-            kept = self.store.read_named(load.value, load.keep, f"precision{self.tag}")
+            kept = self.store.read_named(load.value, load.folder, f"precision{self.tag}")
             if kept is not None:
                 return kept
         length = self.length
@@ -108,11 +136,11 @@ class _Driver:
         reps, jobs = int(length.replications), int(length.jobs)
         rec = self.fixed(load, 0, reps)
         for _ in range(MAX_ROUNDS):
-            verdict, _, _ = load_verdict(rec, load, length.warmup)
+            verdict, _, _ = load_verdict(rec, load)
             if verdict == "unstable":
                 break
             if verdict == "undetermined" and not stable_below:
-                need = load_jobs_for_verdict(rec, load, length.warmup)
+                need = load_jobs_for_verdict(rec, load)
                 longer = min(int(math.ceil(1.1 * need)), length.budget // reps)
                 if not longer > jobs:
                     break
@@ -129,7 +157,7 @@ class _Driver:
             more = replications_for(half, len(rec), precision * mean, length.confidence, most)
             rec = Replications.join([rec, self.run(load, range(len(rec), more), jobs)])
         if self.store is not None:
-            self.store.write_named(load.value, load.keep, f"precision{self.tag}", rec)
+            self.store.write_named(load.value, load.folder, f"precision{self.tag}", rec)
         return rec
 
 
@@ -147,7 +175,7 @@ def _summary(rec: Replications, load: Load, length: RunLength) -> dict:
     """A load's estimates and simulation verdict from its replications."""
     _, servers, _ = monitor_scale(load.enc)
     s = statistics.summarize(rec, length.confidence)
-    verdict, _, evidence = load_verdict(rec, load, length.warmup)
+    verdict, _, evidence = load_verdict(rec, load)
     reason = ""
     if verdict == "unstable":
         stops = {int(row[statistics.A_REASON]) for row in rec.acc}
@@ -163,7 +191,7 @@ def _summary(rec: Replications, load: Load, length: RunLength) -> dict:
             verdict, reason = "unstable", "cost"
         elif utilisation >= 1.0:
             verdict, reason = "undetermined", "cost"
-    s["jobs_to_verdict"] = load_jobs_for_verdict(rec, load, length.warmup) if reason == "short" else math.nan
+    s["jobs_to_verdict"] = load_jobs_for_verdict(rec, load) if reason == "short" else math.nan
     s["verdict"], s["reason"], s["replications"] = verdict, reason, len(rec)
     s["evidence"] = evidence if verdict == "stable" else ("monitor" if reason == "backlog" else reason)
     idle = statistics.idle_fraction(rec, int(load.enc.ints[I_POOLS]))
@@ -171,9 +199,10 @@ def _summary(rec: Replications, load: Load, length: RunLength) -> dict:
     return s
 
 
-def _loads(model, seed_sequence, alpha, tau, keep, engine_name) -> tuple[Engine, list[Load]]:
+def _loads(model, seed_sequence, alpha, tau, keep, engine_name, warmup: int, start: Start) -> tuple[Engine, list[Load]]:
     """The engine that simulates ``model`` and its loads, ready to simulate (an
-    encoding per load when ``keep`` gives one per load)."""
+    encoding per load when ``keep`` gives one per load), each with its start and warm-up
+    (``start``'s, else an empty start after ``warmup`` jobs)."""
     engine = engine_for(model, engine_name)
     loads = np.asarray(model.loads, dtype=float)
     per_load = keep is not None and np.ndim(keep) > 0
@@ -197,6 +226,9 @@ def _loads(model, seed_sequence, alpha, tau, keep, engine_name) -> tuple[Engine,
                 encs[li],
                 int(keep[li]) if per_load else None,
                 lambda n, load=load: replication_seeds(seed_sequence, load, n),
+                start.warmup(li, warmup),
+                start.law(li),
+                start.decided_elsewhere(li),
             )
         )
     return engine, out
@@ -219,6 +251,7 @@ def simulate(
     max_jobs: int | None = None,
     store=None,
     tag: str = "",
+    start: Start = EMPTY,
 ) -> SimulationResult:
     """Simulate ``model`` at each of its loads (see :mod:`straggler.engines.simulation`).
 
@@ -250,6 +283,13 @@ def simulate(
 
     ``tag`` names the store's whole-load files (``precision<tag>``,
     ``extended-<jobs><tag>``) of a run on other replications than the study's.
+
+    ``start`` (:class:`.start.Start`) gives a load its servers' work at t = 0 and its
+    warm-up (a fleet's equilibrium start, :mod:`.start`). A stable load whose measured
+    part has not settled (MSER would cut half of it, :func:`.statistics.warmup_batches`)
+    runs again with the run so far as its warm-up (the same streams: the longer run's
+    first jobs are the earlier run's), until it settles or the verdict budget would be
+    exceeded (:meth:`_Driver.settled`).
     """
     length = RunLength(
         int(jobs),
@@ -259,7 +299,7 @@ def simulate(
         None if precision is None else float(precision),
         None if max_jobs is None else int(max_jobs),
     )
-    chosen, loads = _loads(model, seed_sequence, alpha, tau, keep, engine)
+    chosen, loads = _loads(model, seed_sequence, alpha, tau, keep, engine, length.warmup, start)
     driver = _Driver(chosen, length, workers, store, tag)
     order = list(np.argsort([ld.value for ld in loads], kind="stable"))
     records, summaries, skipped = _run_in_order(
@@ -268,7 +308,20 @@ def simulate(
     extended = np.full(len(loads), math.nan)
     if length.precision is None:
         extended = _extend_undetermined(driver, loads, order, records, summaries, known.monotone, known.stable_below)
-    return _result(loads, records, summaries, skipped, extended, length, chosen.name, driver.fresh_jobs)
+        for li in order:
+            if li in summaries and _drifting(summaries[li]):
+                loads[li], records[li] = driver.settled(loads[li], records[li])
+                summaries[li] = _summary(records[li], loads[li], length)
+    result = _result(loads, records, summaries, skipped, extended, length, chosen.name, driver.fresh_jobs)
+    result.warmup_jobs = np.array([float(ld.warmup) for ld in loads])
+    result.end_states = [records[li].workloads if li in records else None for li in range(len(loads))]
+    return result
+
+
+def _drifting(summary: dict) -> bool:
+    """A stable load whose measured part MSER finds still drifting (the end of its search)."""
+    cut = summary.get("warmup_batches", math.nan)
+    return summary["verdict"] == "stable" and math.isfinite(cut) and cut >= statistics.N_BATCHES // 2
 
 
 def _run_in_order(
@@ -324,7 +377,7 @@ def _extend_undetermined(
             continue
         s = summaries[li]
         below = stable_below is not None and loads[li].value < stable_below
-        if s["verdict"] == "undetermined" and s["reason"] == "short" and not below:
+        if s["verdict"] == "undetermined" and s["reason"] == "short" and not below and not loads[li].decided:
             if not (monotone and stable_above):
                 rec = driver.extended(loads[li], records[li])
                 if rec is not records[li]:
@@ -418,6 +471,7 @@ def simulate_shard(
     engine: str | None = None,
     keep=None,
     known: KnownStability = NOTHING_KNOWN,
+    start: Start = EMPTY,
 ) -> int:
     """Run replications ``first .. stop - 1`` of every load into ``store`` (a shard of
     :func:`simulate`, which then reads them); returns the measured jobs simulated.
@@ -430,7 +484,7 @@ def simulate_shard(
     length = RunLength(int(jobs), int(warmup), int(replications))
     if not 0 <= first < stop <= length.replications:
         raise ValueError(f"shard {first}..{stop - 1} is not within the {replications} replications")
-    chosen, loads = _loads(model, seed_sequence, alpha, tau, keep, engine)
+    chosen, loads = _loads(model, seed_sequence, alpha, tau, keep, engine, length.warmup, start)
     driver = _Driver(chosen, length, 1, store)
     for li in np.argsort([ld.value for ld in loads], kind="stable"):
         load = loads[li]

@@ -38,7 +38,7 @@ KERNELS: dict[str, Callable[[], Callable[..., None]]] = {"fast": _fast_kernel, "
 @dataclass(frozen=True)
 class Engine:
     """An engine chosen for a model: its record and its kernel (``kernel(*encoded.kernel_args(),
-    lam, warmup, jobs, (acc, batches, hist, mon, trace), rngs)``)."""
+    lam, warmup, jobs, (acc, batches, hist, mon, trace, workloads), rngs)``)."""
 
     spec: EngineSpec
     kernel: Callable[..., None]

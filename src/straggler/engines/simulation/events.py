@@ -176,6 +176,52 @@ from .streams import refill_family, refill_uniform
 DONE_TOLERANCE = 1e-9
 
 
+# ---------------------------------------------------------------- the start and the end state
+
+
+@event_part
+def place_start(su, qu, wk, stats, cur, threshold):
+    """The start's work (``Stats.workloads``, FCFS per-server queues): each server with
+    work w > 0 at t = 0 holds a replica of no job (as a cancelled copy's delay,
+    :func:`orphan`) that keeps it busy for w, so the jobs that arrive queue behind it as
+    behind the work of an equilibrium state. Returns the cursor after it."""
+    free_r = cur.free_r
+    if su.central or su.bound:
+        return cur
+    for q in range(min(qu.count, stats.workloads.shape[0])):
+        w = stats.workloads[q]
+        if w > 0.0 and free_r > 0:
+            free_r -= 1
+            r = wk.rfree[free_r]
+            append(qu, wk, q, r)
+            wk.queue[r] = q
+            wk.attained[r] = 0.0
+            wk.rate[r] = 0.0
+            orphan(qu, wk, q, r, w)
+            reschedule(qu, wk, q, False, threshold)
+    return Cursor(cur.e, cur.u, cur.x, cur.s, free_r, cur.free_j)
+
+
+@event_part
+def end_workloads(qu, wk, stats, t):
+    """Each queue's work left at ``t`` (every replica's residual, the start's and the
+    cancelled copies' delays included) into ``Stats.workloads``: the kernel contract's end
+    state, taken at the last arrival."""
+    for q in range(min(qu.count, stats.workloads.shape[0])):
+        # read, not advanced: bringing the residuals to t here would round them
+        # differently from the run's own later advances, and move its numbers
+        dt = t - qu.clock[q]
+        w = 0.0
+        r = qu.head[q]
+        for k in range(qu.length[q]):
+            x = wk.residual[r]
+            if k < qu.running[q] and dt > 0.0:
+                x -= wk.rate[r] * dt
+            w += x if x > 0.0 else 0.0
+            r = qu.nxt[r]
+        stats.workloads[q] = w
+
+
 # ---------------------------------------------------------------- events
 
 
@@ -646,6 +692,8 @@ def _simulate(su, qu, wk, st, stats, cur, lam, total, check, wait, ps, threshold
     do_check = False
     nd = 0
     t_arr = np.inf
+    if not ps:
+        cur = place_start(su, qu, wk, stats, cur, threshold)
     if total > 0:
         v, cur = next_exponential(st, cur)
         t_arr = v * inv_lam
@@ -672,6 +720,8 @@ def _simulate(su, qu, wk, st, stats, cur, lam, total, check, wait, ps, threshold
             if n < total:
                 v, cur = next_exponential(st, cur)
                 t_arr = t + v * inv_lam
+            else:
+                end_workloads(qu, wk, stats, t)
             if n == next_check:
                 next_check += check
                 do_check = True

@@ -232,6 +232,7 @@ Stats = namedtuple(
         "ibuf",
         "inv_batch",
         "scratch",
+        "workloads",  # the servers' work at t = 0 (an empty or an equilibrium start), then at the last arrival
     ],
 )
 #: The numbers every event may change, carried through the loop by value (so they
@@ -749,10 +750,19 @@ def _streams(su, ints, x_params, s_params, rngs):
 
 
 @kernel(nogil=True)
-def _stats(su, acc, batches, hist, mon, trace, jobs):
+def _stats(su, acc, batches, hist, mon, trace, workloads, jobs):
     fbuf = np.empty(1)
     return Stats(
-        acc, batches, hist, mon, trace, fbuf, fbuf.view(np.int64), S.N_BATCHES / max(jobs, 1), np.empty(max(su.N, 1))
+        acc,
+        batches,
+        hist,
+        mon,
+        trace,
+        fbuf,
+        fbuf.view(np.int64),
+        S.N_BATCHES / max(jobs, 1),
+        np.empty(max(su.N, 1)),
+        workloads,
     )
 
 
@@ -764,12 +774,12 @@ def records(*contract):
     """The kernel contract's arguments as the event loop's records and settings."""
     ints, flts, speeds, inv_speeds, type_cdf, alpha, x_params, s_params, lam, warmup, jobs = contract[:11]
     out, rngs = contract[11:]
-    acc, batches, hist, mon, trace = out
+    acc, batches, hist, mon, trace, workloads = out
     su = _setup(ints, flts, speeds, inv_speeds, type_cdf, alpha, warmup)
     qu = _queues(su)
     wk = _work(su, qu)
     st = _streams(su, ints, x_params, s_params, rngs)
-    stats = _stats(su, acc, batches, hist, mon, trace, jobs)
+    stats = _stats(su, acc, batches, hist, mon, trace, workloads, jobs)
     cur = start_cursor(wk, st)
     return su, qu, wk, st, stats, cur, lam, warmup + jobs, ints[E.I_CHECK], flts[E.F_MONITOR_WAIT]
 

@@ -167,7 +167,7 @@ def run(
     rngs,
 ):
     """Simulate one replication (the kernel contract: :mod:`.contract`)."""
-    acc, batches, hist, mon, trace = out
+    acc, batches, hist, mon, trace, workloads = out
     policy = ints[E.I_POLICY]
     N = ints[E.I_N]
     d = ints[E.I_D]
@@ -214,7 +214,8 @@ def run(
     xi = BX
     si = BX
 
-    free = np.zeros(N)
+    # each server's time to empty at t = 0: zero (an empty start) or a start in equilibrium
+    free = workloads[:N].copy()
     scratch = np.empty(N)
     slots = max(d, 2)  # one job's replicas
     sz = np.empty(slots)
@@ -247,6 +248,7 @@ def run(
     o = Out(acc, batches, hist, fbuf, ibuf, trace, n_trace, np.empty((BE, S.ROW_COLUMNS)))
     if policy == policies.RER_CODE:
         _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scratch, sz)
+        _end_workloads(free, acc[S.A_TIME], workloads)
         return
 
     perm = np.arange(N)
@@ -309,6 +311,15 @@ def run(
     acc[S.A_ARRIVALS] = n
     acc[S.A_TIME] = t
     acc[S.A_WORK] = work
+    _end_workloads(free, t, workloads)
+
+
+@kernel(nogil=True)
+def _end_workloads(free, t, workloads):
+    """Each server's work left at the last arrival ``t`` (the kernel contract's end state)."""
+    for s in range(free.shape[0]):
+        w = free[s] - t
+        workloads[s] = w if w > 0.0 else 0.0
 
 
 # ---------------------------------------------------------------- Rer

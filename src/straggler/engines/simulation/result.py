@@ -79,6 +79,13 @@ class SimulationResult:
     """per load, the most leading batches (of :data:`.statistics.N_BATCHES` per
     replication) MSER would delete in any replication (:func:`.statistics.warmup_batches`):
     more than half says the run had not settled"""
+    warmup_jobs: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """per load, the jobs each replication ran before its measured ones (the run length's,
+    a fleet's plan, or longer where the run had not settled)"""
+    end_states: list = field(default_factory=list)
+    """per load, the replications' end states (R, :data:`.start.LEVELS`: each one's quantile
+    table of its servers' work at the last arrival), or None where it was not run: what a
+    larger system may start from (:mod:`.start`)"""
     engine: str = ""
     notes: list = field(default_factory=list)
     fresh_jobs: int = 0

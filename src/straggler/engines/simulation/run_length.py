@@ -70,3 +70,7 @@ MAX_ROUNDS = 12
 VERDICT_FACTOR = 10
 """A fixed-length load still undetermined is run longer, up to this many times its
 fixed budget of measured jobs (``simulation.max_jobs`` sets the cap)."""
+
+MAX_SETTLE_ROUNDS = 3
+"""A stable load still drifting at the end of its run (MSER) runs again with the run so
+far as its warm-up at most this many times (each at least doubles what it simulates)."""

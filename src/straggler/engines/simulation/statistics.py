@@ -141,6 +141,8 @@ class Accumulator:
     acc: np.ndarray
     batches: np.ndarray
     hist: np.ndarray
+    workloads: np.ndarray | None = None
+    """the servers' work at the last arrival (the kernel's end state), when kept"""
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(acc, batches, hist)``, in the order of the kernel's arguments."""

@@ -29,6 +29,7 @@ import numpy as np
 
 from ...common.files import atomic_write
 from . import statistics as S
+from .start import LEVELS, workload_table
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,10 @@ class Replications:
     quantiles: np.ndarray | None = None
     """(R, len(QUANTILES)): each replication's latency quantiles (their spread gives
     the quantiles' confidence interval); None: computed from nothing (an old file)"""
+    workloads: np.ndarray | None = None
+    """(R, start.LEVELS): each replication's end state, the quantile table of its servers'
+    work at the last arrival (a larger system may start from it, :mod:`.start`); None: not
+    kept (an old file)"""
 
     def __len__(self) -> int:
         return len(self.index)
@@ -68,6 +73,7 @@ class Replications:
             np.sum([a.hist for a in accs], axis=0).astype(np.int64),
             int(jobs),
             np.stack([S.hist_quantiles(a.hist) for a in accs]),
+            np.stack([_end_table(a) for a in accs]),
         )
 
     @classmethod
@@ -80,6 +86,7 @@ class Replications:
             np.zeros(S.HIST_BINS, dtype=np.int64),
             int(jobs),
             np.zeros((0, len(S.QUANTILES))),
+            np.zeros((0, LEVELS)),
         )
 
     @classmethod
@@ -104,6 +111,9 @@ class Replications:
             np.concatenate([p.quantiles for p in parts])[order]
             if all(p.quantiles is not None for p in parts)
             else None,
+            np.concatenate([p.workloads for p in parts])[order]
+            if all(p.workloads is not None for p in parts)
+            else None,
         )
 
     def fired(self) -> bool:
@@ -111,9 +121,20 @@ class Replications:
         return bool(len(self) and np.any(self.acc[:, S.A_STABLE] != 1.0))
 
 
+def _end_table(acc) -> np.ndarray:
+    """A replication's end state as its quantile table (NaN: the kernel kept none)."""
+    if getattr(acc, "workloads", None) is None:
+        return np.full(LEVELS, np.nan)
+    return workload_table(acc.workloads)
+
+
 def _load_dir(load: float, keep=None) -> str:
+    """``load=<value>``, then what else names the load (:attr:`.load.Load.folder`: a
+    string; an int is FJ's kept tasks, as it was named before starts had names)."""
     name = f"load={float(load)!r}"
-    return name if keep is None else f"{name}__keep={int(keep)}"
+    if keep is None:
+        return name
+    return f"{name}__keep={int(keep)}" if isinstance(keep, (int, np.integer)) else f"{name}__{keep}"
 
 
 class Store:
@@ -208,6 +229,7 @@ def _write(path: Path, rec: Replications) -> None:
             hist=rec.hist,
             jobs=np.int64(rec.jobs),
             quantiles=quantiles,
+            workloads=rec.workloads if rec.workloads is not None else np.full((len(rec), LEVELS), np.nan),
         )
 
 
@@ -221,6 +243,7 @@ def _read(path: Path) -> Replications | None:
                 z["hist"].astype(np.int64),
                 int(z["jobs"]),
                 z["quantiles"],
+                z["workloads"] if "workloads" in z.files else None,
             )
     except FileNotFoundError:
         return None
