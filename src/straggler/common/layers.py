@@ -22,10 +22,21 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("model.two_pools", "model.cell_model"),),
     (("model.policies",),),
     (("engines.registry",),),
+    (("engines.mean_field",),),
     (("engines.analysis",), ("engines.simulation",)),
     (("engines.bench",),),
     (("study.config",),),
-    (("study.grid", "study.cell_build", "study.workunits", "study.progress", "study.tuning", "study.verdict"),),
+    (
+        (
+            "study.grid",
+            "study.cell_build",
+            "study.fleet",
+            "study.workunits",
+            "study.progress",
+            "study.tuning",
+            "study.verdict",
+        ),
+    ),
     (("study.variables", "study.provenance", "study.dataset", "study.evaluate", "study.pilot"),),
     (
         (

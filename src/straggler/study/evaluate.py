@@ -26,7 +26,7 @@ import xarray as xr
 
 from ..model.policies import OBJECTIVES, POLICIES, tuned_objective, tuned_parameters, tuned_range
 from ..model.policies.spec import hedges_target
-from . import dataset, tuning, verdict
+from . import dataset, fleet, tuning, verdict
 from .grid import build_grid, seed_sequence, workload_id
 
 if TYPE_CHECKING:  # imported where used: the analysis costs start-up time
@@ -52,6 +52,9 @@ ANALYTIC_VARIABLES = (
     "cost_upper",
     "latency_approx",
     "latency_approx_kind",
+    "latency_approx_quantile",
+    "latency_approx_quantile_kind",
+    "cost_approx",
     "latency_lower",
     "latency_group",
     "latency_group_kind",
@@ -165,6 +168,7 @@ def _evaluate(
 
         run = resolved.simulation
         try:
+            plan, reference, fresh = _fleet(resolved, cell, c, store_root)
             sim = simulation.simulate(
                 model,
                 c.seed,
@@ -173,15 +177,27 @@ def _evaluate(
                 max_jobs=run.max_jobs,
                 store=c.store,
                 tag=tag,
+                start=plan.start,
                 **c.settings,
             )
         except NotImplementedError as err:
             log.warning("%s", err)
             notes.append(f"not simulated: {err}")
         else:
+            fleet.carry(
+                sim,
+                plan,
+                reference,
+                np.logical_or(
+                    *verdict.analysis_verdicts(
+                        model.loads, result.lambda_max, result.lambda_max_kind, result.lambda_sufficient
+                    )
+                ),
+            )
+            notes.extend(plan.notes)
             notes.extend(sim.notes)
             if stats is not None:
-                stats["simulated_jobs"] = sim.fresh_jobs
+                stats["simulated_jobs"] = sim.fresh_jobs + fresh
     # the verdicts always weigh the analysis: a load it proves unstable is never stable
     verdicts = verdict.reconcile(
         model.loads, result.lambda_max, result.lambda_max_kind, result.lambda_sufficient, sim, c.monotone
@@ -205,6 +221,24 @@ def _evaluate(
         "load_basis": model.load_basis,
     }
     return dataset.cell_dataset(model.loads, values, attrs)
+
+
+def _fleet(resolved: ResolvedConfig, cell: Cell, c: _Cell, store_root):
+    """The cell's :class:`.fleet.FleetPlan`, the reference system's simulation where the
+    plan starts from its end state (else None), and the jobs that simulation ran."""
+    plan = fleet.plan(c.model, c.analysis, int(c.settings["warmup"]))
+    if not plan.needs_reference:
+        return plan, None, 0
+    from ..engines import simulation
+
+    ref = _prepare(resolved, fleet.reference_cell(cell), store_root)
+    if ref.settings is None:
+        return fleet.with_reference(plan, None), None, 0
+    run = resolved.simulation
+    reference = simulation.simulate(
+        ref.model, ref.seed, confidence=float(run.confidence), max_jobs=run.max_jobs, store=ref.store, **ref.settings
+    )
+    return fleet.with_reference(plan, reference), reference, reference.fresh_jobs
 
 
 def size_mean(model: CellModel) -> float:
@@ -234,7 +268,10 @@ def simulate_cell_shard(resolved: ResolvedConfig, cell_id: str, first: int, stop
     if c.settings is None or c.store is None:
         return 0
     try:
-        return simulation.simulate_shard(c.model, c.seed, first, stop, store=c.store, **c.settings)
+        plan, _, fresh = _fleet(resolved, cell, c, store_root)
+        return fresh + simulation.simulate_shard(
+            c.model, c.seed, first, stop, store=c.store, start=plan.start, **c.settings
+        )
     except NotImplementedError:
         return 0  # the cell's evaluation says why
 

@@ -43,7 +43,17 @@ from typing import TYPE_CHECKING
 
 from ..common.files import damage, write_text
 from ..engines.registry import EngineSpec, choose
-from ..model.policies import POLICIES, tuned_parameters, tuned_range
+from ..model.policies import (
+    COC_CODE,
+    COS_CODE,
+    FRED_CODE,
+    POLICIES,
+    RIQ_CODE,
+    ZRED_CODE,
+    tuned_parameters,
+    tuned_range,
+)
+from . import fleet
 from .grid import Cell, Grid, cell_spec, result_config, result_spec  # noqa: F401
 from .tuning import candidate_count
 
@@ -98,6 +108,9 @@ class Cost:
     tuned: bool = False
     """a tuned knob (docs/guide/tuning.md): the cell runs every value its search tries,
     each a whole cell at one load, and is never sharded"""
+    reference: float = 0.0
+    """a fleet that starts from a smaller system's end state (:mod:`.fleet`): that system's
+    seconds, run in the same job first (such a cell is never sharded: each shard would run it)"""
 
     @property
     def simulation(self) -> float:
@@ -106,8 +119,8 @@ class Cost:
 
     @property
     def total(self) -> float:
-        """Seconds of the cell: its analysis and all its replications."""
-        return self.analysis + self.simulation
+        """Seconds of the cell: its analysis, all its replications and its reference system's."""
+        return self.analysis + self.simulation + self.reference
 
 
 def _value(resolved: ResolvedConfig, cell: Cell, axis: str, default):
@@ -144,6 +157,10 @@ class LawFacts:
     """its number of tabulated values (0: drawn in closed form)"""
     heavy: bool
     """:data:`HEAVY_SCV`"""
+    mean: float = 1.0
+    """E[X]"""
+    scale: float = math.inf
+    """E[X^2] / E[X], the relaxation's time scale (:func:`.fleet.relaxation_jobs`)"""
 
 
 _LAW_FACTS: dict[str, LawFacts] = {}
@@ -172,7 +189,8 @@ def _facts_of(spec) -> LawFacts:
         mean, second = law.mean(), law.second_moment()
         scv = second / (mean * mean) - 1.0 if mean > 0 else 0.0
         values = int(getattr(law, "size", 0) or 0)
-        return LawFacts(values, not (math.isfinite(scv) and scv <= HEAVY_SCV))
+        scale = second / mean if mean > 0 and math.isfinite(second) else math.inf
+        return LawFacts(values, not (math.isfinite(scv) and scv <= HEAVY_SCV), float(mean), float(scale))
     except (ValueError, TypeError, OSError, ArithmeticError):  # the estimate never stops a study
         return LawFacts(0, False)
 
@@ -181,15 +199,22 @@ def study_law_facts(resolved: ResolvedConfig) -> dict[str, list]:
     """The facts of every size law of the study, as JSON (kept with the cached resolution,
     :func:`straggler.study.config.resolve_config_cached`)."""
     return {
-        law_key(spec): [law_facts(resolved, name).values, law_facts(resolved, name).heavy]
+        law_key(spec): [
+            law_facts(resolved, name).values,
+            law_facts(resolved, name).heavy,
+            law_facts(resolved, name).mean,
+            law_facts(resolved, name).scale,
+        ]
         for name, spec in resolved.distributions.items()
     }
 
 
 def remember_law_facts(facts: dict[str, list]) -> None:
     """Take the facts :func:`study_law_facts` wrote."""
-    for key, (values, heavy) in facts.items():
-        _LAW_FACTS[key] = LawFacts(int(values), bool(heavy))
+    for key, row in facts.items():
+        values, heavy, *rest = row
+        mean, scale = (float(rest[0]), float(rest[1])) if len(rest) == 2 else (1.0, math.inf)
+        _LAW_FACTS[key] = LawFacts(int(values), bool(heavy), mean, scale)
 
 
 def cache_law_facts(resolved: ResolvedConfig, cache_dir) -> None:
@@ -237,15 +262,49 @@ def engine_of(resolved: ResolvedConfig, cell: Cell) -> EngineSpec:
     return choose(cell.policy, discipline, queueing, bound)
 
 
-def seconds_per_job(resolved: ResolvedConfig, cell: Cell) -> float:
+def seconds_per_job(resolved: ResolvedConfig, cell: Cell, fleet_start: str = "") -> float:
     """Estimated simulation seconds per job of the cell (its engine's cost per job and
-    replica, :attr:`straggler.engines.registry.EngineSpec.seconds_per_unit`)."""
+    replica, :attr:`straggler.engines.registry.EngineSpec.seconds_per_unit`); a fleet that
+    starts in equilibrium (``fleet_start``, :func:`fleet_start_of`) is not run longer for a
+    verdict (the limit's, or the smaller system's, stands in)."""
     spec = POLICIES[cell.policy]
     replicas = int(cell.get("d", 1)) if spec.uses_d else spec.concurrent_replicas
     facts = law_facts(resolved, cell["distribution"])
     table = TABLE_FACTOR if facts.values > TABLE_VALUES else 1.0
-    runs = HEAVY_RUNS if facts.heavy else 1.0
+    runs = HEAVY_RUNS if facts.heavy and fleet_start in ("", "empty") else 1.0
     return (1 + replicas) * engine_of(resolved, cell).seconds_per_unit * table * runs
+
+
+MEAN_FIELD_CODES = frozenset({ZRED_CODE, COC_CODE, COS_CODE, RIQ_CODE, FRED_CODE})
+"""The policies the mean-field tier solves, by kernel code
+(:data:`straggler.engines.mean_field.POLICIES`; that package is too heavy for the parse)."""
+MEAN_FIELD_SECONDS = 0.1
+"""A mean-field solve at one load (benchmarks/mean_field_speed.py: 0.01 s on exponential
+sizes, about 0.1 s on the shipped trace)."""
+
+
+def fleet_start_of(resolved: ResolvedConfig, cell: Cell) -> str:
+    """How the cell starts (:mod:`.fleet`): ``""`` (empty, the configured warm-up),
+    ``mean-field``, ``reference`` or ``empty`` (empty, a warm-up that grows with N), by the
+    rule of :func:`straggler.study.fleet.plan` read from the config alone (the nominal load
+    as the utilisation)."""
+    N = int(cell["N"])
+    facts = law_facts(resolved, cell["distribution"])
+    warmup = int(resolved.simulation.warmup)
+    if N <= fleet.REFERENCE_N or not facts.mean > 0:
+        return ""
+    r_slow = float(cell["r_slow"])
+    system = resolved.system
+    discipline = _value(resolved, cell, "system.discipline", system.discipline)
+    queueing = _value(resolved, cell, "system.queueing", system.queueing)
+    delay = float(_value(resolved, cell, "system.cancel_delay", getattr(system, "cancel_delay", 0.0) or 0.0))
+    if discipline != "FCFS" or queueing != "per_server" or r_slow != 1.0 or delay > 0:
+        needs = [fleet.relaxation_jobs(N * v / facts.mean, v, facts.scale / min(1.0, r_slow)) for v in resolved.load]
+        return "empty" if any(fleet.is_fleet(N, n, warmup) for n in needs) else ""
+    dep = resolved.dependences[cell["dependence"]].get("kind", "identical")
+    if POLICIES[cell.policy].kernel_code in MEAN_FIELD_CODES and dep in ("iid", "identical", "mixture"):
+        return "mean-field"
+    return "reference"
 
 
 def estimate(resolved: ResolvedConfig, cell: Cell) -> Cost:
@@ -256,8 +315,20 @@ def estimate(resolved: ResolvedConfig, cell: Cell) -> Cost:
     if "simulation" not in resolved.evaluate or POLICIES[cell.policy].analytic_only:
         return Cost(analysis, 0.0, 0, False)
     loads = len(resolved.load)
-    per_job = seconds_per_job(resolved, cell)
+    start = fleet_start_of(resolved, cell)
+    per_job = seconds_per_job(resolved, cell, start)
     jobs = int(sim.jobs) + int(sim.warmup)
+    reference = 0.0
+    if start == "mean-field":
+        analysis += MEAN_FIELD_SECONDS * loads
+    elif start == "reference":
+        reference = estimate(resolved, fleet.reference_cell(cell)).total
+    elif start == "empty":
+        facts = law_facts(resolved, cell["distribution"])
+        N = int(cell["N"])
+        slow = min(1.0, float(cell["r_slow"]))
+        need = max(fleet.relaxation_jobs(N * v / facts.mean, v, facts.scale / slow) for v in resolved.load)
+        jobs += int(min(need, 1e10))
     replication = loads * (jobs * per_job + LOAD_SECONDS)
     values = tuned_values(resolved, cell)
     if values:
@@ -265,8 +336,8 @@ def estimate(resolved: ResolvedConfig, cell: Cell) -> Cost:
         tuned_reps = int(sim.replications) if sim.precision is None else _precision_replications(sim)
         return Cost(analysis * (1 + values * loads), replication * values, tuned_reps, sim.precision is not None, True)
     if sim.precision is None:
-        return Cost(analysis, replication, int(sim.replications), False)
-    return Cost(analysis, replication, _precision_replications(sim), True)
+        return Cost(analysis, replication, int(sim.replications), False, reference=reference)
+    return Cost(analysis, replication, _precision_replications(sim), True, reference=reference)
 
 
 def _precision_replications(sim) -> int:
@@ -380,7 +451,7 @@ class Plan:
 
 def _shard_sizes(cost: Cost, setting, target: float) -> list[tuple[int, int]]:
     reps = cost.replications
-    if reps <= 1 or cost.sequential or cost.tuned:
+    if reps <= 1 or cost.sequential or cost.tuned or cost.reference > 0:
         return []
     if setting == "auto":
         if cost.simulation <= target:
