@@ -52,6 +52,14 @@ VARIABLES: tuple[Variable, ...] = (
     ),
     Variable("latency_approx", ("load",), "analytic mean response time", "time"),
     Variable("latency_approx_kind", (), "kind of analytic mean response time", "1", "str"),
+    Variable(
+        "latency_approx_quantile",
+        ("load", "quantile"),
+        "analytic response-time quantile of the system latency_approx describes (mean-field, or exact)",
+        "time",
+    ),
+    Variable("latency_approx_quantile_kind", (), "kind of latency_approx_quantile", "1", "str"),
+    Variable("cost_approx", ("load",), "mean-field limit of the server time per job (N -> infinity), by load", "time"),
     Variable("latency_lower", ("load",), "analytic lower bound on the mean response time", "time"),
     Variable(
         "latency_group",

@@ -34,6 +34,7 @@ from .d_of_n_handlers import (
 )
 from .fork_join_handlers import analyze_fork_join
 from .hedging_handlers import analyze_hedging
+from .mean_field_tier import add_mean_field
 from .notes import Load, LoadUnit
 from .result import AnalyticResult
 from .two_pool_handlers import (
@@ -73,7 +74,7 @@ def analyze(model: CellModel) -> AnalyticResult:
             about=("lambda_max", "cost", "latency_approx"),
         )
     else:
-        result = restrict(nominal, handler(nominal))
+        result = add_mean_field(nominal, restrict(nominal, handler(nominal)))
     _explain_infinite_latency(nominal, result)
     _exact_cost_is_both_bounds(result)
     _explain_missing(nominal, result)

@@ -15,6 +15,7 @@ from . import hedging, replica_bounds
 from .cancel_delay import vouch
 from .cell_setting import copies, homogeneous
 from .d_of_n_handlers import analyze_cancel_on_complete
+from .mean_field_tier import add_mean_field
 from .notes import Load, Time
 from .result import AnalyticResult
 from .two_pool_handlers import analyze_zero_redundancy
@@ -68,7 +69,7 @@ def _as_zero_redundancy(model: CellModel, why: str) -> AnalyticResult:
     which the simulation takes from the result): ZRed's analysis, whose values hold
     whatever the cancellation delay (nothing is cancelled)."""
     zred = replace(model, policy=ZERO_REDUNDANCY, params=dict(POLICIES[ZERO_REDUNDANCY].parameters))
-    result = vouch(analyze_zero_redundancy(zred))
+    result = vouch(add_mean_field(zred, analyze_zero_redundancy(zred)))
     result.add_note(f"Hedge with {why} never hedges: zero redundancy, the analysis of {ZERO_REDUNDANCY}")
     return result
 
@@ -78,7 +79,7 @@ def _as_cancel_on_complete(model: CellModel) -> AnalyticResult:
     all N servers is CoC with d copies: CoC's analysis (which says what holds with a
     cancellation delay)."""
     coc = replace(model, policy=CANCEL_ON_COMPLETE, params=dict(POLICIES[CANCEL_ON_COMPLETE].parameters))
-    result = analyze_cancel_on_complete(coc)
+    result = add_mean_field(coc, analyze_cancel_on_complete(coc))
     result.add_note(
         f"Hedge with delay = 0 and no binding budget sends its d copies at once: {CANCEL_ON_COMPLETE} with "
         f"d copies, its analysis"

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...common.quantiles import QUANTILES
 from .notes import NOMINAL, LoadUnit, Note, note
 
 
@@ -50,6 +51,17 @@ class AnalyticResult:
     alpha: np.ndarray | None = None
     """alpha[i, j]: fraction of type-j jobs first sent to pool i, as chosen by the
     analysis (the simulation uses the same assignment)."""
+    latency_approx_quantile: np.ndarray | None = None
+    """(loads, len(QUANTILES)): the response time's quantiles of the system ``latency_approx``
+    describes, where one is solved (the mean-field tier, :mod:`.mean_field_tier`)."""
+    latency_approx_quantile_kind: str = ""
+    cost_approx: np.ndarray | None = None
+    """Per load, the mean-field limit's server time per job (:mod:`.mean_field_tier`)."""
+    mean_field: tuple | None = None
+    """Per load, the mean-field tier's equilibrium (:class:`straggler.engines.mean_field.Equilibrium`)
+    where it solves the cell, else None: its latency fills ``latency_approx`` (kind
+    ``mean-field``), and a fleet may start from its workload
+    (:mod:`straggler.study.fleet`)."""
     note_items: list[Note] = field(default_factory=list)
     """The notes as data (:class:`.notes.Note`), loads in nominal units."""
     load_unit: LoadUnit = NOMINAL
@@ -72,6 +84,10 @@ class AnalyticResult:
             self.latency_lower = nan.copy()
         if self.latency_group is None:
             self.latency_group = nan.copy()
+        if self.latency_approx_quantile is None:
+            self.latency_approx_quantile = np.full((len(self.loads), len(QUANTILES)), math.nan)
+        if self.cost_approx is None:
+            self.cost_approx = nan.copy()
 
     @property
     def notes(self) -> list[str]:
