@@ -134,6 +134,8 @@ def print_estimate(resolved: ResolvedConfig, extra: str = "", extra_seconds: flo
     simulated = [c for c in p.costs.values() if c.replications]
     # a tuned knob runs each value its search tries (at most tuned_values per load)
     runs = sum(c.replications * max(1, tuned_values(resolved, grid.cells[cid])) for cid, c in p.costs.items())
+    # a fleet that starts from the same cell on 100 servers runs that cell too
+    runs += sum(c.replications for c in p.costs.values() if c.reference > 0)
     jobs = runs * len(resolved.load) * (int(sim.jobs) + int(sim.warmup))
     seconds = p.cpu_seconds() + sum(later.values()) + extra_seconds
     print(
