@@ -194,7 +194,7 @@ def test_the_heavy_tailed_trace_is_reproducible_and_heavy():
 
 def test_every_event_engine_policy_has_a_heavy_tailed_twin():
     ws = {w.name: w for w in bench.workloads()}
-    heavy = [w for w in ws.values() if w.sizes == "heavy"]
+    heavy = [w for w in ws.values() if w.sizes == "heavy" and w.group != "fleet"]
     assert {(w.policy, w.discipline, w.queueing) for w in heavy} == {
         (w.policy, w.discipline, w.queueing) for w in ws.values() if w.engine == "events" and w.group == "policies"
     }
@@ -222,3 +222,20 @@ def test_the_heavy_tailed_shares(tiny):
     a, b = (rows[n]["jobs_per_second"] for n in ("event_hedge_heavy_d2_n50", "event_hedge_d2_n50"))
     assert share["share"] == pytest.approx(a / b)
     assert "heavy-tailed trace's share" in bench.table(out)
+
+
+def test_fleet_rows_for_the_policies_a_large_question_compares():
+    """CoC, RIQ and Hedge at every fleet size, on exponential sizes and the heavy trace, each on
+    the engine that runs it on FCFS servers; n_flatness pairs them by series."""
+    fleet = [w for w in bench.workloads() if w.group == "fleet"]
+    assert {POLICIES[w.policy].kernel_code for w in fleet} == set(bench.FLEET_CODES)
+    for w in fleet:
+        assert w.d == 2 and (w.discipline, w.queueing) == ("FCFS", "per_server")
+        assert {v.N for v in fleet if v.policy == w.policy and v.sizes == w.sizes} == set(bench.FLEET_N)
+    fake = {
+        w.name: {"group": "fleet", "policy": w.policy, "N": w.N, "jobs_per_second": 2e6 if w.N == 10 else 1e6}
+        for w in fleet
+    }
+    flat = bench.n_flatness(fake)
+    assert len(flat) == 2 * len(bench.FLEET_CODES)
+    assert all(e["ratio"] == 0.5 and not e["met"] for e in flat.values())

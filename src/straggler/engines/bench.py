@@ -53,7 +53,7 @@ import platform
 import time
 from dataclasses import dataclass, field
 
-from ..model.policies import FCFS_CENTRAL, FCFS_PER_SERVER, PS_PER_SERVER, Setting
+from ..model.policies import COC_CODE, FCFS_CENTRAL, FCFS_PER_SERVER, HEDGE_CODE, PS_PER_SERVER, RIQ_CODE, Setting
 from . import registry as engines
 from .registry import EngineSpec
 
@@ -63,6 +63,11 @@ D = 2
 N_POLICY = 50
 """The servers of the per-policy workloads."""
 N_SCALING = (10, 50, 1000, 10_000)
+FLEET_N = (10, 100, 1000, 10_000)
+"""The fleet sizes of a question (the ``fleet`` rows)."""
+FLEET_CODES = (COC_CODE, RIQ_CODE, HEDGE_CODE)
+"""The policies whose cost per job is measured at every N of :data:`FLEET_N` on FCFS servers,
+on exponential sizes and on the heavy-tailed trace (by kernel code: the registry names them)."""
 D_SCALING = (2, 4, 8)
 PS_MM1_LOAD = 0.7
 BASELINE = "simpy_coc_d2_n50"
@@ -77,6 +82,11 @@ jobs on the fast path and 6e5 on the event engine, about 0.1 s each on a quiet m
 SLOW_JOBS = 60_000
 """Jobs of a timed run of a PS bound system (the event engine's slowest branch)."""
 SIMPY_JOBS = 50_000
+N_FLAT_GOAL = 0.8
+"""A policy's jobs per second at its slowest N of :data:`N_SCALING`, over its fastest in the
+same run (per size law): at least this (flat within 20 %)."""
+MEAN_FIELD_GOAL = 1.0
+"""Seconds a mean-field solve of one cell at one load may take (:func:`mean_field_seconds`)."""
 HEADLINE_FACTOR = 2
 """The goals' workloads run this many times more jobs (their ratios are the figures quoted)."""
 
@@ -295,6 +305,17 @@ def workloads(quick: bool = False) -> list[Workload]:
             for N in N_SCALING:
                 if N != N_POLICY:
                     add(coc, N, D, "N")
+        if (discipline, queueing) == FCFS_PER_SERVER:
+            # the fleet sizes a question may ask about: a job's cost should not grow with N,
+            # on exponential sizes and on the heavy-tailed trace, for the policies that copy
+            # to d of N (each on the engine that runs it there)
+            for code in FLEET_CODES:
+                policy = POLICY_NAMES[code]
+                if policy in simulated and engines.choose(policy, discipline, queueing).name == engine.name:
+                    for sizes in ("exponential", "heavy"):
+                        variant = "fleet" if sizes == "exponential" else "fleet_heavy"
+                        for N in FLEET_N:
+                            add(policy, N, D, "fleet", variant=variant, sizes=sizes)
         for policy in simulated:
             if POLICIES[policy].uses_d:
                 for d in D_SCALING:
@@ -523,6 +544,8 @@ def run_bench(json: bool = False, quick: bool = False, file=None, only=None) -> 
         "workloads": {name: {k: _finite(v) for k, v in r.items()} for name, r in results.items()},
         "empirical_shares": empirical_shares(results),
         "heavy_shares": empirical_shares(results, "heavy"),
+        "n_flatness": n_flatness(results),
+        "mean_field": mean_field_seconds() if only is None else {},
         "baseline": BASELINE,
         "ratio": None if head is None else head["x_simpy"],
         "goals": goals,
@@ -538,6 +561,52 @@ def run_bench(json: bool = False, quick: bool = False, file=None, only=None) -> 
         print(_json.dumps(out, indent=2), file=file)
     else:
         print(table(out), file=file)
+    return out
+
+
+def n_flatness(results: dict) -> dict:
+    """Per policy, engine setting and size law measured at every N of :data:`FLEET_N` (the
+    ``fleet`` rows): its slowest N's jobs per second over its fastest's (:data:`N_FLAT_GOAL`)."""
+    series: dict[str, dict[int, float | None]] = {}
+    for name, r in results.items():
+        if r.get("group") != "fleet" or r.get("policy") is None:
+            continue
+        series.setdefault(name.rsplit("_n", 1)[0], {})[int(r["N"])] = r["jobs_per_second"]
+    out = {}
+    for key, by_n in series.items():
+        values = list(by_n.values())
+        ratio = None if any(v is None for v in values) or len(values) < 2 else min(values) / max(values)
+        out[key] = {"N": sorted(by_n), "ratio": ratio, "goal": N_FLAT_GOAL, "met": (ratio or 0.0) >= N_FLAT_GOAL}
+    return out
+
+
+def mean_field_seconds(repeat: int = 3) -> dict:
+    """Seconds of one mean-field solve (:func:`straggler.engines.mean_field.solve`, best of
+    ``repeat`` after one that loads the kernels) of CoC d = 2 with i.i.d. and identical copies
+    at load 0.7, on exponential sizes and on the heavy-tailed trace, against
+    :data:`MEAN_FIELD_GOAL`."""
+    from ..model.dependence import IID, Identical
+    from ..model.distributions import Exponential
+    from . import mean_field
+    from .simulation.encode import POLICY_NAMES
+
+    coc = POLICY_NAMES[COC_CODE]
+    out = {}
+    for sizes, law in (("exponential", Exponential(1.0)), ("heavy", heavy_sizes())):
+        for dep in (IID(), Identical()):
+            mean_field.solve(coc, D, law, dep, 0.7)
+            best = math.inf
+            for _ in range(repeat):
+                start = time.perf_counter()
+                eq = mean_field.solve(coc, D, law, dep, 0.7)
+                best = min(best, time.perf_counter() - start)
+            out[f"coc_d{D}_{dep.kind}_{sizes}"] = {
+                "seconds": best,
+                "latency_mean": eq.latency_mean,
+                "error": eq.error,
+                "goal": MEAN_FIELD_GOAL,
+                "met": best <= MEAN_FIELD_GOAL,
+            }
     return out
 
 
@@ -616,6 +685,21 @@ def table(out: dict) -> str:
         for name, e in heavy.items():
             value = "stopped" if e["share"] is None else f"{e['share']:.2f}"
             lines.append(f"  {name:<34}{value:>8}  {'met' if e['met'] else 'not met'}")
+    flat = out.get("n_flatness", {})
+    if flat:
+        lines.append(
+            f"jobs/s at the slowest N over the fastest, N = {', '.join(map(str, FLEET_N))} (goal >= {N_FLAT_GOAL}):"
+        )
+        for name, e in flat.items():
+            value = "stopped" if e["ratio"] is None else f"{e['ratio']:.2f}"
+            lines.append(f"  {name:<34}{value:>8}  {'met' if e['met'] else 'not met'}")
+    solves = out.get("mean_field", {})
+    if solves:
+        lines.append(f"a mean-field solve, one cell at load 0.7 (goal <= {MEAN_FIELD_GOAL:g} s):")
+        for name, e in solves.items():
+            lines.append(
+                f"  {name:<34}{e['seconds']:>8.3f} s  E[T] {e['latency_mean']:.4g}  {'met' if e['met'] else 'not met'}"
+            )
     lines.append(f"{len(rows)} workloads in {out['seconds']:.0f} s{' (--quick)' if out['quick'] else ''}")
     return "\n".join(lines)
 
@@ -625,6 +709,7 @@ _GROUP_TITLES = {
     "sizes": f"empirical sizes: a sample of {EMPIRICAL_SAMPLE:,} exponential(1) values",
     "heavy": f"the heavy-tailed trace ({HEAVY_VALUES:,} values, heavy_trace) scaled to mean 1, at the twin's load",
     "N": "scaling with N, d = 2",
+    "fleet": "the fleet sizes of a question, d = 2, exponential sizes and the heavy-tailed trace",
     "d": "scaling with d, N = 50",
     "M/M/1": "M/M/1-PS, load 0.7",
 }
