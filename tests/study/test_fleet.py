@@ -49,7 +49,7 @@ def study(policies, N, load=(0.3, 0.7), execution=None, **system):
 
 def plans(resolved):
     out = {}
-    for cid, cell in build_grid(resolved).cells.items():
+    for cell in build_grid(resolved).cells.values():
         model = build_model(resolved, cell)
         out[cell.policy] = (fleet.plan(model, analyze(model), int(resolved.simulation.warmup)), model, cell)
     return out

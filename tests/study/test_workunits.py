@@ -264,7 +264,9 @@ def test_the_cost_model_reads_the_size_law(tmp_path):
     resolved = resolve_config(raw)
     facts = workunits.law_facts(resolved, "trace")
     mean = float(values.mean())
-    assert facts == workunits.LawFacts(10_000, True, pytest.approx(mean), pytest.approx(float((values**2).mean()) / mean))
+    assert facts == workunits.LawFacts(
+        10_000, True, pytest.approx(mean), pytest.approx(float((values**2).mean()) / mean)
+    )
     assert workunits.law_facts(resolved, "exp") == workunits.LawFacts(0, False, 1.0, 2.0)
     cells = build_grid(resolved).cells.values()
     pick = {

@@ -237,6 +237,24 @@ FIGURE_KINDS: tuple[FigureKind, ...] = (
         ),
     ),
     FigureKind(
+        "fleet",
+        "fleet:fleet_figure",
+        simulated=True,
+        when=lambda axes: len(axes.get("N", [])) > 1 and numeric(axes["N"]),
+        section="latency",
+        family="fleet",
+        caption=(
+            "How the answer moves with the number of servers: the SLO's quantile of the response time "
+            "(P99 when the study has no quantile SLO; log scale, top row of each case) and the extra load "
+            "E[C]/E[X] - 1 (bottom row) against N (log scale), a column per load. Filled markers with CI "
+            "bars: the simulation at each N (a fleet of more than 100 servers starts in equilibrium, "
+            "docs/guide/fleets.md). A horizontal line ending in a hollow marker at the right edge: the "
+            "policy's N -> infinity limit from the mean-field tier (its line style says its kind: exact "
+            "for ZRed, whose servers are M/G/1 queues at any N). Where the markers reach their line the "
+            "fleet behaves as its limit. The SLO target is the dashed line, the budget the dotted one."
+        ),
+    ),
+    FigureKind(
         "stability_vs_<axis>",
         "stability:stability_figure",
         axes=_extra_axes,

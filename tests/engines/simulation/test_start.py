@@ -75,7 +75,9 @@ def _one_server(engine_kernel, w0: float):
     acc, trace = run_replication(
         engine_kernel, enc, float(model.rates()[0]), 0, 50, np.random.SeedSequence(4), trace=50, start=law
     )
-    empty, trace0 = run_replication(engine_kernel, enc, float(model.rates()[0]), 0, 50, np.random.SeedSequence(4), trace=50)
+    empty, trace0 = run_replication(
+        engine_kernel, enc, float(model.rates()[0]), 0, 50, np.random.SeedSequence(4), trace=50
+    )
     return trace, trace0, acc
 
 

@@ -453,3 +453,41 @@ def test_the_tradeoff_is_drawn_over_r_slow_where_costs_differ():
     fig = figures.tradeoff_figure(study(policies=("ZRed", "CoC"), r_slow=(1.0,), loads=(0.2, 0.5)))
     assert [ax.get_title() for ax in fig.axes[:2]] == ["load = 0.2", "load = 0.5"]
     plt.close(fig)
+
+
+def test_the_fleet_figure_draws_each_policy_against_n_beside_its_limit():
+    """A study over N gets the fleet figure: each policy's simulated quantile and extra load
+    at each N (filled markers), and its limit as one horizontal line to the right edge."""
+    import math
+
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from straggler.outputs.catalog import figure_names
+    from straggler.outputs.figures.fleet import fleet_figure
+
+    ds = study(policies=("ZRed", "CoC"), distributions=("exp",), dependences=("iid",), r_slow=(1.0,), N=(10, 100, 1000))
+    assert "fleet" in figure_names(
+        {k: list(ds[k].values) for k in ("policy", "distribution", "dependence", "r_slow", "d", "N")}, simulated=True
+    )
+    shape = ds["latency_mean"].shape + (len(ds["quantile"]),)
+    ds["latency_approx_quantile"] = (ds["latency_quantile"].dims, np.full(shape, 3.0))
+    ds["latency_approx_quantile_kind"] = (
+        ds["latency_approx_kind"].dims,
+        np.full(ds["latency_approx_kind"].shape, "mean-field", dtype=object),
+    )
+    ds["cost_approx"] = (ds["latency_mean"].dims, np.full(ds["latency_mean"].shape, 1.5))
+    ds["size_mean"] = (ds["cost"].dims, np.ones(ds["cost"].shape))
+    ds["stable"] = (ds["verdict"].dims, np.where(ds["verdict"].values == "stable", 1.0, math.nan))
+    fig = fleet_figure(ds)
+    top = fig.axes[0]
+    assert top.get_xscale() == "log" and top.get_yscale() == "log"
+    limits = [line for line in top.get_lines() if len(set(line.get_ydata())) == 1 and line.get_ydata()[0] == 3.0]
+    assert len(limits) >= 2  # a line and its end marker for each policy with a limit
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any("mean-field" in t for t in legend) and "ZRed" in legend and "CoC" in legend
+    plt.close(fig)
+    one = study(N=(10,))
+    assert "fleet" not in figure_names(
+        {k: list(one[k].values) for k in ("policy", "distribution", "dependence", "r_slow", "d", "N")}, simulated=True
+    )

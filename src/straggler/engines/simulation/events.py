@@ -203,23 +203,24 @@ def place_start(su, qu, wk, stats, cur, threshold):
 
 
 @event_part
-def end_workloads(qu, wk, stats, t):
-    """Each queue's work left at ``t`` (every replica's residual, the start's and the
-    cancelled copies' delays included) into ``Stats.workloads``: the kernel contract's end
-    state, taken at the last arrival."""
+def end_state_begins(qu, stats):
+    """At the last arrival: every queue's work left is 0 until it is known (:func:`end_state`)."""
     for q in range(min(qu.count, stats.workloads.shape[0])):
-        # read, not advanced: bringing the residuals to t here would round them
-        # differently from the run's own later advances, and move its numbers
-        dt = t - qu.clock[q]
-        w = 0.0
-        r = qu.head[q]
-        for k in range(qu.length[q]):
-            x = wk.residual[r]
-            if k < qu.running[q] and dt > 0.0:
-                x -= wk.rate[r] * dt
-            w += x if x > 0.0 else 0.0
-            r = qu.nxt[r]
-        stats.workloads[q] = w
+        stats.workloads[q] = 0.0
+
+
+@event_part
+def end_state(qu, stats, dirty, nd, t, t_last):
+    """After the last arrival no job arrives, and the loop runs until every queue is empty:
+    a queue an event leaves empty has done, since ``t_last``, all the work it had then
+    (``Stats.workloads``, the kernel contract's end state). Unlike the replicas' residuals
+    this counts only the service each copy gets before its job is done elsewhere (a
+    copy to be cancelled is not work to do), and, as the fast path's free times, the
+    copies a job still sends later (Hedge's timers) on the servers they join."""
+    for i in range(nd):
+        q = dirty[i]
+        if q < stats.workloads.shape[0] and qu.length[q] == 0:
+            stats.workloads[q] = t - t_last
 
 
 # ---------------------------------------------------------------- events
@@ -721,7 +722,7 @@ def _simulate(su, qu, wk, st, stats, cur, lam, total, check, wait, ps, threshold
                 v, cur = next_exponential(st, cur)
                 t_arr = t + v * inv_lam
             else:
-                end_workloads(qu, wk, stats, t)
+                end_state_begins(qu, stats)
             if n == next_check:
                 next_check += check
                 do_check = True
@@ -755,6 +756,8 @@ def _simulate(su, qu, wk, st, stats, cur, lam, total, check, wait, ps, threshold
                 work_done += cost
         else:
             break
+        if n == total and not bound and not su.central:
+            end_state(qu, stats, dirty, nd, t, t_last)
         if bound:
             reschedule_bound(qu, wk, su.upper)
         else:

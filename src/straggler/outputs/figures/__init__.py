@@ -36,6 +36,7 @@ from .against_axis import against_axis_figure
 from .by_variant import by_variant_figure
 from .cost import cost_figure
 from .decision import decision_figure
+from .fleet import fleet_figure
 from .latency import latency_figure, tail_figure
 from .latency_by_distribution import latency_by_distribution_figure
 from .latency_vs import latency_vs_figure
@@ -58,6 +59,7 @@ __all__ = [
     "by_variant_figure",
     "cost_figure",
     "decision_figure",
+    "fleet_figure",
     "draw_analytic",
     "figure_caption",
     "figure_names",

@@ -90,6 +90,7 @@ KIND_STYLE: dict[str, dict[str, Any]] = {
     "upper bound": {"ls": ":", "label": "upper bound"},
     "lower bound": {"ls": (0, (4, 1.5, 1, 1.5, 1, 1.5)), "label": "lower bound"},
     "conjecture": {"ls": (0, (7, 2)), "label": "conjecture"},
+    "mean-field limit": {"ls": (0, (3, 1, 1, 1)), "label": "mean-field limit (N -> infinity)"},
 }
 """Line style of an analytic value by what it is (simulation: filled markers with CI)."""
 
@@ -104,6 +105,7 @@ _KIND_NAMES = {
     "upper_bound": "upper bound",
     "lower_bound": "lower bound",
     "conjectured": "conjecture",
+    "mean-field": "mean-field limit",
     # lambda_max: a necessary condition caps the stable loads (an upper bound on the
     # capacity), a sufficient one guarantees them (a lower bound)
     "necessary": "upper bound",
