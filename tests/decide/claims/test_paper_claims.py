@@ -87,6 +87,7 @@ def test_every_paper_study_is_checked():
         "measured_types",
         "slo_budget",
         "hedging",  # an operator's question: hedging against the papers' policies, no paper's claims
+        "fleet_sizes",  # the answer against N: tests/workflow/test_fleet_sizes.py checks it
     }
     assert shipped == {s for studies in PAPERS.values() for s in studies}
     assert {study for study, _ in HONEST_FAILURES} <= shipped

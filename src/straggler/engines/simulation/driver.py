@@ -102,12 +102,16 @@ class _Driver:
     def settled(self, load: Load, rec: Replications) -> tuple[Load, Replications]:
         """A load whose measured part is still drifting, run again with the run so far
         (warm-up and measured jobs) as its warm-up, at most :data:`MAX_SETTLE_ROUNDS`
-        times and within :attr:`RunLength.verdict_budget` simulated jobs; the load (its
+        times and within :attr:`RunLength.verdict_budget` simulated jobs (one round at
+        least); the load (its
         warm-up) and replications of the last run. The same streams, so the longer run
         begins with the earlier one's jobs; each round is a function of the results so
         far, so of the seed."""
         reps = max(len(rec), 1)
-        cap = self.length.verdict_budget // reps
+        # one round at least, whatever the budget: MSER calls a stationary run drifting
+        # about once in a hundred (its minimum falls at the end of its search by chance),
+        # and a run lengthened for its verdict has already spent the budget
+        cap = max(self.length.verdict_budget // reps, 2 * (load.warmup + rec.jobs))
         for _ in range(MAX_SETTLE_ROUNDS):
             longer = dataclasses.replace(load, warmup=load.warmup + rec.jobs)
             if longer.warmup + rec.jobs > cap:
