@@ -371,6 +371,19 @@ def warmup_gap() -> str:
     return _recorded(WARMUP_GAP, "warmup_gap", lambda out: f"{out['seeds']} seeds a row")
 
 
+MEAN_FIELD_VS_N = "docs/validation/mean-field-vs-n.json"
+"""A whole run of ``benchmarks/mean_field_vs_n.py --json --large``."""
+
+
+def mean_field_vs_n() -> str:
+    """The recorded error of the mean-field limit against the simulation at each N."""
+    return _recorded(
+        MEAN_FIELD_VS_N,
+        "mean_field_vs_n",
+        lambda out: f"{out['replications']} replications of 200,000 jobs a point, `benchmarks/mean_field_vs_n.py --json --large`",
+    )
+
+
 FIT_EXAMPLE = ("config/data/requests_ms.csv", "duration_ms")
 """The trace and column of the workload guide's ``straggler fit`` example."""
 
@@ -460,6 +473,7 @@ SECTIONS: dict[str, Callable[[], str]] = {
     "ci-coverage-long": ci_coverage_long,
     "ci-coverage-quantiles": ci_coverage_quantiles,
     "warmup-gap": warmup_gap,
+    "mean-field-vs-n": mean_field_vs_n,
     "fit-example": fit_example,
     "pairs-example": pairs_example,
     "by-type-example": by_type_example,
