@@ -250,8 +250,8 @@ FIGURE_KINDS: tuple[FigureKind, ...] = (
             "bars: the simulation at each N (a fleet of more than 100 servers starts in equilibrium, "
             "docs/guide/fleets.md). A horizontal line ending in a hollow marker at the right edge: the "
             "policy's N -> infinity limit from the mean-field tier (its line style says its kind: exact "
-            "for one copy to a random server, each server then an M/G/1 queue at any N)."
-            "fleet behaves as its limit. The SLO target is the dashed line, the budget the dotted one."
+            "for one copy to a random server, each server then an M/G/1 queue at any N). Where the "
+            "markers reach their line the fleet behaves as its limit. The SLO target is the dashed line, the budget the dotted one."
         ),
     ),
     FigureKind(
