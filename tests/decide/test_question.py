@@ -434,3 +434,38 @@ def test_an_answer_that_needs_the_servers_says_so_and_names_a_client_s_best():
         assert said.split("a client alone can ")[1].split(" (")[0].split(" ")[1] == best.split(" ")[0]
     else:
         assert said.endswith("no contender a client alone can run qualifies")
+
+
+def test_a_fleet_s_answer_says_what_it_rests_on():
+    """Above 100 servers the answer says the fleet was simulated from a start in
+    equilibrium and gives the recommended contender's mean-field limit at each load; at
+    100 servers or fewer it says nothing of it."""
+    import numpy as np
+    import xarray as xr
+
+    from straggler.decide.question_answer import fleet_words
+
+    def ds(N):
+        q = np.full((1, 1, 2, 5), 20.0)
+        return xr.Dataset(
+            {
+                "latency_approx_quantile": (("policy", "d", "load", "quantile"), q),
+                "latency_approx_quantile_kind": (("policy", "d"), np.array([["mean-field"]], dtype=object)),
+                "latency_approx": (("policy", "d", "load"), np.full((1, 1, 2), 9.0)),
+            },
+            coords={
+                "policy": ["CoC"],
+                "d": [3],
+                "N": [N],
+                "load": [0.3, 0.7],
+                "quantile": [0.5, 0.9, 0.95, 0.99, 0.999],
+            },
+        )
+
+    answers = [(0.3, ["CoC d=3"]), (0.7, ["CoC d=3"])]
+    words = fleet_words(ds(2000), answers, 0.99, "ms")
+    assert words.startswith("On N = 2,000 servers: simulated, each server started in equilibrium")
+    assert "P99 at 20 ms (load 0.3, CoC d=3), 20 ms (load 0.7, CoC d=3)" in words
+    assert "simulated on 10,000" in fleet_words(ds(1_000_000), answers, 0.99, "ms")
+    assert "E[T] at 9 ms" in fleet_words(ds(2000), answers, None, "ms")
+    assert fleet_words(ds(100), answers, 0.99, "ms") == ""

@@ -161,3 +161,32 @@ def test_a_reference_fleet_costs_its_reference_and_is_never_sharded():
     plan = workunits.plan(one_a_job, build_grid(one_a_job), "code")
     sharded = {shard.cell for shard in plan.shards.values()}
     assert sharded and all("Hedge" not in cell for cell in sharded)
+
+
+def test_a_fleet_beyond_ten_thousand_is_simulated_on_ten_thousand():
+    resolved = study(["CoC"], 1_000_000, load=(0.5,))
+    cell = next(iter(build_grid(resolved).cells.values()))
+    stand_in = fleet.simulated_cell(cell)
+    assert stand_in["N"] == fleet.SIMULATED_N and stand_in.policy == "CoC"
+    small = next(iter(build_grid(study(["CoC"], 2000, load=(0.5,))).cells.values()))
+    assert fleet.simulated_cell(small) is small
+    assert "10,000" in fleet.simulated_note(1_000_000) and "1,000,000" in fleet.simulated_note(1_000_000)
+
+
+@pytest.mark.slow
+def test_a_million_servers_are_answered_from_ten_thousand_and_the_limit():
+    """The cell of 10^6 servers: its analysis its own (the limit), its simulation the same
+    cell's on 10^4, which the note says."""
+    import json
+
+    from straggler.study.evaluate import evaluate_cell
+
+    resolved = study(["CoC"], 1_000_000, load=(0.5,))
+    (cid,) = build_grid(resolved).cells
+    ds = evaluate_cell(resolved, cid)
+    assert ds["latency_approx_kind"].item() == "mean-field"
+    assert ds["stable"].item() == 1.0
+    notes = json.loads(ds.attrs["notes"])
+    assert any("simulated on N = 10,000 servers, not 1,000,000" in n for n in notes)
+    gap = abs(ds["latency_mean"].item() - ds["latency_approx"].item())
+    assert gap <= 4 * ds["latency_mean_ci"].item() + 2e-3 * ds["latency_approx"].item()

@@ -166,6 +166,56 @@ def _located_line(table, named: list[str], c) -> list[str]:
     return [f"Located ({label} at the low end, not at the high one): " + "; ".join(parts) + "."]
 
 
+def fleet_words(ds: xr.Dataset, answers: list[tuple[float, list[str]]], level: float | None, unit: str) -> str:
+    """Where the question's fleet has more than 100 servers, what its answer rests on (a
+    sentence, "" otherwise): the simulation (on how many servers, from what start) and, for
+    each load's answer (``answers``: (load, recommended contenders)), its mean-field limit at
+    the tail ``level`` (P99), or of the mean, where the tier solves it."""
+    import numpy as np
+
+    from ..study import fleet
+    from .decision import candidate_parts
+
+    if "N" not in ds.coords or ds.sizes.get("N", 1) != 1:
+        return ""
+    N = int(ds["N"].values.ravel()[0])
+    if N <= fleet.REFERENCE_N:
+        return ""
+    simulated = (
+        "" if N <= fleet.SIMULATED_N else f" on {fleet.SIMULATED_N:,} (beyond, a fleet is its limit within O(1/N))"
+    )
+    words = [
+        f"On N = {N:,} servers: simulated{simulated}, each server started in equilibrium (from the mean-field "
+        f"limit where the tier solves the policy, else from {fleet.REFERENCE_N} servers' end state), with the "
+        f"limit's or the {fleet.REFERENCE_N} servers' stability where a run was too short"
+    ]
+    limits = []
+    for load, names in answers:
+        for name in names:
+            policy, values = candidate_parts(name)
+            if policy not in ds["policy"].values:
+                continue
+            at = ds.sel(policy=policy, load=load)
+            if "d" in at.dims:
+                at = at.sel(d=int(values["d"])) if "d" in values else at.isel(d=0)
+            kind = at["latency_approx_quantile_kind"] if "latency_approx_quantile_kind" in at else None
+            if kind is None or str(np.asarray(kind.values).ravel()[0]) != "mean-field":
+                continue
+            v = (
+                at["latency_approx_quantile"].sel(quantile=level, method="nearest")
+                if level is not None
+                else at["latency_approx"]
+            )
+            x = float(np.asarray(v.values, dtype=float).ravel()[0])
+            if np.isfinite(x):
+                limits.append(f"{with_unit(f'{x:.4g}', unit)} (load {load:g}, {name})")
+                break
+    if limits:
+        what = f"P{level * 100:g}" if level is not None else "E[T]"
+        words.append(f"the limit N -> infinity puts the answer's {what} at {', '.join(limits)}")
+    return "; ".join(words) + "."
+
+
 def answer_lines(ds: xr.Dataset, report: str | None = None) -> list[str]:
     """The answer of a finished question's dataset in at most :data:`MAX_ANSWER_LINES`
     lines: what was asked; per (setting and) load the policy to run, its E[T], tail and
@@ -190,11 +240,13 @@ def answer_lines(ds: xr.Dataset, report: str | None = None) -> list[str]:
     several = any(ds.sizes[d] > 1 for d in table.dims)
     client = deployable_table(ds)
     blocks, named = [], []
+    answers: list[tuple[float, list[str]]] = []
     for index, li in table.points():
         if li is None:
             continue
         row = answer(table, index, li)
         named += [n for n in str(row["recommended"]).split(", ") if n]
+        answers.append((float(row["load"]), [n for n in str(row["recommended"]).split(", ") if n]))
         load = row["load"]
         label = f"load {load:g}" if isinstance(load, float) else f"load {load}"
         if several:
@@ -204,6 +256,9 @@ def answer_lines(ds: xr.Dataset, report: str | None = None) -> list[str]:
             block.append(_what_would_change(row))
         block += _client_line(row, client, index, li, tail_label)
         blocks.append(block)
+    fleet_sentence = fleet_words(ds, answers, c.level if metric == "tail" else None, c.unit)
+    if fleet_sentence and assumed:
+        assumed = [f"{assumed[0]} {fleet_sentence}", *assumed[1:]]
     where = report or "the study's report"
     tail = [f"Every contender at every load, with the evidence: {where}"] if report else []
     tail = assumed + _located_line(table, named, c) + tail

@@ -148,10 +148,13 @@ def _evaluate(
     from ..engines.analysis.tails import cost_tail, latency_tails
 
     c = _prepare(resolved, cell, store_root)
+    # the cell the simulation runs: itself, or the same on fleet.SIMULATED_N servers
+    stand_in = fleet.simulated_cell(cell)
+    s = c if stand_in is cell else _prepare(resolved, stand_in, store_root)
     tag = ""
-    if c.settings is not None and replications is not None and int(replications) != c.settings["replications"]:
+    if s.settings is not None and replications is not None and int(replications) != s.settings["replications"]:
         # after the store's key (it holds the study's run length): the same store, more files
-        c.settings = {**c.settings, "replications": int(replications)}
+        s.settings = {**s.settings, "replications": int(replications)}
         tag = f"-r{int(replications)}"
     model, result = c.model, c.analysis
     values: dict = {"size_mean": size_mean(model)}
@@ -160,25 +163,27 @@ def _evaluate(
         values.update({name: getattr(result, name) for name in ANALYTIC_VARIABLES})
         notes.extend(result.notes)
     notes.extend(c.notes)
+    if s is not c:
+        notes.append(fleet.simulated_note(model.N))
     sim = None
-    if c.settings is not None:
+    if c.settings is not None and s.settings is not None:
         # imported here: the simulation package pulls numba (~1.3 s), which an analytic
         # cell (every cell of an analytic study) never needs
         from ..engines import simulation
 
         run = resolved.simulation
         try:
-            plan, reference, fresh = _fleet(resolved, cell, c, store_root)
+            plan, reference, fresh = _fleet(resolved, stand_in, s, store_root)
             sim = simulation.simulate(
-                model,
-                c.seed,
+                s.model,
+                s.seed,
                 confidence=float(run.confidence),
                 precision=run.precision,
                 max_jobs=run.max_jobs,
-                store=c.store,
+                store=s.store,
                 tag=tag,
                 start=plan.start,
-                **c.settings,
+                **s.settings,
             )
         except NotImplementedError as err:
             log.warning("%s", err)
@@ -264,6 +269,7 @@ def simulate_cell_shard(resolved: ResolvedConfig, cell_id: str, first: int, stop
     cell = build_grid(resolved).cell(cell_id)
     if tuned_knob(resolved, cell) is not None:
         return 0  # a tuned cell is never sharded (workunits): its evaluation runs every value
+    cell = fleet.simulated_cell(cell)
     c = _prepare(resolved, cell, store_root)
     if c.settings is None or c.store is None:
         return 0

@@ -60,6 +60,11 @@ REFERENCE_N = 100
 """A fleet larger than this may start in equilibrium; the policies the mean-field tier
 does not solve start from the end state of this many servers, whose verdict they carry."""
 
+SIMULATED_N = 10_000
+"""A cell of more servers is simulated on this many (:func:`simulated_cell`): the analysis is
+the cell's own (the mean-field tier's limit where it solves the policy), and the simulation
+of this many servers, within O(1/N) of both, confirms it."""
+
 RELAXATIONS = 5.0
 """An empty start needs this many relaxation times per server before the measured jobs
 (what is left of the initial deficit decays like exp(-t / relaxation): e^-5 < 1 %)."""
@@ -231,12 +236,32 @@ def _notes(model, how: list[str], equilibrium: tuple[bool, ...], warmups: list, 
     return out
 
 
-def reference_cell(cell):
-    """The same cell on :data:`REFERENCE_N` servers (a :class:`~straggler.study.grid.Cell`)."""
+def cell_at(cell, servers: int):
+    """The same cell on ``servers`` servers (a :class:`~straggler.study.grid.Cell`)."""
     from .grid import Cell, cell_id
 
-    coords = tuple((a, REFERENCE_N if a == "N" else v) for a, v in cell.coords)
+    coords = tuple((a, int(servers) if a == "N" else v) for a, v in cell.coords)
     return Cell(cell_id(coords), coords)
+
+
+def reference_cell(cell):
+    """The same cell on :data:`REFERENCE_N` servers."""
+    return cell_at(cell, REFERENCE_N)
+
+
+def simulated_cell(cell):
+    """The cell the simulation runs for ``cell``: itself, or, for more than
+    :data:`SIMULATED_N` servers, the same cell on that many (see :data:`SIMULATED_N`)."""
+    return cell if int(cell["N"]) <= SIMULATED_N else cell_at(cell, SIMULATED_N)
+
+
+def simulated_note(N: int) -> str:
+    """The cell's note where it is simulated on fewer servers than it has."""
+    return (
+        f"simulated on N = {SIMULATED_N:,} servers, not {N:,}: beyond {SIMULATED_N:,} a fleet differs from "
+        "its mean-field limit (N -> infinity) by less than the simulation can resolve (the gap is O(1/N)), so "
+        f"the simulation of {SIMULATED_N:,} servers stands for it and checks the limit"
+    )
 
 
 def with_reference(fleet: FleetPlan, reference) -> FleetPlan:

@@ -75,10 +75,11 @@ class GridConfig(Section):
         LIST,
         default=(10,),
         schema=axis_schema(
-            "Number of servers, each an integer in [1, 10000] (default [10]; the papers use at "
+            "Number of servers, each an integer in [1, 10000000] (default [10]; the papers use at "
             "most 50). N must be even when some r_slow < 1 (two equal pools), unless "
-            "system.pools is given.",
-            {"type": "integer", "minimum": 1, "maximum": 10000},
+            "system.pools is given. A fleet of more than 100 servers starts in equilibrium, and one "
+            "of more than 10000 is simulated on 10000, beside its mean-field limit (docs/guide/fleets.md).",
+            {"type": "integer", "minimum": 1, "maximum": 10000000},
         ),
     )
     extra: tuple[tuple[str, tuple[Any, ...]], ...] = held(schema=None, default=())
@@ -220,7 +221,7 @@ class SystemConfig(Section):
                     "type": "array",
                     "minItems": 2,
                     "maxItems": 2,
-                    "items": {"type": "integer", "minimum": 1, "maximum": 10000},
+                    "items": {"type": "integer", "minimum": 1, "maximum": 10000000},
                 },
             ],
         },
