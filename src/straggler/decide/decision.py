@@ -42,7 +42,14 @@ import pandas as pd
 import xarray as xr
 
 from ..model.distributions.units import with_unit
-from .intervals import extra_load_intervals, fmt_interval, fmt_signed, hedges_intervals, size_mean, tail_intervals
+from .intervals import (
+    copy_mean,
+    extra_load_intervals,
+    fmt_interval,
+    fmt_signed,
+    hedges_intervals,
+    tail_intervals,
+)
 from .winners import (
     COLUMNS,
     NONE_STABLE,
@@ -224,7 +231,7 @@ def decision_table(ds: xr.Dataset, c: Constraints | None = None) -> PointTable:
     extra = _with_place(extra_iv, table)
     reps = None
     if "cost_replication_mean" in ds:
-        reps = (ds["cost_replication_mean"] / size_mean(ds) - 1.0).where(extra_iv["reliable"])
+        reps = (ds["cost_replication_mean"] / copy_mean(ds) - 1.0).where(extra_iv["reliable"])
     table.add("extra_load", extra, reps)
     table.add("hedges", _with_place(hedges_intervals(ds), table))
     table.constraints = c  # type: ignore[attr-defined]

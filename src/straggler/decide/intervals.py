@@ -482,14 +482,38 @@ def size_mean(ds: xr.Dataset) -> xr.DataArray:
     return xr.DataArray(spread(mean, like), dims=like.dims, coords=like.coords, name=mean.name, attrs=mean.attrs)
 
 
+def copy_mean(ds: xr.Dataset) -> xr.DataArray:
+    """The mean time of one copy of the job at full speed per grid point (``copy_mean``:
+    X S under an S&X dependence, X otherwise), the extra load's unit; ``size_mean`` in a
+    dataset older than the variable (the same for every dependence but S&X)."""
+    if "copy_mean" not in ds:
+        return size_mean(ds)
+    like = ds["lambda_max"]
+    mean = ds["copy_mean"]
+    return xr.DataArray(spread(mean, like), dims=like.dims, coords=like.coords, name=mean.name, attrs=mean.attrs)
+
+
+def one_copy_words(ds: xr.Dataset) -> str:
+    """How the extra load's unit is written: ``E[X]``, or ``E[X S]`` where one copy of the job
+    is not its X (an S&X dependence: the copy takes X S, ``copy_mean`` differs from
+    ``size_mean``)."""
+    if "copy_mean" not in ds or "size_mean" not in ds:
+        return "E[X]"
+    one, job = np.asarray(ds["copy_mean"].values, float), np.asarray(ds["size_mean"].values, float)
+    differ = np.isfinite(one) & np.isfinite(job) & ~np.isclose(one, job, rtol=1e-12, atol=0.0)
+    return "E[X S]" if differ.any() else "E[X]"
+
+
 def extra_load_intervals(ds: xr.Dataset) -> xr.Dataset:
-    """``low``, ``high``, ``estimate``, ``evidence`` of the extra load E[C] / E[X] - 1
+    """``low``, ``high``, ``estimate``, ``evidence`` of the extra load E[C] / E[one copy] - 1
     per policy, setting and load: the E[C] interval (:func:`cost_intervals`) in units
-    of E[X] (``size_mean``), less the one copy every policy runs. Its evidence is E[C]'s:
-    E[X] is exact. Negative where the copies together spend less than one full copy
-    (cancelled early: i.i.d. heavy-tailed replicas)."""
+    of one copy at full speed (``copy_mean``: E[X], or E[X] E[S] under S&X, where one
+    copy takes X S), less the one copy every policy runs. Its evidence is E[C]'s: the
+    unit is exact. Negative where the copies together spend less than one full copy
+    (cancelled early: i.i.d. heavy-tailed replicas). A policy that sends one copy to a
+    server of full speed has 0, whatever the dependence."""
     cost = cost_intervals(ds)
-    mean = spread(size_mean(ds), cost["low"])
+    mean = spread(copy_mean(ds), cost["low"])
     out = cost.copy()
     for key in ("low", "high", "estimate"):
         out[key] = cost[key].copy(data=cost[key].values / mean - 1.0)

@@ -225,6 +225,7 @@ def answer_lines(ds: xr.Dataset, report: str | None = None) -> list[str]:
     from .assumption import assumption_lines, at_assumed
     from .decision import answer, constraints, decision_table, metric_name
     from .deploy import deployable_table
+    from .intervals import one_copy_words
 
     assumed = assumption_lines(ds)
     ds = at_assumed(ds)  # the answer is the assumed c's
@@ -236,7 +237,12 @@ def answer_lines(ds: xr.Dataset, report: str | None = None) -> list[str]:
     deciding = metric_name(c.level) if metric == "tail" else "E[T]"
     asked = " and ".join(w for w in (c.slo_words(), c.budget_words()) if w) or "the smallest E[T]"
     times = "" if c.unit else "; times in the workload's unit, which it does not state"
-    head = [f"Asked: {asked} (extra load: server time per job E[C] / E[X] - 1, against one copy at full speed{times})."]
+    unit_words = one_copy_words(ds)
+    sx = " (one copy of a request takes its work X times the server's slowdown S)" if unit_words == "E[X S]" else ""
+    head = [
+        f"Asked: {asked} (extra load: server time per job E[C] / {unit_words} - 1, against one copy at full "
+        f"speed{sx}{times})."
+    ]
     several = any(ds.sizes[d] > 1 for d in table.dims)
     client = deployable_table(ds)
     blocks, named = [], []

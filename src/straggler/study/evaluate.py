@@ -157,7 +157,7 @@ def _evaluate(
         s.settings = {**s.settings, "replications": int(replications)}
         tag = f"-r{int(replications)}"
     model, result = c.model, c.analysis
-    values: dict = {"size_mean": size_mean(model)}
+    values: dict = {"size_mean": size_mean(model), "copy_mean": float(model.load_mean)}
     notes: list[str] = []
     if "analytic" in resolved.evaluate:
         values.update({name: getattr(result, name) for name in ANALYTIC_VARIABLES})

@@ -50,6 +50,13 @@ VARIABLES: tuple[Variable, ...] = (
         "over the job types; sx: the job's X, not a replica's X S; FJ with split: shift: the unsplit job's)",
         "time",
     ),
+    Variable(
+        "copy_mean",
+        (),
+        "mean time of one copy of the job at speed 1, the unit of the load and of the extra load "
+        "E[C] / copy_mean - 1 (sx: a copy is X S, so E[X] E[S]; else E[X], size_mean)",
+        "time",
+    ),
     Variable("latency_approx", ("load",), "analytic mean response time", "time"),
     Variable("latency_approx_kind", (), "kind of analytic mean response time", "1", "str"),
     Variable(

@@ -25,7 +25,7 @@ def against_axis_figure(ds: xr.Dataset, what: str, x: str):
     ylabel = "E[T]" if what == "latency" else "E[server time per job]"
     title = f"Mean {'response time' if what == 'latency' else 'server time per job'} against {x}"
     floor = 0.0
-    if what == "cost" and _extra_load_axis(x) and np.isfinite(np.asarray(sub.get("size_mean", np.nan), float)).all():
+    if what == "cost" and _extra_load_axis(x) and np.isfinite(np.asarray(sub.get(_unit(sub), np.nan), float)).all():
         # against a system's axis (cancel_delay), what an operator budgets: the server time
         # beyond one copy of each job; a policy's own parameter (FJ.k) keeps E[C], as the
         # papers draw it
@@ -107,7 +107,7 @@ def _extra_load_axis(x: str) -> bool:
 def _as_extra_load(sub: xr.Dataset, means: list[str], half_width: str) -> xr.Dataset:
     """``sub`` with its cost means in units of E[X] less one (the extra load) and the CI
     half-width in units of E[X]."""
-    size = sub["size_mean"]
+    size = sub[_unit(sub)]
     out = sub.copy()
     for var in means:
         if var in out:
@@ -115,3 +115,9 @@ def _as_extra_load(sub: xr.Dataset, means: list[str], half_width: str) -> xr.Dat
     if half_width in out:
         out[half_width] = out[half_width] / size
     return out
+
+
+def _unit(sub: xr.Dataset) -> str:
+    """The extra load's unit: ``copy_mean`` (one copy, X S under S&X), or ``size_mean`` in
+    a dataset older than it."""
+    return "copy_mean" if "copy_mean" in sub else "size_mean"

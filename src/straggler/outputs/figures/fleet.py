@@ -83,7 +83,7 @@ def fleet_figure(ds: xr.Dataset):
             for policy in sub["policy"].values:
                 series = sub.sel(dict(zip(CASE_DIMS, case), policy=policy, load=load))
                 stable = _at(series, "stable") == 1.0
-                size = _at(series, "size_mean")
+                size = _at(series, "copy_mean" if "copy_mean" in series else "size_mean")
                 p = np.where(stable, _at(series, "latency_quantile", level), math.nan)
                 p_ci = np.where(stable, _at(series, "latency_quantile_ci", level), math.nan)
                 extra = np.where(stable, _at(series, "cost_mean") / size - 1.0, math.nan)

@@ -21,6 +21,7 @@ import xarray as xr
 
 from ...decide.break_even import sentences as break_even_sentences
 from ...decide.decision import changed, constraints, decision_section, recommendations, winners_table
+from ...decide.intervals import one_copy_words
 from ...decide.winners import NONE_STABLE, ORACLES, PointTable, on_tail, plain
 from ...model.policies import redundancy_kind
 from ..glossary import TERMS
@@ -65,8 +66,8 @@ def answer_sentences(ds: xr.Dataset, rec: pd.DataFrame, table: PointTable) -> li
     unstable = int((rec["basis"] == NONE_STABLE).sum())
     none = int((rec["recommended"] == "").sum()) - unstable
     out = [
-        f"Asked: {asked} (extra load: server time per job E[C] / E[X] - 1, against one copy at full speed; "
-        f"times {unit_words(c.unit)}).",
+        f"Asked: {asked} (extra load: server time per job E[C] / {one_copy_words(ds)} - 1, against one copy at "
+        f"full speed; times {unit_words(c.unit)}).",
         f"One contender is the answer at {one} of {n} (setting, load) points"
         + (f", a tie set or an undetermined one at {n - one - none - unstable}" if n - one - none - unstable else "")
         + (f"; none qualifies at {none}" if none else "")
