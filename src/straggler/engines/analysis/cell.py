@@ -23,6 +23,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...model.cell_model import CellModel
+from ...model.dependence import MeasuredPairs
 from ...model.policies import POLICIES
 from .cancel_delay import restrict
 from .cell_setting import homogeneous
@@ -60,7 +61,15 @@ def analyze(model: CellModel) -> AnalyticResult:
     if model.load_basis != "nominal":
         nominal = replace(model, loads=model.nominal_loads, load_basis="nominal")
     handler = HANDLERS.get(POLICIES[model.policy].analysis) if model.policy in POLICIES else None
-    if handler is not None and model.size.per_type and not POLICIES[model.policy].sizes_by_type:
+    if handler is not None and isinstance(model.dependence, MeasuredPairs) and _copies(model) > 1:
+        result = AnalyticResult(nominal.loads)
+        result.add_note(
+            "lambda_max, cost and latency_approx are NaN: with measured pairs replayed (kind pairs) the copies "
+            "have the pairs' joint law, which no paper's analysis takes; the cell is simulated only (a fitted "
+            "S&X or mixture has an analysis)",
+            about=("lambda_max", "cost", "latency_approx"),
+        )
+    elif handler is not None and model.size.per_type and not POLICIES[model.policy].sizes_by_type:
         result = AnalyticResult(nominal.loads)
         result.add_note(
             f"lambda_max, cost and latency_approx are NaN: the analysis of {model.policy} has one size law for "
@@ -85,6 +94,12 @@ def analyze(model: CellModel) -> AnalyticResult:
         result.lambda_sufficient = result.lambda_sufficient * model.load_factor
         result.load_unit = LoadUnit(model.load_basis, model.load_factor)
     return result
+
+
+def _copies(model: CellModel) -> int:
+    """The copies a job of the cell may send (d, or the policy's own count)."""
+    spec = POLICIES[model.policy]
+    return int(model.d or 1) if spec.uses_d else int(spec.replicas)
 
 
 def _proven(result: AnalyticResult) -> AnalyticResult:

@@ -138,7 +138,8 @@ import numpy as np
 
 from ...common.kernel_cache import kernel
 from ...model import policies
-from ...model.dependence import IID_CODE, MIXTURE_CODE, SX_CODE
+from ...model.dependence import IID_CODE, MIXTURE_CODE, PAIRS_CODE, SX_CODE
+from ...model.dependence.sampling import pair_sizes
 from . import encode as E
 from . import statistics as S
 from .events_routing import (
@@ -311,6 +312,15 @@ def on_arrival(su, qu, wk, st, stats, t, n, ps, threshold, bound, hedge, cur):
     d2 = 0.0
     rt = np.inf
     policy = su.policy
+    partner = 0.0
+    if su.dep == PAIRS_CODE:
+        # the job's pair (a uniform of the sizes stream picks it): the first copy's duration in
+        # place of the uniform, the second's where the policy reads it now (the second stream's
+        # value, as under iid) or, for Hedge, whose second copy is sized when its timer fires, kept
+        first, partner = pair_sizes(st.s_params, st.xb[xi])
+        st.xb[xi] = first
+        if not hedge:
+            st.sb[si] = partner
     x0 = job_size(st, j, st.xb[xi]) if hedge else 0.0  # the job's X, which identical hedges copy
     # (mixture) and whether it is coupled, so that its hedges copy X too
     coupled = hedge and su.dep == MIXTURE_CODE and not own_sizes(su, st, xi)
@@ -331,7 +341,7 @@ def on_arrival(su, qu, wk, st, stats, t, n, ps, threshold, bound, hedge, cur):
     nd, free_r, free_j = _admit(su, qu, wk, t, n, nr, need, q2, d2, rt, cur.free_r, cur.free_j, ps, bound)
     if hedge and nd >= 0:
         js = wk.jfree[free_j]  # the slot the job took
-        wk.hsize[js] = x0
+        wk.hsize[js] = partner if su.dep == PAIRS_CODE else x0
         wk.jtype[js] = j
         if su.dep == MIXTURE_CODE:
             wk.hcoupled[js] = coupled
@@ -491,7 +501,7 @@ def on_timer(su, qu, wk, st, t, cur):
     j = wk.jtype[js]
     s = _hedge_server(su, wk, js, j, c, st.ub[ui])
     ui += 1
-    x = wk.hsize[js]
+    x = wk.hsize[js]  # identical, a coupled mixture: the job's X; pairs: the pair's other duration
     si = cur.s
     if su.dep == IID_CODE or su.dep == MIXTURE_CODE:
         if si >= st.sb.shape[0]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...model import policies
-from ...model.dependence import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, SX_CODE
+from ...model.dependence import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, PAIRS_CODE, SX_CODE
 from ...model.distributions.sampling import size_of_type
 from . import statistics as S
 from .events_state import Cursor, event_part
@@ -32,7 +32,7 @@ def refill_for_arrival(st, dep, need_u, need_x, ui, xi, si):
         xi = refill_family(st.xc, st.x_params, st.rx, st.xb, xi)
     if dep == SX_CODE and si > BX - need_x:
         si = refill_family(st.sc, st.s_params, st.rs, st.sb, si)
-    elif (dep == IID_CODE or dep == MIXTURE_CODE) and si > BX - need_x:
+    elif (dep == IID_CODE or dep == MIXTURE_CODE or dep == PAIRS_CODE) and si > BX - need_x:
         si = refill_family(st.xc, st.x_params, st.rs, st.sb, si)
     return ui, xi, si
 
@@ -44,7 +44,7 @@ def own_sizes(su, st, xi):
     coupling uniform, ``cb[xi]`` at its size's index, not below c)."""
     if su.dep == MIXTURE_CODE:
         return not st.cb[xi] < st.coupling
-    return su.dep == IID_CODE
+    return su.dep == IID_CODE or su.dep == PAIRS_CODE
 
 
 @event_part
@@ -109,7 +109,7 @@ def route_fred(su, qu, st, stats, measured, j, srv, dur, ui, xi, si):
             du *= st.sb[si + r]
         dur[r] = du
     xi += 1
-    if su.dep == IID_CODE or su.dep == MIXTURE_CODE:
+    if su.dep == IID_CODE or su.dep == MIXTURE_CODE or su.dep == PAIRS_CODE:
         si += 1
     elif su.dep == SX_CODE:
         si += 2
@@ -154,7 +154,7 @@ def route_sampled(su, qu, st, stats, measured, j, perm, srv, dur, ui, xi, si):
         dur[r] = du
     # every job takes d replica sizes, whichever run (common random numbers)
     xi += 1
-    if su.dep == IID_CODE or su.dep == MIXTURE_CODE:
+    if su.dep == IID_CODE or su.dep == MIXTURE_CODE or su.dep == PAIRS_CODE:
         si += d - 1
     elif su.dep == SX_CODE:
         si += d
@@ -184,7 +184,7 @@ def route_one(su, qu, st, stats, measured, j, srv, dur, threshold, ui, xi, si):
     q2 = -1
     d2 = 0.0
     if threshold:
-        if su.dep == IID_CODE:
+        if su.dep == IID_CODE or su.dep == PAIRS_CODE:
             x0 = job_size(st, j, st.xb[xi])
             x1 = job_size(st, j, st.sb[si])
             xi += 1

@@ -66,7 +66,7 @@ import numpy as np
 
 from ...common.kernel_cache import kernel
 from ...model import policies
-from ...model.dependence import IID_CODE, MIXTURE_CODE, SX_CODE
+from ...model.dependence import IID_CODE, MIXTURE_CODE, PAIRS_CODE, SX_CODE
 from . import encode as E
 from . import statistics as S
 from .streams import block_size
@@ -739,7 +739,7 @@ def _streams(su, ints, x_params, s_params, rngs):
         np.empty(BE),
         np.empty(BU),
         np.empty(BX),
-        np.empty(BX if su.dep == SX_CODE or su.dep == IID_CODE or mix else 1),
+        np.empty(BX if su.dep == SX_CODE or su.dep == IID_CODE or su.dep == PAIRS_CODE or mix else 1),
         np.empty(BX if mix else 1),
         ints[E.I_XCODE],
         ints[E.I_SCODE],

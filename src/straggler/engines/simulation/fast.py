@@ -86,11 +86,12 @@ import numpy as np
 
 from ...common.kernel_cache import kernel
 from ...model import policies
-from ...model.dependence import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, SX_CODE
+from ...model.dependence import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, PAIRS_CODE, SX_CODE
+from ...model.dependence.sampling import pair_sizes
 from ...model.distributions.sampling import size_of_type
 from . import encode as E
 from . import statistics as S
-from .fast_chunks import chunk_cancel, chunk_one, chunk_riq, chunk_start, couple
+from .fast_chunks import chunk_cancel, chunk_one, chunk_riq, chunk_start, couple, pair_up
 from .streams import block_size, refill_exponential, refill_family, refill_uniform
 
 # ---------------------------------------------------------------- the records
@@ -195,7 +196,8 @@ def run(
     rs = rngs[3]
     rc = rngs[4]
     mix = dep == MIXTURE_CODE
-    iid = dep == IID_CODE or mix  # SLOWDOWNS: the replicas after the first
+    pairs = dep == PAIRS_CODE
+    iid = dep == IID_CODE or mix or pairs  # SLOWDOWNS: the replicas after the first
     need_e = 2 if J > 1 else 1
     need_u = 1 + max(d, 2)
     need_x = max(d, 2)
@@ -287,6 +289,9 @@ def run(
             n1 = min(n1, n + o.rows.shape[0])
             if mix and d > 1 and policy != policies.ZRED_CODE and policy != policies.KT_CODE:
                 couple(cb, xb, sb, xi, si, n1 - n, d - 1, m.coupling)
+            if pairs:
+                one = policy == policies.ZRED_CODE or policy == policies.KT_CODE
+                pair_up(s_params, xb, sb, xi, si, n1 - n, 0 if one else d - 1)
             if policy == policies.ZRED_CODE or policy == policies.KT_CODE:
                 t, work, ei, ui, xi, si = chunk_one(n, n1, t, work, ei, ui, xi, si, m, b, sv, o)
             elif (
@@ -471,7 +476,7 @@ def _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scra
             xi = refill_family(xc, x_params, rx, xb, xi)
         if dep == SX_CODE and si > BX - 2:
             si = refill_family(sc, s_params, rs, sb, si)
-        elif (dep == IID_CODE or dep == MIXTURE_CODE) and si > BX - 2:
+        elif (dep == IID_CODE or dep == MIXTURE_CODE or dep == PAIRS_CODE) and si > BX - 2:
             si = refill_family(xc, x_params, rs, sb, si)
         t = t_next
         j = 0
@@ -496,6 +501,10 @@ def _run_rer(ints, flts, speeds, s_params, total, mon, rngs, m, b, o, free, scra
             sz[0] = size_of_type(xc, x_params, j, xb[xi])
             sz[1] = sz[0]
             xi += 1
+        elif dep == PAIRS_CODE:  # a measured pair (the uniform picks it); the second stream's value dropped
+            sz[0], sz[1] = pair_sizes(s_params, xb[xi])
+            xi += 1
+            si += 1
         elif dep == MIXTURE_CODE:  # coupled (u < c): as identical, else as iid; one value of each
             sz[0] = size_of_type(xc, x_params, j, xb[xi])
             sz[1] = sz[0] if cb[xi] < m.coupling else size_of_type(xc, x_params, j, sb[si])

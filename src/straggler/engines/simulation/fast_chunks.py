@@ -21,7 +21,8 @@ import numpy as np
 
 from ...common.kernel_cache import kernel
 from ...model import policies
-from ...model.dependence import IID_CODE, MIXTURE_CODE, SX_CODE
+from ...model.dependence import IID_CODE, MIXTURE_CODE, PAIRS_CODE, SX_CODE
+from ...model.dependence.sampling import pair_sizes
 from ...model.distributions.sampling import size_of_type
 from . import statistics as S
 from .streams import distinct_servers
@@ -175,7 +176,7 @@ def chunk_cancel(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
     fred = m.policy == policies.FRED_CODE
     cd = m.cd
-    iid = dep == IID_CODE or dep == MIXTURE_CODE  # SLOWDOWNS holds the replicas after the first
+    iid = dep == IID_CODE or dep == MIXTURE_CODE or dep == PAIRS_CODE  # SLOWDOWNS: the replicas after the first
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -260,7 +261,7 @@ def chunk_start(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     acc, rows = o.acc, o.rows
     seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
     cd = m.cd
-    iid = dep == IID_CODE or dep == MIXTURE_CODE  # SLOWDOWNS holds the replicas after the first
+    iid = dep == IID_CODE or dep == MIXTURE_CODE or dep == PAIRS_CODE  # SLOWDOWNS: the replicas after the first
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -398,7 +399,7 @@ def chunk_riq(n0, n1, t, work, ei, ui, xi, si, m, b, sv, o):
     acc, rows = o.acc, o.rows
     seen0, seen1, idle0, idle1 = acc[S.A_SEEN0], acc[S.A_SEEN1], acc[S.A_IDLE0], acc[S.A_IDLE1]
     cd = m.cd
-    iid = dep == IID_CODE or dep == MIXTURE_CODE  # SLOWDOWNS holds the replicas after the first
+    iid = dep == IID_CODE or dep == MIXTURE_CODE or dep == PAIRS_CODE  # SLOWDOWNS: the replicas after the first
     for n in range(n0, n1):
         t += eb[ei] * inv_lam
         ei += 1
@@ -469,3 +470,17 @@ def couple(cb, xb, sb, xi, si, jobs, per, c):
             x = xb[xi + q]
             for r in range(per):
                 sb[si + q * per + r] = x
+
+
+@kernel(nogil=True)
+def pair_up(table, xb, sb, xi, si, jobs, per):
+    """Replayed pairs (:mod:`straggler.model.dependence.pairs`), before a chunk of ``jobs``
+    jobs that each read one SIZES value from ``xb[xi:]`` and ``per`` (0 or 1) SLOWDOWNS
+    values from ``sb[si:]``: each job's SIZES value, a uniform, picks its pair; the pair's
+    first duration takes the uniform's place and its second the SLOWDOWNS value (dropped),
+    so the chunk reads the pairs as iid, with the loop of iid."""
+    for q in range(jobs):
+        first, second = pair_sizes(table, xb[xi + q])
+        xb[xi + q] = first
+        if per > 0:
+            sb[si + q * per] = second

@@ -13,7 +13,9 @@ replica in pool ``i`` has size ``X_i``, and on a server of speed ``r`` it takes
 - ``mixture`` (``{kind: mixture, identical: c}``): with probability ``c`` every
   replica is ``X`` (one draw), else they are independent copies of ``X``; every
   replica keeps the law of ``X`` and only how they relate varies (``c = 0`` is
-  ``iid``, ``c = 1`` ``identical``).
+  ``iid``, ``c = 1`` ``identical``);
+- ``pairs`` (``{kind: pairs, file: F}``, :mod:`.pairs`): a job's two copies take one
+  measured pair of durations, replayed (at most two copies; ``X`` is the pairs' marginal).
 
 A package; four things live here:
 
@@ -54,12 +56,13 @@ Second-order quantities return ``inf`` when they do not exist (e.g. Pareto with
 
 from __future__ import annotations
 
-from .base import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, SX_CODE, Dependence, Pair
+from .base import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, PAIRS_CODE, SX_CODE, Dependence, Pair
 from .expectations import survival
 from .identical import Identical, IdenticalPair
 from .iid import IID, IIDPair
 from .kinds import BUILTIN, KINDS, from_spec, mixture_of
 from .mixture import Mixture, over_branches
+from .pairs import MAX_COPIES, MeasuredPairs, marginal_spec
 from .replicas import mean_min_replicas, pair
 from .sx import SX, MixturePair, SXPair
 
@@ -69,6 +72,9 @@ __all__ = [
     "IID",
     "SX",
     "Mixture",
+    "MeasuredPairs",
+    "MAX_COPIES",
+    "marginal_spec",
     "mixture_of",
     "over_branches",
     "KINDS",
@@ -89,6 +95,7 @@ __all__ = [
     "IID_CODE",
     "SX_CODE",
     "MIXTURE_CODE",
+    "PAIRS_CODE",
 ]
 
 _SAMPLERS = ("sample_jobs", "sample_replicas", "sampler_args")

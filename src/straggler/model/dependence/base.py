@@ -16,6 +16,7 @@ IDENTICAL_CODE = 0
 IID_CODE = 1
 SX_CODE = 2
 MIXTURE_CODE = 3
+PAIRS_CODE = 4
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,10 @@ from .base import Dependence
 from .identical import Identical
 from .iid import IID
 from .mixture import Mixture
+from .pairs import MeasuredPairs
 from .sx import SX
 
-KINDS: dict[str, type[Dependence]] = {c.kind: c for c in (Identical, IID, SX, Mixture)}
+KINDS: dict[str, type[Dependence]] = {c.kind: c for c in (Identical, IID, SX, Mixture, MeasuredPairs)}
 #: dependences that exist without being declared under ``dependences:`` in a config
 BUILTIN: dict[str, Dependence] = {"identical": Identical(), "iid": IID()}
 
@@ -51,12 +52,16 @@ def from_spec(
     kind = spec["kind"]
     if kind not in KINDS:
         raise ValueError(f"{where}.kind: unknown kind {kind!r}; allowed: {sorted(KINDS)}")
-    allowed_keys = {"kind", "slowdown"} if kind == "sx" else {"kind", "identical"} if kind == "mixture" else {"kind"}
+    allowed_keys = {"sx": {"kind", "slowdown"}, "mixture": {"kind", "identical"}, "pairs": {"kind", "file", "columns"}}.get(
+        kind, {"kind"}
+    )
     extra = sorted(set(spec) - allowed_keys)
     if extra:
         raise ValueError(f"{where}: unknown key(s) {extra} for kind {kind!r}; allowed keys: {sorted(allowed_keys)}")
     if kind == "mixture":
         return mixture_of(spec.get("identical"), f"{where}.identical")
+    if kind == "pairs":
+        return pairs_of(spec, where)
     if kind != "sx":
         return BUILTIN[kind]
     if "slowdown" not in spec:
@@ -101,3 +106,26 @@ def mixture_of(c, where: str = "dependence.identical") -> Dependence:
     if float(c) == 1.0:
         return BUILTIN["identical"]
     return Mixture(float(c))
+
+
+def pairs_of(spec: Mapping, where: str = "dependence") -> Dependence:
+    """``{kind: pairs, file: F, columns: [A, B]}``: the pairs of ``F`` replayed
+    (:class:`MeasuredPairs`); the file is read here, so a file refused is refused now, in
+    one line naming it."""
+    file = spec.get("file")
+    if not isinstance(file, str) or not file:
+        raise ValueError(f"{where}: kind 'pairs' needs key 'file', a file of paired durations (straggler fit --pairs reads it)")
+    columns = spec.get("columns")
+    if columns is not None and not (
+        isinstance(columns, (list, tuple))
+        and len(columns) == 2
+        and all(isinstance(c, str) or (isinstance(c, int) and not isinstance(c, bool) and c >= 0) for c in columns)
+    ):
+        raise ValueError(f"{where}.columns: expected two columns, headers or indices from 0, got {columns!r}")
+    dep = MeasuredPairs(file, None if columns is None else tuple(columns))
+    try:
+        dep.values  # noqa: B018 - read now: a bad file is an error of the config
+    except ValueError as err:
+        # the reader speaks the command's option; here it is the key
+        raise ValueError(f"{where}.file: {str(err).replace('--columns A,B', 'columns: [A, B]')}") from None
+    return dep

@@ -5,10 +5,25 @@ from __future__ import annotations
 import numpy as np
 
 from ...common.kernel_cache import kernel
-from ..distributions import DETERMINISTIC_CODE, ByType, Distribution
+from ..distributions import DETERMINISTIC_CODE, UNIFORM_CODE, ByType, Distribution
 from ..distributions import sample as _sample
-from .base import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, Dependence
+from .base import IDENTICAL_CODE, IID_CODE, MIXTURE_CODE, PAIRS_CODE, Dependence
 from .mixture import Mixture
+from .pairs import MeasuredPairs
+
+
+@kernel(nogil=True, inline="always")
+def pair_sizes(table, u):
+    """The two durations of the pair a job's uniform ``u`` picks from ``table`` (``[n, a_0,
+    b_0, a_1, b_1, ...]``, :mod:`.pairs`): pair ``k // 2`` of ``k = int(u 2n)``, in the file's
+    order when ``k`` is even, swapped when odd (the servers are exchangeable)."""
+    n = int(table[0])
+    k = int(u * 2.0 * n)
+    if k >= 2 * n:
+        k = 2 * n - 1
+    i = 1 + 2 * (k >> 1)
+    swap = k & 1
+    return table[i + swap], table[i + 1 - swap]
 
 
 @kernel()
@@ -33,6 +48,10 @@ def sample_replicas(dep_code, x_code, x_params, s_code, s_params, n_replicas, ou
     elif dep_code == IID_CODE:
         for i in range(n_replicas):
             out[i] = _sample(x_code, x_params, rng)
+    elif dep_code == PAIRS_CODE:
+        first, second = pair_sizes(s_params, _sample(x_code, x_params, rng))
+        for i in range(n_replicas):
+            out[i] = first if i == 0 else second
     else:
         x = _sample(x_code, x_params, rng)
         for i in range(n_replicas):
@@ -45,6 +64,9 @@ def sampler_args(dep: Dependence, X: Distribution) -> tuple[int, int, np.ndarray
     deterministic ``c``: the slot carries the probability that the copies are one draw,
     ``s_params[0]``, to every engine; written directly, not as a ``Deterministic``, which
     refuses ``c = 0``)."""
+    if isinstance(dep, MeasuredPairs):
+        # a uniform a job picks its pair (and their order) with, the pairs as the slot's table
+        return int(dep.code), int(UNIFORM_CODE), np.array([0.0, 1.0]), int(DETERMINISTIC_CODE), dep.sampler_table()
     x = (int(dep.code), int(X.code), np.ascontiguousarray(X.sampler_params(), dtype=np.float64))
     if isinstance(dep, Mixture):
         return (*x, int(DETERMINISTIC_CODE), np.array([dep.identical], dtype=np.float64))

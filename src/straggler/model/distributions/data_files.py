@@ -78,10 +78,12 @@ def _digest(path: str, _mtime_ns: int, _size: int) -> str:
     return DIGEST_PREFIX + h.hexdigest()
 
 
-def read_sample(file: str, column: str | int | None = None) -> np.ndarray:
+def read_sample(file: str, column: str | int | list | tuple | None = None) -> np.ndarray:
     """The values of ``column`` of ``file`` (a read-only float64 array, in the file's
     order). Errors are :class:`~straggler.model.distributions.ParameterError` naming ``file``
     or ``column``, the value and what is allowed."""
+    if isinstance(column, (list, tuple)):  # several columns pooled (paired durations)
+        return np.concatenate([read_sample(file, c) for c in column])
     return _read(*_stamp(located(file)), file, column)
 
 
@@ -288,8 +290,14 @@ def _from_npy(data: bytes, file: str, column: str | int | None) -> np.ndarray:
     return values
 
 
-def sorted_sample(file: str, column: str | int | None = None) -> np.ndarray:
-    """:func:`read_sample` in increasing order (read-only; kept while the file is unchanged)."""
+def sorted_sample(file: str, column: str | int | list | tuple | None = None) -> np.ndarray:
+    """:func:`read_sample` in increasing order (read-only; kept while the file is unchanged).
+    ``column`` a list of columns: their values pooled (the two servers' durations of paired
+    measurements: the law of one copy)."""
+    if isinstance(column, (list, tuple)):
+        pooled = np.sort(np.concatenate([sorted_sample(file, c) for c in column]))
+        pooled.setflags(write=False)
+        return pooled
     return _sorted(*_stamp(located(file)), file, column)
 
 

@@ -172,7 +172,7 @@ class Empirical(SegmentLaw):
     """X drawn from the values of column ``column`` of ``file`` (see the module)."""
 
     file: str
-    column: str | int | None = None
+    column: str | int | tuple | None = None
     interpolate: bool = False
     scale_to_mean: float | None = None
     digest: str = ""
@@ -202,9 +202,18 @@ class Empirical(SegmentLaw):
             "read from the directory the workflow runs in.",
         },
         "column": {
-            "anyOf": [{"type": "string", "minLength": 1}, {"type": "integer", "minimum": 0}],
+            "anyOf": [
+                {"type": "string", "minLength": 1},
+                {"type": "integer", "minimum": 0},
+                {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer", "minimum": 0}]},
+                },
+            ],
             "description": "The column that holds the sizes: its header in a .csv or .tsv file, or its index "
-            "from 0 (may be left out when the file has one column).",
+            "from 0 (may be left out when the file has one column); a list of columns pools their values "
+            "(paired durations: the law of one copy, as a pairs dependence replays them).",
         },
         "interpolate": {
             "type": "boolean",
@@ -244,9 +253,17 @@ class Empirical(SegmentLaw):
     def __post_init__(self):
         if not isinstance(self.file, str) or not self.file:
             raise ParameterError("file", f"file must be a path, got {format_value(self.file)}")
-        if not (self.column is None or isinstance(self.column, str) or _index(self.column)):
+        if isinstance(self.column, list):
+            object.__setattr__(self, "column", tuple(self.column))
+        columns = self.column if isinstance(self.column, tuple) else (self.column,)
+        if isinstance(self.column, tuple) and len(self.column) < 2:
+            raise ParameterError("column", f"a list of columns pools two or more, got {format_value(list(self.column))}")
+        if not all(c is None or isinstance(c, str) or _index(c) for c in columns) or (
+            isinstance(self.column, tuple) and None in self.column
+        ):
             raise ParameterError(
-                "column", f"column must be a column's name or its index (>= 0), got {format_value(self.column)}"
+                "column",
+                f"column must be a column's name or its index (>= 0), or a list of them, got {format_value(self.column)}",
             )
         if not isinstance(self.interpolate, bool):
             raise ParameterError(

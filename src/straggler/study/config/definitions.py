@@ -131,15 +131,16 @@ DEFINITIONS: dict[str, dict] = {
         "description": (
             "How the sizes of a job's replicas relate: identical (one size X for "
             "all), iid (independent copies of X), mixture (one size for all with "
-            "probability identical, else independent copies; every copy keeps the law of X) "
-            "or sx (X times i.i.d. slowdowns S_i)."
+            "probability identical, else independent copies; every copy keeps the law of X), "
+            "sx (X times i.i.d. slowdowns S_i) or pairs (a job's two copies take one measured "
+            "pair of durations of a file, replayed; at most two copies)."
         ),
         "type": "object",
         "required": ["kind"],
         "properties": {
             "kind": {
-                "description": "identical, iid, mixture or sx.",
-                "enum": ["identical", "iid", "mixture", "sx"],
+                "description": "identical, iid, mixture, sx or pairs.",
+                "enum": ["identical", "iid", "mixture", "sx", "pairs"],
             },
         },
         "allOf": [
@@ -178,6 +179,35 @@ DEFINITIONS: dict[str, dict] = {
                                 {"$ref": "#/$defs/name"},
                                 {"$ref": "#/$defs/distribution"},
                             ],
+                        },
+                    },
+                },
+            },
+            {
+                "if": {"properties": {"kind": {"const": "pairs"}}, "required": ["kind"]},
+                "then": {
+                    "additionalProperties": False,
+                    "required": ["file"],
+                    "properties": {
+                        "kind": {"description": "The dependence kind."},
+                        "file": {
+                            "description": (
+                                "A file of paired durations, as straggler fit --pairs reads it (two "
+                                "durations a record: the same request on two servers, both run to the "
+                                "end). The cell's distribution must be the pairs' marginal: "
+                                "{family: empirical, file: <this file>, column: [<A>, <B>]}."
+                            ),
+                            "type": "string",
+                            "minLength": 1,
+                        },
+                        "columns": {
+                            "description": "The two columns to read, headers or indices from 0 (the file's two by default).",
+                            "type": "array",
+                            "minItems": 2,
+                            "maxItems": 2,
+                            "items": {
+                                "anyOf": [{"type": "string", "minLength": 1}, {"type": "integer", "minimum": 0}]
+                            },
                         },
                     },
                 },

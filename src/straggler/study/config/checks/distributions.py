@@ -204,6 +204,71 @@ def named_spec_errors(dists: dict, user_deps: dict) -> list[Err]:
                 )
             elif isinstance(slowdown, dict):
                 errs += _check_distribution(slowdown, path + ("slowdown",))
+        if isinstance(spec, dict) and spec.get("kind") == "pairs":
+            errs += _pairs_errors(spec, path)
+    return errs
+
+
+def _pairs_errors(spec: dict, path: tuple) -> list[Err]:
+    """A pairs dependence's file, read now (one line naming the file, the line and what is
+    allowed, as straggler fit --pairs says it)."""
+    from ....model.dependence.kinds import pairs_of
+
+    try:
+        pairs_of(spec, "")
+    except ValueError as err:
+        return [Err(path + ("file",), f"{'.'.join(map(str, path))}.file: {str(err).removeprefix('.file: ')}")]
+    return []
+
+
+def pairs_cell_errors(grid: dict, dists: dict, user_deps: dict) -> list[Err]:
+    """A pairs dependence in the grid: its cells' law must be the pairs' marginal (the same
+    file, its two columns pooled: what one copy takes), and no policy may send more than two
+    copies (a pair is two durations)."""
+    from ....model.dependence.kinds import pairs_of
+    from ....model.dependence.pairs import MAX_COPIES, marginal_spec
+
+    errs: list[Err] = []
+    used = [n for n in grid.get("dependence", []) or [] if isinstance(n, str)]
+    for name in used:
+        spec = user_deps.get(name)
+        if not (isinstance(spec, dict) and spec.get("kind") == "pairs"):
+            continue
+        try:
+            dep = pairs_of(spec, "")
+            expected = marginal_spec(dep)
+        except ValueError:
+            continue  # named_spec_errors says why
+        for law in grid.get("distribution", []) or []:
+            given = dists.get(law) if isinstance(law, str) else None
+            if not isinstance(given, dict):
+                continue
+            same = (
+                given.get("family") == "empirical"
+                and given.get("file") == expected["file"]
+                and list(given.get("column") or []) == list(expected["column"])
+            )
+            if not same:
+                errs.append(
+                    not_allowed(
+                        ("distributions", law),
+                        {k: given[k] for k in ("family", "file", "column") if k in given},
+                        f"the pairs' marginal, {format_value(expected)}: dependences.{name} replays the pairs "
+                        f"of {expected['file']}, whose two columns pooled are the law of one copy (the grid "
+                        f"combines them with distribution {law})",
+                    )
+                )
+        for i, d in enumerate(grid.get("d", []) or []):
+            if isinstance(d, int) and d > MAX_COPIES:
+                errs.append(
+                    not_allowed(
+                        ("grid", "d", i),
+                        d,
+                        f"d <= {MAX_COPIES} with dependences.{name} (kind pairs): a measured pair is two "
+                        "durations, and three copies have no measured triple; for more copies fit S&X to the "
+                        f"pairs (straggler fit --pairs {expected['file']} -o FILE) and use its dependence",
+                    )
+                )
     return errs
 
 
