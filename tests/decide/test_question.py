@@ -210,7 +210,7 @@ def test_the_question_s_defaults_and_pass_through_keys(tmp_path):
 def test_an_unknown_key_is_named_with_the_closest_one(tmp_path):
     lines = problems(write(tmp_path, dict(SMALL, polices=["CoC"], system={"N": 10, "r_slw": 1})), tmp_path)
     assert lines == [
-        "polices: key 'polices' is not allowed; expected one of name, system, workload, dependence, check_dependence, load, "
+        "polices: key 'polices' is not allowed; expected one of name, system, workload, dependence, dependence_source, check_dependence, load, "
         "policies, d, parameters, slo, budget, resolution, seed, simulation, evaluate, execution; did you mean "
         "'policies'?",
         "system.r_slw: key 'r_slw' is not allowed; expected one of N, r_slow, pools, speeds, discipline, "
@@ -278,7 +278,7 @@ def test_a_bad_question_is_one_line_per_problem_status_2_and_runs_nothing(tmp_pa
     out, err = capsys.readouterr()
     assert out == "" and err.splitlines() == [
         f"straggler recommend: {path}: worklaod: key 'worklaod' is not allowed; expected one of name, system, "
-        "workload, dependence, check_dependence, load, policies, d, parameters, slo, budget, resolution, seed, "
+        "workload, dependence, dependence_source, check_dependence, load, policies, d, parameters, slo, budget, resolution, seed, "
         "simulation, evaluate, execution; did you mean 'workload'?"
     ]
     assert not path.with_name("q.study.yaml").exists()
@@ -469,3 +469,29 @@ def test_a_fleet_s_answer_says_what_it_rests_on():
     assert "simulated on 10,000" in fleet_words(ds(1_000_000), answers, 0.99, "ms")
     assert "E[T] at 9 ms" in fleet_words(ds(2000), answers, None, "ms")
     assert fleet_words(ds(100), answers, 0.99, "ms") == ""
+
+
+def test_replayed_pairs_bring_the_law_of_one_copy_and_two_copies_at_most(tmp_path):
+    """``dependence: {kind: pairs, file: F}``: the workload is the pairs' two columns pooled
+    (a unit given alone is kept), d is 2 by default, the policies whose threshold the
+    analysis would choose are left out (no analysis takes the pairs' joint law), and where
+    the dependence was measured goes with the answer's assumption."""
+    shutil.copy(ROOT / "config" / "data" / "pairs_ms.csv", tmp_path / "pairs.csv")
+    q = {
+        "system": {"N": 20},
+        "dependence": {"kind": "pairs", "file": "pairs.csv"},
+        "workload": {"unit": "ms"},
+        "load": [0.3],
+        "slo": {"quantile": 0.99, "target": 30},
+        "dependence_source": "replayed: 5,000 pairs",
+    }
+    study = read_question(write(tmp_path, q), tmp_path).study
+    law = study["distributions"]["workload"]
+    assert law == {"family": "empirical", "file": "pairs.csv", "column": ["server_a_ms", "server_b_ms"], "unit": "ms"}
+    assert study["grid"]["d"] == [2]
+    assert not {"Rer", "Rep"} & set(study["grid"]["policy"]) and "CoC" in study["grid"]["policy"]
+    assert study["decision"]["dependence_source"] == "replayed: 5,000 pairs"
+    refused = problems(write(tmp_path, {**q, "d": [2, 3]}), tmp_path)
+    assert any("d <= 2" in p for p in refused)
+    missing = problems(write(tmp_path, {**q, "dependence": {"kind": "pairs", "file": "nope.csv"}}), tmp_path)
+    assert any("dependence.file: file 'nope.csv' does not exist" in p for p in missing)

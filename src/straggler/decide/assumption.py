@@ -164,17 +164,20 @@ def assumption_lines(ds: xr.Dataset) -> list[str]:
     from .decision import hull_words
 
     axis = strength_axis(ds)
+    source = _source(ds)
     if axis is None:
         name = str(ds["dependence"].values.ravel()[0]) if "dependence" in ds.coords else None
         c = {"iid": 0.0, "identical": 1.0}.get(str(name))
         kind = name if c is not None else _kind(ds, name)
-        return [f"Assumed: {dependence_words(c, kind)}; no other dependence was evaluated."]
+        if kind == "pairs":
+            return [f"Assumed: {pairs_words(_spec(ds, name))}{source}; no other dependence was evaluated."]
+        return [f"Assumed: {dependence_words(c, kind)}{source}; no other dependence was evaluated."]
     c0 = assumed_strength(ds, axis)
     values = sorted(float(v) for v in ds[axis].values)
     if c0 is None or c0 not in values:
         return [f"Assumed: {dependence_words(c0)}; its answer is not in the dataset."]
     measured = "" if c0 in (0.0, 1.0) else " (as given)"
-    lines = [f"Assumed: {dependence_words(c0)}{measured}."]
+    lines = [f"Assumed: {dependence_words(c0)}{measured}{source}."]
     sweep = _Sweep(ds, axis)
     base, table = sweep.chosen[c0], sweep.table
 
@@ -210,6 +213,29 @@ def assumption_lines(ds: xr.Dataset) -> list[str]:
         parts.append("no contender qualifies at every c of the sweep")
     lines.append("The answer holds " + "; ".join(parts) + ".")
     return lines
+
+
+def _source(ds: xr.Dataset) -> str:
+    """`` (<where it was measured>)``: the study's ``decision.dependence_source``, or ""."""
+    from .decision import decision_section
+
+    said = decision_section(ds).get("dependence_source")
+    return f" ({said})" if isinstance(said, str) and said else ""
+
+
+def pairs_words(spec: dict) -> str:
+    """Replayed pairs in an engineer's words: the file and how many pairs."""
+    from ..model.dependence.kinds import pairs_of
+
+    file = spec.get("file", "?")
+    try:
+        n = f"{len(pairs_of(spec, '').values):,} "
+    except ValueError:
+        n = ""
+    return (
+        f"a request's two copies take one of the {n}measured pairs of {file}, replayed (their joint law is "
+        "the measured one: no family fitted; one copy, either duration)"
+    )
 
 
 def _kind(ds: xr.Dataset, name: str | None) -> str | None:

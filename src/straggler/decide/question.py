@@ -60,6 +60,7 @@ QUESTION_KEYS = (
     "system",
     "workload",
     "dependence",
+    "dependence_source",
     "check_dependence",
     "load",
     "policies",
@@ -290,6 +291,37 @@ def _workload(workload, base: Path, run_dir: Path, t: _Translation) -> dict:
     return {}
 
 
+def _replayed_pairs(spec, run_dir: Path) -> dict | None:
+    """The law of one copy under a question's ``{kind: pairs, file: F}`` (the file's columns
+    pooled, :func:`straggler.model.dependence.marginal_spec`, named for the study), or None
+    for another dependence or a file that cannot be read (the study's checks say why)."""
+    if not (isinstance(spec, Mapping) and spec.get("kind") == "pairs" and isinstance(spec.get("file"), str)):
+        return None
+    from ..model.dependence import marginal_spec
+    from ..model.dependence.kinds import pairs_of
+
+    located = Path(spec["file"]) if Path(spec["file"]).is_absolute() else Path(run_dir) / spec["file"]
+    try:
+        law = marginal_spec(pairs_of({**spec, "file": str(located)}))  # type: ignore[arg-type]
+    except ValueError:
+        return None
+    return {**law, "file": spec["file"]}
+
+
+def _chosen_by_analysis(policy: str) -> bool:
+    """The policy has a parameter the analysis chooses by default (a threshold ``opt``),
+    which replayed pairs leave unchosen (no analysis takes their joint law)."""
+    from ..model.policies import POLICIES
+
+    spec = POLICIES[policy]
+    return any(spec.parameters.get(name) == "opt" for name in spec.chosen_by_analysis)
+
+
+def _only_unit(workload) -> bool:
+    """A question's ``workload`` left out, or giving its unit alone (under replayed pairs)."""
+    return workload is None or (isinstance(workload, Mapping) and set(workload) <= {"unit"})
+
+
 def _assumed_strength(dependence) -> float | None:
     """The ``c`` of a question's dependence that is a mixture (iid: 0, identical: 1), else None."""
     if isinstance(dependence, str):
@@ -345,7 +377,16 @@ def _dependence(dependence, base: Path, run_dir: Path, t: _Translation) -> tuple
             return str(kind), {}  # {kind: iid} is the built-in iid
         name = kind if isinstance(kind, str) and STUDY_NAME.match(kind) and kind not in BUILTIN_DEPENDENCES else "given"
         t.paths.append((f"dependences.{name}", "dependence"))
-        return name, {name: _data_files(dict(dependence), ("dependence",), base, run_dir, t)}
+        spec = _data_files(dict(dependence), ("dependence",), base, run_dir, t)
+        if kind == "pairs" and isinstance(spec.get("file"), str) and spec["file"]:
+            path, spec["file"] = _located(spec["file"], base, run_dir)
+            if not path.is_file():
+                t.problems.append(
+                    f"dependence.file: file {format_value(dependence['file'])} does not exist (a relative path is "
+                    f"read from the question's folder, {base}); expected a file of paired durations"
+                )
+                t.said.add("dependence.file")
+        return name, {name: spec}
     t.problems.append(
         not_allowed(
             ("dependence",),
@@ -376,8 +417,13 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
         if key not in QUESTION_KEYS:
             t.problems.append(_unknown_key((), key, QUESTION_KEYS))
     system_section, axes = _system(raw.get("system"), t)
-    workload = _workload(raw.get(WORKLOAD), base, run_dir, t)
     dependence_name, dependences = _dependence(raw.get("dependence", "iid"), base, run_dir, t)
+    replayed = _replayed_pairs(dependences.get(dependence_name), run_dir)
+    if replayed is not None and _only_unit(raw.get(WORKLOAD)):
+        # the pairs bring the law of one copy: their columns pooled (a unit given is kept)
+        workload = {**replayed, **(raw.get(WORKLOAD) or {})}
+    else:
+        workload = _workload(raw.get(WORKLOAD), base, run_dir, t)
     strength_axis: dict[str, list] = {}
     checked = _dependence_check(raw, raw.get("dependence", "iid"), t)
     if checked is not None:
@@ -398,9 +444,11 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
         discipline = system_section.get("discipline", "FCFS")
         queueing = system_section.get("queueing", "per_server")
         policies = practical_policies(str(discipline), str(queueing), deployable=policies == DEPLOYABLE)
+        if replayed is not None:  # a threshold the analysis chooses: none under replayed pairs
+            policies = [p for p in policies if not _chosen_by_analysis(p)]
         if not policies:  # a discipline or queueing the study refuses: its error says so
             t.said.add("policies")
-    decision = {k: raw[k] for k in ("slo", "budget", "resolution") if raw.get(k) is not None}
+    decision = {k: raw[k] for k in ("slo", "budget", "resolution", "dependence_source") if raw.get(k) is not None}
     study: dict[str, Any] = {"study": raw.get("name", study_name(Path(source).stem))}
     if "seed" in raw:
         study["seed"] = raw["seed"]
@@ -410,7 +458,7 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
         "distribution": [WORKLOAD],
         "dependence": [dependence_name],
         "r_slow": axes.get("r_slow", [1]),
-        "d": raw.get("d", list(DEFAULT_D)),
+        "d": raw.get("d", [2] if replayed is not None else list(DEFAULT_D)),
         "N": axes.get("N", [1]),
         **strength_axis,
     }

@@ -52,9 +52,11 @@ def from_spec(
     kind = spec["kind"]
     if kind not in KINDS:
         raise ValueError(f"{where}.kind: unknown kind {kind!r}; allowed: {sorted(KINDS)}")
-    allowed_keys = {"sx": {"kind", "slowdown"}, "mixture": {"kind", "identical"}, "pairs": {"kind", "file", "columns"}}.get(
-        kind, {"kind"}
-    )
+    allowed_keys = {
+        "sx": {"kind", "slowdown"},
+        "mixture": {"kind", "identical"},
+        "pairs": {"kind", "file", "columns"},
+    }.get(kind, {"kind"})
     extra = sorted(set(spec) - allowed_keys)
     if extra:
         raise ValueError(f"{where}: unknown key(s) {extra} for kind {kind!r}; allowed keys: {sorted(allowed_keys)}")
@@ -114,7 +116,9 @@ def pairs_of(spec: Mapping, where: str = "dependence") -> Dependence:
     one line naming it."""
     file = spec.get("file")
     if not isinstance(file, str) or not file:
-        raise ValueError(f"{where}: kind 'pairs' needs key 'file', a file of paired durations (straggler fit --pairs reads it)")
+        raise ValueError(
+            f"{where}: kind 'pairs' needs key 'file', a file of paired durations (straggler fit --pairs reads it)"
+        )
     columns = spec.get("columns")
     if columns is not None and not (
         isinstance(columns, (list, tuple))

@@ -257,7 +257,9 @@ class Empirical(SegmentLaw):
             object.__setattr__(self, "column", tuple(self.column))
         columns = self.column if isinstance(self.column, tuple) else (self.column,)
         if isinstance(self.column, tuple) and len(self.column) < 2:
-            raise ParameterError("column", f"a list of columns pools two or more, got {format_value(list(self.column))}")
+            raise ParameterError(
+                "column", f"a list of columns pools two or more, got {format_value(list(self.column))}"
+            )
         if not all(c is None or isinstance(c, str) or _index(c) for c in columns) or (
             isinstance(self.column, tuple) and None in self.column
         ):

@@ -368,7 +368,7 @@ def _decision(decision: dict) -> dict:
         out["slo"] = {k: decision["slo"][k] for k in ("quantile", "target", "mean") if k in decision["slo"]}
     if isinstance(decision.get("budget"), dict):
         out["budget"] = dict(decision["budget"])
-    for key in ("prefer_cheaper_within", "resolution", "max_jobs"):
+    for key in ("prefer_cheaper_within", "resolution", "max_jobs", "dependence_source"):
         if key in decision:
             out[key] = decision[key]
     return out

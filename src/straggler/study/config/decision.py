@@ -190,3 +190,17 @@ class DecisionConfig(Section):
         },
     )
     """Absent (None) unless given: 16 times the study's jobs per load."""
+    dependence_source: str | None = held(
+        OPTIONAL,
+        default=None,
+        schema={
+            "description": (
+                "Where the study's dependence between a request's copies was measured, in words "
+                "(straggler fit --pairs -o writes it: the family, the file of pairs, how many, and "
+                "whether the family fits them); the answer's assumption names it."
+            ),
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 500,
+        },
+    )

@@ -205,9 +205,7 @@ DEFINITIONS: dict[str, dict] = {
                             "type": "array",
                             "minItems": 2,
                             "maxItems": 2,
-                            "items": {
-                                "anyOf": [{"type": "string", "minLength": 1}, {"type": "integer", "minimum": 0}]
-                            },
+                            "items": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer", "minimum": 0}]},
                         },
                     },
                 },
