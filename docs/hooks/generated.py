@@ -380,7 +380,9 @@ def mean_field_vs_n() -> str:
     return _recorded(
         MEAN_FIELD_VS_N,
         "mean_field_vs_n",
-        lambda out: f"{out['replications']} replications of 200,000 jobs a point, `benchmarks/mean_field_vs_n.py --json --large`",
+        lambda out: (
+            f"{out['replications']} replications of 200,000 jobs a point, `benchmarks/mean_field_vs_n.py --json --large`"
+        ),
     )
 
 
@@ -406,10 +408,12 @@ def fit_example() -> str:
 
 PAIRS_EXAMPLE = "config/data/pairs_ms.csv"
 """The paired durations of the workload guide's ``straggler fit --pairs`` example."""
+SX_PAIRS_EXAMPLE = "config/data/sx_pairs_ms.csv"
+"""The S&X pairs of the workload guide's second ``straggler fit --pairs`` example."""
 
 
-def pairs_example() -> str:
-    """``straggler fit --pairs`` on the shipped pairs, as the command prints it (run at build time)."""
+def _fit_pairs_output(file: str) -> str:
+    """``straggler fit --pairs FILE`` as the command prints it (run at build time)."""
     from pathlib import Path
 
     from straggler.cli import main
@@ -417,10 +421,20 @@ def pairs_example() -> str:
     root = Path(__file__).resolve().parents[2]
     out = io.StringIO()
     with contextlib.chdir(root), contextlib.redirect_stdout(out):
-        status = main(["fit", "--pairs", PAIRS_EXAMPLE])
+        status = main(["fit", "--pairs", file])
     if status != 0:
-        raise RuntimeError(f"straggler fit --pairs {PAIRS_EXAMPLE} exited with {status}")
-    return "\n".join([f"```text\n$ straggler fit --pairs {PAIRS_EXAMPLE}", out.getvalue().rstrip(), "```"])
+        raise RuntimeError(f"straggler fit --pairs {file} exited with {status}")
+    return "\n".join([f"```text\n$ straggler fit --pairs {file}", out.getvalue().rstrip(), "```"])
+
+
+def pairs_example() -> str:
+    """``straggler fit --pairs`` on the shipped mixture pairs."""
+    return _fit_pairs_output(PAIRS_EXAMPLE)
+
+
+def sx_pairs_example() -> str:
+    """``straggler fit --pairs`` on the shipped S&X pairs."""
+    return _fit_pairs_output(SX_PAIRS_EXAMPLE)
 
 
 BY_TYPE_STUDY = "config/studies/measured_types.yaml"
@@ -476,6 +490,7 @@ SECTIONS: dict[str, Callable[[], str]] = {
     "mean-field-vs-n": mean_field_vs_n,
     "fit-example": fit_example,
     "pairs-example": pairs_example,
+    "sx-pairs-example": sx_pairs_example,
     "by-type-example": by_type_example,
 }
 

@@ -1,7 +1,8 @@
-"""The shipped data files are what their scripts write: config/data/make_requests_ms.py and
-config/data/make_pairs_ms.py, run with the interpreter of the tests, write
-config/data/requests_ms.csv and config/data/pairs_ms.csv byte for byte, and need nothing
-but the standard library and numpy."""
+"""The shipped data files are what their scripts write: config/data/make_requests_ms.py,
+config/data/make_pairs_ms.py and config/data/make_sx_pairs_ms.py, run with the interpreter
+of the tests, write config/data/requests_ms.csv, config/data/pairs_ms.csv and
+config/data/sx_pairs_ms.csv byte for byte, and need nothing but the standard library and
+numpy."""
 
 import ast
 import subprocess
@@ -13,7 +14,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "config" / "data"
 #: each script and the file it writes
-SCRIPTS = {"make_requests_ms.py": "requests_ms.csv", "make_pairs_ms.py": "pairs_ms.csv"}
+SCRIPTS = {
+    "make_requests_ms.py": "requests_ms.csv",
+    "make_pairs_ms.py": "pairs_ms.csv",
+    "make_sx_pairs_ms.py": "sx_pairs_ms.csv",
+}
 
 
 @pytest.mark.parametrize("script", list(SCRIPTS))

@@ -1,7 +1,7 @@
 """``straggler fit``: a workload's measurements made into a study file's laws: a file of
 job sizes described and fitted by every parametric family, or (``--pairs``) a file of
-paired durations measured for the copies' dependence; each printed with a study-file
-snippet.
+paired durations fitted by every dependence family and checked on the faster and the
+slower copy (:mod:`straggler.model.dependence.families`); each printed with a snippet.
 """
 
 from __future__ import annotations
@@ -36,16 +36,16 @@ def _fit(args) -> int:
     return _emit_snippet(snippet, args.output)
 
 
-def _emit_snippet(snippet: str, output: str | None) -> int:
-    """The study-file snippet of ``fit``: written to ``output`` (its path said), or printed
-    after a blank line; it is YAML either way."""
+def _emit_snippet(snippet: str, output: str | None, what: str = "study-file snippet") -> int:
+    """The snippet of ``fit``: written to ``output`` (its path said), or printed after a
+    blank line; it is YAML either way."""
     import yaml
 
     if output:
         from ..common.files import write_text
 
         write_text(output, snippet)
-        print(f"# the study-file snippet: {output}")
+        print(f"# the {what}: {output}")
     else:
         print()
         print(snippet, end="")
@@ -54,7 +54,8 @@ def _emit_snippet(snippet: str, output: str | None) -> int:
 
 
 def _fit_pairs(args) -> int:
-    from ..model.dependence.measured import PairsError, measure, read_pairs
+    from ..model.dependence.families import fit_pairs
+    from ..model.dependence.measured import PairsError, read_pairs
 
     if args.file is not None:
         raise Usage(f"--pairs {args.pairs} and a file of sizes ({args.file}) were both given; expected one of them")
@@ -69,27 +70,56 @@ def _fit_pairs(args) -> int:
             )
         columns = tuple(int(c) if c.isdigit() else c for c in names)
     if args.output:
-        writable(args.output, "study-file snippet")
+        writable(args.output, "snippet")
     try:
         pairs = read_pairs(args.pairs, columns)  # type: ignore[arg-type]
     except PairsError as err:
         raise Failure(str(err)) from None
-    measured = measure(pairs)
-    print(pairs_report(args.pairs, pairs.names, measured), end="")
-    snippet = pairs_snippet(args.pairs, measured)
-    return _emit_snippet(snippet, args.output)
+    fit = fit_pairs(pairs.values)
+    print(pairs_report(args.pairs, pairs.names, fit), end="")
+    if fit.sx_error is not None:
+        raise Failure(f"{args.pairs}: {fit.sx_error}; nothing written")
+    snippet = pairs_snippet(args.pairs, fit)
+    if snippet is None:
+        print()
+        print(
+            "No family fits these pairs: no snippet"
+            + (f" (nothing written to {args.output})" if args.output else "")
+            + ". A study can replay the measured pairs themselves, each job's two copies one pair of the file: "
+            f"dependence: {{kind: pairs, file: {args.pairs}}}"
+        )
+        return 0
+    return _emit_snippet(snippet, args.output, "snippet (question: and study:)")
 
 
 def _interval(x) -> str:
     return f"{x.value:.2f} [{x.low:.2f}, {x.high:.2f}]"
 
 
-def pairs_report(file: str, names: tuple[str, str], m) -> str:
-    """``straggler fit --pairs``'s figures: rho, the tail dependence and the mixture's
-    ``c``, each with its interval, and a line when the mixture does not describe the
-    pairs (:class:`straggler.model.dependence.measured.Measured`)."""
+def _probability(x) -> str:
+    def f(v: float) -> str:
+        return f"{v:.3f}" if v >= 0.01 or v == 0 else f"{v:.2g}"
+
+    return f"{f(x.value)} [{f(x.low)}, {f(x.high)}]"
+
+
+_FAMILY_WORDS = {
+    "iid": "each copy its own draw of the marginal law",
+    "identical": "both copies one draw",
+    "mixture": "one draw with probability c, else two",
+    "S&X": "X S_i: the request's work times i.i.d. slowdowns",
+}
+
+
+def pairs_report(file: str, names: tuple[str, str], fit) -> str:
+    """``straggler fit --pairs``'s figures (:class:`straggler.model.dependence.families.PairsFit`):
+    rho, the tail dependence and the mixture's ``c``; S&X's checks; then the quantiles of the
+    faster and the slower copy, the pairs' beside each family's, and each family's verdict
+    and the one chosen."""
+    from ..model.dependence.families import ORDER
     from ..model.dependence.measured import TAIL_PAIRS
 
+    m = fit.measured
     q = f"p{100 * m.level:g}"
     lines = [
         f"{file}, columns {names[0]} and {names[1]}: {m.n:,} pairs",
@@ -110,38 +140,104 @@ def pairs_report(file: str, names: tuple[str, str], m) -> str:
     verdict = m.verdict()
     if verdict:
         lines.append(f"  {verdict}")
+    sx = fit.sx
+    lines.append("  S&X (a copy takes X S_i: X the request's work, shared by its copies; S_i its server's slowdown):")
+    if sx is None:
+        lines.append(f"    not fitted: {fit.sx_error}")
+    else:
+        lines.append(
+            f"    the request's share of the log-variance, Cov(log Y1, log Y2) / Var(log Y): {_interval(sx.share)}"
+        )
+        lines.append(
+            "    "
+            + ", ".join(f"P(S > {k:g} x median) {_probability(x)}" for k, x in sx.above.items())
+            + f" ({sx.resamples:,} resamples refitted"
+            + (f", {sx.not_converged} of them not converged and left out" if sx.not_converged else "")
+            + ")"
+        )
+        s = sx.solution
+        lines.append(
+            f"    EM on a grid of {sx.data.step:.3g} in log ({sx.data.size} steps): converged in {s.iterations:,} iterations"
+        )
+    from ..model.dependence.families import simultaneous
+
+    each = 100 * simultaneous(fit.confidence, fit.levels)
     lines.append(
-        f"  ([a, b]: {100 * m.confidence:g} % percentile bootstrap intervals over {m.resamples:,} resamples of the pairs)"
+        f"  ([a, b]: {100 * fit.confidence:g} % percentile bootstrap intervals over {fit.resamples:,} resamples of "
+        f"the pairs, unless said; the quantiles' below hold all at once, each at {each:.4g} %)"
     )
+    lines += [
+        "",
+        "  The faster copy, min(Y1, Y2), serves two copies cancelled on the first to finish (at once or "
+        "hedged); fork-join waits for the slower, max(Y1, Y2).",
+        "  Each family's quantiles of both (* outside the pairs' interval; a family fits when none is):",
+        f"  {'':<12}{'pairs [interval]':<28}" + "".join(f"{f:>12}" for f in ORDER),
+    ]
+    for copy, pairs, attr in (("min", fit.faster, "faster"), ("max", fit.slower, "slower")):
+        for j, level in enumerate(fit.levels):
+            row = f"  {copy + ' p' + format(100 * level, 'g'):<12}"
+            row += f"{f'{pairs[j].value:.4g} [{pairs[j].low:.4g}, {pairs[j].high:.4g}]':<28}"
+            for f in ORDER:
+                values = getattr(fit.checks[f], attr)
+                if values is None:
+                    row += f"{'-':>12}"
+                    continue
+                v = float(values[j])
+                mark = "" if pairs[j].low <= v <= pairs[j].high else "*"
+                row += f"{f'{v:.4g}{mark}':>12}"
+            lines.append(row.rstrip())
+    lines.append("")
+    for f in ORDER:
+        lines.append(f"  {f:<10} ({_FAMILY_WORDS[f]}): {fit.checks[f].verdict()}")
+    chosen = fit.chosen
+    if chosen is not None:
+        lines.append(f"  chosen: {chosen}, the first that fits of {', '.join(ORDER)} (the fewest parameters first)")
     return "\n".join(lines) + "\n"
 
 
-def pairs_snippet(file: str, m) -> str:
-    """A study-file snippet (the measured mixture, with its c swept over c and its
-    interval's ends on the same arrivals and draws) and a question's two keys (answered
-    under c, checked over the interval and at both ends of the scale)."""
-    c = m.c
-    rho = f"Spearman's rho {_interval(m.rho)} from {m.n:,} pairs of {file}"
-    sweep = sorted({f"{v:.2f}" for v in (c.low, c.value, c.high)}, key=float)
-    check = sorted({"0", "1", *sweep} - {f"{c.value:.2f}"}, key=float)
-    return (
-        "\n".join(
-            [
-                "# The copies' dependence as a mixture, c Spearman's rho to 2 decimals (clipped to [0, 1]).",
-                "# In a study file: the policies compared at c and at its interval's ends, on the same draws:",
-                "dependences:",
-                f"  measured: {{kind: mixture, identical: {c.value:.2f}}}   # {rho}",
-                "grid:",
-                "  dependence: [measured]",
-                f"  measured.identical: [{', '.join(sweep)}]",
-                "# In a question (straggler recommend): answered under c, and how far the answer holds",
-                "# checked over the interval and at both ends (independent copies, identical copies):",
-                f"dependence: {{kind: mixture, identical: {c.value:.2f}}}",
-                f"check_dependence: [{', '.join(check)}]",
-            ]
-        )
-        + "\n"
-    )
+def pairs_snippet(file: str, fit) -> str | None:
+    """The chosen family as YAML with two mappings: ``question:`` (the keys to paste into a
+    question) and ``study:`` (the entries to merge into a study file); None when no family
+    fits."""
+    import yaml
+
+    from ..model.dependence.families import snippet
+
+    content = snippet(fit)
+    if content is None:
+        return None
+    family = fit.chosen
+    m = fit.measured
+    head = {
+        "iid": [
+            f"# The copies' dependence: independent (iid), the first family that fits {m.n:,} pairs of {file}.",
+            f"# Spearman's rho {_interval(m.rho)}: a question checks its answer over c in that interval and",
+            "# at identical copies; a study compares the policies under iid.",
+        ],
+        "identical": [
+            f"# The copies' dependence: identical, the first family that fits {m.n:,} pairs of {file}.",
+            f"# Spearman's rho {_interval(m.rho)}: a question checks its answer over c in that interval and",
+            "# at independent copies; a study compares the policies under identical copies.",
+        ],
+        "mixture": [
+            f"# The copies' dependence as a mixture, the first family that fits {m.n:,} pairs of {file}:",
+            f"# c is Spearman's rho {_interval(m.rho)} to 2 decimals (clipped to [0, 1]). A question is",
+            "# answered under c and checked over its interval and at both ends (independent copies, identical",
+            "# copies); a study compares the policies at c and at its interval's ends, on the same draws.",
+        ],
+        "S&X": [
+            f"# The copies' dependence as S&X, the first family that fits {m.n:,} pairs of {file}: a copy",
+            "# takes X S_i, X the request's work (shared by its copies), S_i its server's slowdown (i.i.d.,",
+            "# median 1). X is the job sizes' law: in a question it replaces workload (add its unit, e.g.",
+            "# unit: ms), in a study it is the distribution axis.",
+        ],
+    }[family or ""]
+    head += [
+        "# question: the keys to paste into a question file (straggler recommend);",
+        "# study: the entries to merge into a study file (distributions, dependences, grid).",
+    ]
+    body = yaml.safe_dump(content, sort_keys=False, default_flow_style=None, width=100, allow_unicode=True)
+    return "\n".join(head) + "\n" + body
 
 
 def fit_report(file: str, column, summary, fits) -> str:
@@ -210,6 +306,7 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
         "straggler fit config/data/requests_ms.csv --column duration_ms",
         "straggler fit config/data/requests_ms.csv --column duration_ms -o fits.yaml",
         "straggler fit --pairs config/data/pairs_ms.csv",
+        "straggler fit --pairs config/data/sx_pairs_ms.csv -o sx.yaml",
     )
     p.add_argument(
         "file", nargs="?", help="a file of sizes: .csv/.tsv with a header, .npy or one value a line (.gz too)"
@@ -219,9 +316,12 @@ def add_commands(command: Callable[..., argparse.ArgumentParser]) -> None:
         "--pairs",
         metavar="FILE",
         help="a file of paired durations, a request's on two servers (.csv/.tsv, .npy of shape (n, 2), or two "
-        "values a line; .gz too): print Spearman's rho, the tail dependence and the mixture dependence they imply",
+        "values a line; .gz too): fit every dependence family (iid, identical, mixture, S&X), check each on the "
+        "quantiles of the faster and the slower copy, and write the first that fits for a question and a study",
     )
     p.add_argument("--columns", metavar="A,B", help="with --pairs: the two columns to read, headers or indices from 0")
     p.add_argument("--keep", type=positive_int, default=2, help="fits put beside the trace in the snippet")
-    p.add_argument("-o", "--output", help="write the study-file snippet here instead of printing it")
+    p.add_argument(
+        "-o", "--output", help="write the snippet here instead of printing it (with --pairs: question: and study:)"
+    )
     p.set_defaults(func=_fit)

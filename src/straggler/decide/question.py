@@ -302,7 +302,7 @@ def _replayed_pairs(spec, run_dir: Path) -> dict | None:
 
     located = Path(spec["file"]) if Path(spec["file"]).is_absolute() else Path(run_dir) / spec["file"]
     try:
-        law = marginal_spec(pairs_of({**spec, "file": str(located)}))  # type: ignore[arg-type]
+        law = marginal_spec(pairs_of({**spec, "file": str(located)}))
     except ValueError:
         return None
     return {**law, "file": spec["file"]}

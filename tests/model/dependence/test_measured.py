@@ -142,21 +142,26 @@ def test_bad_files_are_refused_naming_the_file_the_line_and_what_is_allowed(tmp_
         assert "\n" not in message and file in message and where in message and allowed in message, message
 
 
-def test_the_command_prints_the_figures_and_a_yaml_snippet(tmp_path, capsys):
-    file = write_csv(tmp_path / "p.csv", mixture_pairs(5000, 0.3, seed=19))
+def test_the_command_prints_the_figures_and_a_yaml_snippet(tmp_path, capsys, monkeypatch):
+    from straggler.model.dependence import sx_fit
+
+    monkeypatch.setattr(sx_fit, "SX_RESAMPLES", 20)  # the form of the output, not S&X's intervals
+    file = write_csv(tmp_path / "p.csv", mixture_pairs(3000, 0.3, seed=19))
     assert main(["fit", "--pairs", file]) == 0
     out = capsys.readouterr().out
-    report, snippet = out.split("\n\n")
+    report, snippet = out.split("\n\n# ", 1)
     m = measure(read_pairs(file))
     assert f"Spearman's rho {m.rho.value:.2f} [{m.rho.low:.2f}, {m.rho.high:.2f}]" in report
-    assert "tail dependence" in report and "the tail's c" in report
-    parsed = yaml.safe_load(snippet)
-    assert parsed["dependences"]["measured"] == {"kind": "mixture", "identical": round(m.c.value, 2)}
+    assert "tail dependence" in report and "the tail's c" in report and "chosen: mixture" in report
+    parsed = yaml.safe_load("# " + snippet)
+    assert set(parsed) == {"question", "study"}
+    spec = {"kind": "mixture", "identical": round(m.c.value, 2)}
+    assert parsed["study"]["dependences"]["measured"] == spec
     ends = [round(m.c.low, 2), round(m.c.value, 2), round(m.c.high, 2)]
-    assert parsed["grid"] == {"dependence": ["measured"], "measured.identical": ends}
-    assert parsed["dependence"] == parsed["dependences"]["measured"]  # a question's keys
-    assert parsed["check_dependence"] == [0, ends[0], ends[2], 1]
-    assert f"from 5,000 pairs of {file}" in snippet
+    assert parsed["study"]["grid"] == {"dependence": ["measured"], "measured.identical": ends}
+    assert parsed["question"]["dependence"] == spec  # a question's keys
+    assert parsed["question"]["check_dependence"] == [0, ends[0], ends[2], 1]
+    assert f"3,000 pairs of {file}" in snippet
     out_file = tmp_path / "snippet.yaml"
     assert main(["fit", "--pairs", file, "-o", str(out_file)]) == 0
     assert yaml.safe_load(out_file.read_text()) == parsed
@@ -211,3 +216,4 @@ def test_the_workload_guide_states_the_module_s_constants():
     assert f"At least {MIN_PAIRS} pairs are read" in section
     assert f"from {TAIL_PAIRS:,} pairs on ({TAIL_PAIRS * (1 - TAIL_LEVEL):.0f} above p{100 * TAIL_LEVEL:g})" in section
     assert "<!-- generated: pairs-example -->" in section
+    assert "<!-- generated: sx-pairs-example -->" in section

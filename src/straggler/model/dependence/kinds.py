@@ -110,7 +110,7 @@ def mixture_of(c, where: str = "dependence.identical") -> Dependence:
     return Mixture(float(c))
 
 
-def pairs_of(spec: Mapping, where: str = "dependence") -> Dependence:
+def pairs_of(spec: Mapping, where: str = "dependence") -> MeasuredPairs:
     """``{kind: pairs, file: F, columns: [A, B]}``: the pairs of ``F`` replayed
     (:class:`MeasuredPairs`); the file is read here, so a file refused is refused now, in
     one line naming it."""
