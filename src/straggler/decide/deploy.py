@@ -86,10 +86,24 @@ def _law(ds: xr.Dataset, name: str):
     return from_spec(spec)
 
 
-def delay_value(ds: xr.Dataset, delay, law: str) -> tuple[float, str]:
+def _dependence(ds: xr.Dataset, name: str):
+    """The dependence ``name`` of the study that made ``ds``."""
+    import yaml
+
+    from ..model.dependence import from_spec as dependence_from_spec
+    from ..model.distributions import from_spec
+
+    config = yaml.safe_load(ds.attrs["config"])
+    named = {k: from_spec(v) for k, v in (config.get("distributions") or {}).items()}
+    spec = (config.get("dependences") or {}).get(name, name)
+    return dependence_from_spec(spec, named)
+
+
+def delay_value(ds: xr.Dataset, delay, law: str, dependence: str | None = None) -> tuple[float, str]:
     """(the delay as a number in the workload's unit, the words it was given in): a
-    number stays one; ``p95`` or ``{quantile: 0.95}`` is that quantile of the size law
-    ``law``."""
+    number stays one; ``p95`` or ``{quantile: 0.95}`` is that quantile of one copy's
+    duration, the size law ``law`` under the dependence ``dependence`` (as the study's
+    cells made it: :func:`~straggler.model.policies.hedging.hedge_delay`)."""
     from ..model.policies import delay_quantile
 
     q = delay_quantile(delay)
@@ -97,7 +111,10 @@ def delay_value(ds: xr.Dataset, delay, law: str) -> tuple[float, str]:
         value = float(delay)
         return value, f"{value:g}"
     words = delay if isinstance(delay, str) else f"p{100 * q:g}"
-    return float(_law(ds, law).quantile(q)), str(words)
+    size = _law(ds, law)
+    if dependence is None:
+        return float(size.quantile(q)), str(words)
+    return float(_dependence(ds, dependence).replica_quantile(size, q)), str(words)
 
 
 def deployment(table: PointTable, index: tuple, li: int, name: str) -> Deployment:
@@ -118,7 +135,8 @@ def deployment(table: PointTable, index: tuple, li: int, name: str) -> Deploymen
         tuned = table.flat(ds["tuned_value"], [*table.dims, "load"])[(*index, li, table.policies.index(name))]
         delay, words = float(tuned), f"tuned for {tuned_objective(params[DELAY])}"
     elif DELAY in params:
-        delay, words = delay_value(ds, params[DELAY], law)
+        dependence = str(setting.get("dependence", ds["dependence"].values[0]))
+        delay, words = delay_value(ds, params[DELAY], law, dependence)
     hedges = [x for x in table.candidates("hedges", (*index, li)) if x.name == name]
     estimate = hedges[0].estimate if hedges else math.nan
     return Deployment(

@@ -63,7 +63,7 @@ def build_model(resolved: ResolvedConfig, cell: Cell) -> CellModel:
     if spec.task_law:
         size, unit_mean = TASK_LAWS[spec.task_law](cell.policy, size, dep, params)
     if spec.parameter_values is not None:  # the defaults too: a default may be relative to the law
-        params = spec.parameter_values(size, {**spec.parameters, **params})
+        params = spec.parameter_values(size, {**spec.parameters, **params}, dep)
     return CellModel(
         policy=cell.policy,
         params=params,

@@ -64,3 +64,21 @@ def test_an_infinite_budget_and_delay_are_allowed_on_the_grid():
         _raw(policies={"Hedge": {"delay": [1.0, float("inf")], "max_extra_load": [0.05, float("inf")]}})
     )
     assert len([c for c in build_grid(resolved).cells if "policy=Hedge" in c]) == 4
+
+
+def test_a_p95_delay_under_sx_is_a_copys_p95():
+    """Under S&X a copy takes X S: hedging at p95 is the p95 of what a client measures,
+    X S (exponential X, slowdown {1: 0.9, 3: 0.1}), not of X alone; the deployment's
+    delay (the words a client config gets) is the same number."""
+    import math
+
+    from straggler.model.dependence import SX
+    from straggler.model.distributions import Discrete, Exponential
+
+    sx = {"kind": "sx", "slowdown": {"family": "discrete", "values": [1, 3], "p": [0.9, 0.1]}}
+    resolved = resolve_config(_raw(grid={"dependence": ["sx"]}, dependences={"sx": sx}))
+    hedge = next(c for c in build_grid(resolved).cells.values() if c.policy == "Hedge")
+    delay = build_model(resolved, hedge).params["delay"]
+    assert 0.9 * -math.expm1(-delay) + 0.1 * -math.expm1(-delay / 3) == pytest.approx(0.95, abs=1e-10)
+    assert delay > Exponential(1.0).quantile(0.95)
+    assert SX(Discrete(values=[1.0, 3.0], p=[0.9, 0.1])).replica_quantile(Exponential(1.0), 0.95) == delay

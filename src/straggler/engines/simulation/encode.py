@@ -372,7 +372,7 @@ def policy_slots(model) -> np.ndarray:
         raise ValueError(f"{model.policy}: {len(names)} kernel parameters, more than the {POLICY_SLOTS} slots")
     params = {**spec.parameters, **model.params}
     if spec.parameter_values is not None:  # relative to the law (Hedge's delay: p95)
-        params = spec.parameter_values(model.size, params)
+        params = spec.parameter_values(model.size, params, model.dependence)
     slots = np.zeros(POLICY_SLOTS, dtype=np.float64)
     for i, name in enumerate(names):
         value = params.get(name)

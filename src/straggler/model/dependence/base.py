@@ -34,6 +34,11 @@ class Dependence(ABC):
         """``E[X_i]``: the size of one replica, the unit of ``load`` (docs/background/model.md)."""
         return self.replica_marginal_moments(X)[0]
 
+    def replica_quantile(self, X: Distribution, q: float) -> float:
+        """The q-quantile of one replica's size (speed 1): X's own, but under ``sx`` a copy
+        takes ``X S``, which is what a client measures and times a hedge by."""
+        return float(X.quantile(q))
+
     def slowdown_or_dummy(self) -> Distribution:
         """The slowdown law (``sx``) or a deterministic 1 (what the sampler reads)."""
         return Deterministic(1.0)

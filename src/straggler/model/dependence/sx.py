@@ -7,9 +7,11 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
+from scipy.optimize import brentq
+
 from ..distributions import Distribution
 from .base import SX_CODE, Dependence, Pair
-from .expectations import check_moment_order, check_threshold, expect, zero_safe_product
+from .expectations import check_moment_order, check_threshold, expect, survival, zero_safe_product
 from .iid import IIDPair
 
 
@@ -38,6 +40,23 @@ class SX(Dependence):
 
     def slowdown_or_dummy(self) -> Distribution:
         return self.slowdown
+
+    def replica_quantile(self, X: Distribution, q: float) -> float:
+        # P(X S <= t) = E_S[F_X(t / S)], increasing in t: bracketed between the q-quantiles of
+        # X times S's least and largest values that matter (S > 0 surely)
+        s = self.slowdown
+        if not 0.0 < q < 1.0:
+            raise ValueError(f"a quantile level must be in (0, 1), got {q!r}")
+
+        def below(t: float) -> float:
+            return expect(s, lambda v: 1.0 - survival(X, t / v)) - q
+
+        lo = float(X.quantile(q)) * float(s.quantile(1e-9))
+        hi = float(X.quantile(q)) * float(s.quantile(1.0 - 1e-9))
+        lo, hi = max(lo * 0.5, 0.0), hi * 2.0
+        if below(lo) >= 0.0:
+            return lo
+        return float(brentq(below, lo, hi, xtol=1e-12 * hi, rtol=1e-12))
 
     def order_tail_index(self, X: Distribution, r: int = 1, k: int = 1) -> float:
         # E[(X S_{k:r})^p] = E[X^p] E[S_{k:r}^p] (independent factors): finite iff

@@ -34,14 +34,16 @@ def delay_quantile(value) -> float | None:
     return None
 
 
-def hedge_delay(size, params: dict) -> dict:
+def hedge_delay(size, params: dict, dependence=None) -> dict:
     """Hedge's parameters with its delay a number: ``{quantile: q}`` or ``p<100 q>`` is the
-    q-quantile of the job-size law ``size`` (its ``quantile`` method), kept in words as
-    ``delay_given``."""
+    q-quantile of one copy's duration, kept in words as ``delay_given``. A copy's duration
+    is the job-size law ``size`` itself, except under S&X where a copy takes the job's work
+    times its server's slowdown: a client hedging at its p95 times the p95 it measures."""
     q = delay_quantile(params.get("delay"))
     if q is None:
         return params
-    return {**params, "delay": float(size.quantile(q)), "delay_given": params["delay"]}
+    value = dependence.replica_quantile(size, q) if dependence is not None else size.quantile(q)
+    return {**params, "delay": float(value), "delay_given": params["delay"]}
 
 
 def hedge_blocks(model) -> tuple[int, int]:
@@ -60,7 +62,7 @@ DELAY_ITEM = {
             "required": ["quantile"],
             "properties": {
                 "quantile": {
-                    "description": "The level q, 0 < q < 1: the delay is the q-quantile of the job-size law.",
+                    "description": "The level q, 0 < q < 1: the delay is the q-quantile of one copy's duration (the job-size law; under sx, X S).",
                     "type": "number",
                     "exclusiveMinimum": 0,
                     "exclusiveMaximum": 1,
@@ -76,7 +78,7 @@ PARAMETER_SCHEMA: dict[str, dict] = {
         "Time after the job's arrival (queueing included) at which a copy is sent if the job has not "
         "finished, and again every delay after that, up to d copies: a number >= 0 in the time units of "
         "the job sizes (0 sends all d copies at once, .inf never hedges), {quantile: q} with 0 "
-        "< q < 1 (the q-quantile of the job-size law: hedge at the p95 is {quantile: 0.95}), p<percent> "
+        "< q < 1 (the q-quantile of one copy's duration, the job-size law or under sx the work times the slowdown: hedge at the p95 is {quantile: 0.95}), p<percent> "
         "(p95, p99.9: the same, and a grid coordinate that reads well; p95 is the default: the p95 of "
         "any law, whatever its time unit), or a list of those (a dataset dimension).",
     ),

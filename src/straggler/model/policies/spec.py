@@ -283,9 +283,9 @@ class PolicySpec:
     """The name of the function in :data:`straggler.study.cell_build.TASK_LAWS` that turns the
     job-size law into the law of the tasks the policy runs (and the load unit), ""
     when a replica's size is the job's (:mod:`straggler.study.cell_build`)."""
-    parameter_values: Callable[[Any, dict], dict] | None = None
-    """Hook ``(size law, params) -> params``: the parameters given relative to the cell's
-    job-size law made the numbers the analysis and the kernels read (Hedge's ``delay:
+    parameter_values: Callable[[Any, dict, Any], dict] | None = None
+    """Hook ``(size law, params, dependence) -> params``: the parameters given relative to the
+    cell's job-size law (and its dependence, which may make a copy's duration differ) made the numbers the analysis and the kernels read (Hedge's ``delay:
     p95``); None when they are numbers already. The model's build and the encoding apply
     it, defaults included."""
     cancels: bool = False
