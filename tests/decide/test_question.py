@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 from synthetic import crowded_question
@@ -114,8 +115,45 @@ def test_the_dependence_check_can_be_off_or_given_and_an_sx_is_not_checked(tmp_p
     given = read_question(_question(tmp_path, check_dependence=[1, 0.5]), tmp_path).study
     assert given["grid"]["copies.identical"] == [0, 0.5, 1]
     sx = {"kind": "sx", "slowdown": {"family": "discrete", "values": [1, 3], "p": [0.9, 0.1]}}
-    study = read_question(_question(tmp_path, dependence=sx), tmp_path).study
+    study = read_question(_question(tmp_path, dependence=sx, check_dependence=False), tmp_path).study
     assert study["grid"]["dependence"] == ["sx"] and "copies.identical" not in study["grid"]
+
+
+SX = {"kind": "sx", "slowdown": {"family": "discrete", "values": [1, 3], "p": [0.9, 0.1]}}
+
+
+def test_an_sx_answer_is_checked_with_one_copy_s_law_at_iid_and_identical_copies(tmp_path):
+    """Under S&X the answer is checked at i.i.d. and identical copies of X S (its mean exactly
+    E[X] E[S], so every check runs at the same load), each paired with its law: a point of
+    another law is impossible, not evaluated."""
+    from straggler.model.distributions import from_spec
+    from straggler.study.grid import build_grid
+
+    q = read_question(_question(tmp_path, dependence=SX), tmp_path)
+    study = q.study
+    assert study["grid"]["distribution"] == ["workload", "one_copy"]
+    assert study["grid"]["dependence"] == ["sx", "iid_copies", "identical_copies"]
+    assert study["dependences"]["sx"]["work"] == "workload"
+    assert study["dependences"]["iid_copies"] == {"kind": "iid", "work": "one_copy", "checks": "sx"}
+    copy_law = from_spec(study["distributions"]["one_copy"])
+    assert copy_law.mean() == pytest.approx(1.0 * (0.9 + 0.3), rel=1e-9)
+    # P(X S <= t) = 0.9 (1 - e^-t) + 0.1 (1 - e^(-t/3)) at the table's p99 (linear between its levels)
+    t = copy_law.quantile(0.99)
+    assert 0.9 * -np.expm1(-t) + 0.1 * -np.expm1(-t / 3) == pytest.approx(0.99, abs=2e-4)
+    grid = build_grid(q.resolved)
+    pairs = {(c["distribution"], c["dependence"]) for c in grid.cells.values()}
+    assert pairs == {("workload", "sx"), ("one_copy", "iid_copies"), ("one_copy", "identical_copies")}
+    assert any("evaluated with the distribution one_copy only" in r for r in grid.impossible.values())
+
+
+def test_an_sx_check_may_name_other_fits_and_is_refused_in_one_line_when_bad(tmp_path):
+    end = {"workload": {"family": "exponential", "mean": 1.1}, "slowdown": {"family": "discrete", "values": [1, 4], "p": [0.9, 0.1]}}
+    study = read_question(_question(tmp_path, dependence=SX, check_dependence=[end]), tmp_path).study
+    assert study["grid"]["dependence"] == ["sx", "sx_1"] and study["grid"]["distribution"] == ["workload", "sx_1_work"]
+    assert study["dependences"]["sx_1"] == {"kind": "sx", "slowdown": end["slowdown"], "work": "sx_1_work", "checks": "sx"}
+    with pytest.raises(ConfigError) as err:
+        read_question(_question(tmp_path, dependence=SX, check_dependence=[0.5]), tmp_path)
+    assert any(line.startswith("check_dependence: value [0.5]") and "iid, identical" in line for line in err.value.errors)
 
 
 @pytest.mark.parametrize("check", [[0.5, 2], "yes", [True]])
@@ -199,7 +237,7 @@ def test_the_question_s_defaults_and_pass_through_keys(tmp_path):
     assert study["study"] == "mine" and study["seed"] == 7 and study["policies"] == {"CoC": {"ps_bound": None}}
     assert study["grid"]["N"] == [6] and study["grid"]["r_slow"] == [0.5] and study["grid"]["d"] == [2]
     assert study["system"] == {"discipline": "PS"}
-    assert study["grid"]["dependence"] == ["sx"] and study["dependences"]["sx"]["kind"] == "sx"
+    assert study["grid"]["dependence"][0] == "sx" and study["dependences"]["sx"]["kind"] == "sx"
     assert study["simulation"] == {"jobs": 1000, "warmup": 100, "replications": 2}
     assert read_question(write(tmp_path, SMALL), tmp_path).study["grid"]["d"] == DEFAULT_D
 

@@ -209,3 +209,29 @@ def test_an_interrupted_run_resumes_with_the_cells_it_lacks(tmp_path):
     left = int(re.search(r"this run evaluates (\d+) cells", again.stderr).group(1))
     assert 0 < left < total
     assert "Run " in again.stdout
+
+
+def test_an_sx_answer_says_whether_it_holds_at_iid_and_at_identical_copies(tmp_path):
+    """Exponential work, a slowdown of 10 on a tenth of the servers: two copies dodge the
+    slow server (CoC d = 2's P99 near 5, ZRed's near 23, both against a target of 12), so
+    the answer is CoC d = 2. With i.i.d. copies of X S two copies dodge more: it holds. With
+    identical copies a second copy is as slow as the first: nothing meets the target."""
+    question = {
+        "system": {"N": 10},
+        "workload": {"family": "exponential", "mean": 1},
+        "dependence": {"kind": "sx", "slowdown": {"family": "discrete", "values": [1, 10], "p": [0.9, 0.1]}},
+        "load": [0.2],
+        "policies": ["ZRed", "CoC"],
+        "d": [2],
+        "slo": {"quantile": 0.99, "target": 12},
+        "budget": {"extra_load": 0.6},
+        "simulation": {"jobs": 20000, "warmup": 2000, "replications": 4},
+    }
+    (tmp_path / "sx.yaml").write_text(yaml.safe_dump(question))
+    run = recommend(tmp_path, "sx.yaml", "--cores", "2")
+    assert run.returncode == 0, run.stderr[-4000:]
+    answer = answer_of(run)
+    assert any(line.startswith("load 0.2: Run CoC with d = 2") for line in answer), answer
+    checked = next(line for line in answer if line.startswith("The answer holds"))
+    assert "holds with i.i.d. copies of one copy's law X S" in checked, checked
+    assert "It does not with identical copies of one copy's law X S" in checked and "none qualifies" in checked

@@ -211,8 +211,8 @@ def pairs_snippet(file: str, fit) -> str | None:
     m = fit.measured
     # where the assumption comes from, which the answer names
     content["question"]["dependence_source"] = (
-        f"{family} fitted to {m.n:,} pairs of {Path(file).name}: it fits them (the faster and the slower copy "
-        "at p50 to p99.9 within the pairs' intervals)"
+        f"{family} fitted to {m.n:,} pairs of {Path(file).name}, which it fits: the faster and the slower copy "
+        "at p50 to p99.9 within the pairs' intervals"
     )
     head = {
         "iid": [

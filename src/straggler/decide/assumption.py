@@ -59,9 +59,37 @@ def assumed_strength(ds: xr.Dataset, axis: str) -> float | None:
         return None
 
 
+def checked_dependence(ds: xr.Dataset) -> tuple[str, list[str]] | None:
+    """``(the assumed dependence, the ones that check it)`` where the dataset's
+    ``dependence`` axis holds dependences that name another by ``checks`` (a question
+    under S&X: :func:`straggler.decide.question._sx_checks`), else None."""
+    if "dependence" not in ds.dims:
+        return None
+    names = [str(v) for v in ds["dependence"].values]
+    checks = [n for n in names if _spec(ds, n).get("checks") in names]
+    if not checks:
+        return None
+    assumed = str(_spec(ds, checks[0])["checks"])
+    return assumed, [n for n in checks if _spec(ds, n)["checks"] == assumed]
+
+
+def at_dependence(ds: xr.Dataset, name: str) -> xr.Dataset:
+    """``ds`` at the dependence ``name`` and the distribution it is evaluated with (its
+    ``work``), both dimensions dropped."""
+    at = {"dependence": name}
+    work = _spec(ds, name).get("work")
+    if work is not None and "distribution" in ds.dims:
+        at["distribution"] = work
+    return ds.sel(at)
+
+
 def at_assumed(ds: xr.Dataset) -> xr.Dataset:
     """``ds`` at the ``c`` its study assumes, where it sweeps c and that value is on the
-    sweep (the answer is the assumed c's; the sweep checks it); ``ds`` otherwise."""
+    sweep (the answer is the assumed c's; the sweep checks it); at the assumed dependence
+    where others check it; ``ds`` otherwise."""
+    checked = checked_dependence(ds)
+    if checked is not None:
+        return at_dependence(ds, checked[0])
     axis = strength_axis(ds)
     if axis is not None and assumed_strength(ds, axis) in [float(v) for v in ds[axis].values]:
         return ds.sel({axis: assumed_strength(ds, axis)})
@@ -165,6 +193,9 @@ def assumption_lines(ds: xr.Dataset) -> list[str]:
 
     axis = strength_axis(ds)
     source = _source(ds)
+    checked = checked_dependence(ds)
+    if checked is not None:
+        return _checked_lines(ds, *checked, source)
     if axis is None:
         name = str(ds["dependence"].values.ravel()[0]) if "dependence" in ds.coords else None
         c = {"iid": 0.0, "identical": 1.0}.get(str(name))
@@ -213,6 +244,83 @@ def assumption_lines(ds: xr.Dataset) -> list[str]:
         parts.append("no contender qualifies at every c of the sweep")
     lines.append("The answer holds " + "; ".join(parts) + ".")
     return lines
+
+
+def _answers(ds: xr.Dataset) -> dict:
+    """The recommended contenders at each setting and load of ``ds``: ``{(setting
+    index, load index): names}``."""
+    from .decision import answer, constraints, decision_table
+
+    table = decision_table(ds, constraints(ds))
+    return {
+        (index, li): tuple(n for n in str(answer(table, index, li)["recommended"]).split(", ") if n)
+        for index, li in table.points()
+        if li is not None
+    }
+
+
+def _checked_lines(ds: xr.Dataset, assumed: str, checks: list[str], source: str) -> list[str]:
+    """What the answer under ``assumed`` is, and whether it holds under each of ``checks``
+    (the same contender the sole answer at every load), else the first load where it differs
+    and what the answer is there. Refits of the same family are one clause."""
+    kind = _kind(ds, assumed)
+    lines = [f"Assumed: {dependence_words(None, kind)}{source}."]
+    base = _answers(at_dependence(ds, assumed))
+    if not base or any(len(v) != 1 for v in base.values()):
+        lines.append("No single contender at every load to check.")
+        return lines
+    groups: dict[str, list[str]] = {}
+    for name in checks:
+        groups.setdefault(check_words(ds, name), []).append(name)
+    holds, changes = [], []
+    for words, names in groups.items():
+        tails = [_slowdown_tail(_spec(ds, n).get("slowdown")) for n in names]
+        tails = [t for t in tails if t]
+        said = words + (f" (P(S > 10 median) = {' and '.join(t.split(' = ')[1] for t in tails)})" if tails else "")
+        differs = []
+        for name in names:
+            other = _answers(at_dependence(ds, name))
+            key = next((k for k, v in base.items() if other.get(k) != v), None)
+            if key is not None:
+                load = float(ds["load"].values[key[1]])
+                what = ", ".join(other.get(key) or ()) or "none qualifies"
+                differs.append(f"{name} at load {load:g}: {what}" if len(names) > 1 else f"at load {load:g}: {what}")
+        if differs:
+            changes.append(f"{said}, {'; '.join(differs)}")
+        else:
+            holds.append(said)
+    parts = []
+    if holds:
+        parts.append("The answer holds " + "; ".join(holds))
+    if changes:
+        parts.append(("It does not " if holds else "The answer does not hold ") + "; ".join(changes))
+    lines.append(". ".join(parts) + ".")
+    return lines
+
+
+def check_words(ds: xr.Dataset, name: str) -> str:
+    """A dependence that checks an S&X answer, in an engineer's words."""
+    spec = _spec(ds, name)
+    kind = spec.get("kind")
+    if kind == "iid":
+        return "with i.i.d. copies of one copy's law X S"
+    if kind == "identical":
+        return "with identical copies of one copy's law X S (every copy as long as the first)"
+    if kind == "sx":
+        return "at the S&X refits of the fit's bootstrap ends"
+    return f"under the dependence {name}"
+
+
+def _slowdown_tail(spec) -> str:
+    """``P(S > 10 median) = 1.2 %`` of a slowdown's spec ("" when it cannot be read)."""
+    from ..model.distributions import from_spec
+
+    try:
+        S = from_spec(dict(spec))
+        above = float(S.sf(10.0 * float(S.quantile(0.5))))
+    except (TypeError, ValueError, KeyError, ArithmeticError):
+        return ""
+    return f"P(S > 10 median) = {100 * above:.2g} %"
 
 
 def _source(ds: xr.Dataset) -> str:

@@ -102,6 +102,14 @@ answer is checked besides the one it assumes (``check_dependence``; :mod:`stragg
 COPIES = "copies"
 """The name of a question's mixture dependence in its study (its ``dependence`` axis)."""
 
+SX_CHECKS = ["iid", "identical"]
+"""What a question under S&X checks its answer at by default: a copy's own law ``X S`` with
+i.i.d. copies and with identical copies (``check_dependence``)."""
+
+COPY_LAW = "one_copy"
+"""The name of the law of one copy, X S, in a question's study under S&X checked at
+i.i.d. or identical copies (its ``distribution`` axis)."""
+
 STUDY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 """A study's name (the config's ``study`` pattern): results go to results/<name>/."""
 
@@ -365,6 +373,78 @@ def _dependence_check(raw, dependence, t: _Translation) -> tuple[str, dict, dict
     return COPIES, {COPIES: {"kind": "mixture", "identical": assumed}}, {f"{COPIES}.identical": plain}
 
 
+def _sx_checks(
+    raw, name: str, dependences: dict, workload: dict, base: Path, run_dir: Path, t: _Translation
+) -> tuple[dict, dict] | None:
+    """Under an S&X dependence, the laws and dependences that check the answer
+    (``check_dependence``, by default :data:`SX_CHECKS`): ``iid`` and ``identical`` take
+    one copy's law X S (:data:`COPY_LAW`, :func:`straggler.model.dependence.sx.copy_law_spec`)
+    with copies of their own or one for all; ``{workload: W, slowdown: S}`` is another S&X
+    (the ends of a fit's bootstrap: ``fit --pairs -o`` writes them). Each pairs with its law
+    (``work``) and names the answer's dependence (``checks``). None for another dependence,
+    ``check_dependence: false``, or laws that cannot be built (the study's checks say why)."""
+    spec = dependences.get(name)
+    if not (isinstance(spec, Mapping) and spec.get("kind") == "sx"):
+        return None
+    check = raw.get("check_dependence", SX_CHECKS)
+    if check is False:
+        return None
+    expected = (
+        "under sx, a list of iid, identical (one copy's law X S with copies of their own, or one for all) and "
+        "{workload: <law>, slowdown: <law>} (another S&X, as fit --pairs -o writes the ends of its bootstrap), "
+        "or false (no check)"
+    )
+    other = isinstance(check, list) and all(
+        v in SX_CHECKS or (isinstance(v, Mapping) and set(v) == {"workload", "slowdown"}) for v in check
+    )
+    if not other:
+        t.problems.append(not_allowed(("check_dependence",), check, expected).text)
+        return None
+    laws: dict[str, dict] = {}
+    deps = {name: {**spec, "work": WORKLOAD}}
+    if any(v in SX_CHECKS for v in check):
+        copy_law = _copy_law(workload, spec, run_dir)
+        if copy_law is None:
+            return None
+        laws[COPY_LAW] = copy_law
+        for v in SX_CHECKS:
+            if v in check:
+                deps[f"{v}_copies"] = {"kind": v, "work": COPY_LAW, "checks": name}
+    ends = [v for v in check if isinstance(v, Mapping)]
+    for k, end in enumerate(ends, start=1):
+        law = _data_files(dict(end["workload"]), ("check_dependence", k - 1, "workload"), base, run_dir, t)
+        if "unit" in workload and isinstance(law, dict):
+            law.setdefault("unit", workload["unit"])
+        laws[f"{name}_{k}_work"] = law
+        deps[f"{name}_{k}"] = {"kind": "sx", "slowdown": end["slowdown"], "work": f"{name}_{k}_work", "checks": name}
+    return laws, deps
+
+
+def _copy_law(workload: dict, spec: Mapping, run_dir: Path) -> dict | None:
+    """One copy's law X S of the question's S&X (its unit kept), or None when X or S cannot
+    be built (a problem the study's checks name)."""
+    import copy as copying
+
+    from ..model.dependence import from_spec as dependence_from_spec
+    from ..model.dependence.sx import copy_law_spec
+    from ..model.distributions import FAMILIES, from_spec
+
+    law = copying.deepcopy(dict(workload))
+    family = FAMILIES.get(law.get("family")) if isinstance(law.get("family"), str) else None
+    key = family.data_file if family is not None else None
+    if key and isinstance(law.get(key), str) and not Path(law[key]).is_absolute():
+        law[key] = str(Path(run_dir) / law[key])
+    try:
+        X = from_spec(law)
+        sx = dependence_from_spec({k: v for k, v in spec.items() if k not in ("work", "checks")})
+        out = copy_law_spec(X, sx)  # type: ignore[arg-type]
+    except (ValueError, TypeError, KeyError, ArithmeticError):
+        return None
+    if "unit" in workload:
+        out["unit"] = workload["unit"]
+    return out
+
+
 def _dependence(dependence, base: Path, run_dir: Path, t: _Translation) -> tuple[str, dict]:
     """The question's ``dependence``: its name on the study's axis, and the study's
     ``dependences`` section (empty for a built-in one). A spec is named by its kind
@@ -428,6 +508,10 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
     checked = _dependence_check(raw, raw.get("dependence", "iid"), t)
     if checked is not None:
         dependence_name, dependences, strength_axis = checked
+    laws = {WORKLOAD: workload}
+    sx_checks = _sx_checks(raw, dependence_name, dependences, workload, base, run_dir, t)
+    if sx_checks is not None:
+        laws, dependences = {**laws, **sx_checks[0]}, sx_checks[1]
     if "load" not in raw:
         t.said.add("load")
         t.problems.append(_missing(("load",), "the loads to answer at, e.g. [0.3, 0.5, 0.7] or {start, stop, step}"))
@@ -455,8 +539,8 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
     # a value refused above has a stand-in here, so that the study's checks still run
     study["grid"] = {
         "policy": policies,
-        "distribution": [WORKLOAD],
-        "dependence": [dependence_name],
+        "distribution": list(laws),
+        "dependence": [dependence_name, *(n for n in dependences if n != dependence_name)],
         "r_slow": axes.get("r_slow", [1]),
         "d": raw.get("d", [2] if replayed is not None else list(DEFAULT_D)),
         "N": axes.get("N", [1]),
@@ -465,7 +549,7 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
     study["load"] = raw.get("load", [0.5])
     if raw.get("parameters") is not None:
         study["policies"] = raw["parameters"]
-    study["distributions"] = {WORKLOAD: workload}
+    study["distributions"] = laws
     if dependences:
         study["dependences"] = dependences
     if system_section:

@@ -156,6 +156,13 @@ def _impossible_reason(point: dict, resolved: ResolvedConfig) -> str | None:
         if resolved.system.pools == ONE_POOL:
             return f"{policy} needs two pools and system.pools is {ONE_POOL} (one pool of N = {N} servers)"
         return f"{policy} needs two pools and N = {N} is odd (set system.pools)"
+    dependence = resolved.dependences.get(point["dependence"], {})
+    work = dependence.get("work") if isinstance(dependence, dict) else None
+    if work is not None and point["distribution"] != work:
+        return (
+            f"the dependence {point['dependence']} is evaluated with the distribution {work} only "
+            f"(its work: dependences.{point['dependence']}.work)"
+        )
     system = resolved.system
     queueing = point.get("system.queueing", system.queueing)
     discipline = point.get("system.discipline", system.discipline)

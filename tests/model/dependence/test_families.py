@@ -155,6 +155,24 @@ def test_the_fit_is_the_same_whichever_column_is_first():
     assert a.share.value == pytest.approx(b.share.value, abs=1e-12)
 
 
+def test_the_bootstrap_s_ends_are_refits_on_either_side_of_the_fit(atoms_fit):
+    """The refits a question checks its answer at: the first's P(S > 10 median) at most the
+    fit's, the second's at least, each near its end of the interval (the refit nearest it)."""
+    from straggler.model.distributions import from_spec
+
+    sx = atoms_fit.sx
+    assert len(sx.ends) == 2
+    tails = []
+    for work, slowdown in sx.ends:
+        S = from_spec(slowdown)
+        assert from_spec(work).mean() > 0
+        tails.append(float(S.sf(10.0 * S.quantile(0.5))))
+    interval = sx.above[10.0]
+    assert tails[0] <= interval.value <= tails[1]
+    width = interval.high - interval.low
+    assert abs(tails[0] - interval.low) <= 0.25 * width and abs(tails[1] - interval.high) <= 0.25 * width
+
+
 def test_the_bootstrap_does_not_depend_on_the_number_of_processes():
     x = sx_pairs(1000, "atoms", seed=26)
     one = sx_fit.fit_sx(x, 0.95, 7, resamples=40, share_resamples=50, processes=1)
@@ -263,7 +281,11 @@ def test_what_o_writes_loads_in_a_question_and_a_study(tmp_path, capsys, monkeyp
     q = read_question(tmp_path / "q.yaml", tmp_path)
     assert q.resolved.dependences["sx"]["slowdown"] == written["question"]["dependence"]["slowdown"]
     assert main(["recommend", str(tmp_path / "q.yaml"), "--dry-run", "--results", str(tmp_path / "results")]) == 0
-    assert "dependence: [sx]" in capsys.readouterr().out
+    # the answer under the fit, checked with one copy's law at i.i.d. and identical copies and
+    # at the refits of the bootstrap's two ends, each with its own work law
+    study_text = capsys.readouterr().out
+    assert "dependence: [sx, iid_copies, identical_copies, sx_1, sx_2]" in study_text, study_text
+    assert "distribution: [workload, one_copy, sx_1_work, sx_2_work]" in study_text
     study = {
         "study": "fitted",
         "grid": {"policy": ["CoC", "ZRed"], "distribution": ["exp"], "d": [2], "N": [10]},

@@ -277,8 +277,11 @@ def _snippet(fit: PairsFit) -> dict | None:
     if family == "S&X":
         assert fit.sx is not None
         dependence = {"kind": "sx", "slowdown": fit.sx.slowdown}
+        # the answer checked with one copy's law at i.i.d. and identical copies, and at the
+        # refits of the bootstrap's ends (straggler.decide.question._sx_checks)
+        check = ["iid", "identical", *({"workload": x, "slowdown": s} for x, s in fit.sx.ends)]
         return {
-            "question": {"workload": fit.sx.work, "dependence": dependence},
+            "question": {"workload": fit.sx.work, "dependence": dependence, "check_dependence": check},
             "study": {
                 "distributions": {WORK: fit.sx.work},
                 "dependences": {DEPENDENCE: dependence},

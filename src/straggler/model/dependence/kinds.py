@@ -19,6 +19,11 @@ KINDS: dict[str, type[Dependence]] = {c.kind: c for c in (Identical, IID, SX, Mi
 BUILTIN: dict[str, Dependence] = {"identical": Identical(), "iid": IID()}
 
 
+STUDY_KEYS = ("work", "checks")
+"""Keys of a dependence's spec that place it in a study (the distribution it goes with, the
+dependence it checks), not part of the model: :func:`from_spec` reads past them."""
+
+
 def from_spec(
     spec,
     named_distributions: Mapping[str, Distribution] | None = None,
@@ -56,7 +61,7 @@ def from_spec(
         "sx": {"kind", "slowdown"},
         "mixture": {"kind", "identical"},
         "pairs": {"kind", "file", "columns"},
-    }.get(kind, {"kind"})
+    }.get(kind, {"kind"}) | set(STUDY_KEYS)
     extra = sorted(set(spec) - allowed_keys)
     if extra:
         raise ValueError(f"{where}: unknown key(s) {extra} for kind {kind!r}; allowed keys: {sorted(allowed_keys)}")

@@ -580,6 +580,25 @@ class SXFitted:
     not_converged: int
     """Bootstrap resamples whose fit did not converge (left out of the intervals)."""
     confidence: float
+    ends: tuple[tuple[dict, dict], ...] = ()
+    """The refits at the two ends of the interval of ``P(S > 10 median)``: each ``(X, S)``
+    as specs (the converged refit nearest each end; none without converged refits)."""
+
+
+def _end_laws(data: Binned, seeds, results: list, ends, slack) -> tuple[tuple[dict, dict], ...]:
+    """The written laws of the refits nearest the bootstrap ends of P(S > END_RATIO median)."""
+    column = SLOWDOWN_RATIOS.index(END_RATIO)
+    done = [(k, r[0][column]) for k, r in enumerate(results) if r is not None]
+    if not done:
+        return ()
+    values = np.array([v for _, v in done])
+    out = []
+    for level in ends:
+        target = float(np.quantile(values, level))
+        k = done[int(np.argmin(np.abs(values - target)))][0]
+        sample = data.resampled(np.random.default_rng(seeds[k]))
+        out.append(written_laws(sample, results[k][1], LEVELS, slack))
+    return tuple(out)
 
 
 def log_share(values: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
@@ -610,17 +629,22 @@ def best_start(data: Binned, max_iterations: int | None) -> Solution:
     return Solution(rest.work, rest.slowdown, rest.loglik, best.iterations + rest.iterations, rest.converged)
 
 
-def _refits(args) -> list[tuple[float, ...] | None]:
-    """Bootstrap refits (a worker's share): ``P(S > k median)`` of each, None where it did
-    not converge."""
+def _refits(args) -> list[tuple[tuple[float, ...], Solution] | None]:
+    """Bootstrap refits (a worker's share): ``P(S > k median)`` of each and its solution,
+    None where it did not converge."""
     data, solution, seeds, max_iterations = args
-    out: list[tuple[float, ...] | None] = []
+    out: list[tuple[tuple[float, ...], Solution] | None] = []
     for seed in seeds:
         sample = data.resampled(np.random.default_rng(seed))
         s = run_em(sample, solution.work, solution.slowdown, max_iterations)
         law = slowdown_law(sample, s.slowdown)
-        out.append(tuple(law.above(k) for k in SLOWDOWN_RATIOS) if s.converged else None)
+        out.append((tuple(law.above(k) for k in SLOWDOWN_RATIOS), s) if s.converged else None)
     return out
+
+
+END_RATIO = 10.0
+"""The slowdown ratio whose bootstrap ends pick the refits a question checks its answer at
+(:attr:`SXFitted.ends`): P(S > 10 median), the stragglers that make a copy pay."""
 
 
 def workers() -> int:
@@ -671,12 +695,14 @@ def fit_sx(
     for k, part in enumerate(parts):
         for j, r in enumerate(part):
             results[k + j * processes] = r
-    done = np.array([r for r in results if r is not None], dtype=float).reshape(-1, len(SLOWDOWN_RATIOS))
+    done = np.array([r[0] for r in results if r is not None], dtype=float).reshape(-1, len(SLOWDOWN_RATIOS))
     law = slowdown_law(data, solution.slowdown)
     above: dict[float, Interval] = {}
     for j, ratio in enumerate(SLOWDOWN_RATIOS):
         lo, hi = np.quantile(done[:, j], ends) if len(done) else (math.nan, math.nan)
         above[ratio] = Interval(law.above(ratio), float(lo), float(hi))
+
+    ends_laws = _end_laws(data, seeds, results, ends, slack)
 
     rng = np.random.default_rng(seed)
     n = len(values)
@@ -699,4 +725,5 @@ def fit_sx(
         resamples=resamples,
         not_converged=resamples - len(done),
         confidence=confidence,
+        ends=ends_laws,
     )

@@ -51,6 +51,22 @@ DEFINITIONS: dict[str, dict] = {
         "pattern": "^[A-Za-z_][A-Za-z0-9_-]{0,63}$(?!\\n)",
     },
     "policy_name": {"description": "A canonical policy name or an alias.", "type": "string"},
+    "dependence_work": {
+        "description": (
+            "The one distribution (a name on grid.distribution) this dependence is evaluated with: at "
+            "the grid's other distributions its points are impossible (NaN, with the reason). It pairs "
+            "a dependence with the size law it is stated on, as S&X is with its work X and a check of "
+            "it with the law of one copy, X S."
+        ),
+        "$ref": "#/$defs/name",
+    },
+    "dependence_checks": {
+        "description": (
+            "The dependence (a name on grid.dependence) whose answer this one checks: a question's "
+            "answer is the named dependence's, and this one says whether it holds here too."
+        ),
+        "$ref": "#/$defs/name",
+    },
     "probabilities": {
         "description": "Probabilities, each in [0, 1], summing to 1.",
         "type": "array",
@@ -151,6 +167,8 @@ DEFINITIONS: dict[str, dict] = {
                     "required": ["identical"],
                     "properties": {
                         "kind": {"description": "The dependence kind."},
+                        "work": {"$ref": "#/$defs/dependence_work"},
+                        "checks": {"$ref": "#/$defs/dependence_checks"},
                         "identical": {
                             "description": (
                                 "The probability c that a job's copies are one draw (else independent "
@@ -171,6 +189,8 @@ DEFINITIONS: dict[str, dict] = {
                     "required": ["slowdown"],
                     "properties": {
                         "kind": {"description": "The dependence kind."},
+                        "work": {"$ref": "#/$defs/dependence_work"},
+                        "checks": {"$ref": "#/$defs/dependence_checks"},
                         "slowdown": {
                             "description": (
                                 "The slowdown distribution S: a name under distributions or an inline distribution."
@@ -190,6 +210,8 @@ DEFINITIONS: dict[str, dict] = {
                     "required": ["file"],
                     "properties": {
                         "kind": {"description": "The dependence kind."},
+                        "work": {"$ref": "#/$defs/dependence_work"},
+                        "checks": {"$ref": "#/$defs/dependence_checks"},
                         "file": {
                             "description": (
                                 "A file of paired durations, as straggler fit --pairs reads it (two "
@@ -217,7 +239,11 @@ DEFINITIONS: dict[str, dict] = {
                 },
                 "then": {
                     "additionalProperties": False,
-                    "properties": {"kind": {"description": "The dependence kind."}},
+                    "properties": {
+                        "kind": {"description": "The dependence kind."},
+                        "work": {"$ref": "#/$defs/dependence_work"},
+                        "checks": {"$ref": "#/$defs/dependence_checks"},
+                    },
                 },
             },
         ],

@@ -13,7 +13,7 @@ from ..keys import BUILTIN_DEPENDENCES
 from ..nodes import section
 from ..schema import schema_errors
 from .decision import decision_errors
-from .distributions import named_spec_errors, pairs_cell_errors, per_type_errors, unit_errors
+from .distributions import named_spec_errors, pairing_errors, pairs_cell_errors, per_type_errors, unit_errors
 from .grid import duplicate_policy_errors, extra_axes, grid_name_errors
 from .policies import POLICY_CHECKS, policy_errors
 from .rates import rate_errors
@@ -46,6 +46,7 @@ def _semantic_errors(cfg: dict) -> list[Err]:
     errs += per_type_errors(cfg, dists, user_deps, types)
     errs += grid_name_errors(grid, dists, deps)
     errs += pairs_cell_errors(grid, dists, user_deps)
+    errs += pairing_errors(grid, user_deps)
     errs += duplicate_policy_errors(cfg)
     errs += pool_errors(grid, system)
     errs += queueing_errors(system)

@@ -221,6 +221,50 @@ def _pairs_errors(spec: dict, path: tuple) -> list[Err]:
     return []
 
 
+def pairing_errors(grid: dict, user_deps: dict) -> list[Err]:
+    """A dependence's ``work`` names a distribution of the grid, its ``checks`` another
+    dependence of the grid that checks none itself; and a dependence of the grid has at
+    least one distribution it is evaluated with."""
+    errs: list[Err] = []
+    laws = [n for n in grid.get("distribution", []) or [] if isinstance(n, str)]
+    used = [n for n in grid.get("dependence", []) or [] if isinstance(n, str)]
+    for name in used:
+        spec = user_deps.get(name)
+        if not isinstance(spec, dict):
+            continue
+        work, checked = spec.get("work"), spec.get("checks")
+        if isinstance(work, str) and work not in laws:
+            errs.append(
+                not_allowed(
+                    ("dependences", name, "work"),
+                    work,
+                    f"a distribution on grid.distribution ({one_of(laws)}): the one this dependence is "
+                    f"evaluated with{did_you_mean(work, laws)}",
+                )
+            )
+        if isinstance(checked, str):
+            target = user_deps.get(checked)
+            if checked not in used or checked == name:
+                errs.append(
+                    not_allowed(
+                        ("dependences", name, "checks"),
+                        checked,
+                        f"another dependence on grid.dependence ({one_of([u for u in used if u != name])}): "
+                        f"the one whose answer this one checks{did_you_mean(checked, used)}",
+                    )
+                )
+            elif isinstance(target, dict) and target.get("checks") is not None:
+                errs.append(
+                    not_allowed(
+                        ("dependences", name, "checks"),
+                        checked,
+                        f"a dependence that checks none itself (dependences.{checked} checks "
+                        f"{format_value(target['checks'])})",
+                    )
+                )
+    return errs
+
+
 def pairs_cell_errors(grid: dict, dists: dict, user_deps: dict) -> list[Err]:
     """A pairs dependence in the grid: its cells' law must be the pairs' marginal (the same
     file, its two columns pooled: what one copy takes), and no policy may send more than two
@@ -239,7 +283,8 @@ def pairs_cell_errors(grid: dict, dists: dict, user_deps: dict) -> list[Err]:
             expected = marginal_spec(dep)
         except ValueError:
             continue  # named_spec_errors says why
-        for law in grid.get("distribution", []) or []:
+        laws = [spec["work"]] if isinstance(spec.get("work"), str) else grid.get("distribution", []) or []
+        for law in laws:
             given = dists.get(law) if isinstance(law, str) else None
             if not isinstance(given, dict):
                 continue
