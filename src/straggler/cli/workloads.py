@@ -80,7 +80,7 @@ def _fit_pairs(args) -> int:
     print(pairs_report(args.pairs, pairs.names, fit), end="")
     if fit.sx_error is not None:
         raise Failure(f"{args.pairs}: {fit.sx_error}; nothing written")
-    snippet = pairs_snippet(args.pairs, fit)
+    snippet = pairs_snippet(args.pairs, fit, pairs.names)
     if snippet is None:
         print()
         print(
@@ -196,7 +196,7 @@ def pairs_report(file: str, names: tuple[str, str], fit) -> str:
     return "\n".join(lines) + "\n"
 
 
-def pairs_snippet(file: str, fit) -> str | None:
+def pairs_snippet(file: str, fit, names=(0, 1)) -> str | None:
     """The chosen family as YAML with two mappings: ``question:`` (the keys to paste into a
     question) and ``study:`` (the entries to merge into a study file); None when no family
     fits."""
@@ -207,6 +207,13 @@ def pairs_snippet(file: str, fit) -> str | None:
     content = snippet(fit)
     if content is None:
         return None
+    unit, said = _unit_of(file, *names)
+    if unit and fit.chosen == "S&X":
+        content["question"]["workload"]["unit"] = unit
+        content["study"]["distributions"]["measured_work"]["unit"] = unit
+        for end in content["question"].get("check_dependence", []):
+            if isinstance(end, dict):
+                end["workload"]["unit"] = unit
     family = fit.chosen
     m = fit.measured
     # where the assumption comes from, which the answer names
@@ -234,10 +241,12 @@ def pairs_snippet(file: str, fit) -> str | None:
         "S&X": [
             f"# The copies' dependence as S&X, the first family that fits {m.n:,} pairs of {file}: a copy",
             "# takes X S_i, X the request's work (shared by its copies), S_i its server's slowdown (i.i.d.,",
-            "# median 1). X is the job sizes' law: in a question it replaces workload (add its unit, e.g.",
-            "# unit: ms), in a study it is the distribution axis.",
+            "# median 1). X is the job sizes' law: in a question it replaces workload, in a study it is the",
+            "# distribution axis.",
         ],
     }[family or ""]
+    if family == "S&X":
+        head.append(f"# {said}" if unit else "# X states no unit (the columns' names state none): add unit: ms (s, us).")
     head += [
         "# question: the keys to paste into a question file (straggler recommend);",
         "# study: the entries to merge into a study file (distributions, dependences, grid).",
@@ -287,16 +296,34 @@ def fit_snippet(file: str, column, fits) -> str:
     distribution axis."""
     import yaml
 
-    trace = {"family": "empirical", "file": file, **({"column": column} if column is not None else {})}
+    unit, said = _unit_of(file, column)
+    stated = {"unit": unit} if unit else {}
+    trace = {"family": "empirical", "file": file, **({"column": column} if column is not None else {}), **stated}
     laws = {"trace": trace}
     for f in fits:
-        laws[f"fit_{f.family}"] = {"family": f.law.family, **_rounded_spec(f.law.config_values())}
+        laws[f"fit_{f.family}"] = {"family": f.law.family, **_rounded_spec(f.law.config_values()), **stated}
     text = yaml.safe_dump({"grid": {"distribution": list(laws)}, "distributions": laws}, sort_keys=False)
     head = (
         "# The trace beside its closest parametric fits (parameters to 6 significant digits):\n"
         "# merge into a study file: its grid then compares the policies on each of these laws.\n"
+        f"# {said}\n"
     )
     return head + text
+
+
+def _unit_of(file: str, *columns) -> tuple[str, str]:
+    """(the unit the columns' names state, where it came from in words): every named column
+    must state the same one; "" and what to add where none does."""
+    from ..model.distributions.data_files import column_name
+    from ..model.distributions.units import SECONDS, unit_of_name
+
+    names = [column_name(file, c) for c in columns]
+    units = {unit_of_name(n) for n in names}
+    if len(units) == 1 and "" not in units:
+        unit = units.pop()
+        shown = " and ".join(str(n) for n in names)
+        return unit, f"unit: {unit}, from the column's name{'s' if len(names) > 1 else ''} {shown}: every time in the answers is in {unit}"
+    return "", f"no unit in the column's name: add unit: ms ({', '.join(SECONDS)}) to each law for answers in a time unit"
 
 
 def _rounded_spec(values: dict) -> dict:

@@ -110,6 +110,32 @@ def test_the_command_prints_the_table_and_a_snippet_a_study_accepts(tmp_path, ca
     }
     resolved = resolve_config(study)
     assert resolved.distributions["trace"]["file"] == str(path)
+    # a column named ms is in ms: every law of the snippet says so, and the study's times
+    assert {law["unit"] for law in snippet["distributions"].values()} == {"ms"}
+    assert "# unit: ms, from the column's name ms" in out.read_text()
+
+
+@pytest.mark.parametrize(
+    ("header", "column", "unit"),
+    [
+        ("duration_ms", None, "ms"),
+        ("timestamp_s,latency_seconds", "latency_seconds", "s"),
+        ("timestamp_s,latency_seconds", "1", "s"),
+        ("rttMicros", None, "us"),
+        ("duration", None, None),
+    ],
+)
+def test_fit_takes_the_unit_from_the_column_s_name(tmp_path, capsys, header, column, unit):
+    path = tmp_path / "sizes.csv"
+    width = header.count(",") + 1
+    path.write_text(header + "\n" + "".join(",".join(["1.5"] * width) + "\n" for _ in range(200)))
+    out = tmp_path / "fits.yaml"
+    assert main(["fit", str(path), *(["--column", column] if column else []), "-o", str(out)]) == 0
+    capsys.readouterr()
+    laws = yaml.safe_load(out.read_text())["distributions"]
+    assert {law.get("unit") for law in laws.values()} == {unit}
+    if unit is None:
+        assert "no unit in the column's name: add unit: ms" in out.read_text()
 
 
 def test_a_bad_file_is_one_line(tmp_path, capsys):

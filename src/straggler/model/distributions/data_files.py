@@ -114,6 +114,27 @@ def file_bytes(path: str | Path) -> tuple[bytes, str]:
     return data, suffix
 
 
+def column_name(file: str, column: str | int | None) -> str | None:
+    """The header of the column ``column`` of a CSV or TSV file (the file's only one when
+    None), or None: a file of another format, or a header that cannot be read (reading the
+    values names why)."""
+    if isinstance(column, str):
+        return column
+    try:
+        data, suffix = file_bytes(located(file))
+    except (OSError, ValueError, ParameterError):
+        return None
+    if suffix not in _DELIMITERS:
+        return None
+    end = data.find(b"\n")
+    try:
+        head = (data if end < 0 else data[:end]).decode("utf-8-sig")
+        header = [h.strip() for h in next(csv.reader([head], delimiter=_DELIMITERS[suffix]), [])]
+        return header[_column_index(header, file, column)]
+    except (UnicodeDecodeError, csv.Error, ParameterError, IndexError):
+        return None
+
+
 def values_by_line(data: bytes, suffix: str, file: str, column: str | int | None) -> np.ndarray:
     """The values of a text file read line by line, each checked: an error names the line
     and the value."""

@@ -51,3 +51,30 @@ def with_unit(text: str, unit: str) -> str:
     if not unit or not text or text in ("unknown", "inf"):
         return text
     return f"{text} {unit}"
+
+
+_NAME_UNITS = (
+    ("ms", ("ms", "msec", "msecs", "millis", "millisecond", "milliseconds")),
+    ("us", ("us", "usec", "usecs", "micros", "microsecond", "microseconds", "µs")),
+    ("s", ("s", "sec", "secs", "second", "seconds")),
+)
+"""A unit -> the words that end a column's name in it (``duration_ms``, ``latency_seconds``)."""
+
+
+def unit_of_name(name) -> str:
+    """The unit a column's name states by its last word (``duration_ms``: ms,
+    ``latency_seconds``: s, ``rtt (us)``: us, ``durationMs``: ms), :data:`NO_UNIT`
+    when it states none (or is no name: a column given by its index)."""
+    import re
+
+    if not isinstance(name, str):
+        return NO_UNIT
+    text = name.strip()
+    camel = re.search(r"[a-z0-9]([A-Z][a-z]*)$", text)  # durationMs, latencySeconds
+    words = re.split(r"[^0-9A-Za-zµ]+", text.strip("()[] "))
+    # a name of one word is a unit only when it cannot be a letter: "ms", not "s"
+    last = (camel.group(1) if camel else (words[-1] if len(words) > 1 or len(text) > 1 else "")).lower()
+    for unit, names in _NAME_UNITS:
+        if last in names:
+            return unit
+    return NO_UNIT
