@@ -17,6 +17,7 @@ from synthetic import study as synthetic_study
 
 from straggler.cli import build_parser, main
 from straggler.decide.question import (
+    carried_load,
     DEFAULT_D,
     DEFAULT_SIMULATION,
     add_probes,
@@ -59,7 +60,8 @@ def problems(path: Path, run_dir: Path) -> list[str]:
 def test_the_shipped_example_becomes_a_study_of_the_trace_named_from_the_repository():
     question = read_question(EXAMPLE, ROOT)
     study = question.study
-    assert question.name == "example" and question.study_path == EXAMPLE.with_name("example.study.yaml")
+    # the study file goes with its results, not beside the question
+    assert question.name == "example" and question.study_path == ROOT / "results" / "example" / "example.study.yaml"
     assert study["grid"] == {
         "policy": practical_policies(),
         "distribution": ["workload"],
@@ -166,6 +168,7 @@ def test_a_bad_dependence_check_is_refused_naming_the_key(tmp_path, check):
 def test_a_rerun_keeps_the_values_of_c_the_bisection_added(tmp_path):
     path = _question(tmp_path)
     question = add_probes(read_question(path, tmp_path), [0.375])
+    question.study_path.parent.mkdir(parents=True)
     question.study_path.write_text(study_text(question))
     assert read_question(path, tmp_path).study["grid"]["copies.identical"] == [0, 0.25, 0.375, 0.5, 1]
     # another question in the same file: the earlier midpoints are not its own
@@ -211,7 +214,7 @@ def test_a_study_name_is_made_from_the_file_s_stem(tmp_path):
     assert study_name("my question (v2)") == "my_question__v2_"
     assert study_name("--x") == "x" and study_name("...") == "question" and len(study_name("a" * 99)) == 64
     question = read_question(write(tmp_path, SMALL, "p99 target.yaml"), tmp_path)
-    assert question.name == "p99_target" and question.study_path.name == "p99 target.study.yaml"
+    assert question.name == "p99_target" and question.study_path == tmp_path / "results" / "p99_target" / "p99_target.study.yaml"
 
 
 def test_the_question_s_defaults_and_pass_through_keys(tmp_path):
@@ -340,7 +343,7 @@ def test_the_dry_run_prints_the_study_and_its_estimate_and_writes_nothing(tmp_pa
     head, plan = out.split("# the plan", 1)
     assert yaml.safe_load(head)["study"] == "q"
     assert "estimated CPU time" in plan
-    assert not path.with_name("q.study.yaml").exists() and not (tmp_path / "results").exists()
+    assert not (tmp_path / "results").exists() and list(tmp_path.iterdir()) == [path]
 
 
 def test_the_help_s_dry_run_example_runs(tmp_path):
@@ -533,3 +536,28 @@ def test_replayed_pairs_bring_the_law_of_one_copy_and_two_copies_at_most(tmp_pat
     assert any("d <= 2" in p for p in refused)
     missing = problems(write(tmp_path, {**q, "dependence": {"kind": "pairs", "file": "nope.csv"}}), tmp_path)
     assert any("dependence.file: file 'nope.csv' does not exist" in p for p in missing)
+
+
+def test_loads_typed_as_percents_are_refused_in_one_line_naming_the_value_meant(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        read_question(_question(tmp_path, load=[40, 70]), tmp_path)
+    (line,) = err.value.errors
+    assert line.startswith("load: value [40, 70] is not allowed: a load is the servers' busy share")
+    assert line.endswith("did you mean [0.4, 0.7] (40 %, 70 %)?")
+
+
+@pytest.mark.parametrize(
+    ("dependence", "d", "bound"),
+    [("identical", [2, 4], 1.0), ("iid", [2, 4], 4.0), ("iid", [2], 2.0)],
+)
+def test_the_load_a_contender_may_carry_is_one_copy_over_the_fastest_of_d(tmp_path, dependence, d, bound):
+    """Exponential copies: the fastest of d i.i.d. takes E[X] / d, so no contender of d
+    copies carries more than d; identical copies, never more than 1. A load between 1 and
+    that bound is answered (a contender may carry it), one above it refused."""
+    q = read_question(_question(tmp_path, dependence=dependence, d=d, check_dependence=False), tmp_path)
+    carried, _ = carried_load(q.resolved)
+    assert carried == pytest.approx(bound, rel=1e-9)
+    within = _question(tmp_path, dependence=dependence, d=d, check_dependence=False, load=[0.5, 0.99 * bound])
+    assert read_question(within, tmp_path).resolved.load[-1] == pytest.approx(0.99 * bound)
+    with pytest.raises(ConfigError):
+        read_question(_question(tmp_path, dependence=dependence, d=d, check_dependence=False, load=[bound]), tmp_path)

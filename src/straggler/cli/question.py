@@ -156,6 +156,10 @@ def _recommend(args) -> int:
             f"cannot find the workflow: {snakefile} does not exist; expected straggler installed from its "
             "repository (pip install -e .), which holds workflow/Snakefile"
         )
+    try:
+        question.study_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise Failure(f"cannot write {question.study_path} ({os_reason(err)}); expected a writable folder") from None
     writable(str(question.study_path), "study file")
     try:
         write_text(question.study_path, text)

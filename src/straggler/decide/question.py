@@ -135,14 +135,16 @@ class Question:
 
     @property
     def study_path(self) -> Path:
-        """Where the study file is written: ``<question stem>.study.yaml`` beside it."""
-        return study_path(self.path)
+        """Where the study file is written: ``results/<name>/<name>.study.yaml`` of the run's
+        folder, beside the dataset it makes (:func:`study_path`)."""
+        return study_path(self.run_dir, self.name)
 
 
-def study_path(question: Path) -> Path:
-    """``<stem>.study.yaml`` beside the question file."""
-    question = Path(question)
-    return question.with_name(f"{question.stem}.study.yaml")
+def study_path(run_dir: Path, name: str) -> Path:
+    """``results/<name>/<name>.study.yaml`` under the folder the study runs in: with the
+    results it makes, not beside the question (in the user's own repository, a file it
+    would have to ignore)."""
+    return Path(run_dir) / "results" / name / f"{name}.study.yaml"
 
 
 def study_name(stem: str) -> str:
@@ -649,7 +651,7 @@ def read_question(path, run_dir) -> Question:
     t = translate(raw, path, run_dir)
     if not t.study:
         raise ConfigError(t.problems, source=str(path))
-    _keep_probes(t.study, study_path(path))
+    _keep_probes(t.study, study_path(Path(run_dir), str(t.study["study"])))
     problems = list(t.problems)
     resolved = None
     left_out: dict[str, str] = {}
@@ -668,10 +670,72 @@ def read_question(path, run_dir) -> Question:
             if left_out:
                 t.study["grid"]["policy"] = [p for p in t.study["grid"]["policy"] if p not in left_out]
                 resolved = resolve_config(t.study)
+        if resolved is not None and not problems:
+            problems += _load_problems(resolved)
     if problems:
         raise ConfigError(problems, source=str(path))
     assert resolved is not None
     return Question(path, t.study, resolved, Path(run_dir), left_out)
+
+
+def carried_load(resolved: ResolvedConfig) -> tuple[float, str] | None:
+    """(the largest load a contender of the study may carry, which one): a bound that no
+    policy of at most d copies can pass, whatever it does. A job holds a server at least
+    as long as the fastest of its copies would take at full speed, so a contender of d
+    copies is stable only if lambda E[min(X_1..X_d)] < N: its load, lambda E[one copy] / N,
+    is below E[one copy] / E[min(X_1..X_d)] (1 without redundancy; d for i.i.d. exponential
+    copies, where cancel on start may get near it). None where a cell's law or dependence
+    gives no such mean, or servers faster than 1 (``system.speeds``) make the bound another."""
+    from ..model.dependence.pairs import MeasuredPairs
+    from ..model.dependence.replicas import mean_min_replicas
+    from ..model.policies import POLICIES
+    from ..study.cell_build import build_model
+    from ..study.grid import build_grid
+
+    if resolved.system.speeds is not None:
+        return None
+    best: tuple[float, str] | None = None
+    for cell in build_grid(resolved).cells.values():
+        model = build_model(resolved, cell)
+        d = int(model.d) if POLICIES[cell.policy].uses_d and model.d is not None else 1
+        try:
+            if isinstance(model.dependence, MeasuredPairs):  # at most two copies: the faster of a pair
+                values = model.dependence.values
+                fastest = float(values.mean()) if d == 1 else float(values.min(axis=1).mean())
+            else:
+                fastest = float(mean_min_replicas(model.size, model.dependence, d))
+            bound = float(model.load_mean) / fastest
+        except (ValueError, ArithmeticError, TypeError):
+            return None
+        if not bound > 0:
+            return None
+        name = cell.policy + (f" d={d}" if POLICIES[cell.policy].uses_d else "")
+        if best is None or bound > best[0]:
+            best = (bound, name)
+    return best
+
+
+def _load_problems(resolved: ResolvedConfig) -> list[str]:
+    """The question's loads that no contender can carry (:func:`carried_load`), in one line
+    that says what a load is and the value likely meant (a percent typed as a whole number)."""
+    loads = [float(v) for v in resolved.load]
+    if not loads or max(loads) < 1.0:
+        return []
+    carried = carried_load(resolved)
+    if carried is None:
+        return []
+    bound, name = carried
+    over = [v for v in loads if v >= bound]
+    if not over:
+        return []
+    meant = [v / 100 for v in loads] if all(0 < v / 100 < 1 for v in loads) else None
+    hint = f"; did you mean {format_value([float(f'{v:.6g}') for v in meant])} ({', '.join(f'{v:g} %' for v in loads)})?" if meant else ""
+    return [
+        f"load: value {format_value([float(f'{v:.6g}') if not float(v).is_integer() else int(v) for v in over])} "
+        f"is not allowed: a load is the servers' busy share with one copy a job, lambda E[one copy] / N "
+        f"(0.5: half busy), and no contender of this question can carry {over[0]:g} (the most is "
+        f"{bound:.3g}, {name}: a job holds a server at least as long as its fastest copy){hint}"
+    ]
 
 
 def _keep_probes(study: dict, previous: Path) -> None:

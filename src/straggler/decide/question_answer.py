@@ -216,6 +216,16 @@ def fleet_words(ds: xr.Dataset, answers: list[tuple[float, list[str]]], level: f
     return "; ".join(words) + "."
 
 
+def _above_one_line(table, at: tuple, load) -> list[str]:
+    """At a load of 1 or more, which contenders carry it: more server time than the servers
+    have with one copy a job, which only a policy whose copies save work can serve."""
+    if not isinstance(load, (int, float)) or load < 1.0 or "latency" not in table.arrays:
+        return []
+    stable = [c.name for c in table.candidates("latency", at) if c.verdict == "stable"]
+    carried = f"stable there: {', '.join(stable)} (the others are not, or not surely)" if stable else "no contender is surely stable there"
+    return [f"  load {load:g} is above 1 (one copy a job would need more than every server's time): {carried}"]
+
+
 def answer_lines(ds: xr.Dataset, report: str | None = None) -> list[str]:
     """The answer of a finished question's dataset in at most :data:`MAX_ANSWER_LINES`
     lines: what was asked; per (setting and) load the policy to run, its E[T], tail and
@@ -258,6 +268,7 @@ def answer_lines(ds: xr.Dataset, report: str | None = None) -> list[str]:
         if several:
             label = ", ".join(f"{k} = {v}" for k, v in table.setting(index).items()) + f", {label}"
         block = [_answer_line(table, (*index, li), row, label, tail_label, deciding)]
+        block += _above_one_line(table, (*index, li), row["load"])
         if c.any:
             block.append(_what_would_change(row))
         block += _client_line(row, client, index, li, tail_label)
