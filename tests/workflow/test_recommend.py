@@ -61,7 +61,9 @@ def example(tmp_path_factory):
 def test_the_example_is_answered_in_at_most_ten_lines_that_name_a_policy(example):
     folder, run = example
     first = run.stdout.splitlines()[0]
-    assert first == "study file: config/questions/example.study.yaml; results: results/example"
+    assert first == "study file: results/example/example.study.yaml; results: results/example"
+    # nothing left beside the question: the study file lives with its results
+    assert sorted(p.name for p in (folder / "config" / "questions").iterdir()) == ["example.yaml"]
     answer = answer_of(run)
     assert 0 < len(answer) <= MAX_ANSWER_LINES
     named = re.findall(r"^load [\d.]+: Run (\S+)", "\n".join(answer), re.MULTILINE)

@@ -10,7 +10,8 @@ point (a setting, and a load for E[T] and E[C]) and for one criterion:
   (attribute ``common_random_numbers = "true"``), by a paired Student-t CI of the
   per-replication difference over the replications both have: ``a`` beats ``b`` when
   that CI lies entirely on the better side of 0 (at the study's
-  ``simulation.confidence``);
+  ``simulation.confidence``); an exact value is never paired: its point against the
+  other's interval decides;
 - the unbeaten are the contenders no other contender beats; the tie set is every
   contender that no unbeaten one beats (the unbeaten themselves included; all
   contenders when nobody is unbeaten, as in a cycle). This is well defined whether or
@@ -44,6 +45,7 @@ import xarray as xr
 from ..model import policies
 from .intervals import (
     CRITERIA,
+    EXACT,
     HEAVY_TAIL,
     MINIMISE,
     UNRELIABLE,
@@ -135,8 +137,13 @@ def interval_beats(a: Candidate, b: Candidate, minimise: bool) -> bool:
 
 def beats(a: Candidate, b: Candidate, minimise: bool, level: float = 0.95, paired: bool = False) -> tuple[bool, str]:
     """Whether ``a`` beats ``b``, and how (``"paired"`` or ``"interval"``). With
-    ``paired`` and per-replication means of both, the paired CI decides the pair."""
-    if paired and a.replications is not None and b.replications is not None:
+    ``paired`` and per-replication means of both, the paired CI decides the pair, unless
+    one of them is exact: an exact value has no sampling error to pair away, so its point
+    against the other's interval decides (pairing it would add the noise of its own
+    simulation, and with few replications a Student-t CI of a few degrees of freedom
+    straddles 0 where the interval excludes the value)."""
+    exact = EXACT in (a.evidence, b.evidence)
+    if paired and not exact and a.replications is not None and b.replications is not None:
         # imported here: the simulation package pulls numba (~1.3 s), which the figures'
         # and the report's jobs otherwise never import
         from ..engines.simulation.statistics import paired_ci
@@ -145,6 +152,29 @@ def beats(a: Candidate, b: Candidate, minimise: bool, level: float = 0.95, paire
         if ci is not None:
             return (ci[1] < 0 if minimise else ci[0] > 0), "paired"
     return interval_beats(a, b, minimise), "interval"
+
+
+def _tie_reason(tied: list[Candidate], level: float, paired: bool) -> str:
+    """Why the first two of a tie set stand together, in words: ``; CoC - RIQ: paired CI
+    [-1.9, 0.31] includes 0`` or ``; CoC [13.2, 13.4] and RIQ [13.3, 15.3] overlap``
+    ("" for fewer than two, or where the pair is not a tie by itself: a cycle)."""
+    if len(tied) < 2:
+        return ""
+    a, b = sorted(tied, key=lambda c: (c.low, c.high))[:2]
+    if UNRELIABLE in (a.evidence, b.evidence) or not all(map(math.isfinite, (a.low, a.high, b.low, b.high))):
+        return ""  # an unknown value ties by its own evidence, which the words already say
+    exact = EXACT in (a.evidence, b.evidence)
+    if paired and not exact and a.replications is not None and b.replications is not None:
+        from ..engines.simulation.statistics import paired_ci
+
+        ci = paired_ci(a.replications, b.replications, level)
+        if ci is not None:
+            if ci[0] <= 0 <= ci[1]:
+                return f"; {a.name} - {b.name}: paired CI [{ci[0]:.4g}, {ci[1]:.4g}] includes 0"
+            return ""
+    if a.low <= b.high and b.low <= a.high:
+        return f"; {a.name} {fmt_interval(a.low, a.high)} and {b.name} {fmt_interval(b.low, b.high)} overlap"
+    return ""
 
 
 def _hull(cands: list[Candidate]) -> tuple[float, float]:
@@ -211,7 +241,7 @@ def decide(
         used_paired = any(how[ties[0], j] == "paired" and win[ties[0], j] for j in range(n) if j != ties[0])
         evidence = PAIRED if used_paired else tied[0].evidence
     else:
-        evidence = "tie: " + evidence_words(c.evidence for c in tied)
+        evidence = "tie: " + evidence_words(c.evidence for c in tied) + _tie_reason(tied, level, paired)
     return Decision(
         criterion, tuple(c.name for c in tied), decided, low, high, evidence, runner, margin, undetermined, names
     )
