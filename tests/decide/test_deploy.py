@@ -132,6 +132,7 @@ def test_envoy_writes_a_route_that_parses():
     assert route["retry_policy"]["num_retries"] == 2
     assert route["retry_policy"]["per_try_timeout"] == "0.00025s"
     assert route["hedge_policy"] == {"hedge_on_per_try_timeout": True}
+    assert route["timeout"] == "15s" and any("route's timeout bounds all of them together: 15 s" in n for n in notes)
     text, notes = setting_text("envoy", Deployment("C", AT_ONCE, 2, 0.0, "", math.inf, 1.0, "ms"))
     assert text == "" and "cannot send 2 copies at once" in notes[0]
 
@@ -260,3 +261,35 @@ def test_finagle_s_rule_sets_the_delay_that_sends_b_hedges(tmp_path):
     # the setting of a tuned delay is the value the search chose at that load
     text = setting_lines(ds, "brpc")
     assert f"options.backup_request_ms = {round(tau * 1000)};" in text
+
+
+# ------------------------------------------------------------------ an answer the stack cannot run
+
+
+def test_a_coc_answer_is_answered_again_among_what_envoy_and_brpc_run(tmp_path):
+    """CoC d = 3 sends its copies at once, which Envoy cannot: ``--emit envoy`` answers among
+    the hedged contenders (Hedge d = 2 and 3 here), says what that costs beside CoC, and writes
+    the route with its per-try timeout and a route timeout; brpc runs one backup, so d = 3 is
+    out of its answer."""
+    ds = _study(
+        tmp_path,
+        ["CoC", "Hedge"],
+        decision={"slo": {"quantile": 0.99, "target": 200}},
+        d=(2, 3),
+        params={"Hedge": {"delay": ["p50", "p90"]}},
+    )
+    lines = setting_lines(ds, "envoy")
+    said = next(x for x in lines if x.startswith("load 0.3: Envoy runs copies one after another, never at once"))
+    assert "among what it runs the answer is Hedge" in said and "against the answer CoC" in said
+    assert "ms at P99 and" in said
+    head = next(k for k, x in enumerate(lines) if x.startswith("Envoy setting for Hedge"))
+    body = []
+    for x in lines[head + 1 :]:
+        if x.startswith("#"):
+            break
+        body.append(x)
+    route = yaml.safe_load("\n".join(body))["route"]
+    assert route["retry_policy"]["per_try_timeout"].endswith("s") and route["timeout"] == "15s"
+    brpc = setting_lines(ds, "brpc")
+    heads = [x for x in brpc if x.startswith("brpc setting for")]
+    assert heads and all(x.startswith("brpc setting for Hedge") and "up to 2 copies" in x for x in heads), brpc

@@ -151,13 +151,92 @@ def deployment(table: PointTable, index: tuple, li: int, name: str) -> Deploymen
     )
 
 
+def stack_table(ds: xr.Dataset, stack: str) -> PointTable | None:
+    """The decision table of the contenders ``stack`` can run (its client forms, at most its
+    copies: :data:`~straggler.model.policies.stacks.RUNS`), or None without any."""
+    from ..model.policies import POLICIES
+    from ..model.policies.stacks import RUNS
+    from .decision import constraints, decision_table
+
+    forms, most, _ = RUNS[stack]
+    keep = [p for p in ds["policy"].values if POLICIES[str(p)].client_form in forms]
+    if not keep:
+        return None
+    sub = ds.sel(policy=keep)
+    if most is not None and "d" in sub.dims:
+        ds_d = [v for v in sub["d"].values if int(v) <= most]
+        if not ds_d:
+            return None
+        sub = sub.sel(d=ds_d)
+    return decision_table(sub, constraints(ds))
+
+
+def _estimate(table: PointTable, crit: str, at: tuple, name: str) -> float:
+    """The estimate of ``name``'s ``crit`` at ``at`` (NaN where it has none)."""
+    for c in table.candidates(crit, at):
+        if c.name == name:
+            return float(c.estimate) if np.isfinite(c.estimate) else 0.5 * (c.low + c.high)
+    return math.nan
+
+
+def _same_point(runs: PointTable, table: PointTable, index: tuple) -> tuple | None:
+    """The setting index of ``runs`` at ``table``'s setting ``index`` (a subset's table may
+    hold an axis of one value as a setting, d = 2 for brpc, that the whole one chooses over)."""
+    want = table.setting(index)
+    for at, _ in runs.points():
+        have = runs.setting(at)
+        if all(have[k] == v for k, v in want.items() if k in have):
+            return at
+    return None
+
+
+def _limit_line(stack: str, table: PointTable, at: tuple, runs: PointTable, at_runs: tuple, row: dict) -> str:
+    """``Envoy runs ...: among what it runs the answer is ...; against the answer ..., the
+    limit costs ...``: the stack's answer (``row``, of ``runs``) beside the unconstrained one
+    (of ``table``)."""
+    from ..model.policies.stacks import RUNS, STACKS
+
+    stack_name, limit = STACKS[stack], RUNS[stack][2]
+    tied = [n for n in str(row["recommended"]).split(", ") if n]
+    mine = tied[0]  # the one whose setting is written (a tie's first)
+    from ..model.distributions.units import with_unit
+
+    unit_name = str(table.constraints.unit)  # type: ignore[attr-defined]
+    line = (
+        f"{stack_name} runs {limit}: among what it runs the answer is {', '.join(tied)} "
+        f"(P99 {with_unit(str(row.get('tail', '')), unit_name)}, extra load {row.get('extra load', '')})"
+    )
+    best = table_answer_name(table, at)
+    if best:
+        dt = _estimate(runs, "tail", at_runs, mine) - _estimate(table, "tail", at, best)
+        de = _estimate(runs, "extra_load", at_runs, mine) - _estimate(table, "extra_load", at, best)
+        if np.isfinite(dt) and np.isfinite(de):
+            unit = f" {unit_name}" if unit_name else ""
+            which = f" ({mine})" if len(tied) > 1 else ""
+            line += (
+                f"; against the answer {best}, {stack_name}'s limit costs{which} {dt:+.3g}{unit} at P99 and "
+                f"{de:+.3g} extra load"
+            )
+    return line
+
+
+def table_answer_name(table: PointTable, at: tuple) -> str:
+    """The single recommended contender at ``at`` ("" for a tie or none)."""
+    from .decision import answer
+
+    names = [n for n in str(answer(table, at[:-1], at[-1])["recommended"]).split(", ") if n]
+    return names[0] if len(names) == 1 else ""
+
+
 def setting_lines(ds: xr.Dataset, stack: str) -> list[str]:
     """The block ``recommend --emit STACK`` prints after the answer: per load (loads with
-    the same contender together), the recommended deployable contender's setting in the
-    stack's format, then its notes (``# ``). Where the answer needs the servers, the
-    best deployable contender's. Last, what the answer assumes of a request's copies
-    and how far that may move (:func:`straggler.decide.assumption.assumption_lines`)."""
-    from ..model.policies.stacks import STACKS, describe, setting_text
+    the same contender together), the answer among what the stack can run (beside the
+    answer when that needs more: copies at once on Envoy, more than one backup on brpc or
+    Finagle, the servers' help), with what the stack's limit costs in P99 and extra load;
+    then that contender's setting in the stack's format and its notes (``# ``). Last, what
+    the answer assumes of a request's copies and how far that may move
+    (:func:`straggler.decide.assumption.assumption_lines`)."""
+    from ..model.policies.stacks import STACKS, describe, setting_text, stack_runs
     from .assumption import assumption_lines, at_assumed
     from .decision import answer, constraints, decision_table
 
@@ -165,7 +244,7 @@ def setting_lines(ds: xr.Dataset, stack: str) -> list[str]:
     ds = at_assumed(ds)  # the answer's c, as answer_lines reads it
     c = constraints(ds)
     table = decision_table(ds, c)
-    client = deployable_table(ds)
+    runs = stack_table(ds, stack)
     chosen: dict[str, list] = {}
     out: list[str] = []
     for index, li in table.points():
@@ -174,17 +253,25 @@ def setting_lines(ds: xr.Dataset, stack: str) -> list[str]:
         row = answer(table, index, li)
         names = [n for n in str(row["recommended"]).split(", ") if n]
         load = f"{float(table.ds['load'].values[li]):g}"
-        if not (len(names) == 1 and is_deployable(names[0].split(" ")[0])):
-            row = deployable_answer(client, index, li) or {"recommended": ""}
+        source = table
+        if not (len(names) == 1 and _runs(stack, table, index, li, names[0], stack_runs)):
+            at = _same_point(runs, table, index) if runs is not None else None
+            row = answer(runs, at, li) if runs is not None and at is not None else {"recommended": ""}
             names = [n for n in str(row["recommended"]).split(", ") if n]
+            if names and runs is not None and at is not None:
+                out.append(f"load {load}: " + _limit_line(stack, table, (*index, li), runs, (*at, li), row))
+                index = at
+            source = runs if runs is not None else table
         if not names:
-            out.append(f"load {load}: no contender a client alone can run qualifies: nothing to set")
+            out.append(
+                f"load {load}: no contender {STACKS[stack]} can run qualifies: nothing to set (a hedged "
+                "contender with other delays may: parameters: {Hedge: {delay: [p75, p90, p99]}})"
+            )
             continue
-        key = names[0]
-        chosen.setdefault(key, []).append((index, li, load))
+        chosen.setdefault(names[0], []).append((index, li, load, source))
     for name, where in chosen.items():
-        index, li, _ = where[-1]
-        dep = deployment(client if client is not None else table, index, li, name)
+        index, li, _, source = where[-1]
+        dep = deployment(source, index, li, name)
         loads = ", ".join(w[2] for w in where)
         text, notes = setting_text(stack, dep)
         out.append(f"{STACKS[stack]} setting for {describe(dep)}, the answer at load {loads}:")
@@ -194,3 +281,11 @@ def setting_lines(ds: xr.Dataset, stack: str) -> list[str]:
         out.append("# every setting above rests on what the answer assumes of a request's copies:")
         out += [f"#   {line}" for line in assumed]
     return out
+
+
+def _runs(stack: str, table: PointTable, index: tuple, li: int, name: str, stack_runs) -> bool:
+    """Whether ``stack`` runs the contender ``name`` as the answer has it."""
+    if not is_deployable(name.split(" ")[0]):
+        return False
+    dep = deployment(table, index, li, name)
+    return stack_runs(stack, dep.form, dep.copies)

@@ -102,6 +102,11 @@ answer is checked besides the one it assumes (``check_dependence``; :mod:`stragg
 COPIES = "copies"
 """The name of a question's mixture dependence in its study (its ``dependence`` axis)."""
 
+HEDGE_DELAYS = ["p75", "p90", "p95", "p99"]
+"""The delays a question tries Hedge at when it names none (``parameters: {Hedge: {delay:
+...}}``): the workload's quantiles a hedging library is set to, and Finagle's rule (the
+quantile 1 - b of a budget of b hedges or extra load per job) besides."""
+
 SX_CHECKS = ["iid", "identical"]
 """What a question under S&X checks its answer at by default: a copy's own law ``X S`` with
 i.i.d. copies and with identical copies (``check_dependence``)."""
@@ -375,6 +380,29 @@ def _dependence_check(raw, dependence, t: _Translation) -> tuple[str, dict, dict
     return COPIES, {COPIES: {"kind": "mixture", "identical": assumed}}, {f"{COPIES}.identical": plain}
 
 
+def _hedge_given(raw) -> dict:
+    """The question's own ``parameters.Hedge`` (a mapping, else {})."""
+    params = raw.get("parameters")
+    own = params.get("Hedge") if isinstance(params, Mapping) else None
+    return dict(own) if isinstance(own, Mapping) else {}
+
+
+def _hedge_delays(raw, policies) -> list[str] | None:
+    """The delays Hedge is tried at when the question compares it and names none: the
+    quantiles of :data:`HEDGE_DELAYS` and Finagle's rule, the quantile 1 - b of a budget of
+    b (``budget: {hedges: b}`` or ``{extra_load: b}``, 0 < b < 1); None otherwise."""
+    if not isinstance(policies, list) or "Hedge" not in policies or "delay" in _hedge_given(raw):
+        return None
+    levels = {float(d[1:]) for d in HEDGE_DELAYS}
+    budget = raw.get("budget")
+    if isinstance(budget, Mapping):
+        for key in ("hedges", "extra_load"):
+            b = budget.get(key)
+            if isinstance(b, (int, float)) and not isinstance(b, bool) and 0 < b < 1:
+                levels.add(round(100 * (1 - float(b)), 4))
+    return [f"p{v:g}" for v in sorted(levels)]
+
+
 def _sx_checks(
     raw, name: str, dependences: dict, workload: dict, base: Path, run_dir: Path, t: _Translation
 ) -> tuple[dict, dict] | None:
@@ -551,6 +579,10 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
     study["load"] = raw.get("load", [0.5])
     if raw.get("parameters") is not None:
         study["policies"] = raw["parameters"]
+    delays = _hedge_delays(raw, policies)
+    if delays:
+        given = study.get("policies")
+        study["policies"] = {**(given if isinstance(given, dict) else {}), "Hedge": {**_hedge_given(raw), "delay": delays}}
     study["distributions"] = laws
     if dependences:
         study["dependences"] = dependences

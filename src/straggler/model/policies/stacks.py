@@ -47,6 +47,25 @@ STACKS: dict[str, str] = {"grpc": "gRPC", "envoy": "Envoy", "finagle": "Finagle"
 GRPC_MAX_ATTEMPTS = 5
 """gRPC lowers a hedging policy's ``maxAttempts`` above this to it (gRFC A6)."""
 
+ENVOY_TIMEOUT_SECONDS = 15.0
+"""Envoy's default route ``timeout`` (15 s), written out: the route bounds a request and
+all its copies together, and the answer assumes none is cut short."""
+
+RUNS: dict[str, tuple[frozenset, int | None, str]] = {
+    "grpc": (frozenset({ONE_REQUEST, AT_ONCE, HEDGED}), GRPC_MAX_ATTEMPTS, "at most 5 copies"),
+    "envoy": (frozenset({ONE_REQUEST, HEDGED}), None, "copies one after another, never at once"),
+    "finagle": (frozenset({ONE_REQUEST, HEDGED}), 2, "one backup after a delay"),
+    "brpc": (frozenset({ONE_REQUEST, HEDGED}), 2, "one backup after a delay"),
+}
+"""Stack -> (the client forms it runs, the most copies a request may have or None, the
+limit in words): what ``--emit STACK`` answers the question among."""
+
+
+def stack_runs(stack: str, form: str, copies: int) -> bool:
+    """Whether ``stack`` runs a contender of client form ``form`` with ``copies`` copies."""
+    forms, most, _ = RUNS[stack]
+    return form in forms and (most is None or copies <= most or form == ONE_REQUEST)
+
 FINAGLE_MAX_EXTRA_LOAD = 1.0
 """Finagle's ``maxExtraLoad`` lies in [0, 1]."""
 
@@ -151,9 +170,12 @@ def envoy(dep: Deployment) -> tuple[str, list[str]]:
             "retry_back_off": {"base_interval": "0.001s", "max_interval": "0.001s"},
         }
         route["hedge_policy"] = {"hedge_on_per_try_timeout": True}
+        route["timeout"] = _duration(ENVOY_TIMEOUT_SECONDS)
         notes.append(
             "each copy gets its own per_try_timeout, so a copy goes out every delay while none has answered, "
-            f"up to {dep.copies}; the route's timeout bounds all of them together"
+            f"up to {dep.copies}; the route's timeout bounds all of them together: {ENVOY_TIMEOUT_SECONDS:g} s, "
+            "Envoy's default, written out (the answer assumes no request is cut short: keep it above the "
+            "longest a request may take)"
         )
         notes.append(
             "retry_back_off delays each hedge by a random 0 to (2^n - 1) x base_interval: kept at 1 ms here "
