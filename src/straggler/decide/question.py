@@ -85,9 +85,9 @@ DEFAULT_D = [2, 3, 4]
 
 DEFAULT_SIMULATION = {"jobs": 200000, "warmup": 20000, "replications": 4}
 """The run length of a question that gives no ``simulation`` section, the default
-study's: the shipped example (config/questions/example.yaml) runs in about 3 minutes on two
-cores with it, the check of its assumption over c included (a seventh of that without), about
-5 minutes when the simulation kernels are compiled first. A section given replaces it whole
+study's: the shipped example (config/questions/example.yaml) runs in about 2 minutes on two
+cores with it, the check of its assumption over c included, about 4 minutes when the
+simulation kernels are compiled first. A section given replaces it whole
 (its missing keys take the study's defaults)."""
 
 WORKLOAD = "workload"
