@@ -17,10 +17,10 @@ from synthetic import study as synthetic_study
 
 from straggler.cli import build_parser, main
 from straggler.decide.question import (
-    carried_load,
     DEFAULT_D,
     DEFAULT_SIMULATION,
     add_probes,
+    carried_load,
     practical_policies,
     read_question,
     study_name,
@@ -149,13 +149,23 @@ def test_an_sx_answer_is_checked_with_one_copy_s_law_at_iid_and_identical_copies
 
 
 def test_an_sx_check_may_name_other_fits_and_is_refused_in_one_line_when_bad(tmp_path):
-    end = {"workload": {"family": "exponential", "mean": 1.1}, "slowdown": {"family": "discrete", "values": [1, 4], "p": [0.9, 0.1]}}
+    end = {
+        "workload": {"family": "exponential", "mean": 1.1},
+        "slowdown": {"family": "discrete", "values": [1, 4], "p": [0.9, 0.1]},
+    }
     study = read_question(_question(tmp_path, dependence=SX, check_dependence=[end]), tmp_path).study
     assert study["grid"]["dependence"] == ["sx", "sx_1"] and study["grid"]["distribution"] == ["workload", "sx_1_work"]
-    assert study["dependences"]["sx_1"] == {"kind": "sx", "slowdown": end["slowdown"], "work": "sx_1_work", "checks": "sx"}
+    assert study["dependences"]["sx_1"] == {
+        "kind": "sx",
+        "slowdown": end["slowdown"],
+        "work": "sx_1_work",
+        "checks": "sx",
+    }
     with pytest.raises(ConfigError) as err:
         read_question(_question(tmp_path, dependence=SX, check_dependence=[0.5]), tmp_path)
-    assert any(line.startswith("check_dependence: value [0.5]") and "iid, identical" in line for line in err.value.errors)
+    assert any(
+        line.startswith("check_dependence: value [0.5]") and "iid, identical" in line for line in err.value.errors
+    )
 
 
 @pytest.mark.parametrize("check", [[0.5, 2], "yes", [True]])
@@ -214,7 +224,10 @@ def test_a_study_name_is_made_from_the_file_s_stem(tmp_path):
     assert study_name("my question (v2)") == "my_question__v2_"
     assert study_name("--x") == "x" and study_name("...") == "question" and len(study_name("a" * 99)) == 64
     question = read_question(write(tmp_path, SMALL, "p99 target.yaml"), tmp_path)
-    assert question.name == "p99_target" and question.study_path == tmp_path / "results" / "p99_target" / "p99_target.study.yaml"
+    assert (
+        question.name == "p99_target"
+        and question.study_path == tmp_path / "results" / "p99_target" / "p99_target.study.yaml"
+    )
 
 
 def test_the_question_s_defaults_and_pass_through_keys(tmp_path):

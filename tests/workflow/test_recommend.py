@@ -79,7 +79,9 @@ def test_the_guide_shows_the_example_s_answer(example):
     its answer in docs/guide/recommend.md)."""
     _, run = example
     page = GUIDE.read_text()
-    block = re.search(r"```text\n\$ \.venv/bin/straggler recommend config/questions/example.yaml\n(.*?)```", page, re.DOTALL)
+    block = re.search(
+        r"```text\n\$ \.venv/bin/straggler recommend config/questions/example.yaml\n(.*?)```", page, re.DOTALL
+    )
     assert block, "docs/guide/recommend.md shows no answer of the example"
     shown = block.group(1).splitlines()
     assert shown == run.stdout.splitlines(), "\n".join(run.stdout.splitlines())
@@ -110,7 +112,9 @@ def test_emit_grpc_writes_the_answer_s_setting_as_the_guide_shows(example):
         assert all(named[x] == d for x in loads)
     page = (ROOT / "docs" / "guide" / "deploy.md").read_text()
     block = re.search(
-        r"```text\n\$ \.venv/bin/straggler recommend config/questions/example.yaml --emit grpc\n(.*?)```", page, re.DOTALL
+        r"```text\n\$ \.venv/bin/straggler recommend config/questions/example.yaml --emit grpc\n(.*?)```",
+        page,
+        re.DOTALL,
     )
     assert block and block.group(1).splitlines() == lines, "\n".join(lines)
 

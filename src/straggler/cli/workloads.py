@@ -246,7 +246,9 @@ def pairs_snippet(file: str, fit, names=(0, 1)) -> str | None:
         ],
     }[family or ""]
     if family == "S&X":
-        head.append(f"# {said}" if unit else "# X states no unit (the columns' names state none): add unit: ms (s, us).")
+        head.append(
+            f"# {said}" if unit else "# X states no unit (the columns' names state none): add unit: ms (s, us)."
+        )
     head += [
         "# question: the keys to paste into a question file (straggler recommend);",
         "# study: the entries to merge into a study file (distributions, dependences, grid).",
@@ -322,8 +324,14 @@ def _unit_of(file: str, *columns) -> tuple[str, str]:
     if len(units) == 1 and "" not in units:
         unit = units.pop()
         shown = " and ".join(str(n) for n in names)
-        return unit, f"unit: {unit}, from the column's name{'s' if len(names) > 1 else ''} {shown}: every time in the answers is in {unit}"
-    return "", f"no unit in the column's name: add unit: ms ({', '.join(SECONDS)}) to each law for answers in a time unit"
+        return (
+            unit,
+            f"unit: {unit}, from the column's name{'s' if len(names) > 1 else ''} {shown}: every time in the answers is in {unit}",
+        )
+    return (
+        "",
+        f"no unit in the column's name: add unit: ms ({', '.join(SECONDS)}) to each law for answers in a time unit",
+    )
 
 
 def _rounded_spec(values: dict) -> dict:

@@ -582,7 +582,10 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
     delays = _hedge_delays(raw, policies)
     if delays:
         given = study.get("policies")
-        study["policies"] = {**(given if isinstance(given, dict) else {}), "Hedge": {**_hedge_given(raw), "delay": delays}}
+        study["policies"] = {
+            **(given if isinstance(given, dict) else {}),
+            "Hedge": {**_hedge_given(raw), "delay": delays},
+        }
     study["distributions"] = laws
     if dependences:
         study["dependences"] = dependences
@@ -761,7 +764,11 @@ def _load_problems(resolved: ResolvedConfig) -> list[str]:
     if not over:
         return []
     meant = [v / 100 for v in loads] if all(0 < v / 100 < 1 for v in loads) else None
-    hint = f"; did you mean {format_value([float(f'{v:.6g}') for v in meant])} ({', '.join(f'{v:g} %' for v in loads)})?" if meant else ""
+    hint = (
+        f"; did you mean {format_value([float(f'{v:.6g}') for v in meant])} ({', '.join(f'{v:g} %' for v in loads)})?"
+        if meant
+        else ""
+    )
     return [
         f"load: value {format_value([float(f'{v:.6g}') if not float(v).is_integer() else int(v) for v in over])} "
         f"is not allowed: a load is the servers' busy share with one copy a job, lambda E[one copy] / N "

@@ -222,7 +222,11 @@ def _above_one_line(table, at: tuple, load) -> list[str]:
     if not isinstance(load, (int, float)) or load < 1.0 or "latency" not in table.arrays:
         return []
     stable = [c.name for c in table.candidates("latency", at) if c.verdict == "stable"]
-    carried = f"stable there: {', '.join(stable)} (the others are not, or not surely)" if stable else "no contender is surely stable there"
+    carried = (
+        f"stable there: {', '.join(stable)} (the others are not, or not surely)"
+        if stable
+        else "no contender is surely stable there"
+    )
     return [f"  load {load:g} is above 1 (one copy a job would need more than every server's time): {carried}"]
 
 

@@ -66,6 +66,7 @@ def stack_runs(stack: str, form: str, copies: int) -> bool:
     forms, most, _ = RUNS[stack]
     return form in forms and (most is None or copies <= most or form == ONE_REQUEST)
 
+
 FINAGLE_MAX_EXTRA_LOAD = 1.0
 """Finagle's ``maxExtraLoad`` lies in [0, 1]."""
 
