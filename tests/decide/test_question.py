@@ -20,12 +20,12 @@ from straggler.decide.question import (
     DEFAULT_D,
     DEFAULT_SIMULATION,
     add_probes,
-    carried_load,
     practical_policies,
     read_question,
     study_name,
     study_text,
 )
+from straggler.decide.question_additions import carried_load
 from straggler.decide.question_answer import MAX_ANSWER_LINES, answer_lines, run_words
 from straggler.model.policies import ORACLES, POLICIES
 from straggler.study.config import ConfigError
@@ -448,7 +448,7 @@ def test_the_guide_s_refusal_is_what_the_command_prints(tmp_path, monkeypatch, c
     mistakes (a key misspelt, a negative mean)."""
     page = (ROOT / "docs" / "guide" / "recommend.md").read_text()
     section = page.split("## Before anything runs", 1)[1].split("\n## ", 1)[0]
-    (block,) = re.findall(r"```text\n\$ straggler recommend mine.yaml\n(.*?)```", section, re.DOTALL)
+    (block,) = re.findall(r"```text\n\$ .venv/bin/straggler recommend mine.yaml\n(.*?)```", section, re.DOTALL)
     mine = {k: v for k, v in SMALL.items()}
     mine["polices"] = ["CoC"]
     mine["workload"] = {"family": "exponential", "mean": -1}

@@ -271,7 +271,7 @@ def test_the_workload_guide_s_figures_are_the_trace_s():
     study = yaml.safe_load((ROOT / "config" / "studies" / "measured.yaml").read_text())
     trace, table = (from_spec(study["distributions"][k]) for k in ("requests", "requests_p"))
     assert f"has a mean {round(100 * (table.mean() / trace.mean() - 1))} % above" in page
-    line = re.search(r"requests_p: \{.*?\}\}", page).group(0)
+    line = re.search(r"requests_p: \{.*?\}(?:, unit: \w+)?\}", page).group(0)
     assert yaml.safe_load(line)["requests_p"] == study["distributions"]["requests_p"]
 
 

@@ -47,6 +47,7 @@ LAYERS: tuple[tuple[tuple[str, ...], ...], ...] = (
             "decide.winners",
             "decide.decision",
             "decide.assumption",
+            "decide.question_additions",
             "decide.deploy",
             "decide.frontier",
             "decide.break_even",

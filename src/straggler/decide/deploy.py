@@ -239,6 +239,7 @@ def setting_lines(ds: xr.Dataset, stack: str) -> list[str]:
     from ..model.policies.stacks import STACKS, describe, setting_text, stack_runs
     from .assumption import assumption_lines, at_assumed
     from .decision import answer, constraints, decision_table
+    from .question_additions import hedged_policies
 
     assumed = assumption_lines(ds)
     ds = at_assumed(ds)  # the answer's c, as answer_lines reads it
@@ -263,9 +264,10 @@ def setting_lines(ds: xr.Dataset, stack: str) -> list[str]:
                 index = at
             source = runs if runs is not None else table
         if not names:
+            hedged = ", ".join(hedged_policies())
             out.append(
                 f"load {load}: no contender {STACKS[stack]} can run qualifies: nothing to set (a hedged "
-                "contender with other delays may: parameters: {Hedge: {delay: [p75, p90, p99]}})"
+                f"contender with other delays may: parameters: {{{hedged}: {{delay: [p50, p75, p90, p99]}}}})"
             )
             continue
         chosen.setdefault(names[0], []).append((index, li, load, source))

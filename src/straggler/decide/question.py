@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..study.config.errors import ConfigError, did_you_mean, fmt_path, format_value, not_allowed, one_of
+from .question_additions import copy_law_of, hedge_delays, hedge_given, hedged_policies, load_problems
 
 if TYPE_CHECKING:
     from ..study.config.resolved import ResolvedConfig
@@ -101,11 +102,6 @@ answer is checked besides the one it assumes (``check_dependence``; :mod:`stragg
 
 COPIES = "copies"
 """The name of a question's mixture dependence in its study (its ``dependence`` axis)."""
-
-HEDGE_DELAYS = ["p75", "p90", "p95", "p99"]
-"""The delays a question tries Hedge at when it names none (``parameters: {Hedge: {delay:
-...}}``): the workload's quantiles a hedging library is set to, and Finagle's rule (the
-quantile 1 - b of a budget of b hedges or extra load per job) besides."""
 
 SX_CHECKS = ["iid", "identical"]
 """What a question under S&X checks its answer at by default: a copy's own law ``X S`` with
@@ -380,29 +376,6 @@ def _dependence_check(raw, dependence, t: _Translation) -> tuple[str, dict, dict
     return COPIES, {COPIES: {"kind": "mixture", "identical": assumed}}, {f"{COPIES}.identical": plain}
 
 
-def _hedge_given(raw) -> dict:
-    """The question's own ``parameters.Hedge`` (a mapping, else {})."""
-    params = raw.get("parameters")
-    own = params.get("Hedge") if isinstance(params, Mapping) else None
-    return dict(own) if isinstance(own, Mapping) else {}
-
-
-def _hedge_delays(raw, policies) -> list[str] | None:
-    """The delays Hedge is tried at when the question compares it and names none: the
-    quantiles of :data:`HEDGE_DELAYS` and Finagle's rule, the quantile 1 - b of a budget of
-    b (``budget: {hedges: b}`` or ``{extra_load: b}``, 0 < b < 1); None otherwise."""
-    if not isinstance(policies, list) or "Hedge" not in policies or "delay" in _hedge_given(raw):
-        return None
-    levels = {float(d[1:]) for d in HEDGE_DELAYS}
-    budget = raw.get("budget")
-    if isinstance(budget, Mapping):
-        for key in ("hedges", "extra_load"):
-            b = budget.get(key)
-            if isinstance(b, (int, float)) and not isinstance(b, bool) and 0 < b < 1:
-                levels.add(round(100 * (1 - float(b)), 4))
-    return [f"p{v:g}" for v in sorted(levels)]
-
-
 def _sx_checks(
     raw, name: str, dependences: dict, workload: dict, base: Path, run_dir: Path, t: _Translation
 ) -> tuple[dict, dict] | None:
@@ -433,7 +406,7 @@ def _sx_checks(
     laws: dict[str, dict] = {}
     deps = {name: {**spec, "work": WORKLOAD}}
     if any(v in SX_CHECKS for v in check):
-        copy_law = _copy_law(workload, spec, run_dir)
+        copy_law = copy_law_of(workload, spec, run_dir)
         if copy_law is None:
             return None
         laws[COPY_LAW] = copy_law
@@ -448,31 +421,6 @@ def _sx_checks(
         laws[f"{name}_{k}_work"] = law
         deps[f"{name}_{k}"] = {"kind": "sx", "slowdown": end["slowdown"], "work": f"{name}_{k}_work", "checks": name}
     return laws, deps
-
-
-def _copy_law(workload: dict, spec: Mapping, run_dir: Path) -> dict | None:
-    """One copy's law X S of the question's S&X (its unit kept), or None when X or S cannot
-    be built (a problem the study's checks name)."""
-    import copy as copying
-
-    from ..model.dependence import from_spec as dependence_from_spec
-    from ..model.dependence.sx import copy_law_spec
-    from ..model.distributions import FAMILIES, from_spec
-
-    law = copying.deepcopy(dict(workload))
-    family = FAMILIES.get(law.get("family")) if isinstance(law.get("family"), str) else None
-    key = family.data_file if family is not None else None
-    if key and isinstance(law.get(key), str) and not Path(law[key]).is_absolute():
-        law[key] = str(Path(run_dir) / law[key])
-    try:
-        X = from_spec(law)
-        sx = dependence_from_spec({k: v for k, v in spec.items() if k not in ("work", "checks")})
-        out = copy_law_spec(X, sx)  # type: ignore[arg-type]
-    except (ValueError, TypeError, KeyError, ArithmeticError):
-        return None
-    if "unit" in workload:
-        out["unit"] = workload["unit"]
-    return out
 
 
 def _dependence(dependence, base: Path, run_dir: Path, t: _Translation) -> tuple[str, dict]:
@@ -579,12 +527,12 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
     study["load"] = raw.get("load", [0.5])
     if raw.get("parameters") is not None:
         study["policies"] = raw["parameters"]
-    delays = _hedge_delays(raw, policies)
+    delays = hedge_delays(raw, policies)
     if delays:
         given = study.get("policies")
         study["policies"] = {
             **(given if isinstance(given, dict) else {}),
-            "Hedge": {**_hedge_given(raw), "delay": delays},
+            **{name: {**hedge_given(raw, name), "delay": delays} for name in hedged_policies()},
         }
     study["distributions"] = laws
     if dependences:
@@ -706,75 +654,11 @@ def read_question(path, run_dir) -> Question:
                 t.study["grid"]["policy"] = [p for p in t.study["grid"]["policy"] if p not in left_out]
                 resolved = resolve_config(t.study)
         if resolved is not None and not problems:
-            problems += _load_problems(resolved)
+            problems += load_problems(resolved)
     if problems:
         raise ConfigError(problems, source=str(path))
     assert resolved is not None
     return Question(path, t.study, resolved, Path(run_dir), left_out)
-
-
-def carried_load(resolved: ResolvedConfig) -> tuple[float, str] | None:
-    """(the largest load a contender of the study may carry, which one): a bound that no
-    policy of at most d copies can pass, whatever it does. A job holds a server at least
-    as long as the fastest of its copies would take at full speed, so a contender of d
-    copies is stable only if lambda E[min(X_1..X_d)] < N: its load, lambda E[one copy] / N,
-    is below E[one copy] / E[min(X_1..X_d)] (1 without redundancy; d for i.i.d. exponential
-    copies, where cancel on start may get near it). None where a cell's law or dependence
-    gives no such mean, or servers faster than 1 (``system.speeds``) make the bound another."""
-    from ..model.dependence.pairs import MeasuredPairs
-    from ..model.dependence.replicas import mean_min_replicas
-    from ..model.policies import POLICIES
-    from ..study.cell_build import build_model
-    from ..study.grid import build_grid
-
-    if resolved.system.speeds is not None:
-        return None
-    best: tuple[float, str] | None = None
-    for cell in build_grid(resolved).cells.values():
-        model = build_model(resolved, cell)
-        d = int(model.d) if POLICIES[cell.policy].uses_d and model.d is not None else 1
-        try:
-            if isinstance(model.dependence, MeasuredPairs):  # at most two copies: the faster of a pair
-                values = model.dependence.values
-                fastest = float(values.mean()) if d == 1 else float(values.min(axis=1).mean())
-            else:
-                fastest = float(mean_min_replicas(model.size, model.dependence, d))
-            bound = float(model.load_mean) / fastest
-        except (ValueError, ArithmeticError, TypeError):
-            return None
-        if not bound > 0:
-            return None
-        name = cell.policy + (f" d={d}" if POLICIES[cell.policy].uses_d else "")
-        if best is None or bound > best[0]:
-            best = (bound, name)
-    return best
-
-
-def _load_problems(resolved: ResolvedConfig) -> list[str]:
-    """The question's loads that no contender can carry (:func:`carried_load`), in one line
-    that says what a load is and the value likely meant (a percent typed as a whole number)."""
-    loads = [float(v) for v in resolved.load]
-    if not loads or max(loads) < 1.0:
-        return []
-    carried = carried_load(resolved)
-    if carried is None:
-        return []
-    bound, name = carried
-    over = [v for v in loads if v >= bound]
-    if not over:
-        return []
-    meant = [v / 100 for v in loads] if all(0 < v / 100 < 1 for v in loads) else None
-    hint = (
-        f"; did you mean {format_value([float(f'{v:.6g}') for v in meant])} ({', '.join(f'{v:g} %' for v in loads)})?"
-        if meant
-        else ""
-    )
-    return [
-        f"load: value {format_value([float(f'{v:.6g}') if not float(v).is_integer() else int(v) for v in over])} "
-        f"is not allowed: a load is the servers' busy share with one copy a job, lambda E[one copy] / N "
-        f"(0.5: half busy), and no contender of this question can carry {over[0]:g} (the most is "
-        f"{bound:.3g}, {name}: a job holds a server at least as long as its fastest copy){hint}"
-    ]
 
 
 def _keep_probes(study: dict, previous: Path) -> None:

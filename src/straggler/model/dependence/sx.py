@@ -7,8 +7,6 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-from scipy.optimize import brentq
-
 from ..distributions import Distribution
 from .base import SX_CODE, Dependence, Pair
 from .expectations import check_moment_order, check_threshold, expect, survival, zero_safe_product
@@ -44,6 +42,8 @@ class SX(Dependence):
     def replica_quantile(self, X: Distribution, q: float) -> float:
         # P(X S <= t) = E_S[F_X(t / S)], increasing in t: bracketed between the q-quantiles of
         # X times S's least and largest values that matter (S > 0 surely)
+        from scipy.optimize import brentq  # here: the model's import stays free of scipy
+
         s = self.slowdown
         if not 0.0 < q < 1.0:
             raise ValueError(f"a quantile level must be in (0, 1), got {q!r}")
