@@ -169,9 +169,10 @@ ESTIMATE_BARS = {"ms": 4.5, "ls": "none", "elinewidth": 0.7, "capsize": 1.5, "zo
 """How a point with its intervals as error bars is drawn (``ax.errorbar`` keywords)."""
 
 
-def finish(fig, title: str, handles: list, n_legend_cols: int | None = None) -> None:
-    """Suptitle on top and one legend under the panels; the x tick labels of a row of
-    panels at one height (:func:`align_strips`)."""
+def finish(fig, title: str, handles: list, n_legend_cols: int | None = None, beside: bool = False) -> None:
+    """Suptitle on top and one legend under the panels (``beside``: right of them, its top
+    at theirs, so that a tall figure shows its key with its first row); the x tick labels of
+    a row of panels at one height (:func:`align_strips`)."""
     align_strips(fig)
     title_artist = fig.suptitle(title, y=1.0, va="bottom")
     fig.tight_layout(pad=0.4, h_pad=0.6, w_pad=0.5)
@@ -183,7 +184,16 @@ def finish(fig, title: str, handles: list, n_legend_cols: int | None = None) -> 
     ]
     if tops:
         title_artist.set_y(max(tops) + 0.01)
-    if handles:
+    if handles and beside:
+        fig.legend(
+            handles=handles,
+            loc="upper left",
+            bbox_to_anchor=(1.0, max(tops) if tops else 1.0),
+            ncol=1,
+            frameon=False,
+            handlelength=2.4,
+        )
+    elif handles:
         _legend_below(fig, handles, n_legend_cols or min(len(handles), 5))
 
 

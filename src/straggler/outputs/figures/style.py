@@ -10,7 +10,7 @@ import xarray as xr
 
 from ...model.policies import ps_bound_policies
 
-MARKERS = ("o", "s", "^", "D", "v", "P", "8", "<", ">", "h", "*", "p")
+MARKERS = ("o", "s", "^", "D", "v", "P", "p", "<", ">", "h", "*", "8")
 """Markers in the order of the policy registry, repeated past the twelfth policy (its
 colour still tells it apart). No cross among them: an ``x`` marks what no policy is
 (unstable, no policy stable: :data:`VERDICT_MARKS`, the winners map)."""

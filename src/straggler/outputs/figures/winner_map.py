@@ -63,7 +63,7 @@ def winner_map_figure(ds: xr.Dataset, axis: str):
     title = f"Which policy wins where, by {axis} and load" + where
     if oracles:
         title += f"\n(the oracles {', '.join(map(str, oracles))} left out)"
-    finish(fig, title, _map_handles(seen))
+    finish(fig, title, _map_handles(seen), beside=True)  # the key with the first row of panels
     return fig
 
 
