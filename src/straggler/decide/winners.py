@@ -172,6 +172,8 @@ def _tie_reason(tied: list[Candidate], level: float, paired: bool) -> str:
             if ci[0] <= 0 <= ci[1]:
                 return f"; {a.name} - {b.name}: paired CI [{ci[0]:.4g}, {ci[1]:.4g}] includes 0"
             return ""
+    if a.low == a.high == b.low == b.high:
+        return f"; {a.name} and {b.name} are both {fmt_interval(a.low, a.high)}"
     if a.low <= b.high and b.low <= a.high:
         return f"; {a.name} {fmt_interval(a.low, a.high)} and {b.name} {fmt_interval(b.low, b.high)} overlap"
     return ""
