@@ -69,7 +69,7 @@ def test_the_example_is_answered_in_at_most_ten_lines_that_name_a_policy(example
     named = re.findall(r"^load [\d.]+: Run (\S+)", "\n".join(answer), re.MULTILINE)
     assert len(named) == 3 and set(named) <= set(POLICIES), answer
     assert (folder / "results" / "example" / "report.html").is_file()
-    study = yaml.safe_load((folder / "config" / "questions" / "example.study.yaml").read_text())
+    study = yaml.safe_load((folder / "results" / "example" / "example.study.yaml").read_text())
     assert study["distributions"]["workload"]["file"] == "config/data/requests_ms.csv"  # from the run's folder
 
 
