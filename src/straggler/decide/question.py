@@ -458,6 +458,59 @@ def _dependence(dependence, base: Path, run_dir: Path, t: _Translation) -> tuple
     return "iid", {}
 
 
+STUDY_PATHS: tuple[tuple[str, str], ...] = (
+    ("study", "name"),
+    ("grid.N[0]", "system.N"),
+    ("grid.N", "system.N"),
+    ("grid.r_slow[0]", "system.r_slow"),
+    ("grid.r_slow", "system.r_slow"),
+    ("grid.distribution[0]", WORKLOAD),
+    ("grid.distribution", WORKLOAD),
+    ("grid.dependence[0]", "dependence"),
+    ("grid.dependence", "dependence"),
+    ("grid.policy", "policies"),
+    ("grid.d", "d"),
+    (f"distributions.{WORKLOAD}", WORKLOAD),
+    ("decision.slo", "slo"),
+    ("decision.budget", "budget"),
+    ("decision.resolution", "resolution"),
+    ("decision", "slo"),
+    ("policies", "parameters"),
+)
+"""A study key path -> the question key it comes from: a study's error is said in the
+question's words (the longest path first, with the dependences' own)."""
+
+
+def _policies(raw, system_section: dict, replayed: bool, t: _Translation):
+    """The question's contenders: its ``policies``, or the practical ones of its system
+    (``deployable``: those a client alone runs), without a threshold the analysis would
+    choose under replayed pairs."""
+    policies = raw.get("policies")
+    if policies is None or policies == DEPLOYABLE:
+        t.default_policies = True
+        discipline = system_section.get("discipline", "FCFS")
+        queueing = system_section.get("queueing", "per_server")
+        policies = practical_policies(str(discipline), str(queueing), deployable=policies == DEPLOYABLE)
+        if replayed:  # a threshold the analysis chooses: none under replayed pairs
+            policies = [p for p in policies if not _chosen_by_analysis(p)]
+        if not policies:  # a discipline or queueing the study refuses: its error says so
+            t.said.add("policies")
+    return policies
+
+
+def _parameters(raw, policies) -> dict | None:
+    """The study's ``policies`` section: the question's ``parameters``, with the delays a
+    hedged policy is tried at where the question names none (:func:`hedge_delays`)."""
+    given = raw.get("parameters")
+    delays = hedge_delays(raw, policies)
+    if not delays:
+        return given
+    return {
+        **(given if isinstance(given, dict) else {}),
+        **{name: {**hedge_given(raw, name), "delay": delays} for name in hedged_policies()},
+    }
+
+
 def translate(raw, source: Path, run_dir: Path) -> _Translation:
     """The study a question ``raw`` (its parsed YAML) asks for, with the problems of
     the keys only a question has. ``source`` is the question file (its folder is where
@@ -500,16 +553,7 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
             "it may spend beyond one copy of each job) or {hedges: h} (the extra copies it may send per job)"
         )
 
-    policies = raw.get("policies")
-    if policies is None or policies == DEPLOYABLE:
-        t.default_policies = True
-        discipline = system_section.get("discipline", "FCFS")
-        queueing = system_section.get("queueing", "per_server")
-        policies = practical_policies(str(discipline), str(queueing), deployable=policies == DEPLOYABLE)
-        if replayed is not None:  # a threshold the analysis chooses: none under replayed pairs
-            policies = [p for p in policies if not _chosen_by_analysis(p)]
-        if not policies:  # a discipline or queueing the study refuses: its error says so
-            t.said.add("policies")
+    policies = _policies(raw, system_section, replayed is not None, t)
     decision = {k: raw[k] for k in ("slo", "budget", "resolution", "dependence_source") if raw.get(k) is not None}
     study: dict[str, Any] = {"study": raw.get("name", study_name(Path(source).stem))}
     if "seed" in raw:
@@ -525,15 +569,9 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
         **strength_axis,
     }
     study["load"] = raw.get("load", [0.5])
-    if raw.get("parameters") is not None:
-        study["policies"] = raw["parameters"]
-    delays = hedge_delays(raw, policies)
-    if delays:
-        given = study.get("policies")
-        study["policies"] = {
-            **(given if isinstance(given, dict) else {}),
-            **{name: {**hedge_given(raw, name), "delay": delays} for name in hedged_policies()},
-        }
+    parameters = _parameters(raw, policies)
+    if parameters is not None:
+        study["policies"] = parameters
     study["distributions"] = laws
     if dependences:
         study["dependences"] = dependences
@@ -547,25 +585,7 @@ def translate(raw, source: Path, run_dir: Path) -> _Translation:
     if "execution" in raw:  # how the work is cut into jobs (a cluster's job length)
         study["execution"] = raw["execution"]
     t.study = study
-    t.paths += [
-        ("study", "name"),
-        ("grid.N[0]", "system.N"),
-        ("grid.N", "system.N"),
-        ("grid.r_slow[0]", "system.r_slow"),
-        ("grid.r_slow", "system.r_slow"),
-        ("grid.distribution[0]", WORKLOAD),
-        ("grid.distribution", WORKLOAD),
-        ("grid.dependence[0]", "dependence"),
-        ("grid.dependence", "dependence"),
-        ("grid.policy", "policies"),
-        ("grid.d", "d"),
-        (f"distributions.{WORKLOAD}", WORKLOAD),
-        ("decision.slo", "slo"),
-        ("decision.budget", "budget"),
-        ("decision.resolution", "resolution"),
-        ("decision", "slo"),
-        ("policies", "parameters"),
-    ]
+    t.paths += list(STUDY_PATHS)
     t.paths.sort(key=lambda p: -len(p[0]))
     return t
 
